@@ -1,0 +1,103 @@
+//! Lexical shards: per domain, a BM25 index over `search_text` tokens only, sharded by term hash
+//! the way static search indexes are (a question reads only the shards of its terms).
+//!
+//! `lexical/<domain>/meta` holds `{domain, chunks, avgdl, shards, hash}`; shard `k` holds
+//! `{domain, shard, terms: {term: [[chunk_id, tf, dl], …]}}` for the terms whose
+//! `fnv1a64(term) % shards == k`. No evidence text appears in any shard.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{BuiltDoc, Kind, Rendered};
+
+/// Target size of one shard; a Worker reads a few of them per question.
+const SHARD_TARGET_BYTES: usize = 32 * 1024;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LexMeta {
+    pub domain: String,
+    pub chunks: usize,
+    pub avgdl: f64,
+    pub shards: usize,
+    pub hash: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LexShard {
+    pub domain: String,
+    pub shard: usize,
+    /// term → postings `(chunk_id, term frequency, chunk length in tokens)`.
+    pub terms: BTreeMap<String, Vec<(String, u32, u32)>>,
+}
+
+/// The shard of a term: FNV-1a 64 of its UTF-8 bytes, modulo the shard count.
+pub fn shard_of(term: &str, shards: usize) -> usize {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in term.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    (h % shards.max(1) as u64) as usize
+}
+
+/// Renders the lexical artifacts of one domain from the chunks that carry it.
+pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
+    let mut index: BTreeMap<&str, Vec<(&str, u32, u32)>> = BTreeMap::new();
+    let mut n = 0usize;
+    let mut total_len = 0u64;
+    for d in docs {
+        for c in &d.chunks {
+            let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
+            let mut len = 0u32;
+            for t in c.search_text.tokens() {
+                *tf.entry(t).or_default() += 1;
+                len += 1;
+            }
+            n += 1;
+            total_len += len as u64;
+            for (t, f) in tf {
+                index.entry(t).or_default().push((c.chunk_id.as_str(), f, len));
+            }
+        }
+    }
+    let estimate: usize = index.iter().map(|(t, ps)| t.len() + 6 + ps.iter().map(|(id, _, _)| id.len() + 14).sum::<usize>()).sum();
+    let shards = (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two();
+    let mut per_shard: Vec<BTreeMap<String, Vec<(String, u32, u32)>>> = vec![BTreeMap::new(); shards];
+    for (t, ps) in index {
+        per_shard[shard_of(t, shards)].insert(t.to_string(), ps.into_iter().map(|(id, f, l)| (id.to_string(), f, l)).collect());
+    }
+    let meta = LexMeta {
+        domain: domain.to_string(),
+        chunks: n,
+        avgdl: if n == 0 { 0.0 } else { total_len as f64 / n as f64 },
+        shards,
+        hash: "fnv1a64".into(),
+    };
+    let dom = Some(domain.to_string());
+    let mut out = vec![Rendered {
+        kind: Kind::Lexical,
+        stem: format!("lexical/{domain}/meta"),
+        ext: "json",
+        bytes: serde_json::to_vec(&meta).expect("meta serializes"),
+        records: n,
+        domain: dom.clone(),
+        library: None,
+    }];
+    for (k, terms) in per_shard.into_iter().enumerate() {
+        let records = terms.len();
+        let shard = LexShard { domain: domain.to_string(), shard: k, terms };
+        out.push(Rendered {
+            kind: Kind::Lexical,
+            stem: format!("lexical/{domain}/{k:04}"),
+            ext: "json",
+            bytes: serde_json::to_vec(&shard).expect("shard serializes"),
+            records,
+            domain: dom.clone(),
+            library: None,
+        });
+    }
+    out
+}

@@ -1,0 +1,89 @@
+//! The manifest: the content-addressed description of one build. `corpus_version` is blake3 over
+//! the settings fingerprint and every artifact's kind, path, hash, size and record count, so it
+//! names exactly those artifacts.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::Kind;
+
+pub const MANIFEST_FORMAT: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ArtifactEntry {
+    pub kind: Kind,
+    /// Relative to the output directory, `/`-separated.
+    pub path: String,
+    pub blake3: String,
+    pub bytes: u64,
+    pub records: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LibraryEntry {
+    pub id: String,
+    pub docs: usize,
+    pub chunks: usize,
+    pub domains: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub askzico_manifest: u32,
+    pub corpus: String,
+    pub corpus_version: String,
+    pub environment: String,
+    /// `fingerprint` plus the values that shape output (chunker, normalizer, embedder, identity, libraries).
+    pub settings: Map<String, Value>,
+    pub libraries: Vec<LibraryEntry>,
+    pub artifacts: Vec<ArtifactEntry>,
+}
+
+/// blake3 over canonical JSON of the settings values (fingerprint excluded).
+pub fn fingerprint(values: &Map<String, Value>) -> String {
+    let mut v = values.clone();
+    v.remove("fingerprint");
+    let bytes = serde_json::to_vec(&Value::Object(v)).expect("settings serialize");
+    blake3::hash(&bytes).to_hex().to_string()
+}
+
+/// The corpus version: names exactly these artifacts under these settings.
+pub fn corpus_version(fingerprint: &str, artifacts: &[ArtifactEntry]) -> String {
+    let mut sorted: Vec<&ArtifactEntry> = artifacts.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut h = blake3::Hasher::new();
+    h.update(b"askzico-corpus-version-1\n");
+    h.update(fingerprint.as_bytes());
+    for a in sorted {
+        h.update(format!("\n{}\t{}\t{}\t{}\t{}", a.kind.as_str(), a.path, a.blake3, a.bytes, a.records).as_bytes());
+    }
+    h.finalize().to_hex()[..32].to_string()
+}
+
+impl Manifest {
+    pub fn fingerprint(&self) -> &str {
+        self.settings.get("fingerprint").and_then(Value::as_str).unwrap_or("")
+    }
+
+    pub fn artifacts_of(&self, kind: Kind) -> impl Iterator<Item = &ArtifactEntry> {
+        self.artifacts.iter().filter(move |a| a.kind == kind)
+    }
+
+    pub fn to_pretty_json(&self) -> Vec<u8> {
+        let mut v = serde_json::to_vec_pretty(self).expect("manifest serializes");
+        v.push(b'\n');
+        v
+    }
+}
+
+/// File name of the manifest of an environment.
+pub fn manifest_file_name(env: Option<&str>) -> String {
+    match env {
+        None => "manifest.json".into(),
+        Some(e) => format!("manifest.{e}.json"),
+    }
+}

@@ -1,0 +1,199 @@
+//! artifacts: the coordinated outputs of one build, rendered in memory (pure) and then stored
+//! content-addressed by `store`. Kinds: `chunks` (the chunk JSONL), `lookup` (KV hydration
+//! records keyed by chunk_id), `lexical` (per-domain BM25 shards from search_text only) and
+//! `vectors` (the embedder's vectors, vector ID = chunk_id). The manifest names them all.
+
+pub mod lexical;
+pub mod manifest;
+pub mod store;
+pub mod vectors;
+pub mod verify;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::identity::{ChunkId, DocId};
+use crate::text::{SearchText, Text};
+
+/// One chunk as the build produced it.
+#[derive(Debug, Clone)]
+pub struct BuiltChunk {
+    pub chunk_id: ChunkId,
+    pub index: usize,
+    pub text: Text,
+    pub search_text: SearchText,
+    pub heading_path: Vec<String>,
+    /// Byte range of the chunk in the document's extracted text.
+    pub span: (usize, usize),
+    pub vector: Vec<f32>,
+}
+
+/// One document as the build produced it.
+#[derive(Debug, Clone)]
+pub struct BuiltDoc {
+    pub doc_id: DocId,
+    pub library: String,
+    pub source: String,
+    pub title: String,
+    pub url: String,
+    pub domains: Vec<String>,
+    pub metadata: Map<String, Value>,
+    pub chunks: Vec<BuiltChunk>,
+}
+
+impl BuiltDoc {
+    /// Chunk metadata: the document's, plus where the chunk sits.
+    fn chunk_metadata(&self, c: &BuiltChunk) -> Map<String, Value> {
+        let mut m = self.metadata.clone();
+        m.insert("heading_path".into(), Value::from(c.heading_path.clone()));
+        m.insert("span".into(), Value::from(vec![c.span.0 as u64, c.span.1 as u64]));
+        m
+    }
+}
+
+#[derive(Serialize)]
+struct ChunkRecordOut<'a> {
+    doc_id: &'a DocId,
+    chunk_id: &'a ChunkId,
+    library: &'a str,
+    source: &'a str,
+    title: &'a str,
+    url: &'a str,
+    chunk_index: usize,
+    domains: &'a [String],
+    text: &'a Text,
+    search_text: &'a SearchText,
+    metadata: Map<String, Value>,
+}
+
+/// A chunk record as stored in a chunks file (read side).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ChunkRecord {
+    pub doc_id: String,
+    pub chunk_id: String,
+    pub library: String,
+    pub source: String,
+    pub title: String,
+    pub url: String,
+    pub chunk_index: usize,
+    pub domains: Vec<String>,
+    pub text: String,
+    pub search_text: String,
+    pub metadata: Map<String, Value>,
+}
+
+#[derive(Serialize)]
+struct LookupOut<'a> {
+    chunk_id: &'a ChunkId,
+    title: &'a str,
+    url: &'a str,
+    text: &'a Text,
+    domains: &'a [String],
+    library: &'a str,
+    metadata: Map<String, Value>,
+}
+
+/// A KV hydration record (read side). In KV the key is the chunk_id and the value the rest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LookupRecord {
+    pub chunk_id: String,
+    pub title: String,
+    pub url: String,
+    pub text: String,
+    pub domains: Vec<String>,
+    pub library: String,
+    pub metadata: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Chunks,
+    Lookup,
+    Lexical,
+    Vectors,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Chunks => "chunks",
+            Kind::Lookup => "lookup",
+            Kind::Lexical => "lexical",
+            Kind::Vectors => "vectors",
+        }
+    }
+}
+
+/// One rendered artifact file, not yet stored.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub kind: Kind,
+    /// Name before the content hash, e.g. `chunks/seneksar` or `lexical/faith/0003`.
+    pub stem: String,
+    pub ext: &'static str,
+    pub bytes: Vec<u8>,
+    pub records: usize,
+    pub domain: Option<String>,
+    pub library: Option<String>,
+}
+
+impl Rendered {
+    /// The content-addressed path under `out/`: `<stem>.<first 16 hex of blake3>.<ext>`.
+    pub fn path_and_hash(&self) -> (String, String) {
+        let hash = blake3::hash(&self.bytes).to_hex().to_string();
+        (format!("{}.{}.{}", self.stem, &hash[..16], self.ext), hash)
+    }
+}
+
+fn jsonl<T: Serialize>(items: impl Iterator<Item = T>) -> (Vec<u8>, usize) {
+    let mut out = Vec::new();
+    let mut n = 0;
+    for it in items {
+        serde_json::to_writer(&mut out, &it).expect("records serialize");
+        out.push(b'\n');
+        n += 1;
+    }
+    (out, n)
+}
+
+/// Renders the per-library artifacts (chunks, lookup, vectors) of one library's documents.
+pub fn render_library(library: &str, docs: &[&BuiltDoc], dims: usize) -> Vec<Rendered> {
+    let chunk_rows = docs.iter().flat_map(|d| {
+        d.chunks.iter().map(move |c| ChunkRecordOut {
+            doc_id: &d.doc_id,
+            chunk_id: &c.chunk_id,
+            library: &d.library,
+            source: &d.source,
+            title: &d.title,
+            url: &d.url,
+            chunk_index: c.index,
+            domains: &d.domains,
+            text: &c.text,
+            search_text: &c.search_text,
+            metadata: d.chunk_metadata(c),
+        })
+    });
+    let (chunks, n) = jsonl(chunk_rows);
+    let lookup_rows = docs.iter().flat_map(|d| {
+        d.chunks.iter().map(move |c| LookupOut {
+            chunk_id: &c.chunk_id,
+            title: &d.title,
+            url: &d.url,
+            text: &c.text,
+            domains: &d.domains,
+            library: &d.library,
+            metadata: d.chunk_metadata(c),
+        })
+    });
+    let (lookup, m) = jsonl(lookup_rows);
+    let vecs = vectors::encode(dims, docs.iter().flat_map(|d| d.chunks.iter().map(|c| (c.chunk_id.as_str(), c.vector.as_slice()))));
+    let lib = Some(library.to_string());
+    vec![
+        Rendered { kind: Kind::Chunks, stem: format!("chunks/{library}"), ext: "jsonl", bytes: chunks, records: n, domain: None, library: lib.clone() },
+        Rendered { kind: Kind::Lookup, stem: format!("lookup/{library}"), ext: "jsonl", bytes: lookup, records: m, domain: None, library: lib.clone() },
+        Rendered { kind: Kind::Vectors, stem: format!("vectors/{library}"), ext: "bin", bytes: vecs.0, records: vecs.1, domain: None, library: lib },
+    ]
+}

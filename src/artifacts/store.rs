@@ -1,0 +1,124 @@
+//! store: the only writer under `out/`. Artifact files are content-addressed and written by temp
+//! file + rename; an existing file with the right hash is reused. The manifest is written last,
+//! also by rename, so a killed build leaves the previous manifest and every file it names intact.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::Rendered;
+use super::manifest::{ArtifactEntry, Manifest, manifest_file_name};
+use crate::diag::Problem;
+
+/// What storing a build did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WriteStats {
+    pub files_written: usize,
+    pub files_reused: usize,
+    pub bytes_written: u64,
+}
+
+static WRITES: AtomicUsize = AtomicUsize::new(0);
+
+/// Test hook: `ASKZICO_FAIL_AFTER_WRITES=N` makes the (N+1)-th file write fail, to prove that a
+/// build failing midway leaves the previous build intact.
+fn injected_failure() -> io::Result<()> {
+    if let Ok(n) = std::env::var("ASKZICO_FAIL_AFTER_WRITES") {
+        if let Ok(n) = n.parse::<usize>() {
+            if WRITES.fetch_add(1, Ordering::SeqCst) >= n {
+                return Err(io::Error::other("injected write failure (ASKZICO_FAIL_AFTER_WRITES)"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically: a temp file beside it, then rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    injected_failure()?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("artifact");
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_data()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn has_content(path: &Path, hash: &str, len: usize) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() == len as u64 => std::fs::read(path).map(|b| blake3::hash(&b).to_hex().as_str() == hash).unwrap_or(false),
+        _ => false,
+    }
+}
+
+/// Stores rendered artifacts under `out`, returning their manifest entries (in input order).
+pub fn store_artifacts(out: &Path, rendered: &[Rendered], stats: &mut WriteStats) -> io::Result<Vec<ArtifactEntry>> {
+    let mut entries = Vec::with_capacity(rendered.len());
+    for r in rendered {
+        let (rel, hash) = r.path_and_hash();
+        let path = out.join(&rel);
+        if has_content(&path, &hash, r.bytes.len()) {
+            stats.files_reused += 1;
+        } else {
+            write_atomic(&path, &r.bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            stats.files_written += 1;
+            stats.bytes_written += r.bytes.len() as u64;
+        }
+        entries.push(ArtifactEntry {
+            kind: r.kind,
+            path: rel,
+            blake3: hash,
+            bytes: r.bytes.len() as u64,
+            records: r.records,
+            domain: r.domain.clone(),
+            library: r.library.clone(),
+        });
+    }
+    Ok(entries)
+}
+
+/// Writes the manifest: first its content-addressed copy `versions/<version>.json`, then the
+/// environment's `manifest[.env].json`, last.
+pub fn store_manifest(out: &Path, env: Option<&str>, m: &Manifest, stats: &mut WriteStats) -> io::Result<PathBuf> {
+    let bytes = m.to_pretty_json();
+    let version_path = out.join("versions").join(format!("{}.json", m.corpus_version));
+    if !has_content(&version_path, blake3::hash(&bytes).to_hex().as_str(), bytes.len()) {
+        write_atomic(&version_path, &bytes)?;
+        stats.files_written += 1;
+        stats.bytes_written += bytes.len() as u64;
+    }
+    let path = out.join(manifest_file_name(env));
+    write_atomic(&path, &bytes)?;
+    stats.bytes_written += bytes.len() as u64;
+    Ok(path)
+}
+
+/// Reads the manifest of an environment from `out`.
+pub fn read_manifest(out: &Path, env: Option<&str>) -> Result<Manifest, Problem> {
+    let path = out.join(manifest_file_name(env));
+    read_manifest_file(&path)
+}
+
+pub fn read_manifest_file(path: &Path) -> Result<Manifest, Problem> {
+    let display = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        Problem::error("no-manifest", format!("cannot read {display}: {e}"))
+            .in_file(display.clone())
+            .help("run `askzico build` first (with the same --config/--out/--env)")
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        Problem::error("bad-manifest", format!("{display} is not a valid manifest: {e}"))
+            .in_file(display.clone())
+            .at_line(e.line())
+            .help("rebuild with `askzico build`; never edit manifests by hand")
+    })
+}

@@ -1,0 +1,77 @@
+//! The vectors artifact: a compact binary file of (chunk_id, f32 values) records.
+//!
+//! Layout (little-endian): magic `AZVEC001`, u32 dims, u32 count, then per record:
+//! u8 id length, the id's ASCII bytes, `dims` f32 values. `askzico export --format vectorize`
+//! turns it into Vectorize NDJSON.
+
+const MAGIC: &[u8; 8] = b"AZVEC001";
+
+pub fn encode<'a>(dims: usize, items: impl Iterator<Item = (&'a str, &'a [f32])>) -> (Vec<u8>, usize) {
+    let mut body = Vec::new();
+    let mut n = 0u32;
+    for (id, values) in items {
+        debug_assert_eq!(values.len(), dims);
+        body.push(id.len() as u8);
+        body.extend_from_slice(id.as_bytes());
+        for v in values {
+            body.extend_from_slice(&v.to_le_bytes());
+        }
+        n += 1;
+    }
+    let mut out = Vec::with_capacity(body.len() + 16);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(dims as u32).to_le_bytes());
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(&body);
+    (out, n as usize)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorRecord {
+    pub id: String,
+    pub values: Vec<f32>,
+}
+
+/// Decodes a vectors file; `Err` says what is malformed.
+pub fn decode(bytes: &[u8]) -> Result<(usize, Vec<VectorRecord>), String> {
+    if bytes.len() < 16 || &bytes[..8] != MAGIC {
+        return Err("not an askzico vectors file (bad magic)".into());
+    }
+    let dims = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let count = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut pos = 16;
+    let mut out = Vec::with_capacity(count.min(1 << 20));
+    for i in 0..count {
+        let len = *bytes.get(pos).ok_or_else(|| format!("truncated at record {i}"))? as usize;
+        pos += 1;
+        let id = bytes.get(pos..pos + len).ok_or_else(|| format!("truncated id at record {i}"))?;
+        let id = std::str::from_utf8(id).map_err(|_| format!("record {i}: id is not UTF-8"))?.to_string();
+        pos += len;
+        let need = dims * 4;
+        let raw = bytes.get(pos..pos + need).ok_or_else(|| format!("truncated values at record {i}"))?;
+        let values = raw.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+        pos += need;
+        out.push(VectorRecord { id, values });
+    }
+    if pos != bytes.len() {
+        return Err(format!("{} trailing bytes after {count} records", bytes.len() - pos));
+    }
+    Ok((dims, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let v = [0.5f32, -1.0];
+        let (bytes, n) = encode(2, [("a:000", &v[..]), ("b:001", &v[..])].into_iter());
+        assert_eq!(n, 2);
+        let (dims, recs) = decode(&bytes).unwrap();
+        assert_eq!(dims, 2);
+        assert_eq!(recs[1].id, "b:001");
+        assert_eq!(recs[1].values, v);
+        assert!(decode(&bytes[..bytes.len() - 1]).is_err());
+    }
+}

@@ -1,0 +1,332 @@
+//! build: one full compile of a corpus — discover → extract → chunk → identify → normalize →
+//! embed → render → store. `compile_file` is the pure per-file core (bytes in, documents out);
+//! everything that touches the disk is in `run`.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::artifacts::manifest::{LibraryEntry, Manifest, MANIFEST_FORMAT, corpus_version, fingerprint};
+use crate::artifacts::store::{self, WriteStats};
+use crate::artifacts::{BuiltChunk, BuiltDoc, Rendered, lexical, render_library};
+use crate::chunk::chunk;
+use crate::config::{Config, Format, Library};
+use crate::diag::{Problem, Problems};
+use crate::discover::discover;
+use crate::embed::{Embedder, from_settings};
+use crate::extract::{self, Document};
+use crate::identity::{self, MAX_ID_BYTES, file_slug};
+use crate::normalize::{RULES_VERSION, search_text};
+use crate::text::Text;
+
+/// Bumped whenever extraction or chunking output changes for the same input.
+pub const PIPELINE_VERSION: u32 = 1;
+
+#[derive(Debug, Clone)]
+pub struct BuildRequest {
+    pub out: PathBuf,
+    pub env: Option<String>,
+    pub progress: bool,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct BuildStats {
+    pub files: usize,
+    pub docs: usize,
+    pub chunks: usize,
+    pub write: WriteStats,
+    pub ms: u128,
+}
+
+#[derive(Debug)]
+pub struct BuildReport {
+    pub manifest: Option<Manifest>,
+    pub manifest_path: Option<PathBuf>,
+    pub problems: Problems,
+    pub stats: BuildStats,
+}
+
+/// The name a file has in messages: its path as written from the config's directory.
+fn display_name(lib: &Library, rel: &str) -> String {
+    let root = lib.root_display.trim_end_matches('/');
+    if root.is_empty() || root == "." { rel.to_string() } else { format!("{root}/{rel}") }
+}
+
+/// Pure per-file compile: a source file's bytes to its built documents.
+pub fn compile_file(cfg: &Config, lib: &Library, rel: &str, bytes: &[u8], format: Format, embedder: &dyn Embedder) -> (Vec<BuiltDoc>, Vec<Problem>) {
+    let display = display_name(lib, rel);
+    let ex = extract::extract(&display, bytes, format, lib);
+    let mut problems = ex.problems;
+    let mut docs = Vec::with_capacity(ex.docs.len());
+    for doc in ex.docs {
+        match build_doc(cfg, lib, rel, &display, doc, embedder) {
+            Ok(d) => docs.push(d),
+            Err(p) => problems.push(p),
+        }
+    }
+    (docs, problems)
+}
+
+fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Document, embedder: &dyn Embedder) -> Result<BuiltDoc, Problem> {
+    let fail = |msg: String, help: &str| {
+        let mut p = Problem::error("identity", msg).in_file(display.to_string()).help(help.to_string());
+        if let Some(l) = doc.line {
+            p = p.at_line(l);
+        }
+        p
+    };
+    let slug = match (&doc.record_slug, &doc.slug_override) {
+        (Some(s), _) | (None, Some(s)) => s.clone(),
+        (None, None) => file_slug(rel),
+    };
+    let doc_id = identity::doc_id(&lib.id, &slug).map_err(|e| {
+        fail(
+            format!("cannot make a doc_id from slug `{slug}`: {e}"),
+            if doc.record_slug.is_some() {
+                "set an ASCII `id` template (and `id_match`) under [library.records] in corpus.toml"
+            } else {
+                "add an ASCII `id:` to the frontmatter, or rename the file"
+            },
+        )
+    })?;
+    let source = match &doc.record_slug {
+        Some(s) => format!("{}/{rel}#{s}", lib.id),
+        None => format!("{}/{rel}", lib.id),
+    };
+    let url = match (&doc.url, &lib.url) {
+        (Some(u), _) => u.clone(),
+        (None, Some(t)) => t
+            .render(|name| match name {
+                "slug" => Some(slug.clone()),
+                "library" => Some(lib.id.clone()),
+                other => doc.fields.get(other).and_then(|v| match v {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                }),
+            })
+            .map_err(|missing| fail(format!("url template `{}` needs `{missing}`, which this document lacks", t.source()), "use {slug}, {library} or a frontmatter field every document has"))?,
+        (None, None) => format!("/{}/{slug}", lib.id),
+    };
+    let domains = match &doc.domains {
+        Some(ds) => {
+            for d in ds {
+                if d.is_empty() || !d.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+                    return Err(fail(format!("frontmatter domain `{d}` must be ASCII letters, digits, `-` or `_`"), "domains name lexical shards and KV keys"));
+                }
+            }
+            ds.clone()
+        }
+        None => lib.domains.clone(),
+    };
+    let spans = chunk(&doc.body, &cfg.chunking);
+    let longest = identity::longest_chunk_id_len(&doc_id, spans.len(), cfg.id_width);
+    if longest > MAX_ID_BYTES {
+        return Err(fail(
+            format!("chunk IDs of `{doc_id}` would be {longest} bytes, over the {MAX_ID_BYTES}-byte Vectorize limit"),
+            "give the document a shorter slug: a frontmatter `id`, or a shorter records `id` template",
+        ));
+    }
+    let chunks = spans
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let text = Text::new(&doc.body.text[s.start..s.end]);
+            let search = search_text(&text, &cfg.normalize);
+            let vector = embedder.embed(&search);
+            BuiltChunk { chunk_id: identity::chunk_id(&doc_id, i, cfg.id_width), index: i, text, search_text: search, heading_path: s.heading_path, span: (s.start, s.end), vector }
+        })
+        .collect();
+    Ok(BuiltDoc {
+        doc_id,
+        library: lib.id.clone(),
+        source,
+        title: doc.title.unwrap_or_default(),
+        url,
+        domains,
+        metadata: doc.metadata,
+        chunks,
+    })
+}
+
+/// The values that shape output, recorded in the manifest and hashed into its fingerprint.
+pub fn settings_values(cfg: &Config, libs: &[&Library], embedder: &dyn Embedder) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("pipeline_version".into(), Value::from(PIPELINE_VERSION));
+    m.insert("chunker".into(), serde_json::to_value(&cfg.chunking).expect("serializes"));
+    m.insert(
+        "normalizer".into(),
+        serde_json::json!({"version": RULES_VERSION, "rules": cfg.normalize, "active": cfg.normalize.active_rule_names()}),
+    );
+    m.insert("embedder".into(), embedder.describe());
+    m.insert("identity".into(), serde_json::json!({"id_width": cfg.id_width, "max_id_bytes": MAX_ID_BYTES}));
+    m.insert("libraries".into(), Value::from(libs.iter().map(|l| l.shape()).collect::<Vec<_>>()));
+    let fp = fingerprint(&m);
+    m.insert("fingerprint".into(), Value::from(fp));
+    m
+}
+
+/// Duplicate doc IDs across the build, each an error naming every source.
+fn check_duplicates(docs: &[BuiltDoc]) -> Vec<Problem> {
+    let mut by_id: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for d in docs {
+        by_id.entry(d.doc_id.as_str()).or_default().push(&d.source);
+    }
+    by_id
+        .into_iter()
+        .filter(|(_, s)| s.len() > 1)
+        .map(|(id, sources)| {
+            Problem::error("duplicate-id", format!("doc_id `{id}` is produced by {} sources: {}", sources.len(), sources.join(", ")))
+                .in_file(sources[0].to_string())
+                .help("IDs must be unique: give one source a frontmatter `id`, or make the records `id` template include a distinguishing field (e.g. the url's fragment)")
+        })
+        .collect()
+}
+
+/// Full build. Never writes anything when an error was found.
+pub fn run(cfg: &Config, req: &BuildRequest) -> BuildReport {
+    let started = Instant::now();
+    let mut problems = Problems::default();
+    let mut stats = BuildStats::default();
+    let fail = |problems: Problems, stats: BuildStats| BuildReport { manifest: None, manifest_path: None, problems, stats };
+    let libs = match cfg.libraries_for(req.env.as_deref()) {
+        Ok(l) => l,
+        Err(p) => {
+            problems.push(p);
+            return fail(problems, stats);
+        }
+    };
+    let embedder = from_settings(&cfg.embedding);
+    let (files, found) = discover(cfg, &libs, &req.out);
+    problems.extend(found.0);
+    stats.files = files.len();
+
+    let bar = if req.progress && files.len() > 50 {
+        let b = indicatif::ProgressBar::new(files.len() as u64);
+        b.set_style(indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} files {wide_bar} {elapsed}").expect("valid template"));
+        Some(b)
+    } else {
+        None
+    };
+    let per_file: Vec<(Vec<BuiltDoc>, Vec<Problem>)> = files
+        .par_iter()
+        .map(|f| {
+            let lib = &cfg.libraries[f.library];
+            let out = read_source(cfg, lib, &f.path, &f.rel).map(|bytes| compile_file(cfg, lib, &f.rel, &bytes, f.format, embedder.as_ref()));
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            out.unwrap_or_else(|p| (Vec::new(), vec![p]))
+        })
+        .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut docs = Vec::new();
+    for (d, p) in per_file {
+        docs.extend(d);
+        problems.extend(p);
+    }
+    problems.extend(check_duplicates(&docs));
+    stats.docs = docs.len();
+    stats.chunks = docs.iter().map(|d| d.chunks.len()).sum();
+    if problems.has_errors() {
+        problems.sort();
+        stats.ms = started.elapsed().as_millis();
+        return fail(problems, stats);
+    }
+
+    let settings = settings_values(cfg, &libs, embedder.as_ref());
+    let rendered = render(&libs, &docs, embedder.dims());
+    let stored = std::fs::create_dir_all(&req.out).and_then(|_| store::store_artifacts(&req.out, &rendered, &mut stats.write));
+    let artifacts = match stored {
+        Ok(a) => a,
+        Err(e) => {
+            problems.push(write_failure(&req.out, e));
+            stats.ms = started.elapsed().as_millis();
+            return fail(problems, stats);
+        }
+    };
+    let fp = settings["fingerprint"].as_str().unwrap_or_default().to_string();
+    let libraries = libs
+        .iter()
+        .map(|l| {
+            let ds: Vec<&BuiltDoc> = docs.iter().filter(|d| d.library == l.id).collect();
+            LibraryEntry { id: l.id.clone(), docs: ds.len(), chunks: ds.iter().map(|d| d.chunks.len()).sum(), domains: domains_of(&ds) }
+        })
+        .collect();
+    let manifest = Manifest {
+        askzico_manifest: MANIFEST_FORMAT,
+        corpus: cfg.name.clone(),
+        corpus_version: corpus_version(&fp, &artifacts),
+        environment: req.env.clone().unwrap_or_else(|| "default".into()),
+        settings,
+        libraries,
+        artifacts,
+    };
+    let path = match store::store_manifest(&req.out, req.env.as_deref(), &manifest, &mut stats.write) {
+        Ok(p) => p,
+        Err(e) => {
+            problems.push(write_failure(&req.out, e));
+            stats.ms = started.elapsed().as_millis();
+            return fail(problems, stats);
+        }
+    };
+    problems.sort();
+    stats.ms = started.elapsed().as_millis();
+    BuildReport { manifest: Some(manifest), manifest_path: Some(path), problems, stats }
+}
+
+fn write_failure(out: &Path, e: std::io::Error) -> Problem {
+    Problem::error("write", format!("writing the build failed: {e}"))
+        .in_file(out.display().to_string())
+        .help("the previous manifest and its files are untouched; fix the cause (disk space, permissions) and build again")
+}
+
+fn domains_of(docs: &[&BuiltDoc]) -> Vec<String> {
+    let mut ds: Vec<String> = docs.iter().flat_map(|d| d.domains.iter().cloned()).collect();
+    ds.sort();
+    ds.dedup();
+    ds
+}
+
+fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -> Result<Vec<u8>, Problem> {
+    let display = display_name(lib, rel);
+    let meta = std::fs::metadata(path).map_err(|e| {
+        Problem::error("read", format!("cannot read: {e}")).in_file(display.clone()).help("the file may have been deleted or moved during the build; build again")
+    })?;
+    if meta.len() > cfg.max_file_bytes {
+        return Err(Problem::error("too-large", format!("{} bytes is over the {} MiB limit per source file", meta.len(), cfg.max_file_bytes / (1024 * 1024)))
+            .in_file(display)
+            .help("split the file, exclude it, or raise `max_file_mb` under [corpus]"));
+    }
+    std::fs::read(path).map_err(|e| Problem::error("read", format!("cannot read: {e}")).in_file(display).help("check the file's permissions"))
+}
+
+/// Renders every artifact of a build: per library (chunks, lookup, vectors), then per domain (lexical).
+pub fn render(libs: &[&Library], docs: &[BuiltDoc], dims: usize) -> Vec<Rendered> {
+    let mut domains: BTreeMap<&str, Vec<&BuiltDoc>> = BTreeMap::new();
+    for d in docs {
+        for dom in &d.domains {
+            domains.entry(dom.as_str()).or_default().push(d);
+        }
+    }
+    let per_lib: Vec<Vec<Rendered>> = libs
+        .par_iter()
+        .map(|l| {
+            let ds: Vec<&BuiltDoc> = docs.iter().filter(|d| d.library == l.id).collect();
+            render_library(&l.id, &ds, dims)
+        })
+        .collect();
+    let per_domain: Vec<Vec<Rendered>> = domains.into_par_iter().map(|(dom, ds)| lexical::render_domain(dom, &ds)).collect();
+    per_lib.into_iter().chain(per_domain).flatten().collect()
+}
+
+/// Whether progress may be drawn: a terminal on both streams and no machine-readable output.
+pub fn want_progress(json: bool) -> bool {
+    !json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal()
+}

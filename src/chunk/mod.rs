@@ -1,0 +1,369 @@
+//! chunk: bounded, structure-following excerpts of a document's body. Pure.
+//!
+//! Policy: a section is a heading with the blocks up to the next heading. A heading always starts
+//! or sits inside the chunk that holds the start of its section, never at a chunk's end.
+//! Consecutive sections are packed up to `max_chars` (Unicode scalar values); a section that
+//! does not fit in the current chunk starts a new one; a section over the limit is split at
+//! block, then line, then sentence (`. ! ? ؟ ؛ …`), then word boundaries, never inside a word;
+//! a code block is split (at lines) only when it alone exceeds the limit. Chunks under
+//! `min_chars` merge into a neighbour when the result fits. Every chunk is a contiguous,
+//! whitespace-trimmed excerpt of the body text.
+
+use crate::config::ChunkSettings;
+use crate::extract::{Block, BlockKind, Body};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkSpan {
+    /// Byte range in the body text.
+    pub start: usize,
+    pub end: usize,
+    /// Headings above the chunk's start: `title › h2 › h3`.
+    pub heading_path: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+struct Section {
+    start: usize,
+    end: usize,
+    blocks: std::ops::Range<usize>,
+    path: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    start: usize,
+    end: usize,
+    chars: usize,
+    section: usize,
+    section_start: bool,
+}
+
+fn chars(s: &str) -> usize {
+    if s.is_ascii() { s.len() } else { s.chars().count() }
+}
+
+/// Splits a body into chunks.
+pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
+    let text = body.text.as_str();
+    let max = settings.max_chars.max(1);
+    let sections = sections(body);
+    let mut pieces = Vec::new();
+    for (si, sec) in sections.iter().enumerate() {
+        let size = chars(&text[sec.start..sec.end]);
+        if size <= max {
+            pieces.push(Piece { start: sec.start, end: sec.end, chars: size, section: si, section_start: true });
+            continue;
+        }
+        let first_piece = pieces.len();
+        let blocks = &body.blocks[sec.blocks.clone()];
+        // Leading headings travel with the first part of the content after them.
+        let lead = blocks.iter().take_while(|b| matches!(b.kind, BlockKind::Heading(_))).count();
+        let mut carry: Option<usize> = None; // start of pending headings
+        let mut carry_chars = 0;
+        for (bi, b) in blocks.iter().enumerate() {
+            if bi < lead {
+                carry.get_or_insert(b.start);
+                carry_chars = chars(&text[carry.unwrap()..b.end]);
+                continue;
+            }
+            let budget = match carry {
+                Some(_) => max.saturating_sub(carry_chars + 2).max(max / 4),
+                None => max,
+            };
+            let mut parts = split_block(text, b, budget, max);
+            if let Some(cs) = carry.take() {
+                if let Some(first) = parts.first_mut() {
+                    first.0 = cs;
+                }
+            }
+            for (s, e) in parts {
+                pieces.push(Piece { start: s, end: e, chars: chars(&text[s..e]), section: si, section_start: false });
+            }
+        }
+        if let Some(cs) = carry {
+            // a section of headings only (cannot happen after merging, but stay total)
+            pieces.push(Piece { start: cs, end: sec.end, chars: chars(&text[cs..sec.end]), section: si, section_start: false });
+        }
+        if let Some(p) = pieces.get_mut(first_piece) {
+            p.section_start = true;
+        }
+    }
+    let spans = pack(text, &pieces, &sections, max, settings.min_chars);
+    spans
+        .into_iter()
+        .map(|(s, e, si)| {
+            let (s, e) = trim(text, s, e);
+            ChunkSpan { start: s, end: e, heading_path: sections[si].path.clone() }
+        })
+        .filter(|c| c.end > c.start)
+        .collect()
+}
+
+fn trim(text: &str, s: usize, e: usize) -> (usize, usize) {
+    let slice = &text[s..e];
+    let lead = slice.len() - slice.trim_start().len();
+    let trail = slice.len() - slice.trim_end().len();
+    (s + lead, e - trail.min(slice.len() - lead))
+}
+
+/// Sections with their heading paths; heading-only sections merge into the next section.
+fn sections(body: &Body) -> Vec<Section> {
+    let mut out: Vec<Section> = Vec::new();
+    let mut stack: Vec<(u8, String)> = Vec::new();
+    let mut pending: Option<usize> = None; // block index where a heading-only run began
+    let blocks = &body.blocks;
+    let mut i = 0;
+    while i < blocks.len() {
+        let b = &blocks[i];
+        let begin = i;
+        if let BlockKind::Heading(level) = b.kind {
+            while stack.last().is_some_and(|(l, _)| *l >= level) {
+                stack.pop();
+            }
+            stack.push((level, body.block_text(b).replace('\n', " ")));
+        }
+        i += 1;
+        while i < blocks.len() && !matches!(blocks[i].kind, BlockKind::Heading(_)) {
+            i += 1;
+        }
+        let heading_only = matches!(b.kind, BlockKind::Heading(_)) && i == begin + 1;
+        if heading_only && i < blocks.len() {
+            pending.get_or_insert(begin);
+            continue;
+        }
+        let first = pending.take().unwrap_or(begin);
+        out.push(Section {
+            start: blocks[first].start,
+            end: blocks[i - 1].end,
+            blocks: first..i,
+            path: stack.iter().map(|(_, t)| t.clone()).collect(),
+        });
+    }
+    out
+}
+
+/// Cuts one block into pieces of at most `budget` chars (the first) and `max` (the rest).
+fn split_block(text: &str, b: &Block, budget: usize, max: usize) -> Vec<(usize, usize)> {
+    let size = chars(&text[b.start..b.end]);
+    if size <= budget {
+        return vec![(b.start, b.end)];
+    }
+    let levels: &[Sep] = if b.kind == BlockKind::Code { &[Sep::Line, Sep::Word] } else { &[Sep::Line, Sep::Sentence, Sep::Word] };
+    let mut out = Vec::new();
+    split_range(text, b.start, b.end, budget, max, levels, &mut out);
+    out
+}
+
+#[derive(Clone, Copy)]
+enum Sep {
+    Line,
+    Sentence,
+    Word,
+}
+
+/// Byte offsets just after each separator inside `s` (cut points), relative to `s`.
+fn cuts(s: &str, sep: Sep) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut it = s.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        let next_ws = it.peek().is_some_and(|(_, n)| n.is_whitespace());
+        let cut = match sep {
+            Sep::Line => c == '\n',
+            Sep::Sentence => matches!(c, '.' | '!' | '?' | '؟' | '؛' | '…' | '۔') && next_ws,
+            Sep::Word => c.is_whitespace() && !it.peek().is_some_and(|(_, n)| n.is_whitespace()),
+        };
+        if cut {
+            out.push(i + c.len_utf8());
+        }
+    }
+    out
+}
+
+fn split_range(text: &str, start: usize, end: usize, budget: usize, max: usize, levels: &[Sep], out: &mut Vec<(usize, usize)>) {
+    let budget_now = |out: &Vec<(usize, usize)>| if out.is_empty() { budget } else { max };
+    if chars(&text[start..end]) <= budget_now(out) {
+        out.push((start, end));
+        return;
+    }
+    let Some((&sep, rest)) = levels.split_first() else {
+        // A single word longer than the limit: cut at char boundaries.
+        let mut s = start;
+        while s < end {
+            let lim = budget_now(out);
+            let e = text[s..end].char_indices().nth(lim).map(|(i, _)| s + i).unwrap_or(end);
+            out.push((s, e));
+            s = e;
+        }
+        return;
+    };
+    let mut segs = Vec::new();
+    let mut prev = start;
+    for c in cuts(&text[start..end], sep) {
+        segs.push((prev, start + c));
+        prev = start + c;
+    }
+    segs.push((prev, end));
+    let mut cur: Option<(usize, usize, usize)> = None; // start, end, chars
+    for (s, e) in segs {
+        let n = chars(&text[s..e]);
+        if let Some((cs, ce, cn)) = cur {
+            if cn + n <= budget_now(out) {
+                cur = Some((cs, e, cn + n));
+                continue;
+            }
+            out.push((cs, ce));
+            cur = None;
+        }
+        if n <= budget_now(out) {
+            cur = Some((s, e, n));
+        } else {
+            split_range(text, s, e, budget, max, rest, out);
+        }
+    }
+    if let Some((cs, ce, _)) = cur {
+        out.push((cs, ce));
+    }
+}
+
+/// Greedy packing of pieces into chunks; returns (start, end, section of the start).
+fn pack(text: &str, pieces: &[Piece], sections: &[Section], max: usize, min: usize) -> Vec<(usize, usize, usize)> {
+    let mut chunks: Vec<(usize, usize, usize, usize)> = Vec::new(); // start, end, chars, section
+    let mut cur: Option<(usize, usize, usize, usize)> = None;
+    for p in pieces {
+        if let Some((cs, ce, cn, csec)) = cur {
+            let gap = chars(&text[ce..p.start]);
+            let with_piece = cn + gap + p.chars;
+            let section_fits = if p.section_start {
+                let sec = &sections[p.section];
+                cn + gap + chars(&text[p.start..sec.end]) <= max
+            } else {
+                true
+            };
+            if with_piece <= max && (section_fits || cn < min) {
+                cur = Some((cs, p.end, with_piece, csec));
+                continue;
+            }
+            chunks.push((cs, ce, cn, csec));
+        }
+        cur = Some((p.start, p.end, p.chars, p.section));
+    }
+    if let Some(c) = cur {
+        chunks.push(c);
+    }
+    // Merge chunks under `min` into a neighbour when the result fits.
+    let mut i = 0;
+    while chunks.len() > 1 && i < chunks.len() {
+        let (s, e, n, sec) = chunks[i];
+        if n >= min {
+            i += 1;
+            continue;
+        }
+        if i > 0 {
+            let (ps, pe, pn, psec) = chunks[i - 1];
+            let merged = pn + chars(&text[pe..s]) + n;
+            if merged <= max {
+                chunks[i - 1] = (ps, e, merged, psec);
+                chunks.remove(i);
+                continue;
+            }
+        }
+        if i + 1 < chunks.len() {
+            let (ns, ne, nn, _) = chunks[i + 1];
+            let merged = n + chars(&text[e..ns]) + nn;
+            if merged <= max {
+                chunks[i] = (s, ne, merged, sec);
+                chunks.remove(i + 1);
+                continue;
+            }
+        }
+        i += 1;
+    }
+    chunks.into_iter().map(|(s, e, _, sec)| (s, e, sec)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(max: usize, min: usize) -> ChunkSettings {
+        ChunkSettings { max_chars: max, min_chars: min }
+    }
+
+    fn body(parts: &[(BlockKind, &str)]) -> Body {
+        let mut b = Body::default();
+        for (k, t) in parts {
+            b.push(*k, t);
+        }
+        b
+    }
+
+    #[test]
+    fn small_document_is_one_chunk() {
+        let b = body(&[(BlockKind::Heading(1), "عنوان"), (BlockKind::Paragraph, "فقرة قصيرة.")]);
+        let c = chunk(&b, &settings(7000, 200));
+        assert_eq!(c.len(), 1);
+        assert_eq!(&b.text[c[0].start..c[0].end], b.text);
+        assert_eq!(c[0].heading_path, vec!["عنوان"]);
+    }
+
+    #[test]
+    fn sections_split_at_headings_and_heading_travels_with_content() {
+        let para = "كلمة ".repeat(150); // 750 chars
+        let b = body(&[
+            (BlockKind::Heading(1), "عنوان"),
+            (BlockKind::Paragraph, &para),
+            (BlockKind::Heading(2), "القسم الأول"),
+            (BlockKind::Paragraph, &para),
+            (BlockKind::Heading(2), "القسم الثاني"),
+            (BlockKind::Paragraph, &para),
+        ]);
+        let c = chunk(&b, &settings(1600, 100));
+        assert_eq!(c.len(), 3);
+        assert!(b.text[c[1].start..].starts_with("القسم الأول"));
+        assert!(b.text[c[2].start..].starts_with("القسم الثاني"));
+        assert_eq!(c[2].heading_path, vec!["عنوان", "القسم الثاني"]);
+        for x in &c {
+            assert!(chars(&b.text[x.start..x.end]) <= 1600);
+        }
+    }
+
+    #[test]
+    fn oversized_paragraph_splits_at_sentences_never_inside_words() {
+        let sentence = "هذه جملة عربية طويلة نسبيا تنتهي بنقطة. ";
+        let para = sentence.repeat(60);
+        let b = body(&[(BlockKind::Heading(2), "قسم"), (BlockKind::Paragraph, &para)]);
+        let c = chunk(&b, &settings(500, 100));
+        assert!(c.len() > 4);
+        assert!(b.text[c[0].start..].starts_with("قسم"));
+        for x in &c {
+            let t = &b.text[x.start..x.end];
+            assert!(chars(t) <= 500, "{}", chars(t));
+            assert!(t.ends_with('.'), "{t}");
+        }
+    }
+
+    #[test]
+    fn code_block_is_not_split_when_it_fits() {
+        let code = format!("```js\n{}```", "let x = 1;\n".repeat(40));
+        let b = body(&[(BlockKind::Paragraph, &"نص ".repeat(100)), (BlockKind::Code, &code)]);
+        let c = chunk(&b, &settings(500, 50));
+        assert!(c.iter().any(|x| &b.text[x.start..x.end] == code.trim_matches('\n')));
+    }
+
+    #[test]
+    fn heading_is_never_last() {
+        let para = "كلمة ".repeat(90);
+        let b = body(&[
+            (BlockKind::Paragraph, &para),
+            (BlockKind::Heading(2), "فارغ"),
+            (BlockKind::Heading(3), "فرعي"),
+            (BlockKind::Paragraph, &para),
+        ]);
+        for max in [460, 500, 900, 1000] {
+            for x in chunk(&b, &settings(max, 10)) {
+                let t = &b.text[x.start..x.end];
+                assert!(!t.ends_with("فارغ") && !t.ends_with("فرعي"), "max {max}: {t}");
+            }
+        }
+    }
+}

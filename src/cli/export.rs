@@ -1,0 +1,156 @@
+//! `askzico export`: the exact upload files of the current manifest — Vectorize NDJSON
+//! (`wrangler vectorize upsert`) or the `wrangler kv bulk put` JSON array under the KV key
+//! scheme `<prefix><version>/chunk/<id>`, `…/lex/<domain>/<shard>`, `…/manifest`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use crate::artifacts::manifest::Manifest;
+use crate::artifacts::store::{read_manifest, write_atomic};
+use crate::artifacts::verify::verify;
+use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
+use crate::diag::{Problem, Problems};
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ExportFormat {
+    Vectorize,
+    Kv,
+}
+
+/// Vectorize limits (reference/cloudflare.md).
+const MAX_VECTOR_ID: usize = 64;
+const MAX_METADATA_BYTES: usize = 10 * 1024;
+/// Workers KV limits.
+const MAX_KEY_BYTES: usize = 512;
+const MAX_VALUE_BYTES: usize = 25 * 1024 * 1024;
+/// Pairs per bulk file (the KV bulk API takes at most 10,000 a request).
+const KV_PAIRS_PER_FILE: usize = 10_000;
+
+pub fn run(at: &BuildLocation, format: ExportFormat, dest: &Path, prefix: &str) -> i32 {
+    let Some(out) = super::verify::out_dir(at, false) else { return EXIT_USAGE };
+    let manifest = match read_manifest(&out, at.env.as_deref()) {
+        Ok(m) => m,
+        Err(p) => {
+            report(&Problems(vec![p]), false);
+            return EXIT_ERRORS;
+        }
+    };
+    // Export only a build that verifies: an upload must never carry a half-written version.
+    let problems = verify(&out, &manifest);
+    if !problems.is_empty() {
+        report(&Problems(problems), false);
+        eprintln!("export refused: the build does not verify");
+        return EXIT_ERRORS;
+    }
+    let result = match format {
+        ExportFormat::Vectorize => vectorize(&out, &manifest, dest),
+        ExportFormat::Kv => kv(&out, &manifest, dest, prefix),
+    };
+    match result {
+        Ok(files) => {
+            for f in files {
+                println!("{f}");
+            }
+            EXIT_OK
+        }
+        Err(p) => {
+            report(&Problems(vec![p]), false);
+            EXIT_ERRORS
+        }
+    }
+}
+
+fn read(out: &Path, path: &str) -> Result<Vec<u8>, Problem> {
+    std::fs::read(out.join(path)).map_err(|e| Problem::error("read", format!("cannot read {path}: {e}")).in_file(path.to_string()))
+}
+
+fn write(dest: &Path, name: &str, bytes: &[u8]) -> Result<String, Problem> {
+    let path = dest.join(name);
+    write_atomic(&path, bytes).map_err(|e| Problem::error("write", format!("cannot write {}: {e}", path.display())).in_file(path.display().to_string()))?;
+    Ok(path.display().to_string())
+}
+
+fn limit(what: String) -> Problem {
+    Problem::error("limit", what).help("this build cannot be uploaded as is; shorten the offending IDs or fields and rebuild")
+}
+
+fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Problem> {
+    let mut chunks: BTreeMap<String, ChunkRecord> = BTreeMap::new();
+    for a in m.artifacts_of(Kind::Chunks) {
+        let bytes = read(out, &a.path)?;
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            let r: ChunkRecord = serde_json::from_str(line).map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
+            chunks.insert(r.chunk_id.clone(), r);
+        }
+    }
+    let mut files = Vec::new();
+    for a in m.artifacts_of(Kind::Vectors) {
+        let (_, recs) = vectors::decode(&read(out, &a.path)?).map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
+        let mut buf = Vec::new();
+        for r in recs {
+            let c = chunks.get(&r.id).ok_or_else(|| Problem::error("invariant", format!("vector {} has no chunk record", r.id)))?;
+            if r.id.len() > MAX_VECTOR_ID {
+                return Err(limit(format!("vector ID {} is over {MAX_VECTOR_ID} bytes", r.id)));
+            }
+            let metadata = json!({
+                "doc_id": c.doc_id,
+                "library": c.library,
+                "chunk_index": c.chunk_index,
+                "domains": c.domains,
+                "url": c.url,
+                "corpus_version": m.corpus_version,
+            });
+            let meta_len = serde_json::to_vec(&metadata).map(|v| v.len()).unwrap_or(0);
+            if meta_len > MAX_METADATA_BYTES {
+                return Err(limit(format!("metadata of vector {} is {meta_len} bytes, over {MAX_METADATA_BYTES}", r.id)));
+            }
+            let line = json!({"id": r.id, "values": r.values, "metadata": metadata});
+            serde_json::to_writer(&mut buf, &line).expect("serializes");
+            buf.push(b'\n');
+        }
+        let name = format!("vectors.{}.ndjson", a.library.as_deref().unwrap_or("all"));
+        files.push(write(dest, &name, &buf)?);
+    }
+    Ok(files)
+}
+
+fn kv(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>, Problem> {
+    let v = &m.corpus_version;
+    let mut pairs: Vec<Value> = Vec::new();
+    let mut push = |key: String, value: String| -> Result<(), Problem> {
+        if key.len() > MAX_KEY_BYTES {
+            return Err(limit(format!("KV key {key} is over {MAX_KEY_BYTES} bytes")));
+        }
+        if value.len() > MAX_VALUE_BYTES {
+            return Err(limit(format!("KV value of {key} is over 25 MiB")));
+        }
+        pairs.push(json!({"key": key, "value": value}));
+        Ok(())
+    };
+    for a in m.artifacts_of(Kind::Lookup) {
+        let bytes = read(out, &a.path)?;
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            let r: LookupRecord = serde_json::from_str(line).map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
+            let value = json!({"title": r.title, "url": r.url, "text": r.text, "domains": r.domains, "library": r.library, "metadata": r.metadata});
+            push(format!("{prefix}{v}/chunk/{}", r.chunk_id), value.to_string())?;
+        }
+    }
+    for a in m.artifacts_of(Kind::Lexical) {
+        let domain = a.domain.as_deref().unwrap_or("");
+        let name = a.path.rsplit('/').next().unwrap_or("").split('.').next().unwrap_or("");
+        let bytes = read(out, &a.path)?;
+        push(format!("{prefix}{v}/lex/{domain}/{name}"), String::from_utf8_lossy(&bytes).into_owned())?;
+    }
+    push(format!("{prefix}{v}/manifest"), String::from_utf8_lossy(&m.to_pretty_json()).into_owned())?;
+    let mut files = Vec::new();
+    let parts: Vec<&[Value]> = pairs.chunks(KV_PAIRS_PER_FILE).collect();
+    for (i, part) in parts.iter().enumerate() {
+        let name = if parts.len() == 1 { "kv.json".to_string() } else { format!("kv.{i:03}.json") };
+        let bytes = serde_json::to_vec(part).expect("serializes");
+        files.push(write(dest, &name, &bytes)?);
+    }
+    Ok(files)
+}

@@ -1,0 +1,119 @@
+//! cli: argument parsing and exit codes; one thin file per command.
+//!
+//! Exit codes: 0 ok; 1 build or check errors (the last good build stays as it was);
+//! 2 usage or config errors.
+
+mod build;
+mod export;
+mod init;
+mod verify;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::Config;
+use crate::diag::Problems;
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_ERRORS: i32 = 1;
+pub const EXIT_USAGE: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(name = "askzico", version, about = "Compile curated Arabic site content into citation-ready RAG artifacts for Cloudflare")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where a command finds its build: the config, the output directory and the environment.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BuildLocation {
+    /// The corpus config.
+    #[arg(long, default_value = "corpus.toml")]
+    pub config: PathBuf,
+    /// The output directory (default: the config's `[corpus] out`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// A named environment (`[env.NAME]`): only its libraries, into `manifest.NAME.json`.
+    #[arg(long)]
+    pub env: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compile the corpus into content-addressed artifacts and a manifest.
+    Build {
+        #[command(flatten)]
+        at: BuildLocation,
+        /// Print a machine-readable summary (corpus version, counts, diagnostics) on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-hash every artifact of a build and check its invariants.
+    Verify {
+        #[command(flatten)]
+        at: BuildLocation,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the exact upload files of the current build.
+    Export {
+        #[command(flatten)]
+        at: BuildLocation,
+        /// `vectorize` (NDJSON for `wrangler vectorize upsert`) or `kv` (JSON for `wrangler kv bulk put`).
+        #[arg(long, value_enum)]
+        format: export::ExportFormat,
+        /// Directory to write into.
+        #[arg(long)]
+        dest: PathBuf,
+        /// KV key prefix (the deploy target's; empty by default).
+        #[arg(long, default_value = "")]
+        prefix: String,
+    },
+    /// Scaffold a commented corpus.toml and one sample source.
+    Init {
+        /// Directory to create the project in.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+}
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Build { at, json } => build::run(&at, json),
+        Command::Verify { at, json } => verify::run(&at, json),
+        Command::Export { at, format, dest, prefix } => export::run(&at, format, &dest, &prefix),
+        Command::Init { dir } => init::run(&dir),
+    }
+}
+
+/// Loads the config, reporting its problems; `None` means exit with `EXIT_USAGE`.
+pub fn load_config(path: &std::path::Path, json: bool) -> Option<Config> {
+    match Config::load(path) {
+        Ok(c) => Some(c),
+        Err(problems) => {
+            report(&problems, json);
+            None
+        }
+    }
+}
+
+/// Renders problems: miette to stderr, or JSON lines on stderr under `--json`.
+pub fn report(problems: &Problems, json: bool) {
+    if json {
+        for p in &problems.0 {
+            eprintln!("{}", p.to_json());
+        }
+    } else {
+        problems.report();
+    }
+}

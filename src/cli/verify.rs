@@ -1,0 +1,52 @@
+//! `askzico verify`
+
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use crate::artifacts::store::read_manifest;
+use crate::artifacts::verify::verify;
+use crate::config::Config;
+use crate::diag::Problems;
+
+/// The output directory of a build: `--out`, else the config's.
+pub fn out_dir(at: &BuildLocation, json: bool) -> Option<std::path::PathBuf> {
+    if let Some(o) = &at.out {
+        return Some(o.clone());
+    }
+    match Config::load(&at.config) {
+        Ok(c) => Some(c.out_dir),
+        Err(p) => {
+            report(&p, json);
+            None
+        }
+    }
+}
+
+pub fn run(at: &BuildLocation, json: bool) -> i32 {
+    let Some(out) = out_dir(at, json) else { return EXIT_USAGE };
+    let manifest = match read_manifest(&out, at.env.as_deref()) {
+        Ok(m) => m,
+        Err(p) => {
+            report(&Problems(vec![p]), json);
+            return EXIT_ERRORS;
+        }
+    };
+    let problems = Problems(verify(&out, &manifest));
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "ok": problems.0.is_empty(),
+                "corpus_version": manifest.corpus_version,
+                "artifacts": manifest.artifacts.len(),
+                "diagnostics": problems.0.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
+            })
+        );
+    } else {
+        report(&problems, false);
+        if problems.0.is_empty() {
+            println!("ok: {} — {} artifacts re-hashed, invariants hold", manifest.corpus_version, manifest.artifacts.len());
+        } else {
+            eprintln!("verify failed: {} problem(s) in {}", problems.0.len(), manifest.corpus_version);
+        }
+    }
+    if problems.0.is_empty() { EXIT_OK } else { EXIT_ERRORS }
+}

@@ -1,0 +1,413 @@
+//! `corpus.toml`: the declarative description of a corpus. Parsing reports every problem it
+//! finds in one run, each pointing into the file. Paths in the config resolve relative to the
+//! config file's directory.
+
+mod raw;
+pub mod template;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Serialize;
+use toml::Spanned;
+
+use crate::diag::{Problem, Problems};
+use crate::normalize::Rules;
+pub use template::Template;
+
+/// Source formats the extractor understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Markdown,
+    Mdx,
+    Html,
+    Json,
+}
+
+impl Format {
+    /// The format a file extension implies, when the library does not declare one.
+    pub fn from_extension(path: &Path) -> Option<Format> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Some(Format::Markdown),
+            "mdx" => Some(Format::Mdx),
+            "html" | "htm" => Some(Format::Html),
+            "json" => Some(Format::Json),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChunkSettings {
+    pub max_chars: usize,
+    pub min_chars: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbedSettings {
+    pub provider: String,
+    pub dims: usize,
+}
+
+/// How a JSON file maps to documents.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordMapping {
+    /// Path from the file's top value to each record: `.`-separated steps, `*` = every child.
+    pub select: Vec<String>,
+    pub id: Option<Template>,
+    /// Named captures of `pattern` over `field` become template variables.
+    #[serde(skip)]
+    pub id_match: Option<(String, regex::Regex)>,
+    pub title: Option<String>,
+    pub text: Vec<String>,
+    pub url: Option<Template>,
+    pub date: Option<String>,
+    pub sections: Option<SectionMapping>,
+    pub metadata: BTreeMap<String, String>,
+}
+
+/// Nested records: each selected section becomes a heading with its content below it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionMapping {
+    pub select: Vec<String>,
+    pub title: Option<String>,
+    pub text: Vec<String>,
+    /// When an item of `text` is an object, the field holding its text.
+    pub item_text: String,
+    /// When an item of `text` is an object, a field shown as a label before its text.
+    pub item_label: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Library {
+    pub id: String,
+    pub root: PathBuf,
+    /// The root as written in the config, for messages.
+    pub root_display: String,
+    pub include: GlobSet,
+    pub include_patterns: Vec<String>,
+    pub exclude: GlobSet,
+    pub exclude_patterns: Vec<String>,
+    pub format: Option<Format>,
+    pub domains: Vec<String>,
+    pub url: Option<Template>,
+    pub records: Option<RecordMapping>,
+    /// Frontmatter keys copied into chunk metadata.
+    pub frontmatter_metadata: Vec<String>,
+    pub allow_outside_root: bool,
+}
+
+impl Library {
+    /// The values of this library that shape output, for the settings fingerprint.
+    pub fn shape(&self) -> serde_json::Value {
+        serde_json::json!({
+            "id": self.id,
+            "include": self.include_patterns,
+            "exclude": self.exclude_patterns,
+            "format": self.format,
+            "domains": self.domains,
+            "url": self.url.as_ref().map(|t| t.source()),
+            "records": self.records,
+            "frontmatter_metadata": self.frontmatter_metadata,
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub path: PathBuf,
+    pub base_dir: PathBuf,
+    pub name: String,
+    pub out_dir: PathBuf,
+    pub id_width: usize,
+    pub chunking: ChunkSettings,
+    pub normalize: Rules,
+    pub embedding: EmbedSettings,
+    pub libraries: Vec<Library>,
+    pub envs: BTreeMap<String, Vec<String>>,
+    /// Limits that keep one bad file from exhausting the machine.
+    pub max_file_bytes: u64,
+}
+
+impl Config {
+    /// Reads and validates a config file. `Err` holds every problem found.
+    pub fn load(path: &Path) -> Result<Config, Problems> {
+        let display = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Problems(vec![Problem::error("config-read", format!("cannot read config {display}: {e}"))
+                .in_file(display.clone())
+                .help("pass the config with --config PATH, or create one with `askzico init`")])
+        })?;
+        let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base_dir = if base_dir.as_os_str().is_empty() { PathBuf::from(".") } else { base_dir };
+        Config::parse(&text, &display, &base_dir, path)
+    }
+
+    /// Parses config text; `base_dir` is where relative paths resolve.
+    pub fn parse(text: &str, display: &str, base_dir: &Path, path: &Path) -> Result<Config, Problems> {
+        let src: Arc<str> = Arc::from(text);
+        let mut cx = Cx { src: src.clone(), file: display.to_string(), problems: Problems::default() };
+        let raw = raw::parse(&mut cx);
+        let Some(raw) = raw else { return Err(cx.problems) };
+        let cfg = build(&mut cx, raw, base_dir, path);
+        if cx.problems.has_errors() { Err(cx.problems) } else { Ok(cfg) }
+    }
+
+    pub fn library(&self, id: &str) -> Option<&Library> {
+        self.libraries.iter().find(|l| l.id == id)
+    }
+
+    /// Libraries enabled in an environment (`None` = the default environment: all of them).
+    pub fn libraries_for(&self, env: Option<&str>) -> Result<Vec<&Library>, Problem> {
+        match env {
+            None => Ok(self.libraries.iter().collect()),
+            Some(name) => {
+                let ids = self.envs.get(name).ok_or_else(|| {
+                    let known: Vec<_> = self.envs.keys().cloned().collect();
+                    Problem::error("unknown-env", format!("no environment `{name}` in {}", self.path.display()))
+                        .help(if known.is_empty() {
+                            "add an [env.NAME] table with `libraries = [..]` to the config".to_string()
+                        } else {
+                            format!("known environments: {}", known.join(", "))
+                        })
+                })?;
+                Ok(self.libraries.iter().filter(|l| ids.contains(&l.id)).collect())
+            }
+        }
+    }
+
+    /// The output directory, overridable on the command line.
+    pub fn out_dir_or(&self, over: Option<&Path>) -> PathBuf {
+        over.map(Path::to_path_buf).unwrap_or_else(|| self.out_dir.clone())
+    }
+}
+
+/// Parsing context: the config text and the problems found so far.
+pub(crate) struct Cx {
+    pub src: Arc<str>,
+    pub file: String,
+    pub problems: Problems,
+}
+
+impl Cx {
+    pub fn error(&mut self, code: &'static str, span: std::ops::Range<usize>, msg: impl Into<String>, help: impl Into<String>) {
+        let msg = msg.into();
+        let p = Problem::error(code, msg.clone()).in_file(self.file.clone()).with_span(&self.src, span, msg).help(help);
+        self.problems.push(p);
+    }
+}
+
+fn is_ascii_id(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Config {
+    let corpus = raw.corpus.unwrap_or_default();
+    let chunking = raw.chunking.unwrap_or_default();
+    if chunking.max_chars.get_ref() < &500 {
+        cx.error("config-value", chunking.max_chars.span(), "max_chars must be at least 500", "the default is 7000");
+    }
+    if chunking.min_chars.get_ref() >= chunking.max_chars.get_ref() {
+        cx.error("config-value", chunking.min_chars.span(), "min_chars must be below max_chars", "the default is 200");
+    }
+    let embedding = raw.embedding.unwrap_or_default();
+    if embedding.provider.get_ref() != "hash" {
+        cx.error(
+            "config-value",
+            embedding.provider.span(),
+            format!("unknown embedding provider `{}`", embedding.provider.get_ref()),
+            "this version supports `hash` (offline feature hashing)",
+        );
+    }
+    if !(8..=4096).contains(embedding.dims.get_ref()) {
+        cx.error("config-value", embedding.dims.span(), "dims must be between 8 and 4096", "the default is 256");
+    }
+    let id_width = *corpus.id_width.get_ref();
+    if !(1..=6).contains(&id_width) {
+        cx.error("config-value", corpus.id_width.span(), "id_width must be between 1 and 6", "the default is 3");
+    }
+
+    let mut libraries = Vec::new();
+    let mut seen: BTreeMap<String, std::ops::Range<usize>> = BTreeMap::new();
+    for lib in raw.library {
+        let id = lib.id.get_ref().clone();
+        if !is_ascii_id(&id) {
+            cx.error(
+                "library-id",
+                lib.id.span(),
+                format!("library id `{id}` must be ASCII letters, digits, `-` or `_`"),
+                "the id prefixes every doc_id and KV key; pick an ASCII name such as `seneksar`",
+            );
+        }
+        if let Some(prev) = seen.get(&id) {
+            let prev_line = crate::diag::line_of(&cx.src, prev.start);
+            cx.error(
+                "library-id",
+                lib.id.span(),
+                format!("two libraries have the id `{id}` (the first is on line {prev_line})"),
+                "library ids must be unique: rename one of them",
+            );
+        } else {
+            seen.insert(id.clone(), lib.id.span());
+        }
+        let root_display = lib.root.get_ref().clone();
+        let root = base_dir.join(&root_display);
+        let allow_outside = lib.allow_outside_root.unwrap_or(false);
+        if !root.is_dir() {
+            cx.error(
+                "library-root",
+                lib.root.span(),
+                format!("library `{id}`: root `{root_display}` is not a directory (resolved to {})", root.display()),
+                "paths in corpus.toml are relative to the config file's directory",
+            );
+        }
+        let include_patterns: Vec<Spanned<String>> = lib.include.unwrap_or_else(|| vec![Spanned::new(0..0, "**/*".to_string())]);
+        let include = globs(cx, &include_patterns);
+        let exclude_patterns = lib.exclude.unwrap_or_default();
+        let exclude = globs(cx, &exclude_patterns);
+        let mut domains = Vec::new();
+        for d in lib.domains.unwrap_or_else(|| vec![Spanned::new(lib.id.span(), id.clone())]) {
+            if !is_ascii_id(d.get_ref()) {
+                cx.error(
+                    "domain",
+                    d.span(),
+                    format!("domain `{}` must be ASCII letters, digits, `-` or `_`", d.get_ref()),
+                    "domains name lexical shards and KV keys",
+                );
+            }
+            domains.push(d.into_inner());
+        }
+        let url = lib.url.map(|t| template_or_error(cx, t));
+        let records = lib.records.map(|r| records(cx, r));
+        if records.is_some() && lib.format.as_ref().is_some_and(|f| *f.get_ref() != Format::Json) {
+            let f = lib.format.as_ref().unwrap();
+            cx.error("config-value", f.span(), "`records` needs format = \"json\"", "remove `format` or set it to json");
+        }
+        libraries.push(Library {
+            id,
+            root,
+            root_display,
+            include,
+            include_patterns: include_patterns.into_iter().map(Spanned::into_inner).collect(),
+            exclude,
+            exclude_patterns: exclude_patterns.into_iter().map(Spanned::into_inner).collect(),
+            format: lib.format.map(Spanned::into_inner),
+            domains,
+            url: url.flatten(),
+            records: records.flatten(),
+            frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
+            allow_outside_root: allow_outside,
+        });
+    }
+    if libraries.is_empty() {
+        cx.error("config-value", 0..0, "the config declares no [[library]]", "add a [[library]] table with id and root");
+    }
+
+    let mut envs = BTreeMap::new();
+    for (name, env) in raw.env.unwrap_or_default() {
+        let mut ids = Vec::new();
+        let mut dup = BTreeSet::new();
+        for l in env.libraries {
+            if !seen.contains_key(l.get_ref()) {
+                cx.error(
+                    "env",
+                    l.span(),
+                    format!("environment `{name}` names unknown library `{}`", l.get_ref()),
+                    format!("known libraries: {}", seen.keys().cloned().collect::<Vec<_>>().join(", ")),
+                );
+            }
+            if dup.insert(l.get_ref().clone()) {
+                ids.push(l.into_inner());
+            }
+        }
+        envs.insert(name, ids);
+    }
+
+    let out_rel = corpus.out.into_inner();
+    Config {
+        path: path.to_path_buf(),
+        base_dir: base_dir.to_path_buf(),
+        name: corpus.name,
+        out_dir: base_dir.join(out_rel),
+        id_width,
+        chunking: ChunkSettings { max_chars: chunking.max_chars.into_inner(), min_chars: chunking.min_chars.into_inner() },
+        normalize: raw.normalize.unwrap_or_default(),
+        embedding: EmbedSettings { provider: embedding.provider.into_inner(), dims: embedding.dims.into_inner() },
+        libraries,
+        envs,
+        max_file_bytes: corpus.max_file_mb.into_inner() * 1024 * 1024,
+    }
+}
+
+fn globs(cx: &mut Cx, patterns: &[Spanned<String>]) -> GlobSet {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        match Glob::new(p.get_ref()) {
+            Ok(g) => {
+                b.add(g);
+            }
+            Err(e) => cx.error(
+                "glob",
+                p.span(),
+                format!("bad glob `{}`: {}", p.get_ref(), e.kind()),
+                "globs use `*`, `**`, `?`, `[..]` and `{a,b}`, relative to the library root",
+            ),
+        }
+    }
+    b.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+fn template_or_error(cx: &mut Cx, t: Spanned<String>) -> Option<Template> {
+    match Template::parse(t.get_ref()) {
+        Ok(tpl) => Some(tpl),
+        Err(e) => {
+            cx.error("template", t.span(), format!("bad template `{}`: {e}", t.get_ref()), "use {name} for a variable, {{ and }} for braces");
+            None
+        }
+    }
+}
+
+fn path_steps(s: &str) -> Vec<String> {
+    if s.is_empty() || s == "$" {
+        return Vec::new();
+    }
+    s.split('.').map(str::to_string).collect()
+}
+
+fn records(cx: &mut Cx, r: raw::RawRecords) -> Option<RecordMapping> {
+    let id = r.id.and_then(|t| template_or_error(cx, t));
+    let url = r.url.and_then(|t| template_or_error(cx, t));
+    let id_match = match r.id_match {
+        None => None,
+        Some(m) => match regex::Regex::new(m.pattern.get_ref()) {
+            Ok(re) => Some((m.field, re)),
+            Err(e) => {
+                cx.error("regex", m.pattern.span(), format!("bad pattern: {e}"), "id_match.pattern is a Rust regex with named groups (?<name>..)");
+                None
+            }
+        },
+    };
+    if let Some(d) = &r.date {
+        let _ = d; // validated per record: the date's value comes from the data
+    }
+    Some(RecordMapping {
+        select: path_steps(&r.select),
+        id,
+        id_match,
+        title: r.title,
+        text: r.text.map(|t| t.into_vec()).unwrap_or_default(),
+        url,
+        date: r.date,
+        sections: r.sections.map(|s| SectionMapping {
+            select: path_steps(&s.select),
+            title: s.title,
+            text: s.text.map(|t| t.into_vec()).unwrap_or_default(),
+            item_text: s.item_text.unwrap_or_else(|| "text".to_string()),
+            item_label: s.item_label,
+        }),
+        metadata: r.metadata.unwrap_or_default(),
+    })
+}

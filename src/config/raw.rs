@@ -1,0 +1,218 @@
+//! The serde shape of `corpus.toml`. Each top-level section and each `[[library]]` is
+//! deserialized on its own from the spanned document, so one bad table does not hide the
+//! problems of the others.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue, ValueDeserializer};
+
+use super::{Cx, Format};
+use crate::normalize::Rules;
+
+#[derive(Default)]
+pub(super) struct RawConfig {
+    pub corpus: Option<RawCorpus>,
+    pub chunking: Option<RawChunking>,
+    pub normalize: Option<Rules>,
+    pub embedding: Option<RawEmbedding>,
+    pub library: Vec<RawLibrary>,
+    pub env: Option<BTreeMap<String, RawEnv>>,
+}
+
+fn sp<T>(v: T) -> Spanned<T> {
+    Spanned::new(0..0, v)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCorpus {
+    #[serde(default = "default_name")]
+    pub name: String,
+    #[serde(default = "default_out")]
+    pub out: Spanned<String>,
+    #[serde(default = "default_id_width")]
+    pub id_width: Spanned<usize>,
+    #[serde(default = "default_max_file_mb")]
+    pub max_file_mb: Spanned<u64>,
+}
+fn default_name() -> String {
+    "corpus".into()
+}
+fn default_out() -> Spanned<String> {
+    sp("out".into())
+}
+fn default_id_width() -> Spanned<usize> {
+    sp(3)
+}
+fn default_max_file_mb() -> Spanned<u64> {
+    sp(64)
+}
+impl Default for RawCorpus {
+    fn default() -> Self {
+        RawCorpus { name: default_name(), out: default_out(), id_width: default_id_width(), max_file_mb: default_max_file_mb() }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawChunking {
+    #[serde(default = "default_max_chars")]
+    pub max_chars: Spanned<usize>,
+    #[serde(default = "default_min_chars")]
+    pub min_chars: Spanned<usize>,
+}
+fn default_max_chars() -> Spanned<usize> {
+    sp(7000)
+}
+fn default_min_chars() -> Spanned<usize> {
+    sp(200)
+}
+impl Default for RawChunking {
+    fn default() -> Self {
+        RawChunking { max_chars: default_max_chars(), min_chars: default_min_chars() }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEmbedding {
+    #[serde(default = "default_provider")]
+    pub provider: Spanned<String>,
+    #[serde(default = "default_dims")]
+    pub dims: Spanned<usize>,
+}
+fn default_provider() -> Spanned<String> {
+    sp("hash".into())
+}
+fn default_dims() -> Spanned<usize> {
+    sp(256)
+}
+impl Default for RawEmbedding {
+    fn default() -> Self {
+        RawEmbedding { provider: default_provider(), dims: default_dims() }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLibrary {
+    pub id: Spanned<String>,
+    pub root: Spanned<String>,
+    pub include: Option<Vec<Spanned<String>>>,
+    pub exclude: Option<Vec<Spanned<String>>>,
+    pub format: Option<Spanned<Format>>,
+    pub domains: Option<Vec<Spanned<String>>>,
+    pub url: Option<Spanned<String>>,
+    pub records: Option<RawRecords>,
+    pub frontmatter_metadata: Option<Vec<String>>,
+    pub allow_outside_root: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+impl OneOrMany {
+    pub fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRecords {
+    #[serde(default)]
+    pub select: String,
+    pub id: Option<Spanned<String>>,
+    pub id_match: Option<RawIdMatch>,
+    pub title: Option<String>,
+    pub text: Option<OneOrMany>,
+    pub url: Option<Spanned<String>>,
+    pub date: Option<String>,
+    pub sections: Option<RawSections>,
+    pub metadata: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawIdMatch {
+    pub field: String,
+    pub pattern: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSections {
+    pub select: String,
+    pub title: Option<String>,
+    pub text: Option<OneOrMany>,
+    pub item_text: Option<String>,
+    pub item_label: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEnv {
+    pub libraries: Vec<Spanned<String>>,
+}
+
+const KEYS: &[&str] = &["corpus", "chunking", "normalize", "embedding", "library", "env"];
+
+pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
+    let src = cx.src.clone();
+    let table = match DeTable::parse(&src) {
+        Ok(t) => t,
+        Err(e) => {
+            let span = e.span().unwrap_or(0..0);
+            cx.error("config-syntax", span, format!("invalid TOML: {}", e.message().trim()), "fix the TOML syntax at the marked place");
+            return None;
+        }
+    };
+    let mut raw = RawConfig::default();
+    for (key, value) in table.get_ref().iter() {
+        match key.get_ref().as_ref() {
+            "corpus" => raw.corpus = de(cx, value),
+            "chunking" => raw.chunking = de(cx, value),
+            "normalize" => raw.normalize = de(cx, value),
+            "embedding" => raw.embedding = de(cx, value),
+            "env" => raw.env = de(cx, value),
+            "library" => match value.get_ref().as_array() {
+                Some(items) => {
+                    for item in items.iter() {
+                        if let Some(lib) = de(cx, item) {
+                            raw.library.push(lib);
+                        }
+                    }
+                }
+                None => cx.error("config-type", value.span(), "`library` must be an array of tables", "write each library as a [[library]] table"),
+            },
+            other => cx.error(
+                "config-unknown-key",
+                key.span(),
+                format!("unknown key `{other}`"),
+                format!("top-level keys are: {}", KEYS.join(", ")),
+            ),
+        }
+    }
+    Some(raw)
+}
+
+fn de<T: DeserializeOwned>(cx: &mut Cx, value: &Spanned<DeValue<'_>>) -> Option<T> {
+    match T::deserialize(ValueDeserializer::from(value.clone())) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let span = e.span().unwrap_or_else(|| value.span());
+            let msg = e.message().trim().replace('\n', " ");
+            cx.error("config-value", span, msg, "see the commented corpus.toml that `askzico init` writes for every key");
+            None
+        }
+    }
+}

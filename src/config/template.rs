@@ -1,0 +1,108 @@
+//! `{name}` templates for ids and URLs (`"https://ar.react.dev/{slug}"`, `"{month}-{day}-{n}"`).
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(into = "String")]
+pub struct Template {
+    source: String,
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Lit(String),
+    Var(String),
+}
+
+impl From<Template> for String {
+    fn from(t: Template) -> String {
+        t.source
+    }
+}
+
+impl Template {
+    pub fn parse(s: &str) -> Result<Template, String> {
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '{' if chars.peek() == Some(&'{') => {
+                    chars.next();
+                    lit.push('{');
+                }
+                '}' if chars.peek() == Some(&'}') => {
+                    chars.next();
+                    lit.push('}');
+                }
+                '{' => {
+                    let mut name = String::new();
+                    loop {
+                        match chars.next() {
+                            Some('}') => break,
+                            Some(c) => name.push(c),
+                            None => return Err("unclosed `{`".into()),
+                        }
+                    }
+                    let name = name.trim().to_string();
+                    if name.is_empty() {
+                        return Err("empty `{}`".into());
+                    }
+                    if !lit.is_empty() {
+                        parts.push(Part::Lit(std::mem::take(&mut lit)));
+                    }
+                    parts.push(Part::Var(name));
+                }
+                '}' => return Err("stray `}` (write `}}` for a brace)".into()),
+                c => lit.push(c),
+            }
+        }
+        if !lit.is_empty() {
+            parts.push(Part::Lit(lit));
+        }
+        Ok(Template { source: s.to_string(), parts })
+    }
+
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    pub fn vars(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Var(v) => Some(v.as_str()),
+            Part::Lit(_) => None,
+        })
+    }
+
+    /// Fills the template; `Err(name)` names the first variable `lookup` does not know.
+    pub fn render(&self, mut lookup: impl FnMut(&str) -> Option<String>) -> Result<String, String> {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Lit(s) => out.push_str(s),
+                Part::Var(v) => out.push_str(&lookup(v).ok_or_else(|| v.clone())?),
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_vars_and_escapes() {
+        let t = Template::parse("https://x/{slug}/{{raw}}").unwrap();
+        let out = t.render(|v| (v == "slug").then(|| "a/b".to_string())).unwrap();
+        assert_eq!(out, "https://x/a/b/{raw}");
+        assert_eq!(t.render(|_| None), Err("slug".to_string()));
+    }
+
+    #[test]
+    fn rejects_unclosed() {
+        assert!(Template::parse("{slug").is_err());
+        assert!(Template::parse("a}b").is_err());
+    }
+}

@@ -1,0 +1,116 @@
+//! discover: which files of each library's root are sources (include/exclude globs), in a
+//! deterministic order. The only stage besides `artifacts::store` that touches the file system
+//! for listing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::config::{Config, Format, Library};
+use crate::diag::{Problem, Problems};
+
+/// One source file of one library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// Index of the library in the config.
+    pub library: usize,
+    /// Path relative to the library root, `/`-separated.
+    pub rel: String,
+    pub path: PathBuf,
+    pub format: Format,
+}
+
+impl SourceFile {
+    /// `<library id>/<rel>`: the machine-independent `source` of a chunk record.
+    pub fn source_name(&self, cfg: &Config) -> String {
+        format!("{}/{}", cfg.libraries[self.library].id, self.rel)
+    }
+}
+
+/// Lists the source files of the given libraries. Problems: unknown formats are skipped
+/// silently only when excluded by globs; a file that matches but has no known format is a warning;
+/// a file claimed by two libraries is an error.
+pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceFile>, Problems) {
+    let mut problems = Problems::default();
+    let mut files = Vec::new();
+    let out_canon = out_dir.canonicalize().ok();
+    let mut claimed: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for lib in libs {
+        let lib_index = cfg.libraries.iter().position(|l| l.id == lib.id).expect("library from this config");
+        let Ok(root_canon) = lib.root.canonicalize() else {
+            problems.push(
+                Problem::error("library-root", format!("library `{}`: cannot open root {}", lib.id, lib.root.display()))
+                    .in_file(cfg.path.display().to_string())
+                    .help("check the `root` path in corpus.toml"),
+            );
+            continue;
+        };
+        let walker = walkdir::WalkDir::new(&lib.root).follow_links(true).sort_by_file_name();
+        let mut lib_files = Vec::new();
+        for entry in walker {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let path = e.path().map(|p| p.display().to_string()).unwrap_or_default();
+                    let msg = if e.loop_ancestor().is_some() {
+                        format!("symlink loop at {path}: skipped")
+                    } else {
+                        format!("cannot list {path}: {e}")
+                    };
+                    problems.push(Problem::warning("discover", msg).in_file(path).help("fix or remove the entry, or exclude it in corpus.toml"));
+                    continue;
+                }
+            };
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let path = entry.path();
+            let Ok(rel) = path.strip_prefix(&lib.root) else { continue };
+            let rel_str = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            if !lib.include.is_match(&rel_str) || lib.exclude.is_match(&rel_str) {
+                continue;
+            }
+            let canon = match path.canonicalize() {
+                Ok(c) => c,
+                Err(_) => continue, // vanished between listing and now
+            };
+            if let Some(out) = &out_canon {
+                if canon.starts_with(out) {
+                    continue;
+                }
+            }
+            let display = format!("{}/{}", lib.id, rel_str);
+            if !lib.allow_outside_root && !canon.starts_with(&root_canon) {
+                problems.push(
+                    Problem::error("outside-root", format!("{display} resolves outside the library root (to {})", canon.display()))
+                        .in_file(path.display().to_string())
+                        .help("a symlink may not leave the library root; set `allow_outside_root = true` on the library to allow it"),
+                );
+                continue;
+            }
+            let format = match lib.format.or_else(|| Format::from_extension(path)) {
+                Some(f) => f,
+                None => {
+                    problems.push(
+                        Problem::warning("unknown-format", format!("{display}: no format for this file extension; skipped"))
+                            .in_file(path.display().to_string())
+                            .help("narrow the library's `include` globs, or set `format`"),
+                    );
+                    continue;
+                }
+            };
+            if let Some(other) = claimed.get(&canon) {
+                problems.push(
+                    Problem::error("claimed-twice", format!("{} is claimed by two libraries: `{other}` and `{}`", path.display(), lib.id))
+                        .in_file(path.display().to_string())
+                        .help("make the libraries' roots or include/exclude globs disjoint"),
+                );
+                continue;
+            }
+            claimed.insert(canon, lib.id.clone());
+            lib_files.push(SourceFile { library: lib_index, rel: rel_str, path: path.to_path_buf(), format });
+        }
+        lib_files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        files.extend(lib_files);
+    }
+    (files, problems)
+}

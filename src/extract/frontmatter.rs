@@ -1,0 +1,138 @@
+//! Frontmatter: a YAML (`---`) or TOML (`+++`) block at the very top of a Markdown/MDX file.
+
+use serde_json::{Map, Value};
+
+use crate::diag::Problem;
+
+pub struct Split<'a> {
+    pub fields: Map<String, Value>,
+    /// The text after the frontmatter.
+    pub body: &'a str,
+    /// Lines taken by the frontmatter (to map body lines back to file lines).
+    pub lines: usize,
+}
+
+/// Splits off and parses the frontmatter. An unterminated or invalid block is an error.
+pub fn split(text: &str) -> Result<Split<'_>, Problem> {
+    let (fence, is_yaml) = if text.starts_with("---\n") || text == "---" {
+        ("---", true)
+    } else if text.starts_with("+++\n") {
+        ("+++", false)
+    } else {
+        return Ok(Split { fields: Map::new(), body: text, lines: 0 });
+    };
+    let inner_start = fence.len() + 1;
+    let mut pos = inner_start.min(text.len());
+    let mut close = None;
+    while pos <= text.len() {
+        let line_end = text[pos..].find('\n').map(|i| pos + i).unwrap_or(text.len());
+        let line = text[pos..line_end].trim_end();
+        if line == fence || (is_yaml && line == "...") {
+            close = Some((pos, (line_end + 1).min(text.len())));
+            break;
+        }
+        if line_end >= text.len() {
+            break;
+        }
+        pos = line_end + 1;
+    }
+    let Some((inner_end, body_start)) = close else {
+        return Err(Problem::error("frontmatter", format!("unterminated frontmatter: no closing `{fence}` line"))
+            .at_line(1)
+            .help(format!("close the block with a line holding only `{fence}`")));
+    };
+    let inner = &text[inner_start.min(inner_end)..inner_end];
+    let lines = text[..body_start].matches('\n').count();
+    let value: Value = if inner.trim().is_empty() {
+        Value::Object(Map::new())
+    } else if is_yaml {
+        serde_saphyr::from_str::<Value>(inner).map_err(|e| {
+            let loc = e.location();
+            let line = loc.map(|l| l.line() as usize + 1).unwrap_or(2);
+            let msg = e.to_string();
+            let first = msg.lines().next().unwrap_or("");
+            // Drop the parser's own "error: line N column M:" (frontmatter-relative) prefix.
+            let reason = first.rsplit_once(": ").filter(|(head, _)| head.contains("column")).map(|(_, r)| r).unwrap_or(first);
+            let col = loc.map(|l| format!(" column {}", l.column())).unwrap_or_default();
+            Problem::error("frontmatter", format!("invalid YAML frontmatter at line {line}{col}: {reason}"))
+                .at_line(line)
+                .help("fix the YAML between the `---` lines (quote values that contain `:` or `#`)")
+        })?
+    } else {
+        toml::from_str::<Value>(inner).map_err(|e| {
+            let line = e.span().map(|s| crate::diag::line_of(inner, s.start) + 1).unwrap_or(2);
+            Problem::error("frontmatter", format!("invalid TOML frontmatter: {}", e.message()))
+                .at_line(line)
+                .help("fix the TOML between the `+++` lines")
+        })?
+    };
+    let fields = match value {
+        Value::Object(m) => m,
+        Value::Null => Map::new(),
+        other => {
+            return Err(Problem::error("frontmatter", format!("frontmatter must be a mapping of keys, found {}", kind(&other)))
+                .at_line(2)
+                .help("write `key: value` lines between the `---` lines"));
+        }
+    };
+    Ok(Split { fields, body: &text[body_start..], lines })
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// A string field of the frontmatter (numbers are accepted as strings).
+pub fn str_field(fields: &Map<String, Value>, key: &str) -> Option<String> {
+    match fields.get(key)? {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The common frontmatter keys, applied to a document.
+pub fn apply(doc: &mut super::Document, fields: Map<String, Value>, lib: &crate::config::Library) {
+    doc.title = str_field(&fields, "title").map(|t| super::decode_entities(&t).into_owned());
+    doc.slug_override = str_field(&fields, "id");
+    doc.url = str_field(&fields, "url");
+    if let Some(Value::Array(ds)) = fields.get("domains") {
+        doc.domains = Some(ds.iter().filter_map(|d| d.as_str().map(str::to_string)).collect());
+    }
+    for key in &lib.frontmatter_metadata {
+        if let Some(v) = fields.get(key) {
+            doc.metadata.insert(key.clone(), v.clone());
+        }
+    }
+    doc.fields = fields;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_and_toml() {
+        let s = split("---\ntitle: عنوان\n---\nbody").unwrap();
+        assert_eq!(s.fields["title"], "عنوان");
+        assert_eq!(s.body, "body");
+        assert_eq!(s.lines, 3);
+        let s = split("+++\ntitle = \"x\"\n+++\n\nbody").unwrap();
+        assert_eq!(s.fields["title"], "x");
+    }
+
+    #[test]
+    fn unterminated_and_invalid() {
+        assert!(split("---\ntitle: x\nbody").is_err());
+        let e = split("---\ntitle: [x\n---\n").err().unwrap();
+        assert!(e.message.contains("invalid YAML"), "{}", e.message);
+        assert!(split("no frontmatter").unwrap().fields.is_empty());
+    }
+}

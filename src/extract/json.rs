@@ -1,0 +1,274 @@
+//! JSON records: a declarative mapping (`[library.records]` in corpus.toml) from one JSON file to
+//! one or many documents — which values are records, and which fields give id, title, text, url,
+//! date and metadata. Nested sections become headings with their content.
+
+use serde_json::{Map, Value};
+
+use super::{Body, BlockKind, Document, FileExtraction, coptic, decode_entities};
+use crate::config::{Library, RecordMapping, SectionMapping};
+use crate::diag::Problem;
+
+/// Where a record sits: the object key and array index of the last `*` steps that reached it.
+#[derive(Debug, Clone, Default)]
+struct Place {
+    key: Option<String>,
+    index: Option<usize>,
+}
+
+pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
+    let Some(map) = &lib.records else {
+        return FileExtraction::error(
+            file,
+            Problem::error("json-mapping", format!("library `{}` reads JSON but has no [library.records] mapping", lib.id))
+                .help("add `[library.records]` with at least `select` and `text` (see `askzico init`)"),
+        );
+    };
+    let root: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            return FileExtraction::error(
+                file,
+                Problem::error("json-syntax", format!("invalid JSON at line {} column {}: {e}", e.line(), e.column()))
+                    .at_line(e.line())
+                    .help("fix the JSON syntax (a trailing comma or an unquoted key is a common cause)"),
+            );
+        }
+    };
+    let mut recs = Vec::new();
+    select(&root, &map.select, Place::default(), &mut recs);
+    let mut out = FileExtraction::default();
+    if recs.is_empty() {
+        out.problems.push(
+            Problem::warning("empty", format!("the selector `{}` finds no records: no document", map.select.join(".")))
+                .in_file(file.to_string())
+                .help("check `records.select` against the file's shape"),
+        );
+        return out;
+    }
+    let multi = !map.select.is_empty();
+    for (i, (rec, place)) in recs.into_iter().enumerate() {
+        match record(rec, &place, map, multi) {
+            Ok(Some(doc)) => out.docs.push(doc),
+            Ok(None) => out.problems.push(
+                Problem::warning("empty", format!("record {} has no text: no document", describe(i, &place)))
+                    .in_file(file.to_string())
+                    .help("check the mapping's `text` paths"),
+            ),
+            Err(msg) => out.problems.push(
+                Problem::error("json-record", format!("record {}: {}", describe(i, &place), msg.0))
+                    .in_file(file.to_string())
+                    .help(msg.1),
+            ),
+        }
+    }
+    out
+}
+
+fn describe(i: usize, place: &Place) -> String {
+    match (&place.key, place.index) {
+        (Some(k), Some(ix)) => format!("#{i} (`{k}`[{ix}])"),
+        (Some(k), None) => format!("#{i} (`{k}`)"),
+        (None, Some(ix)) => format!("#{i} ([{ix}])"),
+        (None, None) => format!("#{i}"),
+    }
+}
+
+fn select<'a>(v: &'a Value, steps: &[String], place: Place, out: &mut Vec<(&'a Value, Place)>) {
+    let Some((step, rest)) = steps.split_first() else {
+        out.push((v, place));
+        return;
+    };
+    match (step.as_str(), v) {
+        ("*", Value::Object(m)) => {
+            for (k, child) in m {
+                select(child, rest, Place { key: Some(k.clone()), index: place.index }, out);
+            }
+        }
+        ("*", Value::Array(a)) => {
+            for (i, child) in a.iter().enumerate() {
+                select(child, rest, Place { key: place.key.clone(), index: Some(i) }, out);
+            }
+        }
+        (name, Value::Object(m)) => {
+            if let Some(child) = m.get(name) {
+                select(child, rest, place, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Values at a path relative to a record: `$` is the record, `$key`/`$index` its place.
+fn resolve<'a>(rec: &'a Value, path: &str) -> Vec<&'a Value> {
+    if path == "$" || path.is_empty() {
+        return vec![rec];
+    }
+    let steps: Vec<String> = path.split('.').map(str::to_string).collect();
+    let mut out = Vec::new();
+    select(rec, &steps, Place::default(), &mut out);
+    out.into_iter().map(|(v, _)| v).collect()
+}
+
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(decode_entities(s).into_owned()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+type Fail = (String, String);
+
+fn var(rec: &Value, place: &Place, caps: &Map<String, Value>, name: &str) -> Option<String> {
+    match name {
+        "$key" => place.key.clone(),
+        "$index" => place.index.map(|i| i.to_string()),
+        _ => caps.get(name).and_then(scalar).or_else(|| resolve(rec, name).first().and_then(|v| scalar(v))),
+    }
+}
+
+fn place_value(place: &Place, path: &str) -> Option<Value> {
+    match path {
+        "$key" => place.key.clone().map(Value::String),
+        "$index" => place.index.map(|i| Value::from(i as u64)),
+        _ => None,
+    }
+}
+
+fn record(rec: &Value, place: &Place, map: &RecordMapping, multi: bool) -> Result<Option<Document>, Fail> {
+    let mut caps = Map::new();
+    if let Some((field, re)) = &map.id_match {
+        let value = var(rec, place, &caps, field).ok_or_else(|| {
+            (format!("`id_match` reads field `{field}`, which the record lacks"), "point id_match.field at a string field every record has".to_string())
+        })?;
+        let Some(m) = re.captures(&value) else {
+            return Err((
+                format!("`id_match` pattern does not match `{value}`"),
+                "widen records.id_match.pattern, or give this record an id another way".into(),
+            ));
+        };
+        for name in re.capture_names().flatten() {
+            if let Some(g) = m.name(name) {
+                caps.insert(name.to_string(), Value::String(g.as_str().to_string()));
+            }
+        }
+    }
+    let render = |t: &crate::config::Template, what: &str| {
+        t.render(|name| var(rec, place, &caps, name)).map_err(|missing| {
+            (format!("{what} template `{}` needs `{missing}`, which the record lacks", t.source()), format!("fix records.{what} in corpus.toml"))
+        })
+    };
+    let slug = match &map.id {
+        Some(t) => Some(render(t, "id")?),
+        None if multi => Some(match (&place.key, place.index) {
+            (Some(k), Some(i)) => format!("{k}-{i}"),
+            (Some(k), None) => k.clone(),
+            (None, Some(i)) => i.to_string(),
+            (None, None) => "0".into(),
+        }),
+        None => None,
+    };
+    let title = match &map.title {
+        Some(path) => match resolve(rec, path).first() {
+            Some(v) => Some(scalar(v).ok_or_else(|| (format!("field `{path}` (title) is not text"), "map `title` to a string field".into()))?),
+            None => None,
+        },
+        None => None,
+    };
+    let url = map.url.as_ref().map(|t| render(t, "url")).transpose()?;
+
+    let mut body = Body::default();
+    for path in &map.text {
+        for v in resolve(rec, path) {
+            push_text(&mut body, v, "text", None);
+        }
+    }
+    if let Some(sections) = &map.sections {
+        push_sections(&mut body, rec, sections);
+    }
+    if body.is_empty() {
+        return Ok(None);
+    }
+
+    let mut metadata = Map::new();
+    if let Some(path) = &map.date {
+        let raw = place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
+        let text = raw.as_ref().and_then(scalar).unwrap_or_default();
+        let date = coptic::parse(&text).ok_or_else(|| {
+            (
+                format!("`{text}` (from `{path}`) is not a Coptic date like `15 Hator`"),
+                "dates are `<day> <month>` with months Tout Baba Hator Kiahk Toba Amshir Baramhat Baramouda Bashans Paona Epep Mesra Nasie".to_string(),
+            )
+        })?;
+        metadata.insert("date".into(), serde_json::to_value(date).expect("date serializes"));
+    }
+    for (name, path) in &map.metadata {
+        let v = place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
+        if let Some(v) = v {
+            let v = match v {
+                Value::String(s) => Value::String(decode_entities(&s).into_owned()),
+                other => other,
+            };
+            metadata.insert(name.clone(), v);
+        }
+    }
+    let title_text = title.clone().or_else(|| body.first_heading(1).map(str::to_string)).or_else(|| slug.clone()).unwrap_or_default();
+    let body = body.with_title_heading(&title_text);
+    let fields = match rec {
+        Value::Object(m) => m.clone(),
+        _ => Map::new(),
+    };
+    Ok(Some(Document {
+        record_slug: if multi { slug.clone() } else { None },
+        slug_override: if multi { None } else { slug },
+        title: Some(title_text),
+        url,
+        fields,
+        domains: None,
+        metadata,
+        body,
+        line: None,
+    }))
+}
+
+fn push_text(body: &mut Body, v: &Value, item_text: &str, item_label: Option<&str>) {
+    match v {
+        Value::String(s) => {
+            let s = decode_entities(s);
+            for para in s.split("\n\n") {
+                body.push(BlockKind::Paragraph, para);
+            }
+        }
+        Value::Number(n) => body.push(BlockKind::Paragraph, &n.to_string()),
+        Value::Array(items) => {
+            for item in items {
+                push_text(body, item, item_text, item_label);
+            }
+        }
+        Value::Object(m) => {
+            let Some(Value::String(t)) = m.get(item_text) else { return };
+            let t = decode_entities(t);
+            match item_label.and_then(|l| m.get(l)).and_then(|l| l.as_str()) {
+                Some(label) => body.push(BlockKind::Paragraph, &format!("{}: {t}", decode_entities(label))),
+                None => body.push(BlockKind::Paragraph, &t),
+            }
+        }
+        _ => {}
+    }
+}
+
+fn push_sections(body: &mut Body, rec: &Value, map: &SectionMapping) {
+    let mut secs = Vec::new();
+    select(rec, &map.select, Place::default(), &mut secs);
+    for (sec, _) in secs {
+        if let Some(title) = map.title.as_deref().and_then(|p| resolve(sec, p).first().and_then(|v| scalar(v))) {
+            body.push(BlockKind::Heading(2), &title);
+        }
+        for path in &map.text {
+            for v in resolve(sec, path) {
+                push_text(body, v, &map.item_text, map.item_label.as_deref());
+            }
+        }
+    }
+}

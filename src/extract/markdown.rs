@@ -1,0 +1,386 @@
+//! Markdown (CommonMark + GFM) through pulldown-cmark. Also the fallback for MDX that the MDX
+//! parser rejects. Dropped from evidence: frontmatter, HTML tags and `<script>`/`<style>` blocks,
+//! HTML comments, heading `{#anchor}` ids, VitePress `:::` container markers, Hugo shortcodes,
+//! link and image URLs (link text kept). Fenced code is kept, fenced.
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+use super::{Body, BlockKind, Document, FileExtraction, frontmatter};
+use crate::config::Library;
+
+pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
+    let split = match frontmatter::split(text) {
+        Ok(s) => s,
+        Err(p) => return FileExtraction::error(file, p),
+    };
+    let mut doc = Document::default();
+    frontmatter::apply(&mut doc, split.fields, lib);
+    doc.body = render(&preprocess(split.body));
+    super::finish(file, doc, Vec::new())
+}
+
+/// Removes syntax that CommonMark does not know and that would otherwise leak into evidence:
+/// VitePress container fences (`::: tip Title` keeps its title) and Hugo shortcodes. Code
+/// fences are left alone.
+pub(super) fn preprocess(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<(char, usize)> = None;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        if indent < 4 {
+            if let Some((c, n)) = fence {
+                let run = t.chars().take_while(|&x| x == c).count();
+                if run >= n && t[run * c.len_utf8()..].trim().is_empty() {
+                    fence = None;
+                }
+                out.push_str(line);
+                continue;
+            }
+            let first = t.chars().next();
+            if let Some(c @ ('`' | '~')) = first {
+                let run = t.chars().take_while(|&x| x == c).count();
+                if run >= 3 {
+                    fence = Some((c, run));
+                    out.push_str(line);
+                    continue;
+                }
+            }
+            if t.starts_with(":::") {
+                // `::: tip عنوان` → `عنوان`; a bare `:::` → blank line.
+                let rest = t.trim_start_matches(':').trim();
+                let title = rest.split_once(char::is_whitespace).map(|(_, title)| title.trim()).unwrap_or("");
+                out.push('\n');
+                if !title.is_empty() {
+                    out.push_str(title);
+                    out.push_str("\n\n");
+                }
+                continue;
+            }
+        } else if fence.is_some() {
+            out.push_str(line);
+            continue;
+        }
+        out.push_str(&strip_shortcodes(line));
+    }
+    out
+}
+
+fn strip_shortcodes(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains("{{<") && !line.contains("{{%") {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::new();
+    let mut rest = line;
+    loop {
+        let next = [rest.find("{{<"), rest.find("{{%")].into_iter().flatten().min();
+        let Some(start) = next else { break };
+        let close = if rest[start..].starts_with("{{<") { ">}}" } else { "%}}" };
+        match rest[start..].find(close) {
+            Some(end) => {
+                out.push_str(&rest[..start]);
+                rest = &rest[start + end + close.len()..];
+            }
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+fn options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_GFM
+}
+
+/// Markdown body → evidence blocks.
+pub(super) fn render(md: &str) -> Body {
+    let mut w = Walker::default();
+    for ev in Parser::new_ext(md, options()) {
+        w.event(ev);
+    }
+    w.flush(BlockKind::Paragraph);
+    w.body
+}
+
+#[derive(Default)]
+struct Walker {
+    body: Body,
+    buf: String,
+    lists: Vec<Option<u64>>,
+    quote: usize,
+    table: bool,
+    cell: usize,
+    heading: Option<u8>,
+    code: bool,
+    image: usize,
+    html: String,
+    in_html_block: bool,
+}
+
+impl Walker {
+    fn contained(&self) -> bool {
+        !self.lists.is_empty() || self.quote > 0 || self.table || self.heading.is_some()
+    }
+
+    fn flush(&mut self, kind: BlockKind) {
+        let text = std::mem::take(&mut self.buf);
+        self.body.push(kind, &text);
+    }
+
+    fn space(&mut self) {
+        if !self.buf.is_empty() && !self.buf.ends_with(char::is_whitespace) {
+            self.buf.push(' ');
+        }
+    }
+
+    fn event(&mut self, ev: Event<'_>) {
+        if self.image > 0 {
+            match ev {
+                Event::Start(Tag::Image { .. }) => self.image += 1,
+                Event::End(TagEnd::Image) => self.image -= 1,
+                _ => {}
+            }
+            return;
+        }
+        match ev {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(t) => {
+                if self.in_html_block {
+                    self.html.push_str(&t);
+                } else {
+                    self.buf.push_str(&t);
+                }
+            }
+            Event::Code(t) => self.buf.push_str(&t),
+            Event::InlineMath(t) | Event::DisplayMath(t) => self.buf.push_str(&t),
+            Event::Html(t) => self.html.push_str(&t),
+            Event::InlineHtml(t) => {
+                if t.starts_with("<br") {
+                    self.space();
+                }
+            }
+            Event::SoftBreak => self.space(),
+            Event::HardBreak => self.buf.push('\n'),
+            Event::TaskListMarker(done) => self.buf.push_str(if done { "[x] " } else { "[ ] " }),
+            Event::FootnoteReference(_) | Event::Rule => {}
+        }
+    }
+
+    fn start(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Paragraph => {
+                if self.contained() {
+                    self.space();
+                } else {
+                    self.flush(BlockKind::Paragraph);
+                }
+            }
+            Tag::Heading { level, .. } => {
+                self.flush(BlockKind::Paragraph);
+                self.heading = Some(level as u8);
+            }
+            Tag::BlockQuote(_) => {
+                if self.quote == 0 && !self.contained() {
+                    self.flush(BlockKind::Paragraph);
+                }
+                self.quote += 1;
+            }
+            Tag::CodeBlock(kind) => {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => info.split_whitespace().next().unwrap_or("").to_string(),
+                    CodeBlockKind::Indented => String::new(),
+                };
+                if self.contained() {
+                    if !self.buf.is_empty() {
+                        self.buf.push('\n');
+                    }
+                } else {
+                    self.flush(BlockKind::Paragraph);
+                }
+                self.code = true;
+                self.buf.push_str("```");
+                self.buf.push_str(&lang);
+                self.buf.push('\n');
+            }
+            Tag::HtmlBlock => {
+                self.in_html_block = true;
+                self.html.clear();
+            }
+            Tag::List(start) => {
+                if self.lists.is_empty() && !self.contained() {
+                    self.flush(BlockKind::Paragraph);
+                }
+                self.lists.push(start);
+            }
+            Tag::Item => {
+                if !self.buf.is_empty() {
+                    while self.buf.ends_with(' ') {
+                        self.buf.pop();
+                    }
+                    self.buf.push('\n');
+                }
+                let depth = self.lists.len().saturating_sub(1);
+                for _ in 0..depth {
+                    self.buf.push_str("  ");
+                }
+                match self.lists.last_mut() {
+                    Some(Some(n)) => {
+                        self.buf.push_str(&format!("{n}. "));
+                        *n += 1;
+                    }
+                    _ => self.buf.push_str("- "),
+                }
+            }
+            Tag::Table(_) => {
+                self.flush(BlockKind::Paragraph);
+                self.table = true;
+            }
+            Tag::TableHead | Tag::TableRow => {
+                if !self.buf.is_empty() {
+                    self.buf.push('\n');
+                }
+                self.cell = 0;
+            }
+            Tag::TableCell => {
+                if self.cell > 0 {
+                    self.buf.push_str(" | ");
+                }
+                self.cell += 1;
+            }
+            Tag::Image { .. } => self.image = 1,
+            Tag::FootnoteDefinition(_) => self.flush(BlockKind::Paragraph),
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Paragraph => {
+                if !self.contained() {
+                    self.flush(BlockKind::Paragraph);
+                }
+            }
+            TagEnd::Heading(_) => {
+                let level = self.heading.take().unwrap_or(1);
+                self.flush(BlockKind::Heading(level));
+            }
+            TagEnd::BlockQuote(_) => {
+                self.quote -= 1;
+                if self.quote == 0 && !self.contained() {
+                    self.flush(BlockKind::Quote);
+                }
+            }
+            TagEnd::CodeBlock => {
+                self.code = false;
+                if !self.buf.ends_with('\n') {
+                    self.buf.push('\n');
+                }
+                self.buf.push_str("```");
+                if !self.contained() {
+                    self.flush(BlockKind::Code);
+                }
+            }
+            TagEnd::HtmlBlock => {
+                self.in_html_block = false;
+                let text = strip_html(&std::mem::take(&mut self.html));
+                if self.contained() {
+                    self.space();
+                    self.buf.push_str(&text);
+                } else {
+                    self.flush(BlockKind::Paragraph);
+                    self.buf.push_str(&text);
+                    self.flush(BlockKind::Paragraph);
+                }
+            }
+            TagEnd::List(_) => {
+                self.lists.pop();
+                if self.lists.is_empty() && !self.contained() {
+                    self.flush(BlockKind::List);
+                }
+            }
+            TagEnd::Table => {
+                self.table = false;
+                self.flush(BlockKind::Table);
+            }
+            TagEnd::FootnoteDefinition => self.flush(BlockKind::Paragraph),
+            _ => {}
+        }
+        let _ = self.code;
+    }
+}
+
+/// Readable text of an HTML fragment embedded in Markdown: tags, comments and the content of
+/// `<script>`, `<style>` and `<template>`-free elements are dropped; entities are decoded.
+pub(super) fn strip_html(html: &str) -> String {
+    let lower = html.to_ascii_lowercase();
+    let mut out = String::new();
+    let mut i = 0;
+    let bytes = html.as_bytes();
+    while i < html.len() {
+        if bytes[i] == b'<' {
+            if lower[i..].starts_with("<!--") {
+                i = lower[i..].find("-->").map(|e| i + e + 3).unwrap_or(html.len());
+                continue;
+            }
+            let mut skipped = false;
+            for tag in ["script", "style"] {
+                let open = format!("<{tag}");
+                if lower[i..].starts_with(&open) && !lower[i + open.len()..].starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                    let close = format!("</{tag}");
+                    i = match lower[i..].find(&close) {
+                        Some(e) => lower[i + e..].find('>').map(|g| i + e + g + 1).unwrap_or(html.len()),
+                        None => html.len(),
+                    };
+                    skipped = true;
+                    break;
+                }
+            }
+            if skipped {
+                continue;
+            }
+            let is_tag = html[i + 1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!');
+            if is_tag {
+                i = html[i..].find('>').map(|g| i + g + 1).unwrap_or(html.len());
+                out.push(' ');
+                continue;
+            }
+        }
+        let ch = html[i..].chars().next().unwrap();
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    let decoded = super::decode_entities(&out);
+    decoded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(md: &str) -> Vec<(BlockKind, String)> {
+        let b = render(&preprocess(md));
+        b.blocks.iter().map(|x| (x.kind, b.block_text(x).to_string())).collect()
+    }
+
+    #[test]
+    fn headings_paragraphs_lists_code() {
+        let t = texts("# عنوان {#title}\n\nفقرة &quot;أولى&quot; [رابط](https://x)\n\n- أ\n- ب\n\n```js\nlet a = 1;\n```\n");
+        assert_eq!(t[0], (BlockKind::Heading(1), "عنوان".into()));
+        assert_eq!(t[1], (BlockKind::Paragraph, "فقرة \"أولى\" رابط".into()));
+        assert_eq!(t[2], (BlockKind::List, "- أ\n- ب".into()));
+        assert_eq!(t[3], (BlockKind::Code, "```js\nlet a = 1;\n```".into()));
+    }
+
+    #[test]
+    fn containers_shortcodes_and_html_dropped() {
+        let t = texts("::: tip ملاحظة\nنص داخل\n:::\n\n{{< youtube abc >}}\n\n<script setup>\nimport X from 'y'\n</script>\n\n<div class=\"a\">\n\nنص\n\n</div>\n");
+        let all: Vec<_> = t.iter().map(|x| x.1.clone()).collect();
+        assert_eq!(all, vec!["ملاحظة", "نص داخل", "نص"]);
+    }
+}

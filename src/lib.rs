@@ -1,0 +1,18 @@
+//! askzico: compiles curated Arabic site content into citation-ready RAG artifacts.
+//!
+//! The pipeline (see ARCHITECTURE.md) is a pure core — `extract`, `chunk`, `identity`,
+//! `normalize`, `embed`, `artifacts::render` — wrapped by thin I/O edges: `config` and
+//! `discover` read, `artifacts::store` writes, `cli` drives.
+
+pub mod artifacts;
+pub mod build;
+pub mod chunk;
+pub mod cli;
+pub mod config;
+pub mod diag;
+pub mod discover;
+pub mod embed;
+pub mod extract;
+pub mod identity;
+pub mod normalize;
+pub mod text;
