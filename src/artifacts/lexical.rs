@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::{BuiltDoc, Kind, Rendered};
 
 /// Target size of one shard; a Worker reads a few of them per question.
-const SHARD_TARGET_BYTES: usize = 32 * 1024;
+const SHARD_TARGET_BYTES: usize = 64 * 1024;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]

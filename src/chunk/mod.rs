@@ -317,13 +317,13 @@ mod tests {
             (BlockKind::Heading(2), "القسم الثاني"),
             (BlockKind::Paragraph, &para),
         ]);
-        let c = chunk(&b, &settings(1600, 100));
+        let c = chunk(&b, &settings(1400, 100));
         assert_eq!(c.len(), 3);
         assert!(b.text[c[1].start..].starts_with("القسم الأول"));
         assert!(b.text[c[2].start..].starts_with("القسم الثاني"));
         assert_eq!(c[2].heading_path, vec!["عنوان", "القسم الثاني"]);
         for x in &c {
-            assert!(chars(&b.text[x.start..x.end]) <= 1600);
+            assert!(chars(&b.text[x.start..x.end]) <= 1400);
         }
     }
 

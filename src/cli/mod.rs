@@ -80,6 +80,9 @@ enum Command {
 }
 
 pub fn main() -> i32 {
+    // Logs and CI read diagnostics as whole lines: wrap only on a terminal.
+    let width = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { 100 } else { 1000 };
+    let _ = miette::set_hook(Box::new(move |_| Box::new(miette::MietteHandlerOpts::new().width(width).build())));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -48,7 +48,19 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
     let multi = !map.select.is_empty();
     for (i, (rec, place)) in recs.into_iter().enumerate() {
         match record(rec, &place, map, multi) {
-            Ok(Some(doc)) => out.docs.push(doc),
+            Ok(Some(mut doc)) => {
+                if doc.title.as_deref().is_none_or(str::is_empty) {
+                    let t = super::stem_title(file);
+                    out.problems.push(
+                        Problem::warning("no-title", format!("record {} has no title; using `{t}`", describe(i, &place)))
+                            .in_file(file.to_string())
+                            .help("map `title` to a field under [library.records]"),
+                    );
+                    doc.body = std::mem::take(&mut doc.body).with_title_heading(&t);
+                    doc.title = Some(t);
+                }
+                out.docs.push(doc);
+            }
             Ok(None) => out.problems.push(
                 Problem::warning("empty", format!("record {} has no text: no document", describe(i, &place)))
                     .in_file(file.to_string())

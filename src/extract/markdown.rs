@@ -157,7 +157,7 @@ impl Walker {
                     self.buf.push_str(&t);
                 }
             }
-            Event::Code(t) => self.buf.push_str(&t),
+            Event::Code(t) => push_inline_code(&mut self.buf, &t),
             Event::InlineMath(t) | Event::DisplayMath(t) => self.buf.push_str(&t),
             Event::Html(t) => self.html.push_str(&t),
             Event::InlineHtml(t) => {
@@ -313,6 +313,17 @@ impl Walker {
         }
         let _ = self.code;
     }
+}
+
+/// Inline code stays marked as code in evidence: `x`, or ``x`y`` when it holds a backtick.
+pub(super) fn push_inline_code(out: &mut String, code: &str) {
+    let fence = if code.contains('`') { "``" } else { "`" };
+    let pad = if code.starts_with('`') || code.ends_with('`') { " " } else { "" };
+    out.push_str(fence);
+    out.push_str(pad);
+    out.push_str(code);
+    out.push_str(pad);
+    out.push_str(fence);
 }
 
 /// Readable text of an HTML fragment embedded in Markdown: tags, comments and the content of

@@ -129,7 +129,7 @@ fn inline_all(nodes: &[Node], out: &mut String) {
 fn inline(node: &Node, out: &mut String) {
     match node {
         Node::Text(t) => out.push_str(&t.value),
-        Node::InlineCode(c) => out.push_str(&c.value),
+        Node::InlineCode(c) => super::markdown::push_inline_code(out, &c.value),
         Node::InlineMath(m) => out.push_str(&m.value),
         Node::Break(_) => out.push('\n'),
         Node::Image(_) | Node::ImageReference(_) | Node::MdxTextExpression(_) | Node::FootnoteReference(_) => {}

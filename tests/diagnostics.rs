@@ -1,0 +1,119 @@
+//! Bad input gets a clear diagnostic naming the file, the line and the fix — every problem in
+//! one run — and a failed build leaves the previous one as it was.
+
+mod common;
+
+use common::*;
+
+fn project(config: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("corpus.toml"), config).unwrap();
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+const ONE_LIB: &str = "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\n";
+
+#[test]
+fn config_errors_are_all_reported_with_lines_and_exit_2() {
+    let cfg = "[corpus]\nname = \"t\"\ncolour = 1\n\n[[library]]\nid = \"عربي\"\nroot = \"missing\"\ninclude = [\"[\"]\n\n[[library]]\nid = \"a\"\nroot = \"src\"\nformat = \"pdf\"\n\n[[library]]\nid = \"b\"\nroot = \"src\"\n\n[[library]]\nid = \"b\"\nroot = \"src\"\n\n[env.x]\nlibraries = [\"zzz\"]\n";
+    let p = project(cfg, &[("src/a.md", "# a\n\ntext")]);
+    let o = run(bin().current_dir(p.path()).args(["build", "--json"]));
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let lines: Vec<serde_json::Value> = err.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let has = |needle: &str, line: usize| lines.iter().any(|d| d["message"].as_str().unwrap().contains(needle) && d["line"] == line);
+    assert!(has("colour", 3), "{err}");
+    assert!(has("must be ASCII", 6), "{err}");
+    assert!(has("is not a directory", 7), "{err}");
+    assert!(has("bad glob", 8), "{err}");
+    assert!(has("pdf", 13), "{err}");
+    assert!(has("two libraries have the id `b`", 20), "{err}");
+    assert!(has("unknown library `zzz`", 24), "{err}");
+    for d in &lines {
+        assert_eq!(d["file"], "corpus.toml");
+        assert!(d["help"].is_string(), "every diagnostic says what to do: {d}");
+    }
+}
+
+#[test]
+fn toml_syntax_error_points_at_the_line() {
+    let p = project("[corpus\nname = 1\n", &[]);
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("corpus.toml:1"), "{}", stderr(&o));
+}
+
+#[test]
+fn every_bad_source_is_reported_in_one_run_and_nothing_is_written() {
+    let p = project(
+        ONE_LIB,
+        &[
+            ("src/good.md", "# عنوان\n\nنص سليم."),
+            ("src/bad-yaml.md", "---\ntitle: [x\n---\n\nنص"),
+            ("src/open.md", "---\ntitle: x\n\nنص بلا نهاية للرأس"),
+            ("src/latin1.md", "caf\u{e9}"),
+            ("src/empty.md", "   \n"),
+            ("src/عربي.md", "# عنوان\n\nنص"),
+        ],
+    );
+    // latin1.md: write real Latin-1 bytes, not UTF-8.
+    std::fs::write(p.path().join("src/latin1.md"), b"# caf\xe9\n").unwrap();
+    let o = run(bin().current_dir(p.path()).args(["build", "--json"]));
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let diags = v["diagnostics"].as_array().unwrap();
+    let find = |file: &str| diags.iter().find(|d| d["file"].as_str().is_some_and(|f| f.ends_with(file))).unwrap_or_else(|| panic!("no diagnostic for {file}: {diags:?}"));
+    assert_eq!(find("bad-yaml.md")["level"], "error");
+    assert_eq!(find("bad-yaml.md")["line"], 2);
+    assert!(find("open.md")["message"].as_str().unwrap().contains("unterminated frontmatter"));
+    assert!(find("latin1.md")["message"].as_str().unwrap().contains("invalid UTF-8 at byte offset 5"));
+    assert_eq!(find("empty.md")["level"], "warning");
+    assert!(find("عربي.md")["message"].as_str().unwrap().contains("cannot make a doc_id"));
+    assert!(!p.path().join("out/manifest.json").exists());
+}
+
+#[test]
+fn duplicate_and_overlong_ids_name_every_source() {
+    let long = "a".repeat(70);
+    let p = project(
+        ONE_LIB,
+        &[
+            ("src/one.md", "---\nid: same\n---\n# x\n\nنص"),
+            ("src/two.md", "---\nid: same\n---\n# y\n\nنص"),
+            (&format!("src/{long}.md"), "# z\n\nنص"),
+        ],
+    );
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("doc_id `docs:same` is produced by 2 sources: docs/one.md, docs/two.md"), "{err}");
+    assert!(err.contains("over the 64-byte Vectorize limit"), "{err}");
+}
+
+#[test]
+fn json_records_errors_name_the_record() {
+    let cfg = "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"s\"\nroot = \"src\"\n\n[library.records]\nselect = \"*.*\"\nid = \"{slug}\"\ntitle = \"name\"\ntext = \"text\"\ndate = \"$key\"\n";
+    let p = project(cfg, &[("src/a.json", r#"{"15 Hator": [{"slug": "ok", "name": "x", "text": "نص"}], "40 Nowhere": [{"slug": "bad-date", "name": "y", "text": "نص"}], "1 Tout": [{"name": "z", "text": "نص"}]}"#)]);
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("`40 Nowhere` (from `$key`) is not a Coptic date"), "{err}");
+    assert!(err.contains("id template `{slug}` needs `slug`"), "{err}");
+    let p = project(cfg, &[("src/a.json", "{\"x\": [1,}")]);
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert!(stderr(&o).contains("invalid JSON at line 1"), "{}", stderr(&o));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(run(bin().arg("bogus")).status.code(), Some(2));
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(bin().current_dir(dir.path()).arg("build"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("askzico init"), "{}", stderr(&o));
+}
