@@ -116,7 +116,8 @@ struct Walker {
     table: bool,
     cell: usize,
     heading: Option<u8>,
-    code: bool,
+    /// An open code block: its language and where its text starts in `buf`.
+    code: Option<(String, usize)>,
     image: usize,
     html: String,
     in_html_block: bool,
@@ -203,10 +204,7 @@ impl Walker {
                 } else {
                     self.flush(BlockKind::Paragraph);
                 }
-                self.code = true;
-                self.buf.push_str("```");
-                self.buf.push_str(&lang);
-                self.buf.push('\n');
+                self.code = Some((lang, self.buf.len()));
             }
             Tag::HtmlBlock => {
                 self.in_html_block = true;
@@ -277,11 +275,10 @@ impl Walker {
                 }
             }
             TagEnd::CodeBlock => {
-                self.code = false;
-                if !self.buf.ends_with('\n') {
-                    self.buf.push('\n');
+                if let Some((lang, start)) = self.code.take() {
+                    let code = self.buf.split_off(start);
+                    self.buf.push_str(&super::fenced(&lang, &code));
                 }
-                self.buf.push_str("```");
                 if !self.contained() {
                     self.flush(BlockKind::Code);
                 }
@@ -311,7 +308,6 @@ impl Walker {
             TagEnd::FootnoteDefinition => self.flush(BlockKind::Paragraph),
             _ => {}
         }
-        let _ = self.code;
     }
 }
 

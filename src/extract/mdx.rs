@@ -72,7 +72,7 @@ impl Walker {
             }
             Node::Code(c) => {
                 let lang = c.lang.as_deref().unwrap_or("");
-                self.body.push(BlockKind::Code, &format!("```{lang}\n{}\n```", c.value));
+                self.body.push(BlockKind::Code, &super::fenced(lang, &c.value));
             }
             Node::Math(m) => self.body.push(BlockKind::Code, &m.value),
             Node::List(_) => {
@@ -157,7 +157,7 @@ fn flat(node: &Node, out: &mut String) {
             if !out.is_empty() && !out.ends_with('\n') {
                 out.push('\n');
             }
-            out.push_str(&format!("```{}\n{}\n```", c.lang.as_deref().unwrap_or(""), c.value));
+            out.push_str(&super::fenced(c.lang.as_deref().unwrap_or(""), &c.value));
         }
         Node::List(_) => {
             if !out.is_empty() && !out.ends_with('\n') {

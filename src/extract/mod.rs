@@ -48,6 +48,15 @@ impl Body {
         if s.trim().is_empty() {
             return;
         }
+        // A heading that is literally a tag (`<option>`, an escaped `\<script setup>`) is a code
+        // name, shown as code so it never reads as markup.
+        let wrapped;
+        let s = if matches!(kind, BlockKind::Heading(_)) && looks_like_tag(s) {
+            wrapped = format!("`{s}`");
+            wrapped.as_str()
+        } else {
+            s
+        };
         if !self.text.is_empty() {
             self.text.push_str("\n\n");
         }
@@ -80,6 +89,19 @@ impl Body {
         }
         out
     }
+}
+
+/// A fenced code block as evidence; the fence is longer than any backtick run inside the code,
+/// so code that itself shows fences stays one block.
+pub fn fenced(lang: &str, code: &str) -> String {
+    let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let code = code.strip_suffix('\n').unwrap_or(code);
+    format!("{fence}{lang}\n{code}\n{fence}")
+}
+
+fn looks_like_tag(s: &str) -> bool {
+    s.starts_with('<') && s.ends_with('>') && s[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/') && !s.contains('`')
 }
 
 /// One document extracted from a source file.

@@ -1,0 +1,208 @@
+//! The compiler on the real Arabic corpora in ../shared/corpora (read at test time, never
+//! copied). Skips with a printed reason where they are absent; CI has them.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use common::*;
+use regex::Regex;
+
+struct Built {
+    _dir: tempfile::TempDir,
+    out: PathBuf,
+    stderr: String,
+    records: Vec<serde_json::Value>,
+}
+
+fn config() -> PathBuf {
+    repo().join("examples/shared-corpora/corpus.toml")
+}
+
+/// One build of the shared corpora for every test in this file.
+fn built(test: &str) -> Option<&'static Built> {
+    shared_corpora(test)?;
+    static BUILT: OnceLock<Built> = OnceLock::new();
+    Some(BUILT.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let o = run(bin().args(["build", "--config"]).arg(config()).arg("--out").arg(&out));
+        assert!(o.status.success(), "shared-corpora build failed:\n{}", stderr(&o));
+        let records = chunk_records(&out, "manifest.json");
+        Built { stderr: stderr(&o), records, out, _dir: dir }
+    }))
+}
+
+fn docs_of<'a>(b: &'a Built, lib: &str) -> BTreeSet<&'a str> {
+    b.records.iter().filter(|r| r["library"] == lib).map(|r| r["doc_id"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn builds_and_verifies() {
+    let Some(b) = built("builds_and_verifies") else { return };
+    let o = run(bin().args(["verify", "--config"]).arg(config()).arg("--out").arg(&b.out));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = manifest(&b.out);
+    let libs: Vec<&str> = m["libraries"].as_array().unwrap().iter().map(|l| l["id"].as_str().unwrap()).collect();
+    for lib in ["seneksar", "react-ar", "vue-ar", "redis-ar", "eis1600", "fahdlabs", "quran", "agpeya", "liturgy", "tasbeha", "incense"] {
+        assert!(libs.contains(&lib), "library {lib} missing");
+        assert!(!docs_of(b, lib).is_empty(), "library {lib} has no documents");
+    }
+}
+
+#[test]
+fn every_synaxarium_record_and_quran_chapter_is_a_document() {
+    let Some(b) = built("every_synaxarium_record_and_quran_chapter_is_a_document") else { return };
+    let seneksar = docs_of(b, "seneksar");
+    assert_eq!(seneksar.len(), 856, "all 856 records, none dropped or merged");
+    let nativity = b.records.iter().find(|r| r["url"].as_str().is_some_and(|u| u.ends_with("4_29.html?lang=ar#1"))).expect("29 Kiahk #1");
+    assert_eq!(nativity["doc_id"], "seneksar:4-29-1");
+    assert_eq!(nativity["metadata"]["date"], serde_json::json!({"calendar": "coptic", "month": 4, "day": 29}));
+    let months: BTreeSet<u64> = b.records.iter().filter(|r| r["library"] == "seneksar").map(|r| r["metadata"]["date"]["month"].as_u64().unwrap()).collect();
+    assert_eq!(months, (1..=13).collect());
+    let quran = docs_of(b, "quran");
+    let expected: BTreeSet<String> = [1, 12, 18, 19, 36, 55, 67, 112, 113, 114].iter().map(|n| format!("quran:{n}")).collect();
+    assert_eq!(quran.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(), expected);
+    let q112 = b.records.iter().find(|r| r["doc_id"] == "quran:112").unwrap();
+    assert_eq!(q112["source"], "quran/chapters/112.json");
+}
+
+/// Letters of prose in a Markdown/MDX source, outside frontmatter, code, tags and ESM lines.
+fn prose_letters(src: &str) -> usize {
+    let mut s = src.replace("\r\n", "\n");
+    if s.starts_with("---\n") {
+        if let Some(end) = s[4..].find("\n---") {
+            s = s[4 + end + 4..].to_string();
+        }
+    }
+    let fences = Regex::new(r"(?ms)^\s*(```|~~~).*?^\s*(```|~~~)").unwrap();
+    let blocks = Regex::new(r"(?is)<(script|style)\b.*?</(script|style)>").unwrap();
+    let tags = Regex::new(r"<[^>\n]*>").unwrap();
+    let esm = Regex::new(r"(?m)^(import|export)\s.*$").unwrap();
+    let inline = Regex::new(r"`[^`\n]*`").unwrap();
+    let s = fences.replace_all(&s, "");
+    let s = blocks.replace_all(&s, "");
+    let s = esm.replace_all(&s, "");
+    let s = tags.replace_all(&s, "");
+    let s = inline.replace_all(&s, "");
+    s.chars().filter(|c| c.is_alphabetic()).count()
+}
+
+#[test]
+fn every_page_with_prose_yields_chunks_and_layout_pages_warn() {
+    let Some(b) = built("every_page_with_prose_yields_chunks_and_layout_pages_warn") else { return };
+    let corpora = shared_corpora("").unwrap();
+    let sources: BTreeSet<&str> = b.records.iter().map(|r| r["source"].as_str().unwrap()).collect();
+    for (lib, root) in [("react-ar", "react-dev-ar/src/content"), ("vue-ar", "vue-docs-ar/src")] {
+        let root = corpora.join(root);
+        let mut checked = 0;
+        for e in walkdir::WalkDir::new(&root).into_iter().filter_map(Result::ok) {
+            if e.path().extension().is_none_or(|x| x != "md") {
+                continue;
+            }
+            let rel = e.path().strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+            let src = std::fs::read_to_string(e.path()).unwrap();
+            let source = format!("{lib}/{rel}");
+            if prose_letters(&src) >= 200 {
+                checked += 1;
+                assert!(sources.contains(source.as_str()), "{source} has prose but yields no chunk");
+            } else if !sources.contains(source.as_str()) {
+                let name = e.path().file_name().unwrap().to_string_lossy().into_owned();
+                assert!(b.stderr.lines().any(|l| l.contains(&name) && l.contains("nothing to index")), "{source}: no document and no warning");
+            }
+        }
+        assert!(checked > 30, "{lib}: only {checked} files checked");
+    }
+}
+
+#[test]
+fn evidence_holds_no_markup_entities_or_frontmatter() {
+    let Some(b) = built("evidence_holds_no_markup_entities_or_frontmatter") else { return };
+    let entity = Regex::new(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]{1,31});").unwrap();
+    let inline = Regex::new(r"``.+?``|`[^`\n]+`").unwrap();
+    let esm = Regex::new(r#"(?m)^\s*(import\s.*\sfrom\s+['"]|import\s+['"]|export\s+(const|default|function|let)\b)"#).unwrap();
+    let tag = Regex::new(r"</?[A-Za-z][A-Za-z0-9.:-]*(\s+[A-Za-z:@#_.-]+(=(\x22[^\x22]*\x22|'[^']*'|\{[^}]*\}|[^\s>]+))?)*\s*/?>").unwrap();
+    let mut failures = Vec::new();
+    // A code block longer than the limit continues into the next chunk of its document.
+    let mut in_code: BTreeMap<&str, Option<usize>> = BTreeMap::new();
+    for r in &b.records {
+        let id = r["chunk_id"].as_str().unwrap();
+        let text = r["text"].as_str().unwrap();
+        let state = in_code.entry(r["doc_id"].as_str().unwrap()).or_insert(None);
+        let prose = outside_fences(text, state);
+        if let Some(m) = entity.find(&prose) {
+            failures.push(format!("{id}: entity {}", m.as_str()));
+        }
+        if prose.starts_with("---\n") || prose.contains("\n---\ntitle:") {
+            failures.push(format!("{id}: frontmatter"));
+        }
+        let prose = inline.replace_all(&prose, "");
+        if let Some(m) = esm.find(&prose) {
+            failures.push(format!("{id}: ESM line `{}`", m.as_str()));
+        }
+        if let Some(m) = tag.find(&prose) {
+            failures.push(format!("{id}: tag `{}`", m.as_str()));
+        }
+        assert_eq!(
+            r["search_text"].as_str().unwrap(),
+            askzico::normalize::normalize(text, &askzico::normalize::Rules::default()),
+            "{id}: search_text is not the normalized form of its own text"
+        );
+    }
+    assert!(failures.is_empty(), "{} chunks hold markup:\n{}", failures.len(), failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+/// The text outside fenced code, with CommonMark fence rules (a closing fence has no info
+/// string); `open` carries an unclosed fence (its backtick count) across a document's chunks.
+fn outside_fences(text: &str, open: &mut Option<usize>) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        let ticks = t.chars().take_while(|&c| c == '`').count();
+        match *open {
+            Some(n) => {
+                if ticks >= n && t[ticks..].trim().is_empty() {
+                    *open = None;
+                }
+            }
+            None if ticks >= 3 => *open = Some(ticks),
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn shared_build_is_byte_identical_across_directories_and_threads() {
+    let Some(b) = built("shared_build_is_byte_identical_across_directories_and_threads") else { return };
+    let other = tempfile::tempdir().unwrap();
+    let out = other.path().join("elsewhere/out");
+    // Another working directory, another output directory, one thread instead of the default.
+    let o = run(bin().current_dir(other.path()).env("RAYON_NUM_THREADS", "1").args(["build", "--config"]).arg(config()).arg("--out").arg(&out));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = out_files(&b.out);
+    let c = out_files(&out);
+    assert_eq!(a.len(), c.len());
+    for ((pa, ba), (pc, bc)) in a.iter().zip(&c) {
+        assert_eq!(pa, pc);
+        assert!(ba == bc, "{pa} differs");
+    }
+}
+
+#[test]
+fn ids_are_ascii_short_and_unique() {
+    let Some(b) = built("ids_are_ascii_short_and_unique") else { return };
+    let mut seen = BTreeMap::new();
+    for r in &b.records {
+        let id = r["chunk_id"].as_str().unwrap();
+        assert!(id.is_ascii() && id.len() <= 64, "{id}");
+        assert!(seen.insert(id.to_string(), ()).is_none(), "duplicate {id}");
+        let src = r["source"].as_str().unwrap();
+        assert!(!Path::new(src).is_absolute() && !src.contains(".."), "{src}");
+    }
+}
