@@ -6,6 +6,7 @@
 mod build;
 mod export;
 mod init;
+pub mod show;
 mod verify;
 
 use std::path::PathBuf;
@@ -71,6 +72,15 @@ enum Command {
         #[arg(long, default_value = "")]
         prefix: String,
     },
+    /// Print a document's or chunk's records as built (text, boundaries, metadata) for review.
+    Show {
+        #[command(flatten)]
+        at: BuildLocation,
+        /// A chunk_id, doc_id, url, or source path (suffix at a `/` or `#` boundary).
+        key: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Scaffold a commented corpus.toml and one sample source.
     Init {
         /// Directory to create the project in.
@@ -95,6 +105,7 @@ pub fn main() -> i32 {
         Command::Build { at, json } => build::run(&at, json),
         Command::Verify { at, json } => verify::run(&at, json),
         Command::Export { at, format, dest, prefix } => export::run(&at, format, &dest, &prefix),
+        Command::Show { at, key, json } => show::run(&at, &key, json),
         Command::Init { dir } => init::run(&dir),
     }
 }

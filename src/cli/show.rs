@@ -1,0 +1,112 @@
+//! `askzico show ID|SOURCE`: a document's or chunk's records as built, with chunk boundaries,
+//! for manual review.
+
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use crate::artifacts::store::read_manifest;
+use crate::artifacts::{ChunkRecord, Kind};
+use crate::diag::{Problem, Problems};
+
+/// Whether a record answers to `key`: its chunk_id, doc_id, url, or a source suffix at a
+/// `/` or `#` boundary.
+pub fn matches(r: &ChunkRecord, key: &str) -> bool {
+    if r.chunk_id == key || r.doc_id == key || r.url == key {
+        return true;
+    }
+    match r.source.strip_suffix(key) {
+        Some(head) => head.is_empty() || head.ends_with('/') || key.starts_with('#') || head.ends_with('#'),
+        None => r.source.split('#').next().and_then(|path| path.strip_suffix(key)).is_some_and(|h| h.is_empty() || h.ends_with('/')),
+    }
+}
+
+pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
+    let Some(out) = super::verify::out_dir(at, json) else { return EXIT_USAGE };
+    let manifest = match read_manifest(&out, at.env.as_deref()) {
+        Ok(m) => m,
+        Err(p) => {
+            report(&Problems(vec![p]), json);
+            return EXIT_ERRORS;
+        }
+    };
+    let mut hits: Vec<ChunkRecord> = Vec::new();
+    for a in manifest.artifacts_of(Kind::Chunks) {
+        let Ok(text) = std::fs::read_to_string(out.join(&a.path)) else { continue };
+        for line in text.lines() {
+            if let Ok(r) = serde_json::from_str::<ChunkRecord>(line) {
+                if matches(&r, key) {
+                    hits.push(r);
+                }
+            }
+        }
+    }
+    if hits.is_empty() {
+        let p = Problem::error("not-found", format!("no chunk, document, url or source `{key}` in {}", manifest.corpus_version))
+            .help("pass a chunk_id (lib:slug:000), a doc_id (lib:slug), a url, or a source path such as `learn/your-first-component.md`");
+        report(&Problems(vec![p]), json);
+        return EXIT_ERRORS;
+    }
+    if json {
+        for h in &hits {
+            println!("{}", serde_json::to_string(h).expect("serializes"));
+        }
+        return EXIT_OK;
+    }
+    let mut last_doc = String::new();
+    for r in &hits {
+        if r.doc_id != last_doc {
+            println!("━━ doc {}  ({})", r.doc_id, r.source);
+            println!("   title: {}", r.title);
+            println!("   url:   {}", r.url);
+            println!("   domains: {}", r.domains.join(", "));
+            let mut meta = r.metadata.clone();
+            meta.remove("span");
+            meta.remove("heading_path");
+            if !meta.is_empty() {
+                println!("   metadata: {}", serde_json::Value::Object(meta));
+            }
+            last_doc = r.doc_id.clone();
+        }
+        let span = r.metadata.get("span").map(|s| s.to_string()).unwrap_or_default();
+        let path = r.metadata.get("heading_path").and_then(|p| p.as_array()).map(|p| p.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(" › ")).unwrap_or_default();
+        println!("── chunk {}  bytes {span}  {} chars  [{path}]", r.chunk_id, r.text.chars().count());
+        println!("{}", r.text);
+        println!("── search_text:");
+        println!("{}", r.search_text);
+        println!("── end {}\n", r.chunk_id);
+    }
+    EXIT_OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(source: &str) -> ChunkRecord {
+        ChunkRecord {
+            doc_id: "react-ar:learn/x".into(),
+            chunk_id: "react-ar:learn/x:000".into(),
+            library: "react-ar".into(),
+            source: source.into(),
+            title: String::new(),
+            url: "https://u/x".into(),
+            chunk_index: 0,
+            domains: vec![],
+            text: String::new(),
+            search_text: String::new(),
+            metadata: Default::default(),
+        }
+    }
+
+    #[test]
+    fn matching_rules() {
+        let r = rec("react-ar/learn/x.md");
+        assert!(matches(&r, "learn/x.md"));
+        assert!(matches(&r, "x.md"));
+        assert!(!matches(&r, "n/x.md"));
+        assert!(matches(&r, "react-ar:learn/x"));
+        assert!(matches(&r, "https://u/x"));
+        let r = rec("seneksar/canonical.json#3-15-1");
+        assert!(matches(&r, "canonical.json#3-15-1"));
+        assert!(matches(&r, "#3-15-1"));
+        assert!(matches(&r, "canonical.json"));
+    }
+}
