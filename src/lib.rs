@@ -15,4 +15,6 @@ pub mod embed;
 pub mod extract;
 pub mod identity;
 pub mod normalize;
+pub mod retrieve;
+pub mod eval;
 pub mod text;

@@ -126,6 +126,7 @@ pub struct Config {
     pub chunking: ChunkSettings,
     pub normalize: Rules,
     pub embedding: EmbedSettings,
+    pub retrieval: crate::retrieve::RetrievalSettings,
     pub libraries: Vec<Library>,
     pub envs: BTreeMap<String, Vec<String>>,
     /// Limits that keep one bad file from exhausting the machine.
@@ -336,6 +337,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         chunking: ChunkSettings { max_chars: chunking.max_chars.into_inner(), min_chars: chunking.min_chars.into_inner() },
         normalize: raw.normalize.unwrap_or_default(),
         embedding: EmbedSettings { provider: embedding.provider.into_inner(), dims: embedding.dims.into_inner() },
+        retrieval: raw.retrieval.unwrap_or_default(),
         libraries,
         envs,
         max_file_bytes: corpus.max_file_mb.into_inner() * 1024 * 1024,

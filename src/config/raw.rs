@@ -20,6 +20,7 @@ pub(super) struct RawConfig {
     pub embedding: Option<RawEmbedding>,
     pub library: Vec<RawLibrary>,
     pub env: Option<BTreeMap<String, RawEnv>>,
+    pub retrieval: Option<crate::retrieve::RetrievalSettings>,
 }
 
 fn sp<T>(v: T) -> Spanned<T> {
@@ -164,7 +165,7 @@ pub(super) struct RawEnv {
     pub libraries: Vec<Spanned<String>>,
 }
 
-const KEYS: &[&str] = &["corpus", "chunking", "normalize", "embedding", "library", "env"];
+const KEYS: &[&str] = &["corpus", "chunking", "normalize", "embedding", "retrieval", "library", "env"];
 
 pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
     let src = cx.src.clone();
@@ -184,6 +185,7 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
             "normalize" => raw.normalize = de(cx, value),
             "embedding" => raw.embedding = de(cx, value),
             "env" => raw.env = de(cx, value),
+            "retrieval" => raw.retrieval = de(cx, value),
             "library" => match value.get_ref().as_array() {
                 Some(items) => {
                     for item in items.iter() {

@@ -6,7 +6,7 @@
 
 pub mod coptic;
 mod frontmatter;
-mod html;
+pub mod html;
 mod json;
 mod markdown;
 mod mdx;

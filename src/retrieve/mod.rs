@@ -1,0 +1,274 @@
+//! retrieve: the runtime's retrieval, run locally over one built version — normalize the
+//! question, score lexical shards (BM25) and vectors, fuse the candidate IDs (weighted RRF),
+//! prefer documents whose structured date the question names, then hydrate from lookup.
+//! An ID that cannot be hydrated is an invariant failure, never a silent skip.
+
+pub mod bm25;
+pub mod dates;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::artifacts::lexical::{LexMeta, LexShard, shard_of};
+use crate::artifacts::manifest::Manifest;
+use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
+use crate::config::Config;
+use crate::diag::Problem;
+use crate::embed::from_settings;
+use crate::normalize::query_text;
+
+/// Fusion weights and depths, from `[retrieval]` in corpus.toml.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetrievalSettings {
+    /// Weight of the lexical (BM25) ranking in reciprocal-rank fusion.
+    pub lexical_weight: f64,
+    /// Weight of the vector ranking. The offline `hash` embedder is a weak lexical signal: the
+    /// eval chose a small weight (see `askzico eval --compare`).
+    pub vector_weight: f64,
+    /// RRF constant `k` in `w / (k + rank)`.
+    pub rrf_k: f64,
+    /// Candidates taken from each ranking before fusion.
+    pub depth: usize,
+    /// Added to the fused score of a chunk whose date the question names.
+    pub date_boost: f64,
+    pub bm25_k1: f64,
+    pub bm25_b: f64,
+}
+
+impl Default for RetrievalSettings {
+    fn default() -> Self {
+        RetrievalSettings { lexical_weight: 1.0, vector_weight: 0.3, rrf_k: 60.0, depth: 100, date_boost: 1.0, bm25_k1: 1.2, bm25_b: 0.75 }
+    }
+}
+
+/// Which rankings a search uses (the eval compares them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Fused,
+    Lexical,
+    Vector,
+}
+
+/// What a chunk is, for matching and filtering (no evidence text).
+#[derive(Debug, Clone, Serialize)]
+pub struct ChunkInfo {
+    pub chunk_id: String,
+    pub doc_id: String,
+    pub url: String,
+    pub source: String,
+    pub library: String,
+    pub domains: Vec<String>,
+    pub date: Option<(u8, u8)>,
+}
+
+/// One built version, loaded for querying.
+pub struct Searcher<'a> {
+    cfg: &'a Config,
+    out: std::path::PathBuf,
+    pub manifest: Manifest,
+    pub chunks: BTreeMap<String, ChunkInfo>,
+    lookup: HashMap<String, LookupRecord>,
+    vectors: Vec<(String, Vec<f32>)>,
+    lex_meta: BTreeMap<String, LexMeta>,
+    lex_paths: HashMap<(String, usize), String>,
+    lex_cache: std::cell::RefCell<HashMap<(String, usize), LexShard>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    pub rank: usize,
+    pub score: f64,
+    pub chunk_id: String,
+    pub doc_id: String,
+    pub title: String,
+    pub url: String,
+    pub source: String,
+    pub library: String,
+    pub text: String,
+    pub date_match: bool,
+}
+
+fn load_err(path: &str, e: impl std::fmt::Display) -> Problem {
+    Problem::error("load", format!("cannot load {path}: {e}")).in_file(path.to_string()).help("run `askzico verify`; rebuild if it fails")
+}
+
+impl<'a> Searcher<'a> {
+    pub fn open(cfg: &'a Config, out: &Path, manifest: Manifest) -> Result<Self, Problem> {
+        let mut chunks = BTreeMap::new();
+        let mut lookup = HashMap::new();
+        let mut vecs = Vec::new();
+        let mut lex_meta = BTreeMap::new();
+        let mut lex_paths = HashMap::new();
+        for a in &manifest.artifacts {
+            let path = out.join(&a.path);
+            match a.kind {
+                Kind::Chunks => {
+                    let text = std::fs::read_to_string(&path).map_err(|e| load_err(&a.path, e))?;
+                    for line in text.lines() {
+                        let r: ChunkRecord = serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
+                        let date = r.metadata.get("date").and_then(|d| Some((d.get("month")?.as_u64()? as u8, d.get("day")?.as_u64()? as u8)));
+                        chunks.insert(r.chunk_id.clone(), ChunkInfo { chunk_id: r.chunk_id, doc_id: r.doc_id, url: r.url, source: r.source, library: r.library, domains: r.domains, date });
+                    }
+                }
+                Kind::Lookup => {
+                    let text = std::fs::read_to_string(&path).map_err(|e| load_err(&a.path, e))?;
+                    for line in text.lines() {
+                        let r: LookupRecord = serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
+                        lookup.insert(r.chunk_id.clone(), r);
+                    }
+                }
+                Kind::Vectors => {
+                    let bytes = std::fs::read(&path).map_err(|e| load_err(&a.path, e))?;
+                    let (_, recs) = vectors::decode(&bytes).map_err(|e| load_err(&a.path, e))?;
+                    vecs.extend(recs.into_iter().map(|r| (r.id, r.values)));
+                }
+                Kind::Lexical => {
+                    let domain = a.domain.clone().unwrap_or_default();
+                    let name = a.path.rsplit('/').next().unwrap_or("").split('.').next().unwrap_or("");
+                    if name == "meta" {
+                        let bytes = std::fs::read(&path).map_err(|e| load_err(&a.path, e))?;
+                        let meta: LexMeta = serde_json::from_slice(&bytes).map_err(|e| load_err(&a.path, e))?;
+                        lex_meta.insert(domain, meta);
+                    } else if let Ok(k) = name.parse::<usize>() {
+                        lex_paths.insert((domain, k), a.path.clone());
+                    }
+                }
+            }
+        }
+        Ok(Searcher { cfg, out: out.to_path_buf(), manifest, chunks, lookup, vectors: vecs, lex_meta, lex_paths, lex_cache: Default::default() })
+    }
+
+    pub fn domains(&self) -> impl Iterator<Item = &str> {
+        self.lex_meta.keys().map(String::as_str)
+    }
+
+    /// BM25 ranking over the domains (all when empty), best first.
+    pub fn lexical(&self, terms: &[String], domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
+        let s = &self.cfg.retrieval;
+        let mut best: HashMap<String, f64> = HashMap::new();
+        for (domain, meta) in &self.lex_meta {
+            if !domains.is_empty() && !domains.contains(domain) {
+                continue;
+            }
+            let mut scores: HashMap<String, f64> = HashMap::new();
+            let mut cache = self.lex_cache.borrow_mut();
+            for term in terms {
+                let k = shard_of(term, meta.shards);
+                let key = (domain.clone(), k);
+                if !cache.contains_key(&key) {
+                    let path = self.lex_paths.get(&key).ok_or_else(|| Problem::error("invariant", format!("lexical shard {k} of domain `{domain}` is missing from the manifest")))?;
+                    let bytes = std::fs::read(self.out.join(path)).map_err(|e| load_err(path, e))?;
+                    let shard: LexShard = serde_json::from_slice(&bytes).map_err(|e| load_err(path, e))?;
+                    cache.insert(key.clone(), shard);
+                }
+                let shard = &cache[&key];
+                if let Some(postings) = shard.terms.get(term) {
+                    let idf = bm25::idf(meta.chunks, postings.len());
+                    for (id, tf, dl) in postings {
+                        *scores.entry(id.clone()).or_default() += idf * bm25::tf_part(*tf as f64, *dl as f64, meta.avgdl, s.bm25_k1, s.bm25_b);
+                    }
+                }
+            }
+            for (id, sc) in scores {
+                let e = best.entry(id).or_insert(f64::MIN);
+                if sc > *e {
+                    *e = sc;
+                }
+            }
+        }
+        Ok(sorted(best))
+    }
+
+    /// Cosine ranking of the question's embedding against every vector, best first.
+    pub fn vector(&self, question_search: &crate::text::SearchText, domains: &[String]) -> Vec<(String, f64)> {
+        let embedder = from_settings(&self.cfg.embedding);
+        let q = embedder.embed(question_search);
+        let mut scored: Vec<(String, f64)> = self
+            .vectors
+            .iter()
+            .filter(|(id, _)| domains.is_empty() || self.chunks.get(id).is_some_and(|c| c.domains.iter().any(|d| domains.contains(d))))
+            .map(|(id, v)| (id.clone(), v.iter().zip(&q).map(|(a, b)| (*a as f64) * (*b as f64)).sum::<f64>()))
+            .filter(|(_, s)| *s > 0.0)
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        scored
+    }
+
+    /// Ranked chunk IDs with scores for a question.
+    pub fn rank(&self, question: &str, domains: &[String], mode: Mode) -> Result<Vec<(String, f64, bool)>, Problem> {
+        let s = &self.cfg.retrieval;
+        let q = query_text(question, &self.cfg.normalize);
+        let mut terms: Vec<String> = q.tokens().map(str::to_string).collect();
+        terms.sort();
+        terms.dedup();
+        let lex = if mode == Mode::Vector { Vec::new() } else { self.lexical(&terms, domains)? };
+        let vec = if mode == Mode::Lexical { Vec::new() } else { self.vector(&q, domains) };
+        let mut fused: HashMap<String, f64> = HashMap::new();
+        for (rank, (id, _)) in lex.iter().take(s.depth).enumerate() {
+            *fused.entry(id.clone()).or_default() += s.lexical_weight / (s.rrf_k + rank as f64 + 1.0);
+        }
+        let vw = if mode == Mode::Vector { 1.0 } else { s.vector_weight };
+        if vw > 0.0 {
+            for (rank, (id, _)) in vec.iter().take(s.depth).enumerate() {
+                *fused.entry(id.clone()).or_default() += vw / (s.rrf_k + rank as f64 + 1.0);
+            }
+        }
+        let dates = dates::dates_in(question);
+        let mut out: Vec<(String, f64, bool)> = fused
+            .into_iter()
+            .map(|(id, score)| {
+                let hit = !dates.is_empty() && self.chunks.get(&id).and_then(|c| c.date).is_some_and(|(m, d)| dates.iter().any(|x| x.month == m && x.day == d));
+                (id, score + if hit { s.date_boost } else { 0.0 }, hit)
+            })
+            .collect();
+        // A date the question names also brings in its documents when no term matched them.
+        if !dates.is_empty() {
+            for c in self.chunks.values() {
+                if c.date.is_some_and(|(m, d)| dates.iter().any(|x| x.month == m && x.day == d))
+                    && (domains.is_empty() || c.domains.iter().any(|d| domains.contains(d)))
+                    && !out.iter().any(|(id, _, _)| id == &c.chunk_id)
+                {
+                    out.push((c.chunk_id.clone(), s.date_boost, true));
+                }
+            }
+        }
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Ok(out)
+    }
+
+    /// The top `k` hits, hydrated from lookup. An unhydratable ID is an invariant failure.
+    pub fn search(&self, question: &str, domains: &[String], k: usize, mode: Mode) -> Result<Vec<Hit>, Problem> {
+        let ranked = self.rank(question, domains, mode)?;
+        let mut hits = Vec::new();
+        for (i, (id, score, date_match)) in ranked.into_iter().take(k).enumerate() {
+            let rec = self.lookup.get(&id).ok_or_else(|| {
+                Problem::error("invariant", format!("chunk {id} was retrieved but cannot be hydrated in version {}", self.manifest.corpus_version))
+                    .help("the lexical/vector artifacts and the lookup records come from different builds: rebuild and run `askzico verify`")
+            })?;
+            let info = self.chunks.get(&id);
+            hits.push(Hit {
+                rank: i + 1,
+                score,
+                chunk_id: id.clone(),
+                doc_id: info.map(|c| c.doc_id.clone()).unwrap_or_default(),
+                title: rec.title.clone(),
+                url: rec.url.clone(),
+                source: info.map(|c| c.source.clone()).unwrap_or_default(),
+                library: rec.library.clone(),
+                text: rec.text.clone(),
+                date_match,
+            });
+        }
+        Ok(hits)
+    }
+}
+
+fn sorted(m: HashMap<String, f64>) -> Vec<(String, f64)> {
+    let mut v: Vec<(String, f64)> = m.into_iter().collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
