@@ -4,6 +4,8 @@
 //! 2 usage or config errors.
 
 mod build;
+mod eval;
+mod query;
 mod export;
 mod init;
 pub mod show;
@@ -72,6 +74,50 @@ enum Command {
         #[arg(long, default_value = "")]
         prefix: String,
     },
+    /// Ask a question of the current build: BM25 + vectors, fused, date-aware, hydrated evidence.
+    Query {
+        #[command(flatten)]
+        at: BuildLocation,
+        /// Results to show.
+        #[arg(long, default_value_t = 5)]
+        k: usize,
+        /// Only these domains (repeatable).
+        #[arg(long = "domain")]
+        domains: Vec<String>,
+        #[arg(long, value_enum, default_value = "fused")]
+        mode: crate::retrieve::Mode,
+        #[arg(long)]
+        json: bool,
+        question: String,
+    },
+    /// Run fixture sets: hit@1, hit@5, MRR@10 per set and library; gate on a baseline.
+    Eval {
+        #[command(flatten)]
+        at: BuildLocation,
+        #[arg(long, num_args = 1..)]
+        fixtures: Vec<PathBuf>,
+        #[arg(long, default_value_t = 10)]
+        k: usize,
+        /// Exit 1 when any set's hit@5 or MRR@10 falls below this stored report.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
+        /// Store this run's report as a baseline.
+        #[arg(long)]
+        write_baseline: Option<PathBuf>,
+        /// Append a checkpoint row to checkpoints.jsonl beside the config.
+        #[arg(long)]
+        record: Option<String>,
+        /// Print the recorded checkpoints.
+        #[arg(long)]
+        history: bool,
+        /// Also report lexical-only and vector-only rankings.
+        #[arg(long)]
+        compare: bool,
+        #[arg(long, value_enum, default_value = "fused")]
+        mode: crate::retrieve::Mode,
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a document's or chunk's records as built (text, boundaries, metadata) for review.
     Show {
         #[command(flatten)]
@@ -105,6 +151,10 @@ pub fn main() -> i32 {
         Command::Build { at, json } => build::run(&at, json),
         Command::Verify { at, json } => verify::run(&at, json),
         Command::Export { at, format, dest, prefix } => export::run(&at, format, &dest, &prefix),
+        Command::Query { at, k, domains, mode, json, question } => query::run(&at, query::QueryArgs { question: &question, k, domains: &domains, mode, json }),
+        Command::Eval { at, fixtures, k, baseline, write_baseline, record, history, compare, mode, json } => {
+            eval::run(&at, eval::EvalArgs { fixtures, k, baseline, write_baseline, record, history, compare, mode, json })
+        }
         Command::Show { at, key, json } => show::run(&at, &key, json),
         Command::Init { dir } => init::run(&dir),
     }

@@ -1,1 +1,304 @@
-//! eval (placeholder)
+//! eval: fixture sets of questions with the sources that must answer them; hit@1, hit@5 and
+//! MRR@10 per set and per library, compared with a stored baseline so that no ingestion change
+//! can silently regress retrieval.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diag::Problem;
+use crate::retrieve::{Mode, Searcher};
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    pub id: String,
+    #[serde(default = "default_set")]
+    pub set: String,
+    pub question: String,
+    pub expect: Vec<String>,
+    #[serde(default)]
+    pub domains: Vec<String>,
+    /// Why the case exists (e.g. the rule or alias it justifies).
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+fn default_set() -> String {
+    "regression".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FixtureFile {
+    #[serde(default)]
+    case: Vec<Case>,
+}
+
+/// Reads fixture files; every problem (bad TOML, duplicate case ids) at once.
+pub fn load_fixtures(paths: &[std::path::PathBuf]) -> Result<Vec<Case>, Vec<Problem>> {
+    let mut cases = Vec::new();
+    let mut problems = Vec::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for p in paths {
+        let display = p.display().to_string();
+        let text = match std::fs::read_to_string(p) {
+            Ok(t) => t,
+            Err(e) => {
+                problems.push(Problem::error("fixtures", format!("cannot read fixtures: {e}")).in_file(display).help("pass an existing file with --fixtures"));
+                continue;
+            }
+        };
+        match toml::from_str::<FixtureFile>(&text) {
+            Ok(f) => {
+                for c in f.case {
+                    if let Some(other) = seen.insert(c.id.clone(), display.clone()) {
+                        problems.push(Problem::error("fixtures", format!("case id `{}` appears twice (also in {other})", c.id)).in_file(display.clone()).help("case ids must be unique"));
+                    }
+                    if c.expect.is_empty() {
+                        problems.push(Problem::error("fixtures", format!("case `{}` expects nothing", c.id)).in_file(display.clone()).help("list at least one doc_id, chunk_id, url or source in `expect`"));
+                    }
+                    cases.push(c);
+                }
+            }
+            Err(e) => {
+                let line = e.span().map(|s| crate::diag::line_of(&text, s.start)).unwrap_or(1);
+                problems.push(Problem::error("fixtures", format!("invalid fixtures: {}", e.message())).in_file(display).at_line(line).help("each case is a [[case]] table with id, set, question, expect"));
+            }
+        }
+    }
+    if problems.is_empty() { Ok(cases) } else { Err(problems) }
+}
+
+/// Whether a retrieved document answers to an `expect` entry.
+pub fn matches(entry: &str, chunk_id: &str, doc_id: &str, url: &str, source: &str) -> bool {
+    if entry == doc_id || entry == chunk_id || entry == url {
+        return true;
+    }
+    match source.strip_suffix(entry) {
+        Some(head) => head.is_empty() || head.ends_with('/') || head.ends_with('#') || entry.starts_with('#') || entry.starts_with('/'),
+        None => false,
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TopHit {
+    pub chunk_id: String,
+    pub doc_id: String,
+    pub url: String,
+    pub source: String,
+    pub score: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CaseResult {
+    pub id: String,
+    pub set: String,
+    pub question: String,
+    /// Rank of the first matching document (documents, not chunks), `None` when not in the top `k`.
+    pub rank: Option<usize>,
+    pub libraries: Vec<String>,
+    pub top: Vec<TopHit>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Metrics {
+    pub cases: usize,
+    #[serde(rename = "hit@1")]
+    pub hit1: f64,
+    #[serde(rename = "hit@5")]
+    pub hit5: f64,
+    #[serde(rename = "mrr@10")]
+    pub mrr10: f64,
+}
+
+impl Metrics {
+    fn of<'a>(ranks: impl Iterator<Item = &'a Option<usize>>) -> Metrics {
+        let mut m = Metrics::default();
+        for r in ranks {
+            m.cases += 1;
+            if let Some(r) = *r {
+                if r == 1 {
+                    m.hit1 += 1.0;
+                }
+                if r <= 5 {
+                    m.hit5 += 1.0;
+                }
+                if r <= 10 {
+                    m.mrr10 += 1.0 / r as f64;
+                }
+            }
+        }
+        if m.cases > 0 {
+            let n = m.cases as f64;
+            m.hit1 = round4(m.hit1 / n);
+            m.hit5 = round4(m.hit5 / n);
+            m.mrr10 = round4(m.mrr10 / n);
+        }
+        m
+    }
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10000.0).round() / 10000.0
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    pub corpus_version: String,
+    pub mode: String,
+    pub overall: Metrics,
+    pub sets: BTreeMap<String, Metrics>,
+    pub libraries: BTreeMap<String, Metrics>,
+    pub cases: Vec<CaseResult>,
+}
+
+/// Runs every case against a built version.
+pub fn run(searcher: &Searcher, cases: &[Case], k: usize, mode: Mode) -> Result<Report, Problem> {
+    let mut results = Vec::new();
+    for c in cases {
+        let ranked = searcher.rank(&c.question, &c.domains, mode)?;
+        // Rank documents: several chunks of one document count once, at the best rank.
+        let mut docs: Vec<TopHit> = Vec::new();
+        for (id, score, _) in ranked {
+            let Some(info) = searcher.chunks.get(&id) else {
+                return Err(Problem::error("invariant", format!("retrieved chunk {id} is not in version {}", searcher.manifest.corpus_version)));
+            };
+            if docs.iter().any(|d| d.doc_id == info.doc_id) {
+                continue;
+            }
+            docs.push(TopHit { chunk_id: id.clone(), doc_id: info.doc_id.clone(), url: info.url.clone(), source: info.source.clone(), score: round4(score * 1000.0) / 1000.0 });
+            if docs.len() >= k.max(10) {
+                break;
+            }
+        }
+        let rank = docs.iter().position(|d| c.expect.iter().any(|e| matches(e, &d.chunk_id, &d.doc_id, &d.url, &d.source))).map(|i| i + 1).filter(|r| *r <= k.max(10));
+        let mut libraries: Vec<String> = searcher
+            .chunks
+            .values()
+            .filter(|ch| c.expect.iter().any(|e| matches(e, &ch.chunk_id, &ch.doc_id, &ch.url, &ch.source)))
+            .map(|ch| ch.library.clone())
+            .collect();
+        libraries.sort();
+        libraries.dedup();
+        docs.truncate(k);
+        results.push(CaseResult { id: c.id.clone(), set: c.set.clone(), question: c.question.clone(), rank, libraries, top: docs });
+    }
+    let overall = Metrics::of(results.iter().map(|r| &r.rank));
+    let mut sets: BTreeMap<String, Vec<Option<usize>>> = BTreeMap::new();
+    let mut libs: BTreeMap<String, Vec<Option<usize>>> = BTreeMap::new();
+    for r in &results {
+        sets.entry(r.set.clone()).or_default().push(r.rank);
+        for l in &r.libraries {
+            libs.entry(l.clone()).or_default().push(r.rank);
+        }
+    }
+    Ok(Report {
+        corpus_version: searcher.manifest.corpus_version.clone(),
+        mode: format!("{mode:?}").to_lowercase(),
+        overall,
+        sets: sets.into_iter().map(|(k, v)| (k, Metrics::of(v.iter()))).collect(),
+        libraries: libs.into_iter().map(|(k, v)| (k, Metrics::of(v.iter()))).collect(),
+        cases: results,
+    })
+}
+
+/// Regressions against a baseline: sets whose hit@5 or MRR@10 fell, and the cases that flipped
+/// from a top-5 hit to a miss.
+pub fn regressions(now: &Report, base: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    for (set, b) in &base.sets {
+        let Some(n) = now.sets.get(set) else {
+            out.push(format!("set `{set}` is gone (baseline had {} cases)", b.cases));
+            continue;
+        };
+        if n.hit5 + 1e-9 < b.hit5 {
+            out.push(format!("set `{set}`: hit@5 {:.4} < baseline {:.4}", n.hit5, b.hit5));
+        }
+        if n.mrr10 + 1e-9 < b.mrr10 {
+            out.push(format!("set `{set}`: MRR@10 {:.4} < baseline {:.4}", n.mrr10, b.mrr10));
+        }
+    }
+    for c in &now.cases {
+        if let Some(bc) = base.cases.iter().find(|b| b.id == c.id) {
+            let was = bc.rank.is_some_and(|r| r <= 5);
+            let is = c.rank.is_some_and(|r| r <= 5);
+            if was && !is {
+                out.push(format!("case `{}` flipped: rank {:?} → {:?} ({})", c.id, bc.rank, c.rank, c.question));
+            }
+        }
+    }
+    out
+}
+
+/// A build checkpoint: which libraries, how many cases, hit@5 per set and per library.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Checkpoint {
+    pub label: String,
+    pub corpus_version: String,
+    pub libraries: Vec<String>,
+    pub cases: usize,
+    pub sets: BTreeMap<String, (usize, f64)>,
+    pub per_library: BTreeMap<String, (usize, f64)>,
+}
+
+pub fn checkpoint(label: &str, r: &Report, libraries: Vec<String>) -> Checkpoint {
+    Checkpoint {
+        label: label.to_string(),
+        corpus_version: r.corpus_version.clone(),
+        libraries,
+        cases: r.overall.cases,
+        sets: r.sets.iter().map(|(k, m)| (k.clone(), (m.cases, m.hit5))).collect(),
+        per_library: r.libraries.iter().map(|(k, m)| (k.clone(), (m.cases, m.hit5))).collect(),
+    }
+}
+
+pub fn read_checkpoints(path: &Path) -> Vec<Checkpoint> {
+    std::fs::read_to_string(path).map(|t| t.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expect_matching_rules() {
+        let (c, d, u, s) = ("seneksar:4-29-1:000", "seneksar:4-29-1", "https://x/4_29.html?lang=ar#1", "seneksar/canonical.json#4-29-1");
+        assert!(matches("seneksar:4-29-1", c, d, u, s));
+        assert!(matches(c, c, d, u, s));
+        assert!(matches(u, c, d, u, s));
+        assert!(matches("canonical.json#4-29-1", c, d, u, s));
+        assert!(matches("4-29-1", c, d, u, s));
+        assert!(!matches("9-1", c, d, u, s));
+        assert!(!matches("seneksar:4-29", c, d, u, s));
+        let s2 = "react-ar/learn/your-first-component.md";
+        assert!(matches("learn/your-first-component.md", "x", "y", "z", s2));
+        assert!(!matches("first-component.md", "x", "y", "z", s2));
+    }
+
+    #[test]
+    fn metrics_and_regressions() {
+        let m = Metrics::of([Some(1), Some(3), None, Some(7)].iter());
+        assert_eq!(m.cases, 4);
+        assert_eq!(m.hit1, 0.25);
+        assert_eq!(m.hit5, 0.5);
+        assert_eq!(m.mrr10, round4((1.0 + 1.0 / 3.0 + 1.0 / 7.0) / 4.0));
+        let case = |id: &str, rank| CaseResult { id: id.into(), set: "focused".into(), question: String::new(), rank, libraries: vec![], top: vec![] };
+        let report = |ranks: Vec<Option<usize>>| {
+            let cases: Vec<_> = ranks.iter().enumerate().map(|(i, r)| case(&format!("c{i}"), *r)).collect();
+            Report {
+                corpus_version: "v".into(),
+                mode: "fused".into(),
+                overall: Metrics::of(ranks.iter()),
+                sets: [("focused".to_string(), Metrics::of(ranks.iter()))].into(),
+                libraries: BTreeMap::new(),
+                cases,
+            }
+        };
+        let base = report(vec![Some(1), Some(2)]);
+        assert!(regressions(&report(vec![Some(1), Some(2)]), &base).is_empty());
+        let r = regressions(&report(vec![Some(1), None]), &base);
+        assert!(r.iter().any(|x| x.contains("hit@5")) && r.iter().any(|x| x.contains("flipped")), "{r:?}");
+    }
+}

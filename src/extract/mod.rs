@@ -79,7 +79,8 @@ impl Body {
 
     /// Puts a title heading first, when the body has no H1 of its own.
     pub fn with_title_heading(self, title: &str) -> Body {
-        if self.first_heading(1).is_some() || title.trim().is_empty() {
+        let first = self.blocks.first().map(|b| self.block_text(b).trim());
+        if self.first_heading(1).is_some() || title.trim().is_empty() || first == Some(title.trim()) {
             return self;
         }
         let mut out = Body::default();
