@@ -20,7 +20,7 @@ use crate::discover::discover;
 use crate::embed::{Embedder, from_settings};
 use crate::extract::{self, Document};
 use crate::identity::{self, MAX_ID_BYTES, file_slug};
-use crate::normalize::{RULES_VERSION, search_text};
+use crate::normalize::{NORMALIZATION_UNICODE_VERSION, RULES_VERSION, search_text_with_variants};
 use crate::text::Text;
 
 /// Bumped whenever extraction or chunking output changes for the same input.
@@ -136,9 +136,24 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
         .enumerate()
         .map(|(i, s)| {
             let text = Text::new(&doc.body.text[s.start..s.end]);
-            let search = search_text(&text, &cfg.normalize);
+            let (search, mut extra_tokens) = search_text_with_variants(&text, &cfg.normalize);
+            extra_tokens.extend(cfg.aliases.index_tokens(search.tokens()));
+            if cfg.article_stems {
+                extra_tokens.extend(search.tokens().filter_map(crate::normalize::aliases::article_stem).map(str::to_string));
+            }
+            extra_tokens.sort();
+            extra_tokens.dedup();
             let vector = embedder.embed(&search);
-            BuiltChunk { chunk_id: identity::chunk_id(&doc_id, i, cfg.id_width), index: i, text, search_text: search, heading_path: s.heading_path, span: (s.start, s.end), vector }
+            BuiltChunk {
+                chunk_id: identity::chunk_id(&doc_id, i, cfg.id_width),
+                index: i,
+                text,
+                search_text: search,
+                extra_tokens,
+                heading_path: s.heading_path,
+                span: (s.start, s.end),
+                vector,
+            }
         })
         .collect();
     Ok(BuiltDoc {
@@ -160,7 +175,15 @@ pub fn settings_values(cfg: &Config, libs: &[&Library], embedder: &dyn Embedder)
     m.insert("chunker".into(), serde_json::to_value(&cfg.chunking).expect("serializes"));
     m.insert(
         "normalizer".into(),
-        serde_json::json!({"version": RULES_VERSION, "rules": cfg.normalize, "active": cfg.normalize.active_rule_names()}),
+        serde_json::json!({
+            "version": RULES_VERSION,
+            "unicode": format!("{}.{}.{}", NORMALIZATION_UNICODE_VERSION.0, NORMALIZATION_UNICODE_VERSION.1, NORMALIZATION_UNICODE_VERSION.2),
+            "rules": cfg.normalize,
+            "active": cfg.normalize.active_rule_names(),
+            "lossy": cfg.normalize.active_lossy_rule_names(),
+            "aliases": cfg.aliases.aliases,
+            "article_stems": cfg.article_stems,
+        }),
     );
     m.insert("embedder".into(), embedder.describe());
     m.insert("identity".into(), serde_json::json!({"id_width": cfg.id_width, "max_id_bytes": MAX_ID_BYTES}));

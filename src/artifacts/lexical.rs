@@ -31,6 +31,10 @@ pub struct LexShard {
     pub shard: usize,
     /// term → postings `(chunk_id, term frequency, chunk length in tokens)`.
     pub terms: BTreeMap<String, Vec<(String, u32, u32)>>,
+    /// Additive tokens kept apart from `terms`: spelling variants and alias forms
+    /// (`(chunk_id, 1, chunk length)`); never part of `search_text`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub alias_terms: BTreeMap<String, Vec<(String, u32, u32)>>,
 }
 
 /// The shard of a term: FNV-1a 64 of its UTF-8 bytes, modulo the shard count.
@@ -46,6 +50,7 @@ pub fn shard_of(term: &str, shards: usize) -> usize {
 /// Renders the lexical artifacts of one domain from the chunks that carry it.
 pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
     let mut index: BTreeMap<&str, Vec<(&str, u32, u32)>> = BTreeMap::new();
+    let mut extra: BTreeMap<&str, Vec<(&str, u32, u32)>> = BTreeMap::new();
     let mut n = 0usize;
     let mut total_len = 0u64;
     for d in docs {
@@ -61,13 +66,21 @@ pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
             for (t, f) in tf {
                 index.entry(t).or_default().push((c.chunk_id.as_str(), f, len));
             }
+            for t in &c.extra_tokens {
+                extra.entry(t.as_str()).or_default().push((c.chunk_id.as_str(), 1, len));
+            }
         }
     }
-    let estimate: usize = index.iter().map(|(t, ps)| t.len() + 6 + ps.iter().map(|(id, _, _)| id.len() + 14).sum::<usize>()).sum();
+    let estimate: usize = index.iter().chain(extra.iter()).map(|(t, ps)| t.len() + 6 + ps.iter().map(|(id, _, _)| id.len() + 14).sum::<usize>()).sum();
     let shards = (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two();
-    let mut per_shard: Vec<BTreeMap<String, Vec<(String, u32, u32)>>> = vec![BTreeMap::new(); shards];
+    type Postings = BTreeMap<String, Vec<(String, u32, u32)>>;
+    let mut per_shard: Vec<(Postings, Postings)> = vec![(BTreeMap::new(), BTreeMap::new()); shards];
+    let own = |ps: Vec<(&str, u32, u32)>| ps.into_iter().map(|(id, f, l)| (id.to_string(), f, l)).collect::<Vec<_>>();
     for (t, ps) in index {
-        per_shard[shard_of(t, shards)].insert(t.to_string(), ps.into_iter().map(|(id, f, l)| (id.to_string(), f, l)).collect());
+        per_shard[shard_of(t, shards)].0.insert(t.to_string(), own(ps));
+    }
+    for (t, ps) in extra {
+        per_shard[shard_of(t, shards)].1.insert(t.to_string(), own(ps));
     }
     let meta = LexMeta {
         domain: domain.to_string(),
@@ -86,9 +99,9 @@ pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
         domain: dom.clone(),
         library: None,
     }];
-    for (k, terms) in per_shard.into_iter().enumerate() {
+    for (k, (terms, alias_terms)) in per_shard.into_iter().enumerate() {
         let records = terms.len();
-        let shard = LexShard { domain: domain.to_string(), shard: k, terms };
+        let shard = LexShard { domain: domain.to_string(), shard: k, terms, alias_terms };
         out.push(Rendered {
             kind: Kind::Lexical,
             stem: format!("lexical/{domain}/{k:04}"),

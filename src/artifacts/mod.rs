@@ -22,6 +22,9 @@ pub struct BuiltChunk {
     pub index: usize,
     pub text: Text,
     pub search_text: SearchText,
+    /// Additive lexical tokens kept apart from `search_text`: spelling variants (dagger alef
+    /// read as ا) and the MSA forms of colloquial words (`both` aliases).
+    pub extra_tokens: Vec<String>,
     pub heading_path: Vec<String>,
     /// Byte range of the chunk in the document's extracted text.
     pub span: (usize, usize),

@@ -127,6 +127,10 @@ pub struct Config {
     pub normalize: Rules,
     pub embedding: EmbedSettings,
     pub retrieval: crate::retrieve::RetrievalSettings,
+    /// Recall aliases: the shipped table (unless `[aliases] shipped = false`) plus `[[alias]]`.
+    pub aliases: crate::normalize::aliases::AliasTable,
+    /// Article stems as additive lexical tokens (`[aliases] article_stems`).
+    pub article_stems: bool,
     pub libraries: Vec<Library>,
     pub envs: BTreeMap<String, Vec<String>>,
     /// Limits that keep one bad file from exhausting the machine.
@@ -328,6 +332,11 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
     }
 
     let out_rel = corpus.out.into_inner();
+    let rules = raw.normalize.unwrap_or_default();
+    let mut alias_list = if raw.aliases.as_ref().is_none_or(|a| a.shipped) { crate::normalize::aliases::shipped() } else { Vec::new() };
+    alias_list.extend(raw.alias);
+    let aliases = crate::normalize::aliases::AliasTable::new(alias_list, &rules);
+    let article_stems = raw.aliases.as_ref().is_none_or(|a| a.article_stems);
     Config {
         path: path.to_path_buf(),
         base_dir: base_dir.to_path_buf(),
@@ -335,9 +344,11 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         out_dir: base_dir.join(out_rel),
         id_width,
         chunking: ChunkSettings { max_chars: chunking.max_chars.into_inner(), min_chars: chunking.min_chars.into_inner() },
-        normalize: raw.normalize.unwrap_or_default(),
+        normalize: rules,
         embedding: EmbedSettings { provider: embedding.provider.into_inner(), dims: embedding.dims.into_inner() },
         retrieval: raw.retrieval.unwrap_or_default(),
+        aliases,
+        article_stems,
         libraries,
         envs,
         max_file_bytes: corpus.max_file_mb.into_inner() * 1024 * 1024,

@@ -21,6 +21,22 @@ pub(super) struct RawConfig {
     pub library: Vec<RawLibrary>,
     pub env: Option<BTreeMap<String, RawEnv>>,
     pub retrieval: Option<crate::retrieve::RetrievalSettings>,
+    pub aliases: Option<RawAliases>,
+    pub alias: Vec<crate::normalize::aliases::Alias>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAliases {
+    /// Use the shipped Egyptian → MSA table (default true).
+    #[serde(default = "yes")]
+    pub shipped: bool,
+    /// Index article stems (`الميلاد` → `ميلاد`) as additive tokens and match them on the query side.
+    #[serde(default = "yes")]
+    pub article_stems: bool,
+}
+fn yes() -> bool {
+    true
 }
 
 fn sp<T>(v: T) -> Spanned<T> {
@@ -165,7 +181,7 @@ pub(super) struct RawEnv {
     pub libraries: Vec<Spanned<String>>,
 }
 
-const KEYS: &[&str] = &["corpus", "chunking", "normalize", "embedding", "retrieval", "library", "env"];
+const KEYS: &[&str] = &["corpus", "chunking", "normalize", "aliases", "alias", "embedding", "retrieval", "library", "env"];
 
 pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
     let src = cx.src.clone();
@@ -186,6 +202,17 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
             "embedding" => raw.embedding = de(cx, value),
             "env" => raw.env = de(cx, value),
             "retrieval" => raw.retrieval = de(cx, value),
+            "aliases" => raw.aliases = de(cx, value),
+            "alias" => match value.get_ref().as_array() {
+                Some(items) => {
+                    for item in items.iter() {
+                        if let Some(a) = de(cx, item) {
+                            raw.alias.push(a);
+                        }
+                    }
+                }
+                None => cx.error("config-type", value.span(), "`alias` must be an array of tables", "write each alias as an [[alias]] table"),
+            },
             "library" => match value.get_ref().as_array() {
                 Some(items) => {
                     for item in items.iter() {

@@ -36,11 +36,25 @@ pub struct RetrievalSettings {
     pub date_boost: f64,
     pub bm25_k1: f64,
     pub bm25_b: f64,
+    /// Weight of a term a query-side alias added (the dialect word itself keeps weight 1).
+    pub alias_weight: f64,
+    /// Weight of matches in a chunk's additive token set (variants, index-side aliases).
+    pub alias_field_weight: f64,
 }
 
 impl Default for RetrievalSettings {
     fn default() -> Self {
-        RetrievalSettings { lexical_weight: 1.0, vector_weight: 0.3, rrf_k: 60.0, depth: 100, date_boost: 1.0, bm25_k1: 1.2, bm25_b: 0.75 }
+        RetrievalSettings {
+            lexical_weight: 1.0,
+            vector_weight: 0.3,
+            rrf_k: 60.0,
+            depth: 100,
+            date_boost: 1.0,
+            bm25_k1: 1.2,
+            bm25_b: 0.75,
+            alias_weight: 0.8,
+            alias_field_weight: 0.8,
+        }
     }
 }
 
@@ -146,19 +160,23 @@ impl<'a> Searcher<'a> {
         self.lex_meta.keys().map(String::as_str)
     }
 
-    /// BM25 ranking over the domains (all when empty), best first.
-    pub fn lexical(&self, terms: &[String], domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
+    /// BM25 ranking over the domains (all when empty), best first, with statistics pooled over
+    /// the domains searched so scores from different domains compare. Each term carries a
+    /// weight; matches in a chunk's additive token set count `alias_field_weight` as much.
+    pub fn lexical(&self, terms: &[(String, f64)], domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
         let s = &self.cfg.retrieval;
-        let mut best: HashMap<String, f64> = HashMap::new();
-        for (domain, meta) in &self.lex_meta {
-            if !domains.is_empty() && !domains.contains(domain) {
-                continue;
-            }
-            let mut scores: HashMap<String, f64> = HashMap::new();
-            let mut cache = self.lex_cache.borrow_mut();
-            for term in terms {
+        let metas: Vec<(&String, &LexMeta)> = self.lex_meta.iter().filter(|(d, _)| domains.is_empty() || domains.contains(d)).collect();
+        let n: usize = metas.iter().map(|(_, m)| m.chunks).sum();
+        let avgdl = if n == 0 { 0.0 } else { metas.iter().map(|(_, m)| m.avgdl * m.chunks as f64).sum::<f64>() / n as f64 };
+        let mut scores: HashMap<String, f64> = HashMap::new();
+        let mut cache = self.lex_cache.borrow_mut();
+        for (term, weight) in terms {
+            // Postings of this term in every searched domain, per field (a chunk in several
+            // domains appears once).
+            let mut fields: [HashMap<String, (u32, u32)>; 2] = [HashMap::new(), HashMap::new()];
+            for (domain, meta) in &metas {
                 let k = shard_of(term, meta.shards);
-                let key = (domain.clone(), k);
+                let key = ((*domain).clone(), k);
                 if !cache.contains_key(&key) {
                     let path = self.lex_paths.get(&key).ok_or_else(|| Problem::error("invariant", format!("lexical shard {k} of domain `{domain}` is missing from the manifest")))?;
                     let bytes = std::fs::read(self.out.join(path)).map_err(|e| load_err(path, e))?;
@@ -166,21 +184,22 @@ impl<'a> Searcher<'a> {
                     cache.insert(key.clone(), shard);
                 }
                 let shard = &cache[&key];
-                if let Some(postings) = shard.terms.get(term) {
-                    let idf = bm25::idf(meta.chunks, postings.len());
-                    for (id, tf, dl) in postings {
-                        *scores.entry(id.clone()).or_default() += idf * bm25::tf_part(*tf as f64, *dl as f64, meta.avgdl, s.bm25_k1, s.bm25_b);
+                for (i, map) in [&shard.terms, &shard.alias_terms].into_iter().enumerate() {
+                    if let Some(postings) = map.get(term) {
+                        for (id, tf, dl) in postings {
+                            fields[i].insert(id.clone(), (*tf, *dl));
+                        }
                     }
                 }
             }
-            for (id, sc) in scores {
-                let e = best.entry(id).or_insert(f64::MIN);
-                if sc > *e {
-                    *e = sc;
+            for (i, field_weight) in [1.0, s.alias_field_weight].into_iter().enumerate() {
+                let idf = bm25::idf(n, fields[i].len());
+                for (id, (tf, dl)) in &fields[i] {
+                    *scores.entry(id.clone()).or_default() += weight * field_weight * idf * bm25::tf_part(*tf as f64, *dl as f64, avgdl, s.bm25_k1, s.bm25_b);
                 }
             }
         }
-        Ok(sorted(best))
+        Ok(sorted(scores))
     }
 
     /// Cosine ranking of the question's embedding against every vector, best first.
@@ -198,13 +217,43 @@ impl<'a> Searcher<'a> {
         scored
     }
 
+    /// The weighted lexical terms of a question: its search tokens and their variants (weight 1),
+    /// plus what query-side aliases add (`alias_weight`); the dialect words stay.
+    pub fn query_terms(&self, question: &str) -> Vec<(String, f64)> {
+        let (primary, variants) = crate::normalize::normalize_with_variants(question, &self.cfg.normalize);
+        fn add(terms: &mut Vec<(String, f64)>, t: &str, w: f64) {
+            if t.is_empty() {
+                return;
+            }
+            match terms.iter_mut().find(|(x, _)| x == t) {
+                Some(e) => e.1 = e.1.max(w),
+                None => terms.push((t.to_string(), w)),
+            }
+        }
+        let mut terms: Vec<(String, f64)> = Vec::new();
+        for t in primary.split(' ').chain(variants.iter().map(String::as_str)) {
+            add(&mut terms, t, 1.0);
+        }
+        let alias_weight = self.cfg.retrieval.alias_weight;
+        for (to, _, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
+            add(&mut terms, &to, alias_weight);
+        }
+        if self.cfg.article_stems {
+            for (t, w) in terms.clone() {
+                if let Some(stem) = crate::normalize::aliases::article_stem(&t) {
+                    add(&mut terms, stem, w * alias_weight);
+                }
+            }
+        }
+        terms.sort_by(|a, b| a.0.cmp(&b.0));
+        terms
+    }
+
     /// Ranked chunk IDs with scores for a question.
     pub fn rank(&self, question: &str, domains: &[String], mode: Mode) -> Result<Vec<(String, f64, bool)>, Problem> {
         let s = &self.cfg.retrieval;
         let q = query_text(question, &self.cfg.normalize);
-        let mut terms: Vec<String> = q.tokens().map(str::to_string).collect();
-        terms.sort();
-        terms.dedup();
+        let terms = self.query_terms(question);
         let lex = if mode == Mode::Vector { Vec::new() } else { self.lexical(&terms, domains)? };
         let vec = if mode == Mode::Lexical { Vec::new() } else { self.vector(&q, domains) };
         let mut fused: HashMap<String, f64> = HashMap::new();

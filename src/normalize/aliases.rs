@@ -1,0 +1,158 @@
+//! Recall aliases: lossy, recall-oriented word pairs (Egyptian → MSA), kept isolated and
+//! additive. They never touch `text` or replace `search_text` tokens: on the query side they add
+//! terms; for `both` aliases the build also records, per chunk, the MSA forms of colloquial words
+//! it contains, in the lexical artifact's separate alias token set.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Rules, normalize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Expand questions only.
+    Query,
+    /// Expand questions and index the MSA forms of colloquial words in chunks.
+    Both,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Alias {
+    pub from: Vec<String>,
+    pub to: Vec<String>,
+    pub direction: Direction,
+    /// The focused fixture case that justifies this alias.
+    pub case: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct AliasFile {
+    alias: Vec<Alias>,
+}
+
+/// The shipped default table.
+pub fn shipped() -> Vec<Alias> {
+    toml::from_str::<AliasFile>(include_str!("aliases.toml")).expect("shipped alias table parses").alias
+}
+
+/// Aliases keyed by the normalized form of each `from` word.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AliasTable {
+    by_from: BTreeMap<String, Vec<(String, Direction, usize)>>,
+    pub aliases: Vec<Alias>,
+}
+
+impl AliasTable {
+    pub fn new(aliases: Vec<Alias>, rules: &Rules) -> Self {
+        let mut by_from: BTreeMap<String, Vec<(String, Direction, usize)>> = BTreeMap::new();
+        for (i, a) in aliases.iter().enumerate() {
+            for f in &a.from {
+                let key = normalize(f, rules);
+                for t in &a.to {
+                    for tok in normalize(t, rules).split(' ').filter(|s| !s.is_empty()) {
+                        let e = by_from.entry(key.clone()).or_default();
+                        if !e.iter().any(|(x, _, _)| x == tok) {
+                            e.push((tok.to_string(), a.direction, i));
+                        }
+                    }
+                }
+            }
+        }
+        AliasTable { by_from, aliases }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_from.is_empty()
+    }
+
+    /// Query-side expansions of search tokens: `(added term, the token it came from, alias index)`.
+    pub fn expand_query<'a>(&'a self, tokens: impl Iterator<Item = &'a str>) -> Vec<(String, String, usize)> {
+        let mut out = Vec::new();
+        for t in tokens {
+            if let Some(targets) = self.by_from.get(t) {
+                for (to, _, i) in targets {
+                    if !out.iter().any(|(x, _, _): &(String, String, usize)| x == to) {
+                        out.push((to.clone(), t.to_string(), *i));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Index-side alias tokens of a chunk's search tokens (`both` aliases only), sorted, unique.
+    pub fn index_tokens<'a>(&self, tokens: impl Iterator<Item = &'a str>) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for t in tokens {
+            if let Some(targets) = self.by_from.get(t) {
+                for (to, dir, _) in targets {
+                    if *dir == Direction::Both {
+                        out.push(to.clone());
+                    }
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// Clitic + definite-article prefixes stripped for the additive article-stem tokens, longest first.
+const ARTICLE_PREFIXES: [&str; 6] = ["وال", "بال", "كال", "فال", "لل", "ال"];
+
+/// The article stem of a search token (`الميلاد` → `ميلاد`, `والكنيسه` → `كنيسه`), when at
+/// least three letters remain. Only the article and a clitic before it: single-letter
+/// prefixes (و، ب، ل) are left alone, since stripping them breaks words like بيت and ولد.
+pub fn article_stem(token: &str) -> Option<&str> {
+    for p in ARTICLE_PREFIXES {
+        if let Some(rest) = token.strip_prefix(p) {
+            if rest.chars().count() >= 3 {
+                return Some(rest);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn article_stems() {
+        assert_eq!(super::article_stem("الميلاد"), Some("ميلاد"));
+        assert_eq!(super::article_stem("والكنيسه"), Some("كنيسه"));
+        assert_eq!(super::article_stem("للعالم"), Some("عالم"));
+        assert_eq!(super::article_stem("الله"), None);
+        assert_eq!(super::article_stem("بيت"), None);
+        assert_eq!(super::article_stem("ولد"), None);
+    }
+
+    use super::*;
+
+    #[test]
+    fn shipped_table_expands_fein_and_keeps_the_dialect_word() {
+        let rules = Rules::default();
+        let t = AliasTable::new(shipped(), &rules);
+        let q = normalize("فين اتولد السيد المسيح؟", &rules);
+        let added: Vec<String> = t.expand_query(q.split(' ')).into_iter().map(|(to, _, _)| to).collect();
+        assert!(added.contains(&"اين".to_string()), "{added:?}");
+        assert!(added.contains(&"ولد".to_string()), "{added:?}");
+        assert!(q.contains("فين"), "the dialect word stays in the search form");
+        // `query` aliases never reach the index.
+        assert!(t.index_tokens(["ليه"].into_iter()).is_empty());
+        assert_eq!(t.index_tokens(["فين", "فين"].into_iter()), vec!["اين".to_string()]);
+    }
+
+    #[test]
+    fn every_shipped_alias_names_a_case() {
+        for a in shipped() {
+            assert!(a.case.starts_with("alias-"), "{a:?}");
+            assert!(!a.from.is_empty() && !a.to.is_empty());
+        }
+    }
+}
