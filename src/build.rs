@@ -140,6 +140,20 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
             extra_tokens.extend(cfg.aliases.index_tokens(search.tokens()));
             if cfg.article_stems {
                 extra_tokens.extend(search.tokens().filter_map(crate::normalize::aliases::article_stem).map(str::to_string));
+                extra_tokens.extend(search.tokens().filter_map(crate::normalize::aliases::light_stem));
+            }
+            extra_tokens.extend(search.tokens().filter_map(crate::normalize::aliases::madda_variant));
+            // Where the chunk sits (document title and section headings) is context for
+            // matching even when the heading itself lies in an earlier chunk.
+            let context = crate::normalize::normalize(&s.heading_path.join(" "), &cfg.normalize);
+            let search_words: std::collections::BTreeSet<&str> = search.tokens().collect();
+            for t in context.split(' ').filter(|t| !t.is_empty() && !search_words.contains(t)) {
+                extra_tokens.push(t.to_string());
+                if cfg.article_stems {
+                    if let Some(st) = crate::normalize::aliases::article_stem(t) {
+                        extra_tokens.push(st.to_string());
+                    }
+                }
             }
             extra_tokens.sort();
             extra_tokens.dedup();

@@ -8,6 +8,8 @@ mod eval;
 mod query;
 mod export;
 mod init;
+mod normalize;
+mod rules;
 pub mod show;
 mod verify;
 
@@ -118,6 +120,24 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the search form of a text (line 1), then variants, aliases and explanations.
+    Normalize {
+        /// The corpus config whose rules and aliases apply (defaults when absent).
+        #[arg(long, default_value = "corpus.toml")]
+        config: PathBuf,
+        /// Show alias expansions and article stems.
+        #[arg(long)]
+        aliases: bool,
+        /// Name the rule that changed each character.
+        #[arg(long)]
+        explain: bool,
+        text: String,
+    },
+    /// Normalization rules and aliases: focused cases and collisions.
+    Rules {
+        #[command(subcommand)]
+        command: RulesCommand,
+    },
     /// Print a document's or chunk's records as built (text, boundaries, metadata) for review.
     Show {
         #[command(flatten)]
@@ -132,6 +152,25 @@ enum Command {
         /// Directory to create the project in.
         #[arg(default_value = ".")]
         dir: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum RulesCommand {
+    /// For every rule and alias: its focused cases (rank with and without it) and the distinct
+    /// corpus words it merges; exit 1 when a rule merges a pair `[[collision]]` does not accept.
+    Check {
+        #[command(flatten)]
+        at: BuildLocation,
+        /// Fixture files holding the focused cases (default: fixtures.toml beside the config).
+        #[arg(long, num_args = 1..)]
+        fixtures: Vec<PathBuf>,
+        /// Skip the with/without rebuilds (collisions only).
+        #[arg(long)]
+        no_rebuild: bool,
+        /// Examples per rule.
+        #[arg(long, default_value_t = 5)]
+        examples: usize,
     },
 }
 
@@ -155,6 +194,8 @@ pub fn main() -> i32 {
         Command::Eval { at, fixtures, k, baseline, write_baseline, record, history, compare, mode, json } => {
             eval::run(&at, eval::EvalArgs { fixtures, k, baseline, write_baseline, record, history, compare, mode, json })
         }
+        Command::Normalize { config, aliases, explain, text } => normalize::run(&config, &text, aliases, explain),
+        Command::Rules { command: RulesCommand::Check { at, fixtures, no_rebuild, examples } } => rules::check(&at, fixtures, no_rebuild, examples),
         Command::Show { at, key, json } => show::run(&at, &key, json),
         Command::Init { dir } => init::run(&dir),
     }

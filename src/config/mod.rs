@@ -40,6 +40,16 @@ impl Format {
     }
 }
 
+/// A pair of distinct words and whether normalization may merge them (`askzico rules check`).
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Collision {
+    pub a: String,
+    pub b: String,
+    pub accept: bool,
+    pub why: String,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct ChunkSettings {
     pub max_chars: usize,
@@ -131,6 +141,7 @@ pub struct Config {
     pub aliases: crate::normalize::aliases::AliasTable,
     /// Article stems as additive lexical tokens (`[aliases] article_stems`).
     pub article_stems: bool,
+    pub collisions: Vec<Collision>,
     pub libraries: Vec<Library>,
     pub envs: BTreeMap<String, Vec<String>>,
     /// Limits that keep one bad file from exhausting the machine.
@@ -349,6 +360,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         retrieval: raw.retrieval.unwrap_or_default(),
         aliases,
         article_stems,
+        collisions: raw.collision,
         libraries,
         envs,
         max_file_bytes: corpus.max_file_mb.into_inner() * 1024 * 1024,

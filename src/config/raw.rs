@@ -23,6 +23,7 @@ pub(super) struct RawConfig {
     pub retrieval: Option<crate::retrieve::RetrievalSettings>,
     pub aliases: Option<RawAliases>,
     pub alias: Vec<crate::normalize::aliases::Alias>,
+    pub collision: Vec<super::Collision>,
 }
 
 #[derive(Deserialize)]
@@ -181,7 +182,7 @@ pub(super) struct RawEnv {
     pub libraries: Vec<Spanned<String>>,
 }
 
-const KEYS: &[&str] = &["corpus", "chunking", "normalize", "aliases", "alias", "embedding", "retrieval", "library", "env"];
+const KEYS: &[&str] = &["corpus", "chunking", "normalize", "aliases", "alias", "collision", "embedding", "retrieval", "library", "env"];
 
 pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
     let src = cx.src.clone();
@@ -203,6 +204,16 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
             "env" => raw.env = de(cx, value),
             "retrieval" => raw.retrieval = de(cx, value),
             "aliases" => raw.aliases = de(cx, value),
+            "collision" => match value.get_ref().as_array() {
+                Some(items) => {
+                    for item in items.iter() {
+                        if let Some(c) = de(cx, item) {
+                            raw.collision.push(c);
+                        }
+                    }
+                }
+                None => cx.error("config-type", value.span(), "`collision` must be an array of tables", "write each pair as a [[collision]] table"),
+            },
             "alias" => match value.get_ref().as_array() {
                 Some(items) => {
                     for item in items.iter() {

@@ -2,6 +2,8 @@
 //! MRR@10 per set and per library, compared with a stored baseline so that no ingestion change
 //! can silently regress retrieval.
 
+pub mod rules_check;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 

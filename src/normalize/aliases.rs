@@ -120,8 +120,63 @@ pub fn article_stem(token: &str) -> Option<&str> {
     None
 }
 
+/// A light stem in the spirit of Light10 (Larkey et al.), over search forms (ة already ه, ى
+/// already ي): a leading و, the article with its clitics, then common suffixes, each only when
+/// at least three letters remain. Used only as an additive, lower-weight token — never in
+/// `search_text` — because stems merge words (arabic.md §3 rows 32–33).
+pub fn light_stem(token: &str) -> Option<String> {
+    let n = |s: &str| s.chars().count();
+    if !token.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c)) {
+        return None;
+    }
+    let mut s = token;
+    if let Some(rest) = s.strip_prefix('و') {
+        if n(rest) >= 3 {
+            s = rest;
+        }
+    }
+    for p in ["بال", "كال", "فال", "لل", "ال"] {
+        if let Some(rest) = s.strip_prefix(p) {
+            if n(rest) >= 3 {
+                s = rest;
+                break;
+            }
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for suf in ["ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي"] {
+            if let Some(rest) = s.strip_suffix(suf) {
+                if n(rest) >= 3 {
+                    s = rest;
+                    changed = true;
+                    break;
+                }
+            }
+        }
+    }
+    (s != token).then(|| s.to_string())
+}
+
+/// Uthmani spelling writes a hamza on the line before alef where modern spelling has alef madda
+/// (ٱلۡقُرۡءَانِ → القرءان for القرآن → القران): the variant without the hamza.
+pub fn madda_variant(token: &str) -> Option<String> {
+    token.contains("ءا").then(|| token.replace("ءا", "ا"))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn light_stems_and_madda() {
+        assert_eq!(super::light_stem("والمعلمين").as_deref(), Some("معلم"));
+        assert_eq!(super::light_stem("الميلاد").as_deref(), Some("ميلاد"));
+        assert_eq!(super::light_stem("كتاب"), None);
+        assert_eq!(super::light_stem("ولد"), None);
+        assert_eq!(super::light_stem("react"), None);
+        assert_eq!(super::madda_variant("والقرءان").as_deref(), Some("والقران"));
+    }
+
     #[test]
     fn article_stems() {
         assert_eq!(super::article_stem("الميلاد"), Some("ميلاد"));

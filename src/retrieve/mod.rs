@@ -40,20 +40,23 @@ pub struct RetrievalSettings {
     pub alias_weight: f64,
     /// Weight of matches in a chunk's additive token set (variants, index-side aliases).
     pub alias_field_weight: f64,
+    /// Weight of a question term's light stem (matched in the additive token set).
+    pub stem_weight: f64,
 }
 
 impl Default for RetrievalSettings {
     fn default() -> Self {
         RetrievalSettings {
             lexical_weight: 1.0,
-            vector_weight: 0.3,
-            rrf_k: 60.0,
+            vector_weight: 0.1,
+            rrf_k: 10.0,
             depth: 100,
             date_boost: 1.0,
             bm25_k1: 1.2,
             bm25_b: 0.75,
             alias_weight: 0.8,
             alias_field_weight: 0.8,
+            stem_weight: 0.5,
         }
     }
 }
@@ -242,6 +245,9 @@ impl<'a> Searcher<'a> {
             for (t, w) in terms.clone() {
                 if let Some(stem) = crate::normalize::aliases::article_stem(&t) {
                     add(&mut terms, stem, w * alias_weight);
+                }
+                if let Some(stem) = crate::normalize::aliases::light_stem(&t) {
+                    add(&mut terms, &stem, w * self.cfg.retrieval.stem_weight);
                 }
             }
         }

@@ -1,0 +1,46 @@
+//! `askzico normalize [--aliases] [--explain] TEXT`: the search form of a text. Line 1 is the
+//! primary search form alone; variants, alias expansions and explanations follow on labelled
+//! lines.
+
+use super::EXIT_OK;
+use crate::config::Config;
+use crate::normalize::aliases::{AliasTable, article_stem, shipped};
+use crate::normalize::{Rules, explain, normalize_with_variants};
+
+pub fn run(config: &std::path::Path, text: &str, show_aliases: bool, show_explain: bool) -> i32 {
+    // The corpus's rules and aliases when a config is at hand; the defaults otherwise.
+    let (rules, table, stems) = match Config::load(config) {
+        Ok(c) => (c.normalize.clone(), c.aliases.clone(), c.article_stems),
+        Err(_) => {
+            let r = Rules::default();
+            let t = AliasTable::new(shipped(), &r);
+            (r, t, true)
+        }
+    };
+    let (primary, variants) = normalize_with_variants(text, &rules);
+    println!("{primary}");
+    for v in &variants {
+        println!("variant: {v}");
+    }
+    if show_aliases {
+        for (to, from, i) in table.expand_query(primary.split(' ')) {
+            let a = &table.aliases[i];
+            let shown = a.to.iter().find(|t| crate::normalize::normalize(t, &rules).split(' ').any(|x| x == to)).cloned().unwrap_or_else(|| to.clone());
+            println!("alias: {from} → {shown} (search form {to}; {:?}; case {})", a.direction, a.case);
+        }
+        if stems {
+            for t in primary.split(' ') {
+                if let Some(s) = article_stem(t) {
+                    println!("stem: {t} → {s}");
+                }
+            }
+        }
+    }
+    if show_explain {
+        for c in explain(text, &rules) {
+            let shown = if c.replacement.is_empty() { "(dropped)".to_string() } else { format!("→ {:?}", c.replacement) };
+            println!("explain: byte {:>4}  U+{:04X} {:?}  {}  {shown}", c.offset, c.ch as u32, c.ch, c.rule);
+        }
+    }
+    EXIT_OK
+}

@@ -1,0 +1,184 @@
+//! `askzico rules check`: each normalization rule and alias with its focused cases (rank with
+//! and without it) and its collisions over the built corpus vocabulary; exit 1 when a rule merges
+//! a `[[collision]]` pair that is not accepted.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, load_config, report};
+use crate::artifacts::store::read_manifest;
+use crate::artifacts::{ChunkRecord, Kind};
+use crate::build::{BuildRequest, run as build};
+use crate::config::Config;
+use crate::diag::{Problem, Problems};
+use crate::eval::rules_check::{case_prefix, collisions, is_on, pairs, vocabulary, with_rule};
+use crate::eval::{Case, load_fixtures, run as run_eval};
+use crate::normalize::ALL_RULE_NAMES;
+use crate::normalize::aliases::AliasTable;
+use crate::retrieve::{Mode, Searcher};
+
+fn ranks(cfg: &Config, out: &std::path::Path, env: Option<&str>, cases: &[Case]) -> Result<BTreeMap<String, Option<usize>>, Problem> {
+    if cases.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let m = read_manifest(out, env)?;
+    let s = Searcher::open(cfg, out, m)?;
+    let r = run_eval(&s, cases, 10, Mode::Fused)?;
+    Ok(r.cases.into_iter().map(|c| (c.id, c.rank)).collect())
+}
+
+/// Ranks of `cases` in a fresh build of `cfg` (a variant of the corpus config) in a temp dir.
+fn ranks_rebuilt(cfg: &Config, env: Option<&str>, cases: &[Case], tag: &str) -> Result<BTreeMap<String, Option<usize>>, Problem> {
+    if cases.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let dir = std::env::temp_dir().join(format!("askzico-rules-{}-{tag}", std::process::id()));
+    let rep = build(cfg, &BuildRequest { out: dir.clone(), env: env.map(str::to_string), progress: false });
+    let result = if rep.manifest.is_none() {
+        Err(Problem::error("rules", format!("the build without `{tag}` failed")))
+    } else {
+        ranks(cfg, &dir, env, cases)
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn show(r: Option<usize>) -> String {
+    r.map(|x| x.to_string()).unwrap_or_else(|| "miss".into())
+}
+
+pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examples: usize) -> i32 {
+    let Some(cfg) = load_config(&at.config, false) else { return EXIT_USAGE };
+    let out = cfg.out_dir_or(at.out.as_deref());
+    let env = at.env.as_deref();
+    let manifest = match read_manifest(&out, env) {
+        Ok(m) => m,
+        Err(p) => {
+            report(&Problems(vec![p]), false);
+            return EXIT_ERRORS;
+        }
+    };
+    let fixtures = if fixtures.is_empty() {
+        let f = cfg.base_dir.join("fixtures.toml");
+        if f.is_file() { vec![f] } else { Vec::new() }
+    } else {
+        fixtures
+    };
+    let cases = match load_fixtures(&fixtures) {
+        Ok(c) => c,
+        Err(ps) => {
+            report(&Problems(ps), false);
+            return EXIT_USAGE;
+        }
+    };
+    // (a) vocabulary of the built evidence.
+    let mut texts = Vec::new();
+    for a in manifest.artifacts_of(Kind::Chunks) {
+        if let Ok(t) = std::fs::read_to_string(out.join(&a.path)) {
+            texts.extend(t.lines().filter_map(|l| serde_json::from_str::<ChunkRecord>(l).ok()).map(|r| r.text));
+        }
+    }
+    let vocab = vocabulary(texts.iter().map(String::as_str));
+    let coll = collisions(&vocab, &cfg.normalize, examples);
+    let with = match ranks(&cfg, &out, env, &cases) {
+        Ok(r) => r,
+        Err(p) => {
+            report(&Problems(vec![p]), false);
+            return EXIT_ERRORS;
+        }
+    };
+    println!("rules check over {} ({} distinct words, {} focused cases)\n", manifest.corpus_version, vocab.len(), cases.iter().filter(|c| c.set == "focused").count());
+    let mut unjustified = Vec::new();
+    for rule in ALL_RULE_NAMES {
+        let prefix = case_prefix(rule);
+        let served: Vec<Case> = cases.iter().filter(|c| c.id == prefix || c.id.starts_with(&format!("{prefix}-"))).cloned().collect();
+        let on = is_on(&cfg.normalize, rule);
+        let lossy = crate::normalize::LOSSY_RULE_NAMES.contains(rule);
+        let flipped = with_rule(&cfg.normalize, rule, !on);
+        let without = match (&flipped, no_rebuild) {
+            (Some(r), false) => {
+                let mut c2 = cfg.clone();
+                c2.normalize = r.clone();
+                c2.aliases = AliasTable::new(cfg.aliases.aliases.clone(), r);
+                ranks_rebuilt(&c2, env, &served, rule).ok()
+            }
+            _ => None,
+        };
+        let state = match (on, flipped.is_some()) {
+            (true, true) => "on",
+            (true, false) => "always on",
+            (false, _) => "off",
+        };
+        println!("{rule:<20} [{state}{}]", if lossy { ", lossy" } else { "" });
+        if served.is_empty() && on {
+            unjustified.push(rule.to_string());
+        }
+        for c in &served {
+            let w = with.get(&c.id).copied().flatten();
+            let wo = match &without {
+                Some(m) => show(m.get(&c.id).copied().flatten()),
+                None if flipped.is_none() => "n/a (always on)".into(),
+                None => "not rebuilt".into(),
+            };
+            let (a, b) = if on { (show(w), wo) } else { (wo, show(w)) };
+            println!("    case {:<28} rank with {a:>5}   without {b}", c.id);
+        }
+        let c = &coll[rule];
+        let verb = if on { "merges" } else { "would merge" };
+        println!("    {verb} {} groups of distinct words ({} words)", c.groups, c.words);
+        for (key, ws) in &c.examples {
+            let ws: Vec<String> = ws.iter().map(|(w, n)| format!("{w}×{n}")).collect();
+            println!("      {key:<16} ← {}", ws.join(", "));
+        }
+    }
+    println!();
+    for (i, a) in cfg.aliases.aliases.iter().enumerate() {
+        let served: Vec<Case> = cases.iter().filter(|c| c.id == a.case).cloned().collect();
+        let without = if no_rebuild || served.is_empty() {
+            None
+        } else {
+            let mut rest = cfg.aliases.aliases.clone();
+            rest.remove(i);
+            let mut c2 = cfg.clone();
+            c2.aliases = AliasTable::new(rest, &cfg.normalize);
+            ranks_rebuilt(&c2, env, &served, &format!("alias{i}")).ok()
+        };
+        println!("alias {} → {} [{:?}]", a.from.join("/"), a.to.join("/"), a.direction);
+        if served.is_empty() {
+            println!("    no focused case `{}` in the fixtures", a.case);
+            unjustified.push(format!("alias {}", a.from.join("/")));
+        }
+        for c in &served {
+            let wo = without.as_ref().map(|m| show(m.get(&c.id).copied().flatten())).unwrap_or_else(|| "not rebuilt".into());
+            println!("    case {:<28} rank with {:>5}   without {wo}", c.id, show(with.get(&c.id).copied().flatten()));
+        }
+        // What this alias joins in the corpus: how often its colloquial words occur.
+        let uses: Vec<String> = a.from.iter().filter_map(|f| vocab.get(f).map(|n| format!("{f}×{n}"))).collect();
+        if !uses.is_empty() {
+            println!("    colloquial forms in the corpus: {}", uses.join(", "));
+        }
+    }
+    println!();
+    let verdicts = pairs(&cfg);
+    let mut violations = 0;
+    for v in &verdicts {
+        let status = match (v.merged, v.accept) {
+            (true, true) => "merged, accepted".to_string(),
+            (true, false) => {
+                violations += 1;
+                "MERGED BUT NOT ACCEPTED".to_string()
+            }
+            (false, _) => "kept apart".to_string(),
+        };
+        let by = if v.by.is_empty() { String::new() } else { format!(" by {}", v.by.join(", ")) };
+        println!("collision {} / {}: {status}{by} — {}", v.a, v.b, v.why);
+    }
+    if !unjustified.is_empty() {
+        println!("\nwithout a focused case: {}", unjustified.join(", "));
+    }
+    if violations > 0 {
+        eprintln!("rules check failed: {violations} collision pair(s) merged without `accept = true`");
+        return EXIT_ERRORS;
+    }
+    EXIT_OK
+}

@@ -1,0 +1,180 @@
+//! `rules check`: every normalization rule and alias is judged by (a) the focused fixture cases
+//! it serves — their rank with and without it — and (b) its collisions over the built corpus
+//! vocabulary: the distinct surface words that become equal because of it. A `[[collision]]`
+//! pair that a rule merges without `accept = true` fails the check.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::normalize::{ALL_RULE_NAMES, LOSSY_RULE_NAMES, Rules, explain, normalize};
+
+/// A rule switched on or off by name; `None` for rules that are always on.
+pub fn with_rule(rules: &Rules, name: &str, on: bool) -> Option<Rules> {
+    let mut r = rules.clone();
+    let field = match name {
+        "fold_alef_hamza" => &mut r.fold_alef_hamza,
+        "fold_alef_maksura" => &mut r.fold_alef_maksura,
+        "fold_teh_marbuta" => &mut r.fold_teh_marbuta,
+        "fold_hamza_carriers" => &mut r.fold_hamza_carriers,
+        "digits" => &mut r.digits,
+        "punctuation" => &mut r.punctuation,
+        "lowercase_latin" => &mut r.lowercase_latin,
+        _ => return None,
+    };
+    *field = on;
+    Some(r)
+}
+
+/// Whether a rule is on in `rules` (always-on rules are on).
+pub fn is_on(rules: &Rules, name: &str) -> bool {
+    rules.active_rule_names().contains(&name)
+}
+
+/// The focused case id prefix of a rule: `rule-` + its name without `fold_`, `_` → `-`.
+pub fn case_prefix(rule: &str) -> String {
+    format!("rule-{}", rule.trim_start_matches("fold_").replace('_', "-"))
+}
+
+/// Distinct surface words of evidence texts with their counts.
+pub fn vocabulary<'a>(texts: impl Iterator<Item = &'a str>) -> BTreeMap<String, usize> {
+    let mut v = BTreeMap::new();
+    for t in texts {
+        for w in t.split(|c: char| !(c.is_alphanumeric() || is_mark(c))) {
+            if !w.is_empty() && w.chars().any(char::is_alphabetic) {
+                *v.entry(w.to_string()).or_insert(0) += 1;
+            }
+        }
+    }
+    v
+}
+
+fn is_mark(c: char) -> bool {
+    matches!(c, '\u{0610}'..='\u{061A}' | '\u{064B}'..='\u{065F}' | '\u{0670}' | '\u{06D6}'..='\u{06ED}' | '\u{0640}' | '\u{200C}' | '\u{200D}')
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Collisions {
+    /// Groups of distinct surface words merged into one search form by this rule.
+    pub groups: usize,
+    pub words: usize,
+    /// The most frequent groups: (search form, [(surface, count)]).
+    pub examples: Vec<(String, Vec<(String, usize)>)>,
+}
+
+/// Collisions of each rule over a vocabulary. Switchable rules are measured exactly (groups
+/// that split when the rule is flipped); always-on rules through `explain` (groups whose words
+/// the rule changed in some but not all of them).
+pub fn collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples: usize) -> BTreeMap<&'static str, Collisions> {
+    let mut groups: BTreeMap<String, Vec<(&str, usize)>> = BTreeMap::new();
+    for (w, n) in vocab {
+        groups.entry(normalize(w, rules)).or_default().push((w, *n));
+    }
+    let mut out: BTreeMap<&'static str, Vec<(String, Vec<(String, usize)>)>> = BTreeMap::new();
+    for rule in ALL_RULE_NAMES {
+        let rule: &'static str = rule;
+        let merged = out.entry(rule).or_default();
+        match with_rule(rules, rule, !is_on(rules, rule)) {
+            Some(flipped) if is_on(rules, rule) => {
+                for (key, ws) in groups.iter().filter(|(_, ws)| ws.len() > 1) {
+                    let apart: BTreeSet<String> = ws.iter().map(|(w, _)| normalize(w, &flipped)).collect();
+                    if apart.len() > 1 {
+                        merged.push((key.clone(), ws.iter().map(|(w, n)| (w.to_string(), *n)).collect()));
+                    }
+                }
+            }
+            Some(flipped) => {
+                // An off rule: what it would merge if switched on.
+                let mut would: BTreeMap<String, Vec<(&str, usize)>> = BTreeMap::new();
+                for (w, n) in vocab {
+                    would.entry(normalize(w, &flipped)).or_default().push((w, *n));
+                }
+                for (key, ws) in would.into_iter().filter(|(_, ws)| ws.len() > 1) {
+                    let apart: BTreeSet<String> = ws.iter().map(|(w, _)| normalize(w, rules)).collect();
+                    if apart.len() > 1 {
+                        merged.push((key, ws.iter().map(|(w, n)| (w.to_string(), *n)).collect()));
+                    }
+                }
+            }
+            None => {
+                // Always on: attribute each merge to the rules whose firing differs between a
+                // word and the group's most frequent spelling.
+                for (key, ws) in groups.iter().filter(|(_, ws)| ws.len() > 1) {
+                    let (canon, canon_n) = *ws.iter().max_by_key(|(w, n)| (*n, std::cmp::Reverse(*w))).expect("non-empty group");
+                    let fired_in = |w: &str| explain(w, rules).iter().any(|c| c.rule == rule);
+                    let canon_fired = fired_in(canon);
+                    let joined: Vec<(String, usize)> = ws.iter().filter(|(w, _)| *w != canon && fired_in(w) != canon_fired).map(|(w, n)| (w.to_string(), *n)).collect();
+                    if !joined.is_empty() {
+                        let mut all = vec![(canon.to_string(), canon_n)];
+                        all.extend(joined);
+                        merged.push((key.clone(), all));
+                    }
+                }
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(rule, mut gs)| {
+            let words = gs.iter().map(|(_, ws)| ws.len()).sum();
+            let n = gs.len();
+            gs.sort_by_key(|(k, ws)| (std::cmp::Reverse(ws.iter().map(|(_, c)| c).sum::<usize>()), k.clone()));
+            gs.truncate(examples);
+            (rule, Collisions { groups: n, words, examples: gs })
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PairVerdict {
+    pub a: String,
+    pub b: String,
+    pub merged: bool,
+    /// The switchable rules that, flipped alone, keep the pair apart.
+    pub by: Vec<String>,
+    pub accept: bool,
+    pub why: String,
+    pub violation: bool,
+}
+
+/// The verdict on every `[[collision]]` pair of the config.
+pub fn pairs(cfg: &Config) -> Vec<PairVerdict> {
+    let rules = &cfg.normalize;
+    cfg.collisions
+        .iter()
+        .map(|c| {
+            let merged = normalize(&c.a, rules) == normalize(&c.b, rules);
+            let by = if merged {
+                LOSSY_RULE_NAMES
+                    .iter()
+                    .chain(["digits", "punctuation", "lowercase_latin"].iter())
+                    .filter(|r| is_on(rules, r))
+                    .filter(|r| with_rule(rules, r, false).is_some_and(|off| normalize(&c.a, &off) != normalize(&c.b, &off)))
+                    .map(|r| r.to_string())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            PairVerdict { a: c.a.clone(), b: c.b.clone(), merged, by, accept: c.accept, why: c.why.clone(), violation: merged && !c.accept }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maksura_fold_merges_ala_and_ali() {
+        let vocab: BTreeMap<String, usize> = [("على", 10), ("علي", 3), ("عِلْم", 1), ("علم", 2), ("كتاب", 1)].iter().map(|(w, n)| (w.to_string(), *n)).collect();
+        let c = collisions(&vocab, &Rules::default(), 3);
+        assert_eq!(c["fold_alef_maksura"].groups, 1);
+        assert_eq!(c["fold_alef_maksura"].examples[0].1.len(), 2);
+        assert_eq!(c["harakat"].groups, 1);
+        assert_eq!(c["fold_teh_marbuta"].groups, 0);
+        // An off rule reports what it would merge.
+        let vocab: BTreeMap<String, usize> = [("رؤية", 1), ("روية", 1)].iter().map(|(w, n)| (w.to_string(), *n)).collect();
+        assert_eq!(collisions(&vocab, &Rules::default(), 3)["fold_hamza_carriers"].groups, 1);
+        assert_eq!(case_prefix("fold_alef_hamza"), "rule-alef-hamza");
+    }
+}
