@@ -143,18 +143,20 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
                 extra_tokens.extend(search.tokens().filter_map(crate::normalize::aliases::light_stem));
             }
             extra_tokens.extend(search.tokens().filter_map(crate::normalize::aliases::madda_variant));
-            // Where the chunk sits (document title and section headings) is context for
-            // matching even when the heading itself lies in an earlier chunk.
-            let context = crate::normalize::normalize(&s.heading_path.join(" "), &cfg.normalize);
-            let search_words: std::collections::BTreeSet<&str> = search.tokens().collect();
-            for t in context.split(' ').filter(|t| !t.is_empty() && !search_words.contains(t)) {
-                extra_tokens.push(t.to_string());
+            let mut context_tokens = Vec::new();
+            let mut path = vec![doc.title.clone().unwrap_or_default()];
+            path.extend(s.heading_path.iter().cloned());
+            let context = crate::normalize::normalize(&path.join(" "), &cfg.normalize);
+            for t in context.split(' ').filter(|t| !t.is_empty()) {
+                context_tokens.push(t.to_string());
                 if cfg.article_stems {
-                    if let Some(st) = crate::normalize::aliases::article_stem(t) {
-                        extra_tokens.push(st.to_string());
+                    if let Some(st) = crate::normalize::aliases::light_stem(t) {
+                        context_tokens.push(st);
                     }
                 }
             }
+            context_tokens.sort();
+            context_tokens.dedup();
             extra_tokens.sort();
             extra_tokens.dedup();
             let vector = embedder.embed(&search);
@@ -164,6 +166,7 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
                 text,
                 search_text: search,
                 extra_tokens,
+                context_tokens,
                 heading_path: s.heading_path,
                 span: (s.start, s.end),
                 vector,

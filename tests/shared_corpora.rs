@@ -206,3 +206,31 @@ fn ids_are_ascii_short_and_unique() {
         assert!(!Path::new(src).is_absolute() && !src.contains(".."), "{src}");
     }
 }
+
+#[test]
+fn eval_gate_holds_against_the_committed_baseline() {
+    let Some(b) = built("eval_gate_holds_against_the_committed_baseline") else { return };
+    let ex = repo().join("examples/shared-corpora");
+    let o = run(bin()
+        .args(["eval", "--json", "--config"])
+        .arg(config())
+        .arg("--out")
+        .arg(&b.out)
+        .arg("--fixtures")
+        .arg(ex.join("fixtures.toml"))
+        .arg("--baseline")
+        .arg(ex.join("baseline.json")));
+    assert!(o.status.success(), "retrieval regressed against baseline.json:\n{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v["overall"]["cases"].as_u64().unwrap() >= 80);
+    // Every dated case finds its commemoration in the top 5.
+    for c in v["cases"].as_array().unwrap().iter().filter(|c| c["set"] == "dated") {
+        assert!(c["rank"].as_u64().is_some_and(|r| r <= 5), "dated case {} missed: {c}", c["id"]);
+    }
+    // The default fusion never scores below lexical-only on the fixture sets.
+    let o = run(bin().args(["eval", "--json", "--mode", "lexical", "--config"]).arg(config()).arg("--out").arg(&b.out).arg("--fixtures").arg(ex.join("fixtures.toml")));
+    let lex: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    for m in ["hit@1", "hit@5", "mrr@10"] {
+        assert!(v["overall"][m].as_f64().unwrap() >= lex["overall"][m].as_f64().unwrap(), "fused {m} below lexical-only");
+    }
+}

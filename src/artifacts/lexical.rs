@@ -35,6 +35,9 @@ pub struct LexShard {
     /// (`(chunk_id, 1, chunk length)`); never part of `search_text`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub alias_terms: BTreeMap<String, Vec<(String, u32, u32)>>,
+    /// Title and section-heading tokens of each chunk (`(chunk_id, 1, chunk length)`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub context_terms: BTreeMap<String, Vec<(String, u32, u32)>>,
 }
 
 /// The shard of a term: FNV-1a 64 of its UTF-8 bytes, modulo the shard count.
@@ -51,6 +54,7 @@ pub fn shard_of(term: &str, shards: usize) -> usize {
 pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
     let mut index: BTreeMap<&str, Vec<(&str, u32, u32)>> = BTreeMap::new();
     let mut extra: BTreeMap<&str, Vec<(&str, u32, u32)>> = BTreeMap::new();
+    let mut context: BTreeMap<&str, Vec<(&str, u32, u32)>> = BTreeMap::new();
     let mut n = 0usize;
     let mut total_len = 0u64;
     for d in docs {
@@ -69,18 +73,24 @@ pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
             for t in &c.extra_tokens {
                 extra.entry(t.as_str()).or_default().push((c.chunk_id.as_str(), 1, len));
             }
+            for t in &c.context_tokens {
+                context.entry(t.as_str()).or_default().push((c.chunk_id.as_str(), 1, len));
+            }
         }
     }
-    let estimate: usize = index.iter().chain(extra.iter()).map(|(t, ps)| t.len() + 6 + ps.iter().map(|(id, _, _)| id.len() + 14).sum::<usize>()).sum();
+    let estimate: usize = index.iter().chain(extra.iter()).chain(context.iter()).map(|(t, ps)| t.len() + 6 + ps.iter().map(|(id, _, _)| id.len() + 14).sum::<usize>()).sum();
     let shards = (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two();
     type Postings = BTreeMap<String, Vec<(String, u32, u32)>>;
-    let mut per_shard: Vec<(Postings, Postings)> = vec![(BTreeMap::new(), BTreeMap::new()); shards];
+    let mut per_shard: Vec<(Postings, Postings, Postings)> = vec![(BTreeMap::new(), BTreeMap::new(), BTreeMap::new()); shards];
     let own = |ps: Vec<(&str, u32, u32)>| ps.into_iter().map(|(id, f, l)| (id.to_string(), f, l)).collect::<Vec<_>>();
     for (t, ps) in index {
         per_shard[shard_of(t, shards)].0.insert(t.to_string(), own(ps));
     }
     for (t, ps) in extra {
         per_shard[shard_of(t, shards)].1.insert(t.to_string(), own(ps));
+    }
+    for (t, ps) in context {
+        per_shard[shard_of(t, shards)].2.insert(t.to_string(), own(ps));
     }
     let meta = LexMeta {
         domain: domain.to_string(),
@@ -99,9 +109,9 @@ pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
         domain: dom.clone(),
         library: None,
     }];
-    for (k, (terms, alias_terms)) in per_shard.into_iter().enumerate() {
+    for (k, (terms, alias_terms, context_terms)) in per_shard.into_iter().enumerate() {
         let records = terms.len();
-        let shard = LexShard { domain: domain.to_string(), shard: k, terms, alias_terms };
+        let shard = LexShard { domain: domain.to_string(), shard: k, terms, alias_terms, context_terms };
         out.push(Rendered {
             kind: Kind::Lexical,
             stem: format!("lexical/{domain}/{k:04}"),

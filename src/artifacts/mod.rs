@@ -25,6 +25,9 @@ pub struct BuiltChunk {
     /// Additive lexical tokens kept apart from `search_text`: spelling variants (dagger alef
     /// read as ا) and the MSA forms of colloquial words (`both` aliases).
     pub extra_tokens: Vec<String>,
+    /// Search tokens of where the chunk sits — document title and section headings — a
+    /// separate field so a question naming the title matches every chunk under it.
+    pub context_tokens: Vec<String>,
     pub heading_path: Vec<String>,
     /// Byte range of the chunk in the document's extracted text.
     pub span: (usize, usize),

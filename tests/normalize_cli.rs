@@ -1,0 +1,84 @@
+//! The normalizer and its rules as a reviewer uses them: `normalize`, `rules check`, and an eval
+//! baseline that catches a rule change a focused case depends on.
+
+mod common;
+
+use common::*;
+
+fn normalize(args: &[&str]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(bin().current_dir(dir.path()).arg("normalize").args(args));
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn normalize_prints_the_search_form_first() {
+    assert_eq!(normalize(&["وُلِدَ السيد المسيح في بيت لحم."])[0], "ولد السيد المسيح في بيت لحم");
+    let lines = normalize(&["--aliases", "فين اتولد السيد المسيح؟"]);
+    assert_eq!(lines[0], "فين اتولد السيد المسيح", "the dialect word is kept in the search form");
+    assert!(lines.iter().any(|l| l.starts_with("alias: فين → أين")), "{lines:?}");
+    let uthmani = normalize(&["تَبَٰرَكَ"]);
+    assert!(uthmani.iter().any(|l| l == "variant: تبارك"), "{uthmani:?}");
+    let explained = normalize(&["--explain", "كـتاب"]);
+    assert!(explained.iter().any(|l| l.contains("tatweel")), "{explained:?}");
+}
+
+#[test]
+fn spelling_variants_reach_the_plain_search_form() {
+    for (variant, plain) in [("ﻣﺮﺣﺒﺎ", "مرحبا"), ("سلا\u{200F}م", "سلام"), ("مر\u{200C}حبا", "مرحبا"), ("كـــتاب", "كتاب"), ("١٦٠٠", "1600"), ("ٱلرَّحۡمَٰنِ", "الرحمن")] {
+        assert_eq!(normalize(&[variant])[0], normalize(&[plain])[0], "{variant:?} vs {plain:?}");
+    }
+}
+
+fn project(fold: bool, collision_accept: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[corpus]\nname = \"t\"\n\n[normalize]\nfold_alef_hamza = {fold}\n\n[retrieval]\nvector_weight = 0.0\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\n\n[[collision]]\na = \"على\"\nb = \"علي\"\naccept = {collision_accept}\nwhy = \"test\"\n"
+    );
+    std::fs::write(dir.path().join("corpus.toml"), cfg).unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/ahmad.md"), "# سيرة أحمد\n\nوُلد أحمد في الإسكندرية وسافر على مركب إلى القاهرة، وقابل علي هناك.\n").unwrap();
+    std::fs::write(dir.path().join("src/other.md"), "# النيل\n\nيجري النهر من الجنوب إلى الشمال ويمر بمدن كثيرة على ضفتيه.\n").unwrap();
+    std::fs::write(
+        dir.path().join("fixtures.toml"),
+        "[[case]]\nid = \"rule-alef-hamza\"\nset = \"focused\"\nquestion = \"احمد\"\nexpect = [\"docs:ahmad\"]\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn rules_check_fails_on_a_merged_pair_that_is_not_accepted() {
+    let p = project(true, false);
+    assert!(run(bin().current_dir(p.path()).arg("build")).status.success());
+    let o = run(bin().current_dir(p.path()).args(["rules", "check"]));
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("collision على / علي: MERGED BUT NOT ACCEPTED by fold_alef_maksura"), "{out}");
+    // Every rule is listed with its collisions, and the focused case with its rank with and without.
+    for rule in askzico::normalize::ALL_RULE_NAMES {
+        assert!(out.lines().any(|l| l.starts_with(rule)), "{rule} missing:\n{out}");
+    }
+    assert!(out.contains("case rule-alef-hamza"), "{out}");
+    assert!(out.lines().any(|l| l.contains("case rule-alef-hamza") && l.contains("rank with     1") && l.contains("without miss")), "{out}");
+    let p = project(true, true);
+    assert!(run(bin().current_dir(p.path()).arg("build")).status.success());
+    assert_eq!(run(bin().current_dir(p.path()).args(["rules", "check", "--no-rebuild"])).status.code(), Some(0));
+}
+
+#[test]
+fn eval_baseline_catches_a_rule_change() {
+    let p = project(true, true);
+    assert!(run(bin().current_dir(p.path()).arg("build")).status.success());
+    let o = run(bin().current_dir(p.path()).args(["eval", "--fixtures", "fixtures.toml", "--write-baseline", "baseline.json"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(run(bin().current_dir(p.path()).args(["eval", "--fixtures", "fixtures.toml", "--baseline", "baseline.json"])).status.success());
+    // Switch off the rule the focused case depends on.
+    let cfg = std::fs::read_to_string(p.path().join("corpus.toml")).unwrap().replace("fold_alef_hamza = true", "fold_alef_hamza = false");
+    std::fs::write(p.path().join("corpus.toml"), cfg).unwrap();
+    assert!(run(bin().current_dir(p.path()).arg("build")).status.success());
+    let o = run(bin().current_dir(p.path()).args(["eval", "--fixtures", "fixtures.toml", "--baseline", "baseline.json"]));
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("case `rule-alef-hamza` flipped"), "{}", stderr(&o));
+}
