@@ -57,3 +57,97 @@ fn chunk_invariants_hold_on_every_shared_document() {
     assert!(docs > 1000, "only {docs} documents");
     assert!(small.is_empty(), "chunks under {min} chars that are not whole documents:\n{}", small.join("\n"));
 }
+
+/// A run of at least `n` Arabic letters and spaces from a source line, to look for in evidence.
+fn arabic_run(line: &str, n: usize) -> Option<String> {
+    let mut best = String::new();
+    let mut cur = String::new();
+    for c in line.chars() {
+        if ('\u{0621}'..='\u{064A}').contains(&c) || c == ' ' {
+            cur.push(c);
+        } else {
+            if cur.trim().chars().count() > best.trim().chars().count() {
+                best = cur.clone();
+            }
+            cur.clear();
+        }
+    }
+    if cur.trim().chars().count() > best.trim().chars().count() {
+        best = cur;
+    }
+    let best = best.trim().to_string();
+    (best.chars().count() >= n).then_some(best)
+}
+
+#[test]
+fn react_components_keep_their_prose_and_code_blocks_stay_whole() {
+    let Some(corpora) = shared_corpora("react_components_keep_their_prose_and_code_blocks_stay_whole") else { return };
+    let cfg = Config::load(&repo().join("examples/shared-corpora/corpus.toml")).unwrap();
+    let lib = cfg.library("react-ar").unwrap();
+    let path = corpora.join("react-dev-ar/src/content/learn/your-first-component.md");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let ex = extract("learn/your-first-component.md", src.as_bytes(), askzico::config::Format::Mdx, lib);
+    assert!(ex.problems.iter().all(|p| !p.is_error()), "{:?}", ex.problems);
+    let doc = &ex.docs[0];
+    let chunks = chunk(&doc.body, &cfg.chunking);
+    for tag in ["Intro", "Pitfall", "DeepDive"] {
+        let open = format!("<{tag}>");
+        let close = format!("</{tag}>");
+        let start = src.find(&open).unwrap_or_else(|| panic!("no <{tag}> in the source"));
+        let inner = &src[start + open.len()..start + src[start..].find(&close).unwrap()];
+        let mut checked = 0;
+        for line in inner.lines().filter(|l| !l.trim_start().starts_with("```")) {
+            if let Some(run) = arabic_run(line, 15) {
+                assert!(doc.body.text.contains(&run), "prose inside <{tag}> lost: {run}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "no prose found inside <{tag}>");
+    }
+    // Every fenced code block of the source is one block of evidence, inside a single chunk.
+    let mut blocks = 0;
+    let mut lines = src.lines();
+    while let Some(l) = lines.next() {
+        if l.trim_start().starts_with("```") {
+            let code: Vec<&str> = lines.by_ref().take_while(|x| !x.trim_start().starts_with("```")).collect();
+            let code = code.join("\n");
+            if code.trim().is_empty() {
+                continue;
+            }
+            blocks += 1;
+            assert!(chunks.iter().any(|c| doc.body.text[c.start..c.end].contains(code.trim())), "code block lost:\n{code}");
+        }
+    }
+    assert!(blocks >= 3, "only {blocks} code blocks found");
+    // By offset: each code block of the evidence lies inside exactly one chunk.
+    for b in doc.body.blocks.iter().filter(|b| b.kind == askzico::extract::BlockKind::Code) {
+        let holders = chunks.iter().filter(|c| c.start <= b.start && b.end <= c.end).count();
+        assert_eq!(holders, 1, "code block at {}..{} split across chunks", b.start, b.end);
+    }
+}
+
+#[test]
+fn eis1600_article_chunks_hold_the_body_and_no_chrome() {
+    let Some(corpora) = shared_corpora("eis1600_article_chunks_hold_the_body_and_no_chrome") else { return };
+    let cfg = Config::load(&repo().join("examples/shared-corpora/corpus.toml")).unwrap();
+    let lib = cfg.library("eis1600").unwrap();
+    let src = std::fs::read_to_string(corpora.join("eis1600-html-ar/docs/ar/p/description-of-the-project/index.html")).unwrap();
+    let ex = extract("p/description-of-the-project/index.html", src.as_bytes(), askzico::config::Format::Html, lib);
+    let doc = &ex.docs[0];
+    let text: String = chunk(&doc.body, &cfg.chunking).iter().map(|c| &doc.body.text[c.start..c.end]).collect::<Vec<_>>().join("\n");
+    for chrome in ["الوضع الداكن", "تُقرأ خلال", "English", "Deutsch", "Русский", "فارسى"] {
+        assert!(!text.contains(chrome), "chrome {chrome} leaked into a chunk");
+    }
+    // The body paragraphs: every long Arabic run inside the article's <p>s is in the chunks.
+    let article = &src[src.find("<section class=\"article-content\">").unwrap()..];
+    let article = &article[..article.find("</section>").unwrap()];
+    let mut found = 0;
+    for p in article.split("<p>").skip(1) {
+        let p = p.split("</p>").next().unwrap_or("");
+        if let Some(run) = arabic_run(p, 30) {
+            assert!(text.contains(&run), "body paragraph missing: {run}");
+            found += 1;
+        }
+    }
+    assert!(found >= 1);
+}
