@@ -145,6 +145,11 @@ fn evidence_holds_no_markup_entities_or_frontmatter() {
         if let Some(m) = tag.find(&prose) {
             failures.push(format!("{id}: tag `{}`", m.as_str()));
         }
+        for remnant in [":::", "{#", "{/*", "{{<", "{{%", "<!--"] {
+            if prose.contains(remnant) {
+                failures.push(format!("{id}: syntax remnant `{remnant}`"));
+            }
+        }
         assert_eq!(
             r["search_text"].as_str().unwrap(),
             askzico::normalize::normalize(text, &askzico::normalize::Rules::default()),

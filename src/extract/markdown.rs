@@ -46,19 +46,22 @@ pub(super) fn preprocess(text: &str) -> String {
                     continue;
                 }
             }
-            if t.starts_with(":::") {
-                // `::: tip عنوان` → `عنوان`; a bare `:::` → blank line.
-                let rest = t.trim_start_matches(':').trim();
-                let title = rest.split_once(char::is_whitespace).map(|(_, title)| title.trim()).unwrap_or("");
-                out.push('\n');
-                if !title.is_empty() {
-                    out.push_str(title);
-                    out.push_str("\n\n");
-                }
-                continue;
-            }
         } else if fence.is_some() {
             out.push_str(line);
+            continue;
+        }
+        if t.starts_with(":::") {
+            // `::: tip عنوان` → `عنوان`; a bare `:::` → blank line. Containers may sit indented
+            // inside list items, so any indentation counts (fenced code was handled above).
+            let rest = t.trim_start_matches(':').trim();
+            let title = rest.split_once(char::is_whitespace).map(|(_, title)| title.trim()).unwrap_or("");
+            let pad = &line[..indent];
+            out.push('\n');
+            if !title.is_empty() {
+                out.push_str(pad);
+                out.push_str(title);
+                out.push_str("\n\n");
+            }
             continue;
         }
         out.push_str(&strip_shortcodes(line));
