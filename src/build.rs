@@ -5,19 +5,16 @@
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-use rayon::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::artifacts::manifest::{LibraryEntry, Manifest, MANIFEST_FORMAT, corpus_version, fingerprint};
-use crate::artifacts::store::{self, WriteStats};
-use crate::artifacts::{BuiltChunk, BuiltDoc, Rendered, lexical, render_library};
+use crate::artifacts::manifest::{Manifest, fingerprint};
+use crate::artifacts::store::WriteStats;
+use crate::artifacts::{BuiltChunk, BuiltDoc};
 use crate::chunk::chunk;
 use crate::config::{Config, Format, Library};
 use crate::diag::{Problem, Problems};
-use crate::discover::discover;
-use crate::embed::{Embedder, from_settings};
+use crate::embed::Embedder;
 use crate::extract::{self, Document};
 use crate::identity::{self, MAX_ID_BYTES, file_slug};
 use crate::normalize::{NORMALIZATION_UNICODE_VERSION, RULES_VERSION, search_text_with_variants};
@@ -48,6 +45,8 @@ pub struct BuildReport {
     pub manifest_path: Option<PathBuf>,
     pub problems: Problems,
     pub stats: BuildStats,
+    /// The work this build actually did (`--stats-json`).
+    pub run: crate::engine::Stats,
 }
 
 /// The name a file has in messages: its path as written from the config's directory.
@@ -211,10 +210,10 @@ pub fn settings_values(cfg: &Config, libs: &[&Library], embedder: &dyn Embedder)
 }
 
 /// Duplicate doc IDs across the build, each an error naming every source.
-fn check_duplicates(docs: &[BuiltDoc]) -> Vec<Problem> {
-    let mut by_id: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for d in docs {
-        by_id.entry(d.doc_id.as_str()).or_default().push(&d.source);
+pub fn duplicate_problems(docs: Vec<(String, String)>) -> Vec<Problem> {
+    let mut by_id: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (id, source) in docs {
+        by_id.entry(id).or_default().push(source);
     }
     by_id
         .into_iter()
@@ -227,114 +226,18 @@ fn check_duplicates(docs: &[BuiltDoc]) -> Vec<Problem> {
         .collect()
 }
 
-/// Full build. Never writes anything when an error was found.
+/// A full build in a fresh engine. Never writes anything when an error was found.
 pub fn run(cfg: &Config, req: &BuildRequest) -> BuildReport {
-    let started = Instant::now();
-    let mut problems = Problems::default();
-    let mut stats = BuildStats::default();
-    let fail = |problems: Problems, stats: BuildStats| BuildReport { manifest: None, manifest_path: None, problems, stats };
-    let libs = match cfg.libraries_for(req.env.as_deref()) {
-        Ok(l) => l,
-        Err(p) => {
-            problems.push(p);
-            return fail(problems, stats);
-        }
-    };
-    let embedder = from_settings(&cfg.embedding);
-    let (files, found) = discover(cfg, &libs, &req.out);
-    problems.extend(found.0);
-    stats.files = files.len();
-
-    let bar = if req.progress && files.len() > 50 {
-        let b = indicatif::ProgressBar::new(files.len() as u64);
-        b.set_style(indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} files {wide_bar} {elapsed}").expect("valid template"));
-        Some(b)
-    } else {
-        None
-    };
-    let per_file: Vec<(Vec<BuiltDoc>, Vec<Problem>)> = files
-        .par_iter()
-        .map(|f| {
-            let lib = &cfg.libraries[f.library];
-            let out = read_source(cfg, lib, &f.path, &f.rel).map(|bytes| compile_file(cfg, lib, &f.rel, &bytes, f.format, embedder.as_ref()));
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-            out.unwrap_or_else(|p| (Vec::new(), vec![p]))
-        })
-        .collect();
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    let mut docs = Vec::new();
-    for (d, p) in per_file {
-        docs.extend(d);
-        problems.extend(p);
-    }
-    problems.extend(check_duplicates(&docs));
-    stats.docs = docs.len();
-    stats.chunks = docs.iter().map(|d| d.chunks.len()).sum();
-    if problems.has_errors() {
-        problems.sort();
-        stats.ms = started.elapsed().as_millis();
-        return fail(problems, stats);
-    }
-
-    let settings = settings_values(cfg, &libs, embedder.as_ref());
-    let rendered = render(&libs, &docs, embedder.dims());
-    let stored = std::fs::create_dir_all(&req.out).and_then(|_| store::store_artifacts(&req.out, &rendered, &mut stats.write));
-    let artifacts = match stored {
-        Ok(a) => a,
-        Err(e) => {
-            problems.push(write_failure(&req.out, e));
-            stats.ms = started.elapsed().as_millis();
-            return fail(problems, stats);
-        }
-    };
-    let fp = settings["fingerprint"].as_str().unwrap_or_default().to_string();
-    let libraries = libs
-        .iter()
-        .map(|l| {
-            let ds: Vec<&BuiltDoc> = docs.iter().filter(|d| d.library == l.id).collect();
-            LibraryEntry { id: l.id.clone(), docs: ds.len(), chunks: ds.iter().map(|d| d.chunks.len()).sum(), domains: domains_of(&ds) }
-        })
-        .collect();
-    let manifest = Manifest {
-        askzico_manifest: MANIFEST_FORMAT,
-        corpus: cfg.name.clone(),
-        corpus_version: corpus_version(&fp, &artifacts),
-        environment: req.env.clone().unwrap_or_else(|| "default".into()),
-        settings,
-        libraries,
-        artifacts,
-    };
-    let path = match store::store_manifest(&req.out, req.env.as_deref(), &manifest, &mut stats.write) {
-        Ok(p) => p,
-        Err(e) => {
-            problems.push(write_failure(&req.out, e));
-            stats.ms = started.elapsed().as_millis();
-            return fail(problems, stats);
-        }
-    };
-    problems.sort();
-    stats.ms = started.elapsed().as_millis();
-    BuildReport { manifest: Some(manifest), manifest_path: Some(path), problems, stats }
+    crate::engine::Engine::new(cfg.clone()).build(req)
 }
 
-fn write_failure(out: &Path, e: std::io::Error) -> Problem {
+pub(crate) fn write_failure(out: &Path, e: std::io::Error) -> Problem {
     Problem::error("write", format!("writing the build failed: {e}"))
         .in_file(out.display().to_string())
         .help("the previous manifest and its files are untouched; fix the cause (disk space, permissions) and build again")
 }
 
-fn domains_of(docs: &[&BuiltDoc]) -> Vec<String> {
-    let mut ds: Vec<String> = docs.iter().flat_map(|d| d.domains.iter().cloned()).collect();
-    ds.sort();
-    ds.dedup();
-    ds
-}
-
-fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -> Result<Vec<u8>, Problem> {
+pub(crate) fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -> Result<Vec<u8>, Problem> {
     let display = display_name(lib, rel);
     let meta = std::fs::metadata(path).map_err(|e| {
         Problem::error("read", format!("cannot read: {e}")).in_file(display.clone()).help("the file may have been deleted or moved during the build; build again")
@@ -345,25 +248,6 @@ fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -> Result<Ve
             .help("split the file, exclude it, or raise `max_file_mb` under [corpus]"));
     }
     std::fs::read(path).map_err(|e| Problem::error("read", format!("cannot read: {e}")).in_file(display).help("check the file's permissions"))
-}
-
-/// Renders every artifact of a build: per library (chunks, lookup, vectors), then per domain (lexical).
-pub fn render(libs: &[&Library], docs: &[BuiltDoc], dims: usize) -> Vec<Rendered> {
-    let mut domains: BTreeMap<&str, Vec<&BuiltDoc>> = BTreeMap::new();
-    for d in docs {
-        for dom in &d.domains {
-            domains.entry(dom.as_str()).or_default().push(d);
-        }
-    }
-    let per_lib: Vec<Vec<Rendered>> = libs
-        .par_iter()
-        .map(|l| {
-            let ds: Vec<&BuiltDoc> = docs.iter().filter(|d| d.library == l.id).collect();
-            render_library(&l.id, &ds, dims)
-        })
-        .collect();
-    let per_domain: Vec<Vec<Rendered>> = domains.into_par_iter().map(|(dom, ds)| lexical::render_domain(dom, &ds)).collect();
-    per_lib.into_iter().chain(per_domain).flatten().collect()
 }
 
 /// Whether progress may be drawn: a terminal on both streams and no machine-readable output.

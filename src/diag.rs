@@ -106,6 +106,13 @@ pub fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
+/// Equal when they say the same thing (the rendered source snippet is not compared).
+impl PartialEq for Problem {
+    fn eq(&self, o: &Self) -> bool {
+        (self.level, self.code, &self.file, self.line, &self.message, &self.help, self.span) == (o.level, o.code, &o.file, o.line, &o.message, &o.help, o.span)
+    }
+}
+
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.headline())

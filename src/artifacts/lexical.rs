@@ -50,14 +50,23 @@ pub fn shard_of(term: &str, shards: usize) -> usize {
     (h % shards.max(1) as u64) as usize
 }
 
-/// Renders the lexical artifacts of one domain from the chunks that carry it.
-pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
-    let mut index: BTreeMap<&str, Vec<(&str, u32, u32)>> = BTreeMap::new();
-    let mut extra: BTreeMap<&str, Vec<(&str, u32, u32)>> = BTreeMap::new();
-    let mut context: BTreeMap<&str, Vec<(&str, u32, u32)>> = BTreeMap::new();
-    let mut n = 0usize;
-    let mut total_len = 0u64;
-    for d in docs {
+type PostingList = Vec<(String, u32, u32)>;
+
+/// The lexical contribution of a set of documents to one domain: per field, term → postings.
+/// Built per document shard and merged per domain, so an edit re-tokenizes only its shard.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Postings {
+    pub chunks: usize,
+    pub total_len: u64,
+    pub terms: BTreeMap<String, PostingList>,
+    pub alias_terms: BTreeMap<String, PostingList>,
+    pub context_terms: BTreeMap<String, PostingList>,
+}
+
+/// Postings of the chunks of `docs` that carry `domain`.
+pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
+    let mut p = Postings::default();
+    for d in docs.iter().filter(|d| d.domains.iter().any(|x| x == domain)) {
         for c in &d.chunks {
             let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
             let mut len = 0u32;
@@ -65,24 +74,49 @@ pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
                 *tf.entry(t).or_default() += 1;
                 len += 1;
             }
-            n += 1;
-            total_len += len as u64;
+            p.chunks += 1;
+            p.total_len += len as u64;
+            let id = c.chunk_id.as_str();
             for (t, f) in tf {
-                index.entry(t).or_default().push((c.chunk_id.as_str(), f, len));
+                p.terms.entry(t.to_string()).or_default().push((id.to_string(), f, len));
             }
             for t in &c.extra_tokens {
-                extra.entry(t.as_str()).or_default().push((c.chunk_id.as_str(), 1, len));
+                p.alias_terms.entry(t.clone()).or_default().push((id.to_string(), 1, len));
             }
             for t in &c.context_tokens {
-                context.entry(t.as_str()).or_default().push((c.chunk_id.as_str(), 1, len));
+                p.context_terms.entry(t.clone()).or_default().push((id.to_string(), 1, len));
             }
         }
     }
+    p
+}
+
+/// Renders the lexical artifacts of one domain from the chunks that carry it.
+pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
+    render_postings(domain, &[&postings(domain, docs)])
+}
+
+/// Renders a domain's meta and term-hash shards from the postings of its document shards, in order.
+pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
+    let n: usize = parts.iter().map(|p| p.chunks).sum();
+    let total_len: u64 = parts.iter().map(|p| p.total_len).sum();
+    let merge = |pick: fn(&Postings) -> &BTreeMap<String, PostingList>| {
+        let mut out: BTreeMap<&str, Vec<&(String, u32, u32)>> = BTreeMap::new();
+        for p in parts {
+            for (t, ps) in pick(p) {
+                out.entry(t.as_str()).or_default().extend(ps.iter());
+            }
+        }
+        out
+    };
+    let index = merge(|p| &p.terms);
+    let extra = merge(|p| &p.alias_terms);
+    let context = merge(|p| &p.context_terms);
     let estimate: usize = index.iter().chain(extra.iter()).chain(context.iter()).map(|(t, ps)| t.len() + 6 + ps.iter().map(|(id, _, _)| id.len() + 14).sum::<usize>()).sum();
     let shards = (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two();
-    type Postings = BTreeMap<String, Vec<(String, u32, u32)>>;
-    let mut per_shard: Vec<(Postings, Postings, Postings)> = vec![(BTreeMap::new(), BTreeMap::new(), BTreeMap::new()); shards];
-    let own = |ps: Vec<(&str, u32, u32)>| ps.into_iter().map(|(id, f, l)| (id.to_string(), f, l)).collect::<Vec<_>>();
+    type Field = BTreeMap<String, PostingList>;
+    let mut per_shard: Vec<(Field, Field, Field)> = vec![(BTreeMap::new(), BTreeMap::new(), BTreeMap::new()); shards];
+    let own = |ps: Vec<&(String, u32, u32)>| ps.into_iter().cloned().collect::<Vec<_>>();
     for (t, ps) in index {
         per_shard[shard_of(t, shards)].0.insert(t.to_string(), own(ps));
     }
@@ -100,27 +134,11 @@ pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
         hash: "fnv1a64".into(),
     };
     let dom = Some(domain.to_string());
-    let mut out = vec![Rendered {
-        kind: Kind::Lexical,
-        stem: format!("lexical/{domain}/meta"),
-        ext: "json",
-        bytes: serde_json::to_vec(&meta).expect("meta serializes"),
-        records: n,
-        domain: dom.clone(),
-        library: None,
-    }];
+    let mut out = vec![Rendered::new(Kind::Lexical, format!("lexical/{domain}/meta"), "json", serde_json::to_vec(&meta).expect("meta serializes"), n, dom.clone(), None)];
     for (k, (terms, alias_terms, context_terms)) in per_shard.into_iter().enumerate() {
         let records = terms.len();
         let shard = LexShard { domain: domain.to_string(), shard: k, terms, alias_terms, context_terms };
-        out.push(Rendered {
-            kind: Kind::Lexical,
-            stem: format!("lexical/{domain}/{k:04}"),
-            ext: "json",
-            bytes: serde_json::to_vec(&shard).expect("shard serializes"),
-            records,
-            domain: dom.clone(),
-            library: None,
-        });
+        out.push(Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", serde_json::to_vec(&shard).expect("shard serializes"), records, dom.clone(), None));
     }
     out
 }

@@ -16,7 +16,7 @@ use crate::identity::{ChunkId, DocId};
 use crate::text::{SearchText, Text};
 
 /// One chunk as the build produced it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BuiltChunk {
     pub chunk_id: ChunkId,
     pub index: usize,
@@ -35,7 +35,7 @@ pub struct BuiltChunk {
 }
 
 /// One document as the build produced it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BuiltDoc {
     pub doc_id: DocId,
     pub library: String,
@@ -133,24 +133,29 @@ impl Kind {
     }
 }
 
-/// One rendered artifact file, not yet stored.
-#[derive(Debug, Clone)]
+/// One rendered artifact file, not yet stored. Its blake3 is computed once, when rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
     pub kind: Kind,
-    /// Name before the content hash, e.g. `chunks/seneksar` or `lexical/faith/0003`.
+    /// Name before the content hash, e.g. `chunks/seneksar/000` or `lexical/faith/0003`.
     pub stem: String,
     pub ext: &'static str,
     pub bytes: Vec<u8>,
     pub records: usize,
     pub domain: Option<String>,
     pub library: Option<String>,
+    hash: String,
 }
 
 impl Rendered {
+    pub fn new(kind: Kind, stem: String, ext: &'static str, bytes: Vec<u8>, records: usize, domain: Option<String>, library: Option<String>) -> Self {
+        let hash = blake3::hash(&bytes).to_hex().to_string();
+        Rendered { kind, stem, ext, bytes, records, domain, library, hash }
+    }
+
     /// The content-addressed path under `out/`: `<stem>.<first 16 hex of blake3>.<ext>`.
     pub fn path_and_hash(&self) -> (String, String) {
-        let hash = blake3::hash(&self.bytes).to_hex().to_string();
-        (format!("{}.{}.{}", self.stem, &hash[..16], self.ext), hash)
+        (format!("{}.{}.{}", self.stem, &self.hash[..16], self.ext), self.hash.clone())
     }
 }
 
@@ -165,8 +170,9 @@ fn jsonl<T: Serialize>(items: impl Iterator<Item = T>) -> (Vec<u8>, usize) {
     (out, n)
 }
 
-/// Renders the per-library artifacts (chunks, lookup, vectors) of one library's documents.
-pub fn render_library(library: &str, docs: &[&BuiltDoc], dims: usize) -> Vec<Rendered> {
+/// Renders the chunks, lookup and vectors artifacts of one shard of a library's documents;
+/// `shard` names it (`seneksar/003`), so an edit rewrites only its own shard's files.
+pub fn render_library(library: &str, shard: &str, docs: &[&BuiltDoc], dims: usize) -> Vec<Rendered> {
     let chunk_rows = docs.iter().flat_map(|d| {
         d.chunks.iter().map(move |c| ChunkRecordOut {
             doc_id: &d.doc_id,
@@ -198,8 +204,8 @@ pub fn render_library(library: &str, docs: &[&BuiltDoc], dims: usize) -> Vec<Ren
     let vecs = vectors::encode(dims, docs.iter().flat_map(|d| d.chunks.iter().map(|c| (c.chunk_id.as_str(), c.vector.as_slice()))));
     let lib = Some(library.to_string());
     vec![
-        Rendered { kind: Kind::Chunks, stem: format!("chunks/{library}"), ext: "jsonl", bytes: chunks, records: n, domain: None, library: lib.clone() },
-        Rendered { kind: Kind::Lookup, stem: format!("lookup/{library}"), ext: "jsonl", bytes: lookup, records: m, domain: None, library: lib.clone() },
-        Rendered { kind: Kind::Vectors, stem: format!("vectors/{library}"), ext: "bin", bytes: vecs.0, records: vecs.1, domain: None, library: lib },
+        Rendered::new(Kind::Chunks, format!("chunks/{shard}"), "jsonl", chunks, n, None, lib.clone()),
+        Rendered::new(Kind::Lookup, format!("lookup/{shard}"), "jsonl", lookup, m, None, lib.clone()),
+        Rendered::new(Kind::Vectors, format!("vectors/{shard}"), "bin", vecs.0, vecs.1, None, lib),
     ]
 }

@@ -1,0 +1,190 @@
+//! db: the incremental database. Salsa inputs are the build settings and each source file's
+//! bytes; tracked queries memoize per file (`compiled`), per document shard (`shard_artifacts`,
+//! `shard_postings`) and per domain (`domain_artifacts`), keyed by what they read. An edit
+//! re-runs only the queries that read the edited bytes, and a re-run whose result equals the old
+//! one stops propagation (early cutoff). Every query body calls the pure core; none does I/O.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::artifacts::lexical::{Postings, postings, render_postings};
+use crate::artifacts::{BuiltDoc, Rendered, render_library};
+use crate::config::{Config, Format};
+use crate::diag::Problem;
+use crate::embed::from_settings;
+
+/// Work actually done, counted where it happens (a memoized query that does not re-run adds nothing).
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub docs_extracted: AtomicUsize,
+    pub chunks_built: AtomicUsize,
+    pub chunks_normalized: AtomicUsize,
+    pub vectors_embedded: AtomicUsize,
+    pub vectors_cached: AtomicUsize,
+}
+
+impl Counters {
+    pub fn take(&self) -> [usize; 5] {
+        [
+            self.docs_extracted.swap(0, Ordering::Relaxed),
+            self.chunks_built.swap(0, Ordering::Relaxed),
+            self.chunks_normalized.swap(0, Ordering::Relaxed),
+            self.vectors_embedded.swap(0, Ordering::Relaxed),
+            self.vectors_cached.swap(0, Ordering::Relaxed),
+        ]
+    }
+}
+
+#[salsa::db]
+#[derive(Clone)]
+pub struct Db {
+    storage: salsa::Storage<Self>,
+    pub counters: Arc<Counters>,
+}
+
+impl Default for Db {
+    fn default() -> Self {
+        Db { storage: salsa::Storage::default(), counters: Arc::new(Counters::default()) }
+    }
+}
+
+#[salsa::db]
+impl salsa::Database for Db {}
+
+/// The database as the queries see it: salsa's plus where work is counted.
+#[salsa::db]
+pub trait AskDb: salsa::Database {
+    fn counters(&self) -> &Counters;
+}
+
+#[salsa::db]
+impl AskDb for Db {
+    fn counters(&self) -> &Counters {
+        &self.counters
+    }
+}
+
+/// The whole config, as one input: changing `corpus.toml` sets it anew.
+#[salsa::input]
+pub struct Settings {
+    #[returns(ref)]
+    pub config: Arc<Config>,
+}
+
+/// One source file: where it is and its bytes.
+#[salsa::input]
+pub struct Source {
+    #[returns(ref)]
+    pub rel: String,
+    #[returns(copy)]
+    pub library: usize,
+    #[returns(copy)]
+    pub format: Format,
+    #[returns(ref)]
+    pub bytes: Arc<[u8]>,
+}
+
+/// A document shard: the files of one library that hash to one bucket, in path order.
+#[salsa::input]
+pub struct Shard {
+    #[returns(copy)]
+    pub library: usize,
+    #[returns(copy)]
+    pub index: u32,
+    #[returns(ref)]
+    pub files: Vec<Source>,
+}
+
+/// Every shard of the build, in library then shard order.
+#[salsa::input]
+pub struct ShardSet {
+    #[returns(ref)]
+    pub shards: Vec<Shard>,
+}
+
+/// What one file compiles to.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Compiled {
+    pub docs: Vec<BuiltDoc>,
+    pub problems: Vec<Problem>,
+}
+
+/// Extract → chunk → identify → normalize → embed for one file.
+#[salsa::tracked(returns(clone))]
+pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compiled> {
+    let cfg = settings.config(db);
+    let lib = &cfg.libraries[file.library(db)];
+    let embedder = from_settings(&cfg.embedding);
+    let (docs, problems) = crate::build::compile_file(cfg, lib, file.rel(db), file.bytes(db), file.format(db), embedder.as_ref());
+    let c = db.counters();
+    let chunks: usize = docs.iter().map(|d| d.chunks.len()).sum();
+    c.docs_extracted.fetch_add(docs.len(), Ordering::Relaxed);
+    c.chunks_built.fetch_add(chunks, Ordering::Relaxed);
+    c.chunks_normalized.fetch_add(chunks, Ordering::Relaxed);
+    c.vectors_embedded.fetch_add(chunks, Ordering::Relaxed);
+    Arc::new(Compiled { docs, problems })
+}
+
+/// The documents of a shard, in file order.
+#[salsa::tracked(returns(clone))]
+pub fn shard_docs(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<Vec<BuiltDoc>> {
+    let mut docs = Vec::new();
+    for f in shard.files(db) {
+        docs.extend(compiled(db, settings, *f).docs.iter().cloned());
+    }
+    Arc::new(docs)
+}
+
+/// The chunks, lookup and vectors files of one shard.
+#[salsa::tracked(returns(clone))]
+pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<Vec<Rendered>> {
+    let cfg = settings.config(db);
+    let lib = &cfg.libraries[shard.library(db)];
+    let docs = shard_docs(db, settings, shard);
+    let refs: Vec<&BuiltDoc> = docs.iter().collect();
+    if refs.is_empty() {
+        return Arc::new(Vec::new());
+    }
+    let name = format!("{}/{:03}", lib.id, shard.index(db));
+    Arc::new(render_library(&lib.id, &name, &refs, cfg.embedding.dims))
+}
+
+/// One shard's lexical postings for one domain.
+#[salsa::tracked(returns(clone))]
+pub fn shard_postings(db: &dyn AskDb, settings: Settings, shard: Shard, domain: String) -> Arc<Postings> {
+    let docs = shard_docs(db, settings, shard);
+    let refs: Vec<&BuiltDoc> = docs.iter().collect();
+    Arc::new(postings(&domain, &refs))
+}
+
+/// The domains documents of the build carry, sorted.
+#[salsa::tracked(returns(clone))]
+pub fn domains(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for s in set.shards(db) {
+        for d in shard_docs(db, settings, *s).iter() {
+            out.extend(d.domains.iter().cloned());
+        }
+    }
+    out.sort();
+    out.dedup();
+    Arc::new(out)
+}
+
+/// The lexical meta and term shards of one domain, merged from every shard's postings.
+#[salsa::tracked(returns(clone))]
+pub fn domain_artifacts(db: &dyn AskDb, settings: Settings, set: ShardSet, domain: String) -> Arc<Vec<Rendered>> {
+    let parts: Vec<Arc<Postings>> = set.shards(db).iter().map(|s| shard_postings(db, settings, *s, domain.clone())).collect();
+    let refs: Vec<&Postings> = parts.iter().map(|p| p.as_ref()).filter(|p| p.chunks > 0).collect();
+    Arc::new(render_postings(&domain, &refs))
+}
+
+/// Duplicate doc IDs across the whole build.
+#[salsa::tracked(returns(clone))]
+pub fn duplicate_ids(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<Vec<Problem>> {
+    let mut all = Vec::new();
+    for s in set.shards(db) {
+        all.extend(shard_docs(db, settings, *s).iter().map(|d| (d.doc_id.as_str().to_string(), d.source.clone())));
+    }
+    Arc::new(crate::build::duplicate_problems(all))
+}

@@ -1,0 +1,243 @@
+//! engine: the incremental build driver. A Salsa database (`db`) holds the config and the bytes
+//! of every source file as inputs; `build` sets only the inputs that changed, so queries re-run
+//! only for what an edit touched, and unchanged content-addressed files are reused, not
+//! rewritten. Used once by `askzico build`, and kept alive across edits by `build --watch`.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use salsa::Setter;
+
+use crate::artifacts::Rendered;
+use crate::artifacts::manifest::{LibraryEntry, MANIFEST_FORMAT, Manifest, corpus_version};
+use crate::artifacts::store;
+use crate::build::{BuildReport, BuildRequest, BuildStats, read_source, settings_values, write_failure};
+use crate::config::Config;
+use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, compiled, domain_artifacts, domains, duplicate_ids, shard_artifacts};
+use crate::diag::{Problem, Problems};
+use crate::discover::discover;
+use crate::embed::from_settings;
+
+/// Files per document shard: a library's files hash into `next_pow2(files / SHARD_FILES)`
+/// shards, so an edit rewrites one shard's chunks, lookup and vectors files.
+const SHARD_FILES: usize = 64;
+
+fn shard_count(files: usize) -> u32 {
+    files.div_ceil(SHARD_FILES).max(1).next_power_of_two() as u32
+}
+
+fn bucket(rel: &str, shards: u32) -> u32 {
+    crate::artifacts::lexical::shard_of(rel, shards as usize) as u32
+}
+
+/// What one build did: the `--stats-json` line. Counts only work actually done in that build.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct Stats {
+    pub files_read: usize,
+    pub docs_extracted: usize,
+    pub chunks_built: usize,
+    pub chunks_normalized: usize,
+    pub vectors_embedded: usize,
+    pub vectors_cached: usize,
+    pub shards_written: usize,
+    pub bytes_written: u64,
+    pub ms: u128,
+    pub corpus_version: Option<String>,
+}
+
+pub struct Engine {
+    db: Db,
+    cfg: Arc<Config>,
+    settings: Settings,
+    sources: BTreeMap<PathBuf, Source>,
+    shards: BTreeMap<(usize, u32), Shard>,
+    set: ShardSet,
+    /// Artifact paths this process wrote or found in place.
+    known: HashSet<String>,
+}
+
+impl Engine {
+    pub fn new(cfg: Config) -> Engine {
+        let db = Db::default();
+        let cfg = Arc::new(cfg);
+        let settings = Settings::builder(cfg.clone()).durability(salsa::Durability::HIGH).new(&db);
+        let set = ShardSet::new(&db, Vec::new());
+        Engine { db, cfg, settings, sources: BTreeMap::new(), shards: BTreeMap::new(), set, known: HashSet::new() }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// A new config (an edit of corpus.toml): the queries that read it re-run.
+    pub fn set_config(&mut self, cfg: Config) {
+        self.cfg = Arc::new(cfg);
+        self.settings.set_config(&mut self.db).with_durability(salsa::Durability::HIGH).to(self.cfg.clone());
+    }
+
+    /// A full build: every file is read and compared with what the database holds.
+    pub fn build(&mut self, req: &BuildRequest) -> BuildReport {
+        self.build_from(req, Instant::now(), None)
+    }
+
+    /// A build after file events: only the `changed` paths (and files new to the engine) are
+    /// read; the libraries are listed again to find new and removed files.
+    pub fn build_from(&mut self, req: &BuildRequest, started: Instant, changed: Option<&BTreeSet<PathBuf>>) -> BuildReport {
+        let mut problems = Problems::default();
+        let mut stats = BuildStats::default();
+        let mut run = Stats::default();
+        let cfg = self.cfg.clone();
+        let libs = match cfg.libraries_for(req.env.as_deref()) {
+            Ok(l) => l,
+            Err(p) => {
+                problems.push(p);
+                return finish_failed(problems, stats, run, started);
+            }
+        };
+        let (files, found) = discover(&cfg, &libs, &req.out);
+        problems.extend(found.0);
+        stats.files = files.len();
+
+        // Read what may have changed; everything else stays as the database holds it.
+        let to_read: Vec<&crate::discover::SourceFile> =
+            files.iter().filter(|f| changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)).collect();
+        let read: Vec<Result<Vec<u8>, Problem>> = to_read.par_iter().map(|f| read_source(&cfg, &cfg.libraries[f.library], &f.path, &f.rel)).collect();
+        run.files_read = to_read.len();
+        let mut unreadable = HashSet::new();
+        for (f, r) in to_read.iter().zip(read) {
+            match r {
+                Ok(bytes) => {
+                    let same_place = self.sources.get(&f.path).filter(|s| s.library(&self.db) == f.library && s.rel(&self.db) == &f.rel && s.format(&self.db) == f.format).copied();
+                    match same_place {
+                        Some(src) => {
+                            // A setter always starts a new revision: compare first.
+                            if src.bytes(&self.db).as_ref() != bytes.as_slice() {
+                                src.set_bytes(&mut self.db).to(Arc::from(bytes));
+                            }
+                        }
+                        None => {
+                            let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, Arc::from(bytes));
+                            self.sources.insert(f.path.clone(), src);
+                        }
+                    }
+                }
+                Err(p) => {
+                    unreadable.insert(f.path.clone());
+                    problems.push(p);
+                }
+            }
+        }
+        let present: HashSet<&PathBuf> = files.iter().map(|f| &f.path).collect();
+        self.sources.retain(|p, _| present.contains(p));
+
+        // Document shards: each library's readable files, hashed into buckets, in path order.
+        let mut per_lib: BTreeMap<usize, usize> = BTreeMap::new();
+        for f in &files {
+            *per_lib.entry(f.library).or_default() += 1;
+        }
+        let mut grouped: BTreeMap<(usize, u32), Vec<Source>> = BTreeMap::new();
+        for f in files.iter().filter(|f| !unreadable.contains(&f.path)) {
+            let key = (f.library, bucket(&f.rel, shard_count(per_lib[&f.library])));
+            grouped.entry(key).or_default().push(self.sources[&f.path]);
+        }
+        let mut list = Vec::with_capacity(grouped.len());
+        for (key, members) in grouped {
+            let shard = match self.shards.get(&key).copied() {
+                Some(s) => {
+                    if s.files(&self.db) != &members {
+                        s.set_files(&mut self.db).to(members);
+                    }
+                    s
+                }
+                None => {
+                    let s = Shard::new(&self.db, key.0, key.1, members);
+                    self.shards.insert(key, s);
+                    s
+                }
+            };
+            list.push(shard);
+        }
+        if self.set.shards(&self.db) != &list {
+            self.set.set_shards(&mut self.db).to(list.clone());
+        }
+
+        // Compile every file in parallel on database clones; unchanged files hit their memos.
+        let settings = self.settings;
+        let set = self.set;
+        let sources: Vec<Source> = list.iter().flat_map(|s| s.files(&self.db).clone()).collect();
+        let outputs: Vec<Arc<Compiled>> = sources.par_iter().map_with(self.db.clone(), |db, f| compiled(db, settings, *f)).collect();
+        for o in &outputs {
+            problems.extend(o.problems.iter().cloned());
+            stats.docs += o.docs.len();
+            stats.chunks += o.docs.iter().map(|d| d.chunks.len()).sum::<usize>();
+        }
+        problems.extend(duplicate_ids(&self.db, settings, set).iter().cloned());
+        [run.docs_extracted, run.chunks_built, run.chunks_normalized, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
+        if problems.has_errors() {
+            return finish_failed(problems, stats, run, started);
+        }
+
+        // Render per document shard, then per domain; memoized, so unchanged shards cost nothing.
+        let shard_out: Vec<Arc<Vec<Rendered>>> = list.par_iter().map_with(self.db.clone(), |db, s| shard_artifacts(db, settings, *s)).collect();
+        let doms = domains(&self.db, settings, set);
+        let domain_out: Vec<Arc<Vec<Rendered>>> = doms.par_iter().map_with(self.db.clone(), |db, d| domain_artifacts(db, settings, set, d.clone())).collect();
+        let rendered: Vec<&Rendered> = shard_out.iter().flat_map(|v| v.iter()).chain(domain_out.iter().flat_map(|v| v.iter())).collect();
+
+        let embedder = from_settings(&cfg.embedding);
+        let values = settings_values(&cfg, &libs, embedder.as_ref());
+        let stored = std::fs::create_dir_all(&req.out).and_then(|_| store::store_artifacts(&req.out, &rendered, &mut stats.write, &mut self.known));
+        let artifacts = match stored {
+            Ok(a) => a,
+            Err(e) => {
+                problems.push(write_failure(&req.out, e));
+                return finish_failed(problems, stats, run, started);
+            }
+        };
+        let mut libraries: Vec<LibraryEntry> = libs.iter().map(|l| LibraryEntry { id: l.id.clone(), docs: 0, chunks: 0, domains: Vec::new() }).collect();
+        for d in outputs.iter().flat_map(|o| o.docs.iter()) {
+            if let Some(e) = libraries.iter_mut().find(|e| e.id == d.library) {
+                e.docs += 1;
+                e.chunks += d.chunks.len();
+                e.domains.extend(d.domains.iter().cloned());
+            }
+        }
+        for e in &mut libraries {
+            e.domains.sort();
+            e.domains.dedup();
+        }
+        let fp = values["fingerprint"].as_str().unwrap_or_default().to_string();
+        let manifest = Manifest {
+            askzico_manifest: MANIFEST_FORMAT,
+            corpus: cfg.name.clone(),
+            corpus_version: corpus_version(&fp, &artifacts),
+            environment: req.env.clone().unwrap_or_else(|| "default".into()),
+            settings: values,
+            libraries,
+            artifacts,
+        };
+        run.shards_written = stats.write.files_written;
+        let path = match store::store_manifest(&req.out, req.env.as_deref(), &manifest, &mut stats.write) {
+            Ok(p) => p,
+            Err(e) => {
+                problems.push(write_failure(&req.out, e));
+                return finish_failed(problems, stats, run, started);
+            }
+        };
+        problems.sort();
+        stats.ms = started.elapsed().as_millis();
+        run.bytes_written = stats.write.bytes_written;
+        run.ms = stats.ms;
+        run.corpus_version = Some(manifest.corpus_version.clone());
+        BuildReport { manifest: Some(manifest), manifest_path: Some(path), problems, stats, run }
+    }
+}
+
+fn finish_failed(mut problems: Problems, mut stats: BuildStats, mut run: Stats, started: Instant) -> BuildReport {
+    problems.sort();
+    stats.ms = started.elapsed().as_millis();
+    run.ms = stats.ms;
+    BuildReport { manifest: None, manifest_path: None, problems, stats, run }
+}
