@@ -20,3 +20,4 @@ pub mod normalize;
 pub mod retrieve;
 pub mod eval;
 pub mod text;
+pub mod watch;

@@ -1,35 +1,52 @@
-//! `askzico build`
+//! `askzico build [--watch] [--stats-json]`
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, load_config, report};
-use crate::build::{BuildRequest, run as build};
+use crate::build::{BuildReport, BuildRequest};
+use crate::engine::Engine;
 
-pub fn run(at: &BuildLocation, json: bool) -> i32 {
+pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32 {
+    if watch {
+        let opts = crate::watch::WatchOptions { config: at.config.clone(), out: at.out.clone(), env: at.env.clone(), stats_json };
+        return crate::watch::run(&opts, |rep, stats| print_watch(rep, stats));
+    }
     let Some(cfg) = load_config(&at.config, json) else { return EXIT_USAGE };
-    let req = BuildRequest { out: cfg.out_dir_or(at.out.as_deref()), env: at.env.clone(), progress: crate::build::want_progress(json) };
-    let rep = build(&cfg, &req);
+    let req = BuildRequest { out: cfg.out_dir_or(at.out.as_deref()), env: at.env.clone(), progress: crate::build::want_progress(json || stats_json) };
+    let rep = Engine::new(cfg).build_from(&req, super::process_start(), None);
     if !json {
         report(&rep.problems, false);
     }
     let ok = rep.manifest.is_some() && !rep.problems.has_errors();
-    if json {
-        let summary = serde_json::json!({
-            "ok": ok,
-            "corpus_version": rep.manifest.as_ref().map(|m| m.corpus_version.clone()),
-            "environment": at.env.clone().unwrap_or_else(|| "default".into()),
-            "manifest": rep.manifest_path.as_ref().map(|p| p.display().to_string()),
-            "files": rep.stats.files,
-            "docs": rep.stats.docs,
-            "chunks": rep.stats.chunks,
-            "files_written": rep.stats.write.files_written,
-            "files_reused": rep.stats.write.files_reused,
-            "bytes_written": rep.stats.write.bytes_written,
-            "ms": rep.stats.ms,
-            "errors": rep.problems.errors(),
-            "warnings": rep.problems.warnings(),
-            "diagnostics": rep.problems.0.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
-        });
-        println!("{summary}");
-    } else if let (Some(m), Some(path)) = (&rep.manifest, &rep.manifest_path) {
+    if stats_json {
+        println!("{}", serde_json::to_string(&rep.run).expect("stats serialize"));
+    } else if json {
+        println!("{}", summary(at, &rep, ok));
+    } else {
+        print_human(&rep);
+    }
+    if ok { EXIT_OK } else { EXIT_ERRORS }
+}
+
+fn summary(at: &BuildLocation, rep: &BuildReport, ok: bool) -> serde_json::Value {
+    serde_json::json!({
+        "ok": ok,
+        "corpus_version": rep.manifest.as_ref().map(|m| m.corpus_version.clone()),
+        "environment": at.env.clone().unwrap_or_else(|| "default".into()),
+        "manifest": rep.manifest_path.as_ref().map(|p| p.display().to_string()),
+        "files": rep.stats.files,
+        "docs": rep.stats.docs,
+        "chunks": rep.stats.chunks,
+        "files_written": rep.stats.write.files_written,
+        "files_reused": rep.stats.write.files_reused,
+        "bytes_written": rep.stats.write.bytes_written,
+        "ms": rep.stats.ms,
+        "errors": rep.problems.errors(),
+        "warnings": rep.problems.warnings(),
+        "diagnostics": rep.problems.0.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
+    })
+}
+
+fn print_human(rep: &BuildReport) {
+    if let (Some(m), Some(path)) = (&rep.manifest, &rep.manifest_path) {
         let chunks: usize = m.libraries.iter().map(|l| l.chunks).sum();
         let docs: usize = m.libraries.iter().map(|l| l.docs).sum();
         println!(
@@ -48,5 +65,16 @@ pub fn run(at: &BuildLocation, json: bool) -> i32 {
     } else {
         eprintln!("build failed: {} error(s); the previous build is untouched", rep.problems.errors());
     }
-    if ok { EXIT_OK } else { EXIT_ERRORS }
+}
+
+/// Watch mode: diagnostics and a one-line status on stderr; stdout carries only stats lines.
+fn print_watch(rep: &BuildReport, stats_json: bool) {
+    report(&rep.problems, false);
+    match &rep.manifest {
+        Some(m) => eprintln!("[watch] built {} in {} ms ({} files read, {} docs extracted, {} files written)", m.corpus_version, rep.run.ms, rep.run.files_read, rep.run.docs_extracted, rep.run.shards_written),
+        None => eprintln!("[watch] build failed: {} error(s); keeping the last good build", rep.problems.errors()),
+    }
+    if stats_json {
+        println!("{}", serde_json::to_string(&rep.run).expect("stats serialize"));
+    }
 }

@@ -54,6 +54,13 @@ enum Command {
         /// Print a machine-readable summary (corpus version, counts, diagnostics) on stdout.
         #[arg(long)]
         json: bool,
+        /// Keep running and rebuild on every change of the sources or the config.
+        #[arg(long)]
+        watch: bool,
+        /// After every build, print one JSON line of the work done on stdout (the only stdout
+        /// output in watch mode).
+        #[arg(long)]
+        stats_json: bool,
     },
     /// Re-hash every artifact of a build and check its invariants.
     Verify {
@@ -174,7 +181,15 @@ enum RulesCommand {
     },
 }
 
+static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// When the process started: the first build's `ms` counts from here.
+pub fn process_start() -> std::time::Instant {
+    *START.get_or_init(std::time::Instant::now)
+}
+
 pub fn main() -> i32 {
+    process_start();
     // Logs and CI read diagnostics as whole lines: wrap only on a terminal.
     let width = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { 100 } else { 1000 };
     let _ = miette::set_hook(Box::new(move |_| Box::new(miette::MietteHandlerOpts::new().width(width).build())));
@@ -187,7 +202,7 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Build { at, json } => build::run(&at, json),
+        Command::Build { at, json, watch, stats_json } => build::run(&at, json, watch, stats_json),
         Command::Verify { at, json } => verify::run(&at, json),
         Command::Export { at, format, dest, prefix } => export::run(&at, format, &dest, &prefix),
         Command::Query { at, k, domains, mode, json, question } => query::run(&at, query::QueryArgs { question: &question, k, domains: &domains, mode, json }),

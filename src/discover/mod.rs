@@ -15,6 +15,7 @@ pub struct SourceFile {
     pub library: usize,
     /// Path relative to the library root, `/`-separated.
     pub rel: String,
+    /// Canonical path (symlinks resolved), so file events match it.
     pub path: PathBuf,
     pub format: Format,
 }
@@ -106,8 +107,8 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 );
                 continue;
             }
-            claimed.insert(canon, lib.id.clone());
-            lib_files.push(SourceFile { library: lib_index, rel: rel_str, path: path.to_path_buf(), format });
+            claimed.insert(canon.clone(), lib.id.clone());
+            lib_files.push(SourceFile { library: lib_index, rel: rel_str, path: canon, format });
         }
         lib_files.sort_by(|a, b| a.rel.cmp(&b.rel));
         files.extend(lib_files);

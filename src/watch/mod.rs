@@ -1,0 +1,160 @@
+//! watch: `askzico build --watch`. Recompiles on every save with a short debounce, through the
+//! engine so only what an edit touched is recomputed. Watches library roots recursively and the
+//! config; handles editor saves (temp + rename), new directories (files in them are found by
+//! listing the libraries again), deletes, renames, config edits (a bad config keeps the last good
+//! build), unreadable files and inotify overflow (full rescan). Ignores its own output directory.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use notify::{EventKind, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+
+use crate::build::BuildRequest;
+use crate::config::Config;
+use crate::engine::Engine;
+
+/// Debounce window: short enough for "saved → rebuilt" to feel instant, long enough to coalesce
+/// an editor's write-temp + rename into one build.
+const DEBOUNCE: Duration = Duration::from_millis(20);
+
+pub struct WatchOptions {
+    pub config: PathBuf,
+    pub out: Option<PathBuf>,
+    pub env: Option<String>,
+    /// Print one stats JSON line per build on stdout (and nothing else there).
+    pub stats_json: bool,
+}
+
+enum Msg {
+    Fs(DebounceEventResult),
+    Stop,
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Runs until Ctrl-C. Returns the process exit code.
+pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool)) -> i32 {
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let stop = tx.clone();
+    let _ = ctrlc::set_handler(move || {
+        let _ = stop.send(Msg::Stop);
+    });
+    let fs_tx = tx.clone();
+    let mut debouncer = match new_debouncer(DEBOUNCE, None, move |r: DebounceEventResult| {
+        let _ = fs_tx.send(Msg::Fs(r));
+    }) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("cannot watch files: {e}");
+            return crate::cli::EXIT_ERRORS;
+        }
+    };
+    let config_path = canonical(&opts.config);
+    let config_dir = config_path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+    if let Err(e) = debouncer.watch(&config_dir, RecursiveMode::NonRecursive) {
+        eprintln!("cannot watch {}: {e}", config_dir.display());
+        return crate::cli::EXIT_ERRORS;
+    }
+
+    let mut engine: Option<Engine> = None;
+    let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut out_dir = PathBuf::new();
+    // The first build counts from process start.
+    let mut pending: Option<(Instant, Option<BTreeSet<PathBuf>>)> = Some((crate::cli::process_start(), None));
+    let mut reload_config = true;
+    loop {
+        if reload_config {
+            reload_config = false;
+            match Config::load(&opts.config) {
+                Ok(cfg) => {
+                    out_dir = canonical(&cfg.out_dir_or(opts.out.as_deref()));
+                    let roots: BTreeSet<PathBuf> = cfg.libraries.iter().map(|l| canonical(&l.root)).collect();
+                    for r in watched.difference(&roots) {
+                        let _ = debouncer.unwatch(r);
+                    }
+                    for r in roots.difference(&watched) {
+                        if let Err(e) = debouncer.watch(r, RecursiveMode::Recursive) {
+                            eprintln!("cannot watch {}: {e}", r.display());
+                        }
+                    }
+                    watched = roots;
+                    match &mut engine {
+                        Some(e) => e.set_config(cfg),
+                        None => engine = Some(Engine::new(cfg)),
+                    }
+                    // A new config can change everything: rescan.
+                    pending = Some((pending.map(|p| p.0).unwrap_or_else(Instant::now), None));
+                }
+                Err(problems) => {
+                    crate::cli::report(&problems, false);
+                    eprintln!("config has errors: keeping the last good build; fix {} to continue", opts.config.display());
+                    pending = None;
+                }
+            }
+        }
+        if let (Some((started, changed)), Some(eng)) = (pending.take(), engine.as_mut()) {
+            let req = BuildRequest { out: eng.config().out_dir_or(opts.out.as_deref()), env: opts.env.clone(), progress: false };
+            let rep = eng.build_from(&req, started, changed.as_ref());
+            report(&rep, opts.stats_json);
+        }
+        // Wait for the next change, then coalesce everything that arrived meanwhile.
+        let first = match rx.recv() {
+            Ok(m) => m,
+            Err(_) => return crate::cli::EXIT_OK,
+        };
+        let mut msgs = vec![first];
+        while let Ok(m) = rx.recv_timeout(Duration::from_millis(2)) {
+            msgs.push(m);
+        }
+        let mut changed: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut rescan = false;
+        let mut earliest: Option<Instant> = None;
+        for m in msgs {
+            let events = match m {
+                Msg::Stop => {
+                    eprintln!("watch stopped");
+                    return crate::cli::EXIT_OK;
+                }
+                Msg::Fs(Ok(events)) => events,
+                Msg::Fs(Err(errors)) => {
+                    for e in errors {
+                        eprintln!("watch error: {e}; rescanning");
+                    }
+                    rescan = true;
+                    continue;
+                }
+            };
+            for ev in events {
+                if matches!(ev.event.kind, EventKind::Access(_)) {
+                    continue; // our own reads
+                }
+                if ev.event.need_rescan() {
+                    rescan = true;
+                }
+                for p in &ev.event.paths {
+                    let p = canonical(p);
+                    if p.starts_with(&out_dir) {
+                        continue;
+                    }
+                    if p == config_path {
+                        reload_config = true;
+                    } else if p.parent() == Some(config_dir.as_path()) && !watched.iter().any(|r| p.starts_with(r)) {
+                        continue; // another file beside the config
+                    }
+                    earliest = Some(earliest.map_or(ev.time, |e: Instant| e.min(ev.time)));
+                    changed.insert(p);
+                }
+            }
+        }
+        if changed.is_empty() && !rescan && !reload_config {
+            continue;
+        }
+        let started = earliest.unwrap_or_else(Instant::now);
+        pending = Some((started, if rescan || reload_config { None } else { Some(changed) }));
+    }
+}

@@ -1,0 +1,213 @@
+//! The incremental engine: an edit recomputes only what it touched, and any sequence of edits,
+//! inserts, deletions and renames gives artifacts byte-identical to a clean build.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use askzico::build::BuildRequest;
+use askzico::config::Config;
+use askzico::engine::Engine;
+use common::*;
+use proptest::prelude::*;
+
+fn request(out: &Path) -> BuildRequest {
+    BuildRequest { out: out.to_path_buf(), env: None, progress: false }
+}
+
+/// A clean build of the project into a fresh directory: (corpus version, artifact files).
+fn clean_build(project: &Path) -> (String, Vec<(String, Vec<u8>)>) {
+    let out = tempfile::tempdir().unwrap();
+    let cfg = Config::load(&project.join("corpus.toml")).unwrap();
+    let rep = Engine::new(cfg).build(&request(out.path()));
+    let m = rep.manifest.unwrap_or_else(|| panic!("clean build failed: {:?}", rep.problems.0.iter().map(|p| p.headline()).collect::<Vec<_>>()));
+    (m.corpus_version, out_files(out.path()).into_iter().filter(|(p, _)| !p.starts_with("versions")).collect())
+}
+
+#[test]
+fn a_one_file_edit_redoes_only_that_file() {
+    let p = sample_project();
+    let out = p.path().join("out");
+    let cfg = Config::load(&p.path().join("corpus.toml")).unwrap();
+    let mut engine = Engine::new(cfg);
+    let first = engine.build(&request(&out));
+    assert!(first.manifest.is_some());
+    assert_eq!(first.run.docs_extracted, first.stats.docs);
+
+    // No change: nothing is extracted, nothing written.
+    let again = engine.build(&request(&out));
+    assert_eq!((again.run.docs_extracted, again.run.shards_written), (0, 0), "{:?}", again.run);
+    assert_eq!(again.manifest.as_ref().unwrap().corpus_version, first.manifest.as_ref().unwrap().corpus_version);
+
+    let file = p.path().join("sources/articles/faq.md").canonicalize().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("أسئلة بتتكرر كتير", "أسئلة بتتكرر كتير جدا")).unwrap();
+    let changed: BTreeSet<PathBuf> = [file].into();
+    let rep = engine.build_from(&request(&out), Instant::now(), Some(&changed));
+    let m = rep.manifest.expect("edit builds");
+    assert_eq!(rep.run.files_read, 1);
+    assert_eq!(rep.run.docs_extracted, 1);
+    assert_eq!(rep.run.chunks_built, 1);
+    assert_eq!(rep.run.vectors_embedded, 1);
+    // One document shard (chunks, lookup, vectors) plus the lexical files of its domains.
+    assert!(rep.run.shards_written >= 3, "{:?}", rep.run);
+    let lexical_written = rep.run.shards_written - 3;
+    println!("one-file edit: {} files written ({lexical_written} lexical)", rep.run.shards_written);
+    let (clean_version, clean_files) = clean_build(p.path());
+    assert_eq!(m.corpus_version, clean_version, "incremental and clean builds differ");
+    let ours: Vec<_> = out_files(&out).into_iter().filter(|(path, _)| m.artifacts.iter().any(|a| &a.path == path)).collect();
+    let theirs: Vec<_> = clean_files.into_iter().filter(|(path, _)| m.artifacts.iter().any(|a| &a.path == path)).collect();
+    assert!(ours == theirs, "artifact bytes differ from a clean build");
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Edit(usize, String),
+    Insert(String, String),
+    Delete(usize),
+    Rename(usize, String),
+    MoveToOtherLibrary(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let word = prop::sample::select(vec!["النيل", "القاهرة", "الكنيسة", "مكتبة", "كتاب", "الشمس", "فيضان", "تقويم", "قبطي", "رحلة"]);
+    let sentence = prop::collection::vec(word, 3..12).prop_map(|w| format!("{}.", w.join(" ")));
+    prop_oneof![
+        (0usize..50, sentence.clone()).prop_map(|(i, s)| Op::Edit(i, s)),
+        ("[a-z]{3,8}", sentence).prop_map(|(n, s)| Op::Insert(n, s)),
+        (0usize..50).prop_map(Op::Delete),
+        (0usize..50, "[a-z]{3,8}").prop_map(|(i, n)| Op::Rename(i, n)),
+        (0usize..50).prop_map(Op::MoveToOtherLibrary),
+    ]
+}
+
+fn markdown_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir).into_iter().filter_map(Result::ok).filter(|e| e.path().extension().is_some_and(|x| x == "md")).map(|e| e.into_path()).collect();
+    v.sort();
+    v
+}
+
+fn apply(root: &Path, op: &Op) {
+    let a = root.join("a");
+    let b = root.join("b");
+    let files: Vec<PathBuf> = markdown_files(root);
+    let pick = |i: usize| files.get(i % files.len().max(1)).cloned();
+    match op {
+        Op::Edit(i, s) => {
+            if let Some(f) = pick(*i) {
+                let t = std::fs::read_to_string(&f).unwrap();
+                std::fs::write(&f, format!("{t}\n\n{s}\n")).unwrap();
+            }
+        }
+        Op::Insert(n, s) => std::fs::write(a.join(format!("{n}.md")), format!("# {n}\n\n{s}\n")).unwrap(),
+        Op::Delete(i) => {
+            if files.len() > 1 {
+                std::fs::remove_file(pick(*i).unwrap()).unwrap();
+            }
+        }
+        Op::Rename(i, n) => {
+            if let Some(f) = pick(*i) {
+                let _ = std::fs::rename(&f, f.with_file_name(format!("{n}.md")));
+            }
+        }
+        Op::MoveToOtherLibrary(i) => {
+            if let Some(f) = pick(*i) {
+                let other = if f.starts_with(&a) { &b } else { &a };
+                let _ = std::fs::rename(&f, other.join(f.file_name().unwrap()));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
+    #[test]
+    fn any_edit_sequence_equals_a_clean_build(ops in prop::collection::vec(op(), 1..7)) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(root.join("b")).unwrap();
+        std::fs::write(root.join("corpus.toml"), "[corpus]\nname = \"p\"\nout = \"out\"\n\n[chunking]\nmax_chars = 600\nmin_chars = 50\n\n[[library]]\nid = \"a\"\nroot = \"a\"\ndomains = [\"x\"]\n\n[[library]]\nid = \"b\"\nroot = \"b\"\ndomains = [\"x\", \"y\"]\n").unwrap();
+        for i in 0..6 {
+            let lib = if i % 2 == 0 { "a" } else { "b" };
+            std::fs::write(root.join(format!("{lib}/doc{i}.md")), format!("# وثيقة {i}\n\nنص أول عن النيل والقاهرة رقم {i}.\n\n## قسم\n\nنص ثان عن الكتاب والمكتبة.\n")).unwrap();
+        }
+        let out = root.join("out");
+        let mut engine = Engine::new(Config::load(&root.join("corpus.toml")).unwrap());
+        prop_assert!(engine.build(&request(&out)).manifest.is_some());
+        for op in &ops {
+            apply(root, op);
+            let rep = engine.build(&request(&out));
+            let m = rep.manifest.expect("incremental build");
+            let (clean_version, _) = clean_build(root);
+            prop_assert_eq!(&m.corpus_version, &clean_version, "after {:?}", op);
+        }
+    }
+}
+
+#[test]
+fn watch_rebuilds_on_save_and_stops_cleanly() {
+    let p = sample_project();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
+        .current_dir(p.path())
+        .args(["build", "--watch", "--stats-json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let next = |what: &str| -> serde_json::Value {
+        let line = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("no stats line for {what}"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout holds only stats lines: {line}: {e}"))
+    };
+    let first = next("the first build");
+    assert!(first["corpus_version"].is_string());
+    let manifest = p.path().join("out/manifest.json");
+    let v1 = std::fs::read(&manifest).unwrap();
+
+    // An editor's save: write a temp file, then rename it over the source.
+    let src = p.path().join("sources/articles/faq.md");
+    let text = std::fs::read_to_string(&src).unwrap();
+    let tmp = p.path().join("sources/articles/.faq.md.swp");
+    std::fs::write(&tmp, format!("{text}\n\nسطر جديد من المحرر.\n")).unwrap();
+    std::fs::rename(&tmp, &src).unwrap();
+    let second = next("the edit");
+    assert_eq!(second["docs_extracted"], 1, "{second}");
+    assert_ne!(second["corpus_version"], first["corpus_version"]);
+    assert_ne!(std::fs::read(&manifest).unwrap(), v1);
+
+    // A file created in a brand-new directory is found.
+    std::fs::create_dir_all(p.path().join("sources/articles/new/deep")).unwrap();
+    std::fs::write(p.path().join("sources/articles/new/deep/x.md"), "# جديد\n\nملف في مجلد جديد تماما.\n").unwrap();
+    let third = next("the new directory");
+    assert!(third["docs_extracted"].as_u64().unwrap() >= 1, "{third}");
+
+    // A broken config keeps the last good build; the fix recovers.
+    let cfg = p.path().join("corpus.toml");
+    let good = std::fs::read_to_string(&cfg).unwrap();
+    let before = std::fs::read(&manifest).unwrap();
+    std::fs::write(&cfg, format!("{good}\nbroken = [\n")).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(std::fs::read(&manifest).unwrap(), before, "a bad config must keep the last good build");
+    std::fs::write(&cfg, &good).unwrap();
+    let fourth = next("the fixed config");
+    assert!(fourth["corpus_version"].is_string());
+
+    // Ctrl-C exits cleanly.
+    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(!err.contains("panicked at"), "{err}");
+    assert!(run(bin().current_dir(p.path()).arg("verify")).status.success());
+}
