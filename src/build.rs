@@ -14,7 +14,7 @@ use crate::artifacts::{BuiltChunk, BuiltDoc};
 use crate::chunk::chunk;
 use crate::config::{Config, Format, Library};
 use crate::diag::{Problem, Problems};
-use crate::embed::Embedder;
+use crate::embed::HashEmbedder;
 use crate::extract::{self, Document};
 use crate::identity::{self, MAX_ID_BYTES, file_slug};
 use crate::normalize::{NORMALIZATION_UNICODE_VERSION, RULES_VERSION, search_text_with_variants};
@@ -56,13 +56,15 @@ fn display_name(lib: &Library, rel: &str) -> String {
 }
 
 /// Pure per-file compile: a source file's bytes to its built documents.
-pub fn compile_file(cfg: &Config, lib: &Library, rel: &str, bytes: &[u8], format: Format, embedder: &dyn Embedder) -> (Vec<BuiltDoc>, Vec<Problem>) {
+/// `hash` embeds inline when the offline provider is configured; other providers fill vectors
+/// later, in batches, through the on-disk cache (`db::shard_vectors`).
+pub fn compile_file(cfg: &Config, lib: &Library, rel: &str, bytes: &[u8], format: Format, hash: Option<&HashEmbedder>) -> (Vec<BuiltDoc>, Vec<Problem>) {
     let display = display_name(lib, rel);
     let ex = extract::extract(&display, bytes, format, lib);
     let mut problems = ex.problems;
     let mut docs = Vec::with_capacity(ex.docs.len());
     for doc in ex.docs {
-        match build_doc(cfg, lib, rel, &display, doc, embedder) {
+        match build_doc(cfg, lib, rel, &display, doc, hash) {
             Ok(d) => docs.push(d),
             Err(p) => problems.push(p),
         }
@@ -70,7 +72,7 @@ pub fn compile_file(cfg: &Config, lib: &Library, rel: &str, bytes: &[u8], format
     (docs, problems)
 }
 
-fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Document, embedder: &dyn Embedder) -> Result<BuiltDoc, Problem> {
+fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Document, hash: Option<&HashEmbedder>) -> Result<BuiltDoc, Problem> {
     let fail = |msg: String, help: &str| {
         let mut p = Problem::error("identity", msg).in_file(display.to_string()).help(help.to_string());
         if let Some(l) = doc.line {
@@ -158,7 +160,7 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
             context_tokens.dedup();
             extra_tokens.sort();
             extra_tokens.dedup();
-            let vector = embedder.embed(&search);
+            let vector = hash.map(|h| h.embed(search.as_str())).unwrap_or_default();
             BuiltChunk {
                 chunk_id: identity::chunk_id(&doc_id, i, cfg.id_width),
                 index: i,
@@ -185,7 +187,7 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
 }
 
 /// The values that shape output, recorded in the manifest and hashed into its fingerprint.
-pub fn settings_values(cfg: &Config, libs: &[&Library], embedder: &dyn Embedder) -> Map<String, Value> {
+pub fn settings_values(cfg: &Config, libs: &[&Library]) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("pipeline_version".into(), Value::from(PIPELINE_VERSION));
     m.insert("chunker".into(), serde_json::to_value(&cfg.chunking).expect("serializes"));
@@ -201,7 +203,7 @@ pub fn settings_values(cfg: &Config, libs: &[&Library], embedder: &dyn Embedder)
             "article_stems": cfg.article_stems,
         }),
     );
-    m.insert("embedder".into(), embedder.describe());
+    m.insert("embedder".into(), crate::embed::describe(&cfg.embedding));
     m.insert("identity".into(), serde_json::json!({"id_width": cfg.id_width, "max_id_bytes": MAX_ID_BYTES}));
     m.insert("libraries".into(), Value::from(libs.iter().map(|l| l.shape()).collect::<Vec<_>>()));
     let fp = fingerprint(&m);

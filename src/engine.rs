@@ -16,10 +16,10 @@ use crate::artifacts::manifest::{LibraryEntry, MANIFEST_FORMAT, Manifest, corpus
 use crate::artifacts::store;
 use crate::build::{BuildReport, BuildRequest, BuildStats, read_source, settings_values, write_failure};
 use crate::config::Config;
-use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, compiled, domain_artifacts, domains, duplicate_ids, shard_artifacts};
+use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, compiled, domain_artifacts, domains, duplicate_ids, shard_artifacts, shard_vectors};
+use crate::embed::CachedEmbedder;
 use crate::diag::{Problem, Problems};
 use crate::discover::discover;
-use crate::embed::from_settings;
 
 /// Files per document shard: a library's files hash into `next_pow2(files / SHARD_FILES)`
 /// shards, so an edit rewrites one shard's chunks, lookup and vectors files.
@@ -180,14 +180,36 @@ impl Engine {
             return finish_failed(problems, stats, run, started);
         }
 
+        // Vectors from a non-inline provider, in batches through the on-disk cache.
+        if crate::embed::inline_hash(&cfg.embedding).is_none() {
+            self.db.embedder.get_or_init(|| {
+                let dir = req.out.join("cache").join("embeddings");
+                crate::embed::provider(&cfg.embedding).and_then(|p| CachedEmbedder::open(p, &dir)).map(Arc::new)
+            });
+            let vecs: Vec<Arc<Result<Vec<Vec<f32>>, Problem>>> = list.par_iter().map_with(self.db.clone(), |db, s| shard_vectors(db, settings, *s)).collect();
+            for v in &vecs {
+                if let Err(p) = v.as_ref() {
+                    problems.push(p.clone());
+                }
+            }
+            if let Some(Ok(e)) = self.db.embedder.get() {
+                if let Err(err) = e.flush() {
+                    eprintln!("warning: embedding cache not saved: {}", err.message);
+                }
+            }
+            [_, _, _, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
+            if problems.has_errors() {
+                return finish_failed(problems, stats, run, started);
+            }
+        }
+
         // Render per document shard, then per domain; memoized, so unchanged shards cost nothing.
         let shard_out: Vec<Arc<Vec<Rendered>>> = list.par_iter().map_with(self.db.clone(), |db, s| shard_artifacts(db, settings, *s)).collect();
         let doms = domains(&self.db, settings, set);
         let domain_out: Vec<Arc<Vec<Rendered>>> = doms.par_iter().map_with(self.db.clone(), |db, d| domain_artifacts(db, settings, set, d.clone())).collect();
         let rendered: Vec<&Rendered> = shard_out.iter().flat_map(|v| v.iter()).chain(domain_out.iter().flat_map(|v| v.iter())).collect();
 
-        let embedder = from_settings(&cfg.embedding);
-        let values = settings_values(&cfg, &libs, embedder.as_ref());
+        let values = settings_values(&cfg, &libs);
         let stored = std::fs::create_dir_all(&req.out).and_then(|_| store::store_artifacts(&req.out, &rendered, &mut stats.write, &mut self.known));
         let artifacts = match stored {
             Ok(a) => a,

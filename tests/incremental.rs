@@ -211,3 +211,54 @@ fn watch_rebuilds_on_save_and_stops_cleanly() {
     assert!(!err.contains("panicked at"), "{err}");
     assert!(run(bin().current_dir(p.path()).arg("verify")).status.success());
 }
+
+/// A deterministic external embedder: 8 numbers from the text's bytes.
+const EMBEDDER: &str = r#"
+import sys, json
+for line in sys.stdin:
+    r = json.loads(line)
+    b = r["text"].encode("utf-8")
+    v = [float((sum(b[i::8]) % 97) + 1) for i in range(8)]
+    print(json.dumps({"id": r["id"], "values": v}), flush=True)
+"#;
+
+#[test]
+fn a_rebuild_embeds_only_the_edited_document() {
+    if std::process::Command::new("python3").arg("--version").output().is_err() {
+        println!("SKIP a_rebuild_embeds_only_the_edited_document: python3 is not installed");
+        return;
+    }
+    let p = sample_project();
+    std::fs::write(p.path().join("embedder.py"), EMBEDDER).unwrap();
+    let cfg = std::fs::read_to_string(p.path().join("corpus.toml")).unwrap().replace(
+        "[embedding]\nprovider = \"hash\"\ndims = 256",
+        "[embedding]\nprovider = \"command\"\nmodel = \"test-bytes-v1\"\ndims = 8\ncommand = [\"python3\", \"embedder.py\"]",
+    );
+    assert!(cfg.contains("provider = \"command\""));
+    std::fs::write(p.path().join("corpus.toml"), cfg).unwrap();
+    let stats = |o: &std::process::Output| -> serde_json::Value { serde_json::from_str(stdout(o).lines().last().unwrap()).unwrap() };
+    let o = run(bin().current_dir(p.path()).args(["build", "--stats-json"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = stats(&o);
+    let chunks = first["chunks_built"].as_u64().unwrap();
+    assert_eq!(first["vectors_embedded"].as_u64().unwrap(), chunks);
+    assert!(run(bin().current_dir(p.path()).arg("verify")).status.success());
+
+    // A fresh process after editing one single-chunk document: only its chunk is embedded.
+    let f = p.path().join("sources/articles/faq.md");
+    let t = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, format!("{t}\n\nجملة مضافة.\n")).unwrap();
+    let o = run(bin().current_dir(p.path()).args(["build", "--stats-json"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let second = stats(&o);
+    assert_eq!(second["vectors_embedded"], 1, "{second}");
+    assert_eq!(second["vectors_cached"].as_u64().unwrap(), chunks - 1, "{second}");
+    // Deleting the cache changes no output.
+    let version = second["corpus_version"].clone();
+    std::fs::remove_dir_all(p.path().join("out/cache")).unwrap();
+    let o = run(bin().current_dir(p.path()).args(["build", "--stats-json"]));
+    assert_eq!(stats(&o)["corpus_version"], version);
+    // The query side uses the same provider.
+    let o = run(bin().current_dir(p.path()).args(["query", "--mode", "vector", "النيل"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+}

@@ -60,6 +60,10 @@ pub struct ChunkSettings {
 pub struct EmbedSettings {
     pub provider: String,
     pub dims: usize,
+    pub model: Option<String>,
+    pub account_id: Option<String>,
+    pub max_chars: Option<usize>,
+    pub command: Vec<String>,
 }
 
 /// How a JSON file maps to documents.
@@ -230,13 +234,16 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         cx.error("config-value", chunking.min_chars.span(), "min_chars must be below max_chars", "the default is 200");
     }
     let embedding = raw.embedding.unwrap_or_default();
-    if embedding.provider.get_ref() != "hash" {
-        cx.error(
+    match embedding.provider.get_ref().as_str() {
+        "hash" | "workers-ai" => {}
+        "command" if embedding.command.as_ref().is_some_and(|c| !c.is_empty()) => {}
+        "command" => cx.error("config-value", embedding.provider.span(), "the command provider needs `command = [\"program\", \"arg\", …]`", "give the argv of a process that reads {\"id\",\"text\"} lines and writes {\"id\",\"values\"} lines"),
+        other => cx.error(
             "config-value",
             embedding.provider.span(),
-            format!("unknown embedding provider `{}`", embedding.provider.get_ref()),
-            "this version supports `hash` (offline feature hashing)",
-        );
+            format!("unknown embedding provider `{other}`"),
+            "providers: `hash` (offline feature hashing), `workers-ai` (Cloudflare REST), `command` (an external process)",
+        ),
     }
     if !(8..=4096).contains(embedding.dims.get_ref()) {
         cx.error("config-value", embedding.dims.span(), "dims must be between 8 and 4096", "the default is 256");
@@ -356,7 +363,14 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         id_width,
         chunking: ChunkSettings { max_chars: chunking.max_chars.into_inner(), min_chars: chunking.min_chars.into_inner() },
         normalize: rules,
-        embedding: EmbedSettings { provider: embedding.provider.into_inner(), dims: embedding.dims.into_inner() },
+        embedding: EmbedSettings {
+            provider: embedding.provider.into_inner(),
+            dims: embedding.dims.into_inner(),
+            model: embedding.model,
+            account_id: embedding.account_id,
+            max_chars: embedding.max_chars,
+            command: embedding.command.unwrap_or_default(),
+        },
         retrieval: raw.retrieval.unwrap_or_default(),
         aliases,
         article_stems,

@@ -101,6 +101,14 @@ pub(super) struct RawEmbedding {
     pub provider: Spanned<String>,
     #[serde(default = "default_dims")]
     pub dims: Spanned<usize>,
+    /// Model name: `@cf/baai/bge-m3` for workers-ai, any label for command.
+    pub model: Option<String>,
+    /// Cloudflare account (CLOUDFLARE_ACCOUNT_ID wins); never a secret.
+    pub account_id: Option<String>,
+    /// Input policy: longer search texts are cut at a word boundary (workers-ai).
+    pub max_chars: Option<usize>,
+    /// argv of the external embedder (command provider).
+    pub command: Option<Vec<String>>,
 }
 fn default_provider() -> Spanned<String> {
     sp("hash".into())
@@ -110,7 +118,7 @@ fn default_dims() -> Spanned<usize> {
 }
 impl Default for RawEmbedding {
     fn default() -> Self {
-        RawEmbedding { provider: default_provider(), dims: default_dims() }
+        RawEmbedding { provider: default_provider(), dims: default_dims(), model: None, account_id: None, max_chars: None, command: None }
     }
 }
 

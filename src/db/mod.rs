@@ -11,7 +11,7 @@ use crate::artifacts::lexical::{Postings, postings, render_postings};
 use crate::artifacts::{BuiltDoc, Rendered, render_library};
 use crate::config::{Config, Format};
 use crate::diag::Problem;
-use crate::embed::from_settings;
+use crate::embed::{CachedEmbedder, Embedder};
 
 /// Work actually done, counted where it happens (a memoized query that does not re-run adds nothing).
 #[derive(Debug, Default)]
@@ -40,11 +40,13 @@ impl Counters {
 pub struct Db {
     storage: salsa::Storage<Self>,
     pub counters: Arc<Counters>,
+    /// The cached provider for non-inline embedders, opened by the engine on the first build.
+    pub embedder: Arc<std::sync::OnceLock<Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>>>,
 }
 
 impl Default for Db {
     fn default() -> Self {
-        Db { storage: salsa::Storage::default(), counters: Arc::new(Counters::default()) }
+        Db { storage: salsa::Storage::default(), counters: Arc::new(Counters::default()), embedder: Arc::default() }
     }
 }
 
@@ -55,12 +57,16 @@ impl salsa::Database for Db {}
 #[salsa::db]
 pub trait AskDb: salsa::Database {
     fn counters(&self) -> &Counters;
+    fn embedder(&self) -> Option<&Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>>;
 }
 
 #[salsa::db]
 impl AskDb for Db {
     fn counters(&self) -> &Counters {
         &self.counters
+    }
+    fn embedder(&self) -> Option<&Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>> {
+        self.embedder.get()
     }
 }
 
@@ -114,14 +120,16 @@ pub struct Compiled {
 pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compiled> {
     let cfg = settings.config(db);
     let lib = &cfg.libraries[file.library(db)];
-    let embedder = from_settings(&cfg.embedding);
-    let (docs, problems) = crate::build::compile_file(cfg, lib, file.rel(db), file.bytes(db), file.format(db), embedder.as_ref());
+    let hash = crate::embed::inline_hash(&cfg.embedding);
+    let (docs, problems) = crate::build::compile_file(cfg, lib, file.rel(db), file.bytes(db), file.format(db), hash.as_ref());
     let c = db.counters();
     let chunks: usize = docs.iter().map(|d| d.chunks.len()).sum();
     c.docs_extracted.fetch_add(docs.len(), Ordering::Relaxed);
     c.chunks_built.fetch_add(chunks, Ordering::Relaxed);
     c.chunks_normalized.fetch_add(chunks, Ordering::Relaxed);
-    c.vectors_embedded.fetch_add(chunks, Ordering::Relaxed);
+    if hash.is_some() {
+        c.vectors_embedded.fetch_add(chunks, Ordering::Relaxed);
+    }
     Arc::new(Compiled { docs, problems })
 }
 
@@ -135,12 +143,48 @@ pub fn shard_docs(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<Vec<B
     Arc::new(docs)
 }
 
+/// Vectors of a shard's chunks from a non-inline provider, through the on-disk cache (empty for
+/// the inline `hash` provider). Costly derived data: memoized here and cached on disk by content.
+#[salsa::tracked(returns(clone))]
+pub fn shard_vectors(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<Result<Vec<Vec<f32>>, Problem>> {
+    let cfg = settings.config(db);
+    if crate::embed::inline_hash(&cfg.embedding).is_some() {
+        return Arc::new(Ok(Vec::new()));
+    }
+    let docs = shard_docs(db, settings, shard);
+    let texts: Vec<&str> = docs.iter().flat_map(|d| d.chunks.iter().map(|c| c.search_text.as_str())).collect();
+    let fail = |e: &crate::embed::EmbedError| Problem::error("embed", e.message.clone()).help(e.help.clone());
+    let result = match db.embedder() {
+        Some(Ok(emb)) => match emb.embed_all(&texts) {
+            Ok((vectors, stats)) => {
+                db.counters().vectors_embedded.fetch_add(stats.misses, Ordering::Relaxed);
+                db.counters().vectors_cached.fetch_add(stats.hits, Ordering::Relaxed);
+                Ok(vectors)
+            }
+            Err(e) => Err(fail(&e)),
+        },
+        Some(Err(e)) => Err(fail(e)),
+        None => Err(Problem::error("embed", "no embedding provider was opened").help("this is a bug in askzico")),
+    };
+    Arc::new(result)
+}
+
 /// The chunks, lookup and vectors files of one shard.
 #[salsa::tracked(returns(clone))]
 pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<Vec<Rendered>> {
     let cfg = settings.config(db);
     let lib = &cfg.libraries[shard.library(db)];
-    let docs = shard_docs(db, settings, shard);
+    let mut docs = shard_docs(db, settings, shard);
+    if let Ok(vectors) = shard_vectors(db, settings, shard).as_ref() {
+        if !vectors.is_empty() {
+            let mut filled = (*docs).clone();
+            let mut it = vectors.iter();
+            for c in filled.iter_mut().flat_map(|d| d.chunks.iter_mut()) {
+                c.vector = it.next().cloned().unwrap_or_default();
+            }
+            docs = Arc::new(filled);
+        }
+    }
     let refs: Vec<&BuiltDoc> = docs.iter().collect();
     if refs.is_empty() {
         return Arc::new(Vec::new());

@@ -1,106 +1,221 @@
-//! embed: vectors for `search_text`. The offline `hash` provider is deterministic feature hashing
-//! of character n-grams (3- to 4-grams inside word boundaries, plus whole words) — a lexical
-//! signal, honest about not being a language model. Pure.
+//! embed: vectors for `search_text`, behind one trait. Three providers: `hash` (offline, pure,
+//! deterministic feature hashing), `workers-ai` (Cloudflare REST) and `command` (an external
+//! process speaking JSON lines). [`CachedEmbedder`] keeps vectors on disk by blake3 of
+//! (provider settings, text), so a rebuild embeds only changed chunks. The cache never changes
+//! output: deleting it only costs time.
 
-use crate::config::EmbedSettings;
-use crate::text::SearchText;
+mod cache;
+mod command;
+mod hash;
+mod workers_ai;
+
+use std::fmt;
+
+pub use cache::{CacheStats, CachedEmbedder};
+pub use command::CommandEmbedder;
+pub use hash::HashEmbedder;
+pub use workers_ai::{DEFAULT_API_BASE, WORKERS_AI_MAX_BATCH, WorkersAi, WorkersAiConfig};
+
+/// Errors carry a message fit for a user-facing diagnostic (what failed, what to do).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbedError {
+    /// What failed, naming the provider, the file or the request.
+    pub message: String,
+    /// What the user can do about it.
+    pub help: String,
+}
+
+impl EmbedError {
+    pub fn new(message: impl Into<String>, help: impl Into<String>) -> Self {
+        EmbedError { message: message.into(), help: help.into() }
+    }
+}
+
+impl fmt::Display for EmbedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for EmbedError {}
 
 /// A provider of vectors for search texts.
-pub trait Embedder: Sync {
+pub trait Embedder: Send + Sync {
     fn dims(&self) -> usize;
-    /// The settings that shape its output, for the settings fingerprint.
+    /// Provider, model, dims and input policy: goes into the build's settings fingerprint and the cache key.
     fn describe(&self) -> serde_json::Value;
-    fn embed(&self, text: &SearchText) -> Vec<f32>;
-}
-
-pub struct HashEmbedder {
-    dims: usize,
-}
-
-impl HashEmbedder {
-    pub fn new(dims: usize) -> Self {
-        HashEmbedder { dims }
+    /// Embeds texts (already-normalized search texts), one vector per text, in order.
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// How many texts a caller should hand to one `embed_batch` call (the cache writes its
+    /// records to disk after each such call, so a killed build keeps its progress).
+    fn batch_hint(&self) -> usize {
+        1024
     }
 }
 
-pub fn from_settings(s: &EmbedSettings) -> Box<dyn Embedder> {
-    // Config validation admits only `hash` in this version.
-    Box::new(HashEmbedder::new(s.dims))
-}
-
-/// FNV-1a, 64-bit: stable across machines and releases (unlike `std`'s hasher).
-fn fnv1a(bytes: impl Iterator<Item = u8>) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
-}
-
-impl Embedder for HashEmbedder {
+impl<E: Embedder + ?Sized> Embedder for &E {
     fn dims(&self) -> usize {
-        self.dims
+        (**self).dims()
     }
-
     fn describe(&self) -> serde_json::Value {
-        serde_json::json!({"provider": "hash", "model": "fnv1a-char-3-4-grams+words", "dims": self.dims})
+        (**self).describe()
     }
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed_batch(texts)
+    }
+    fn batch_hint(&self) -> usize {
+        (**self).batch_hint()
+    }
+}
 
-    fn embed(&self, text: &SearchText) -> Vec<f32> {
-        let mut v = vec![0f32; self.dims];
-        let mut add = |h: u64, w: f32| {
-            let idx = (h % self.dims as u64) as usize;
-            let sign = if (h >> 63) == 1 { -1.0 } else { 1.0 };
-            v[idx] += sign * w;
-        };
-        let mut buf: Vec<char> = Vec::with_capacity(32);
-        for word in text.tokens() {
-            add(fnv1a(word.bytes().chain([0xFF])), 1.0);
-            buf.clear();
-            buf.push(' ');
-            buf.extend(word.chars());
-            buf.push(' ');
-            for n in [3usize, 4] {
-                if buf.len() < n {
-                    continue;
-                }
-                for win in buf.windows(n) {
-                    let mut tmp = [0u8; 16];
-                    let h = fnv1a(win.iter().flat_map(|c| {
-                        let s = c.encode_utf8(&mut tmp);
-                        s.as_bytes().to_vec()
-                    }).chain([n as u8]));
-                    add(h, 0.5);
-                }
-            }
-        }
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            for x in &mut v {
-                *x /= norm;
-            }
-        }
-        v
+impl<E: Embedder + ?Sized> Embedder for Box<E> {
+    fn dims(&self) -> usize {
+        (**self).dims()
     }
+    fn describe(&self) -> serde_json::Value {
+        (**self).describe()
+    }
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed_batch(texts)
+    }
+    fn batch_hint(&self) -> usize {
+        (**self).batch_hint()
+    }
+}
+
+impl<E: Embedder + ?Sized> Embedder for std::sync::Arc<E> {
+    fn dims(&self) -> usize {
+        (**self).dims()
+    }
+    fn describe(&self) -> serde_json::Value {
+        (**self).describe()
+    }
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed_batch(texts)
+    }
+    fn batch_hint(&self) -> usize {
+        (**self).batch_hint()
+    }
+}
+
+/// Canonical JSON: object keys sorted (by UTF-8 bytes) at every level, no whitespace. The same
+/// value gives the same bytes whatever the key order it was built with (serde_json's
+/// `preserve_order` keeps insertion order), so it is safe to hash.
+pub fn canonical_json(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            out.push('{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write_canonical(v, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(v, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// Checks a provider's answer: one vector per text, each of `dims` finite values.
+pub(crate) fn check_vectors(
+    provider: &str,
+    vectors: &[Vec<f32>],
+    expected_len: usize,
+    dims: usize,
+) -> Result<(), EmbedError> {
+    if vectors.len() != expected_len {
+        return Err(EmbedError::new(
+            format!("{provider} returned {} vectors for {expected_len} texts", vectors.len()),
+            "the provider must return exactly one vector per input text, in order",
+        ));
+    }
+    for (i, v) in vectors.iter().enumerate() {
+        if v.len() != dims {
+            return Err(EmbedError::new(
+                format!("{provider} returned a vector of {} dimensions for text {i}; expected {dims}", v.len()),
+                format!("set the embedding dims to the model's output size, or use a model that outputs {dims} dimensions"),
+            ));
+        }
+        if let Some(j) = v.iter().position(|x| !x.is_finite()) {
+            return Err(EmbedError::new(
+                format!("{provider} returned a non-finite value (at index {j}) in the vector for text {i}"),
+                "the model produced NaN or infinity; check the model and its input",
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::{Rules, query_text};
 
     #[test]
-    fn deterministic_normalized_and_similar_for_shared_words() {
-        let e = HashEmbedder::new(64);
-        let a = e.embed(&query_text("ولد السيد المسيح في بيت لحم", &Rules::default()));
-        let b = e.embed(&query_text("ولد السيد المسيح في بيت لحم", &Rules::default()));
-        let c = e.embed(&query_text("بيت لحم", &Rules::default()));
-        let d = e.embed(&query_text("قواعد البيانات", &Rules::default()));
-        assert_eq!(a, b);
-        let norm: f32 = a.iter().map(|x| x * x).sum();
-        assert!((norm - 1.0).abs() < 1e-4);
-        let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(a, b)| a * b).sum::<f32>();
-        assert!(dot(&a, &c) > dot(&a, &d));
+    fn canonical_json_sorts_keys_at_every_level() {
+        let a = serde_json::json!({"provider": "hash", "model": "m", "dims": 8, "input": {"z": 1, "a": "x\"y"}});
+        let b = serde_json::json!({"input": {"a": "x\"y", "z": 1}, "dims": 8, "model": "m", "provider": "hash"});
+        assert_eq!(canonical_json(&a), canonical_json(&b));
+        assert_eq!(
+            canonical_json(&a),
+            r#"{"dims":8,"input":{"a":"x\"y","z":1},"model":"m","provider":"hash"}"#
+        );
+    }
+}
+
+/// The provider a config names. Network and process providers read their secrets (the API token)
+/// from the environment here, never from the config.
+pub fn provider(s: &crate::config::EmbedSettings) -> Result<Box<dyn Embedder>, EmbedError> {
+    match s.provider.as_str() {
+        "workers-ai" => {
+            let mut c = WorkersAiConfig { model: s.model.clone().unwrap_or_else(|| "@cf/baai/bge-m3".into()), dims: s.dims, account_id: s.account_id.clone(), ..Default::default() };
+            if let Some(m) = s.max_chars {
+                c.max_chars = m;
+            }
+            Ok(Box::new(WorkersAi::new(c)?))
+        }
+        "command" => Ok(Box::new(CommandEmbedder::new(s.command.clone(), s.dims, s.model.clone().unwrap_or_else(|| "command".into()))?)),
+        _ => Ok(Box::new(HashEmbedder::new(s.dims))),
+    }
+}
+
+/// The offline `hash` provider, when it is the one configured (its vectors are computed inline
+/// with each chunk; the others go through the on-disk cache in batches).
+pub fn inline_hash(s: &crate::config::EmbedSettings) -> Option<HashEmbedder> {
+    (s.provider == "hash").then(|| HashEmbedder::new(s.dims))
+}
+
+/// What shapes the vectors, for the settings fingerprint, without contacting any provider.
+pub fn describe(s: &crate::config::EmbedSettings) -> serde_json::Value {
+    match s.provider.as_str() {
+        "hash" => HashEmbedder::new(s.dims).describe(),
+        "workers-ai" => serde_json::json!({
+            "provider": "workers-ai",
+            "model": s.model.clone().unwrap_or_else(|| "@cf/baai/bge-m3".into()),
+            "dims": s.dims,
+            "input": {"max_chars": s.max_chars.unwrap_or(WorkersAiConfig::default().max_chars), "truncate": "word-boundary", "truncate_inputs": WorkersAiConfig::default().truncate_inputs},
+        }),
+        _ => serde_json::json!({"provider": s.provider, "model": s.model, "dims": s.dims}),
     }
 }

@@ -16,7 +16,6 @@ use crate::artifacts::manifest::Manifest;
 use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
 use crate::config::Config;
 use crate::diag::Problem;
-use crate::embed::from_settings;
 use crate::normalize::query_text;
 
 /// Fusion weights and depths, from `[retrieval]` in corpus.toml.
@@ -211,9 +210,12 @@ impl<'a> Searcher<'a> {
     }
 
     /// Cosine ranking of the question's embedding against every vector, best first.
-    pub fn vector(&self, question_search: &crate::text::SearchText, domains: &[String]) -> Vec<(String, f64)> {
-        let embedder = from_settings(&self.cfg.embedding);
-        let q = embedder.embed(question_search);
+    pub fn vector(&self, question_search: &crate::text::SearchText, domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
+        let fail = |e: crate::embed::EmbedError| Problem::error("embed", format!("embedding the question failed: {}", e.message)).help(e.help);
+        let q = match crate::embed::inline_hash(&self.cfg.embedding) {
+            Some(h) => h.embed(question_search.as_str()),
+            None => crate::embed::provider(&self.cfg.embedding).and_then(|p| p.embed_batch(&[question_search.as_str()])).map_err(fail)?.pop().unwrap_or_default(),
+        };
         let mut scored: Vec<(String, f64)> = self
             .vectors
             .iter()
@@ -222,7 +224,7 @@ impl<'a> Searcher<'a> {
             .filter(|(_, s)| *s > 0.0)
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        scored
+        Ok(scored)
     }
 
     /// The weighted lexical terms of a question: its search tokens and their variants (weight 1),
@@ -266,7 +268,7 @@ impl<'a> Searcher<'a> {
         let q = query_text(question, &self.cfg.normalize);
         let terms = self.query_terms(question);
         let lex = if mode == Mode::Vector { Vec::new() } else { self.lexical(&terms, domains)? };
-        let vec = if mode == Mode::Lexical { Vec::new() } else { self.vector(&q, domains) };
+        let vec = if mode == Mode::Lexical || (mode == Mode::Fused && s.vector_weight <= 0.0) { Vec::new() } else { self.vector(&q, domains)? };
         let mut fused: HashMap<String, f64> = HashMap::new();
         for (rank, (id, _)) in lex.iter().take(s.depth).enumerate() {
             *fused.entry(id.clone()).or_default() += s.lexical_weight / (s.rrf_k + rank as f64 + 1.0);

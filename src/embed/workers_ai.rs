@@ -1,0 +1,466 @@
+//! The `workers-ai` provider: Cloudflare Workers AI over REST
+//! (`POST {base}/accounts/{account}/ai/run/{model}`, body `{"text": [..], "truncate_inputs": ..}`).
+//! Edges only: network I/O, environment variables at construction, the clock for backoff.
+//! The API token lives in a [`Secret`] and is never formatted; every error is scrubbed of it.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime};
+
+use serde::Deserialize;
+
+use crate::embed::{EmbedError, Embedder, check_vectors};
+
+// Limits, with their sources (Cloudflare changes them; update here).
+/// Texts per request: `text` maxItems in docs `src/content/workers-ai-models/bge-m3.json`
+/// (also bge-base/large/small-en-v1.5).
+pub const WORKERS_AI_MAX_BATCH: usize = 100;
+/// Default API base; `ASKZICO_CF_API_BASE` overrides it (tests, proxies).
+pub const DEFAULT_API_BASE: &str = "https://api.cloudflare.com/client/v4";
+/// bge-m3 takes at most 512 input tokens (docs `ai-search/configuration/models/supported-models.mdx`;
+/// the model page says 60,000). 2,000 chars of Arabic is about 400-600 tokens, so the default also
+/// asks Cloudflare to truncate what is still too long (`truncate_inputs`).
+const DEFAULT_MAX_CHARS: usize = 2000;
+/// Responses of 100 × 1024 floats are about 2 MB of JSON; allow generous headroom.
+const MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Settings of the `workers-ai` provider. `WorkersAiConfig { model, dims, ..Default::default() }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkersAiConfig {
+    /// e.g. `@cf/baai/bge-m3`.
+    pub model: String,
+    /// Output dimensions of the model (1024 for bge-m3); every answer is checked against it.
+    pub dims: usize,
+    /// From the config file; `CLOUDFLARE_ACCOUNT_ID` wins when set.
+    pub account_id: Option<String>,
+    /// Input policy: a longer text is cut to this many chars (Unicode scalar values) at the last
+    /// word boundary (a space) before the limit; a single longer word is cut at the limit.
+    pub max_chars: usize,
+    /// Texts per request, 1..=100.
+    pub batch: usize,
+    /// Sent as `truncate_inputs`: Cloudflare truncates an input still over the model's token
+    /// limit instead of failing the request.
+    pub truncate_inputs: bool,
+    /// Requests in flight at once (Cloudflare allows 3,000 requests a minute for embeddings).
+    pub concurrency: usize,
+    /// Attempts per request (the first try included), on 429, 5xx and network errors.
+    pub max_attempts: u32,
+    /// Timeout of one HTTP request, connection to last byte.
+    pub timeout: Duration,
+    /// First backoff; it doubles per attempt, with jitter, up to `max_backoff`.
+    pub retry_base: Duration,
+    /// Cap on one wait, also on a server's `Retry-After`.
+    pub max_backoff: Duration,
+}
+
+impl Default for WorkersAiConfig {
+    fn default() -> Self {
+        WorkersAiConfig {
+            model: "@cf/baai/bge-m3".into(),
+            dims: 1024,
+            account_id: None,
+            max_chars: DEFAULT_MAX_CHARS,
+            batch: WORKERS_AI_MAX_BATCH,
+            truncate_inputs: true,
+            concurrency: 4,
+            max_attempts: 6,
+            timeout: Duration::from_secs(120),
+            retry_base: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(60),
+        }
+    }
+}
+
+/// A string that never shows up in `Debug` or `Display`.
+struct Secret(String);
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+pub struct WorkersAi {
+    config: WorkersAiConfig,
+    base: String,
+    account: String,
+    url: String,
+    token: Secret,
+    agent: ureq::Agent,
+}
+
+impl fmt::Debug for WorkersAi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WorkersAi")
+            .field("config", &self.config)
+            .field("url", &self.url)
+            .field("token", &self.token)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WorkersAi {
+    /// Reads `CLOUDFLARE_API_TOKEN`, `CLOUDFLARE_ACCOUNT_ID` and `ASKZICO_CF_API_BASE` now.
+    pub fn new(config: WorkersAiConfig) -> Result<Self, EmbedError> {
+        Self::new_with_env(config, |name| std::env::var(name).ok())
+    }
+
+    /// As [`WorkersAi::new`], with the environment given as a lookup (for tests and embedding
+    /// in a process whose environment is not the user's).
+    pub fn new_with_env(
+        config: WorkersAiConfig,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, EmbedError> {
+        let var = |name: &str| env(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        let bad = |what: String, help: &str| Err(EmbedError::new(format!("embedding provider workers-ai: {what}"), help));
+        if config.model.is_empty()
+            || !config.model.chars().all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c))
+        {
+            return bad(format!("invalid model name {:?}", config.model), "use a Workers AI model name such as \"@cf/baai/bge-m3\"");
+        }
+        if config.dims == 0 {
+            return bad("dims must be at least 1".into(), "set the embedding dims to the model's output size (1024 for @cf/baai/bge-m3)");
+        }
+        if config.batch == 0 || config.batch > WORKERS_AI_MAX_BATCH {
+            return bad(
+                format!("batch {} is out of range", config.batch),
+                "Workers AI takes 1 to 100 texts per request; set batch between 1 and 100",
+            );
+        }
+        if config.max_chars == 0 {
+            return bad("max_chars must be at least 1".into(), "set max_chars to the longest input to send, e.g. 2000");
+        }
+        if config.concurrency == 0 || config.max_attempts == 0 {
+            return bad("concurrency and max_attempts must be at least 1".into(), "use the defaults (4 and 6)");
+        }
+        let token = var("CLOUDFLARE_API_TOKEN").ok_or_else(|| {
+            EmbedError::new(
+                "embedding provider workers-ai needs an API token, and CLOUDFLARE_API_TOKEN is not set",
+                "create a Cloudflare API token with the Workers AI permission and export it as CLOUDFLARE_API_TOKEN, \
+                 or use the offline provider \"hash\"",
+            )
+        })?;
+        if !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return bad(
+                "CLOUDFLARE_API_TOKEN contains spaces or non-ASCII characters".into(),
+                "copy the token again, exactly as Cloudflare shows it",
+            );
+        }
+        let account = var("CLOUDFLARE_ACCOUNT_ID")
+            .or_else(|| config.account_id.clone().map(|a| a.trim().to_string()).filter(|a| !a.is_empty()))
+            .ok_or_else(|| {
+                EmbedError::new(
+                    "embedding provider workers-ai needs a Cloudflare account ID",
+                    "export CLOUDFLARE_ACCOUNT_ID, or set account_id in the embedding settings of corpus.toml",
+                )
+            })?;
+        if !account.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return bad(
+                format!("invalid Cloudflare account ID {account:?}"),
+                "the account ID is the 32-character hex string in the Cloudflare dashboard URL",
+            );
+        }
+        let base = var("ASKZICO_CF_API_BASE").unwrap_or_else(|| DEFAULT_API_BASE.to_string());
+        let base = base.trim_end_matches('/').to_string();
+        if !(base.starts_with("https://") || base.starts_with("http://")) {
+            return bad(
+                format!("ASKZICO_CF_API_BASE {base:?} is not an http(s) URL"),
+                "unset ASKZICO_CF_API_BASE, or set it to e.g. https://api.cloudflare.com/client/v4",
+            );
+        }
+        let url = format!("{base}/accounts/{account}/ai/run/{}", config.model);
+        let proxy = if is_loopback(&base) { None } else { ureq::Proxy::try_from_env() };
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(config.timeout))
+            .timeout_connect(Some(config.timeout.min(Duration::from_secs(15))))
+            .proxy(proxy)
+            .max_redirects(0)
+            .user_agent(concat!("askzico/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        Ok(WorkersAi { config, base, account, url, token: Secret(token), agent })
+    }
+
+    /// Applies the input policy (see [`WorkersAiConfig::max_chars`]).
+    pub fn prepare<'a>(&self, text: &'a str) -> &'a str {
+        truncate_at_word(text, self.config.max_chars)
+    }
+
+    /// Removes the token from text that may reach the user (server bodies, transport errors).
+    fn scrub(&self, s: String) -> String {
+        if self.token.0.is_empty() || !s.contains(&self.token.0) { s } else { s.replace(&self.token.0, "[redacted]") }
+    }
+
+    fn error(&self, message: String, help: String) -> EmbedError {
+        EmbedError { message: self.scrub(message), help: self.scrub(help) }
+    }
+
+    /// One request with retries: the texts are already prepared and at most `batch` long.
+    fn request(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            text: &'a [&'a str],
+            truncate_inputs: bool,
+        }
+        let body = serde_json::to_vec(&Body { text: texts, truncate_inputs: self.config.truncate_inputs })
+            .map_err(|e| self.error(format!("could not encode a Workers AI request: {e}"), String::new()))?;
+        let bearer = format!("Bearer {}", self.token.0);
+        let what = format!("Workers AI request ({} texts, model {})", texts.len(), self.config.model);
+        let mut last_problem = String::new();
+        for attempt in 1..=self.config.max_attempts {
+            let sent = self
+                .agent
+                .post(&self.url)
+                .header("Authorization", &bearer)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .send(&body[..]);
+            let mut retry_after = None;
+            match sent {
+                Err(e) => last_problem = format!("could not reach {}: {e}", self.base),
+                Ok(mut resp) => {
+                    let status = resp.status().as_u16();
+                    retry_after = resp
+                        .headers()
+                        .get("retry-after")
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(parse_retry_after);
+                    let read = resp.body_mut().with_config().limit(MAX_RESPONSE_BYTES).read_to_string();
+                    match (status, read) {
+                        (200..=299, Ok(text)) => return self.parse_success(&text, texts.len(), &what),
+                        (_, Err(e)) => last_problem = format!("HTTP {status}, and reading the response failed: {e}"),
+                        (429 | 408 | 500..=599, Ok(text)) => {
+                            last_problem = format!("HTTP {status}{}", cf_messages(&text))
+                        }
+                        (401 | 403, Ok(text)) => {
+                            return Err(self.error(
+                                format!("{what} was refused: HTTP {status}{}", cf_messages(&text)),
+                                format!(
+                                    "check that CLOUDFLARE_API_TOKEN is valid and has the Workers AI permission for account {}, \
+                                     and that the account ID is right",
+                                    self.account
+                                ),
+                            ));
+                        }
+                        (_, Ok(text)) => {
+                            let help = match status {
+                                404 => "check the model name (e.g. @cf/baai/bge-m3) and the Cloudflare account ID".to_string(),
+                                400 | 413 => format!(
+                                    "an input may be too long for the model: lower max_chars (now {}) or set truncate_inputs = true",
+                                    self.config.max_chars
+                                ),
+                                _ => "check the embedding settings; the error above comes from Cloudflare".to_string(),
+                            };
+                            return Err(self.error(format!("{what} failed: HTTP {status}{}", cf_messages(&text)), help));
+                        }
+                    }
+                }
+            }
+            if attempt < self.config.max_attempts {
+                let wait = match retry_after {
+                    Some(d) => d.min(self.config.max_backoff),
+                    None => backoff(attempt, self.config.retry_base, self.config.max_backoff),
+                };
+                std::thread::sleep(wait);
+            }
+        }
+        Err(self.error(
+            format!("{what} failed after {} attempts: {last_problem}", self.config.max_attempts),
+            "Cloudflare is rate limiting, unavailable or unreachable; retry later, lower the embedding concurrency, \
+             or build offline with provider \"hash\""
+                .to_string(),
+        ))
+    }
+
+    fn parse_success(&self, text: &str, n: usize, what: &str) -> Result<Vec<Vec<f32>>, EmbedError> {
+        #[derive(Deserialize)]
+        struct Envelope {
+            #[serde(default)]
+            success: Option<bool>,
+            result: Option<EmbeddingResult>,
+        }
+        #[derive(Deserialize)]
+        struct EmbeddingResult {
+            data: Vec<Vec<f32>>,
+        }
+        let malformed = |detail: String| {
+            self.error(
+                format!("{what} answered with an unexpected body ({detail}); it starts: {}", snippet(text)),
+                "expected {\"result\": {\"data\": [[numbers]]}, \"success\": true}; check ASKZICO_CF_API_BASE \
+                 and that the model is an embedding model"
+                    .to_string(),
+            )
+        };
+        let env: Envelope = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+        if env.success == Some(false) {
+            return Err(self.error(
+                format!("{what} failed{}", cf_messages(text)),
+                "check the embedding settings; the error above comes from Cloudflare".to_string(),
+            ));
+        }
+        let data = env.result.ok_or_else(|| malformed("no `result`".into()))?.data;
+        check_vectors(&format!("Workers AI model {}", self.config.model), &data, n, self.config.dims)
+            .map_err(|e| self.error(e.message, e.help))?;
+        Ok(data)
+    }
+}
+
+impl Embedder for WorkersAi {
+    fn dims(&self) -> usize {
+        self.config.dims
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({
+            "provider": "workers-ai",
+            "model": self.config.model,
+            "dims": self.config.dims,
+            "input": {
+                "max_chars": self.config.max_chars,
+                "truncate": "word-boundary",
+                "truncate_inputs": self.config.truncate_inputs,
+            },
+        })
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let prepared: Vec<&str> = texts.iter().map(|t| self.prepare(t)).collect();
+        let chunks: Vec<&[&str]> = prepared.chunks(self.config.batch).collect();
+        let workers = self.config.concurrency.min(chunks.len());
+        if workers <= 1 {
+            let mut out = Vec::with_capacity(texts.len());
+            for chunk in chunks {
+                out.extend(self.request(chunk)?);
+            }
+            return Ok(out);
+        }
+        // Workers take the next chunk in order; the first failure stops new requests.
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        type Slot = Option<Result<Vec<Vec<f32>>, EmbedError>>;
+        let results: Mutex<Vec<Slot>> = Mutex::new((0..chunks.len()).map(|_| None).collect());
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|| {
+                    loop {
+                        if failed.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(i) else { break };
+                        let r = self.request(chunk);
+                        if r.is_err() {
+                            failed.store(true, Ordering::Relaxed);
+                        }
+                        results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
+                    }
+                });
+            }
+        });
+        let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        let mut out = Vec::with_capacity(texts.len());
+        let mut first_error = None;
+        for r in results {
+            match r {
+                Some(Ok(v)) => out.extend(v),
+                Some(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                None => {}
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    fn batch_hint(&self) -> usize {
+        self.config.batch * self.config.concurrency
+    }
+}
+
+/// The longest prefix of at most `max_chars` chars that ends at a word boundary; a first word
+/// longer than the limit is cut at the limit. Trailing spaces are dropped from a cut text.
+pub(crate) fn truncate_at_word(text: &str, max_chars: usize) -> &str {
+    let Some((cut, _)) = text.char_indices().nth(max_chars) else {
+        return text; // at most max_chars chars
+    };
+    let head = &text[..cut];
+    if text[cut..].starts_with(char::is_whitespace) {
+        return head.trim_end();
+    }
+    match head.rfind(char::is_whitespace) {
+        Some(i) if !head[..i].trim_end().is_empty() => head[..i].trim_end(),
+        _ => head,
+    }
+}
+
+fn is_loopback(base: &str) -> bool {
+    let rest = base.split_once("://").map_or(base, |(_, r)| r);
+    ["127.0.0.1", "localhost", "[::1]"].iter().any(|h| {
+        rest.strip_prefix(h).is_some_and(|after| after.is_empty() || after.starts_with([':', '/']))
+    })
+}
+
+/// `Retry-After`: delay-seconds or an HTTP date.
+fn parse_retry_after(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = httpdate::parse_http_date(v).ok()?;
+    Some(when.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
+}
+
+/// `base * 2^(attempt-1)`, capped, then jittered into [d/2, d].
+fn backoff(attempt: u32, base: Duration, cap: Duration) -> Duration {
+    let exp = base.saturating_mul(1u32 << (attempt - 1).min(20)).min(cap);
+    exp.mul_f64(0.5 + 0.5 * jitter())
+}
+
+/// A number in [0, 1) that differs between calls and processes (no RNG crate needed).
+fn jitter() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_nanos());
+    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// `": message; message"` from a Cloudflare v4 error envelope, or a body snippet.
+fn cf_messages(body: &str) -> String {
+    let msgs: Vec<String> = serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.get("errors").and_then(|e| e.as_array()).cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|e| {
+            let m = e.get("message").and_then(|m| m.as_str())?;
+            Some(match e.get("code").and_then(|c| c.as_i64()) {
+                Some(c) => format!("{m} (code {c})"),
+                None => m.to_string(),
+            })
+        })
+        .collect();
+    if !msgs.is_empty() {
+        let joined = msgs.join("; ");
+        return format!(": {}", truncate_chars(&joined, 500));
+    }
+    let s = snippet(body);
+    if s.is_empty() { String::new() } else { format!(": {s}") }
+}
+
+fn snippet(body: &str) -> Cow<'_, str> {
+    let t = body.trim();
+    if t.chars().count() > 200 { Cow::Owned(format!("{}…", truncate_chars(t, 200))) } else { Cow::Borrowed(t) }
+}
+
+fn truncate_chars(s: &str, n: usize) -> &str {
+    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
+}
+
+#[cfg(test)]
+mod tests;
