@@ -5,6 +5,7 @@
 //! `discover` read, `artifacts::store` writes, `cli` drives.
 
 pub mod artifacts;
+pub mod bench;
 pub mod build;
 pub mod chunk;
 pub mod cli;

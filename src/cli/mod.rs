@@ -154,6 +154,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Generate a deterministic synthetic corpus for benchmarks (from ../shared/corpora).
+    BenchCorpus {
+        #[arg(long, default_value_t = 1000)]
+        docs: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where the shared corpora are.
+        #[arg(long, default_value = "../shared/corpora")]
+        corpora: PathBuf,
+        #[arg(long)]
+        dest: PathBuf,
+    },
     /// Scaffold a commented corpus.toml and one sample source.
     Init {
         /// Directory to create the project in.
@@ -213,6 +225,16 @@ pub fn main() -> i32 {
         Command::Rules { command: RulesCommand::Check { at, fixtures, no_rebuild, examples } } => rules::check(&at, fixtures, no_rebuild, examples),
         Command::Show { at, key, json } => show::run(&at, &key, json),
         Command::Init { dir } => init::run(&dir),
+        Command::BenchCorpus { docs, seed, corpora, dest } => match crate::bench::generate(&corpora, &dest, docs, seed) {
+            Ok(bytes) => {
+                println!("{docs} documents, {:.1} MB, in {}", bytes as f64 / 1e6, dest.display());
+                EXIT_OK
+            }
+            Err(e) => {
+                eprintln!("bench-corpus: {e}");
+                EXIT_ERRORS
+            }
+        },
     }
 }
 

@@ -1,0 +1,110 @@
+//! bench: a deterministic synthetic corpus for benchmarks — N documents of Markdown, MDX and some
+//! HTML, with frontmatter, headings, paragraphs, lists and code, built from Arabic text of the
+//! licensed shared corpora (the Synaxarium, the Agpeya, the Quran: with and without diacritics)
+//! read at run time. The same seed gives the same bytes. Nothing generated is committed.
+
+use std::path::Path;
+
+/// xorshift64*: small, fast, and the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545F4914F6CDD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Paragraphs of Arabic text from the licensed shared corpora.
+pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
+    let mut pool = Vec::new();
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+    let syn: serde_json::Value = serde_json::from_str(&read(&corpora.join("coptic-io-ar/packages/data/src/ar/synaxarium/canonical.json"))?).map_err(|e| e.to_string())?;
+    for entries in syn.as_object().into_iter().flat_map(|m| m.values()) {
+        for e in entries.as_array().into_iter().flatten() {
+            if let Some(t) = e.get("text").and_then(|t| t.as_str()) {
+                pool.extend(t.split("\n\n").map(|p| crate::extract::decode_entities(p.trim()).into_owned()).filter(|p| p.chars().count() > 80));
+            }
+        }
+    }
+    let quran: serde_json::Value = serde_json::from_str(&read(&corpora.join("quran-json/dist/quran.json"))?).map_err(|e| e.to_string())?;
+    for s in quran.as_array().into_iter().flatten() {
+        let verses: Vec<&str> = s["verses"].as_array().into_iter().flatten().filter_map(|v| v["text"].as_str()).collect();
+        for group in verses.chunks(4) {
+            pool.push(group.join(" "));
+        }
+    }
+    if pool.is_empty() {
+        return Err("no paragraphs found in the shared corpora".into());
+    }
+    Ok(pool)
+}
+
+/// Writes `docs` documents and a corpus.toml into `dest`.
+pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u64, String> {
+    let pool = paragraph_pool(corpora)?;
+    let mut rng = Rng(seed.max(1) ^ 0x9E3779B97F4A7C15);
+    let mut bytes = 0u64;
+    for dir in ["md", "mdx", "html"] {
+        std::fs::create_dir_all(dest.join("sources").join(dir)).map_err(|e| e.to_string())?;
+    }
+    let words = |rng: &mut Rng, n: usize| -> String {
+        let p = &pool[rng.below(pool.len())];
+        p.split_whitespace().take(n).collect::<Vec<_>>().join(" ")
+    };
+    for i in 0..docs {
+        let kind = match rng.below(20) {
+            0 => "html",
+            1..=5 => "mdx",
+            _ => "md",
+        };
+        let title = words(&mut rng, 5);
+        let mut body = String::new();
+        let sections = 3 + rng.below(5);
+        for s in 0..sections {
+            let heading = words(&mut rng, 4);
+            let paras = 1 + rng.below(4);
+            let mut text = String::new();
+            for _ in 0..paras {
+                text.push_str(&pool[rng.below(pool.len())]);
+                text.push_str("\n\n");
+            }
+            if rng.below(4) == 0 {
+                for _ in 0..3 {
+                    text.push_str(&format!("- {}\n", words(&mut rng, 8)));
+                }
+                text.push('\n');
+            }
+            if rng.below(6) == 0 {
+                text.push_str(&format!("```js\nconst item{s} = \"{}\";\nconsole.log(item{s});\n```\n\n", words(&mut rng, 3)));
+            }
+            match kind {
+                "html" => body.push_str(&format!("<h2>{heading}</h2>\n{}\n", text.split("\n\n").filter(|p| !p.trim().is_empty()).map(|p| format!("<p>{}</p>", p.trim())).collect::<Vec<_>>().join("\n"))),
+                "mdx" if s == 0 => body.push_str(&format!("## {heading} {{/*s{s}*/}}\n\n<Note type=\"tip\">\n\n{text}</Note>\n\n")),
+                _ => body.push_str(&format!("## {heading}\n\n{text}")),
+            }
+        }
+        let (path, content) = match kind {
+            "html" => (
+                format!("sources/html/doc{i:06}.html"),
+                format!(
+                    "<!doctype html><html lang=\"ar\" dir=\"rtl\"><head><meta charset=\"utf-8\"><title>{title}</title></head><body><nav><a href=\"/\">الرئيسية</a> <a href=\"/a\">المقالات</a></nav><main><article><h1>{title}</h1>\n{body}</article></main><footer>© موقع تجريبي</footer></body></html>\n"
+                ),
+            ),
+            "mdx" => (format!("sources/mdx/doc{i:06}.mdx"), format!("---\ntitle: \"{}\"\n---\nimport Note from '../components/Note.astro';\n\n# {title}\n\n{body}", title.replace('"', ""))),
+            _ => (format!("sources/md/doc{i:06}.md"), format!("---\ntitle: \"{}\"\n---\n\n# {title}\n\n{body}", title.replace('"', ""))),
+        };
+        bytes += content.len() as u64;
+        std::fs::write(dest.join(path), content).map_err(|e| e.to_string())?;
+    }
+    let cfg = "[corpus]\nname = \"bench\"\nout = \"out\"\n\n[[library]]\nid = \"md\"\nroot = \"sources/md\"\ndomains = [\"md\"]\n\n[[library]]\nid = \"mdx\"\nroot = \"sources/mdx\"\nformat = \"mdx\"\ndomains = [\"mdx\"]\n\n[[library]]\nid = \"html\"\nroot = \"sources/html\"\ndomains = [\"html\"]\n";
+    std::fs::write(dest.join("corpus.toml"), cfg).map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
