@@ -167,7 +167,7 @@ fn environments_build_only_their_libraries() {
     assert_eq!(libs, ["articles", "guides", "site"]);
     assert!(run(bin().current_dir(p.path()).args(["verify", "--env", "public"])).status.success());
     let o = run(bin().current_dir(p.path()).args(["build", "--env", "nope"]));
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no environment `nope`"));
 }
 

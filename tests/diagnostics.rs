@@ -117,3 +117,100 @@ fn usage_errors_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("askzico init"), "{}", stderr(&o));
 }
+
+/// Builds a one-library project with the given files and returns (exit code, stdout, stderr).
+fn build_files(files: &[(&str, Vec<u8>)], extra_cfg: &str) -> (tempfile::TempDir, Option<i32>, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("corpus.toml"), format!("{ONE_LIB}{extra_cfg}")).unwrap();
+    for (path, bytes) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+    let o = run(bin().current_dir(dir.path()).timeout(std::time::Duration::from_secs(60)).args(["build", "--json"]));
+    let (code, out, err) = (o.status.code(), stdout(&o), stderr(&o));
+    (dir, code, out, err)
+}
+
+fn evidence(dir: &std::path::Path) -> String {
+    chunk_records(&dir.join("out"), "manifest.json").iter().map(|r| r["text"].as_str().unwrap().to_string()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn pathological_nesting_neither_crashes_nor_hangs() {
+    let deep_quote = format!("# t\n\n{}نص\n", "> ".repeat(40_000));
+    let deep_jsx = format!("# t\n\n{}نص{}\n", "<Note>".repeat(20_000), "</Note>".repeat(20_000));
+    let deep_list = format!("# t\n\n{}x\n", "- ".repeat(20_000));
+    for (name, text) in [("a.mdx", &deep_quote), ("b.mdx", &deep_jsx), ("c.md", &deep_list), ("d.mdx", &deep_list)] {
+        let (dir, code, _, err) = build_files(&[(&format!("src/{name}"), text.clone().into_bytes())], "");
+        assert!(code == Some(0) || code == Some(1), "{name}: exit {code:?}\n{err}");
+        if code == Some(0) {
+            let recs = chunk_records(&dir.path().join("out"), "manifest.json");
+            assert!(recs.len() < 50, "{name}: {} chunks from a tiny file", recs.len());
+        }
+    }
+}
+
+#[test]
+fn scripts_styles_and_script_urls_never_reach_evidence() {
+    let md = "# t\n\nنص <script>alert(\"x\")</script> و <style>body{color:red}</style> تمام.\n\n<javascript:alert(2)>\n\n[اضغط](javascript:steal())\n\n<div onclick=\"if(a>b){steal()}\">كلمة</div>\n";
+    let mdx = "# t\n\nنص عربي سليم.\n\n<script>\n  gtag(\"config\", \"G-X\");\n</script>\n\n<style>\n  .box p {color: red}\n</style>\n";
+    let fallback = "---\ntitle: t\n---\nimport N from \"./N\";\nexport const meta = { secret: \"internal\" };\n\n# t\n\nسطر<br>\nسطر {props.x} أخير\n";
+    let (dir, code, _, err) = build_files(&[("src/x.md", md.into()), ("src/s.mdx", mdx.into()), ("src/f.mdx", fallback.into())], "");
+    assert_eq!(code, Some(0), "{err}");
+    let text = evidence(dir.path());
+    for bad in ["alert", "color:red", "color: red", "gtag", "javascript", "steal", "secret", "import", "props.x", "اضغط"] {
+        assert!(!text.contains(bad), "`{bad}` reached evidence:\n{text}");
+    }
+    assert!(text.contains("كلمة") && text.contains("تمام") && text.contains("أخير"), "{text}");
+}
+
+#[test]
+fn control_characters_are_not_evidence() {
+    let (dir, code, _, _) = build_files(&[("src/c.md", "# t\n\nنص \u{1b}]0;pwned\u{07}\u{1b}[2J عربي\n".into())], "");
+    assert_eq!(code, Some(0));
+    assert!(!evidence(dir.path()).chars().any(|c| c.is_control() && c != '\n'));
+}
+
+#[test]
+fn wrong_frontmatter_types_are_errors() {
+    for (fm, key) in [("domains: []", "domains"), ("domains: [1, 2]", "domains"), ("domains: culture", "domains"), ("id: [a, b]", "id"), ("id: \"\"", "id"), ("title: [a, b]", "title")] {
+        let (_, code, out, _) = build_files(&[("src/a.md", format!("---\n{fm}\n---\n\n# t\n\nنص\n").into_bytes())], "");
+        assert_eq!(code, Some(1), "{fm}");
+        assert!(out.contains(&format!("frontmatter `{key}` must be")), "{fm}: {out}");
+    }
+}
+
+#[test]
+fn json_edge_cases() {
+    let rec = "\n[library.records]\nselect = \"*.*\"\ntext = \"text\"\n";
+    let (_, code, out, _) = build_files(&[("src/e.json", Vec::new())], rec);
+    assert_eq!(code, Some(0), "an empty JSON file is a warning: {out}");
+    assert!(out.contains("nothing to index"));
+    // A JSON library without a records mapping is a config error.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("corpus.toml"), "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"j\"\nroot = \"src\"\nformat = \"json\"\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    let o = run(bin().current_dir(dir.path()).arg("build"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no [library.records] mapping"), "{}", stderr(&o));
+}
+
+#[test]
+fn output_directory_may_not_contain_the_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("corpus.toml"), "[corpus]\nname = \"t\"\nout = \".\"\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/a.md"), "# a\n\nنص").unwrap();
+    let o = run(bin().current_dir(dir.path()).arg("build"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("contains the root of library `docs`"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let p = sample_project();
+    let script = format!("cd '{}' && '{}' build | true; echo done", p.path().display(), assert_cmd::cargo::cargo_bin("askzico").display());
+    let o = std::process::Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -60,10 +60,27 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
         let lead = blocks.iter().take_while(|b| matches!(b.kind, BlockKind::Heading(_))).count();
         let mut carry: Option<usize> = None; // start of pending headings
         let mut carry_chars = 0;
+        let mut carry_end = 0;
         for (bi, b) in blocks.iter().enumerate() {
             if bi < lead {
-                carry.get_or_insert(b.start);
-                carry_chars = chars(&text[carry.unwrap()..b.end]);
+                // Headings wait for the content they introduce, but a run of headings alone
+                // (a heading-only document) is still bounded.
+                let hc = chars(&text[b.start..b.end]);
+                if let Some(cs) = carry {
+                    if carry_chars + 2 + hc > max / 2 {
+                        pieces.push(Piece { start: cs, end: carry_end, chars: carry_chars, section: si, section_start: false });
+                        carry = None;
+                    }
+                }
+                if hc > max / 2 {
+                    for (s, e) in split_block(text, b, max, max) {
+                        pieces.push(Piece { start: s, end: e, chars: chars(&text[s..e]), section: si, section_start: false });
+                    }
+                    continue;
+                }
+                let cs = *carry.get_or_insert(b.start);
+                carry_chars = chars(&text[cs..b.end]);
+                carry_end = b.end;
                 continue;
             }
             let budget = match carry {
@@ -81,8 +98,8 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
             }
         }
         if let Some(cs) = carry {
-            // a section of headings only (cannot happen after merging, but stay total)
-            pieces.push(Piece { start: cs, end: sec.end, chars: chars(&text[cs..sec.end]), section: si, section_start: false });
+            // A document that ends in headings with nothing under them.
+            pieces.push(Piece { start: cs, end: carry_end, chars: carry_chars, section: si, section_start: false });
         }
         if let Some(p) = pieces.get_mut(first_piece) {
             p.section_start = true;
@@ -348,6 +365,18 @@ mod tests {
         let b = body(&[(BlockKind::Paragraph, &"نص ".repeat(100)), (BlockKind::Code, &code)]);
         let c = chunk(&b, &settings(500, 50));
         assert!(c.iter().any(|x| &b.text[x.start..x.end] == code.trim_matches('\n')));
+    }
+
+    #[test]
+    fn heading_only_documents_stay_bounded() {
+        let mut b = Body::default();
+        for i in 0..3000 {
+            b.push(BlockKind::Heading(1 + (i % 3) as u8), &format!("عنوان رقم {i}"));
+        }
+        b.push(BlockKind::Heading(2), &"ح".repeat(20_000));
+        for c in chunk(&b, &settings(1000, 100)) {
+            assert!(chars(&b.text[c.start..c.end]) <= 1000);
+        }
     }
 
     #[test]

@@ -10,6 +10,10 @@ pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32
         return crate::watch::run(&opts, |rep, stats| print_watch(rep, stats));
     }
     let Some(cfg) = load_config(&at.config, json) else { return EXIT_USAGE };
+    if let Err(p) = cfg.libraries_for(at.env.as_deref()) {
+        report(&crate::diag::Problems(vec![p]), json);
+        return EXIT_USAGE;
+    }
     let req = BuildRequest { out: cfg.out_dir_or(at.out.as_deref()), env: at.env.clone(), progress: crate::build::want_progress(json || stats_json) };
     let rep = Engine::new(cfg).build_from(&req, super::process_start(), None);
     if !json {

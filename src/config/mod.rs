@@ -292,6 +292,10 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         let exclude_patterns = lib.exclude.unwrap_or_default();
         let exclude = globs(cx, &exclude_patterns);
         let mut domains = Vec::new();
+        if let Some(ds) = lib.domains.as_ref().filter(|d| d.is_empty()) {
+            let _ = ds;
+            cx.error("domain", lib.id.span(), format!("library `{id}` has `domains = []`: its documents would be in no lexical shard"), "name at least one domain, or leave `domains` out (it defaults to the library id)");
+        }
         for d in lib.domains.unwrap_or_else(|| vec![Spanned::new(lib.id.span(), id.clone())]) {
             if !is_ascii_id(d.get_ref()) {
                 cx.error(
@@ -305,6 +309,11 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         }
         let url = lib.url.map(|t| template_or_error(cx, t));
         let records = lib.records.map(|r| records(cx, r));
+        if records.is_none() {
+            if let Some(f) = lib.format.as_ref().filter(|f| *f.get_ref() == Format::Json) {
+                cx.error("json-mapping", f.span(), format!("library `{id}` reads JSON but has no [library.records] mapping"), "add `[library.records]` with at least `text` (and `select` for files with many records)");
+            }
+        }
         if records.is_some() && lib.format.as_ref().is_some_and(|f| *f.get_ref() != Format::Json) {
             let f = lib.format.as_ref().unwrap();
             cx.error("config-value", f.span(), "`records` needs format = \"json\"", "remove `format` or set it to json");
@@ -349,6 +358,24 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         envs.insert(name, ids);
     }
 
+    let max_mb = *corpus.max_file_mb.get_ref();
+    if !(1..=4096).contains(&max_mb) {
+        cx.error("config-value", corpus.max_file_mb.span(), "max_file_mb must be between 1 and 4096", "the default is 64");
+    }
+    let out_abs = base_dir.join(corpus.out.get_ref());
+    let out_canon = out_abs.canonicalize().unwrap_or_else(|_| out_abs.clone());
+    for lib in &libraries {
+        if let Ok(root) = lib.root.canonicalize() {
+            if root.starts_with(&out_canon) {
+                cx.error(
+                    "config-value",
+                    corpus.out.span(),
+                    format!("the output directory `{}` contains the root of library `{}`", corpus.out.get_ref(), lib.id),
+                    "build output must live apart from sources: use a dedicated directory such as `out`",
+                );
+            }
+        }
+    }
     let out_rel = corpus.out.into_inner();
     let rules = raw.normalize.unwrap_or_default();
     let mut alias_list = if raw.aliases.as_ref().is_none_or(|a| a.shipped) { crate::normalize::aliases::shipped() } else { Vec::new() };
@@ -377,7 +404,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         collisions: raw.collision,
         libraries,
         envs,
-        max_file_bytes: corpus.max_file_mb.into_inner() * 1024 * 1024,
+        max_file_bytes: max_mb.clamp(1, 4096) * 1024 * 1024,
     }
 }
 

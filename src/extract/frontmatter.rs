@@ -98,13 +98,30 @@ pub fn str_field(fields: &Map<String, Value>, key: &str) -> Option<String> {
     }
 }
 
-/// The common frontmatter keys, applied to a document.
-pub fn apply(doc: &mut super::Document, fields: Map<String, Value>, lib: &crate::config::Library) {
+/// The common frontmatter keys, applied to a document. A key of the wrong type is an error:
+/// a silently ignored `id` or `domains` would change IDs or drop the document from retrieval.
+pub fn apply(doc: &mut super::Document, fields: Map<String, Value>, lib: &crate::config::Library) -> Result<(), Problem> {
+    let wrong = |key: &str, what: &str| {
+        Problem::error("frontmatter", format!("frontmatter `{key}` must be {what}")).at_line(2).help(format!("fix `{key}:` in the frontmatter, or remove it"))
+    };
+    for key in ["title", "id", "url"] {
+        match fields.get(key) {
+            None | Some(Value::String(_)) | Some(Value::Number(_)) => {}
+            Some(_) => return Err(wrong(key, "text")),
+        }
+    }
+    if fields.get("id").is_some_and(|v| v.as_str().is_some_and(|s| s.trim().is_empty())) {
+        return Err(wrong("id", "a non-empty ASCII slug"));
+    }
     doc.title = str_field(&fields, "title").map(|t| super::decode_entities(&t).into_owned());
     doc.slug_override = str_field(&fields, "id");
     doc.url = str_field(&fields, "url");
-    if let Some(Value::Array(ds)) = fields.get("domains") {
-        doc.domains = Some(ds.iter().filter_map(|d| d.as_str().map(str::to_string)).collect());
+    match fields.get("domains") {
+        None => {}
+        Some(Value::Array(ds)) if !ds.is_empty() && ds.iter().all(Value::is_string) => {
+            doc.domains = Some(ds.iter().filter_map(|d| d.as_str().map(str::to_string)).collect());
+        }
+        Some(_) => return Err(wrong("domains", "a non-empty list of domain names, e.g. [history]")),
     }
     for key in &lib.frontmatter_metadata {
         if let Some(v) = fields.get(key) {
@@ -112,6 +129,7 @@ pub fn apply(doc: &mut super::Document, fields: Map<String, Value>, lib: &crate:
         }
     }
     doc.fields = fields;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -23,6 +23,12 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
                 .help("add `[library.records]` with at least `select` and `text` (see `askzico init`)"),
         );
     };
+    if text.trim().is_empty() {
+        return FileExtraction {
+            docs: Vec::new(),
+            problems: vec![Problem::warning("empty", "nothing to index (empty file): no document").in_file(file.to_string()).help("add records, or exclude the file in corpus.toml")],
+        };
+    }
     let root: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {

@@ -14,7 +14,9 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
         Err(p) => return FileExtraction::error(file, p),
     };
     let mut doc = Document::default();
-    frontmatter::apply(&mut doc, split.fields, lib);
+    if let Err(p) = frontmatter::apply(&mut doc, split.fields, lib) {
+        return FileExtraction::error(file, p.at_line(1));
+    }
     doc.body = render(&preprocess(split.body));
     super::finish(file, doc, Vec::new())
 }
@@ -124,6 +126,10 @@ struct Walker {
     image: usize,
     html: String,
     in_html_block: bool,
+    /// Inside an inline `<script>`/`<style>` element: its text is code, not evidence.
+    inline_hidden: Option<&'static str>,
+    /// Inside a link whose target is `javascript:` (or another script scheme).
+    unsafe_link: usize,
 }
 
 impl Walker {
@@ -151,6 +157,22 @@ impl Walker {
             }
             return;
         }
+        if let Some(tag) = self.inline_hidden {
+            if let Event::InlineHtml(t) = &ev {
+                if t.to_ascii_lowercase().starts_with(&format!("</{tag}")) {
+                    self.inline_hidden = None;
+                }
+            }
+            return;
+        }
+        if self.unsafe_link > 0 {
+            match ev {
+                Event::Start(Tag::Link { .. }) => self.unsafe_link += 1,
+                Event::End(TagEnd::Link) => self.unsafe_link -= 1,
+                _ => {}
+            }
+            return;
+        }
         match ev {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
@@ -165,8 +187,14 @@ impl Walker {
             Event::InlineMath(t) | Event::DisplayMath(t) => self.buf.push_str(&t),
             Event::Html(t) => self.html.push_str(&t),
             Event::InlineHtml(t) => {
-                if t.starts_with("<br") {
+                let lower = t.to_ascii_lowercase();
+                if lower.starts_with("<br") {
                     self.space();
+                }
+                for tag in ["script", "style", "template", "iframe", "noscript"] {
+                    if lower.starts_with(&format!("<{tag}")) && !lower.trim_end().ends_with("/>") && !lower.contains(&format!("</{tag}")) {
+                        self.inline_hidden = Some(tag);
+                    }
                 }
             }
             Event::SoftBreak => self.space(),
@@ -219,6 +247,7 @@ impl Walker {
                 }
                 self.lists.push(start);
             }
+            Tag::Item if self.lists.len() > 8 => self.space(), // deeper items flow inline
             Tag::Item => {
                 if !self.buf.is_empty() {
                     while self.buf.ends_with(' ') {
@@ -226,7 +255,7 @@ impl Walker {
                     }
                     self.buf.push('\n');
                 }
-                let depth = self.lists.len().saturating_sub(1);
+                let depth = self.lists.len().saturating_sub(1).min(8);
                 for _ in 0..depth {
                     self.buf.push_str("  ");
                 }
@@ -255,6 +284,7 @@ impl Walker {
                 self.cell += 1;
             }
             Tag::Image { .. } => self.image = 1,
+            Tag::Link { dest_url, .. } if is_script_url(&dest_url) => self.unsafe_link = 1,
             Tag::FootnoteDefinition(_) => self.flush(BlockKind::Paragraph),
             _ => {}
         }
@@ -314,6 +344,12 @@ impl Walker {
     }
 }
 
+/// A link target that runs code: its text never becomes evidence.
+pub(super) fn is_script_url(url: &str) -> bool {
+    let u: String = url.trim().chars().filter(|c| !c.is_whitespace() && !c.is_control()).collect::<String>().to_ascii_lowercase();
+    u.starts_with("javascript:") || u.starts_with("vbscript:") || u.starts_with("data:")
+}
+
 /// Inline code stays marked as code in evidence: `x`, or ``x`y`` when it holds a backtick.
 pub(super) fn push_inline_code(out: &mut String, code: &str) {
     let fence = if code.contains('`') { "``" } else { "`" };
@@ -339,7 +375,7 @@ pub(super) fn strip_html(html: &str) -> String {
                 continue;
             }
             let mut skipped = false;
-            for tag in ["script", "style"] {
+            for tag in ["script", "style", "template", "iframe", "noscript"] {
                 let open = format!("<{tag}");
                 if lower[i..].starts_with(&open) && !lower[i + open.len()..].starts_with(|c: char| c.is_ascii_alphanumeric()) {
                     let close = format!("</{tag}");
@@ -356,7 +392,19 @@ pub(super) fn strip_html(html: &str) -> String {
             }
             let is_tag = html[i + 1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!');
             if is_tag {
-                i = html[i..].find('>').map(|g| i + g + 1).unwrap_or(html.len());
+                // The tag ends at the first `>` outside a quoted attribute value.
+                let mut quote: Option<u8> = None;
+                let mut j = i + 1;
+                while j < bytes.len() {
+                    match (quote, bytes[j]) {
+                        (None, b'"' | b'\'') => quote = Some(bytes[j]),
+                        (Some(q), c) if c == q => quote = None,
+                        (None, b'>') => break,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                i = (j + 1).min(html.len());
                 out.push(' ');
                 continue;
             }

@@ -15,9 +15,20 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
         Err(p) => return FileExtraction::error(file, p),
     };
     let mut doc = Document::default();
-    frontmatter::apply(&mut doc, split.fields, lib);
+    if let Err(p) = frontmatter::apply(&mut doc, split.fields, lib) {
+        return FileExtraction::error(file, p.at_line(1));
+    }
     let pre = super::markdown::preprocess(split.body);
     let mut problems = Vec::new();
+    if let Some(why) = too_nested_for_mdx(&pre) {
+        problems.push(
+            Problem::warning("mdx-fallback", format!("{why}: read as plain Markdown instead of MDX"))
+                .in_file(file.to_string())
+                .help("flatten the nesting; the MDX parser is slow on such input"),
+        );
+        doc.body = super::markdown::render(&strip_mdx_syntax(&pre));
+        return super::finish(file, doc, problems);
+    }
     match markdown::to_mdast(&pre, &options()) {
         Ok(tree) => {
             let mut w = Walker::default();
@@ -36,10 +47,100 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
                 p = p.at_line(l + split.lines);
             }
             problems.push(p);
-            doc.body = super::markdown::render(&pre);
+            doc.body = super::markdown::render(&strip_mdx_syntax(&pre));
         }
     }
     super::finish(file, doc, problems)
+}
+
+/// Input on which markdown-rs would take seconds or minutes (deep JSX, brackets or container
+/// nesting, huge tables): such files are read as plain Markdown instead.
+fn too_nested_for_mdx(text: &str) -> Option<String> {
+    const LIMIT: usize = 256;
+    let (mut tags, mut brackets, mut max_tags, mut max_brackets) = (0usize, 0usize, 0usize, 0usize);
+    let mut fence = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+            continue;
+        }
+        if fence {
+            continue;
+        }
+        let markers = t.chars().take_while(|c| matches!(c, '>' | '-' | '*' | '+' | ' ')).filter(|c| *c != ' ').count();
+        if markers > 64 {
+            return Some(format!("{markers} nested quote/list markers on one line"));
+        }
+        if line.matches('|').count() > 500 {
+            return Some("a table row of more than 500 cells".into());
+        }
+        let b = line.as_bytes();
+        for (i, &c) in b.iter().enumerate() {
+            match c {
+                b'[' => {
+                    brackets += 1;
+                    max_brackets = max_brackets.max(brackets);
+                }
+                b']' => brackets = brackets.saturating_sub(1),
+                b'<' if b.get(i + 1) == Some(&b'/') => tags = tags.saturating_sub(1),
+                b'<' if b.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic()) => {
+                    tags += 1;
+                    max_tags = max_tags.max(tags);
+                }
+                b'/' if b.get(i + 1) == Some(&b'>') => tags = tags.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    if max_tags > LIMIT {
+        return Some(format!("JSX nested {max_tags} deep"));
+    }
+    if max_brackets > LIMIT {
+        return Some(format!("brackets nested {max_brackets} deep"));
+    }
+    None
+}
+
+/// MDX syntax that plain Markdown would keep as text: ESM lines and `{expressions}` outside
+/// code. Used when a file is read as Markdown after all.
+fn strip_mdx_syntax(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fence = false;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+            out.push_str(line);
+            continue;
+        }
+        if fence {
+            out.push_str(line);
+            continue;
+        }
+        if line.starts_with("import ") || line.starts_with("export ") {
+            out.push('\n');
+            continue;
+        }
+        // Drop balanced `{…}` on the line, outside inline code.
+        let mut depth = 0usize;
+        let mut code = false;
+        for c in line.chars() {
+            match c {
+                '`' => {
+                    code = !code;
+                    if depth == 0 {
+                        out.push(c);
+                    }
+                }
+                '{' if !code => depth += 1,
+                '}' if !code && depth > 0 => depth -= 1,
+                c if depth == 0 => out.push(c),
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 fn options() -> ParseOptions {
@@ -50,24 +151,44 @@ fn options() -> ParseOptions {
     opts
 }
 
+/// Deeper nesting than this is not descended into: a 40 KB file of nested quotes must not
+/// overflow the stack (readable documents never come close).
+const MAX_DEPTH: usize = 128;
+
+/// Elements whose content is code or chrome, never evidence.
+fn is_hidden_element(name: Option<&str>) -> bool {
+    matches!(name.map(|n| n.to_ascii_lowercase()).as_deref(), Some("script" | "style" | "template" | "iframe" | "noscript" | "svg" | "object" | "embed"))
+}
+
 #[derive(Default)]
 struct Walker {
     body: Body,
+    depth: usize,
 }
 
 impl Walker {
     fn block(&mut self, node: &Node) {
+        if self.depth > MAX_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        self.block_inner(node);
+        self.depth -= 1;
+    }
+
+    fn block_inner(&mut self, node: &Node) {
         match node {
             Node::Root(n) => self.blocks(&n.children),
+            Node::MdxJsxFlowElement(n) if is_hidden_element(n.name.as_deref()) => {}
             Node::MdxJsxFlowElement(n) => self.blocks(&n.children),
             Node::Heading(h) => {
                 let mut s = String::new();
-                inline_all(&h.children, &mut s);
+                inline_all(&h.children, &mut s, 0);
                 self.body.push(BlockKind::Heading(h.depth), &s);
             }
             Node::Paragraph(p) => {
                 let mut s = String::new();
-                inline_all(&p.children, &mut s);
+                inline_all(&p.children, &mut s, 0);
                 self.body.push(BlockKind::Paragraph, &s);
             }
             Node::Code(c) => {
@@ -83,7 +204,7 @@ impl Walker {
             Node::Blockquote(q) => {
                 let mut s = String::new();
                 for c in &q.children {
-                    flat(c, &mut s);
+                    flat(c, &mut s, 0);
                 }
                 self.body.push(BlockKind::Quote, &s);
             }
@@ -99,7 +220,7 @@ impl Walker {
                                 s.push_str(" | ");
                             }
                             if let Some(ch) = cell.children() {
-                                inline_all(ch, &mut s);
+                                inline_all(ch, &mut s, 0);
                             }
                         }
                     }
@@ -120,14 +241,18 @@ impl Walker {
     }
 }
 
-fn inline_all(nodes: &[Node], out: &mut String) {
+fn inline_all(nodes: &[Node], out: &mut String, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
     for n in nodes {
-        inline(n, out);
+        inline(n, out, depth + 1);
     }
 }
 
-fn inline(node: &Node, out: &mut String) {
+fn inline(node: &Node, out: &mut String, depth: usize) {
     match node {
+        Node::MdxJsxTextElement(e) if is_hidden_element(e.name.as_deref()) => {}
         Node::Text(t) => out.push_str(&t.value),
         Node::InlineCode(c) => super::markdown::push_inline_code(out, &c.value),
         Node::InlineMath(m) => out.push_str(&m.value),
@@ -136,21 +261,24 @@ fn inline(node: &Node, out: &mut String) {
         Node::Html(h) => out.push_str(&super::markdown::strip_html(&h.value)),
         other => {
             if let Some(ch) = other.children() {
-                inline_all(ch, out);
+                inline_all(ch, out, depth);
             }
         }
     }
 }
 
 /// Any node's readable text, blocks separated by newlines (for quotes and list items).
-fn flat(node: &Node, out: &mut String) {
+fn flat(node: &Node, out: &mut String, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
     match node {
         Node::Paragraph(_) | Node::Heading(_) => {
             if !out.is_empty() && !out.ends_with('\n') {
                 out.push('\n');
             }
             if let Some(ch) = node.children() {
-                inline_all(ch, out);
+                inline_all(ch, out, depth);
             }
         }
         Node::Code(c) => {
@@ -163,28 +291,41 @@ fn flat(node: &Node, out: &mut String) {
             if !out.is_empty() && !out.ends_with('\n') {
                 out.push('\n');
             }
-            list(node, 0, out);
+            list(node, depth, out);
         }
         Node::MdxjsEsm(_) | Node::MdxFlowExpression(_) => {}
+        Node::MdxJsxFlowElement(e) if is_hidden_element(e.name.as_deref()) => {}
         other => match other.children() {
             Some(ch) => {
                 for c in ch {
-                    flat(c, out);
+                    flat(c, out, depth + 1);
                 }
             }
-            None => inline(other, out),
+            None => inline(other, out, depth + 1),
         },
     }
 }
 
 fn list(node: &Node, depth: usize, out: &mut String) {
     let Node::List(l) = node else { return };
+    if depth > 8 {
+        // Deeper lists flow inline: no marker or line per item.
+        for item in &l.children {
+            let mut s = String::new();
+            flat(item, &mut s, depth + 1);
+            if !s.trim().is_empty() {
+                out.push(' ');
+                out.push_str(s.trim());
+            }
+        }
+        return;
+    }
     let mut n = l.start.unwrap_or(1);
     for item in &l.children {
         if !out.is_empty() && !out.ends_with('\n') {
             out.push('\n');
         }
-        out.push_str(&"  ".repeat(depth));
+        out.push_str(&"  ".repeat(depth.min(8)));
         if l.ordered {
             out.push_str(&format!("{n}. "));
             n += 1;
@@ -200,11 +341,11 @@ fn list(node: &Node, depth: usize, out: &mut String) {
                     if !first {
                         out.push(' ');
                     }
-                    inline_all(&p.children, out);
+                    inline_all(&p.children, out, depth);
                 }
                 other => {
                     let mut s = String::new();
-                    flat(other, &mut s);
+                    flat(other, &mut s, depth + 1);
                     if !s.is_empty() {
                         if !first {
                             out.push('\n');

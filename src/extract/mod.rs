@@ -44,6 +44,15 @@ pub struct Body {
 impl Body {
     /// Appends a block (trimmed; empty ones are dropped), separated from the previous by a blank line.
     pub fn push(&mut self, kind: BlockKind, s: &str) {
+        // Control characters (ESC, BEL, C1) are never readable evidence, and would reach a
+        // reviewer's terminal through `show` and `query`.
+        let cleaned;
+        let s = if s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+            cleaned = s.chars().filter(|c| !c.is_control() || *c == '\n' || *c == '\t').collect::<String>();
+            cleaned.as_str()
+        } else {
+            s
+        };
         let s = if kind == BlockKind::Code { s.trim_matches('\n') } else { s.trim() };
         if s.trim().is_empty() {
             return;
