@@ -168,7 +168,25 @@ impl Engine {
         let settings = self.settings;
         let set = self.set;
         let sources: Vec<Source> = list.iter().flat_map(|s| s.files(&self.db).clone()).collect();
-        let outputs: Vec<Arc<Compiled>> = sources.par_iter().map_with(self.db.clone(), |db, f| compiled(db, settings, *f)).collect();
+        // A progress bar on a terminal for long builds (never under --json or --stats-json).
+        let bar = (req.progress && sources.len() > 200).then(|| {
+            let b = indicatif::ProgressBar::new(sources.len() as u64);
+            b.set_style(indicatif::ProgressStyle::with_template("{spinner} compiling {pos}/{len} files {wide_bar} {elapsed}").expect("valid template"));
+            b
+        });
+        let outputs: Vec<Arc<Compiled>> = sources
+            .par_iter()
+            .map_with(self.db.clone(), |db, f| {
+                let out = compiled(db, settings, *f);
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+                out
+            })
+            .collect();
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
         for o in &outputs {
             problems.extend(o.problems.iter().cloned());
             stats.docs += o.docs.len();
