@@ -50,41 +50,54 @@ pub fn shard_of(term: &str, shards: usize) -> usize {
     (h % shards.max(1) as u64) as usize
 }
 
-type PostingList = Vec<(String, u32, u32)>;
+/// Postings of one term inside a `Postings` part: `(chunk index in the part, tf, chunk length)`.
+type LocalList = Vec<(u32, u32, u32)>;
 
-/// The lexical contribution of a set of documents to one domain: per field, term → postings.
-/// Built per document shard and merged per domain, so an edit re-tokenizes only its shard.
+/// The lexical contribution of a set of documents to one domain: the chunk IDs once, and per
+/// field, term → postings by chunk index. Built per document shard and merged per domain, so an
+/// edit re-tokenizes only its shard; IDs are not copied per posting.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Postings {
     pub chunks: usize,
     pub total_len: u64,
-    pub terms: BTreeMap<String, PostingList>,
-    pub alias_terms: BTreeMap<String, PostingList>,
-    pub context_terms: BTreeMap<String, PostingList>,
+    pub ids: Vec<String>,
+    /// `terms`, `alias_terms`, `context_terms`.
+    pub fields: [std::collections::HashMap<String, LocalList>; 3],
+}
+
+fn add(map: &mut std::collections::HashMap<String, LocalList>, term: &str, posting: (u32, u32, u32)) {
+    match map.get_mut(term) {
+        Some(v) => v.push(posting),
+        None => {
+            map.insert(term.to_string(), vec![posting]);
+        }
+    }
 }
 
 /// Postings of the chunks of `docs` that carry `domain`.
 pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
     let mut p = Postings::default();
+    let mut tf: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
     for d in docs.iter().filter(|d| d.domains.iter().any(|x| x == domain)) {
         for c in &d.chunks {
-            let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
+            tf.clear();
             let mut len = 0u32;
             for t in c.search_text.tokens() {
                 *tf.entry(t).or_default() += 1;
                 len += 1;
             }
+            let idx = p.ids.len() as u32;
+            p.ids.push(c.chunk_id.as_str().to_string());
             p.chunks += 1;
             p.total_len += len as u64;
-            let id = c.chunk_id.as_str();
-            for (t, f) in tf {
-                p.terms.entry(t.to_string()).or_default().push((id.to_string(), f, len));
+            for (t, f) in &tf {
+                add(&mut p.fields[0], t, (idx, *f, len));
             }
             for t in &c.extra_tokens {
-                p.alias_terms.entry(t.clone()).or_default().push((id.to_string(), 1, len));
+                add(&mut p.fields[1], t, (idx, 1, len));
             }
             for t in &c.context_tokens {
-                p.context_terms.entry(t.clone()).or_default().push((id.to_string(), 1, len));
+                add(&mut p.fields[2], t, (idx, 1, len));
             }
         }
     }
@@ -96,35 +109,44 @@ pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
     render_postings(domain, &[&postings(domain, docs)])
 }
 
+#[derive(Serialize)]
+struct ShardOut<'a> {
+    domain: &'a str,
+    shard: usize,
+    terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    alias_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    context_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
+}
+
 /// Renders a domain's meta and term-hash shards from the postings of its document shards, in order.
 pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
     let n: usize = parts.iter().map(|p| p.chunks).sum();
     let total_len: u64 = parts.iter().map(|p| p.total_len).sum();
-    let merge = |pick: fn(&Postings) -> &BTreeMap<String, PostingList>| {
-        let mut out: BTreeMap<&str, Vec<&(String, u32, u32)>> = BTreeMap::new();
+    // Every field's terms in order, postings in part order, with IDs borrowed from the parts.
+    let mut merged: [BTreeMap<&str, Vec<(&str, u32, u32)>>; 3] = Default::default();
+    for (f, out) in merged.iter_mut().enumerate() {
         for p in parts {
-            for (t, ps) in pick(p) {
-                out.entry(t.as_str()).or_default().extend(ps.iter());
+            for (t, ps) in &p.fields[f] {
+                out.entry(t.as_str()).or_default().extend(ps.iter().map(|(i, tf, dl)| (p.ids[*i as usize].as_str(), *tf, *dl)));
             }
         }
-        out
-    };
-    let index = merge(|p| &p.terms);
-    let extra = merge(|p| &p.alias_terms);
-    let context = merge(|p| &p.context_terms);
-    let estimate: usize = index.iter().chain(extra.iter()).chain(context.iter()).map(|(t, ps)| t.len() + 6 + ps.iter().map(|(id, _, _)| id.len() + 14).sum::<usize>()).sum();
+    }
+    let estimate: usize = merged.iter().flat_map(|m| m.iter()).map(|(t, ps)| t.len() + 6 + ps.iter().map(|(id, _, _)| id.len() + 14).sum::<usize>()).sum();
     let shards = (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two();
-    type Field = BTreeMap<String, PostingList>;
-    let mut per_shard: Vec<(Field, Field, Field)> = vec![(BTreeMap::new(), BTreeMap::new(), BTreeMap::new()); shards];
-    let own = |ps: Vec<&(String, u32, u32)>| ps.into_iter().cloned().collect::<Vec<_>>();
-    for (t, ps) in index {
-        per_shard[shard_of(t, shards)].0.insert(t.to_string(), own(ps));
+    let mut per_shard: Vec<ShardOut> = (0..shards)
+        .map(|k| ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new() })
+        .collect();
+    let [terms, alias_terms, context_terms] = merged;
+    for (t, ps) in terms {
+        per_shard[shard_of(t, shards)].terms.insert(t, ps);
     }
-    for (t, ps) in extra {
-        per_shard[shard_of(t, shards)].1.insert(t.to_string(), own(ps));
+    for (t, ps) in alias_terms {
+        per_shard[shard_of(t, shards)].alias_terms.insert(t, ps);
     }
-    for (t, ps) in context {
-        per_shard[shard_of(t, shards)].2.insert(t.to_string(), own(ps));
+    for (t, ps) in context_terms {
+        per_shard[shard_of(t, shards)].context_terms.insert(t, ps);
     }
     let meta = LexMeta {
         domain: domain.to_string(),
@@ -135,9 +157,9 @@ pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
     };
     let dom = Some(domain.to_string());
     let mut out = vec![Rendered::new(Kind::Lexical, format!("lexical/{domain}/meta"), "json", serde_json::to_vec(&meta).expect("meta serializes"), n, dom.clone(), None)];
-    for (k, (terms, alias_terms, context_terms)) in per_shard.into_iter().enumerate() {
-        let records = terms.len();
-        let shard = LexShard { domain: domain.to_string(), shard: k, terms, alias_terms, context_terms };
+    for shard in per_shard {
+        let records = shard.terms.len();
+        let k = shard.shard;
         out.push(Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", serde_json::to_vec(&shard).expect("shard serializes"), records, dom.clone(), None));
     }
     out
