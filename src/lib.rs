@@ -17,6 +17,7 @@ pub mod embed;
 pub mod engine;
 pub mod extract;
 pub mod identity;
+pub mod inspect;
 pub mod normalize;
 pub mod retrieve;
 pub mod eval;

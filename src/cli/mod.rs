@@ -8,6 +8,7 @@ mod eval;
 mod query;
 mod export;
 mod init;
+mod inspect;
 mod normalize;
 mod rules;
 pub mod show;
@@ -154,6 +155,31 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Inspect the current build: automatic quality checks, a determinism rebuild, a stratified
+    /// sample for review, the diff against another version and an HTML report; exit 1 when a
+    /// check exceeds its `[inspect]` threshold.
+    Inspect {
+        #[command(flatten)]
+        at: BuildLocation,
+        /// Chunks per library in the sample.
+        #[arg(long, default_value_t = 5)]
+        sample: usize,
+        /// Seed of the sample.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Another build's manifest (e.g. out/versions/<v>.json): report what changed since.
+        #[arg(long)]
+        against: Option<PathBuf>,
+        /// Write a self-contained HTML report here.
+        #[arg(long)]
+        html: Option<PathBuf>,
+        /// Print one JSON object (checks, sample, diff, determinism) on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Skip the determinism rebuild.
+        #[arg(long)]
+        no_rebuild: bool,
+    },
     /// Generate a deterministic synthetic corpus for benchmarks (from ../shared/corpora).
     BenchCorpus {
         #[arg(long, default_value_t = 1000)]
@@ -225,6 +251,7 @@ pub fn main() -> i32 {
         Command::Rules { command: RulesCommand::Check { at, fixtures, no_rebuild, examples } } => rules::check(&at, fixtures, no_rebuild, examples),
         Command::Show { at, key, json } => show::run(&at, &key, json),
         Command::Init { dir } => init::run(&dir),
+        Command::Inspect { at, sample, seed, against, html, json, no_rebuild } => inspect::run(&at, inspect::InspectArgs { sample, seed, against, html, json, no_rebuild }),
         Command::BenchCorpus { docs, seed, corpora, dest } => match crate::bench::generate(&corpora, &dest, docs, seed) {
             Ok(bytes) => {
                 println!("{docs} documents, {:.1} MB, in {}", bytes as f64 / 1e6, dest.display());

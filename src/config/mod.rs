@@ -150,6 +150,8 @@ pub struct Config {
     pub envs: BTreeMap<String, Vec<String>>,
     /// Limits that keep one bad file from exhausting the machine.
     pub max_file_bytes: u64,
+    /// `[inspect]`: thresholds of `askzico inspect`.
+    pub inspect: crate::inspect::InspectSettings,
 }
 
 impl Config {
@@ -382,6 +384,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
     alias_list.extend(raw.alias);
     let aliases = crate::normalize::aliases::AliasTable::new(alias_list, &rules);
     let article_stems = raw.aliases.as_ref().is_none_or(|a| a.article_stems);
+    let inspect = inspect_settings(cx, raw.inspect, &seen);
     Config {
         path: path.to_path_buf(),
         base_dir: base_dir.to_path_buf(),
@@ -405,7 +408,43 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         libraries,
         envs,
         max_file_bytes: max_mb.clamp(1, 4096) * 1024 * 1024,
+        inspect,
     }
+}
+
+fn inspect_settings(cx: &mut Cx, raw: Option<raw::RawInspect>, libraries: &BTreeMap<String, std::ops::Range<usize>>) -> crate::inspect::InspectSettings {
+    let mut s = crate::inspect::InspectSettings::default();
+    let Some(raw) = raw else { return s };
+    if let Some(p) = raw.boilerplate_percent {
+        if !(*p.get_ref() > 0.0 && *p.get_ref() <= 100.0) {
+            cx.error("config-value", p.span(), "boilerplate_percent must be above 0 and at most 100", "the default is 20");
+        }
+        s.boilerplate_percent = p.into_inner();
+    }
+    s.domains = raw.domains.unwrap_or_default();
+    if let Some(n) = raw.boilerplate_min_chunks {
+        s.boilerplate_min_chunks = n;
+    }
+    if let Some(max) = raw.max {
+        let span = max.span();
+        for (name, n) in max.into_inner() {
+            if !crate::inspect::CHECKS.iter().any(|(c, _)| *c == name) {
+                let names: Vec<&str> = crate::inspect::CHECKS.iter().map(|(c, _)| *c).collect();
+                cx.error("config-value", span.clone(), format!("unknown inspect check `{name}`"), format!("checks are: {}", names.join(", ")));
+            }
+            s.max.insert(name, n);
+        }
+    }
+    if let Some(allow) = raw.allow {
+        let span = allow.span();
+        for (lib, lines) in allow.into_inner() {
+            if !libraries.contains_key(&lib) {
+                cx.error("config-value", span.clone(), format!("[inspect.allow] names unknown library `{lib}`"), format!("known libraries: {}", libraries.keys().cloned().collect::<Vec<_>>().join(", ")));
+            }
+            s.allow.insert(lib, lines);
+        }
+    }
+    s
 }
 
 fn globs(cx: &mut Cx, patterns: &[Spanned<String>]) -> GlobSet {

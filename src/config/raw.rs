@@ -24,6 +24,18 @@ pub(super) struct RawConfig {
     pub aliases: Option<RawAliases>,
     pub alias: Vec<crate::normalize::aliases::Alias>,
     pub collision: Vec<super::Collision>,
+    pub inspect: Option<RawInspect>,
+}
+
+/// `[inspect]`: thresholds of `askzico inspect` (never part of a build's settings).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawInspect {
+    pub boilerplate_percent: Option<Spanned<f64>>,
+    pub boilerplate_min_chunks: Option<usize>,
+    pub max: Option<Spanned<BTreeMap<String, usize>>>,
+    pub allow: Option<Spanned<BTreeMap<String, Vec<String>>>>,
+    pub domains: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -190,7 +202,7 @@ pub(super) struct RawEnv {
     pub libraries: Vec<Spanned<String>>,
 }
 
-const KEYS: &[&str] = &["corpus", "chunking", "normalize", "aliases", "alias", "collision", "embedding", "retrieval", "library", "env"];
+const KEYS: &[&str] = &["corpus", "chunking", "normalize", "aliases", "alias", "collision", "embedding", "retrieval", "library", "env", "inspect"];
 
 pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
     let src = cx.src.clone();
@@ -212,6 +224,7 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
             "env" => raw.env = de(cx, value),
             "retrieval" => raw.retrieval = de(cx, value),
             "aliases" => raw.aliases = de(cx, value),
+            "inspect" => raw.inspect = de(cx, value),
             "collision" => match value.get_ref().as_array() {
                 Some(items) => {
                     for item in items.iter() {

@@ -1,0 +1,178 @@
+//! `askzico inspect`: the quality gate over the current build — automatic checks with examples,
+//! a determinism rebuild, a stratified sample for a human, the diff against another version and
+//! an HTML report. Exit 1 when a check exceeds its threshold or the rebuild differs.
+
+use std::path::PathBuf;
+
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, load_config, report};
+use crate::artifacts::store::read_manifest;
+use crate::artifacts::verify::verify;
+use crate::build::{BuildRequest, run as build};
+use crate::config::Config;
+use crate::diag::{Problem, Problems};
+use crate::inspect::{self, Context, Determinism, Report};
+
+pub struct InspectArgs {
+    pub sample: usize,
+    pub seed: u64,
+    pub against: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub json: bool,
+    pub no_rebuild: bool,
+}
+
+/// Builds the same inputs into a temp directory and compares corpus versions.
+fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> Determinism {
+    let rebuild = |tag: &str| -> Result<String, String> {
+        let dir = std::env::temp_dir().join(format!("askzico-inspect-{}-{tag}", std::process::id()));
+        let rep = build(cfg, &BuildRequest { out: dir.clone(), env: env.map(str::to_string), progress: false });
+        let _ = std::fs::remove_dir_all(&dir);
+        match rep.manifest {
+            Some(m) => Ok(m.corpus_version),
+            None => Err(rep.problems.0.iter().find(|p| p.is_error()).map(|p| p.headline()).unwrap_or_else(|| "the rebuild failed".into())),
+        }
+    };
+    match rebuild("a") {
+        Err(e) => Determinism { equal: false, built: built.into(), rebuilt: String::new(), note: format!("the rebuild failed: {e}") },
+        Ok(v) if v == built => Determinism { equal: true, built: built.into(), rebuilt: v, note: "rebuilding the same inputs gives the same corpus version".into() },
+        Ok(v) => {
+            // Tell a stale build (inputs changed since) from a non-deterministic compiler.
+            let note = match rebuild("b") {
+                Ok(w) if w == v => "two fresh rebuilds agree with each other but not with the build: the inputs or settings changed since it was built — run `askzico build`".to_string(),
+                Ok(w) => format!("two fresh rebuilds differ ({v} vs {w}): the compiler is not deterministic"),
+                Err(e) => format!("the second rebuild failed: {e}"),
+            };
+            Determinism { equal: false, built: built.into(), rebuilt: v, note }
+        }
+    }
+}
+
+pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
+    let json = args.json;
+    let Some(cfg) = load_config(&at.config, json) else { return EXIT_USAGE };
+    let env = at.env.as_deref();
+    if let Err(p) = cfg.libraries_for(env) {
+        report(&Problems(vec![p]), json);
+        return EXIT_USAGE;
+    }
+    let out = cfg.out_dir_or(at.out.as_deref());
+    let manifest = match read_manifest(&out, env) {
+        Ok(m) => m,
+        Err(p) => {
+            report(&Problems(vec![p]), json);
+            return EXIT_ERRORS;
+        }
+    };
+    let records = inspect::load_records(&out, &manifest);
+    let verify_problems = verify(&out, &manifest);
+    let checks = inspect::check(&records, &verify_problems, &Context::from_config(&cfg));
+    let diff = match &args.against {
+        None => None,
+        Some(path) => match inspect::load_other(path) {
+            Ok((other, other_out)) => {
+                let old = inspect::load_records(&other_out, &other);
+                Some(inspect::diff(&old, &records, &other.corpus_version, &manifest.corpus_version))
+            }
+            Err(p) => {
+                report(&Problems(vec![p]), json);
+                return EXIT_USAGE;
+            }
+        },
+    };
+    let determinism = (!args.no_rebuild).then(|| determinism(&cfg, env, &manifest.corpus_version));
+    let ok = checks.iter().all(|c| c.ok) && determinism.as_ref().is_none_or(|d| d.equal);
+    let rep = Report {
+        corpus: manifest.corpus.clone(),
+        corpus_version: manifest.corpus_version.clone(),
+        environment: manifest.environment.clone(),
+        chunks: records.len(),
+        ok,
+        checks,
+        determinism,
+        sample: inspect::sample(&records, args.sample, args.seed),
+        diff,
+    };
+    if let Some(path) = &args.html {
+        if let Err(e) = std::fs::write(path, inspect::html::render(&rep)) {
+            let p = Problem::error("write", format!("cannot write the HTML report: {e}")).in_file(path.display().to_string()).help("pass a writable path to --html");
+            report(&Problems(vec![p]), json);
+            return EXIT_ERRORS;
+        }
+    }
+    if json {
+        println!("{}", serde_json::to_string(&rep).expect("report serializes"));
+    } else {
+        print_text(&rep, &args);
+    }
+    if ok { EXIT_OK } else { EXIT_ERRORS }
+}
+
+fn print_text(r: &Report, args: &InspectArgs) {
+    let libs: std::collections::BTreeSet<&str> = r.sample.iter().map(|s| s.library.as_str()).collect();
+    println!("inspect {} {} (environment {}): {} chunks, {} libraries\n", r.corpus, r.corpus_version, r.environment, r.chunks, libs.len());
+    if !r.sample.is_empty() {
+        println!("sample: {} per library, seed {}\n", args.sample, args.seed);
+    }
+    for s in &r.sample {
+        println!("━━ {}", s.title);
+        println!("   {} · {}", s.chunk_id, s.url);
+        let span = s.span.map(|(a, b)| format!("bytes {a}–{b}")).unwrap_or_else(|| "bytes ?".into());
+        println!("   {span} · {} chars · [{}]", s.chars, s.heading_path.join(" › "));
+        println!("── text");
+        println!("{}", s.text);
+        println!("── search_text");
+        println!("{}", s.search_text);
+        println!("── end {}\n", s.chunk_id);
+    }
+    if let Some(d) = &r.diff {
+        println!("diff {} → {}", d.from, d.to);
+        if d.libraries.is_empty() {
+            println!("  no chunk changed");
+        }
+        for (lib, l) in &d.libraries {
+            println!(
+                "  {lib}: docs +{} -{} ~{}; chunks +{} -{} ~{}; shifted {}",
+                l.docs_added.len(),
+                l.docs_removed.len(),
+                l.docs_changed.len(),
+                l.chunks_added.len(),
+                l.chunks_removed.len(),
+                l.chunks_changed.len(),
+                l.shifted.len()
+            );
+            for (label, ids) in [("docs added", &l.docs_added), ("docs removed", &l.docs_removed), ("docs changed", &l.docs_changed), ("chunks changed", &l.chunks_changed)] {
+                if !ids.is_empty() {
+                    let more = if ids.len() > 10 { format!(" … (+{})", ids.len() - 10) } else { String::new() };
+                    println!("    {label}: {}{more}", ids.iter().take(10).cloned().collect::<Vec<_>>().join(" "));
+                }
+            }
+            for (a, b) in l.shifted.iter().take(10) {
+                println!("    shifted: {a} → {b}");
+            }
+        }
+        println!();
+    }
+    println!("checks (count / max)");
+    for c in &r.checks {
+        println!("  {:<18} {:>6} / {:<6} {}", c.name, c.count, c.max, if c.ok { "ok" } else { "FAIL" });
+        if c.count > 0 {
+            for e in &c.examples {
+                if e.chunk_id.is_empty() {
+                    println!("      {}", e.excerpt);
+                } else {
+                    println!("      {}  {}", e.chunk_id, e.excerpt);
+                }
+            }
+        }
+    }
+    match &r.determinism {
+        Some(d) => println!("\ndeterminism: {} ({} vs {}) — {}", if d.equal { "equal" } else { "DIFFERENT" }, d.built, d.rebuilt, d.note),
+        None => println!("\ndeterminism: skipped (--no-rebuild)"),
+    }
+    let failed: Vec<&str> = r.checks.iter().filter(|c| !c.ok).map(|c| c.name.as_str()).chain(r.determinism.iter().filter(|d| !d.equal).map(|_| "determinism")).collect();
+    if failed.is_empty() {
+        println!("inspect: ok");
+    } else {
+        println!("inspect: FAILED: {}", failed.join(", "));
+    }
+}

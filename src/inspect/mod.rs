@@ -1,0 +1,635 @@
+//! inspect: the quality gate over a built corpus. The check functions are pure — chunk records
+//! (and the problems `artifacts::verify` found) in, named counts with examples out; `load`
+//! is the thin reader of a build. Also here: the stratified sample, the diff between two
+//! corpus versions and the self-contained HTML report.
+
+pub mod html;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::artifacts::manifest::Manifest;
+use crate::artifacts::store::read_manifest_file;
+use crate::artifacts::{ChunkRecord, Kind};
+use crate::diag::Problem;
+use crate::identity::MAX_ID_BYTES;
+
+/// Every check, in report order, with what it looks for.
+pub const CHECKS: &[(&str, &str)] = &[
+    ("mojibake", "UTF-8 read as Latin-1/CP1252/CP1256 (Ø§Ù„, Ã©, ط§ظ„)"),
+    ("escaped-prose", "escapes in prose outside code: \\u0627, &#1575;, &quot; and other entities"),
+    ("replacement-char", "U+FFFD replacement characters"),
+    ("no-letters", "chunks without a single letter"),
+    ("boilerplate", "the same line (≥ 20 chars) in more than boilerplate_percent of a library's chunks: leaked chrome"),
+    ("markup", "markup remnants outside code: :::, {#, {/*, {{<, HTML/JSX tags, import/export lines"),
+    ("too-short", "chunks under chunking.min_chars that are not their whole document"),
+    ("too-long", "chunks over chunking.max_chars"),
+    ("cut-heading", "chunks whose last line is a heading of their heading path (the heading is cut from its content)"),
+    ("empty-title", "documents without a title"),
+    ("duplicate-title", "the same title on different documents of one library"),
+    ("bad-url", "URLs neither absolute (http/https) nor site-relative (/…)"),
+    ("repeated-url", "the same URL on different documents"),
+    ("unknown-library", "libraries the config does not declare"),
+    ("unknown-domain", "domains no library of the config declares"),
+    ("long-id", "doc or chunk IDs over 64 bytes"),
+    ("coverage", "lookup/lexical/vector coverage and integrity (askzico verify)"),
+];
+
+/// Checks that default to a tolerance instead of 0: 1% (rounded up) of the chunks or documents.
+/// `too-short`: the chunker keeps heading boundaries, so a short section between two long ones
+/// can stay short; a few are normal, many mean a broken extractor or chunker.
+/// `duplicate-title`: counted per repeated title; real corpora repeat some titles on purpose
+/// (a calendar's monthly commemorations, a docs site's "Overview" pages).
+pub const PERCENT_TOLERANCE: &[&str] = &["too-short", "duplicate-title"];
+
+/// `[inspect]` of corpus.toml.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InspectSettings {
+    pub boilerplate_percent: f64,
+    pub boilerplate_min_chunks: usize,
+    /// Per-check maximum counts (missing: `default_max`).
+    pub max: BTreeMap<String, usize>,
+    /// Per-library lines accepted as real repeated formulas.
+    pub allow: BTreeMap<String, Vec<String>>,
+    /// Domains documents may name (frontmatter `domains`) beyond the libraries' own.
+    pub domains: Vec<String>,
+}
+
+impl Default for InspectSettings {
+    fn default() -> Self {
+        InspectSettings { boilerplate_percent: 20.0, boilerplate_min_chunks: 3, max: BTreeMap::new(), allow: BTreeMap::new(), domains: Vec::new() }
+    }
+}
+
+impl InspectSettings {
+    /// The threshold of a check over a build of `docs` documents and `chunks` chunks.
+    pub fn max_of(&self, check: &str, docs: usize, chunks: usize) -> usize {
+        self.max.get(check).copied().unwrap_or_else(|| default_max(check, docs, chunks))
+    }
+}
+
+/// 0 for every check but those of `PERCENT_TOLERANCE`.
+pub fn default_max(check: &str, docs: usize, chunks: usize) -> usize {
+    match check {
+        "too-short" => chunks.div_ceil(100),
+        "duplicate-title" => docs.div_ceil(100),
+        _ => 0,
+    }
+}
+
+/// Whether an allowlist entry accepts a repeated unit: equal, part of it, or its beginning.
+fn allowed(entry: &str, unit: &str) -> bool {
+    entry == unit || entry.contains(unit) || unit.starts_with(entry)
+}
+
+/// What the checks need from the config.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub min_chars: usize,
+    pub max_chars: usize,
+    pub libraries: BTreeSet<String>,
+    pub domains: BTreeSet<String>,
+    pub settings: InspectSettings,
+}
+
+impl Context {
+    pub fn from_config(cfg: &crate::config::Config) -> Context {
+        Context {
+            min_chars: cfg.chunking.min_chars,
+            max_chars: cfg.chunking.max_chars,
+            libraries: cfg.libraries.iter().map(|l| l.id.clone()).collect(),
+            domains: cfg.libraries.iter().flat_map(|l| l.domains.iter().cloned()).chain(cfg.inspect.domains.iter().cloned()).collect(),
+            settings: cfg.inspect.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Example {
+    pub chunk_id: String,
+    pub excerpt: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CheckResult {
+    pub name: String,
+    pub description: String,
+    pub count: usize,
+    pub max: usize,
+    pub ok: bool,
+    pub examples: Vec<Example>,
+}
+
+const EXAMPLES: usize = 10;
+
+/// A short excerpt of `s` around char index `at` (whole when short), on one line.
+pub fn excerpt_at(s: &str, at_byte: usize, width: usize) -> String {
+    let at = s[..at_byte.min(s.len())].chars().count();
+    let chars: Vec<char> = s.chars().collect();
+    let start = at.saturating_sub(width / 3);
+    let end = (start + width).min(chars.len());
+    let mut out: String = chars[start..end].iter().map(|c| if c.is_whitespace() { ' ' } else { *c }).collect();
+    if start > 0 {
+        out.insert(0, '…');
+    }
+    if end < chars.len() {
+        out.push('…');
+    }
+    out
+}
+
+pub fn excerpt(s: &str) -> String {
+    excerpt_at(s, 0, 80)
+}
+
+/// The prose of a chunk text: fenced code blocks and inline code spans removed.
+pub fn prose(text: &str) -> String {
+    static INLINE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"``[^`]*``|`[^`\n]*`").unwrap());
+    let mut out = String::new();
+    let mut fence: Option<usize> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        let ticks = t.chars().take_while(|c| *c == '`').count();
+        match fence {
+            Some(n) => {
+                if ticks >= n && t[ticks..].trim().is_empty() {
+                    fence = None;
+                }
+                out.push('\n');
+            }
+            None if ticks >= 3 => {
+                fence = Some(ticks);
+                out.push('\n');
+            }
+            None => {
+                out.push_str(&INLINE.replace_all(line, " "));
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// Windows-1252's printable mapping of the bytes 0x80–0x9F.
+const CP1252_HIGH: &str = "€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ";
+
+fn is_continuation(c: char) -> bool {
+    ('\u{80}'..='\u{BF}').contains(&c) || CP1252_HIGH.contains(c)
+}
+
+/// Byte offset of the first mojibake sign in `s`, if any: two or more pairs of a UTF-8 lead
+/// byte read as Latin-1/CP1252 (U+00C2–U+00F4) and a continuation byte, or one `Ã`/`Â` pair,
+/// or two or more CP1256 pairs (ط/ظ followed by a continuation byte's CP1256 reading).
+pub fn mojibake(s: &str) -> Option<usize> {
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
+    let (mut latin, mut arabic) = (Vec::new(), Vec::new());
+    for w in chars.windows(2) {
+        let ((i, a), (_, b)) = (w[0], w[1]);
+        if ('\u{C2}'..='\u{F4}').contains(&a) && is_continuation(b) {
+            if a == 'Ã' || a == 'Â' && b != '\u{A0}' {
+                return Some(i);
+            }
+            latin.push(i);
+        }
+        if (a == 'ط' || a == 'ظ') && (('\u{A0}'..='\u{BF}').contains(&b) || CP1252_HIGH.contains(b)) {
+            arabic.push(i);
+        }
+    }
+    if latin.len() >= 2 {
+        return latin.first().copied();
+    }
+    if arabic.len() >= 2 {
+        return arabic.first().copied();
+    }
+    None
+}
+
+static ESCAPED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|&#[0-9]{2,7};|&#[xX][0-9A-Fa-f]{2,6};|&(?:quot|amp|lt|gt|apos|nbsp|laquo|raquo|hellip|mdash|ndash|lsquo|rsquo|ldquo|rdquo|copy|reg|shy|zwj|zwnj|rlm|lrm);").unwrap()
+});
+
+pub fn escaped(prose: &str) -> Option<usize> {
+    ESCAPED.find(prose).map(|m| m.start())
+}
+
+static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?m):::|\{#|\{/\*|\{\{[<%]",
+        r"|</?[A-Za-z][A-Za-z0-9.-]*(?:\s+[A-Za-z_:@][^<>]*)?/?>",
+        r"|^\s*(?:import\s+(?:[\w*{]|'|\x22)|export\s+(?:default|const|function|let|var|class|\{))",
+    ))
+    .unwrap()
+});
+
+pub fn markup(prose: &str) -> Option<usize> {
+    MARKUP.find(prose).map(|m| m.start())
+}
+
+/// Lines and sentences of a text that are long enough to be chrome, trimmed.
+fn repeatable_units(text: &str) -> BTreeSet<String> {
+    let mut units = BTreeSet::new();
+    for line in text.lines() {
+        let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        if line.chars().count() >= 20 {
+            for sentence in line.split_inclusive(['.', '!', '?', '؟', '۔']) {
+                let s = sentence.trim();
+                if s.chars().count() >= 20 && s.len() != line.len() {
+                    units.insert(s.to_string());
+                }
+            }
+            units.insert(line);
+        }
+    }
+    units
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn heading_path(r: &ChunkRecord) -> Vec<String> {
+    r.metadata.get("heading_path").and_then(|p| p.as_array()).map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
+fn url_ok(u: &str) -> bool {
+    (u.starts_with("https://") || u.starts_with("http://")) && u.len() > "https://".len() || u.starts_with('/') && !u.starts_with("//")
+}
+
+struct Tally {
+    name: &'static str,
+    count: usize,
+    examples: Vec<Example>,
+}
+
+impl Tally {
+    fn new(name: &'static str) -> Self {
+        Tally { name, count: 0, examples: Vec::new() }
+    }
+    fn hit(&mut self, chunk_id: &str, excerpt: String) {
+        self.count += 1;
+        if self.examples.len() < EXAMPLES {
+            self.examples.push(Example { chunk_id: chunk_id.to_string(), excerpt });
+        }
+    }
+}
+
+/// Runs every check over the records of one build. `verify_problems` is what
+/// `artifacts::verify::verify` reported for it.
+pub fn check(records: &[ChunkRecord], verify_problems: &[Problem], cx: &Context) -> Vec<CheckResult> {
+    let mut t: BTreeMap<&'static str, Tally> = CHECKS.iter().map(|(n, _)| (*n, Tally::new(n))).collect();
+    let mut hit = |name: &'static str, id: &str, ex: String| t.get_mut(name).expect("known check").hit(id, ex);
+
+    let mut chunks_per_doc: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in records {
+        *chunks_per_doc.entry(&r.doc_id).or_default() += 1;
+    }
+    let mut unknown_libs = BTreeSet::new();
+    let mut unknown_domains = BTreeSet::new();
+    for r in records {
+        let text = &r.text;
+        if let Some(i) = mojibake(text) {
+            hit("mojibake", &r.chunk_id, excerpt_at(text, i, 80));
+        }
+        let p = prose(text);
+        if let Some(i) = escaped(&p) {
+            hit("escaped-prose", &r.chunk_id, excerpt_at(&p, i, 80));
+        }
+        if let Some(i) = text.find('\u{FFFD}') {
+            hit("replacement-char", &r.chunk_id, excerpt_at(text, i, 80));
+        }
+        if !text.chars().any(char::is_alphabetic) {
+            hit("no-letters", &r.chunk_id, excerpt(text));
+        }
+        if let Some(i) = markup(&p) {
+            hit("markup", &r.chunk_id, excerpt_at(&p, i, 80));
+        }
+        let chars = text.chars().count();
+        if chars < cx.min_chars && chunks_per_doc.get(r.doc_id.as_str()).copied().unwrap_or(0) > 1 {
+            hit("too-short", &r.chunk_id, format!("{chars} chars: {}", excerpt(text)));
+        }
+        if chars > cx.max_chars {
+            hit("too-long", &r.chunk_id, format!("{chars} chars: {}", excerpt(text)));
+        }
+        let last = text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        let path = heading_path(r);
+        if !last.is_empty() && text.lines().filter(|l| !l.trim().is_empty()).count() > 1 && path.iter().any(|h| collapse(h) == collapse(last)) {
+            hit("cut-heading", &r.chunk_id, format!("ends with heading «{last}»"));
+        }
+        if r.chunk_id.len() > MAX_ID_BYTES || r.doc_id.len() > MAX_ID_BYTES {
+            hit("long-id", &r.chunk_id, format!("{} bytes", r.chunk_id.len()));
+        }
+        if !cx.libraries.contains(&r.library) && unknown_libs.insert(r.library.clone()) {
+            hit("unknown-library", &r.chunk_id, r.library.clone());
+        }
+        for d in &r.domains {
+            if !cx.domains.contains(d) && unknown_domains.insert(d.clone()) {
+                hit("unknown-domain", &r.chunk_id, d.clone());
+            }
+        }
+    }
+
+    // Per document: titles and URLs (first chunk stands for the document).
+    let mut docs: BTreeMap<&str, &ChunkRecord> = BTreeMap::new();
+    for r in records {
+        let e = docs.entry(&r.doc_id).or_insert(r);
+        if r.chunk_index < e.chunk_index {
+            *e = r;
+        }
+    }
+    let mut titles: BTreeMap<(&str, String), Vec<&ChunkRecord>> = BTreeMap::new();
+    let mut urls: BTreeMap<&str, Vec<&ChunkRecord>> = BTreeMap::new();
+    for r in docs.values() {
+        if r.title.trim().is_empty() {
+            hit("empty-title", &r.chunk_id, format!("doc {} ({})", r.doc_id, r.source));
+        } else {
+            titles.entry((&r.library, collapse(&r.title))).or_default().push(r);
+        }
+        if !url_ok(&r.url) {
+            hit("bad-url", &r.chunk_id, format!("url «{}»", r.url));
+        }
+        if !r.url.is_empty() {
+            urls.entry(&r.url).or_default().push(r);
+        }
+    }
+    for ((_, title), rs) in &titles {
+        if rs.len() > 1 {
+            let ids: Vec<&str> = rs.iter().map(|r| r.doc_id.as_str()).take(4).collect();
+            let more = if rs.len() > 4 { " …" } else { "" };
+            hit("duplicate-title", &rs[0].chunk_id, format!("«{title}» on {} documents: {}{more}", rs.len(), ids.join(" ")));
+        }
+    }
+    for (url, rs) in &urls {
+        if rs.len() > 1 {
+            for r in rs {
+                hit("repeated-url", &r.chunk_id, format!("{url} on {} documents", rs.len()));
+            }
+        }
+    }
+
+    // Boilerplate: per library, lines/sentences repeated over too many chunks.
+    let mut by_lib: BTreeMap<&str, Vec<&ChunkRecord>> = BTreeMap::new();
+    for r in records {
+        by_lib.entry(&r.library).or_default().push(r);
+    }
+    for (lib, rs) in &by_lib {
+        let allow: Vec<String> = cx.settings.allow.get(*lib).map(|v| v.iter().map(|s| collapse(s)).collect()).unwrap_or_default();
+        let mut seen: BTreeMap<String, (usize, BTreeSet<&str>, &str)> = BTreeMap::new();
+        for r in rs {
+            for u in repeatable_units(&prose(&r.text)) {
+                let e = seen.entry(u).or_insert((0, BTreeSet::new(), &r.chunk_id));
+                e.0 += 1;
+                e.1.insert(&r.doc_id);
+            }
+        }
+        let limit = rs.len() as f64 * cx.settings.boilerplate_percent / 100.0;
+        let mut found: Vec<(usize, String, &str)> = seen
+            .into_iter()
+            .filter(|(_, (n, docs, _))| (*n as f64) > limit && *n >= cx.settings.boilerplate_min_chunks && docs.len() > 1)
+            .map(|(u, (n, _, id))| (n, u, id))
+            .collect();
+        // A repeated line also repeats its sentences: keep the longest unit only, then drop the
+        // units the library's allowlist accepts (with the sentences inside them).
+        let lines: Vec<String> = found.iter().map(|(_, u, _)| u.clone()).collect();
+        found.retain(|(_, u, _)| !lines.iter().any(|l| l.len() > u.len() && l.contains(u.as_str())));
+        found.retain(|(_, u, _)| !allow.iter().any(|a| allowed(a, u)));
+        found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        for (n, u, id) in found {
+            hit("boilerplate", id, format!("{lib}: in {n} of {} chunks: «{}»", rs.len(), excerpt(&u)));
+        }
+    }
+
+    for p in verify_problems {
+        hit("coverage", "", p.headline());
+    }
+
+    CHECKS
+        .iter()
+        .map(|(name, description)| {
+            let tally = t.remove(name).expect("tallied");
+            let max = cx.settings.max_of(name, docs.len(), records.len());
+            CheckResult { name: tally.name.to_string(), description: description.to_string(), count: tally.count, max, ok: tally.count <= max, examples: tally.examples }
+        })
+        .collect()
+}
+
+/// Whether rebuilding the same inputs gives the same corpus version.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Determinism {
+    pub equal: bool,
+    pub built: String,
+    pub rebuilt: String,
+    pub note: String,
+}
+
+/// Everything `askzico inspect` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub corpus: String,
+    pub corpus_version: String,
+    pub environment: String,
+    pub chunks: usize,
+    pub ok: bool,
+    pub checks: Vec<CheckResult>,
+    pub determinism: Option<Determinism>,
+    pub sample: Vec<SampleItem>,
+    pub diff: Option<Diff>,
+}
+
+// ── sample ─────────────────────────────────────────────────────────────────────────────────
+
+/// SplitMix64: a small, seedable, portable generator (same sample on every machine).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SampleItem {
+    pub library: String,
+    pub chunk_id: String,
+    pub title: String,
+    pub url: String,
+    pub span: Option<(u64, u64)>,
+    pub chars: usize,
+    pub heading_path: Vec<String>,
+    /// The evidence, trimmed to ~600 characters.
+    pub text: String,
+    pub search_text: String,
+}
+
+fn trim_chars(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(n).collect();
+    out.push_str(" …");
+    out
+}
+
+/// `per_library` chunks of every library, drawn without replacement; the draw of a library
+/// depends only on the seed, the library id and its records (sorted by chunk_id).
+pub fn sample(records: &[ChunkRecord], per_library: usize, seed: u64) -> Vec<SampleItem> {
+    let mut by_lib: BTreeMap<&str, Vec<&ChunkRecord>> = BTreeMap::new();
+    for r in records {
+        by_lib.entry(&r.library).or_default().push(r);
+    }
+    let mut out = Vec::new();
+    for (lib, mut rs) in by_lib {
+        rs.sort_by(|a, b| a.chunk_id.cmp(&b.chunk_id));
+        let mut rng = Rng(seed ^ u64::from_le_bytes(blake3::hash(lib.as_bytes()).as_bytes()[..8].try_into().expect("8 bytes")));
+        let n = per_library.min(rs.len());
+        for i in 0..n {
+            let j = i + rng.below(rs.len() - i);
+            rs.swap(i, j);
+        }
+        let mut picked: Vec<&ChunkRecord> = rs[..n].to_vec();
+        picked.sort_by(|a, b| a.chunk_id.cmp(&b.chunk_id));
+        for r in picked {
+            let span = r.metadata.get("span").and_then(|s| s.as_array()).and_then(|a| Some((a.first()?.as_u64()?, a.get(1)?.as_u64()?)));
+            out.push(SampleItem {
+                library: r.library.clone(),
+                chunk_id: r.chunk_id.clone(),
+                title: r.title.clone(),
+                url: r.url.clone(),
+                span,
+                chars: r.text.chars().count(),
+                heading_path: heading_path(r),
+                text: trim_chars(&r.text, 600),
+                search_text: trim_chars(&r.search_text, 600),
+            });
+        }
+    }
+    out
+}
+
+// ── diff ───────────────────────────────────────────────────────────────────────────────────
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct LibraryDiff {
+    pub docs_added: Vec<String>,
+    pub docs_removed: Vec<String>,
+    pub docs_changed: Vec<String>,
+    pub chunks_added: Vec<String>,
+    pub chunks_removed: Vec<String>,
+    pub chunks_changed: Vec<String>,
+    /// Same text under another ID: (old chunk_id, new chunk_id).
+    pub shifted: Vec<(String, String)>,
+}
+
+impl LibraryDiff {
+    pub fn is_empty(&self) -> bool {
+        *self == LibraryDiff::default()
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Diff {
+    pub from: String,
+    pub to: String,
+    pub libraries: BTreeMap<String, LibraryDiff>,
+}
+
+/// What changed from `old` to `new` (chunk records of two builds), per library.
+pub fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> Diff {
+    let index = |rs: &[ChunkRecord]| -> BTreeMap<String, (String, String, String)> { rs.iter().map(|r| (r.chunk_id.clone(), (r.library.clone(), r.doc_id.clone(), r.text.clone()))).collect() };
+    let (o, n) = (index(old), index(new));
+    let docs = |m: &BTreeMap<String, (String, String, String)>| -> BTreeMap<String, String> { m.values().map(|(l, d, _)| (d.clone(), l.clone())).collect() };
+    let (od, nd) = (docs(&o), docs(&n));
+    let mut libs: BTreeMap<String, LibraryDiff> = BTreeMap::new();
+    let mut changed_docs: BTreeSet<(String, String)> = BTreeSet::new();
+    for (id, (lib, doc, text)) in &n {
+        match o.get(id) {
+            None => {
+                libs.entry(lib.clone()).or_default().chunks_added.push(id.clone());
+                changed_docs.insert((lib.clone(), doc.clone()));
+            }
+            Some((_, _, old_text)) if old_text != text => {
+                libs.entry(lib.clone()).or_default().chunks_changed.push(id.clone());
+                changed_docs.insert((lib.clone(), doc.clone()));
+            }
+            Some(_) => {}
+        }
+    }
+    for (id, (lib, doc, _)) in &o {
+        if !n.contains_key(id) {
+            libs.entry(lib.clone()).or_default().chunks_removed.push(id.clone());
+            changed_docs.insert((lib.clone(), doc.clone()));
+        }
+    }
+    for (doc, lib) in &nd {
+        if !od.contains_key(doc) {
+            libs.entry(lib.clone()).or_default().docs_added.push(doc.clone());
+        }
+    }
+    for (doc, lib) in &od {
+        if !nd.contains_key(doc) {
+            libs.entry(lib.clone()).or_default().docs_removed.push(doc.clone());
+        }
+    }
+    for (lib, doc) in changed_docs {
+        if od.contains_key(&doc) && nd.contains_key(&doc) {
+            libs.entry(lib).or_default().docs_changed.push(doc);
+        }
+    }
+    // Shifts: a text that sat under one ID in the old build and under another in the new.
+    let mut old_by_text: BTreeMap<(&str, &str), Vec<&str>> = BTreeMap::new();
+    for (id, (lib, _, text)) in &o {
+        old_by_text.entry((lib, text)).or_default().push(id);
+    }
+    for (id, (lib, _, text)) in &n {
+        if o.get(id).is_some_and(|(_, _, t)| t == text) {
+            continue;
+        }
+        if let Some(ids) = old_by_text.get(&(lib.as_str(), text.as_str())) {
+            if let Some(old_id) = ids.iter().find(|oid| n.get(**oid).is_none_or(|(_, _, t)| t != text)) {
+                libs.entry(lib.clone()).or_default().shifted.push((old_id.to_string(), id.clone()));
+            }
+        }
+    }
+    libs.retain(|_, d| !d.is_empty());
+    Diff { from: from.to_string(), to: to.to_string(), libraries: libs }
+}
+
+// ── loading ────────────────────────────────────────────────────────────────────────────────
+
+/// Every chunk record a manifest names, read from `out`; unreadable lines are skipped here
+/// (the coverage check reports them).
+pub fn load_records(out: &Path, m: &Manifest) -> Vec<ChunkRecord> {
+    let mut recs = Vec::new();
+    for a in m.artifacts_of(Kind::Chunks) {
+        let Ok(text) = std::fs::read_to_string(out.join(&a.path)) else { continue };
+        recs.extend(text.lines().filter_map(|l| serde_json::from_str::<ChunkRecord>(l).ok()));
+    }
+    recs
+}
+
+/// Another build's manifest and the output directory its paths resolve against: the
+/// manifest's directory, or its parent for `out/versions/<v>.json`.
+pub fn load_other(path: &Path) -> Result<(Manifest, PathBuf), Problem> {
+    let m = read_manifest_file(path)?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let candidates = [dir.clone(), dir.parent().map(Path::to_path_buf).unwrap_or_default()];
+    let first = m.artifacts_of(Kind::Chunks).next().map(|a| a.path.clone());
+    let out = candidates.iter().find(|c| first.as_ref().is_none_or(|p| c.join(p).is_file())).cloned().ok_or_else(|| {
+        Problem::error("against", format!("the artifacts of {} are not beside it", path.display()))
+            .in_file(path.display().to_string())
+            .help("pass out/manifest.json or out/versions/<corpus_version>.json of a build whose files are still in place")
+    })?;
+    Ok((m, out))
+}
+
+#[cfg(test)]
+mod tests;
