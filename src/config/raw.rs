@@ -225,36 +225,9 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
             "retrieval" => raw.retrieval = de(cx, value),
             "aliases" => raw.aliases = de(cx, value),
             "inspect" => raw.inspect = de(cx, value),
-            "collision" => match value.get_ref().as_array() {
-                Some(items) => {
-                    for item in items.iter() {
-                        if let Some(c) = de(cx, item) {
-                            raw.collision.push(c);
-                        }
-                    }
-                }
-                None => cx.error("config-type", value.span(), "`collision` must be an array of tables", "write each pair as a [[collision]] table"),
-            },
-            "alias" => match value.get_ref().as_array() {
-                Some(items) => {
-                    for item in items.iter() {
-                        if let Some(a) = de(cx, item) {
-                            raw.alias.push(a);
-                        }
-                    }
-                }
-                None => cx.error("config-type", value.span(), "`alias` must be an array of tables", "write each alias as an [[alias]] table"),
-            },
-            "library" => match value.get_ref().as_array() {
-                Some(items) => {
-                    for item in items.iter() {
-                        if let Some(lib) = de(cx, item) {
-                            raw.library.push(lib);
-                        }
-                    }
-                }
-                None => cx.error("config-type", value.span(), "`library` must be an array of tables", "write each library as a [[library]] table"),
-            },
+            "collision" => raw.collision = de_tables(cx, "collision", value),
+            "alias" => raw.alias = de_tables(cx, "alias", value),
+            "library" => raw.library = de_tables(cx, "library", value),
             other => cx.error(
                 "config-unknown-key",
                 key.span(),
@@ -264,6 +237,18 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
         }
     }
     Some(raw)
+}
+
+/// An array of tables (`[[name]]`), each deserialized on its own so one bad table does not hide
+/// the problems of the others.
+fn de_tables<T: DeserializeOwned>(cx: &mut Cx, name: &str, value: &Spanned<DeValue<'_>>) -> Vec<T> {
+    match value.get_ref().as_array() {
+        Some(items) => items.iter().filter_map(|item| de(cx, item)).collect(),
+        None => {
+            cx.error("config-type", value.span(), format!("`{name}` must be an array of tables"), format!("write each entry as a [[{name}]] table"));
+            Vec::new()
+        }
+    }
 }
 
 fn de<T: DeserializeOwned>(cx: &mut Cx, value: &Spanned<DeValue<'_>>) -> Option<T> {

@@ -53,50 +53,27 @@ pub trait Embedder: Send + Sync {
     }
 }
 
-impl<E: Embedder + ?Sized> Embedder for &E {
-    fn dims(&self) -> usize {
-        (**self).dims()
-    }
-    fn describe(&self) -> serde_json::Value {
-        (**self).describe()
-    }
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        (**self).embed_batch(texts)
-    }
-    fn batch_hint(&self) -> usize {
-        (**self).batch_hint()
-    }
+/// References and smart pointers to an embedder are embedders.
+macro_rules! forward_embedder {
+    ($($ptr:ty),*) => {$(
+        impl<E: Embedder + ?Sized> Embedder for $ptr {
+            fn dims(&self) -> usize {
+                (**self).dims()
+            }
+            fn describe(&self) -> serde_json::Value {
+                (**self).describe()
+            }
+            fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+                (**self).embed_batch(texts)
+            }
+            fn batch_hint(&self) -> usize {
+                (**self).batch_hint()
+            }
+        }
+    )*};
 }
 
-impl<E: Embedder + ?Sized> Embedder for Box<E> {
-    fn dims(&self) -> usize {
-        (**self).dims()
-    }
-    fn describe(&self) -> serde_json::Value {
-        (**self).describe()
-    }
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        (**self).embed_batch(texts)
-    }
-    fn batch_hint(&self) -> usize {
-        (**self).batch_hint()
-    }
-}
-
-impl<E: Embedder + ?Sized> Embedder for std::sync::Arc<E> {
-    fn dims(&self) -> usize {
-        (**self).dims()
-    }
-    fn describe(&self) -> serde_json::Value {
-        (**self).describe()
-    }
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        (**self).embed_batch(texts)
-    }
-    fn batch_hint(&self) -> usize {
-        (**self).batch_hint()
-    }
-}
+forward_embedder!(&E, Box<E>, std::sync::Arc<E>);
 
 /// Canonical JSON: object keys sorted (by UTF-8 bytes) at every level, no whitespace. The same
 /// value gives the same bytes whatever the key order it was built with (serde_json's

@@ -5,7 +5,7 @@
 
 pub mod readable;
 
-use super::{Body, BlockKind, Document, FileExtraction};
+use super::{Body, Document, FileExtraction};
 use crate::diag::Problem;
 use readable::{HtmlOutcome, extract_html};
 
@@ -14,15 +14,7 @@ pub fn extract(file: &str, text: &str) -> FileExtraction {
         HtmlOutcome::Doc(page) => {
             let mut body = Body::default();
             for (kind, t) in &page.blocks {
-                let kind = match kind {
-                    readable::BlockKind::Heading(l) => BlockKind::Heading(*l),
-                    readable::BlockKind::Paragraph => BlockKind::Paragraph,
-                    readable::BlockKind::List => BlockKind::List,
-                    readable::BlockKind::Quote => BlockKind::Quote,
-                    readable::BlockKind::Code => BlockKind::Code,
-                    readable::BlockKind::Table => BlockKind::Table,
-                };
-                body.push(kind, t);
+                body.push(*kind, t);
             }
             let doc = Document { title: page.title, body, ..Document::default() };
             super::finish(file, doc, Vec::new())

@@ -37,15 +37,8 @@ use html5ever::{Attribute, LocalName};
 // Public API
 // ---------------------------------------------------------------------------
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BlockKind {
-    Heading(u8),
-    Paragraph,
-    List,
-    Quote,
-    Code,
-    Table,
-}
+/// The extractor's block kinds (one type for every format).
+pub use crate::extract::BlockKind;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtmlDoc {
