@@ -113,6 +113,14 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
             .map_err(|missing| fail(format!("url template `{}` needs `{missing}`, which this document lacks", t.source()), "use {slug}, {library} or a frontmatter field every document has"))?,
         (None, None) => format!("/{}/{slug}", lib.id),
     };
+    let scheme_ok = url.starts_with("https://") || url.starts_with("http://") || (url.starts_with('/') && !url.starts_with("//"));
+    if !scheme_ok || url.len() > 2048 || url.chars().any(char::is_whitespace) {
+        let shown: String = url.chars().take(80).collect();
+        return Err(fail(
+            format!("url `{shown}` must be absolute (http/https) or site-relative (/…), without spaces, at most 2048 bytes"),
+            "fix the frontmatter `url`, the record's url field, or the library's url template",
+        ));
+    }
     let domains = match &doc.domains {
         Some(ds) => {
             for d in ds {

@@ -214,3 +214,32 @@ fn a_closed_pipe_ends_quietly() {
     let o = std::process::Command::new("sh").arg("-c").arg(&script).output().unwrap();
     assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn dangling_symlinks_json_shape_and_bad_urls_are_errors() {
+    // A dangling symlink may hide a source: an error, not a silent skip.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("corpus.toml"), ONE_LIB).unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/a.md"), "# a\n\nنص").unwrap();
+    std::os::unix::fs::symlink("/nonexistent/x.md", dir.path().join("src/dangle.md")).unwrap();
+    let o = run(bin().current_dir(dir.path()).arg("build"));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("dangle.md"), "{}", stderr(&o));
+
+    // JSON that does not match the record mapping names the place.
+    let rec = "\n[library.records]\nselect = \"*.*\"\ntitle = \"name\"\ntext = \"text\"\n";
+    let (_, code, out, _) = build_files(&[("src/m.json", r#"{"1 Toba": [{"name": "t", "text": "نص"}], "2 Toba": "oops"}"#.into())], rec);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("`$.2 Toba` is a string"), "{out}");
+    let (_, code, out, _) = build_files(&[("src/b.json", r#"{"1 Toba": [{"name": "t", "text": true}]}"#.into())], rec);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("is a boolean"), "{out}");
+
+    // URLs must be absolute or site-relative.
+    for url in ["javascript:alert(1)", "page.html", "//evil.example/x"] {
+        let (_, code, out, _) = build_files(&[("src/u.md", format!("---\ntitle: t\nurl: \"{url}\"\n---\n\nنص\n").into_bytes())], "");
+        assert_eq!(code, Some(1), "{url}: {out}");
+        assert!(out.contains("must be absolute"), "{url}: {out}");
+    }
+}

@@ -52,12 +52,14 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 Ok(e) => e,
                 Err(e) => {
                     let path = e.path().map(|p| p.display().to_string()).unwrap_or_default();
-                    let msg = if e.loop_ancestor().is_some() {
-                        format!("symlink loop at {path}: skipped")
+                    // A loop is not a source (warning); anything else that cannot be listed or
+                    // followed (a dangling symlink, an unreadable directory) may hide sources.
+                    let p = if e.loop_ancestor().is_some() {
+                        Problem::warning("discover", format!("symlink loop at {path}: skipped"))
                     } else {
-                        format!("cannot list {path}: {e}")
+                        Problem::error("discover", format!("cannot read {path}: {e}"))
                     };
-                    problems.push(Problem::warning("discover", msg).in_file(path).help("fix or remove the entry, or exclude it in corpus.toml"));
+                    problems.push(p.in_file(path).help("fix or remove the entry (a dangling symlink, a directory without read permission), or exclude it in corpus.toml"));
                     continue;
                 }
             };

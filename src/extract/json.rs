@@ -43,6 +43,15 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
     let mut recs = Vec::new();
     select(&root, &map.select, Place::default(), &mut recs);
     let mut out = FileExtraction::default();
+    let mut wrong = Vec::new();
+    shape_mismatches(&root, &map.select, String::from("$"), &mut wrong);
+    for (path, found) in wrong {
+        out.problems.push(
+            Problem::error("json-shape", format!("`{path}` is {found}, but `records.select = \"{}\"` needs an object or a list there", map.select.join(".")))
+                .in_file(file.to_string())
+                .help("fix the data, or change `records.select` to match the file's shape"),
+        );
+    }
     if recs.is_empty() {
         out.problems.push(
             Problem::warning("empty", format!("the selector `{}` finds no records: no document", map.select.join(".")))
@@ -113,6 +122,41 @@ fn select<'a>(v: &'a Value, steps: &[String], place: Place, out: &mut Vec<(&'a V
             }
         }
         _ => {}
+    }
+}
+
+/// Places where the record selector meets a value it cannot step into (`*` over a string).
+fn shape_mismatches(v: &Value, steps: &[String], path: String, out: &mut Vec<(String, &'static str)>) {
+    let Some((step, rest)) = steps.split_first() else { return };
+    match (step.as_str(), v) {
+        ("*", Value::Object(m)) => {
+            for (k, child) in m {
+                shape_mismatches(child, rest, format!("{path}.{k}"), out);
+            }
+        }
+        ("*", Value::Array(a)) => {
+            for (i, child) in a.iter().enumerate() {
+                shape_mismatches(child, rest, format!("{path}[{i}]"), out);
+            }
+        }
+        (name, Value::Object(m)) => {
+            if let Some(child) = m.get(name) {
+                shape_mismatches(child, rest, format!("{path}.{name}"), out);
+            }
+        }
+        (_, Value::Null) => {}
+        (_, other) => out.push((path, kind(other))),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
     }
 }
 
@@ -199,6 +243,9 @@ fn record(rec: &Value, place: &Place, map: &RecordMapping, multi: bool) -> Resul
     let mut body = Body::default();
     for path in &map.text {
         for v in resolve(rec, path) {
+            if let Value::Bool(_) = v {
+                return Err((format!("field `{path}` (text) is a boolean"), "map `text` to string fields (or lists of strings)".into()));
+            }
             push_text(&mut body, v, "text", None);
         }
     }
