@@ -74,6 +74,9 @@ impl Engine {
 
     /// A new config (an edit of corpus.toml): the queries that read it re-run.
     pub fn set_config(&mut self, cfg: Config) {
+        if let Ok(mut c) = self.db.compile_cache.write() {
+            *c = None; // its settings key depends on the config
+        }
         self.cfg = Arc::new(cfg);
         self.settings.set_config(&mut self.db).with_durability(salsa::Durability::HIGH).to(self.cfg.clone());
     }
@@ -100,6 +103,13 @@ impl Engine {
         let (files, found) = discover(&cfg, &libs, &req.out);
         problems.extend(found.0);
         stats.files = files.len();
+
+        // The on-disk compile cache of this output directory (a fresh process reuses it).
+        if let Ok(mut c) = self.db.compile_cache.write() {
+            if c.is_none() {
+                *c = Some(Arc::new(crate::db::cache::CompileCache::new(&req.out, &cfg)));
+            }
+        }
 
         // Read what may have changed; everything else stays as the database holds it.
         let to_read: Vec<&crate::discover::SourceFile> =

@@ -7,7 +7,9 @@
 use serde::{Serialize, Serializer};
 
 /// Readable evidence text as the extractor emitted it. Never normalized.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+// Deserialize exists only for the compile cache, which holds what the extractor emitted.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(transparent)]
 pub struct Text(String);
 
 impl Text {
@@ -30,7 +32,8 @@ impl Serialize for Text {
 }
 
 /// Normalized search form of a `Text`. Only built by the normalizer.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Deserialize)]
+#[serde(transparent)]
 pub struct SearchText(String);
 
 impl SearchText {

@@ -16,7 +16,7 @@ use crate::identity::{ChunkId, DocId};
 use crate::text::{SearchText, Text};
 
 /// One chunk as the build produced it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BuiltChunk {
     pub chunk_id: ChunkId,
     pub index: usize,
@@ -35,7 +35,7 @@ pub struct BuiltChunk {
 }
 
 /// One document as the build produced it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BuiltDoc {
     pub doc_id: DocId,
     pub library: String,

@@ -4,6 +4,8 @@
 //! re-runs only the queries that read the edited bytes, and a re-run whose result equals the old
 //! one stops propagation (early cutoff). Every query body calls the pure core; none does I/O.
 
+pub mod cache;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -42,11 +44,13 @@ pub struct Db {
     pub counters: Arc<Counters>,
     /// The cached provider for non-inline embedders, opened by the engine on the first build.
     pub embedder: Arc<std::sync::OnceLock<Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>>>,
+    /// The on-disk compile cache of the output directory, set by the engine.
+    pub compile_cache: Arc<std::sync::RwLock<Option<Arc<cache::CompileCache>>>>,
 }
 
 impl Default for Db {
     fn default() -> Self {
-        Db { storage: salsa::Storage::default(), counters: Arc::new(Counters::default()), embedder: Arc::default() }
+        Db { storage: salsa::Storage::default(), counters: Arc::new(Counters::default()), embedder: Arc::default(), compile_cache: Arc::default() }
     }
 }
 
@@ -58,6 +62,7 @@ impl salsa::Database for Db {}
 pub trait AskDb: salsa::Database {
     fn counters(&self) -> &Counters;
     fn embedder(&self) -> Option<&Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>>;
+    fn compile_cache(&self) -> Option<Arc<cache::CompileCache>>;
 }
 
 #[salsa::db]
@@ -67,6 +72,9 @@ impl AskDb for Db {
     }
     fn embedder(&self) -> Option<&Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>> {
         self.embedder.get()
+    }
+    fn compile_cache(&self) -> Option<Arc<cache::CompileCache>> {
+        self.compile_cache.read().ok().and_then(|c| c.clone())
     }
 }
 
@@ -120,8 +128,20 @@ pub struct Compiled {
 pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compiled> {
     let cfg = settings.config(db);
     let lib = &cfg.libraries[file.library(db)];
+    let cache = db.compile_cache();
+    let key = cache.as_ref().map(|c| c.key(lib, file.rel(db), file.format(db), file.bytes(db)));
+    if let (Some(c), Some(k)) = (&cache, &key) {
+        if let Some(docs) = c.get(k) {
+            return Arc::new(Compiled { docs, problems: Vec::new() });
+        }
+    }
     let hash = crate::embed::inline_hash(&cfg.embedding);
     let (docs, problems) = crate::build::compile_file(cfg, lib, file.rel(db), file.bytes(db), file.format(db), hash.as_ref());
+    if let (Some(c), Some(k)) = (&cache, &key) {
+        if problems.is_empty() {
+            c.put(k, &docs);
+        }
+    }
     let c = db.counters();
     let chunks: usize = docs.iter().map(|d| d.chunks.len()).sum();
     c.docs_extracted.fetch_add(docs.len(), Ordering::Relaxed);

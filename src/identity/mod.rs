@@ -9,11 +9,12 @@ use serde::Serialize;
 /// The Vectorize vector-ID limit, which every chunk ID must meet.
 pub const MAX_ID_BYTES: usize = 64;
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+// Deserialize exists only for the compile cache, which holds IDs this module built.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct DocId(String);
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct ChunkId(String);
 
