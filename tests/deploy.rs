@@ -1,0 +1,335 @@
+//! `askzico deploy` against a local stand-in for the Cloudflare REST API (tiny_http on
+//! 127.0.0.1, random port) implementing the documented request and response shapes: Vectorize v2
+//! upsert (multipart part `vectors`, NDJSON) / delete_by_ids / info, KV values and bulk writes.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use common::*;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "tok-Sup3rSecret-DoNotLeak-42";
+const ACCOUNT: &str = "acc123";
+const NS: &str = "ns1";
+const TARGET: &str = "\n[deploy.prod]\naccount_id = \"acc123\"\nindexes = [\"corpus-blue\", \"corpus-green\"]\nkv_namespace_id = \"ns1\"\nprefix = \"zico/\"\n";
+
+#[derive(Default)]
+struct State {
+    kv: BTreeMap<String, String>,
+    indexes: BTreeMap<String, BTreeMap<String, Value>>,
+    last_mutation: BTreeMap<String, String>,
+    mutations: usize,
+    /// One entry per request: "upsert blue 12", "delete green 3", "info blue", "kv-bulk 40", "kv-put zico/current", "kv-get zico/current".
+    log: Vec<String>,
+    problems: Vec<String>,
+}
+
+struct Mock {
+    base: String,
+    state: Arc<Mutex<State>>,
+    fail_kv: Arc<AtomicBool>,
+}
+
+fn decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+fn ok(result: Value) -> String {
+    json!({"success": true, "errors": [], "messages": [], "result": result}).to_string()
+}
+
+fn mock() -> Mock {
+    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+    let port = server.server_addr().to_ip().unwrap().port();
+    let state: Arc<Mutex<State>> = Arc::default();
+    let fail_kv = Arc::new(AtomicBool::new(false));
+    let (st, fail) = (state.clone(), fail_kv.clone());
+    std::thread::spawn(move || {
+        for mut rq in server.incoming_requests() {
+            let url = rq.url().to_string();
+            let method = rq.method().to_string();
+            let header = |n: &'static str| rq.headers().iter().find(|h| h.field.equiv(n)).map(|h| h.value.as_str().to_string()).unwrap_or_default();
+            let auth = header("Authorization");
+            let ctype = header("Content-Type");
+            let mut body = String::new();
+            let _ = std::io::Read::read_to_string(rq.as_reader(), &mut body);
+            let mut s = st.lock().unwrap();
+            if auth != format!("Bearer {TOKEN}") {
+                s.problems.push(format!("bad auth on {url}"));
+            }
+            let kv_prefix = format!("/client/v4/accounts/{ACCOUNT}/storage/kv/namespaces/{NS}/");
+            let vz_prefix = format!("/client/v4/accounts/{ACCOUNT}/vectorize/v2/indexes/");
+            let (status, reply) = if let Some(rest) = url.strip_prefix(&kv_prefix) {
+                if let Some(key) = rest.strip_prefix("values/") {
+                    let key = decode(key);
+                    if method == "GET" {
+                        s.log.push(format!("kv-get {key}"));
+                        match s.kv.get(&key) {
+                            Some(v) => (200, v.clone()),
+                            None => (404, json!({"success": false, "errors": [{"code": 10009, "message": "get: 'key not found'"}]}).to_string()),
+                        }
+                    } else {
+                        s.log.push(format!("kv-put {key}"));
+                        s.kv.insert(key, body);
+                        (200, ok(Value::Null))
+                    }
+                } else if rest == "bulk" && method == "PUT" {
+                    if !ctype.starts_with("application/json") {
+                        s.problems.push("bulk content type".into());
+                    }
+                    let pairs: Vec<Value> = serde_json::from_str(&body).unwrap();
+                    if pairs.len() > 10_000 || body.len() > 100_000_000 {
+                        s.problems.push("bulk over limits".into());
+                    }
+                    if fail.load(Ordering::SeqCst) {
+                        s.log.push("kv-bulk-500".into());
+                        (500, json!({"success": false, "errors": [{"code": 10001, "message": "internal"}]}).to_string())
+                    } else {
+                        s.log.push(format!("kv-bulk {}", pairs.len()));
+                        for p in &pairs {
+                            s.kv.insert(p["key"].as_str().unwrap().into(), p["value"].as_str().unwrap().into());
+                        }
+                        (200, ok(json!({"successful_key_count": pairs.len(), "unsuccessful_keys": []})))
+                    }
+                } else {
+                    (404, "{}".into())
+                }
+            } else if let Some(rest) = url.strip_prefix(&vz_prefix) {
+                let (index, op) = rest.split_once('/').unwrap();
+                let index = index.to_string();
+                let op = op.split('?').next().unwrap().to_string();
+                match (method.as_str(), op.as_str()) {
+                    ("POST", "upsert") => {
+                        if !ctype.starts_with("multipart/form-data; boundary=") || !url.contains("unparsable-behavior=error") {
+                            s.problems.push(format!("upsert content type {ctype}"));
+                        }
+                        if !body.contains("name=\"vectors\"") || !body.contains("Content-Type: application/x-ndjson") {
+                            s.problems.push("no vectors part".into());
+                        }
+                        let start = body.find("\r\n\r\n").unwrap() + 4;
+                        let end = body.rfind("\r\n--").unwrap();
+                        let lines: Vec<Value> = body[start..end].lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+                        if lines.len() > 1000 {
+                            s.problems.push("upsert over 1000".into());
+                        }
+                        s.log.push(format!("upsert {index} {}", lines.len()));
+                        for l in lines {
+                            if l["metadata"]["corpus_version"].as_str().is_none() {
+                                s.problems.push("no corpus_version".into());
+                            }
+                            s.indexes.entry(index.clone()).or_default().insert(l["id"].as_str().unwrap().into(), l);
+                        }
+                        s.mutations += 1;
+                        let m = format!("mut-{:04}", s.mutations);
+                        s.last_mutation.insert(index, m.clone());
+                        (200, ok(json!({"mutationId": m})))
+                    }
+                    ("POST", "delete_by_ids") => {
+                        let ids: Value = serde_json::from_str(&body).unwrap();
+                        let ids = ids["ids"].as_array().unwrap();
+                        s.log.push(format!("delete {index} {}", ids.len()));
+                        for id in ids {
+                            s.indexes.entry(index.clone()).or_default().remove(id.as_str().unwrap());
+                        }
+                        s.mutations += 1;
+                        let m = format!("mut-{:04}", s.mutations);
+                        s.last_mutation.insert(index, m.clone());
+                        (200, ok(json!({"mutationId": m})))
+                    }
+                    ("GET", "info") => {
+                        s.log.push(format!("info {index}"));
+                        let n = s.indexes.get(&index).map_or(0, |i| i.len());
+                        (200, ok(json!({"dimensions": 256, "vectorCount": n, "processedUpToMutation": s.last_mutation.get(&index), "processedUpToDatetime": "2026-11-29T00:00:00Z"})))
+                    }
+                    _ => (404, "{}".into()),
+                }
+            } else {
+                (404, "{}".into())
+            };
+            drop(s);
+            let _ = rq.respond(tiny_http::Response::from_string(reply).with_status_code(status));
+        }
+    });
+    Mock { base: format!("http://127.0.0.1:{port}/client/v4"), state, fail_kv }
+}
+
+fn project() -> tempfile::TempDir {
+    let p = sample_project();
+    let cfg = p.path().join("corpus.toml");
+    let mut s = std::fs::read_to_string(&cfg).unwrap();
+    s.push_str(TARGET);
+    std::fs::write(&cfg, s).unwrap();
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    p
+}
+
+fn deploy(dir: &Path, mock: Option<&Mock>, extra: &[&str]) -> std::process::Output {
+    let mut cmd = bin();
+    cmd.current_dir(dir).args(["deploy", "--target", "prod"]).args(extra);
+    cmd.env_remove("CLOUDFLARE_API_TOKEN").env_remove("CLOUDFLARE_ACCOUNT_ID");
+    if let Some(m) = mock {
+        cmd.env("CLOUDFLARE_API_TOKEN", TOKEN).env("ASKZICO_CF_API_BASE", &m.base).env("ASKZICO_DEPLOY_MAX_ATTEMPTS", "2").env("ASKZICO_DEPLOY_RETRY_MS", "1");
+    }
+    let o = run(&mut cmd);
+    assert!(!stdout(&o).contains(TOKEN) && !stderr(&o).contains(TOKEN), "the token leaked");
+    o
+}
+
+fn journal(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("out/cache/deploy/prod.json")).unwrap_or_default()
+}
+
+fn version(dir: &Path) -> String {
+    manifest(&dir.join("out"))["corpus_version"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn dry_run_without_credentials_plans_against_the_journal_within_limits() {
+    let p = project();
+    let o = deploy(p.path(), None, &["--dry-run", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no CLOUDFLARE_API_TOKEN: planning against the local deploy journal"), "{}", stderr(&o));
+    let plan: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(plan["to"]["index"], "corpus-blue");
+    assert_eq!(plan["to"]["version"], version(p.path()).as_str());
+    assert_eq!(plan["from"], Value::Null);
+    let vectors = plan["vectors"]["upsert"].as_u64().unwrap();
+    assert!(vectors >= 12);
+    for b in plan["vectors"]["upsert_batches"].as_array().unwrap() {
+        assert!(b["vectors"].as_u64().unwrap() <= 1000 && b["bytes"].as_u64().unwrap() < 100_000_000);
+    }
+    for b in plan["kv"]["batches"].as_array().unwrap() {
+        assert!(b["pairs"].as_u64().unwrap() <= 10_000 && b["bytes"].as_u64().unwrap() <= 100_000_000);
+    }
+    assert!(plan["kv"]["write"].as_u64().unwrap() > vectors, "lookup records, lexical shards and the manifest");
+    // Human form; nothing written without credentials.
+    let o = deploy(p.path(), None, &["--dry-run"]);
+    assert!(stdout(&o).contains("switch: nothing deployed -> "), "{}", stdout(&o));
+    assert!(stdout(&o).contains("upsert batch 1: "));
+    let o = deploy(p.path(), None, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("needs CLOUDFLARE_API_TOKEN"));
+    assert!(journal(p.path()).is_empty());
+}
+
+#[test]
+fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green() {
+    let p = project();
+    let m = mock();
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    let v1 = version(p.path());
+    let log = { m.state.lock().unwrap().log.clone() };
+    let s = m.state.lock().unwrap();
+    assert!(s.problems.is_empty(), "{:?}", s.problems);
+    assert_eq!(log.first().unwrap(), "kv-get zico/current");
+    assert_eq!(log.last().unwrap(), "kv-put zico/current");
+    let last_vec = log.iter().rposition(|l| l.starts_with("upsert") || l.starts_with("delete") || l.starts_with("info")).unwrap();
+    let first_kv = log.iter().position(|l| l.starts_with("kv-bulk")).unwrap();
+    assert!(last_vec < first_kv, "{log:?}");
+    assert!(log.iter().filter(|l| l.starts_with("upsert")).all(|l| l.starts_with("upsert corpus-blue ")), "{log:?}");
+    assert_eq!(log.iter().filter(|l| l.starts_with("kv-put")).count(), 1);
+    let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
+    assert_eq!(pointer, json!({"version": v1, "index": "corpus-blue"}));
+    assert!(s.kv.contains_key(&format!("zico/{v1}/manifest")));
+    assert!(s.kv.keys().any(|k| k.starts_with(&format!("zico/{v1}/chunk/"))));
+    assert!(s.kv.keys().any(|k| k.starts_with(&format!("zico/{v1}/lex/"))));
+    let blue = s.indexes["corpus-blue"].len();
+    assert!(blue >= 12);
+    drop(s);
+    let j = journal(p.path());
+    assert!(!j.contains(TOKEN) && j.contains("corpus-blue"));
+
+    // Same version again: nothing to do.
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert!(stdout(&o).contains("nothing to do"), "{}", stdout(&o));
+
+    // A changed build goes into the other index; the live one is untouched.
+    let f = p.path().join("sources/articles/faq.md");
+    let mut text = std::fs::read_to_string(&f).unwrap();
+    text.push_str("\n\nفقرة جديدة للتجربة عن النشر والتحديث.\n");
+    std::fs::write(&f, text).unwrap();
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v2 = version(p.path());
+    assert_ne!(v1, v2);
+    m.state.lock().unwrap().log.clear();
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = m.state.lock().unwrap();
+    assert!(s.log.iter().filter(|l| l.starts_with("upsert") || l.starts_with("delete")).all(|l| l.contains("corpus-green")), "{:?}", s.log);
+    assert_eq!(s.indexes["corpus-blue"].len(), blue);
+    assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
+    let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
+    assert_eq!(pointer, json!({"version": v2, "index": "corpus-green"}));
+}
+
+#[test]
+fn an_interrupted_deploy_resumes_without_resending_and_flips_the_pointer_once() {
+    let p = project();
+    let m = mock();
+    m.fail_kv.store(true, Ordering::SeqCst);
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stderr(&o).contains("KV bulk batch 1/"), "{}", stderr(&o));
+    let upserts_before = {
+        let s = m.state.lock().unwrap();
+        assert!(!s.kv.contains_key("zico/current"), "the pointer must not be written before everything else");
+        assert!(!s.log.iter().any(|l| l.starts_with("kv-put")));
+        s.log.iter().filter(|l| l.starts_with("upsert")).count()
+    };
+    assert!(upserts_before >= 1);
+    let j = journal(p.path());
+    assert!(j.contains("\"pending\"") && !j.contains(TOKEN), "{j}");
+
+    m.fail_kv.store(false, Ordering::SeqCst);
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("resuming the unfinished deploy"), "{}", stderr(&o));
+    let s = m.state.lock().unwrap();
+    assert_eq!(s.log.iter().filter(|l| l.starts_with("upsert")).count(), upserts_before, "confirmed upserts were re-sent: {:?}", s.log);
+    assert_eq!(s.log.iter().filter(|l| l.starts_with("kv-put")).count(), 1);
+    assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
+    let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
+    assert_eq!(pointer["index"], "corpus-blue");
+    assert!(!journal(p.path()).contains("\"pending\": {"));
+}
+
+#[test]
+fn an_over_limit_plan_is_refused_before_anything_is_sent() {
+    let p = project();
+    let m = mock();
+    let mut cmd = bin();
+    cmd.current_dir(p.path()).args(["deploy", "--target", "prod"]).env("CLOUDFLARE_API_TOKEN", TOKEN).env("ASKZICO_CF_API_BASE", &m.base).env("ASKZICO_DEPLOY_MAX_METADATA_BYTES", "40");
+    let o = run(&mut cmd);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("deploy refused") && stderr(&o).contains("metadata of vector"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains(TOKEN));
+    let s = m.state.lock().unwrap();
+    assert!(s.log.iter().all(|l| l.starts_with("kv-get")), "{:?}", s.log);
+}
+
+#[test]
+fn unknown_target_is_a_usage_error() {
+    let p = project();
+    let o = run(bin().current_dir(p.path()).args(["deploy", "--target", "nope", "--dry-run"]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("known: prod"), "{}", stderr(&o));
+}
