@@ -26,6 +26,10 @@ struct State {
     /// One entry per request: "upsert blue 12", "delete green 3", "info blue", "kv-bulk 40", "kv-put zico/current", "kv-get zico/current".
     log: Vec<String>,
     problems: Vec<String>,
+    /// `info` reports the previous mutation this many more times (Vectorize applies writes later).
+    info_lag: usize,
+    /// The next upserts answer 429 with `Retry-After: 0`.
+    throttle_upserts: usize,
 }
 
 struct Mock {
@@ -115,6 +119,16 @@ fn mock() -> Mock {
                 let index = index.to_string();
                 let op = op.split('?').next().unwrap().to_string();
                 match (method.as_str(), op.as_str()) {
+                    ("POST", "upsert") if s.throttle_upserts > 0 => {
+                        s.throttle_upserts -= 1;
+                        s.log.push("upsert-429".into());
+                        drop(s);
+                        let r = tiny_http::Response::from_string(json!({"success": false, "errors": [{"code": 971, "message": "rate limited"}]}).to_string())
+                            .with_status_code(429)
+                            .with_header(tiny_http::Header::from_bytes("Retry-After", "0").unwrap());
+                        let _ = rq.respond(r);
+                        continue;
+                    }
                     ("POST", "upsert") => {
                         if !ctype.starts_with("multipart/form-data; boundary=") || !url.contains("unparsable-behavior=error") {
                             s.problems.push(format!("upsert content type {ctype}"));
@@ -155,6 +169,14 @@ fn mock() -> Mock {
                     ("GET", "info") => {
                         s.log.push(format!("info {index}"));
                         let n = s.indexes.get(&index).map_or(0, |i| i.len());
+                        if s.info_lag > 0 {
+                            s.info_lag -= 1;
+                            s.log.push("info-lagging".into());
+                            let r = ok(json!({"dimensions": 256, "vectorCount": n, "processedUpToMutation": "mut-older", "processedUpToDatetime": "2026-11-29T00:00:00Z"}));
+                            drop(s);
+                            let _ = rq.respond(tiny_http::Response::from_string(r));
+                            continue;
+                        }
                         (200, ok(json!({"dimensions": 256, "vectorCount": n, "processedUpToMutation": s.last_mutation.get(&index), "processedUpToDatetime": "2026-11-29T00:00:00Z"})))
                     }
                     _ => (404, "{}".into()),
@@ -233,18 +255,25 @@ fn dry_run_without_credentials_plans_against_the_journal_within_limits() {
 fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green() {
     let p = project();
     let m = mock();
+    {
+        let mut s = m.state.lock().unwrap();
+        s.info_lag = 2;
+        s.throttle_upserts = 1;
+    }
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("HTTP 429: rate limited (code 971); retrying"), "{}", stderr(&o));
     let v1 = version(p.path());
     let log = { m.state.lock().unwrap().log.clone() };
     let s = m.state.lock().unwrap();
     assert!(s.problems.is_empty(), "{:?}", s.problems);
+    assert_eq!(log.iter().filter(|l| *l == "info-lagging").count(), 2, "the deploy waits for the last mutation: {log:?}");
     assert_eq!(log.first().unwrap(), "kv-get zico/current");
     assert_eq!(log.last().unwrap(), "kv-put zico/current");
     let last_vec = log.iter().rposition(|l| l.starts_with("upsert") || l.starts_with("delete") || l.starts_with("info")).unwrap();
     let first_kv = log.iter().position(|l| l.starts_with("kv-bulk")).unwrap();
     assert!(last_vec < first_kv, "{log:?}");
-    assert!(log.iter().filter(|l| l.starts_with("upsert")).all(|l| l.starts_with("upsert corpus-blue ")), "{log:?}");
+    assert!(log.iter().filter(|l| l.starts_with("upsert ")).all(|l| l.starts_with("upsert corpus-blue ")), "{log:?}");
     assert_eq!(log.iter().filter(|l| l.starts_with("kv-put")).count(), 1);
     let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
     assert_eq!(pointer, json!({"version": v1, "index": "corpus-blue"}));
@@ -274,11 +303,31 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = m.state.lock().unwrap();
-    assert!(s.log.iter().filter(|l| l.starts_with("upsert") || l.starts_with("delete")).all(|l| l.contains("corpus-green")), "{:?}", s.log);
+    assert!(s.log.iter().filter(|l| l.starts_with("upsert ") || l.starts_with("delete ")).all(|l| l.contains("corpus-green")), "{:?}", s.log);
     assert_eq!(s.indexes["corpus-blue"].len(), blue);
     assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
     let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
     assert_eq!(pointer, json!({"version": v2, "index": "corpus-green"}));
+    drop(s);
+
+    // A third build without one article goes back into blue, diffed against what blue holds:
+    // unchanged vectors are not re-sent, the removed article's vectors are deleted by ID.
+    std::fs::remove_file(p.path().join("sources/articles/nile-flood.md")).unwrap();
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v3 = version(p.path());
+    m.state.lock().unwrap().log.clear();
+    let o = deploy(p.path(), Some(&m), &["--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(report["plan"]["vectors"]["delete"].as_u64().unwrap() >= 1, "{report}");
+    assert!(report["plan"]["vectors"]["unchanged"].as_u64().unwrap() >= 1, "{report}");
+    let s = m.state.lock().unwrap();
+    assert!(s.log.iter().any(|l| l.starts_with("delete corpus-blue ")), "{:?}", s.log);
+    assert!(s.log.iter().filter(|l| l.starts_with("upsert ") || l.starts_with("delete ")).all(|l| l.contains("corpus-blue")), "{:?}", s.log);
+    assert!(!s.indexes["corpus-blue"].keys().any(|k| k.starts_with("articles:nile")), "{:?}", s.indexes["corpus-blue"].keys());
+    let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
+    assert_eq!(pointer, json!({"version": v3, "index": "corpus-blue"}));
 }
 
 #[test]
