@@ -166,6 +166,17 @@ fn mock() -> Mock {
                         s.last_mutation.insert(index, m.clone());
                         (200, ok(json!({"mutationId": m})))
                     }
+                    ("GET", "list") => {
+                        // Pages of at most 7 IDs, to exercise the cursor.
+                        let q = rest.split_once('?').map_or("", |(_, q)| q);
+                        let cursor = q.split('&').find_map(|kv| kv.strip_prefix("cursor=")).map(decode).unwrap_or_default();
+                        let ids: Vec<String> = s.indexes.get(&index).map(|i| i.keys().filter(|k| **k > cursor).take(7).cloned().collect()).unwrap_or_default();
+                        let total = s.indexes.get(&index).map_or(0, |i| i.len());
+                        let more = ids.len() == 7 && s.indexes[&index].keys().any(|k| k > ids.last().unwrap());
+                        s.log.push(format!("list {index}"));
+                        (200, ok(json!({"count": ids.len(), "totalCount": total, "isTruncated": more, "nextCursor": if more { json!(ids.last().unwrap()) } else { Value::Null },
+                                        "vectors": ids.iter().map(|i| json!({"id": i})).collect::<Vec<_>>()})))
+                    }
                     ("GET", "info") => {
                         s.log.push(format!("info {index}"));
                         let n = s.indexes.get(&index).map_or(0, |i| i.len());
@@ -299,11 +310,23 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     assert!(o.status.success(), "{}", stderr(&o));
     let v2 = version(p.path());
     assert_ne!(v1, v2);
-    m.state.lock().unwrap().log.clear();
+    {
+        // Green holds vectors this machine's journal does not know of (another machine's deploy):
+        // they are listed (paged) and the ones the build lacks deleted.
+        let mut s = m.state.lock().unwrap();
+        s.log.clear();
+        let green = s.indexes.entry("corpus-green".into()).or_default();
+        for i in 0..9 {
+            green.insert(format!("stray:{i}"), json!({}));
+        }
+    }
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = m.state.lock().unwrap();
     assert!(s.log.iter().filter(|l| l.starts_with("upsert ") || l.starts_with("delete ")).all(|l| l.contains("corpus-green")), "{:?}", s.log);
+    assert!(s.log.iter().filter(|l| l.starts_with("list corpus-green")).count() >= 2, "{:?}", s.log);
+    assert!(s.log.contains(&"delete corpus-green 9".to_string()), "{:?}", s.log);
+    assert!(!s.indexes["corpus-green"].keys().any(|k| k.starts_with("stray:")));
     assert_eq!(s.indexes["corpus-blue"].len(), blue);
     assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
     let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
@@ -372,7 +395,7 @@ fn an_over_limit_plan_is_refused_before_anything_is_sent() {
     assert!(stderr(&o).contains("deploy refused") && stderr(&o).contains("metadata of vector"), "{}", stderr(&o));
     assert!(!stderr(&o).contains(TOKEN));
     let s = m.state.lock().unwrap();
-    assert!(s.log.iter().all(|l| l.starts_with("kv-get")), "{:?}", s.log);
+    assert!(s.log.iter().all(|l| l.starts_with("kv-get") || l.starts_with("list ")), "only reads: {:?}", s.log);
 }
 
 #[test]

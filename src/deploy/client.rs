@@ -179,6 +179,27 @@ impl Client {
         self.mutation(status, &text, what)
     }
 
+    /// `GET …/list?count=1000&cursor=…`: every vector ID the index holds (paged).
+    pub fn list_ids(&self, index: &str) -> Result<Vec<String>, String> {
+        let what = format!("listing the vector IDs of Vectorize index {index}");
+        let mut ids = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut url = format!("{}?count=1000", self.index_url(index, "list"));
+            if let Some(c) = &cursor {
+                url.push_str(&format!("&cursor={}", encode(c)));
+            }
+            let (status, text) = self.call("GET", &url, None, None, &what)?;
+            let r = self.result(status, &text, &what)?;
+            let page = r.get("vectors").and_then(Value::as_array).ok_or_else(|| format!("{what}: no `vectors` in the response"))?;
+            ids.extend(page.iter().filter_map(|v| v.get("id").and_then(Value::as_str).map(String::from)));
+            match (r.get("isTruncated").and_then(Value::as_bool), r.get("nextCursor").and_then(Value::as_str)) {
+                (Some(true), Some(c)) if !page.is_empty() => cursor = Some(c.to_string()),
+                _ => return Ok(ids),
+            }
+        }
+    }
+
     /// `GET …/info`.
     pub fn info(&self, index: &str) -> Result<Value, String> {
         let what = format!("reading Vectorize index {index} info");

@@ -123,7 +123,17 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     // unknown state: upsert everything then.
     let resuming = j.pending.as_ref().is_some_and(|p| p.version == m.corpus_version && p.index == index);
     let stale_pending = j.pending.as_ref().is_some_and(|p| p.index == index && !resuming);
-    let previous = if stale_pending { None } else { j.indexes.get(&index).map(|r| r.vectors.clone()) };
+    let mut previous = if stale_pending { None } else { j.indexes.get(&index).map(|r| r.vectors.clone()) };
+    if let (None, Some(c)) = (&previous, &client) {
+        // The journal does not know what the inactive index holds (first deploy from this machine,
+        // or an unfinished deploy of another version): list its IDs, upsert everything and delete
+        // the IDs the new build does not have.
+        let ids = c.list_ids(&index)?;
+        if !ids.is_empty() {
+            eprintln!("the journal does not know index {index}: it holds {} vectors (listed); all vectors are upserted", ids.len());
+        }
+        previous = Some(ids.into_iter().map(|id| (id, String::new())).collect());
+    }
     let p = plan(&recs, previous.as_ref(), &limits()).map_err(|errs| {
         let mut s = format!("deploy refused: the plan breaks {} Cloudflare limit(s); nothing was sent:", errs.len());
         for e in errs {
