@@ -30,6 +30,8 @@ struct State {
     info_lag: usize,
     /// The next upserts answer 429 with `Retry-After: 0`.
     throttle_upserts: usize,
+    /// The next bulk write reports its first two keys in `unsuccessful_keys` (and drops them).
+    drop_bulk_keys: bool,
 }
 
 struct Mock {
@@ -106,10 +108,13 @@ fn mock() -> Mock {
                         (500, json!({"success": false, "errors": [{"code": 10001, "message": "internal"}]}).to_string())
                     } else {
                         s.log.push(format!("kv-bulk {}", pairs.len()));
+                        let dropped: Vec<String> = if std::mem::take(&mut s.drop_bulk_keys) { pairs.iter().take(2).map(|p| p["key"].as_str().unwrap().to_string()).collect() } else { vec![] };
                         for p in &pairs {
-                            s.kv.insert(p["key"].as_str().unwrap().into(), p["value"].as_str().unwrap().into());
+                            if !dropped.iter().any(|d| d == p["key"].as_str().unwrap()) {
+                                s.kv.insert(p["key"].as_str().unwrap().into(), p["value"].as_str().unwrap().into());
+                            }
                         }
-                        (200, ok(json!({"successful_key_count": pairs.len(), "unsuccessful_keys": []})))
+                        (200, ok(json!({"successful_key_count": pairs.len() - dropped.len(), "unsuccessful_keys": dropped})))
                     }
                 } else {
                     (404, "{}".into())
@@ -225,6 +230,12 @@ fn deploy(dir: &Path, mock: Option<&Mock>, extra: &[&str]) -> std::process::Outp
     o
 }
 
+/// The `kv: N pairs` count of a printed plan.
+fn report_count(out: &str) -> usize {
+    let line = out.lines().find(|l| l.trim_start().starts_with("kv: ")).expect("a plan line `kv: N pairs`");
+    line.trim_start()[4..].split(' ').next().unwrap().parse().unwrap()
+}
+
 fn journal(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("out/cache/deploy/prod.json")).unwrap_or_default()
 }
@@ -270,6 +281,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
         let mut s = m.state.lock().unwrap();
         s.info_lag = 2;
         s.throttle_upserts = 1;
+        s.drop_bulk_keys = true;
     }
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
@@ -280,6 +292,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     assert!(s.problems.is_empty(), "{:?}", s.problems);
     assert_eq!(log.iter().filter(|l| *l == "info-lagging").count(), 2, "the deploy waits for the last mutation: {log:?}");
     assert_eq!(log.first().unwrap(), "kv-get zico/current");
+    assert!(log.contains(&"kv-bulk 2".to_string()), "unsuccessful_keys are retried: {log:?}");
     assert_eq!(log.last().unwrap(), "kv-put zico/current");
     let last_vec = log.iter().rposition(|l| l.starts_with("upsert") || l.starts_with("delete") || l.starts_with("info")).unwrap();
     let first_kv = log.iter().position(|l| l.starts_with("kv-bulk")).unwrap();
@@ -291,6 +304,8 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     assert!(s.kv.contains_key(&format!("zico/{v1}/manifest")));
     assert!(s.kv.keys().any(|k| k.starts_with(&format!("zico/{v1}/chunk/"))));
     assert!(s.kv.keys().any(|k| k.starts_with(&format!("zico/{v1}/lex/"))));
+    let kv_written = report_count(&stdout(&o));
+    assert_eq!(s.kv.keys().filter(|k| k.starts_with(&format!("zico/{v1}/"))).count(), kv_written, "every planned pair is stored");
     let blue = s.indexes["corpus-blue"].len();
     assert!(blue >= 12);
     drop(s);
