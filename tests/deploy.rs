@@ -30,6 +30,8 @@ struct State {
     info_lag: usize,
     /// The next upserts answer 429 with `Retry-After: 0`.
     throttle_upserts: usize,
+    /// Upserts answer 500 once this many have succeeded (a deploy dying mid-way).
+    fail_upserts_after: Option<usize>,
     /// The next bulk write reports its first two keys in `unsuccessful_keys` (and drops them).
     drop_bulk_keys: bool,
 }
@@ -133,6 +135,10 @@ fn mock() -> Mock {
                             .with_header(tiny_http::Header::from_bytes("Retry-After", "0").unwrap());
                         let _ = rq.respond(r);
                         continue;
+                    }
+                    ("POST", "upsert") if s.fail_upserts_after.is_some_and(|n| s.log.iter().filter(|l| l.starts_with("upsert ")).count() >= n) => {
+                        s.log.push("upsert-500".into());
+                        (500, json!({"success": false, "errors": [{"code": 10001, "message": "internal"}]}).to_string())
                     }
                     ("POST", "upsert") => {
                         if !ctype.starts_with("multipart/form-data; boundary=") || !url.contains("unparsable-behavior=error") {
@@ -411,6 +417,52 @@ fn an_over_limit_plan_is_refused_before_anything_is_sent() {
     assert!(!stderr(&o).contains(TOKEN));
     let s = m.state.lock().unwrap();
     assert!(s.log.iter().all(|l| l.starts_with("kv-get") || l.starts_with("list ")), "only reads: {:?}", s.log);
+}
+
+#[test]
+fn a_deploy_dying_mid_upsert_resumes_from_the_next_batch() {
+    let p = project();
+    let m = mock();
+    m.state.lock().unwrap().fail_upserts_after = Some(2);
+    let small = |o: &mut assert_cmd::Command| {
+        o.env("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "4");
+    };
+    let mut cmd = bin();
+    cmd.current_dir(p.path()).args(["deploy", "--target", "prod"]).env("CLOUDFLARE_API_TOKEN", TOKEN).env("ASKZICO_CF_API_BASE", &m.base).env("ASKZICO_DEPLOY_MAX_ATTEMPTS", "2").env("ASKZICO_DEPLOY_RETRY_MS", "1");
+    small(&mut cmd);
+    let o = run(&mut cmd);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("upsert batch 3/"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains(TOKEN) && !journal(p.path()).contains(TOKEN));
+    {
+        let mut s = m.state.lock().unwrap();
+        assert!(!s.log.iter().any(|l| l.starts_with("kv-")  && l != "kv-get zico/current"), "{:?}", s.log);
+        s.fail_upserts_after = None;
+    }
+    let mut cmd = bin();
+    cmd.current_dir(p.path()).args(["deploy", "--target", "prod"]).env("CLOUDFLARE_API_TOKEN", TOKEN).env("ASKZICO_CF_API_BASE", &m.base);
+    small(&mut cmd);
+    let o = run(&mut cmd);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = m.state.lock().unwrap();
+    let sizes: Vec<&String> = s.log.iter().filter(|l| l.starts_with("upsert ")).collect();
+    let total: usize = sizes.iter().map(|l| l.rsplit(' ').next().unwrap().parse::<usize>().unwrap()).sum();
+    let vectors = s.indexes["corpus-blue"].len();
+    assert_eq!(total, vectors, "each vector sent exactly once across both runs: {:?}", s.log);
+    assert!(sizes.len() >= 4);
+    assert_eq!(s.log.iter().filter(|l| l.starts_with("kv-put")).count(), 1);
+    assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
+}
+
+#[test]
+fn a_target_needs_two_distinct_indexes() {
+    let p = sample_project();
+    let cfg = p.path().join("corpus.toml");
+    let s = std::fs::read_to_string(&cfg).unwrap() + "\n[deploy.prod]\nindexes = [\"only\"]\nkv_namespace_id = \"ns1\"\n";
+    std::fs::write(&cfg, s).unwrap();
+    let o = run(bin().current_dir(p.path()).args(["deploy", "--target", "prod", "--dry-run"]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("indexes must name two distinct Vectorize indexes"), "{}", stderr(&o));
 }
 
 #[test]

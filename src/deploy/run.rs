@@ -31,8 +31,12 @@ pub fn records(out: &Path, m: &Manifest, prefix: &str) -> Result<Records, String
 /// The limits, with test hooks that can only lower them.
 pub fn limits() -> Limits {
     let mut l = Limits::default();
-    if let Some(n) = std::env::var("ASKZICO_DEPLOY_MAX_METADATA_BYTES").ok().and_then(|v| v.parse::<usize>().ok()) {
+    let var = |n: &str| std::env::var(n).ok().and_then(|v| v.parse::<usize>().ok()).filter(|n| *n > 0);
+    if let Some(n) = var("ASKZICO_DEPLOY_MAX_METADATA_BYTES") {
         l.max_metadata_bytes = l.max_metadata_bytes.min(n);
+    }
+    if let Some(n) = var("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS") {
+        l.upsert_max_vectors = l.upsert_max_vectors.min(n);
     }
     l
 }
