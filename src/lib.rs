@@ -11,6 +11,7 @@ pub mod chunk;
 pub mod cli;
 pub mod config;
 pub mod db;
+pub mod deploy;
 pub mod diag;
 pub mod discover;
 pub mod embed;

@@ -77,7 +77,10 @@ fn limit(what: String) -> Problem {
     Problem::error("limit", what).help("this build cannot be uploaded as is; shorten the offending IDs or fields and rebuild")
 }
 
-fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Problem> {
+/// Every vector of a build as (vector file's library, the exact Vectorize NDJSON objects), in
+/// manifest order: `{"id", "values", "metadata"}` with `corpus_version` in the metadata. Shared
+/// by `export` and `deploy`; limits are checked by the caller.
+pub(crate) fn vector_lines(out: &Path, m: &Manifest) -> Result<Vec<(Option<String>, Vec<Value>)>, Problem> {
     let mut chunks: BTreeMap<String, ChunkRecord> = BTreeMap::new();
     for a in m.artifacts_of(Kind::Chunks) {
         let bytes = read(out, &a.path)?;
@@ -89,12 +92,9 @@ fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Probl
     let mut files = Vec::new();
     for a in m.artifacts_of(Kind::Vectors) {
         let (_, recs) = vectors::decode(&read(out, &a.path)?).map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
-        let mut buf = Vec::new();
+        let mut lines = Vec::with_capacity(recs.len());
         for r in recs {
             let c = chunks.get(&r.id).ok_or_else(|| Problem::error("invariant", format!("vector {} has no chunk record", r.id)))?;
-            if r.id.len() > MAX_VECTOR_ID {
-                return Err(limit(format!("vector ID {} is over {MAX_VECTOR_ID} bytes", r.id)));
-            }
             let metadata = json!({
                 "doc_id": c.doc_id,
                 "library": c.library,
@@ -103,24 +103,61 @@ fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Probl
                 "url": c.url,
                 "corpus_version": m.corpus_version,
             });
-            let meta_len = serde_json::to_vec(&metadata).map(|v| v.len()).unwrap_or(0);
-            if meta_len > MAX_METADATA_BYTES {
-                return Err(limit(format!("metadata of vector {} is {meta_len} bytes, over {MAX_METADATA_BYTES}", r.id)));
+            lines.push(json!({"id": r.id, "values": r.values, "metadata": metadata}));
+        }
+        files.push((a.library.clone(), lines));
+    }
+    Ok(files)
+}
+
+fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Problem> {
+    let mut files = Vec::new();
+    for (library, lines) in vector_lines(out, m)? {
+        let mut buf = Vec::new();
+        for line in lines {
+            let id = line["id"].as_str().unwrap_or("");
+            if id.len() > MAX_VECTOR_ID {
+                return Err(limit(format!("vector ID {id} is over {MAX_VECTOR_ID} bytes")));
             }
-            let line = json!({"id": r.id, "values": r.values, "metadata": metadata});
+            let meta_len = serde_json::to_vec(&line["metadata"]).map(|v| v.len()).unwrap_or(0);
+            if meta_len > MAX_METADATA_BYTES {
+                return Err(limit(format!("metadata of vector {id} is {meta_len} bytes, over {MAX_METADATA_BYTES}")));
+            }
             serde_json::to_writer(&mut buf, &line).expect("serializes");
             buf.push(b'\n');
         }
-        let name = format!("vectors.{}.ndjson", a.library.as_deref().unwrap_or("all"));
+        let name = format!("vectors.{}.ndjson", library.as_deref().unwrap_or("all"));
         files.push(write(dest, &name, &buf)?);
     }
     Ok(files)
 }
 
-fn kv(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>, Problem> {
+/// Every KV pair of a build under the key scheme of DESIGN §4 (lookup records, lexical shards,
+/// the manifest), in manifest order. Shared by `export` and `deploy`; limits are checked by the caller.
+pub(crate) fn kv_pairs(out: &Path, m: &Manifest, prefix: &str) -> Result<Vec<(String, String)>, Problem> {
     let v = &m.corpus_version;
+    let mut pairs = Vec::new();
+    for a in m.artifacts_of(Kind::Lookup) {
+        let bytes = read(out, &a.path)?;
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            let r: LookupRecord = serde_json::from_str(line).map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
+            let value = json!({"title": r.title, "url": r.url, "text": r.text, "domains": r.domains, "library": r.library, "metadata": r.metadata});
+            pairs.push((format!("{prefix}{v}/chunk/{}", r.chunk_id), value.to_string()));
+        }
+    }
+    for a in m.artifacts_of(Kind::Lexical) {
+        let domain = a.domain.as_deref().unwrap_or("");
+        let name = a.path.rsplit('/').next().unwrap_or("").split('.').next().unwrap_or("");
+        let bytes = read(out, &a.path)?;
+        pairs.push((format!("{prefix}{v}/lex/{domain}/{name}"), String::from_utf8_lossy(&bytes).into_owned()));
+    }
+    pairs.push((format!("{prefix}{v}/manifest"), String::from_utf8_lossy(&m.to_pretty_json()).into_owned()));
+    Ok(pairs)
+}
+
+fn kv(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>, Problem> {
     let mut pairs: Vec<Value> = Vec::new();
-    let mut push = |key: String, value: String| -> Result<(), Problem> {
+    for (key, value) in kv_pairs(out, m, prefix)? {
         if key.len() > MAX_KEY_BYTES {
             return Err(limit(format!("KV key {key} is over {MAX_KEY_BYTES} bytes")));
         }
@@ -128,23 +165,7 @@ fn kv(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>
             return Err(limit(format!("KV value of {key} is over 25 MiB")));
         }
         pairs.push(json!({"key": key, "value": value}));
-        Ok(())
-    };
-    for a in m.artifacts_of(Kind::Lookup) {
-        let bytes = read(out, &a.path)?;
-        for line in String::from_utf8_lossy(&bytes).lines() {
-            let r: LookupRecord = serde_json::from_str(line).map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
-            let value = json!({"title": r.title, "url": r.url, "text": r.text, "domains": r.domains, "library": r.library, "metadata": r.metadata});
-            push(format!("{prefix}{v}/chunk/{}", r.chunk_id), value.to_string())?;
-        }
     }
-    for a in m.artifacts_of(Kind::Lexical) {
-        let domain = a.domain.as_deref().unwrap_or("");
-        let name = a.path.rsplit('/').next().unwrap_or("").split('.').next().unwrap_or("");
-        let bytes = read(out, &a.path)?;
-        push(format!("{prefix}{v}/lex/{domain}/{name}"), String::from_utf8_lossy(&bytes).into_owned())?;
-    }
-    push(format!("{prefix}{v}/manifest"), String::from_utf8_lossy(&m.to_pretty_json()).into_owned())?;
     let mut files = Vec::new();
     let parts: Vec<&[Value]> = pairs.chunks(KV_PAIRS_PER_FILE).collect();
     for (i, part) in parts.iter().enumerate() {

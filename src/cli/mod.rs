@@ -4,9 +4,10 @@
 //! 2 usage or config errors.
 
 mod build;
+mod deploy;
 mod eval;
 mod query;
-mod export;
+pub(crate) mod export;
 mod init;
 mod inspect;
 mod normalize;
@@ -83,6 +84,20 @@ enum Command {
         /// KV key prefix (the deploy target's; empty by default).
         #[arg(long, default_value = "")]
         prefix: String,
+    },
+    /// Deploy the current build to a `[deploy.NAME]` target: vectors into the inactive Vectorize
+    /// index, KV records under the new version, then the pointer, last.
+    Deploy {
+        #[command(flatten)]
+        at: BuildLocation,
+        /// The `[deploy.NAME]` table of the config.
+        #[arg(long)]
+        target: String,
+        /// Print the plan (counts, bytes, batches, the version switch) and send nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
     },
     /// Ask a question of the current build: BM25 + vectors, fused, date-aware, hydrated evidence.
     Query {
@@ -243,6 +258,7 @@ pub fn main() -> i32 {
         Command::Build { at, json, watch, stats_json } => build::run(&at, json, watch, stats_json),
         Command::Verify { at, json } => verify::run(&at, json),
         Command::Export { at, format, dest, prefix } => export::run(&at, format, &dest, &prefix),
+        Command::Deploy { at, target, dry_run, json } => deploy::run(&at, &target, dry_run, json),
         Command::Query { at, k, domains, mode, json, question } => query::run(&at, query::QueryArgs { question: &question, k, domains: &domains, mode, json }),
         Command::Eval { at, fixtures, k, baseline, write_baseline, record, history, compare, mode, json } => {
             eval::run(&at, eval::EvalArgs { fixtures, k, baseline, write_baseline, record, history, compare, mode, json })

@@ -152,6 +152,18 @@ pub struct Config {
     pub max_file_bytes: u64,
     /// `[inspect]`: thresholds of `askzico inspect`.
     pub inspect: crate::inspect::InspectSettings,
+    /// `[deploy.NAME]`: deploy targets of `askzico deploy`.
+    pub deploy: BTreeMap<String, DeployTarget>,
+}
+
+/// A deploy target: two Vectorize indexes (blue/green), one KV namespace, a key prefix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeployTarget {
+    pub account_id: Option<String>,
+    /// Exactly two distinct index names; the pointer says which one is live.
+    pub indexes: [String; 2],
+    pub kv_namespace_id: String,
+    pub prefix: String,
 }
 
 impl Config {
@@ -385,6 +397,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
     let aliases = crate::normalize::aliases::AliasTable::new(alias_list, &rules);
     let article_stems = raw.aliases.as_ref().is_none_or(|a| a.article_stems);
     let inspect = inspect_settings(cx, raw.inspect, &seen);
+    let deploy = deploy_targets(cx, raw.deploy);
     Config {
         path: path.to_path_buf(),
         base_dir: base_dir.to_path_buf(),
@@ -409,7 +422,30 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         envs,
         max_file_bytes: max_mb.clamp(1, 4096) * 1024 * 1024,
         inspect,
+        deploy,
     }
+}
+
+fn deploy_targets(cx: &mut Cx, raw: Option<BTreeMap<String, raw::RawDeploy>>) -> BTreeMap<String, DeployTarget> {
+    let mut out = BTreeMap::new();
+    for (name, t) in raw.unwrap_or_default() {
+        let span = t.indexes.span();
+        let idx = t.indexes.into_inner();
+        let ok_name = |s: &str| !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if idx.len() != 2 || idx[0] == idx[1] || !idx.iter().all(|i| ok_name(i)) {
+            cx.error("config-value", span, format!("[deploy.{name}] indexes must name two distinct Vectorize indexes"), "write e.g. indexes = [\"corpus-blue\", \"corpus-green\"] (letters, digits, - and _, at most 64 bytes)");
+            continue;
+        }
+        let ns_span = t.kv_namespace_id.span();
+        let ns = t.kv_namespace_id.into_inner();
+        if !ok_name(&ns) {
+            cx.error("config-value", ns_span, format!("[deploy.{name}] kv_namespace_id {ns:?} is not a namespace ID"), "copy the KV namespace ID from the Cloudflare dashboard");
+            continue;
+        }
+        let [a, b]: [String; 2] = idx.try_into().expect("two indexes");
+        out.insert(name, DeployTarget { account_id: t.account_id, indexes: [a, b], kv_namespace_id: ns, prefix: t.prefix.unwrap_or_default() });
+    }
+    out
 }
 
 fn inspect_settings(cx: &mut Cx, raw: Option<raw::RawInspect>, libraries: &BTreeMap<String, std::ops::Range<usize>>) -> crate::inspect::InspectSettings {

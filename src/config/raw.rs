@@ -25,6 +25,17 @@ pub(super) struct RawConfig {
     pub alias: Vec<crate::normalize::aliases::Alias>,
     pub collision: Vec<super::Collision>,
     pub inspect: Option<RawInspect>,
+    pub deploy: Option<BTreeMap<String, RawDeploy>>,
+}
+
+/// `[deploy.NAME]`: a deploy target. Never secrets (the token comes from the environment).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawDeploy {
+    pub account_id: Option<String>,
+    pub indexes: Spanned<Vec<String>>,
+    pub kv_namespace_id: Spanned<String>,
+    pub prefix: Option<String>,
 }
 
 /// `[inspect]`: thresholds of `askzico inspect` (never part of a build's settings).
@@ -202,7 +213,7 @@ pub(super) struct RawEnv {
     pub libraries: Vec<Spanned<String>>,
 }
 
-const KEYS: &[&str] = &["corpus", "chunking", "normalize", "aliases", "alias", "collision", "embedding", "retrieval", "library", "env", "inspect"];
+const KEYS: &[&str] = &["corpus", "chunking", "normalize", "aliases", "alias", "collision", "embedding", "retrieval", "library", "env", "inspect", "deploy"];
 
 pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
     let src = cx.src.clone();
@@ -225,6 +236,7 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
             "retrieval" => raw.retrieval = de(cx, value),
             "aliases" => raw.aliases = de(cx, value),
             "inspect" => raw.inspect = de(cx, value),
+            "deploy" => raw.deploy = de(cx, value),
             "collision" => raw.collision = de_tables(cx, "collision", value),
             "alias" => raw.alias = de_tables(cx, "alias", value),
             "library" => raw.library = de_tables(cx, "library", value),

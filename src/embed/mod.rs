@@ -7,7 +7,7 @@
 mod cache;
 mod command;
 mod hash;
-mod workers_ai;
+pub(crate) mod workers_ai;
 
 use std::fmt;
 

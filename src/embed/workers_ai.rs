@@ -399,7 +399,7 @@ pub(crate) fn truncate_at_word(text: &str, max_chars: usize) -> &str {
     }
 }
 
-fn is_loopback(base: &str) -> bool {
+pub(crate) fn is_loopback(base: &str) -> bool {
     let rest = base.split_once("://").map_or(base, |(_, r)| r);
     ["127.0.0.1", "localhost", "[::1]"].iter().any(|h| {
         rest.strip_prefix(h).is_some_and(|after| after.is_empty() || after.starts_with([':', '/']))
@@ -407,7 +407,7 @@ fn is_loopback(base: &str) -> bool {
 }
 
 /// `Retry-After`: delay-seconds or an HTTP date.
-fn parse_retry_after(v: &str) -> Option<Duration> {
+pub(crate) fn parse_retry_after(v: &str) -> Option<Duration> {
     let v = v.trim();
     if let Ok(secs) = v.parse::<u64>() {
         return Some(Duration::from_secs(secs));
@@ -417,7 +417,7 @@ fn parse_retry_after(v: &str) -> Option<Duration> {
 }
 
 /// `base * 2^(attempt-1)`, capped, then jittered into [d/2, d].
-fn backoff(attempt: u32, base: Duration, cap: Duration) -> Duration {
+pub(crate) fn backoff(attempt: u32, base: Duration, cap: Duration) -> Duration {
     let exp = base.saturating_mul(1u32 << (attempt - 1).min(20)).min(cap);
     exp.mul_f64(0.5 + 0.5 * jitter())
 }
@@ -431,7 +431,7 @@ fn jitter() -> f64 {
 }
 
 /// `": message; message"` from a Cloudflare v4 error envelope, or a body snippet.
-fn cf_messages(body: &str) -> String {
+pub(crate) fn cf_messages(body: &str) -> String {
     let msgs: Vec<String> = serde_json::from_str::<serde_json::Value>(body)
         .ok()
         .and_then(|v| v.get("errors").and_then(|e| e.as_array()).cloned())

@@ -1,0 +1,66 @@
+//! The local deploy journal, `out/cache/deploy/<target>.json`: what each index is known to hold,
+//! the pointer as last written, and the batches an unfinished deploy has had confirmed, so a rerun
+//! finishes the same version without re-sending them. Never holds a token.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::IndexState;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Journal {
+    /// The pointer as this machine last wrote it.
+    pub pointer: Option<Pointer>,
+    /// Index name → what it holds after the last completed deploy into it.
+    #[serde(default)]
+    pub indexes: BTreeMap<String, IndexRecord>,
+    /// An unfinished deploy.
+    pub pending: Option<Pending>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pointer {
+    pub version: String,
+    pub index: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IndexRecord {
+    pub version: String,
+    /// Vector ID → content hash.
+    pub vectors: IndexState,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pending {
+    pub version: String,
+    pub index: String,
+    /// IDs of confirmed batches.
+    pub done: BTreeSet<String>,
+    /// The last mutationId Vectorize returned for this deploy.
+    pub last_mutation: Option<String>,
+    /// Vectorize reported the last mutation processed.
+    #[serde(default)]
+    pub vectors_applied: bool,
+}
+
+pub fn path(out: &Path, target: &str) -> PathBuf {
+    out.join("cache").join("deploy").join(format!("{target}.json"))
+}
+
+/// Reads the journal; a missing file is an empty target.
+pub fn load(path: &Path) -> Result<Journal, String> {
+    match std::fs::read(path) {
+        Ok(b) => serde_json::from_slice(&b).map_err(|e| format!("{} is not a deploy journal: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Journal::default()),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+pub fn save(path: &Path, j: &Journal) -> Result<(), String> {
+    let mut bytes = serde_json::to_vec_pretty(j).expect("journal serializes");
+    bytes.push(b'\n');
+    crate::artifacts::store::write_atomic(path, &bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

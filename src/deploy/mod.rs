@@ -1,0 +1,264 @@
+//! deploy: the pure planner of `askzico deploy` (DESIGN §8). Given a build's records (Vectorize
+//! NDJSON lines and KV pairs) and what the inactive index holds, it computes what to upsert,
+//! delete and write, in batches within every Cloudflare limit. A limit violation fails the whole
+//! plan, before anything is sent. No I/O here; `client` and `run` do the network and the journal.
+
+pub mod client;
+pub mod journal;
+pub mod run;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+/// Every Cloudflare limit the deploy checks, in one table (reference/cloudflare.md; Cloudflare
+/// changes these often: update here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Vectors per upsert request: 5,000 over HTTP, 1,000 for a Worker binding (Vectorize limits
+    /// page). We keep to 1,000: smaller requests retry cheaper and stay far below the byte cap.
+    pub upsert_max_vectors: usize,
+    /// Bytes per upload request: "Max vectors upload size 100 MB" (Vectorize limits page).
+    pub upsert_max_bytes: usize,
+    /// IDs per `delete_by_ids` request.
+    pub delete_max_ids: usize,
+    /// Pairs per KV `PUT /bulk` (KV write page "Write data in bulk").
+    pub kv_max_pairs: usize,
+    /// Bytes per KV bulk request: "The entire request size must be 100 megabytes or less".
+    pub kv_max_bytes: usize,
+    /// Vector ID: 64 bytes (Vectorize limits page).
+    pub max_id_bytes: usize,
+    /// Metadata per vector: 10 KiB (Vectorize limits page).
+    pub max_metadata_bytes: usize,
+    /// KV key: 512 bytes (KV limits page).
+    pub max_key_bytes: usize,
+    /// KV value: 25 MiB (KV limits page).
+    pub max_value_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            upsert_max_vectors: 1000,
+            upsert_max_bytes: 100_000_000,
+            delete_max_ids: 1000,
+            kv_max_pairs: 10_000,
+            kv_max_bytes: 100_000_000,
+            max_id_bytes: 64,
+            max_metadata_bytes: 10 * 1024,
+            max_key_bytes: 512,
+            max_value_bytes: 25 * 1024 * 1024,
+        }
+    }
+}
+
+/// Room for the multipart framing around an upsert body (boundary lines and part headers).
+pub const MULTIPART_OVERHEAD: usize = 512;
+
+/// One vector as it will be uploaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorItem {
+    pub id: String,
+    /// The exact NDJSON line (no trailing newline).
+    pub line: String,
+    /// Serialized size of the metadata object.
+    pub metadata_bytes: usize,
+    /// Hash of the vector's content (values and metadata, `corpus_version` left out): equal
+    /// hashes mean the index already holds this vector.
+    pub content: String,
+}
+
+impl VectorItem {
+    /// From a Vectorize record `{"id", "values", "metadata"}`.
+    pub fn from_record(record: &Value) -> VectorItem {
+        let id = record.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+        let line = record.to_string();
+        let metadata = record.get("metadata").cloned().unwrap_or(Value::Null);
+        let metadata_bytes = metadata.to_string().len();
+        let mut stable = record.clone();
+        if let Some(m) = stable.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.remove("corpus_version");
+        }
+        let content = blake3::hash(stable.to_string().as_bytes()).to_hex()[..32].to_string();
+        VectorItem { id, line, metadata_bytes, content }
+    }
+}
+
+/// What a new build uploads.
+#[derive(Debug, Clone, Default)]
+pub struct Records {
+    pub version: String,
+    pub vectors: Vec<VectorItem>,
+    pub kv: Vec<(String, String)>,
+}
+
+/// What the inactive index is known to hold: vector ID → content hash. `None` (unknown, e.g.
+/// an empty target) means every vector is upserted and nothing is deleted.
+pub type IndexState = BTreeMap<String, String>;
+
+/// A batch of work; `id` names it by content so a rerun recognises batches already confirmed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batch<T> {
+    pub id: String,
+    pub items: Vec<T>,
+    /// Request body bytes (for upserts the NDJSON, for KV the JSON array).
+    pub bytes: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub version: String,
+    /// Vector lines to upsert, per request.
+    pub upserts: Vec<Batch<String>>,
+    /// IDs to delete, per request.
+    pub deletes: Vec<Batch<String>>,
+    /// KV pairs per bulk request.
+    pub kv: Vec<Batch<(String, String)>>,
+    /// Vectors the index already holds unchanged.
+    pub unchanged: usize,
+    pub vectors_new: usize,
+    pub vectors_changed: usize,
+}
+
+impl Plan {
+    pub fn upsert_count(&self) -> usize {
+        self.upserts.iter().map(|b| b.items.len()).sum()
+    }
+    pub fn delete_count(&self) -> usize {
+        self.deletes.iter().map(|b| b.items.len()).sum()
+    }
+    pub fn kv_count(&self) -> usize {
+        self.kv.iter().map(|b| b.items.len()).sum()
+    }
+    pub fn upsert_bytes(&self) -> usize {
+        self.upserts.iter().map(|b| b.bytes).sum()
+    }
+    pub fn kv_bytes(&self) -> usize {
+        self.kv.iter().map(|b| b.bytes).sum()
+    }
+}
+
+/// Computes the plan, or every limit the records break (nothing may be sent then).
+pub fn plan(records: &Records, previous: Option<&IndexState>, limits: &Limits) -> Result<Plan, Vec<String>> {
+    let mut errors = Vec::new();
+    let mut seen = BTreeSet::new();
+    for v in &records.vectors {
+        if v.id.is_empty() || v.id.len() > limits.max_id_bytes {
+            errors.push(format!("vector ID {:?} is {} bytes; Vectorize takes 1 to {}", v.id, v.id.len(), limits.max_id_bytes));
+        }
+        if v.metadata_bytes > limits.max_metadata_bytes {
+            errors.push(format!("metadata of vector {} is {} bytes, over Vectorize's {}", v.id, v.metadata_bytes, limits.max_metadata_bytes));
+        }
+        if v.line.len() + 1 + MULTIPART_OVERHEAD > limits.upsert_max_bytes {
+            errors.push(format!("vector {} alone is {} bytes, over the {}-byte upload limit", v.id, v.line.len(), limits.upsert_max_bytes));
+        }
+        if !seen.insert(v.id.as_str()) {
+            errors.push(format!("duplicate vector ID {}", v.id));
+        }
+    }
+    let mut keys = BTreeSet::new();
+    for (k, v) in &records.kv {
+        if k.is_empty() || k == "." || k == ".." || k.len() > limits.max_key_bytes {
+            errors.push(format!("KV key {k:?} is {} bytes; KV takes 1 to {} (and not . or ..)", k.len(), limits.max_key_bytes));
+        }
+        if v.len() > limits.max_value_bytes {
+            errors.push(format!("KV value of {k} is {} bytes, over {}", v.len(), limits.max_value_bytes));
+        }
+        if kv_pair_bytes(k, v) + 2 > limits.kv_max_bytes {
+            errors.push(format!("KV pair {k} alone is over the {}-byte bulk request limit", limits.kv_max_bytes));
+        }
+        if !keys.insert(k.as_str()) {
+            errors.push(format!("KV key {k} is written twice"));
+        }
+    }
+    if limits.upsert_max_vectors == 0 || limits.delete_max_ids == 0 || limits.kv_max_pairs == 0 {
+        errors.push("batch sizes must be at least 1".into());
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+
+    let (mut new, mut changed, mut unchanged) = (0, 0, 0);
+    let mut to_upsert: Vec<&VectorItem> = Vec::new();
+    for v in &records.vectors {
+        match previous.and_then(|p| p.get(&v.id)) {
+            Some(h) if *h == v.content => unchanged += 1,
+            Some(_) => {
+                changed += 1;
+                to_upsert.push(v);
+            }
+            None => {
+                new += 1;
+                to_upsert.push(v);
+            }
+        }
+    }
+    let deletes: Vec<String> = previous.map(|p| p.keys().filter(|id| !seen.contains(id.as_str())).cloned().collect()).unwrap_or_default();
+
+    let upserts = pack(
+        to_upsert.iter().map(|v| (v.line.clone(), v.line.len() + 1)),
+        limits.upsert_max_vectors,
+        limits.upsert_max_bytes - MULTIPART_OVERHEAD,
+        0,
+        "upsert",
+    );
+    let deletes = pack(deletes.into_iter().map(|id| (id.clone(), id.len() + 3)), limits.delete_max_ids, usize::MAX, 10, "delete");
+    let kv = pack(records.kv.iter().map(|(k, v)| ((k.clone(), v.clone()), kv_pair_bytes(k, v) + 1)), limits.kv_max_pairs, limits.kv_max_bytes, 1, "kv");
+    Ok(Plan { version: records.version.clone(), upserts, deletes, kv, unchanged, vectors_new: new, vectors_changed: changed })
+}
+
+/// Bytes of `{"key":…,"value":…}` as JSON.
+pub fn kv_pair_bytes(k: &str, v: &str) -> usize {
+    serde_json::json!({"key": k, "value": v}).to_string().len()
+}
+
+/// Greedy packing: each item's cost counts toward `max_bytes` (after a fixed `frame`).
+fn pack<T: BatchKey>(items: impl Iterator<Item = (T, usize)>, max_items: usize, max_bytes: usize, frame: usize, kind: &str) -> Vec<Batch<T>> {
+    let mut batches = Vec::new();
+    let mut cur: Vec<T> = Vec::new();
+    let mut bytes = frame;
+    let finish = |cur: Vec<T>, bytes: usize, batches: &mut Vec<Batch<T>>| {
+        let mut h = blake3::Hasher::new();
+        h.update(kind.as_bytes());
+        for it in &cur {
+            it.hash_into(&mut h);
+        }
+        batches.push(Batch { id: h.finalize().to_hex()[..32].to_string(), items: cur, bytes });
+    };
+    for (item, cost) in items {
+        if !cur.is_empty() && (cur.len() >= max_items || bytes + cost > max_bytes) {
+            finish(std::mem::take(&mut cur), bytes, &mut batches);
+            bytes = frame;
+        }
+        bytes += cost;
+        cur.push(item);
+    }
+    if !cur.is_empty() {
+        finish(cur, bytes, &mut batches);
+    }
+    batches
+}
+
+trait BatchKey {
+    fn hash_into(&self, h: &mut blake3::Hasher);
+}
+impl BatchKey for String {
+    fn hash_into(&self, h: &mut blake3::Hasher) {
+        h.update(&(self.len() as u64).to_le_bytes());
+        h.update(self.as_bytes());
+    }
+}
+impl BatchKey for (String, String) {
+    fn hash_into(&self, h: &mut blake3::Hasher) {
+        self.0.hash_into(h);
+        self.1.hash_into(h);
+    }
+}
+
+/// The state an index holds after a plan for `records` completed on it.
+pub fn state_after(records: &Records) -> IndexState {
+    records.vectors.iter().map(|v| (v.id.clone(), v.content.clone())).collect()
+}
+
+#[cfg(test)]
+mod tests;
