@@ -239,3 +239,21 @@ fn eval_gate_holds_against_the_committed_baseline() {
         assert!(v["overall"][m].as_f64().unwrap() >= lex["overall"][m].as_f64().unwrap(), "fused {m} below lexical-only");
     }
 }
+
+#[test]
+fn deploy_dry_run_plan_respects_every_limit() {
+    let Some(b) = built("deploy_dry_run_plan_respects_every_limit") else { return };
+    let o = run(bin().env_remove("CLOUDFLARE_API_TOKEN").args(["deploy", "--target", "staging", "--dry-run", "--json", "--config"]).arg(config()).arg("--out").arg(&b.out));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let chunks: u64 = manifest(&b.out)["libraries"].as_array().unwrap().iter().map(|l| l["chunks"].as_u64().unwrap()).sum();
+    assert_eq!(v["vectors"]["upsert"].as_u64(), Some(chunks), "a first deploy upserts every vector");
+    // reference/cloudflare.md: ≤ 1000 vectors and < 100 MB per upsert request here; KV bulk ≤ 10,000 pairs and ≤ 100 MB.
+    for batch in v["vectors"]["upsert_batches"].as_array().unwrap() {
+        assert!(batch["vectors"].as_u64().unwrap() <= 1000 && batch["bytes"].as_u64().unwrap() < 100 * 1024 * 1024, "{batch}");
+    }
+    for batch in v["kv"]["batches"].as_array().unwrap() {
+        assert!(batch["pairs"].as_u64().unwrap() <= 10_000 && batch["bytes"].as_u64().unwrap() <= 100 * 1024 * 1024, "{batch}");
+    }
+    assert!(v["kv"]["write"].as_u64().unwrap() > chunks, "lookup records plus lexical shards and the manifest");
+}
