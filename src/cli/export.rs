@@ -9,8 +9,7 @@ use serde_json::{Value, json};
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::manifest::Manifest;
-use crate::artifacts::store::{read_manifest, write_atomic};
-use crate::artifacts::verify::verify;
+use crate::artifacts::store::write_atomic;
 use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
 use crate::diag::{Problem, Problems};
 
@@ -31,20 +30,10 @@ const KV_PAIRS_PER_FILE: usize = 10_000;
 
 pub fn run(at: &BuildLocation, format: ExportFormat, dest: &Path, prefix: &str) -> i32 {
     let Some(out) = super::verify::out_dir(at, false) else { return EXIT_USAGE };
-    let manifest = match read_manifest(&out, at.env.as_deref()) {
+    let manifest = match super::verify::verified_manifest(&out, at.env.as_deref(), false, "export") {
         Ok(m) => m,
-        Err(p) => {
-            report(&Problems(vec![p]), false);
-            return EXIT_ERRORS;
-        }
+        Err(code) => return code,
     };
-    // Export only a build that verifies: an upload must never carry a half-written version.
-    let problems = verify(&out, &manifest);
-    if !problems.is_empty() {
-        report(&Problems(problems), false);
-        eprintln!("export refused: the build does not verify");
-        return EXIT_ERRORS;
-    }
     let result = match format {
         ExportFormat::Vectorize => vectorize(&out, &manifest, dest),
         ExportFormat::Kv => kv(&out, &manifest, dest, prefix),

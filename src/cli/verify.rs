@@ -20,6 +20,22 @@ pub fn out_dir(at: &BuildLocation, json: bool) -> Option<std::path::PathBuf> {
     }
 }
 
+/// The manifest of a build that verifies, for commands that upload it; `Err` is the exit code
+/// after the problems were reported. An upload must never carry a half-written version.
+pub fn verified_manifest(out: &std::path::Path, env: Option<&str>, json: bool, what: &str) -> Result<crate::artifacts::manifest::Manifest, i32> {
+    let manifest = read_manifest(out, env).map_err(|p| {
+        report(&Problems(vec![p]), json);
+        EXIT_ERRORS
+    })?;
+    let problems = verify(out, &manifest);
+    if !problems.is_empty() {
+        report(&Problems(problems), json);
+        eprintln!("{what} refused: the build does not verify");
+        return Err(EXIT_ERRORS);
+    }
+    Ok(manifest)
+}
+
 pub fn run(at: &BuildLocation, json: bool) -> i32 {
     let Some(out) = out_dir(at, json) else { return EXIT_USAGE };
     let manifest = match read_manifest(&out, at.env.as_deref()) {

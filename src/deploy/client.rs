@@ -2,21 +2,12 @@
 //! get/put and bulk write), with retries and exponential backoff plus jitter on 429, 408, 5xx and
 //! network errors, honouring `Retry-After`. The token is never formatted; errors are scrubbed.
 
-use std::fmt;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::embed::workers_ai::{DEFAULT_API_BASE, backoff, cf_messages, is_loopback, parse_retry_after};
+use crate::embed::workers_ai::{DEFAULT_API_BASE, Secret, backoff, cf_messages, is_loopback, parse_retry_after};
 
-/// A string that never shows up in `Debug` or `Display`.
-struct Secret(String);
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
 
 #[derive(Debug)]
 pub struct Client {

@@ -180,11 +180,7 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
         }
         let body = b.items.join("\n");
         let mutation = c.upsert(&index, &body, &format!("upsert batch {}/{n} ({} vectors) into {index}", i + 1, b.items.len()))?;
-        let pd = j.pending.as_mut().unwrap();
-        pd.done.insert(b.id.clone());
-        pd.last_mutation = Some(mutation);
-        pd.vectors_applied = false;
-        journal::save(&jpath, &j)?;
+        confirm_mutation(&mut j, &jpath, &b.id, mutation)?;
         sent += 1;
     }
     let n = p.deletes.len();
@@ -193,11 +189,7 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
             continue;
         }
         let mutation = c.delete_ids(&index, &b.items, &format!("delete batch {}/{n} ({} ids) from {index}", i + 1, b.items.len()))?;
-        let pd = j.pending.as_mut().unwrap();
-        pd.done.insert(b.id.clone());
-        pd.last_mutation = Some(mutation);
-        pd.vectors_applied = false;
-        journal::save(&jpath, &j)?;
+        confirm_mutation(&mut j, &jpath, &b.id, mutation)?;
         sent += 1;
     }
     // 2. Wait until Vectorize has applied the last mutation.
@@ -251,6 +243,15 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
 }
 
 /// Polls `info` until `processedUpToMutation` is the last mutationId (bounded).
+/// Records a Vectorize batch the API confirmed, so a rerun never sends it again.
+fn confirm_mutation(j: &mut journal::Journal, jpath: &Path, batch: &str, mutation: String) -> Result<(), String> {
+    let pd = j.pending.as_mut().expect("a deploy in progress");
+    pd.done.insert(batch.to_string());
+    pd.last_mutation = Some(mutation);
+    pd.vectors_applied = false;
+    journal::save(jpath, j)
+}
+
 fn wait_applied(c: &Client, index: &str, last: &str) -> Result<(), String> {
     let limit = Duration::from_secs(std::env::var("ASKZICO_DEPLOY_WAIT_SECS").ok().and_then(|v| v.parse().ok()).unwrap_or(600));
     let start = Instant::now();

@@ -74,7 +74,7 @@ impl Default for WorkersAiConfig {
 }
 
 /// A string that never shows up in `Debug` or `Display`.
-struct Secret(String);
+pub(crate) struct Secret(pub(crate) String);
 
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
