@@ -11,7 +11,6 @@ use std::time::Instant;
 use rayon::prelude::*;
 use salsa::Setter;
 
-use crate::artifacts::Rendered;
 use crate::artifacts::manifest::{LibraryEntry, MANIFEST_FORMAT, Manifest, corpus_version};
 use crate::artifacts::store;
 use crate::build::{BuildReport, BuildRequest, BuildStats, read_source, settings_values, write_failure};
@@ -56,7 +55,7 @@ pub struct Engine {
     shards: BTreeMap<(usize, u32), Shard>,
     set: ShardSet,
     /// Artifact paths this process wrote or found in place.
-    known: HashSet<String>,
+    known: std::sync::Mutex<HashSet<String>>,
 }
 
 impl Engine {
@@ -65,7 +64,7 @@ impl Engine {
         let cfg = Arc::new(cfg);
         let settings = Settings::builder(cfg.clone()).durability(salsa::Durability::HIGH).new(&db);
         let set = ShardSet::new(&db, Vec::new());
-        Engine { db, cfg, settings, sources: BTreeMap::new(), shards: BTreeMap::new(), set, known: HashSet::new() }
+        Engine { db, cfg, settings, sources: BTreeMap::new(), shards: BTreeMap::new(), set, known: Default::default() }
     }
 
     pub fn config(&self) -> &Config {
@@ -89,6 +88,16 @@ impl Engine {
     /// A build after file events: only the `changed` paths (and files new to the engine) are
     /// read; the libraries are listed again to find new and removed files.
     pub fn build_from(&mut self, req: &BuildRequest, started: Instant, changed: Option<&BTreeSet<PathBuf>>) -> BuildReport {
+        self.build_once(req, started, changed, false)
+    }
+
+    /// Forgets everything memoized (the on-disk caches stay): the next build reads every file.
+    fn reset(&mut self) {
+        let cfg = (*self.cfg).clone();
+        *self = Engine::new(cfg);
+    }
+
+    fn build_once(&mut self, req: &BuildRequest, started: Instant, changed: Option<&BTreeSet<PathBuf>>, retried: bool) -> BuildReport {
         let mut problems = Problems::default();
         let mut stats = BuildStats::default();
         let mut run = Stats::default();
@@ -231,21 +240,42 @@ impl Engine {
             }
         }
 
-        // Render per document shard, then per domain; memoized, so unchanged shards cost nothing.
-        let shard_out: Vec<Arc<Vec<Rendered>>> = list.par_iter().map_with(self.db.clone(), |db, s| shard_artifacts(db, settings, *s)).collect();
+        // Render per document shard, then per domain, and store each render as soon as it is made
+        // (in parallel), so no build holds every artifact's bytes at once. Memoized: unchanged
+        // shards cost nothing and their files are already in place.
+        std::fs::create_dir_all(&req.out).map_err(|e| problems.push(write_failure(&req.out, e))).ok();
+        if problems.has_errors() {
+            return finish_failed(problems, stats, run, started);
+        }
+        let out = &req.out;
+        let known = &self.known;
+        let shard_stored: Vec<std::io::Result<_>> =
+            list.par_iter().map_with(self.db.clone(), |db, s| store::store_artifacts(out, shard_artifacts(db, settings, *s).iter(), known)).collect();
         let doms = domains(&self.db, settings, set);
-        let domain_out: Vec<Arc<Vec<Rendered>>> = doms.par_iter().map_with(self.db.clone(), |db, d| domain_artifacts(db, settings, set, d.clone())).collect();
-        let rendered: Vec<&Rendered> = shard_out.iter().flat_map(|v| v.iter()).chain(domain_out.iter().flat_map(|v| v.iter())).collect();
-
-        let values = settings_values(&cfg, &libs);
-        let stored = std::fs::create_dir_all(&req.out).and_then(|_| store::store_artifacts(&req.out, &rendered, &mut stats.write, &mut self.known));
-        let artifacts = match stored {
-            Ok(a) => a,
-            Err(e) => {
-                problems.push(write_failure(&req.out, e));
-                return finish_failed(problems, stats, run, started);
+        let domain_stored: Vec<std::io::Result<_>> =
+            doms.par_iter().map_with(self.db.clone(), |db, d| store::store_artifacts(out, domain_artifacts(db, settings, set, d.clone()).iter(), known)).collect();
+        let mut artifacts = Vec::new();
+        for r in shard_stored.into_iter().chain(domain_stored) {
+            match r {
+                Ok((entries, w)) => {
+                    artifacts.extend(entries);
+                    stats.write.files_written += w.files_written;
+                    stats.write.files_reused += w.files_reused;
+                    stats.write.bytes_written += w.bytes_written;
+                }
+                Err(e) if e.to_string().starts_with(store::GONE) && !retried => {
+                    // Someone deleted a file this session wrote: start over with a fresh database.
+                    eprintln!("warning: {e}; rendering every artifact again");
+                    self.reset();
+                    return self.build_once(req, started, None, true);
+                }
+                Err(e) => {
+                    problems.push(write_failure(&req.out, e));
+                    return finish_failed(problems, stats, run, started);
+                }
             }
-        };
+        }
+        let values = settings_values(&cfg, &libs);
         let mut libraries: Vec<LibraryEntry> = libs.iter().map(|l| LibraryEntry { id: l.id.clone(), docs: 0, chunks: 0, domains: Vec::new() }).collect();
         for d in outputs.iter().flat_map(|o| o.docs.iter()) {
             if let Some(e) = libraries.iter_mut().find(|e| e.id == d.library) {

@@ -133,29 +133,68 @@ impl Kind {
     }
 }
 
-/// One rendered artifact file, not yet stored. Its blake3 is computed once, when rendered.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One rendered artifact file. Its blake3 is computed once, when rendered; its bytes are held
+/// only until the store writes them (`take_bytes`), so a build never keeps every artifact in
+/// memory, and memoized renders stay small.
+#[derive(Debug)]
 pub struct Rendered {
     pub kind: Kind,
     /// Name before the content hash, e.g. `chunks/seneksar/000` or `lexical/faith/0003`.
     pub stem: String,
     pub ext: &'static str,
-    pub bytes: Vec<u8>,
+    body: std::sync::Mutex<Option<Vec<u8>>>,
+    pub len: u64,
     pub records: usize,
     pub domain: Option<String>,
     pub library: Option<String>,
     hash: String,
 }
 
+impl Clone for Rendered {
+    fn clone(&self) -> Self {
+        Rendered {
+            kind: self.kind,
+            stem: self.stem.clone(),
+            ext: self.ext,
+            body: std::sync::Mutex::new(self.bytes()),
+            len: self.len,
+            records: self.records,
+            domain: self.domain.clone(),
+            library: self.library.clone(),
+            hash: self.hash.clone(),
+        }
+    }
+}
+
+/// Two renders are equal when they name the same content: the hash stands for the bytes.
+impl PartialEq for Rendered {
+    fn eq(&self, o: &Self) -> bool {
+        (self.kind, &self.stem, self.ext, self.len, self.records, &self.domain, &self.library, &self.hash)
+            == (o.kind, &o.stem, o.ext, o.len, o.records, &o.domain, &o.library, &o.hash)
+    }
+}
+impl Eq for Rendered {}
+
 impl Rendered {
     pub fn new(kind: Kind, stem: String, ext: &'static str, bytes: Vec<u8>, records: usize, domain: Option<String>, library: Option<String>) -> Self {
         let hash = blake3::hash(&bytes).to_hex().to_string();
-        Rendered { kind, stem, ext, bytes, records, domain, library, hash }
+        let len = bytes.len() as u64;
+        Rendered { kind, stem, ext, body: std::sync::Mutex::new(Some(bytes)), len, records, domain, library, hash }
     }
 
     /// The content-addressed path under `out/`: `<stem>.<first 16 hex of blake3>.<ext>`.
     pub fn path_and_hash(&self) -> (String, String) {
         (format!("{}.{}.{}", self.stem, &self.hash[..16], self.ext), self.hash.clone())
+    }
+
+    /// A copy of the bytes, if the store has not taken them yet.
+    pub fn bytes(&self) -> Option<Vec<u8>> {
+        self.body.lock().map(|b| b.clone()).unwrap_or(None)
+    }
+
+    /// The bytes, handed over once (to the store, which writes them).
+    pub fn take_bytes(&self) -> Option<Vec<u8>> {
+        self.body.lock().ok().and_then(|mut b| b.take())
     }
 }
 

@@ -72,34 +72,50 @@ fn has_content(path: &Path, _hash: &str, len: usize) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == len as u64)
 }
 
-/// Stores rendered artifacts under `out`, returning their manifest entries (in input order).
-/// `known` holds paths this process already wrote or found in place; they are not looked up again.
-pub fn store_artifacts(out: &Path, rendered: &[&Rendered], stats: &mut WriteStats, known: &mut std::collections::HashSet<String>) -> io::Result<Vec<ArtifactEntry>> {
-    let mut entries = Vec::with_capacity(rendered.len());
+/// Stores rendered artifacts under `out`, returning their manifest entries (in input order) and
+/// what was written. `known` holds paths this process already wrote or found in place; they are
+/// not looked up again. Safe to call from several threads at once (one call per shard). A
+/// written artifact's bytes are released (see `Rendered::take_bytes`).
+pub fn store_artifacts<'a>(
+    out: &Path,
+    rendered: impl IntoIterator<Item = &'a Rendered>,
+    known: &std::sync::Mutex<std::collections::HashSet<String>>,
+) -> io::Result<(Vec<ArtifactEntry>, WriteStats)> {
+    let mut entries = Vec::new();
+    let mut stats = WriteStats::default();
     for r in rendered {
         let (rel, hash) = r.path_and_hash();
         let path = out.join(&rel);
         let key = path.to_string_lossy().into_owned();
-        if known.contains(&key) || has_content(&path, &hash, r.bytes.len()) {
+        let seen = known.lock().map(|k| k.contains(&key)).unwrap_or(false);
+        if seen || has_content(&path, &hash, r.len as usize) {
             stats.files_reused += 1;
+            let _ = r.take_bytes();
         } else {
-            write_atomic(&path, &r.bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            let bytes = r.take_bytes().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{GONE}: {}", path.display())))?;
+            write_atomic(&path, &bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
             stats.files_written += 1;
-            stats.bytes_written += r.bytes.len() as u64;
+            stats.bytes_written += bytes.len() as u64;
         }
-        known.insert(key);
+        if let Ok(mut k) = known.lock() {
+            k.insert(key);
+        }
         entries.push(ArtifactEntry {
             kind: r.kind,
             path: rel,
             blake3: hash,
-            bytes: r.bytes.len() as u64,
+            bytes: r.len,
             records: r.records,
             domain: r.domain.clone(),
             library: r.library.clone(),
         });
     }
-    Ok(entries)
+    Ok((entries, stats))
 }
+
+/// The message of an artifact that vanished from `out/` after this process wrote it and released
+/// its bytes (someone deleted it): the engine then renders everything again.
+pub const GONE: &str = "an artifact written earlier in this session is missing from disk";
 
 /// Writes the manifest: first its content-addressed copy `versions/<version>.json`, then the
 /// environment's `manifest[.env].json`, last.

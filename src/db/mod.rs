@@ -153,14 +153,14 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     Arc::new(Compiled { docs, problems })
 }
 
-/// The documents of a shard, in file order.
-#[salsa::tracked(returns(clone))]
-pub fn shard_docs(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<Vec<BuiltDoc>> {
-    let mut docs = Vec::new();
-    for f in shard.files(db) {
-        docs.extend(compiled(db, settings, *f).docs.iter().cloned());
-    }
-    Arc::new(docs)
+/// What a shard's files compiled to, in file order (memo hits: nothing is copied).
+pub fn shard_compiled(db: &dyn AskDb, settings: Settings, shard: Shard) -> Vec<Arc<Compiled>> {
+    shard.files(db).iter().map(|f| compiled(db, settings, *f)).collect()
+}
+
+/// The documents of compiled files, in order.
+fn docs_of(compiled: &[Arc<Compiled>]) -> Vec<&BuiltDoc> {
+    compiled.iter().flat_map(|c| c.docs.iter()).collect()
 }
 
 /// Vectors of a shard's chunks from a non-inline provider, through the on-disk cache (empty for
@@ -171,7 +171,8 @@ pub fn shard_vectors(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<Re
     if crate::embed::inline_hash(&cfg.embedding).is_some() {
         return Arc::new(Ok(Vec::new()));
     }
-    let docs = shard_docs(db, settings, shard);
+    let compiled = shard_compiled(db, settings, shard);
+    let docs = docs_of(&compiled);
     let texts: Vec<&str> = docs.iter().flat_map(|d| d.chunks.iter().map(|c| c.search_text.as_str())).collect();
     let fail = |e: &crate::embed::EmbedError| Problem::error("embed", e.message.clone()).help(e.help.clone());
     let result = match db.embedder() {
@@ -194,18 +195,21 @@ pub fn shard_vectors(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<Re
 pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<Vec<Rendered>> {
     let cfg = settings.config(db);
     let lib = &cfg.libraries[shard.library(db)];
-    let mut docs = shard_docs(db, settings, shard);
+    let compiled = shard_compiled(db, settings, shard);
+    let mut refs = docs_of(&compiled);
+    // A non-inline provider's vectors are filled into copies of the documents.
+    let filled: Vec<BuiltDoc>;
     if let Ok(vectors) = shard_vectors(db, settings, shard).as_ref() {
         if !vectors.is_empty() {
-            let mut filled = (*docs).clone();
+            let mut copies: Vec<BuiltDoc> = refs.iter().map(|d| (*d).clone()).collect();
             let mut it = vectors.iter();
-            for c in filled.iter_mut().flat_map(|d| d.chunks.iter_mut()) {
+            for c in copies.iter_mut().flat_map(|d| d.chunks.iter_mut()) {
                 c.vector = it.next().cloned().unwrap_or_default();
             }
-            docs = Arc::new(filled);
+            filled = copies;
+            refs = filled.iter().collect();
         }
     }
-    let refs: Vec<&BuiltDoc> = docs.iter().collect();
     if refs.is_empty() {
         return Arc::new(Vec::new());
     }
@@ -216,9 +220,8 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
 /// One shard's lexical postings for one domain.
 #[salsa::tracked(returns(clone))]
 pub fn shard_postings(db: &dyn AskDb, settings: Settings, shard: Shard, domain: String) -> Arc<Postings> {
-    let docs = shard_docs(db, settings, shard);
-    let refs: Vec<&BuiltDoc> = docs.iter().collect();
-    Arc::new(postings(&domain, &refs))
+    let compiled = shard_compiled(db, settings, shard);
+    Arc::new(postings(&domain, &docs_of(&compiled)))
 }
 
 /// The domains documents of the build carry, sorted.
@@ -226,7 +229,7 @@ pub fn shard_postings(db: &dyn AskDb, settings: Settings, shard: Shard, domain: 
 pub fn domains(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
     for s in set.shards(db) {
-        for d in shard_docs(db, settings, *s).iter() {
+        for d in docs_of(&shard_compiled(db, settings, *s)) {
             out.extend(d.domains.iter().cloned());
         }
     }
@@ -248,7 +251,7 @@ pub fn domain_artifacts(db: &dyn AskDb, settings: Settings, set: ShardSet, domai
 pub fn duplicate_ids(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<Vec<Problem>> {
     let mut all = Vec::new();
     for s in set.shards(db) {
-        all.extend(shard_docs(db, settings, *s).iter().map(|d| (d.doc_id.as_str().to_string(), d.source.clone())));
+        all.extend(docs_of(&shard_compiled(db, settings, *s)).iter().map(|d| (d.doc_id.as_str().to_string(), d.source.clone())));
     }
     Arc::new(crate::build::duplicate_problems(all))
 }
