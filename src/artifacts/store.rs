@@ -66,6 +66,11 @@ fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()>
     result
 }
 
+/// Whether a manifest's artifact path stays inside `out/`: relative, no `..`, no empty part.
+pub fn safe_relative(path: &str) -> bool {
+    !path.is_empty() && !path.starts_with('/') && !path.contains('\\') && path.split('/').all(|c| !c.is_empty() && c != ".." && c != ".")
+}
+
 /// Whether a content-addressed file is already in place. Its name carries the content hash,
 /// so a file of the right size is trusted (`askzico verify` re-hashes everything).
 fn has_content(path: &Path, _hash: &str, len: usize) -> bool {

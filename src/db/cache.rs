@@ -3,8 +3,17 @@
 //! compile reads, the library, the path and the bytes). A fresh process then re-extracts only
 //! files whose key is new. It never changes output: deleting it only costs time. Files with
 //! diagnostics are not cached (they are recompiled, so their warnings are shown again).
+//!
+//! Entries live in 256 pack files (`pack-XX.mp`, by the first byte of blake3(library, path)),
+//! one entry per source path: creating thousands of small files costs more than compiling them.
+//! A pack is read on first use and rewritten (temp + rename) by `flush` when an entry changed.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// One pack: source slot (blake3 of library and path) → (compile key, msgpack of the documents).
+type Pack = BTreeMap<String, (String, serde_bytes::ByteBuf)>;
 
 use crate::artifacts::BuiltDoc;
 use crate::config::{Config, Format, Library};
@@ -13,6 +22,9 @@ pub struct CompileCache {
     dir: PathBuf,
     /// blake3 of the compile-relevant settings, computed once per config.
     settings_key: String,
+    /// Packs read so far (`None`: not read yet, or released after a flush).
+    packs: Vec<Mutex<Option<Pack>>>,
+    dirty: Mutex<std::collections::BTreeSet<usize>>,
 }
 
 impl CompileCache {
@@ -32,9 +44,17 @@ impl CompileCache {
             "binary": binary_id(),
         });
         let settings_key = blake3::hash(&serde_json::to_vec(&shape).expect("serializes")).to_hex().to_string();
-        CompileCache { dir: out.join("cache").join("compiled"), settings_key }
+        let packs = (0..256).map(|_| Mutex::new(None)).collect();
+        CompileCache { dir: out.join("cache").join("compiled"), settings_key, packs, dirty: Mutex::default() }
     }
 
+}
+
+impl CompileCache {
+    /// blake3 of the compiler binary and every setting a compile reads.
+    pub fn settings_key(&self) -> &str {
+        &self.settings_key
+    }
 }
 
 /// blake3 of the running executable, computed once per process.
@@ -49,7 +69,18 @@ fn binary_id() -> String {
     .clone()
 }
 
+/// Where a source's entry lives: its slot (blake3 of library id and path) and pack number.
+pub struct Slot {
+    id: String,
+    pack: usize,
+}
+
 impl CompileCache {
+    pub fn slot(lib: &Library, rel: &str) -> Slot {
+        let h = blake3::hash(format!("{}\0{rel}", lib.id).as_bytes());
+        Slot { id: h.to_hex().to_string(), pack: h.as_bytes()[0] as usize }
+    }
+
     pub fn key(&self, lib: &Library, rel: &str, format: Format, bytes: &[u8]) -> String {
         let mut h = blake3::Hasher::new();
         h.update(self.settings_key.as_bytes());
@@ -60,20 +91,57 @@ impl CompileCache {
         h.finalize().to_hex().to_string()
     }
 
-    fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(&key[..2]).join(format!("{key}.mp"))
+    fn pack_path(&self, n: usize) -> PathBuf {
+        self.dir.join(format!("pack-{n:02x}.mp"))
     }
 
-    /// The cached documents of a key; anything unreadable is a miss.
-    pub fn get(&self, key: &str) -> Option<Vec<BuiltDoc>> {
-        let bytes = std::fs::read(self.path(key)).ok()?;
-        rmp_serde::from_slice(&bytes).ok()
+    /// A pack, read from disk on first use; anything unreadable is an empty pack.
+    fn pack(&self, n: usize) -> Option<MutexGuard<'_, Option<Pack>>> {
+        let mut guard = self.packs[n].lock().ok()?;
+        if guard.is_none() {
+            let read = std::fs::read(self.pack_path(n)).ok().and_then(|b| rmp_serde::from_slice::<Pack>(&b).ok());
+            *guard = Some(read.unwrap_or_default());
+        }
+        Some(guard)
     }
 
-    /// Best effort: a cache that cannot be written only costs time next run.
-    pub fn put(&self, key: &str, docs: &[BuiltDoc]) {
-        if let Ok(bytes) = rmp_serde::to_vec(docs) {
-            let _ = crate::artifacts::store::write_atomic(&self.path(key), &bytes);
+    /// The cached documents of a source whose compile key is `key`; anything else is a miss.
+    pub fn get(&self, slot: &Slot, key: &str) -> Option<Vec<BuiltDoc>> {
+        let pack = self.pack(slot.pack)?;
+        let (k, bytes) = pack.as_ref()?.get(&slot.id)?;
+        if k != key {
+            return None;
+        }
+        rmp_serde::from_slice(bytes).ok()
+    }
+
+    /// Replaces a source's entry in memory; `flush` writes the packs that changed.
+    pub fn put(&self, slot: &Slot, key: &str, docs: &[BuiltDoc]) {
+        let Ok(bytes) = rmp_serde::to_vec(docs) else { return };
+        if let Some(pack) = self.pack(slot.pack).as_mut().and_then(|p| p.as_mut()) {
+            pack.insert(slot.id.clone(), (key.to_string(), serde_bytes::ByteBuf::from(bytes)));
+        }
+        if let Ok(mut d) = self.dirty.lock() {
+            d.insert(slot.pack);
+        }
+    }
+
+    /// Best effort: writes the packs that changed since the last flush (a cache that cannot be
+    /// written only costs time next run), then releases every pack read so far: they are read
+    /// again from disk when needed.
+    pub fn flush(&self) {
+        use rayon::prelude::*;
+        let dirty: Vec<usize> = self.dirty.lock().map(|mut d| std::mem::take(&mut *d).into_iter().collect()).unwrap_or_default();
+        dirty.par_iter().for_each(|&n| {
+            let bytes = self.pack(n).and_then(|p| p.as_ref().and_then(|p| rmp_serde::to_vec(p).ok()));
+            if let Some(bytes) = bytes {
+                let _ = crate::artifacts::store::write_atomic(&self.pack_path(n), &bytes);
+            }
+        });
+        for p in &self.packs {
+            if let Ok(mut p) = p.lock() {
+                *p = None;
+            }
         }
     }
 }

@@ -130,8 +130,9 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     let lib = &cfg.libraries[file.library(db)];
     let cache = db.compile_cache();
     let key = cache.as_ref().map(|c| c.key(lib, file.rel(db), file.format(db), file.bytes(db)));
+    let slot = cache::CompileCache::slot(lib, file.rel(db));
     if let (Some(c), Some(k)) = (&cache, &key) {
-        if let Some(docs) = c.get(k) {
+        if let Some(docs) = c.get(&slot, k) {
             return Arc::new(Compiled { docs, problems: Vec::new() });
         }
     }
@@ -139,7 +140,7 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     let (docs, problems) = crate::build::compile_file(cfg, lib, file.rel(db), file.bytes(db), file.format(db), hash.as_ref());
     if let (Some(c), Some(k)) = (&cache, &key) {
         if problems.is_empty() {
-            c.put(k, &docs);
+            c.put(&slot, k, &docs);
         }
     }
     let c = db.counters();

@@ -20,6 +20,8 @@ use crate::embed::CachedEmbedder;
 use crate::diag::{Problem, Problems};
 use crate::discover::discover;
 
+mod stamp;
+
 /// Files per document shard: a library's files hash into `next_pow2(files / SHARD_FILES)`
 /// shards, so an edit rewrites one shard's chunks, lookup and vectors files.
 const SHARD_FILES: usize = 64;
@@ -120,6 +122,7 @@ impl Engine {
             }
         }
 
+        let fresh = self.sources.is_empty();
         // Read what may have changed; everything else stays as the database holds it.
         let to_read: Vec<&crate::discover::SourceFile> =
             files.iter().filter(|f| changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)).collect();
@@ -151,6 +154,14 @@ impl Engine {
         }
         let present: HashSet<&PathBuf> = files.iter().map(|f| &f.path).collect();
         self.sources.retain(|p, _| present.contains(p));
+
+        // A fresh process whose inputs are exactly those of the manifest in place has nothing to do.
+        let stamp = (fresh && problems.0.is_empty()).then(|| self.stamp(&cfg, &libs, req, &files));
+        if let Some(s) = &stamp {
+            if let Some(manifest) = stamp::reusable(&req.out, req.env.as_deref(), s) {
+                return self.unchanged(req, manifest, stats, run, started);
+            }
+        }
 
         // Document shards: each library's readable files, hashed into buckets, in path order.
         let mut per_lib: BTreeMap<usize, usize> = BTreeMap::new();
@@ -210,6 +221,9 @@ impl Engine {
             problems.extend(o.problems.iter().cloned());
             stats.docs += o.docs.len();
             stats.chunks += o.docs.iter().map(|d| d.chunks.len()).sum::<usize>();
+        }
+        if let Some(c) = crate::db::AskDb::compile_cache(&self.db) {
+            c.flush();
         }
         problems.extend(duplicate_ids(&self.db, settings, set).iter().cloned());
         [run.docs_extracted, run.chunks_built, run.chunks_normalized, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
@@ -306,12 +320,45 @@ impl Engine {
                 return finish_failed(problems, stats, run, started);
             }
         };
+        if let (Some(s), true) = (&stamp, problems.0.is_empty()) {
+            stamp::record(&req.out, req.env.as_deref(), s, &manifest.corpus_version);
+        }
         problems.sort();
         stats.ms = started.elapsed().as_millis();
         run.bytes_written = stats.write.bytes_written;
         run.ms = stats.ms;
         run.corpus_version = Some(manifest.corpus_version.clone());
         BuildReport { manifest: Some(manifest), manifest_path: Some(path), problems, stats, run }
+    }
+}
+
+impl Engine {
+    /// The build stamp of what the database now holds for `files` (see `stamp`).
+    fn stamp(&self, cfg: &Config, libs: &[&crate::config::Library], req: &BuildRequest, files: &[crate::discover::SourceFile]) -> String {
+        let key = crate::db::cache::CompileCache::new(&req.out, cfg).settings_key().to_string();
+        let settings = serde_json::json!({
+            "compiler": key,
+            "corpus": cfg.name,
+            "environment": req.env,
+            "settings": settings_values(cfg, libs),
+        });
+        let bytes: Vec<(&crate::discover::SourceFile, Arc<[u8]>)> =
+            files.iter().filter_map(|f| self.sources.get(&f.path).map(|s| (f, s.bytes(&self.db).clone()))).collect();
+        let hashes: Vec<(usize, &str, u8, blake3::Hash)> =
+            bytes.par_iter().map(|(f, b)| (f.library, f.rel.as_str(), f.format as u8, blake3::hash(b))).collect();
+        stamp::stamp(&settings, hashes.iter().map(|(l, rel, fmt, h)| (cfg.libraries[*l].id.as_str(), *rel, *fmt, *h)))
+    }
+
+    /// The report of a build that found its manifest already in place: nothing compiled or written.
+    fn unchanged(&self, req: &BuildRequest, manifest: Manifest, mut stats: BuildStats, mut run: Stats, started: Instant) -> BuildReport {
+        stats.docs = manifest.libraries.iter().map(|l| l.docs).sum();
+        stats.chunks = manifest.libraries.iter().map(|l| l.chunks).sum();
+        stats.write.files_reused = manifest.artifacts.len();
+        stats.ms = started.elapsed().as_millis();
+        run.ms = stats.ms;
+        run.corpus_version = Some(manifest.corpus_version.clone());
+        let path = req.out.join(crate::artifacts::manifest::manifest_file_name(req.env.as_deref()));
+        BuildReport { manifest: Some(manifest), manifest_path: Some(path), problems: Problems::default(), stats, run }
     }
 }
 

@@ -1,0 +1,68 @@
+//! The build stamp: what the last successful build of an output directory read, as one hash
+//! (the compiler binary, the settings, the environment, and every source's library, path, format
+//! and bytes), beside the corpus version it produced, in `out/cache/stamp[.env].json`.
+//!
+//! A fresh process whose inputs hash to the stamp of the manifest in place has nothing to do: the
+//! early cutoff of the whole build, persisted. Only builds without any diagnostic are stamped (a
+//! no-op must show the same warnings as the build it stands for). Like every cache, it never
+//! shapes output: deleting it only costs time.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::artifacts::manifest::Manifest;
+use crate::artifacts::store;
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct StampFile {
+    stamp: String,
+    corpus_version: String,
+}
+
+fn path(out: &Path, env: Option<&str>) -> PathBuf {
+    let name = match env {
+        Some(e) => format!("stamp.{e}.json"),
+        None => "stamp.json".to_string(),
+    };
+    out.join("cache").join(name)
+}
+
+/// Hashes the inputs of a build: `settings` (everything of the config and compiler that shapes
+/// output, as JSON) and each source as (library, path, format, blake3 of its bytes), in order.
+pub fn stamp<'a>(settings: &serde_json::Value, sources: impl Iterator<Item = (&'a str, &'a str, u8, blake3::Hash)>) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(&serde_json::to_vec(settings).expect("serializes"));
+    for (lib, rel, format, bytes) in sources {
+        h.update(b"\n");
+        h.update(lib.as_bytes());
+        h.update(b"\0");
+        h.update(rel.as_bytes());
+        h.update(&[0, format, 0]);
+        h.update(bytes.as_bytes());
+    }
+    h.finalize().to_hex().to_string()
+}
+
+/// The manifest in place, if it was produced from inputs hashing to `stamp` and every file it
+/// names is still there with its size.
+pub fn reusable(out: &Path, env: Option<&str>, stamp: &str) -> Option<Manifest> {
+    let saved: StampFile = serde_json::from_slice(&std::fs::read(path(out, env)).ok()?).ok()?;
+    if saved.stamp != stamp {
+        return None;
+    }
+    let manifest = store::read_manifest(out, env).ok()?;
+    if manifest.corpus_version != saved.corpus_version {
+        return None;
+    }
+    let complete = manifest.artifacts.iter().all(|a| {
+        store::safe_relative(&a.path) && std::fs::metadata(out.join(&a.path)).is_ok_and(|m| m.is_file() && m.len() == a.bytes)
+    });
+    complete.then_some(manifest)
+}
+
+/// Records the stamp of a build that just wrote `corpus_version` (best effort).
+pub fn record(out: &Path, env: Option<&str>, stamp: &str, corpus_version: &str) {
+    let file = StampFile { stamp: stamp.to_string(), corpus_version: corpus_version.to_string() };
+    let _ = store::write_atomic(&path(out, env), &serde_json::to_vec(&file).expect("serializes"));
+}
