@@ -7,6 +7,8 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{BuiltDoc, Kind, Rendered};
@@ -62,10 +64,10 @@ pub struct Postings {
     pub total_len: u64,
     pub ids: Vec<String>,
     /// `terms`, `alias_terms`, `context_terms`.
-    pub fields: [std::collections::HashMap<String, LocalList>; 3],
+    pub fields: [FxHashMap<String, LocalList>; 3],
 }
 
-fn add(map: &mut std::collections::HashMap<String, LocalList>, term: &str, posting: (u32, u32, u32)) {
+fn add(map: &mut FxHashMap<String, LocalList>, term: &str, posting: (u32, u32, u32)) {
     match map.get_mut(term) {
         Some(v) => v.push(posting),
         None => {
@@ -77,7 +79,7 @@ fn add(map: &mut std::collections::HashMap<String, LocalList>, term: &str, posti
 /// Postings of the chunks of `docs` that carry `domain`.
 pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
     let mut p = Postings::default();
-    let mut tf: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let mut tf: FxHashMap<&str, u32> = FxHashMap::default();
     for d in docs.iter().filter(|d| d.domains.iter().any(|x| x == domain)) {
         for c in &d.chunks {
             tf.clear();
@@ -121,33 +123,53 @@ struct ShardOut<'a> {
 }
 
 /// Renders a domain's meta and term-hash shards from the postings of its document shards, in order.
+/// One pass deals every (field, term) of every part to its shard; then the shards are merged,
+/// ordered and serialized in parallel. A term's postings keep part order, then chunk order.
 pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
     let n: usize = parts.iter().map(|p| p.chunks).sum();
     let total_len: u64 = parts.iter().map(|p| p.total_len).sum();
-    // Every field's terms in order, postings in part order, with IDs borrowed from the parts.
-    let mut merged: [BTreeMap<&str, Vec<(&str, u32, u32)>>; 3] = Default::default();
-    for (f, out) in merged.iter_mut().enumerate() {
-        for p in parts {
-            for (t, ps) in &p.fields[f] {
-                out.entry(t.as_str()).or_default().extend(ps.iter().map(|(i, tf, dl)| (p.ids[*i as usize].as_str(), *tf, *dl)));
-            }
-        }
-    }
-    let estimate: usize = merged.iter().flat_map(|m| m.iter()).map(|(t, ps)| t.len() + 6 + ps.iter().map(|(id, _, _)| id.len() + 14).sum::<usize>()).sum();
+    // Estimated serialized size: each part's terms and every posting's ID.
+    let estimate: usize = parts
+        .iter()
+        .flat_map(|p| p.fields.iter().flat_map(move |f| f.iter().map(move |(t, ps)| (p, t, ps))))
+        .map(|(p, t, ps)| t.len() + 6 + ps.iter().map(|(i, _, _)| p.ids[*i as usize].len() + 14).sum::<usize>())
+        .sum();
     let shards = (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two();
-    let mut per_shard: Vec<ShardOut> = (0..shards)
-        .map(|k| ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new() })
+    // (field, part, term, postings) dealt to shards, in part order.
+    type Dealt<'a> = Vec<(usize, usize, &'a str, &'a LocalList)>;
+    let per_part: Vec<Vec<Dealt>> = parts
+        .par_iter()
+        .enumerate()
+        .map(|(pi, p)| {
+            let mut out: Vec<Dealt> = vec![Vec::new(); shards];
+            for (f, field) in p.fields.iter().enumerate() {
+                for (t, ps) in field {
+                    out[shard_of(t, shards)].push((f, pi, t.as_str(), ps));
+                }
+            }
+            out
+        })
         .collect();
-    let [terms, alias_terms, context_terms] = merged;
-    for (t, ps) in terms {
-        per_shard[shard_of(t, shards)].terms.insert(t, ps);
-    }
-    for (t, ps) in alias_terms {
-        per_shard[shard_of(t, shards)].alias_terms.insert(t, ps);
-    }
-    for (t, ps) in context_terms {
-        per_shard[shard_of(t, shards)].context_terms.insert(t, ps);
-    }
+    let dom = Some(domain.to_string());
+    let mut out: Vec<Rendered> = (0..shards)
+        .into_par_iter()
+        .map(|k| {
+            let mut shard = ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new() };
+            for part in &per_part {
+                for &(f, pi, t, ps) in &part[k] {
+                    let field = match f {
+                        0 => &mut shard.terms,
+                        1 => &mut shard.alias_terms,
+                        _ => &mut shard.context_terms,
+                    };
+                    let ids = &parts[pi].ids;
+                    field.entry(t).or_default().extend(ps.iter().map(|(i, tf, dl)| (ids[*i as usize].as_str(), *tf, *dl)));
+                }
+            }
+            let records = shard.terms.len();
+            Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", serde_json::to_vec(&shard).expect("shard serializes"), records, dom.clone(), None)
+        })
+        .collect();
     let meta = LexMeta {
         domain: domain.to_string(),
         chunks: n,
@@ -155,12 +177,6 @@ pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
         shards,
         hash: "fnv1a64".into(),
     };
-    let dom = Some(domain.to_string());
-    let mut out = vec![Rendered::new(Kind::Lexical, format!("lexical/{domain}/meta"), "json", serde_json::to_vec(&meta).expect("meta serializes"), n, dom.clone(), None)];
-    for shard in per_shard {
-        let records = shard.terms.len();
-        let k = shard.shard;
-        out.push(Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", serde_json::to_vec(&shard).expect("shard serializes"), records, dom.clone(), None));
-    }
+    out.insert(0, Rendered::new(Kind::Lexical, format!("lexical/{domain}/meta"), "json", serde_json::to_vec(&meta).expect("meta serializes"), n, dom, None));
     out
 }

@@ -77,45 +77,45 @@ fn has_content(path: &Path, _hash: &str, len: usize) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == len as u64)
 }
 
-/// Stores rendered artifacts under `out`, returning their manifest entries (in input order) and
-/// what was written. `known` holds paths this process already wrote or found in place; they are
-/// not looked up again. Safe to call from several threads at once (one call per shard). A
-/// written artifact's bytes are released (see `Rendered::take_bytes`).
-pub fn store_artifacts<'a>(
-    out: &Path,
-    rendered: impl IntoIterator<Item = &'a Rendered>,
-    known: &std::sync::Mutex<std::collections::HashSet<String>>,
-) -> io::Result<(Vec<ArtifactEntry>, WriteStats)> {
-    let mut entries = Vec::new();
+/// Stores rendered artifacts under `out` (in parallel), returning their manifest entries (in
+/// input order) and what was written. `known` holds paths this process already wrote or found in
+/// place; they are not looked up again. A written artifact's bytes are released (see
+/// `Rendered::take_bytes`).
+pub fn store_artifacts(out: &Path, rendered: &[Rendered], known: &std::sync::Mutex<std::collections::HashSet<String>>) -> io::Result<(Vec<ArtifactEntry>, WriteStats)> {
+    use rayon::prelude::*;
+    let stored: Vec<io::Result<(ArtifactEntry, WriteStats)>> = rendered.par_iter().map(|r| store_one(out, r, known)).collect();
+    let mut entries = Vec::with_capacity(stored.len());
     let mut stats = WriteStats::default();
-    for r in rendered {
-        let (rel, hash) = r.path_and_hash();
-        let path = out.join(&rel);
-        let key = path.to_string_lossy().into_owned();
-        let seen = known.lock().map(|k| k.contains(&key)).unwrap_or(false);
-        if seen || has_content(&path, &hash, r.len as usize) {
-            stats.files_reused += 1;
-            let _ = r.take_bytes();
-        } else {
-            let bytes = r.take_bytes().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{GONE}: {}", path.display())))?;
-            write_atomic(&path, &bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-            stats.files_written += 1;
-            stats.bytes_written += bytes.len() as u64;
-        }
-        if let Ok(mut k) = known.lock() {
-            k.insert(key);
-        }
-        entries.push(ArtifactEntry {
-            kind: r.kind,
-            path: rel,
-            blake3: hash,
-            bytes: r.len,
-            records: r.records,
-            domain: r.domain.clone(),
-            library: r.library.clone(),
-        });
+    for s in stored {
+        let (entry, w) = s?;
+        entries.push(entry);
+        stats.files_written += w.files_written;
+        stats.files_reused += w.files_reused;
+        stats.bytes_written += w.bytes_written;
     }
     Ok((entries, stats))
+}
+
+fn store_one(out: &Path, r: &Rendered, known: &std::sync::Mutex<std::collections::HashSet<String>>) -> io::Result<(ArtifactEntry, WriteStats)> {
+    let mut stats = WriteStats::default();
+    let (rel, hash) = r.path_and_hash();
+    let path = out.join(&rel);
+    let key = path.to_string_lossy().into_owned();
+    let seen = known.lock().map(|k| k.contains(&key)).unwrap_or(false);
+    if seen || has_content(&path, &hash, r.len as usize) {
+        stats.files_reused += 1;
+        let _ = r.take_bytes();
+    } else {
+        let bytes = r.take_bytes().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{GONE}: {}", path.display())))?;
+        write_atomic(&path, &bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        stats.files_written += 1;
+        stats.bytes_written += bytes.len() as u64;
+    }
+    if let Ok(mut k) = known.lock() {
+        k.insert(key);
+    }
+    let entry = ArtifactEntry { kind: r.kind, path: rel, blake3: hash, bytes: r.len, records: r.records, domain: r.domain.clone(), library: r.library.clone() };
+    Ok((entry, stats))
 }
 
 /// The message of an artifact that vanished from `out/` after this process wrote it and released

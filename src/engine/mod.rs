@@ -15,7 +15,7 @@ use crate::artifacts::manifest::{LibraryEntry, MANIFEST_FORMAT, Manifest, corpus
 use crate::artifacts::store;
 use crate::build::{BuildReport, BuildRequest, BuildStats, read_source, settings_values, write_failure};
 use crate::config::Config;
-use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, compiled, domain_artifacts, domains, duplicate_ids, shard_artifacts, shard_vectors};
+use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, compiled, domain_artifacts, domains, duplicate_ids, shard_artifacts, shard_postings, shard_vectors};
 use crate::embed::CachedEmbedder;
 use crate::diag::{Problem, Problems};
 use crate::discover::discover;
@@ -264,10 +264,15 @@ impl Engine {
         let out = &req.out;
         let known = &self.known;
         let shard_stored: Vec<std::io::Result<_>> =
-            list.par_iter().map_with(self.db.clone(), |db, s| store::store_artifacts(out, shard_artifacts(db, settings, *s).iter(), known)).collect();
+            list.par_iter().map_with(self.db.clone(), |db, s| store::store_artifacts(out, &shard_artifacts(db, settings, *s), known)).collect();
         let doms = domains(&self.db, settings, set);
+        // Every shard's postings per domain, in parallel (memoized; the domain renders merge them).
+        let pairs: Vec<(Shard, &String)> = list.iter().flat_map(|s| doms.iter().map(move |d| (*s, d))).collect();
+        pairs.par_iter().for_each_with(self.db.clone(), |db, (s, d)| {
+            shard_postings(db, settings, *s, (*d).clone());
+        });
         let domain_stored: Vec<std::io::Result<_>> =
-            doms.par_iter().map_with(self.db.clone(), |db, d| store::store_artifacts(out, domain_artifacts(db, settings, set, d.clone()).iter(), known)).collect();
+            doms.par_iter().map_with(self.db.clone(), |db, d| store::store_artifacts(out, &domain_artifacts(db, settings, set, d.clone()), known)).collect();
         let mut artifacts = Vec::new();
         for r in shard_stored.into_iter().chain(domain_stored) {
             match r {
