@@ -56,15 +56,17 @@ pub fn shard_of(term: &str, shards: usize) -> usize {
 type LocalList = Vec<(u32, u32, u32)>;
 
 /// The lexical contribution of a set of documents to one domain: the chunk IDs once, and per
-/// field, term → postings by chunk index. Built per document shard and merged per domain, so an
-/// edit re-tokenizes only its shard; IDs are not copied per posting.
+/// field, its terms in order with their postings by chunk index. Built per document shard and
+/// merged per domain, so an edit re-tokenizes only its shard; IDs are not copied per posting.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Postings {
     pub chunks: usize,
     pub total_len: u64,
     pub ids: Vec<String>,
-    /// `terms`, `alias_terms`, `context_terms`.
-    pub fields: [FxHashMap<String, LocalList>; 3],
+    /// `terms`, `alias_terms`, `context_terms`: (term, postings), sorted by term.
+    pub fields: [Vec<(String, LocalList)>; 3],
+    /// This part's share of the serialized size (what the shard count is computed from).
+    pub estimate: usize,
 }
 
 fn add(map: &mut FxHashMap<String, LocalList>, term: &str, posting: (u32, u32, u32)) {
@@ -79,6 +81,7 @@ fn add(map: &mut FxHashMap<String, LocalList>, term: &str, posting: (u32, u32, u
 /// Postings of the chunks of `docs` that carry `domain`.
 pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
     let mut p = Postings::default();
+    let mut maps: [FxHashMap<String, LocalList>; 3] = Default::default();
     let mut tf: FxHashMap<&str, u32> = FxHashMap::default();
     for d in docs.iter().filter(|d| d.domains.iter().any(|x| x == domain)) {
         for c in &d.chunks {
@@ -93,17 +96,30 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
             p.chunks += 1;
             p.total_len += len as u64;
             for (t, f) in &tf {
-                add(&mut p.fields[0], t, (idx, *f, len));
+                add(&mut maps[0], t, (idx, *f, len));
             }
             for t in &c.extra_tokens {
-                add(&mut p.fields[1], t, (idx, 1, len));
+                add(&mut maps[1], t, (idx, 1, len));
             }
             for t in &c.context_tokens {
-                add(&mut p.fields[2], t, (idx, 1, len));
+                add(&mut maps[2], t, (idx, 1, len));
             }
         }
     }
+    p.set_fields(maps.map(|m| m.into_iter().collect()));
     p
+}
+
+impl Postings {
+    /// Sets the fields (sorting their terms) and the size estimate; `ids` must be in place.
+    pub fn set_fields(&mut self, fields: [Vec<(String, LocalList)>; 3]) {
+        self.estimate = 0;
+        for (f, mut v) in fields.into_iter().enumerate() {
+            v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            self.estimate += v.iter().map(|(t, ps)| t.len() + 6 + ps.iter().map(|(i, _, _)| self.ids[*i as usize].len() + 14).sum::<usize>()).sum::<usize>();
+            self.fields[f] = v;
+        }
+    }
 }
 
 /// Renders the lexical artifacts of one domain from the chunks that carry it.
@@ -122,54 +138,49 @@ struct ShardOut<'a> {
     context_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
 }
 
-/// Renders a domain's meta and term-hash shards from the postings of its document shards, in order.
-/// One pass deals every (field, term) of every part to its shard; then the shards are merged,
-/// ordered and serialized in parallel. A term's postings keep part order, then chunk order.
-pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
+/// The term-shard count of a domain whose parts are `parts`: powers of two, so that a shard is
+/// about `SHARD_TARGET_BYTES`.
+pub fn shard_count(parts: &[&Postings]) -> usize {
+    let estimate: usize = parts.iter().map(|p| p.estimate).sum();
+    (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two()
+}
+
+/// A part's (field, term index) entries dealt to the term shards they belong to.
+pub type Dealt = Vec<Vec<(u8, u32)>>;
+
+pub fn deal(part: &Postings, shards: usize) -> Dealt {
+    let mut out: Dealt = vec![Vec::new(); shards];
+    for (f, field) in part.fields.iter().enumerate() {
+        for (i, (t, _)) in field.iter().enumerate() {
+            out[shard_of(t, shards)].push((f as u8, i as u32));
+        }
+    }
+    out
+}
+
+/// Renders term shard `k` of a domain from its parts (in order) and their dealt entries. A term's
+/// postings keep part order, then chunk order.
+pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt]) -> Rendered {
+    let mut shard = ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new() };
+    for (p, d) in parts.iter().zip(dealt) {
+        for &(f, i) in &d[k] {
+            let (t, ps) = &p.fields[f as usize][i as usize];
+            let field = match f {
+                0 => &mut shard.terms,
+                1 => &mut shard.alias_terms,
+                _ => &mut shard.context_terms,
+            };
+            field.entry(t.as_str()).or_default().extend(ps.iter().map(|(c, tf, dl)| (p.ids[*c as usize].as_str(), *tf, *dl)));
+        }
+    }
+    let records = shard.terms.len();
+    Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", serde_json::to_vec(&shard).expect("shard serializes"), records, Some(domain.to_string()), None)
+}
+
+/// Renders a domain's meta file.
+pub fn render_meta(domain: &str, parts: &[&Postings], shards: usize) -> Rendered {
     let n: usize = parts.iter().map(|p| p.chunks).sum();
     let total_len: u64 = parts.iter().map(|p| p.total_len).sum();
-    // Estimated serialized size: each part's terms and every posting's ID.
-    let estimate: usize = parts
-        .iter()
-        .flat_map(|p| p.fields.iter().flat_map(move |f| f.iter().map(move |(t, ps)| (p, t, ps))))
-        .map(|(p, t, ps)| t.len() + 6 + ps.iter().map(|(i, _, _)| p.ids[*i as usize].len() + 14).sum::<usize>())
-        .sum();
-    let shards = (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two();
-    // (field, part, term, postings) dealt to shards, in part order.
-    type Dealt<'a> = Vec<(usize, usize, &'a str, &'a LocalList)>;
-    let per_part: Vec<Vec<Dealt>> = parts
-        .par_iter()
-        .enumerate()
-        .map(|(pi, p)| {
-            let mut out: Vec<Dealt> = vec![Vec::new(); shards];
-            for (f, field) in p.fields.iter().enumerate() {
-                for (t, ps) in field {
-                    out[shard_of(t, shards)].push((f, pi, t.as_str(), ps));
-                }
-            }
-            out
-        })
-        .collect();
-    let dom = Some(domain.to_string());
-    let mut out: Vec<Rendered> = (0..shards)
-        .into_par_iter()
-        .map(|k| {
-            let mut shard = ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new() };
-            for part in &per_part {
-                for &(f, pi, t, ps) in &part[k] {
-                    let field = match f {
-                        0 => &mut shard.terms,
-                        1 => &mut shard.alias_terms,
-                        _ => &mut shard.context_terms,
-                    };
-                    let ids = &parts[pi].ids;
-                    field.entry(t).or_default().extend(ps.iter().map(|(i, tf, dl)| (ids[*i as usize].as_str(), *tf, *dl)));
-                }
-            }
-            let records = shard.terms.len();
-            Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", serde_json::to_vec(&shard).expect("shard serializes"), records, dom.clone(), None)
-        })
-        .collect();
     let meta = LexMeta {
         domain: domain.to_string(),
         chunks: n,
@@ -177,6 +188,50 @@ pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
         shards,
         hash: "fnv1a64".into(),
     };
-    out.insert(0, Rendered::new(Kind::Lexical, format!("lexical/{domain}/meta"), "json", serde_json::to_vec(&meta).expect("meta serializes"), n, dom, None));
+    Rendered::new(Kind::Lexical, format!("lexical/{domain}/meta"), "json", serde_json::to_vec(&meta).expect("meta serializes"), n, Some(domain.to_string()), None)
+}
+
+/// Renders a domain's meta and every term shard from the postings of its document shards, in
+/// order (shards in parallel).
+pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
+    let shards = shard_count(parts);
+    let dealt: Vec<Dealt> = parts.par_iter().map(|p| deal(p, shards)).collect();
+    let dealt_refs: Vec<&Dealt> = dealt.iter().collect();
+    let mut out: Vec<Rendered> = (0..shards).into_par_iter().map(|k| render_shard(domain, k, parts, &dealt_refs)).collect();
+    out.insert(0, render_meta(domain, parts, shards));
     out
+}
+
+/// The term shards whose content differs between two versions of one part (same position in
+/// the domain's part list): those holding a term whose postings or chunk IDs changed.
+pub fn changed_shards(old: &Postings, new: &Postings, shards: usize, into: &mut std::collections::BTreeSet<usize>) {
+    let ids_same = old.ids == new.ids;
+    for f in 0..3 {
+        let (a, b) = (&old.fields[f], &new.fields[f]);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let ord = match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) => x.0.cmp(&y.0),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match ord {
+                std::cmp::Ordering::Less => {
+                    into.insert(shard_of(&a[i].0, shards));
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    into.insert(shard_of(&b[j].0, shards));
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    if !ids_same || a[i].1 != b[j].1 {
+                        into.insert(shard_of(&a[i].0, shards));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+    }
 }

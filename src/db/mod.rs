@@ -9,7 +9,7 @@ pub mod cache;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::artifacts::lexical::{Postings, postings, render_postings};
+use crate::artifacts::lexical::{Postings, postings};
 use crate::artifacts::{BuiltDoc, Rendered, render_library};
 use crate::config::{Config, Format};
 use crate::diag::Problem;
@@ -237,14 +237,6 @@ pub fn domains(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<Vec<Str
     out.sort();
     out.dedup();
     Arc::new(out)
-}
-
-/// The lexical meta and term shards of one domain, merged from every shard's postings.
-#[salsa::tracked(returns(clone))]
-pub fn domain_artifacts(db: &dyn AskDb, settings: Settings, set: ShardSet, domain: String) -> Arc<Vec<Rendered>> {
-    let parts: Vec<Arc<Postings>> = set.shards(db).iter().map(|s| shard_postings(db, settings, *s, domain.clone())).collect();
-    let refs: Vec<&Postings> = parts.iter().map(|p| p.as_ref()).filter(|p| p.chunks > 0).collect();
-    Arc::new(render_postings(&domain, &refs))
 }
 
 /// Duplicate doc IDs across the whole build.

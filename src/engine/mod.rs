@@ -15,11 +15,12 @@ use crate::artifacts::manifest::{LibraryEntry, MANIFEST_FORMAT, Manifest, corpus
 use crate::artifacts::store;
 use crate::build::{BuildReport, BuildRequest, BuildStats, read_source, settings_values, write_failure};
 use crate::config::Config;
-use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, compiled, domain_artifacts, domains, duplicate_ids, shard_artifacts, shard_postings, shard_vectors};
+use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, compiled, domains, duplicate_ids, shard_artifacts, shard_postings, shard_vectors};
 use crate::embed::CachedEmbedder;
 use crate::diag::{Problem, Problems};
 use crate::discover::discover;
 
+mod lex;
 mod stamp;
 
 /// Files per document shard: a library's files hash into `next_pow2(files / SHARD_FILES)`
@@ -58,6 +59,8 @@ pub struct Engine {
     set: ShardSet,
     /// Artifact paths this process wrote or found in place.
     known: std::sync::Mutex<HashSet<String>>,
+    /// Per domain, the lexical render of the previous build, patched by the next (see `lex`).
+    lex: BTreeMap<String, lex::DomainLex>,
 }
 
 impl Engine {
@@ -66,7 +69,7 @@ impl Engine {
         let cfg = Arc::new(cfg);
         let settings = Settings::builder(cfg.clone()).durability(salsa::Durability::HIGH).new(&db);
         let set = ShardSet::new(&db, Vec::new());
-        Engine { db, cfg, settings, sources: BTreeMap::new(), shards: BTreeMap::new(), set, known: Default::default() }
+        Engine { db, cfg, settings, sources: BTreeMap::new(), shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new() }
     }
 
     pub fn config(&self) -> &Config {
@@ -262,17 +265,17 @@ impl Engine {
             return finish_failed(problems, stats, run, started);
         }
         let out = &req.out;
-        let known = &self.known;
         let shard_stored: Vec<std::io::Result<_>> =
-            list.par_iter().map_with(self.db.clone(), |db, s| store::store_artifacts(out, &shard_artifacts(db, settings, *s), known)).collect();
+            list.par_iter().map_with(self.db.clone(), |db, s| store::store_artifacts(out, &shard_artifacts(db, settings, *s), &self.known)).collect();
         let doms = domains(&self.db, settings, set);
         // Every shard's postings per domain, in parallel (memoized; the domain renders merge them).
         let pairs: Vec<(Shard, &String)> = list.iter().flat_map(|s| doms.iter().map(move |d| (*s, d))).collect();
         pairs.par_iter().for_each_with(self.db.clone(), |db, (s, d)| {
             shard_postings(db, settings, *s, (*d).clone());
         });
-        let domain_stored: Vec<std::io::Result<_>> =
-            doms.par_iter().map_with(self.db.clone(), |db, d| store::store_artifacts(out, &domain_artifacts(db, settings, set, d.clone()), known)).collect();
+        self.lex.retain(|d, _| doms.contains(d));
+        let rendered_domains: Vec<Arc<Vec<crate::artifacts::Rendered>>> = doms.iter().map(|d| self.render_domain(settings, &list, d)).collect();
+        let domain_stored: Vec<std::io::Result<_>> = rendered_domains.iter().map(|r| store::store_artifacts(out, r, &self.known)).collect();
         let mut artifacts = Vec::new();
         for r in shard_stored.into_iter().chain(domain_stored) {
             match r {
@@ -338,6 +341,18 @@ impl Engine {
 }
 
 impl Engine {
+    /// The lexical artifacts of a domain: a full render the first time, then a patch of the term
+    /// shards whose postings changed.
+    fn render_domain(&mut self, settings: Settings, list: &[Shard], domain: &str) -> Arc<Vec<crate::artifacts::Rendered>> {
+        let parts: Vec<Arc<crate::artifacts::lexical::Postings>> =
+            list.iter().map(|s| shard_postings(&self.db, settings, *s, domain.to_string())).filter(|p| p.chunks > 0).collect();
+        let prev = self.lex.remove(domain);
+        let next = lex::DomainLex::render(domain, parts, prev);
+        let out = next.rendered.clone();
+        self.lex.insert(domain.to_string(), next);
+        out
+    }
+
     /// The build stamp of what the database now holds for `files` (see `stamp`).
     fn stamp(&self, cfg: &Config, libs: &[&crate::config::Library], req: &BuildRequest, files: &[crate::discover::SourceFile]) -> String {
         let key = crate::db::cache::CompileCache::new(&req.out, cfg).settings_key().to_string();
