@@ -1,8 +1,13 @@
 //! deploy: the pure planner of `askzico deploy` (DESIGN §8). Given a build's records (Vectorize
 //! NDJSON lines and KV pairs) and what the inactive index holds, it computes what to upsert,
 //! delete and write, in batches within every Cloudflare limit. A limit violation fails the whole
-//! plan, before anything is sent. No I/O here; `client` and `run` do the network and the journal,
-//! `keys` names every KV key of a version, `gc` deletes the keys of versions no index holds.
+//! plan, before anything is sent. No I/O here; `client` and `run` do the network and the journal.
+//!
+//! Old versions and their keys (`--gc`): every deploy records its version, and the version each
+//! index holds, in the KV registry `<prefix>versions` (`keys::Registry`) before touching the index,
+//! and stores beside each version's manifest its key pages (`keys`), so the manifest and pages name
+//! every key of the version. `gc` deletes, by those exact keys, the versions the registry lists
+//! that are neither live nor held by either index, and never lists KV by prefix.
 
 pub mod client;
 pub mod gc;
