@@ -110,10 +110,8 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
             (j.pointer.clone(), None, "local journal (no credentials)")
         }
     };
-    if let Some(p) = &pointer {
-        if !t.indexes.contains(&p.index) {
-            return Err(format!("the pointer names index {}, which is not one of this target's indexes {:?}", p.index, t.indexes));
-        }
+    if let Some(p) = pointer.as_ref().filter(|p| !t.indexes.contains(&p.index)) {
+        return Err(format!("the pointer names index {}, which is not one of this target's indexes {:?}", p.index, t.indexes));
     }
     let version = m.corpus_version.as_str();
     if let Some(live) = pointer.as_ref().filter(|p| p.version == version) {
