@@ -6,8 +6,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 
 use common::*;
 use serde_json::{Value, json};
@@ -15,31 +14,87 @@ use serde_json::{Value, json};
 const TOKEN: &str = "tok-Sup3rSecret-DoNotLeak-42";
 const ACCOUNT: &str = "acc123";
 const NS: &str = "ns1";
+const POINTER: &str = "zico/current";
 const TARGET: &str = "\n[deploy.prod]\naccount_id = \"acc123\"\nindexes = [\"corpus-blue\", \"corpus-green\"]\nkv_namespace_id = \"ns1\"\nprefix = \"zico/\"\n";
 
-#[derive(Default)]
-struct State {
+/// What a complete version is: its vectors (ID → the uploaded record) and KV pairs.
+#[derive(Clone, Default)]
+struct Expected {
+    vectors: BTreeMap<String, Value>,
+    kv: BTreeMap<String, String>,
+}
+
+/// The stand-in's storage: what Cloudflare would hold.
+#[derive(Clone, Default)]
+struct Store {
     kv: BTreeMap<String, String>,
     indexes: BTreeMap<String, BTreeMap<String, Value>>,
     last_mutation: BTreeMap<String, String>,
     mutations: usize,
-    /// One entry per request: "upsert blue 12", "delete green 3", "info blue", "kv-bulk 40", "kv-put zico/current", "kv-get zico/current".
+}
+
+#[derive(Default)]
+struct State {
+    store: Store,
+    /// One entry per request: "upsert blue 12", "delete green 3", "info blue", "kv-bulk 40",
+    /// "kv-delete 5", "kv-put zico/current", "kv-get zico/current", "get-by-ids green 4".
     log: Vec<String>,
+    /// Per write request (upsert, delete, KV bulk write/delete): its request number and content.
+    writes: Vec<(usize, String)>,
     problems: Vec<String>,
+    /// Requests seen (every kind), numbering them from 1.
+    requests: usize,
     /// `info` reports the previous mutation this many more times (Vectorize applies writes later).
     info_lag: usize,
-    /// The next upserts answer 429 with `Retry-After: 0`.
+    /// The next upserts answer 429 with this `Retry-After`.
     throttle_upserts: usize,
+    retry_after: &'static str,
     /// Upserts answer 500 once this many have succeeded (a deploy dying mid-way).
     fail_upserts_after: Option<usize>,
-    /// The next bulk write reports its first two keys in `unsuccessful_keys` (and drops them).
+    /// Bulk writes answer 500.
+    fail_kv: bool,
+    /// The next bulk write of more than two pairs reports its first two keys in
+    /// `unsuccessful_keys` (and drops them).
     drop_bulk_keys: bool,
+    /// The next request of a kind ("upsert", "kv-bulk", "get-by-ids") meets this fault.
+    faults: Vec<(&'static str, Fault)>,
+    /// `get_by_ids` answers with no vectors this many more times (an index that does not answer).
+    blind_reads: usize,
+    /// Request number at which the test kills the client (SIGKILL) while the request is in
+    /// flight; `kill_applies`: the server applies it first.
+    kill_at: Option<usize>,
+    kill_applies: bool,
+    /// Versions the pointer may name only when complete; checked when the pointer is written.
+    expect: BTreeMap<String, Expected>,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Fault {
+    /// The connection is cut after the server applied the request (the client cannot know).
+    CutApplied,
+    /// The connection is cut before the server applied it.
+    CutUnapplied,
+    /// 502 Bad Gateway, nothing applied.
+    BadGateway,
+}
+
+struct Reply {
+    status: u16,
+    body: String,
+    headers: Vec<(&'static str, String)>,
+}
+
+fn reply(status: u16, body: String) -> Reply {
+    Reply { status, body, headers: vec![] }
 }
 
 struct Mock {
     base: String,
     state: Arc<Mutex<State>>,
-    fail_kv: Arc<AtomicBool>,
+    /// The server sends the number of the request it holds for a kill; the test answers when the
+    /// client is dead.
+    reached: Mutex<mpsc::Receiver<usize>>,
+    resume: mpsc::Sender<()>,
 }
 
 fn decode(s: &str) -> String {
@@ -62,155 +117,365 @@ fn ok(result: Value) -> String {
     json!({"success": true, "errors": [], "messages": [], "result": result}).to_string()
 }
 
-fn mock() -> Mock {
+fn cf_error(code: u32, message: &str) -> String {
+    json!({"success": false, "errors": [{"code": code, "message": message}], "messages": [], "result": null}).to_string()
+}
+
+/// The vector without `corpus_version`: an unchanged vector keeps the version that uploaded it.
+fn content(v: &Value) -> Value {
+    let mut v = v.clone();
+    if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.remove("corpus_version");
+    }
+    v
+}
+
+impl State {
+    fn pointer(&self) -> Option<Value> {
+        self.store.kv.get(POINTER).map(|p| serde_json::from_str(p).unwrap())
+    }
+
+    fn write(&mut self, what: String) {
+        let n = self.requests;
+        self.writes.push((n, what));
+    }
+
+    /// A write into an index the pointer names is the one thing a deploy must never do.
+    fn guard_live(&mut self, index: &str) {
+        if self.pointer().is_some_and(|p| p["index"] == index) {
+            self.problems.push(format!("request {} wrote the live index {index}", self.requests));
+        }
+    }
+
+    /// When the pointer is written: the version it names must be complete in the index it names.
+    fn check_flip(&mut self, body: &str) {
+        let p: Value = serde_json::from_str(body).unwrap();
+        let (v, index) = (p["version"].as_str().unwrap().to_string(), p["index"].as_str().unwrap().to_string());
+        let held = self.store.indexes.get(&index).cloned().unwrap_or_default();
+        for id in held.keys() {
+            if !self.store.kv.contains_key(&format!("zico/{v}/chunk/{id}")) {
+                self.problems.push(format!("pointer flipped to {v} while vector {id} has no lookup key"));
+            }
+        }
+        if let Some(e) = self.expect.get(&v) {
+            let same = held.len() == e.vectors.len() && e.vectors.iter().all(|(id, rec)| held.get(id).is_some_and(|h| content(h) == content(rec)));
+            if !same {
+                self.problems.push(format!("pointer flipped to {v} on {index}, which does not hold exactly its vectors"));
+            }
+            if let Some((k, _)) = e.kv.iter().find(|(k, val)| self.store.kv.get(*k) != Some(*val)) {
+                self.problems.push(format!("pointer flipped to {v} while {k} is missing or different"));
+            }
+        }
+    }
+
+    fn fault(&mut self, kind: &str) -> Option<Fault> {
+        let i = self.faults.iter().position(|(k, _)| *k == kind)?;
+        Some(self.faults.remove(i).1)
+    }
+
+    fn kv(&mut self, method: &str, rest: &str, ctype: &str, body: &str) -> Reply {
+        if let Some(key) = rest.strip_prefix("values/") {
+            let key = decode(key);
+            if method == "GET" {
+                self.log.push(format!("kv-get {key}"));
+                return match self.store.kv.get(&key) {
+                    Some(v) => reply(200, v.clone()),
+                    None => reply(404, cf_error(10009, "get: 'key not found'")),
+                };
+            }
+            self.log.push(format!("kv-put {key}"));
+            if key == POINTER {
+                self.check_flip(body);
+            }
+            self.store.kv.insert(key, body.to_string());
+            return reply(200, ok(Value::Null));
+        }
+        if !ctype.starts_with("application/json") {
+            self.problems.push(format!("{rest}: content type {ctype}"));
+        }
+        match (method, rest) {
+            ("PUT", "bulk") => {
+                let pairs: Vec<Value> = serde_json::from_str(body).unwrap();
+                if pairs.len() > 10_000 || body.len() > 100_000_000 {
+                    self.problems.push("bulk over limits".into());
+                }
+                if self.fail_kv {
+                    self.log.push("kv-bulk-500".into());
+                    return reply(500, cf_error(10001, "internal"));
+                }
+                self.log.push(format!("kv-bulk {}", pairs.len()));
+                let keys: Vec<&str> = pairs.iter().map(|p| p["key"].as_str().unwrap()).collect();
+                self.write(format!("kv-bulk {keys:?}"));
+                let dropped: Vec<String> = if pairs.len() > 2 && std::mem::take(&mut self.drop_bulk_keys) { keys.iter().take(2).map(|k| k.to_string()).collect() } else { vec![] };
+                for p in &pairs {
+                    let k = p["key"].as_str().unwrap();
+                    if !dropped.iter().any(|d| d == k) {
+                        self.store.kv.insert(k.into(), p["value"].as_str().unwrap().into());
+                    }
+                }
+                reply(200, ok(json!({"successful_key_count": pairs.len() - dropped.len(), "unsuccessful_keys": dropped})))
+            }
+            ("POST", "bulk/delete") => {
+                let keys: Vec<String> = serde_json::from_str(body).unwrap();
+                if keys.len() > 10_000 {
+                    self.problems.push("bulk delete over 10,000 keys".into());
+                }
+                self.log.push(format!("kv-delete {}", keys.len()));
+                self.write(format!("kv-delete {keys:?}"));
+                for k in &keys {
+                    if k == POINTER {
+                        self.problems.push("GC deleted the pointer".into());
+                    }
+                    self.store.kv.remove(k);
+                }
+                reply(200, ok(json!({"successful_key_count": keys.len(), "unsuccessful_keys": []})))
+            }
+            _ => {
+                self.log.push(format!("kv-unknown {method} {rest}"));
+                reply(404, cf_error(10000, "no such route"))
+            }
+        }
+    }
+
+    fn vectorize(&mut self, method: &str, rest: &str, url: &str, ctype: &str, body: &str) -> Reply {
+        let (index, op) = rest.split_once('/').unwrap();
+        let index = index.to_string();
+        let op = op.split('?').next().unwrap();
+        let mutation = |s: &mut State, index: String| {
+            s.store.mutations += 1;
+            let m = format!("mut-{:04}", s.store.mutations);
+            s.store.last_mutation.insert(index, m.clone());
+            reply(200, ok(json!({"mutationId": m})))
+        };
+        match (method, op) {
+            ("POST", "upsert") if self.throttle_upserts > 0 => {
+                self.throttle_upserts -= 1;
+                self.log.push("upsert-429".into());
+                let mut r = reply(429, cf_error(971, "rate limited"));
+                r.headers.push(("Retry-After", self.retry_after.to_string()));
+                r
+            }
+            ("POST", "upsert") if self.fail_upserts_after.is_some_and(|n| self.log.iter().filter(|l| l.starts_with("upsert ")).count() >= n) => {
+                self.log.push("upsert-500".into());
+                reply(500, cf_error(10001, "internal"))
+            }
+            ("POST", "upsert") => {
+                if !ctype.starts_with("multipart/form-data; boundary=") || !url.contains("unparsable-behavior=error") {
+                    self.problems.push(format!("upsert content type {ctype}"));
+                }
+                if !body.contains("name=\"vectors\"") || !body.contains("Content-Type: application/x-ndjson") {
+                    self.problems.push("no vectors part".into());
+                }
+                let start = body.find("\r\n\r\n").unwrap() + 4;
+                let end = body.rfind("\r\n--").unwrap();
+                let lines: Vec<Value> = body[start..end].lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+                if lines.len() > 1000 {
+                    self.problems.push("upsert over 1000".into());
+                }
+                self.log.push(format!("upsert {index} {}", lines.len()));
+                self.guard_live(&index);
+                self.write(format!("upsert {index} {:?}", lines.iter().map(|l| l["id"].as_str().unwrap()).collect::<Vec<_>>()));
+                for l in lines {
+                    if l["metadata"]["corpus_version"].as_str().is_none() {
+                        self.problems.push("no corpus_version".into());
+                    }
+                    self.store.indexes.entry(index.clone()).or_default().insert(l["id"].as_str().unwrap().into(), l);
+                }
+                mutation(self, index)
+            }
+            ("POST", "delete_by_ids") => {
+                let ids: Value = serde_json::from_str(body).unwrap();
+                let ids = ids["ids"].as_array().unwrap();
+                self.log.push(format!("delete {index} {}", ids.len()));
+                self.guard_live(&index);
+                self.write(format!("delete {index} {ids:?}"));
+                for id in ids {
+                    self.store.indexes.entry(index.clone()).or_default().remove(id.as_str().unwrap());
+                }
+                mutation(self, index)
+            }
+            ("POST", "get_by_ids") => {
+                let ids: Value = serde_json::from_str(body).unwrap();
+                let ids = ids["ids"].as_array().unwrap();
+                self.log.push(format!("get-by-ids {index} {}", ids.len()));
+                if self.blind_reads > 0 {
+                    self.blind_reads -= 1;
+                    return reply(200, ok(json!([])));
+                }
+                let held = self.store.indexes.get(&index);
+                let found: Vec<Value> = ids.iter().filter_map(|id| held.and_then(|h| h.get(id.as_str().unwrap())).cloned()).collect();
+                reply(200, ok(json!(found)))
+            }
+            ("GET", "list") => {
+                // Pages of at most 7 IDs, to exercise the cursor.
+                let q = rest.split_once('?').map_or("", |(_, q)| q);
+                let cursor = q.split('&').find_map(|kv| kv.strip_prefix("cursor=")).map(decode).unwrap_or_default();
+                let all = self.store.indexes.get(&index).cloned().unwrap_or_default();
+                let ids: Vec<String> = all.keys().filter(|k| **k > cursor).take(7).cloned().collect();
+                let more = ids.len() == 7 && all.keys().any(|k| k > ids.last().unwrap());
+                self.log.push(format!("list {index}"));
+                reply(200, ok(json!({"count": ids.len(), "totalCount": all.len(), "isTruncated": more, "nextCursor": if more { json!(ids.last().unwrap()) } else { Value::Null },
+                                     "vectors": ids.iter().map(|i| json!({"id": i})).collect::<Vec<_>>()})))
+            }
+            ("GET", "info") => {
+                self.log.push(format!("info {index}"));
+                let n = self.store.indexes.get(&index).map_or(0, |i| i.len());
+                let processed = if self.info_lag > 0 {
+                    self.info_lag -= 1;
+                    self.log.push("info-lagging".into());
+                    json!("mut-older")
+                } else {
+                    json!(self.store.last_mutation.get(&index))
+                };
+                reply(200, ok(json!({"dimensions": 256, "vectorCount": n, "processedUpToMutation": processed, "processedUpToDatetime": "2026-11-29T00:00:00Z"})))
+            }
+            _ => reply(404, cf_error(10000, "no such route")),
+        }
+    }
+
+    fn handle(&mut self, method: &str, url: &str, auth: &str, ctype: &str, body: &str) -> Reply {
+        if auth != format!("Bearer {TOKEN}") {
+            self.problems.push(format!("bad auth on {url}"));
+        }
+        let kv_prefix = format!("/client/v4/accounts/{ACCOUNT}/storage/kv/namespaces/{NS}/");
+        let vz_prefix = format!("/client/v4/accounts/{ACCOUNT}/vectorize/v2/indexes/");
+        if let Some(rest) = url.strip_prefix(&kv_prefix) {
+            self.kv(method, rest, ctype, body)
+        } else if let Some(rest) = url.strip_prefix(&vz_prefix) {
+            self.vectorize(method, rest, url, ctype, body)
+        } else {
+            reply(404, cf_error(10000, "no such route"))
+        }
+    }
+}
+
+/// Which `cut` kind a request is.
+fn kind_of(method: &str, url: &str) -> &'static str {
+    if url.contains("/upsert") {
+        "upsert"
+    } else if url.ends_with("/bulk") && method == "PUT" {
+        "kv-bulk"
+    } else if url.contains("/get_by_ids") {
+        "get-by-ids"
+    } else {
+        "other"
+    }
+}
+
+/// Marks a response the proxy must not deliver: it closes the client's connection instead.
+const CUT: &str = "X-Mock-Cut-Connection";
+
+/// A TCP relay in front of tiny_http (which always answers): it cuts a connection where the
+/// server marked the response, so the client sees the connection drop mid-request.
+fn relay(backend: std::net::SocketAddr) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { continue };
+            let Ok(server) = std::net::TcpStream::connect(backend) else { continue };
+            let (mut from_client, mut to_server) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut from_client, &mut to_server);
+                let _ = to_server.shutdown(std::net::Shutdown::Write);
+            });
+            let (mut from_server, mut to_client) = (server, client);
+            std::thread::spawn(move || {
+                let mut buf = vec![0u8; 1 << 16];
+                loop {
+                    let n = match from_server.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    if buf[..n].windows(CUT.len()).any(|w| w.eq_ignore_ascii_case(CUT.as_bytes())) {
+                        break;
+                    }
+                    if to_client.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+                let _ = to_client.shutdown(std::net::Shutdown::Both);
+                let _ = from_server.shutdown(std::net::Shutdown::Both);
+            });
+        }
+    });
+    port
+}
+
+fn mock_from(store: Store) -> Mock {
     let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-    let port = server.server_addr().to_ip().unwrap().port();
-    let state: Arc<Mutex<State>> = Arc::default();
-    let fail_kv = Arc::new(AtomicBool::new(false));
-    let (st, fail) = (state.clone(), fail_kv.clone());
+    let backend = server.server_addr().to_ip().unwrap();
+    let state = Arc::new(Mutex::new(State { store, retry_after: "0", ..State::default() }));
+    let (reached_tx, reached) = mpsc::channel();
+    let (resume, resume_rx) = mpsc::channel::<()>();
+    let st = state.clone();
     std::thread::spawn(move || {
         for mut rq in server.incoming_requests() {
             let url = rq.url().to_string();
             let method = rq.method().to_string();
             let header = |n: &'static str| rq.headers().iter().find(|h| h.field.equiv(n)).map(|h| h.value.as_str().to_string()).unwrap_or_default();
-            let auth = header("Authorization");
-            let ctype = header("Content-Type");
+            let (auth, ctype) = (header("Authorization"), header("Content-Type"));
             let mut body = String::new();
             let _ = std::io::Read::read_to_string(rq.as_reader(), &mut body);
             let mut s = st.lock().unwrap();
-            if auth != format!("Bearer {TOKEN}") {
-                s.problems.push(format!("bad auth on {url}"));
-            }
-            let kv_prefix = format!("/client/v4/accounts/{ACCOUNT}/storage/kv/namespaces/{NS}/");
-            let vz_prefix = format!("/client/v4/accounts/{ACCOUNT}/vectorize/v2/indexes/");
-            let (status, reply) = if let Some(rest) = url.strip_prefix(&kv_prefix) {
-                if let Some(key) = rest.strip_prefix("values/") {
-                    let key = decode(key);
-                    if method == "GET" {
-                        s.log.push(format!("kv-get {key}"));
-                        match s.kv.get(&key) {
-                            Some(v) => (200, v.clone()),
-                            None => (404, json!({"success": false, "errors": [{"code": 10009, "message": "get: 'key not found'"}]}).to_string()),
-                        }
-                    } else {
-                        s.log.push(format!("kv-put {key}"));
-                        s.kv.insert(key, body);
-                        (200, ok(Value::Null))
-                    }
-                } else if rest == "bulk" && method == "PUT" {
-                    if !ctype.starts_with("application/json") {
-                        s.problems.push("bulk content type".into());
-                    }
-                    let pairs: Vec<Value> = serde_json::from_str(&body).unwrap();
-                    if pairs.len() > 10_000 || body.len() > 100_000_000 {
-                        s.problems.push("bulk over limits".into());
-                    }
-                    if fail.load(Ordering::SeqCst) {
-                        s.log.push("kv-bulk-500".into());
-                        (500, json!({"success": false, "errors": [{"code": 10001, "message": "internal"}]}).to_string())
-                    } else {
-                        s.log.push(format!("kv-bulk {}", pairs.len()));
-                        let dropped: Vec<String> = if std::mem::take(&mut s.drop_bulk_keys) { pairs.iter().take(2).map(|p| p["key"].as_str().unwrap().to_string()).collect() } else { vec![] };
-                        for p in &pairs {
-                            if !dropped.iter().any(|d| d == p["key"].as_str().unwrap()) {
-                                s.kv.insert(p["key"].as_str().unwrap().into(), p["value"].as_str().unwrap().into());
-                            }
-                        }
-                        (200, ok(json!({"successful_key_count": pairs.len() - dropped.len(), "unsuccessful_keys": dropped})))
-                    }
-                } else {
-                    (404, "{}".into())
+            s.requests += 1;
+            let n = s.requests;
+            let kill = s.kill_at == Some(n);
+            let fault = s.fault(kind_of(&method, &url));
+            let r = match fault {
+                _ if kill && !s.kill_applies => None,
+                Some(Fault::CutUnapplied) => None,
+                Some(Fault::BadGateway) => {
+                    s.log.push(format!("502 {}", kind_of(&method, &url)));
+                    Some(reply(502, cf_error(10002, "bad gateway")))
                 }
-            } else if let Some(rest) = url.strip_prefix(&vz_prefix) {
-                let (index, op) = rest.split_once('/').unwrap();
-                let index = index.to_string();
-                let op = op.split('?').next().unwrap().to_string();
-                match (method.as_str(), op.as_str()) {
-                    ("POST", "upsert") if s.throttle_upserts > 0 => {
-                        s.throttle_upserts -= 1;
-                        s.log.push("upsert-429".into());
-                        drop(s);
-                        let r = tiny_http::Response::from_string(json!({"success": false, "errors": [{"code": 971, "message": "rate limited"}]}).to_string())
-                            .with_status_code(429)
-                            .with_header(tiny_http::Header::from_bytes("Retry-After", "0").unwrap());
-                        let _ = rq.respond(r);
-                        continue;
-                    }
-                    ("POST", "upsert") if s.fail_upserts_after.is_some_and(|n| s.log.iter().filter(|l| l.starts_with("upsert ")).count() >= n) => {
-                        s.log.push("upsert-500".into());
-                        (500, json!({"success": false, "errors": [{"code": 10001, "message": "internal"}]}).to_string())
-                    }
-                    ("POST", "upsert") => {
-                        if !ctype.starts_with("multipart/form-data; boundary=") || !url.contains("unparsable-behavior=error") {
-                            s.problems.push(format!("upsert content type {ctype}"));
-                        }
-                        if !body.contains("name=\"vectors\"") || !body.contains("Content-Type: application/x-ndjson") {
-                            s.problems.push("no vectors part".into());
-                        }
-                        let start = body.find("\r\n\r\n").unwrap() + 4;
-                        let end = body.rfind("\r\n--").unwrap();
-                        let lines: Vec<Value> = body[start..end].lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-                        if lines.len() > 1000 {
-                            s.problems.push("upsert over 1000".into());
-                        }
-                        s.log.push(format!("upsert {index} {}", lines.len()));
-                        for l in lines {
-                            if l["metadata"]["corpus_version"].as_str().is_none() {
-                                s.problems.push("no corpus_version".into());
-                            }
-                            s.indexes.entry(index.clone()).or_default().insert(l["id"].as_str().unwrap().into(), l);
-                        }
-                        s.mutations += 1;
-                        let m = format!("mut-{:04}", s.mutations);
-                        s.last_mutation.insert(index, m.clone());
-                        (200, ok(json!({"mutationId": m})))
-                    }
-                    ("POST", "delete_by_ids") => {
-                        let ids: Value = serde_json::from_str(&body).unwrap();
-                        let ids = ids["ids"].as_array().unwrap();
-                        s.log.push(format!("delete {index} {}", ids.len()));
-                        for id in ids {
-                            s.indexes.entry(index.clone()).or_default().remove(id.as_str().unwrap());
-                        }
-                        s.mutations += 1;
-                        let m = format!("mut-{:04}", s.mutations);
-                        s.last_mutation.insert(index, m.clone());
-                        (200, ok(json!({"mutationId": m})))
-                    }
-                    ("GET", "list") => {
-                        // Pages of at most 7 IDs, to exercise the cursor.
-                        let q = rest.split_once('?').map_or("", |(_, q)| q);
-                        let cursor = q.split('&').find_map(|kv| kv.strip_prefix("cursor=")).map(decode).unwrap_or_default();
-                        let ids: Vec<String> = s.indexes.get(&index).map(|i| i.keys().filter(|k| **k > cursor).take(7).cloned().collect()).unwrap_or_default();
-                        let total = s.indexes.get(&index).map_or(0, |i| i.len());
-                        let more = ids.len() == 7 && s.indexes[&index].keys().any(|k| k > ids.last().unwrap());
-                        s.log.push(format!("list {index}"));
-                        (200, ok(json!({"count": ids.len(), "totalCount": total, "isTruncated": more, "nextCursor": if more { json!(ids.last().unwrap()) } else { Value::Null },
-                                        "vectors": ids.iter().map(|i| json!({"id": i})).collect::<Vec<_>>()})))
-                    }
-                    ("GET", "info") => {
-                        s.log.push(format!("info {index}"));
-                        let n = s.indexes.get(&index).map_or(0, |i| i.len());
-                        if s.info_lag > 0 {
-                            s.info_lag -= 1;
-                            s.log.push("info-lagging".into());
-                            let r = ok(json!({"dimensions": 256, "vectorCount": n, "processedUpToMutation": "mut-older", "processedUpToDatetime": "2026-11-29T00:00:00Z"}));
-                            drop(s);
-                            let _ = rq.respond(tiny_http::Response::from_string(r));
-                            continue;
-                        }
-                        (200, ok(json!({"dimensions": 256, "vectorCount": n, "processedUpToMutation": s.last_mutation.get(&index), "processedUpToDatetime": "2026-11-29T00:00:00Z"})))
-                    }
-                    _ => (404, "{}".into()),
-                }
-            } else {
-                (404, "{}".into())
+                _ => Some(s.handle(&method, &url, &auth, &ctype, &body)),
             };
+            let cut = matches!(fault, Some(Fault::CutApplied | Fault::CutUnapplied));
             drop(s);
-            let _ = rq.respond(tiny_http::Response::from_string(reply).with_status_code(status));
+            if kill {
+                // Hold the request until the test has killed the client.
+                reached_tx.send(n).unwrap();
+                let _ = resume_rx.recv();
+            }
+            let mut resp = match r {
+                Some(r) => {
+                    let mut resp = tiny_http::Response::from_string(r.body).with_status_code(r.status);
+                    for (k, v) in r.headers {
+                        resp.add_header(tiny_http::Header::from_bytes(k, v).unwrap());
+                    }
+                    resp
+                }
+                None => tiny_http::Response::from_string(String::new()).with_status_code(500),
+            };
+            if cut {
+                resp.add_header(tiny_http::Header::from_bytes(CUT, "1").unwrap());
+            }
+            let _ = rq.respond(resp);
         }
     });
-    Mock { base: format!("http://127.0.0.1:{port}/client/v4"), state, fail_kv }
+    let port = relay(backend);
+    Mock { base: format!("http://127.0.0.1:{port}/client/v4"), state, reached: Mutex::new(reached), resume }
+}
+
+fn mock() -> Mock {
+    mock_from(Store::default())
+}
+
+/// After any successful deploy: every vector ID of the active version has its lookup key, and the
+/// server saw nothing wrong.
+fn assert_consistent(m: &Mock) {
+    let s = m.state.lock().unwrap();
+    assert!(s.problems.is_empty(), "{:?}", s.problems);
+    let p = s.pointer().expect("a pointer");
+    let (v, index) = (p["version"].as_str().unwrap(), p["index"].as_str().unwrap());
+    let held = &s.store.indexes[index];
+    assert!(!held.is_empty());
+    for id in held.keys() {
+        assert!(s.store.kv.contains_key(&format!("zico/{v}/chunk/{id}")), "active vector {id} of {v} has no lookup key");
+    }
+    assert!(s.store.kv.contains_key(&format!("zico/{v}/manifest")));
 }
 
 fn project() -> tempfile::TempDir {
@@ -225,12 +490,17 @@ fn project() -> tempfile::TempDir {
 }
 
 fn deploy(dir: &Path, mock: Option<&Mock>, extra: &[&str]) -> std::process::Output {
+    deploy_with(dir, mock, extra, &[])
+}
+
+fn deploy_with(dir: &Path, mock: Option<&Mock>, extra: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let mut cmd = bin();
     cmd.current_dir(dir).args(["deploy", "--target", "prod"]).args(extra);
     cmd.env_remove("CLOUDFLARE_API_TOKEN").env_remove("CLOUDFLARE_ACCOUNT_ID");
     if let Some(m) = mock {
         cmd.env("CLOUDFLARE_API_TOKEN", TOKEN).env("ASKZICO_CF_API_BASE", &m.base).env("ASKZICO_DEPLOY_MAX_ATTEMPTS", "2").env("ASKZICO_DEPLOY_RETRY_MS", "1");
     }
+    cmd.envs(env.iter().copied());
     let o = run(&mut cmd);
     assert!(!stdout(&o).contains(TOKEN) && !stderr(&o).contains(TOKEN), "the token leaked");
     o
@@ -287,32 +557,42 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
         let mut s = m.state.lock().unwrap();
         s.info_lag = 2;
         s.throttle_upserts = 1;
+        s.retry_after = "1";
         s.drop_bulk_keys = true;
     }
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
-    assert!(stderr(&o).contains("HTTP 429: rate limited (code 971); retrying"), "{}", stderr(&o));
+    // Retry-After: 1 is honoured (the configured backoff is 1 ms).
+    assert!(stderr(&o).contains("HTTP 429: rate limited (code 971); retrying in 1.0s"), "{}", stderr(&o));
+    assert_consistent(&m);
     let v1 = version(p.path());
     let log = { m.state.lock().unwrap().log.clone() };
     let s = m.state.lock().unwrap();
-    assert!(s.problems.is_empty(), "{:?}", s.problems);
     assert_eq!(log.iter().filter(|l| *l == "info-lagging").count(), 2, "the deploy waits for the last mutation: {log:?}");
-    assert_eq!(log.first().unwrap(), "kv-get zico/current");
+    assert_eq!(&log[..4], ["kv-get zico/current", "kv-get zico/versions", "list corpus-blue", "kv-put zico/versions"], "the registry claims the index first: {log:?}");
     assert!(log.contains(&"kv-bulk 2".to_string()), "unsuccessful_keys are retried: {log:?}");
     assert_eq!(log.last().unwrap(), "kv-put zico/current");
     let last_vec = log.iter().rposition(|l| l.starts_with("upsert") || l.starts_with("delete") || l.starts_with("info")).unwrap();
     let first_kv = log.iter().position(|l| l.starts_with("kv-bulk")).unwrap();
     assert!(last_vec < first_kv, "{log:?}");
+    // The manifest is stored alone and first, then its key pages, then the records they name.
+    assert_eq!(log[first_kv], "kv-bulk 1", "{log:?}");
+    let check = log.iter().rposition(|l| l.starts_with("get-by-ids corpus-blue ")).expect("a check query before the flip");
+    assert!(check > log.iter().rposition(|l| l.starts_with("kv-bulk")).unwrap() && check < log.len() - 1, "{log:?}");
+    let registry: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
+    assert_eq!(registry, json!({"versions": [v1], "indexes": {"corpus-blue": v1}}));
+    let page: Vec<String> = serde_json::from_str(&s.store.kv[&format!("zico/{v1}/keys/0")]).unwrap();
+    assert_eq!(page.len(), s.store.kv.keys().filter(|k| k.starts_with(&format!("zico/{v1}/chunk/"))).count());
     assert!(log.iter().filter(|l| l.starts_with("upsert ")).all(|l| l.starts_with("upsert corpus-blue ")), "{log:?}");
-    assert_eq!(log.iter().filter(|l| l.starts_with("kv-put")).count(), 1);
-    let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
+    assert_eq!(log.iter().filter(|l| *l == "kv-put zico/current").count(), 1);
+    let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(pointer, json!({"version": v1, "index": "corpus-blue"}));
-    assert!(s.kv.contains_key(&format!("zico/{v1}/manifest")));
-    assert!(s.kv.keys().any(|k| k.starts_with(&format!("zico/{v1}/chunk/"))));
-    assert!(s.kv.keys().any(|k| k.starts_with(&format!("zico/{v1}/lex/"))));
+    assert!(s.store.kv.contains_key(&format!("zico/{v1}/manifest")));
+    assert!(s.store.kv.keys().any(|k| k.starts_with(&format!("zico/{v1}/chunk/"))));
+    assert!(s.store.kv.keys().any(|k| k.starts_with(&format!("zico/{v1}/lex/"))));
     let kv_written = report_count(&stdout(&o));
-    assert_eq!(s.kv.keys().filter(|k| k.starts_with(&format!("zico/{v1}/"))).count(), kv_written, "every planned pair is stored");
-    let blue = s.indexes["corpus-blue"].len();
+    assert_eq!(s.store.kv.keys().filter(|k| k.starts_with(&format!("zico/{v1}/"))).count(), kv_written, "every planned pair is stored");
+    let blue = s.store.indexes["corpus-blue"].len();
     assert!(blue >= 12);
     drop(s);
     let j = journal(p.path());
@@ -336,7 +616,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
         // they are listed (paged) and the ones the build lacks deleted.
         let mut s = m.state.lock().unwrap();
         s.log.clear();
-        let green = s.indexes.entry("corpus-green".into()).or_default();
+        let green = s.store.indexes.entry("corpus-green".into()).or_default();
         for i in 0..9 {
             green.insert(format!("stray:{i}"), json!({}));
         }
@@ -346,11 +626,14 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let s = m.state.lock().unwrap();
     assert!(s.log.iter().filter(|l| l.starts_with("upsert ") || l.starts_with("delete ")).all(|l| l.contains("corpus-green")), "{:?}", s.log);
     assert!(s.log.iter().filter(|l| l.starts_with("list corpus-green")).count() >= 2, "{:?}", s.log);
+    drop(s);
+    assert_consistent(&m);
+    let s = m.state.lock().unwrap();
     assert!(s.log.contains(&"delete corpus-green 9".to_string()), "{:?}", s.log);
-    assert!(!s.indexes["corpus-green"].keys().any(|k| k.starts_with("stray:")));
-    assert_eq!(s.indexes["corpus-blue"].len(), blue);
+    assert!(!s.store.indexes["corpus-green"].keys().any(|k| k.starts_with("stray:")));
+    assert_eq!(s.store.indexes["corpus-blue"].len(), blue);
     assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
-    let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
+    let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(pointer, json!({"version": v2, "index": "corpus-green"}));
     drop(s);
 
@@ -363,14 +646,16 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     m.state.lock().unwrap().log.clear();
     let o = deploy(p.path(), Some(&m), &["--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
     let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(report["checked_ids"].as_u64().unwrap() >= 2, "{report}");
     assert!(report["plan"]["vectors"]["delete"].as_u64().unwrap() >= 1, "{report}");
     assert!(report["plan"]["vectors"]["unchanged"].as_u64().unwrap() >= 1, "{report}");
     let s = m.state.lock().unwrap();
     assert!(s.log.iter().any(|l| l.starts_with("delete corpus-blue ")), "{:?}", s.log);
     assert!(s.log.iter().filter(|l| l.starts_with("upsert ") || l.starts_with("delete ")).all(|l| l.contains("corpus-blue")), "{:?}", s.log);
-    assert!(!s.indexes["corpus-blue"].keys().any(|k| k.starts_with("articles:nile")), "{:?}", s.indexes["corpus-blue"].keys());
-    let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
+    assert!(!s.store.indexes["corpus-blue"].keys().any(|k| k.starts_with("articles:nile")), "{:?}", s.store.indexes["corpus-blue"].keys());
+    let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(pointer, json!({"version": v3, "index": "corpus-blue"}));
 }
 
@@ -378,29 +663,30 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
 fn an_interrupted_deploy_resumes_without_resending_and_flips_the_pointer_once() {
     let p = project();
     let m = mock();
-    m.fail_kv.store(true, Ordering::SeqCst);
+    m.state.lock().unwrap().fail_kv = true;
     let o = deploy(p.path(), Some(&m), &[]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(stderr(&o).contains("KV bulk batch 1/"), "{}", stderr(&o));
     let upserts_before = {
         let s = m.state.lock().unwrap();
-        assert!(!s.kv.contains_key("zico/current"), "the pointer must not be written before everything else");
-        assert!(!s.log.iter().any(|l| l.starts_with("kv-put")));
+        assert!(!s.store.kv.contains_key("zico/current"), "the pointer must not be written before everything else");
+        assert!(!s.log.iter().any(|l| l == "kv-put zico/current"));
         s.log.iter().filter(|l| l.starts_with("upsert")).count()
     };
     assert!(upserts_before >= 1);
     let j = journal(p.path());
     assert!(j.contains("\"pending\"") && !j.contains(TOKEN), "{j}");
 
-    m.fail_kv.store(false, Ordering::SeqCst);
+    m.state.lock().unwrap().fail_kv = false;
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("resuming the unfinished deploy"), "{}", stderr(&o));
+    assert_consistent(&m);
     let s = m.state.lock().unwrap();
     assert_eq!(s.log.iter().filter(|l| l.starts_with("upsert")).count(), upserts_before, "confirmed upserts were re-sent: {:?}", s.log);
-    assert_eq!(s.log.iter().filter(|l| l.starts_with("kv-put")).count(), 1);
+    assert_eq!(s.log.iter().filter(|l| *l == "kv-put zico/current").count(), 1);
     assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
-    let pointer: Value = serde_json::from_str(&s.kv["zico/current"]).unwrap();
+    let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(pointer["index"], "corpus-blue");
     assert!(!journal(p.path()).contains("\"pending\": {"));
 }
@@ -436,7 +722,7 @@ fn a_deploy_dying_mid_upsert_resumes_from_the_next_batch() {
     assert!(!stderr(&o).contains(TOKEN) && !journal(p.path()).contains(TOKEN));
     {
         let mut s = m.state.lock().unwrap();
-        assert!(!s.log.iter().any(|l| l.starts_with("kv-")  && l != "kv-get zico/current"), "{:?}", s.log);
+        assert!(!s.log.iter().any(|l| l.starts_with("kv-bulk") || l == "kv-put zico/current"), "{:?}", s.log);
         s.fail_upserts_after = None;
     }
     let mut cmd = bin();
@@ -444,13 +730,14 @@ fn a_deploy_dying_mid_upsert_resumes_from_the_next_batch() {
     small(&mut cmd);
     let o = run(&mut cmd);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
     let s = m.state.lock().unwrap();
     let sizes: Vec<&String> = s.log.iter().filter(|l| l.starts_with("upsert ")).collect();
     let total: usize = sizes.iter().map(|l| l.rsplit(' ').next().unwrap().parse::<usize>().unwrap()).sum();
-    let vectors = s.indexes["corpus-blue"].len();
+    let vectors = s.store.indexes["corpus-blue"].len();
     assert_eq!(total, vectors, "each vector sent exactly once across both runs: {:?}", s.log);
     assert!(sizes.len() >= 4);
-    assert_eq!(s.log.iter().filter(|l| l.starts_with("kv-put")).count(), 1);
+    assert_eq!(s.log.iter().filter(|l| *l == "kv-put zico/current").count(), 1);
     assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
 }
 
@@ -471,4 +758,370 @@ fn unknown_target_is_a_usage_error() {
     let o = run(bin().current_dir(p.path()).args(["deploy", "--target", "nope", "--dry-run"]));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("known: prod"), "{}", stderr(&o));
+}
+
+#[test]
+fn cut_connections_and_5xx_mid_request_are_retried_to_a_complete_version() {
+    let p = project();
+    let m = mock();
+    m.state.lock().unwrap().faults = vec![
+        ("upsert", Fault::CutApplied),
+        ("upsert", Fault::BadGateway),
+        ("kv-bulk", Fault::CutUnapplied),
+        ("kv-bulk", Fault::CutApplied),
+        ("kv-bulk", Fault::BadGateway),
+        ("get-by-ids", Fault::CutUnapplied),
+    ];
+    let o = deploy_with(p.path(), Some(&m), &[], &[("ASKZICO_DEPLOY_MAX_ATTEMPTS", "4")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.matches("could not reach").count(), 4, "{err}");
+    assert_eq!(err.matches("HTTP 502: bad gateway (code 10002); retrying").count(), 2, "{err}");
+    assert_consistent(&m);
+    let exp = expected(p.path(), None);
+    let s = m.state.lock().unwrap();
+    assert!(s.faults.is_empty());
+    assert_complete(&s, &version(p.path()), "corpus-blue", &exp);
+}
+
+#[test]
+fn the_check_query_refuses_the_flip_when_the_index_does_not_answer() {
+    let p = project();
+    let m = mock();
+    m.state.lock().unwrap().blind_reads = 1;
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stderr(&o).contains("check query refused the pointer flip: Vectorize index corpus-blue did not return vector"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the pointer still names nothing"), "{}", stderr(&o));
+    let writes = {
+        let s = m.state.lock().unwrap();
+        assert!(!s.store.kv.contains_key(POINTER));
+        s.writes.len()
+    };
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("resuming the unfinished deploy"), "{}", stderr(&o));
+    assert_consistent(&m);
+    let s = m.state.lock().unwrap();
+    assert_eq!(s.writes.len(), writes, "nothing confirmed is re-sent: {:?}", s.log);
+    assert_eq!(s.log.iter().rev().take(2).collect::<Vec<_>>(), ["kv-put zico/current", "get-by-ids corpus-blue 2"]);
+}
+
+/// Every KV pair and vector a build uploads, from `askzico export` (the same key scheme).
+fn expected(dir: &Path, env: Option<&str>) -> Expected {
+    let dest = tempfile::tempdir().unwrap();
+    let envs: Vec<&str> = env.map(|e| vec!["--env", e]).unwrap_or_default();
+    for format in ["vectorize", "kv"] {
+        let o = run(bin().current_dir(dir).args(["export", "--format", format, "--prefix", "zico/", "--dest"]).arg(dest.path()).args(&envs));
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let mut e = Expected::default();
+    for f in std::fs::read_dir(dest.path()).unwrap() {
+        let f = f.unwrap().path();
+        let text = std::fs::read_to_string(&f).unwrap();
+        if f.extension().is_some_and(|x| x == "ndjson") {
+            for line in text.lines() {
+                let v: Value = serde_json::from_str(line).unwrap();
+                e.vectors.insert(v["id"].as_str().unwrap().to_string(), v);
+            }
+        } else {
+            for pair in serde_json::from_str::<Vec<Value>>(&text).unwrap() {
+                e.kv.insert(pair["key"].as_str().unwrap().to_string(), pair["value"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    assert!(!e.vectors.is_empty() && e.kv.len() > e.vectors.len());
+    e
+}
+
+/// `index` holds exactly the version's vectors and KV every pair of it.
+fn assert_complete(s: &State, v: &str, index: &str, e: &Expected) {
+    let held = &s.store.indexes[index];
+    assert_eq!(held.keys().collect::<Vec<_>>(), e.vectors.keys().collect::<Vec<_>>(), "index {index} does not hold exactly the vectors of {v}");
+    for (id, rec) in &e.vectors {
+        assert_eq!(content(&held[id]), content(rec), "vector {id}");
+    }
+    for (k, val) in &e.kv {
+        assert_eq!(s.store.kv.get(k), Some(val), "KV {k} of {v}");
+    }
+}
+
+fn keys_of<'a>(s: &'a State, v: &str) -> Vec<&'a String> {
+    s.store.kv.keys().filter(|k| k.starts_with(&format!("zico/{v}/"))).collect()
+}
+
+/// Appends a paragraph to a source and rebuilds: a new version.
+fn rebuild_changed(dir: &Path, file: &str, text: &str) -> String {
+    let f = dir.join(file);
+    let mut body = std::fs::read_to_string(&f).unwrap();
+    body.push_str(&format!("\n\n{text}\n"));
+    std::fs::write(&f, body).unwrap();
+    let o = run(bin().current_dir(dir).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    version(dir)
+}
+
+#[test]
+fn gc_deletes_exactly_the_keys_of_versions_no_index_holds() {
+    let p = project();
+    let m = mock();
+    let small = [("ASKZICO_DEPLOY_MAX_KV_PAIRS", "5")];
+    let v1 = version(p.path());
+    let e1 = expected(p.path(), None);
+    assert!(deploy_with(p.path(), Some(&m), &[], &small).status.success());
+    let v2 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة ثانية عن جمع المخلفات.");
+    let e2 = expected(p.path(), None);
+    assert!(deploy_with(p.path(), Some(&m), &["--gc"], &small).status.success());
+    // Blue still holds v1: nothing to collect.
+    {
+        let s = m.state.lock().unwrap();
+        assert!(!s.log.iter().any(|l| l.starts_with("kv-delete")), "{:?}", s.log);
+        assert_eq!(keys_of(&s, &v1).len(), e1.kv.len());
+    }
+    m.state.lock().unwrap().store.kv.insert("zico/unrelated".into(), "kept".into());
+    let v3 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة ثالثة عن جمع المخلفات.");
+    let e3 = expected(p.path(), None);
+
+    // The plan of a GC reads only: it names v1, whose index now holds v3.
+    let o = deploy_with(p.path(), Some(&m), &["--dry-run", "--gc"], &small);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&format!("gc: would delete {} keys of version {v1}", e1.kv.len())), "{}", stdout(&o));
+    assert!(m.state.lock().unwrap().writes.iter().all(|(_, w)| !w.starts_with("kv-delete")));
+
+    m.state.lock().unwrap().log.clear();
+    let o = deploy_with(p.path(), Some(&m), &["--gc", "--json"], &small);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
+    let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(report["gc"]["deleted"], json!([{"version": v1, "keys": e1.kv.len()}]), "{report}");
+    let s = m.state.lock().unwrap();
+    assert!(keys_of(&s, &v1).is_empty(), "{:?}", keys_of(&s, &v1));
+    assert_complete(&s, &v3, "corpus-blue", &e3);
+    assert_complete(&s, &v2, "corpus-green", &e2);
+    assert_eq!(s.store.kv["zico/unrelated"], "kept");
+    // Exact keys in bulk deletes within the (lowered) limit, after the pointer, the manifest last;
+    // no key listing.
+    let deletes: Vec<usize> = s.log.iter().filter_map(|l| l.strip_prefix("kv-delete ")).map(|n| n.parse().unwrap()).collect();
+    assert_eq!(deletes.iter().sum::<usize>(), e1.kv.len());
+    assert!(deletes.len() >= 3 && deletes.iter().all(|n| *n <= 5), "{deletes:?}");
+    let pointer_at = s.log.iter().position(|l| l == "kv-put zico/current").unwrap();
+    assert!(s.log.iter().position(|l| l.starts_with("kv-delete")).unwrap() > pointer_at);
+    assert!(!s.log.iter().any(|l| l.starts_with("kv-unknown")), "{:?}", s.log);
+    let last_delete = s.writes.iter().rev().find(|(_, w)| w.starts_with("kv-delete")).unwrap();
+    assert_eq!(last_delete.1, format!("kv-delete [\"zico/{v1}/manifest\"]"));
+    assert_eq!(s.log.last().unwrap(), "kv-put zico/versions");
+    let registry: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
+    assert_eq!(registry, json!({"versions": [v2, v3], "indexes": {"corpus-blue": v3, "corpus-green": v2}}));
+    drop(s);
+
+    // Again: nothing left to collect.
+    let o = deploy_with(p.path(), Some(&m), &["--gc"], &small);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("already serves") && stdout(&o).contains("gc: nothing to collect"), "{}", stdout(&o));
+}
+
+/// A deploy run as a child process, killed (SIGKILL) while request `kill_at` is in flight;
+/// `false` when it finished before reaching it.
+fn run_killed(dir: &Path, m: &Mock, env: &[(&str, &str)], args: &[&str], kill_at: usize, applies: bool) -> bool {
+    {
+        let mut s = m.state.lock().unwrap();
+        s.requests = 0;
+        s.kill_at = Some(kill_at);
+        s.kill_applies = applies;
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_askzico"))
+        .current_dir(dir)
+        .args(["deploy", "--target", "prod"])
+        .args(args)
+        .env("CLOUDFLARE_API_TOKEN", TOKEN)
+        .env("ASKZICO_CF_API_BASE", &m.base)
+        .env("ASKZICO_DEPLOY_RETRY_MS", "1")
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let reached = m.reached.lock().unwrap();
+    let killed = loop {
+        match reached.recv_timeout(std::time::Duration::from_millis(20)) {
+            Ok(n) => {
+                assert_eq!(n, kill_at);
+                child.kill().unwrap();
+                child.wait().unwrap();
+                m.resume.send(()).unwrap();
+                break true;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if child.try_wait().unwrap().is_some() {
+                    break false;
+                }
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    m.state.lock().unwrap().kill_at = None;
+    killed
+}
+
+/// Batches the journal of an unfinished deploy lists as confirmed.
+fn confirmed(dir: &Path) -> usize {
+    let j: Value = serde_json::from_str(&journal(dir)).unwrap_or(Value::Null);
+    j["pending"]["done"].as_array().map_or(0, Vec::len)
+}
+
+/// A tiny seeded generator (xorshift), so a failing kill sequence can be replayed.
+fn rng(seed: &mut u64, below: usize) -> usize {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    (*seed % below as u64) as usize
+}
+
+/// The two builds of the kill tests: `v1` live on blue in `base`, and a project whose default
+/// build (`v2`) and `public` build (`v3`) are deployed over it.
+struct KillSetup {
+    base: Store,
+    v1: String,
+    e1: Expected,
+    p: tempfile::TempDir,
+    v2: String,
+    e2: Expected,
+    v3: String,
+    e3: Expected,
+}
+
+fn kill_setup(env: &[(&str, &str)]) -> KillSetup {
+    let p1 = project();
+    let m = mock();
+    assert!(deploy_with(p1.path(), Some(&m), &[], env).status.success());
+    let base = m.state.lock().unwrap().store.clone();
+    let (v1, e1) = (version(p1.path()), expected(p1.path(), None));
+    let p = project();
+    std::fs::remove_file(p.path().join("sources/articles/nile-flood.md")).unwrap();
+    let v2 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة جديدة للتجربة عن النشر والقتل والاستئناف.");
+    let e2 = expected(p.path(), None);
+    let o = run(bin().current_dir(p.path()).args(["build", "--env", "public"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e3 = expected(p.path(), Some("public"));
+    let m3: Value = serde_json::from_slice(&std::fs::read(p.path().join("out/manifest.public.json")).unwrap()).unwrap();
+    let v3 = m3["corpus_version"].as_str().unwrap().to_string();
+    assert!(v1 != v2 && v2 != v3 && v1 != v3);
+    KillSetup { base, v1, e1, p, v2, e2, v3, e3 }
+}
+
+/// A fresh stand-in holding `v1` live on blue, expecting completeness at every flip.
+fn kill_mock(k: &KillSetup) -> Mock {
+    let m = mock_from(k.base.clone());
+    let mut s = m.state.lock().unwrap();
+    for (v, e) in [(&k.v1, &k.e1), (&k.v2, &k.e2), (&k.v3, &k.e3)] {
+        s.expect.insert(v.clone(), e.clone());
+    }
+    drop(s);
+    let _ = std::fs::remove_dir_all(k.p.path().join("out/cache/deploy"));
+    m
+}
+
+/// After the final run: the pointer names `v` on `index`, complete; the live index at the start
+/// (blue, holding v1) was never written; no pending deploy is left.
+fn assert_final(k: &KillSetup, m: &Mock, v: &str, e: &Expected, what: &str) {
+    assert_consistent(m);
+    let s = m.state.lock().unwrap();
+    let p = s.pointer().unwrap();
+    assert_eq!(p["version"], v, "{what}");
+    let index = p["index"].as_str().unwrap();
+    assert_complete(&s, v, index, e);
+    if index == "corpus-green" {
+        assert_eq!(s.store.indexes["corpus-blue"], k.base.indexes["corpus-blue"], "{what}: the live index was written");
+        assert!(!s.log.iter().any(|l| l.starts_with("upsert corpus-blue") || l.starts_with("delete corpus-blue")), "{what}");
+    }
+    assert!(!journal(k.p.path()).contains("\"pending\": {"), "{what}");
+    assert!(!journal(k.p.path()).contains(TOKEN));
+}
+
+#[test]
+fn killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version() {
+    // Small batches, so the deploy is many requests: every one is a kill point.
+    let env = [("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "3"), ("ASKZICO_DEPLOY_MAX_KV_PAIRS", "4"), ("ASKZICO_DEPLOY_MAX_ATTEMPTS", "1")];
+    let k = kill_setup(&env);
+    let m = kill_mock(&k);
+    let o = deploy_with(k.p.path(), Some(&m), &[], &env);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_final(&k, &m, &k.v2, &k.e2, "clean run");
+    let total = m.state.lock().unwrap().requests;
+    assert!(total >= 15, "{total} requests");
+
+    // Every request is a kill point, with the request applied or not before the kill.
+    for n in 1..=total {
+        for applies in [false, true] {
+            let what = format!("killed at request {n}/{total} (applied: {applies})");
+            let m = kill_mock(&k);
+            assert!(run_killed(k.p.path(), &m, &env, &[], n, applies), "{what}");
+            let before: Vec<(usize, String)> = m.state.lock().unwrap().writes.clone();
+            // Every write answered before the kill is confirmed in the journal, and never re-sent.
+            let answered: Vec<&String> = before.iter().filter(|(i, _)| *i < n).map(|(_, w)| w).filter(|w| !w.starts_with("kv-delete")).collect();
+            let flipped = m.state.lock().unwrap().pointer().unwrap()["version"] == k.v2.as_str();
+            if !flipped {
+                assert_eq!(confirmed(k.p.path()), answered.len(), "{what}");
+            }
+            m.state.lock().unwrap().log.clear();
+            let o = deploy_with(k.p.path(), Some(&m), &[], &env);
+            assert!(o.status.success(), "{what}: {}", stderr(&o));
+            let s = m.state.lock().unwrap();
+            let resent: Vec<&String> = s.writes.iter().skip(before.len()).map(|(_, w)| w).filter(|w| answered.contains(w)).collect();
+            assert!(resent.is_empty(), "{what}: confirmed batches re-sent: {resent:?}");
+            assert!(s.log.iter().filter(|l| *l == "kv-put zico/current").count() <= 1, "{what}");
+            drop(s);
+            assert_final(&k, &m, &k.v2, &k.e2, &what);
+        }
+    }
+
+    // Killed again while resuming, at random points (seeded), then run to the end.
+    let mut seed = 0x5eed_0d10_u64;
+    for round in 0..12 {
+        let m = kill_mock(&k);
+        let kills: Vec<usize> = (0..3).map(|_| 1 + rng(&mut seed, total)).collect();
+        let what = format!("round {round}: kills at {kills:?}");
+        for (i, n) in kills.iter().enumerate() {
+            run_killed(k.p.path(), &m, &env, &[], *n, (i + round) % 2 == 0);
+            assert!(m.state.lock().unwrap().problems.is_empty(), "{what}");
+        }
+        let o = deploy_with(k.p.path(), Some(&m), &[], &env);
+        assert!(o.status.success(), "{what}: {}", stderr(&o));
+        assert_final(&k, &m, &k.v2, &k.e2, &what);
+    }
+}
+
+#[test]
+fn a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_its_keys() {
+    let env = [("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "3"), ("ASKZICO_DEPLOY_MAX_KV_PAIRS", "4"), ("ASKZICO_DEPLOY_MAX_ATTEMPTS", "1")];
+    let k = kill_setup(&env);
+    let m = kill_mock(&k);
+    assert!(deploy_with(k.p.path(), Some(&m), &[], &env).status.success());
+    let total = m.state.lock().unwrap().requests;
+    // Kill v2's deploy at spread points, then deploy v3 (the `public` build) from the same
+    // journal, then collect.
+    for n in (1..=total).step_by(3) {
+        let what = format!("v2 killed at request {n}/{total}, then v3");
+        let m = kill_mock(&k);
+        assert!(run_killed(k.p.path(), &m, &env, &[], n, n % 2 == 0), "{what}");
+        let o = deploy_with(k.p.path(), Some(&m), &["--env", "public"], &env);
+        assert!(o.status.success(), "{what}: {}", stderr(&o));
+        assert_final(&k, &m, &k.v3, &k.e3, &what);
+        let o = deploy_with(k.p.path(), Some(&m), &["--env", "public", "--gc"], &env);
+        assert!(o.status.success(), "{what}: {}", stderr(&o));
+        assert_consistent(&m);
+        let s = m.state.lock().unwrap();
+        let p = s.pointer().unwrap();
+        let inactive = if p["index"] == "corpus-blue" { "corpus-green" } else { "corpus-blue" };
+        let registry: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
+        let held = registry["indexes"][inactive].as_str().unwrap_or("");
+        for (v, e) in [(&k.v1, &k.e1), (&k.v2, &k.e2)] {
+            if v == held {
+                assert_eq!(keys_of(&s, v).len(), e.kv.len(), "{what}: {v} is held by {inactive} and must be kept");
+            } else {
+                assert!(keys_of(&s, v).is_empty(), "{what}: {v} is held by no index; left: {:?}", keys_of(&s, v));
+            }
+        }
+        assert_complete(&s, &k.v3, p["index"].as_str().unwrap(), &k.e3);
+    }
 }

@@ -2,7 +2,7 @@
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, load_config};
 
-pub fn run(at: &BuildLocation, target: &str, dry_run: bool, json: bool) -> i32 {
+pub fn run(at: &BuildLocation, target: &str, dry_run: bool, gc: bool, json: bool) -> i32 {
     let Some(config) = load_config(&at.config, json) else { return EXIT_USAGE };
     let Some(t) = config.deploy.get(target) else {
         let known: Vec<&str> = config.deploy.keys().map(String::as_str).collect();
@@ -14,7 +14,7 @@ pub fn run(at: &BuildLocation, target: &str, dry_run: bool, json: bool) -> i32 {
         Ok(m) => m,
         Err(code) => return code,
     };
-    match crate::deploy::run::deploy(&out, &manifest, t, &crate::deploy::run::Args { target, dry_run, json }) {
+    match crate::deploy::run::deploy(&out, &manifest, t, &crate::deploy::run::Args { target, dry_run, json, gc }) {
         Ok(()) => EXIT_OK,
         Err(e) => {
             eprintln!("{e}");

@@ -1,6 +1,6 @@
 //! `askzico export`: the exact upload files of the current manifest — Vectorize NDJSON
 //! (`wrangler vectorize upsert`) or the `wrangler kv bulk put` JSON array under the KV key
-//! scheme `<prefix><version>/chunk/<id>`, `…/lex/<domain>/<shard>`, `…/manifest`.
+//! scheme `<prefix><version>/chunk/<id>`, `…/lex/<domain>/<shard>`, `…/manifest`, `…/keys/<n>`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,6 +11,7 @@ use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::manifest::Manifest;
 use crate::artifacts::store::write_atomic;
 use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
+use crate::deploy::keys;
 use crate::diag::{Problem, Problems};
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -121,32 +122,33 @@ fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Probl
     Ok(files)
 }
 
-/// Every KV pair of a build under the key scheme of DESIGN §4 (lookup records, lexical shards,
-/// the manifest), in manifest order. Shared by `export` and `deploy`; limits are checked by the caller.
-pub(crate) fn kv_pairs(out: &Path, m: &Manifest, prefix: &str) -> Result<Vec<(String, String)>, Problem> {
+/// Every KV pair of a build under the key scheme of DESIGN §4, in three groups a deploy writes
+/// one after the other (`deploy::keys`): the manifest; the key pages naming its chunk keys; the
+/// lookup records and lexical shards. Shared by `export` and `deploy`; limits are checked by the caller.
+pub(crate) fn kv_pairs(out: &Path, m: &Manifest, prefix: &str) -> Result<[Vec<(String, String)>; 3], Problem> {
     let v = &m.corpus_version;
-    let mut pairs = Vec::new();
+    let mut content = Vec::new();
+    let mut ids = Vec::new();
     for a in m.artifacts_of(Kind::Lookup) {
         let bytes = read(out, &a.path)?;
         for line in String::from_utf8_lossy(&bytes).lines() {
             let r: LookupRecord = serde_json::from_str(line).map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
             let value = json!({"title": r.title, "url": r.url, "text": r.text, "domains": r.domains, "library": r.library, "metadata": r.metadata});
-            pairs.push((format!("{prefix}{v}/chunk/{}", r.chunk_id), value.to_string()));
+            content.push((keys::chunk_key(prefix, v, &r.chunk_id), value.to_string()));
+            ids.push(r.chunk_id);
         }
     }
     for a in m.artifacts_of(Kind::Lexical) {
-        let domain = a.domain.as_deref().unwrap_or("");
-        let name = a.path.rsplit('/').next().unwrap_or("").split('.').next().unwrap_or("");
         let bytes = read(out, &a.path)?;
-        pairs.push((format!("{prefix}{v}/lex/{domain}/{name}"), String::from_utf8_lossy(&bytes).into_owned()));
+        content.push((keys::lex_key(prefix, v, a.domain.as_deref().unwrap_or(""), &a.path), String::from_utf8_lossy(&bytes).into_owned()));
     }
-    pairs.push((format!("{prefix}{v}/manifest"), String::from_utf8_lossy(&m.to_pretty_json()).into_owned()));
-    Ok(pairs)
+    let manifest = vec![(keys::manifest_key(prefix, v), String::from_utf8_lossy(&m.to_pretty_json()).into_owned())];
+    Ok([manifest, keys::pages(prefix, v, &ids, keys::PAGE_IDS), content])
 }
 
 fn kv(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>, Problem> {
     let mut pairs: Vec<Value> = Vec::new();
-    for (key, value) in kv_pairs(out, m, prefix)? {
+    for (key, value) in kv_pairs(out, m, prefix)?.into_iter().flatten() {
         if key.len() > MAX_KEY_BYTES {
             return Err(limit(format!("KV key {key} is over {MAX_KEY_BYTES} bytes")));
         }

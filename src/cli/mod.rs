@@ -96,6 +96,10 @@ enum Command {
         /// Print the plan (counts, bytes, batches, the version switch) and send nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Then delete the KV keys of versions neither index holds any more (by the exact keys
+        /// their stored manifests name; never the live version's). With --dry-run, only list them.
+        #[arg(long)]
+        gc: bool,
         #[arg(long)]
         json: bool,
     },
@@ -258,7 +262,7 @@ pub fn main() -> i32 {
         Command::Build { at, json, watch, stats_json } => build::run(&at, json, watch, stats_json),
         Command::Verify { at, json } => verify::run(&at, json),
         Command::Export { at, format, dest, prefix } => export::run(&at, format, &dest, &prefix),
-        Command::Deploy { at, target, dry_run, json } => deploy::run(&at, &target, dry_run, json),
+        Command::Deploy { at, target, dry_run, gc, json } => deploy::run(&at, &target, dry_run, gc, json),
         Command::Query { at, k, domains, mode, json, question } => query::run(&at, query::QueryArgs { question: &question, k, domains: &domains, mode, json }),
         Command::Eval { at, fixtures, k, baseline, write_baseline, record, history, compare, mode, json } => {
             eval::run(&at, eval::EvalArgs { fixtures, k, baseline, write_baseline, record, history, compare, mode, json })

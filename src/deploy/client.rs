@@ -1,5 +1,5 @@
-//! The Cloudflare REST calls of a deploy (Vectorize v2 upsert / delete_by_ids / info, KV value
-//! get/put and bulk write), with retries and exponential backoff plus jitter on 429, 408, 5xx and
+//! The Cloudflare REST calls of a deploy (Vectorize v2 upsert / delete_by_ids / get_by_ids / info /
+//! list, KV value get/put, bulk write and bulk delete), with retries and exponential backoff plus jitter on 429, 408, 5xx and
 //! network errors, honouring `Retry-After`. The token is never formatted; errors are scrubbed.
 
 use std::time::Duration;
@@ -142,6 +142,32 @@ impl Client {
         Ok(r.get("unsuccessful_keys").and_then(Value::as_array).map(|a| a.iter().filter_map(|k| k.as_str().map(String::from)).collect()).unwrap_or_default())
     }
 
+    /// `POST …/bulk/delete` with a JSON array of keys: the keys KV reports unsuccessful.
+    pub fn kv_bulk_delete(&self, ns: &str, keys: &[String], what: &str) -> Result<Vec<String>, String> {
+        let body = serde_json::to_vec(keys).expect("serializes");
+        let (status, text) = self.call("POST", &self.kv_url(ns, "bulk/delete"), Some("application/json"), Some(&body), what)?;
+        let r = self.result(status, &text, what)?;
+        Ok(r.get("unsuccessful_keys").and_then(Value::as_array).map(|a| a.iter().filter_map(|k| k.as_str().map(String::from)).collect()).unwrap_or_default())
+    }
+
+    /// Sends `items`, then resends the ones the response names unsuccessful (KV bulk writes and
+    /// deletes report `unsuccessful_keys`), with backoff, up to `max_attempts` rounds.
+    pub fn until_all_succeed<T>(&self, items: &[T], key: impl Fn(&T) -> &str, what: &str, mut send: impl FnMut(&[&T]) -> Result<Vec<String>, String>) -> Result<(), String> {
+        let mut todo: Vec<&T> = items.iter().collect();
+        for round in 1..=self.max_attempts {
+            let failed: std::collections::BTreeSet<String> = send(&todo)?.into_iter().collect();
+            todo.retain(|it| failed.contains(key(it)));
+            if todo.is_empty() {
+                return Ok(());
+            }
+            eprintln!("  {what}: {} keys unsuccessful, retrying them", todo.len());
+            if round < self.max_attempts {
+                std::thread::sleep(backoff(round, self.retry_base, self.max_backoff));
+            }
+        }
+        Err(format!("{what}: {} keys stayed unsuccessful (e.g. {}); rerun the deploy to retry", todo.len(), key(todo[0])))
+    }
+
     fn index_url(&self, index: &str, op: &str) -> String {
         self.account_url(&format!("vectorize/v2/indexes/{index}/{op}"))
     }
@@ -168,6 +194,18 @@ impl Client {
         let body = serde_json::to_vec(&serde_json::json!({ "ids": ids })).expect("serializes");
         let (status, text) = self.call("POST", &self.index_url(index, "delete_by_ids"), Some("application/json"), Some(&body), what)?;
         self.mutation(status, &text, what)
+    }
+
+    /// `POST …/get_by_ids` `{"ids": [...]}`: the vectors the index returns (`id`, `values`, `metadata`).
+    pub fn get_by_ids(&self, index: &str, ids: &[String]) -> Result<Vec<Value>, String> {
+        let what = format!("reading {} vectors back from Vectorize index {index}", ids.len());
+        let body = serde_json::to_vec(&serde_json::json!({ "ids": ids })).expect("serializes");
+        let (status, text) = self.call("POST", &self.index_url(index, "get_by_ids"), Some("application/json"), Some(&body), &what)?;
+        match self.result(status, &text, &what)? {
+            Value::Array(a) => Ok(a),
+            Value::Null => Ok(Vec::new()),
+            other => Err(format!("{what}: expected an array of vectors, got {}", other.to_string().chars().take(80).collect::<String>())),
+        }
     }
 
     /// `GET …/list?count=1000&cursor=…`: every vector ID the index holds (paged).

@@ -2,9 +2,17 @@
 //! NDJSON lines and KV pairs) and what the inactive index holds, it computes what to upsert,
 //! delete and write, in batches within every Cloudflare limit. A limit violation fails the whole
 //! plan, before anything is sent. No I/O here; `client` and `run` do the network and the journal.
+//!
+//! Old versions and their keys (`--gc`): every deploy records its version, and the version each
+//! index holds, in the KV registry `<prefix>versions` (`keys::Registry`) before touching the index,
+//! and stores beside each version's manifest its key pages (`keys`), so the manifest and pages name
+//! every key of the version. `gc` deletes, by those exact keys, the versions the registry lists
+//! that are neither live nor held by either index, and never lists KV by prefix.
 
 pub mod client;
+pub mod gc;
 pub mod journal;
+pub mod keys;
 pub mod run;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,6 +34,9 @@ pub struct Limits {
     pub kv_max_pairs: usize,
     /// Bytes per KV bulk request: "The entire request size must be 100 megabytes or less".
     pub kv_max_bytes: usize,
+    /// Keys per KV bulk delete (`POST …/bulk/delete`: "an array of up to 10,000 keys"); its
+    /// bytes are held to `kv_max_bytes` too.
+    pub kv_delete_max_keys: usize,
     /// Vector ID: 64 bytes (Vectorize limits page).
     pub max_id_bytes: usize,
     /// Metadata per vector: 10 KiB (Vectorize limits page).
@@ -44,6 +55,7 @@ impl Default for Limits {
             delete_max_ids: 1000,
             kv_max_pairs: 10_000,
             kv_max_bytes: 100_000_000,
+            kv_delete_max_keys: 10_000,
             max_id_bytes: 64,
             max_metadata_bytes: 10 * 1024,
             max_key_bytes: 512,
@@ -90,6 +102,10 @@ pub struct Records {
     pub version: String,
     pub vectors: Vec<VectorItem>,
     pub kv: Vec<(String, String)>,
+    /// Indices of `kv` that open a new batch. The deploy confirms each batch before sending the
+    /// next, so the pairs before a break are all stored before any pair after it is sent
+    /// (`keys`: the manifest, then the key pages, then the records they name).
+    pub kv_breaks: Vec<usize>,
 }
 
 /// What the inactive index is known to hold: vector ID → content hash. `None` (unknown, e.g.
@@ -196,14 +212,21 @@ pub fn plan(records: &Records, previous: Option<&IndexState>, limits: &Limits) -
     let deletes: Vec<String> = previous.map(|p| p.keys().filter(|id| !seen.contains(id.as_str())).cloned().collect()).unwrap_or_default();
 
     let upserts = pack(
-        to_upsert.iter().map(|v| (v.line.clone(), v.line.len() + 1)),
+        to_upsert.iter().map(|v| (v.line.clone(), v.line.len() + 1, false)),
         limits.upsert_max_vectors,
         limits.upsert_max_bytes - MULTIPART_OVERHEAD,
         0,
         "upsert",
     );
-    let deletes = pack(deletes.into_iter().map(|id| (id.clone(), id.len() + 3)), limits.delete_max_ids, usize::MAX, 10, "delete");
-    let kv = pack(records.kv.iter().map(|(k, v)| ((k.clone(), v.clone()), kv_pair_bytes(k, v) + 1)), limits.kv_max_pairs, limits.kv_max_bytes, 1, "kv");
+    let deletes = pack(deletes.into_iter().map(|id| (id.clone(), id.len() + 3, false)), limits.delete_max_ids, usize::MAX, 10, "delete");
+    let breaks: BTreeSet<usize> = records.kv_breaks.iter().copied().collect();
+    let kv = pack(
+        records.kv.iter().enumerate().map(|(i, (k, v))| ((k.clone(), v.clone()), kv_pair_bytes(k, v) + 1, breaks.contains(&i))),
+        limits.kv_max_pairs,
+        limits.kv_max_bytes,
+        1,
+        "kv",
+    );
     Ok(Plan { version: records.version.clone(), upserts, deletes, kv, unchanged, vectors_new: new, vectors_changed: changed })
 }
 
@@ -212,8 +235,15 @@ pub fn kv_pair_bytes(k: &str, v: &str) -> usize {
     serde_json::json!({"key": k, "value": v}).to_string().len()
 }
 
-/// Greedy packing: each item's cost counts toward `max_bytes` (after a fixed `frame`).
-fn pack<T: BatchKey>(items: impl Iterator<Item = (T, usize)>, max_items: usize, max_bytes: usize, frame: usize, kind: &str) -> Vec<Batch<T>> {
+/// KV keys to delete, per bulk delete request (a JSON array of key strings), within the limits.
+pub fn delete_batches(keys: &[String], limits: &Limits) -> Vec<Batch<String>> {
+    let cost = |k: &String| serde_json::to_string(k).expect("serializes").len() + 1;
+    pack(keys.iter().map(|k| (k.clone(), cost(k), false)), limits.kv_delete_max_keys.max(1), limits.kv_max_bytes, 1, "kv-delete")
+}
+
+/// Greedy packing: each item's cost counts toward `max_bytes` (after a fixed `frame`); an item
+/// flagged `true` always opens a new batch.
+fn pack<T: BatchKey>(items: impl Iterator<Item = (T, usize, bool)>, max_items: usize, max_bytes: usize, frame: usize, kind: &str) -> Vec<Batch<T>> {
     let mut batches = Vec::new();
     let mut cur: Vec<T> = Vec::new();
     let mut bytes = frame;
@@ -225,8 +255,8 @@ fn pack<T: BatchKey>(items: impl Iterator<Item = (T, usize)>, max_items: usize, 
         }
         batches.push(Batch { id: h.finalize().to_hex()[..32].to_string(), items: cur, bytes });
     };
-    for (item, cost) in items {
-        if !cur.is_empty() && (cur.len() >= max_items || bytes + cost > max_bytes) {
+    for (item, cost, opens) in items {
+        if !cur.is_empty() && (opens || cur.len() >= max_items || bytes + cost > max_bytes) {
             finish(std::mem::take(&mut cur), bytes, &mut batches);
             bytes = frame;
         }

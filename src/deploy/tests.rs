@@ -11,6 +11,7 @@ fn records(version: &str, ids: &[(&str, f32)], kv: usize) -> Records {
         version: version.into(),
         vectors: ids.iter().map(|(id, x)| vec_item(id, *x, version)).collect(),
         kv: (0..kv).map(|i| (format!("{version}/chunk/{i}"), format!("value {i}"))).collect(),
+        kv_breaks: vec![],
     }
 }
 
@@ -89,4 +90,87 @@ fn duplicate_ids_and_keys_are_refused() {
     r.kv.push(r.kv[0].clone());
     let e = plan(&r, None, &Limits::default()).unwrap_err();
     assert!(e.iter().any(|m| m.contains("duplicate vector ID a")) && e.iter().any(|m| m.contains("written twice")), "{e:?}");
+}
+
+fn manifest(version: &str, lookup: &[usize], lexical: &[(&str, &str)]) -> crate::artifacts::manifest::Manifest {
+    use crate::artifacts::manifest::{ArtifactEntry, Manifest};
+    let entry = |kind, path: String, records, domain: Option<&str>| ArtifactEntry { kind, path, blake3: "h".into(), bytes: 1, records, domain: domain.map(String::from), library: None };
+    let mut artifacts: Vec<ArtifactEntry> = lookup.iter().enumerate().map(|(i, n)| entry(crate::artifacts::Kind::Lookup, format!("lookup/s{i}.abc.jsonl"), *n, None)).collect();
+    artifacts.extend(lexical.iter().map(|(d, name)| entry(crate::artifacts::Kind::Lexical, format!("lexical/{d}/{name}.0123.json"), 3, Some(*d))));
+    Manifest { askzico_manifest: 1, corpus: "c".into(), corpus_version: version.into(), environment: "default".into(), settings: Default::default(), libraries: vec![], artifacts }
+}
+
+#[test]
+fn a_manifest_and_its_key_pages_name_every_key_of_a_version() {
+    // 7 lookup records over two artifacts, pages of 3: pages 0..3 hold 3, 3, 1 IDs.
+    let m = manifest("v1", &[4, 3], &[("faith", "t00"), ("tech", "t01")]);
+    let ids: Vec<String> = (0..7).map(|i| format!("doc:{i:03}")).collect();
+    let pages = keys::pages("p/", "v1", &ids, 3);
+    assert_eq!(pages.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["p/v1/keys/0", "p/v1/keys/1", "p/v1/keys/2"]);
+    assert_eq!(keys::page_keys(&m, "p/", 3), pages.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>());
+    let read: Vec<Option<String>> = pages.iter().map(|(_, v)| Some(v.clone())).collect();
+    let ks = keys::version_keys(&m, "p/", &read, 3).unwrap();
+    let mut want: Vec<String> = ids.iter().map(|id| format!("p/v1/chunk/{id}")).collect();
+    want.extend(["p/v1/lex/faith/t00".to_string(), "p/v1/lex/tech/t01".to_string()]);
+    assert_eq!(ks.content, want);
+    assert_eq!(ks.manifest, "p/v1/manifest");
+    assert_eq!(ks.count(), 7 + 2 + 3 + 1);
+    // A page the deploy never wrote names nothing (its chunk keys were never written either).
+    let partial = vec![read[0].clone(), None, None];
+    assert_eq!(keys::version_keys(&m, "p/", &partial, 3).unwrap().content.len(), 3 + 2);
+    // A page that disagrees with the manifest's counts is refused, not half-trusted.
+    let short = vec![read[0].clone(), read[2].clone(), None];
+    let e = keys::version_keys(&m, "p/", &short, 3).unwrap_err();
+    assert!(e.contains("p/v1/keys/1 names 1 chunk IDs; the manifest of v1 implies 3"), "{e}");
+    assert!(keys::version_keys(&m, "p/", &[Some("{".into()), None, None], 3).unwrap_err().contains("not a JSON array"));
+}
+
+#[test]
+fn the_registry_claims_an_index_once() {
+    let mut r = keys::Registry::default();
+    assert!(r.claim("blue", "v1"));
+    assert!(!r.claim("blue", "v1"));
+    assert!(r.claim("green", "v2"));
+    assert!(r.claim("blue", "v3"));
+    assert!(r.claim("green", "v1"), "an old version deployed again");
+    assert_eq!(r.versions, ["v1", "v2", "v3"]);
+    assert_eq!(r, keys::Registry::parse(&r.to_json(), "k").unwrap());
+    assert!(keys::Registry::parse("[1]", "p/versions").unwrap_err().contains("p/versions is not a deploy registry"));
+}
+
+#[test]
+fn gc_never_picks_the_live_version_nor_what_an_index_holds() {
+    use super::journal::{Journal, Pending, Pointer};
+    let t = crate::config::DeployTarget { account_id: None, indexes: ["blue".into(), "green".into()], kv_namespace_id: "ns".into(), prefix: "p/".into() };
+    let mut r = keys::Registry::default();
+    for (i, v) in [("blue", "v1"), ("green", "v2"), ("blue", "v3"), ("green", "v4"), ("old-index", "v5")] {
+        r.claim(i, v);
+    }
+    let live = Pointer { version: "v4".into(), index: "green".into() };
+    let mut j = Journal::default();
+    let keep = gc::protected(&r, &t, Some(&live), &j);
+    assert_eq!(keep.iter().map(String::as_str).collect::<Vec<_>>(), ["v3", "v4"]);
+    assert_eq!(gc::candidates(&r, &keep), ["v1", "v2", "v5"]);
+    // An unfinished local deploy is kept too, and so is a live version the registry lost.
+    j.pending = Some(Pending { version: "v2".into(), index: "blue".into(), ..Pending::default() });
+    let live = Pointer { version: "v1".into(), index: "blue".into() };
+    let keep = gc::protected(&r, &t, Some(&live), &j);
+    assert_eq!(gc::candidates(&r, &keep), ["v5"]);
+}
+
+#[test]
+fn kv_groups_open_new_batches_and_deletes_respect_the_limits() {
+    let mut r = records("v1", &[("a", 1.0)], 7);
+    r.kv_breaks = vec![1, 3];
+    let p = plan(&r, None, &Limits { kv_max_pairs: 10, ..Limits::default() }).unwrap();
+    assert_eq!(p.kv.iter().map(|b| b.items.len()).collect::<Vec<_>>(), [1, 2, 4]);
+    let keys: Vec<String> = (0..25).map(|i| format!("p/v1/chunk/{i:02}")).collect();
+    let limits = Limits { kv_delete_max_keys: 10, kv_max_bytes: 100, ..Limits::default() };
+    let batches = delete_batches(&keys, &limits);
+    assert_eq!(batches.iter().map(|b| b.items.len()).sum::<usize>(), 25);
+    for b in &batches {
+        assert!(b.items.len() <= 10);
+        assert!(serde_json::to_vec(&b.items).unwrap().len() <= 100, "{b:?}");
+    }
+    assert!(batches.len() >= 5);
 }

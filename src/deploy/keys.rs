@@ -1,0 +1,146 @@
+//! The KV key scheme of a deployed version (DESIGN §4) and the two records that let `--gc`
+//! delete an old version by exact keys, never by prefix listing:
+//! - **key pages** `<prefix><version>/keys/<n>`: the version's chunk IDs in lookup order,
+//!   [`PAGE_IDS`] a page (JSON array). The manifest says how many lookup records the version has,
+//!   hence how many pages; the manifest names the lexical shards itself. So the manifest plus its
+//!   pages name every key of the version.
+//! - **the registry** `<prefix>versions`: `{"versions": [...], "indexes": {index: version}}`, the
+//!   versions whose records this target may hold and the version each index holds or is being
+//!   written with. A deploy claims the inactive index in it before writing a vector; GC drops a
+//!   version from it once the version's keys are deleted.
+//!
+//! Write order within a version (a deploy confirms each group before the next): the manifest, then
+//! the pages, then the lookup records and lexical shards. GC deletes in reverse (content, pages,
+//! manifest last), so a missing manifest means nothing of that version is left. Pure: no I/O.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::artifacts::Kind;
+use crate::artifacts::manifest::Manifest;
+
+/// Chunk IDs per key page: one page is one KV bulk delete (at most 10,000 keys) and, with IDs of
+/// at most 64 bytes, well under a megabyte. Part of the KV format: changing it orphans the pages
+/// of versions deployed before.
+pub const PAGE_IDS: usize = 10_000;
+
+pub fn pointer_key(prefix: &str) -> String {
+    format!("{prefix}current")
+}
+
+pub fn registry_key(prefix: &str) -> String {
+    format!("{prefix}versions")
+}
+
+pub fn manifest_key(prefix: &str, version: &str) -> String {
+    format!("{prefix}{version}/manifest")
+}
+
+pub fn chunk_key(prefix: &str, version: &str, chunk_id: &str) -> String {
+    format!("{prefix}{version}/chunk/{chunk_id}")
+}
+
+pub fn page_key(prefix: &str, version: &str, n: usize) -> String {
+    format!("{prefix}{version}/keys/{n}")
+}
+
+/// A lexical shard's key: its domain and the file name before the content hash.
+pub fn lex_key(prefix: &str, version: &str, domain: &str, path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or("").split('.').next().unwrap_or("");
+    format!("{prefix}{version}/lex/{domain}/{name}")
+}
+
+/// Lookup records (= chunk keys) a manifest names.
+pub fn lookup_records(m: &Manifest) -> usize {
+    m.artifacts_of(Kind::Lookup).map(|a| a.records).sum()
+}
+
+/// The key pages of a version: (key, JSON array of chunk IDs), `page_ids` a page.
+pub fn pages(prefix: &str, version: &str, chunk_ids: &[String], page_ids: usize) -> Vec<(String, String)> {
+    chunk_ids
+        .chunks(page_ids.max(1))
+        .enumerate()
+        .map(|(n, ids)| (page_key(prefix, version, n), serde_json::to_string(ids).expect("serializes")))
+        .collect()
+}
+
+/// Every key of an old version, in the order GC deletes them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VersionKeys {
+    /// Lookup records and lexical shards.
+    pub content: Vec<String>,
+    /// The key pages (deleted after the content they name).
+    pub pages: Vec<String>,
+    /// Deleted last: while it exists, GC can still find everything else.
+    pub manifest: String,
+}
+
+impl VersionKeys {
+    pub fn count(&self) -> usize {
+        self.content.len() + self.pages.len() + 1
+    }
+}
+
+/// The key page names a stored manifest implies.
+pub fn page_keys(m: &Manifest, prefix: &str, page_ids: usize) -> Vec<String> {
+    (0..lookup_records(m).div_ceil(page_ids.max(1))).map(|n| page_key(prefix, &m.corpus_version, n)).collect()
+}
+
+/// The exact keys of a version from its stored manifest and its pages as read (`None`: absent).
+/// A page that is present must hold exactly the IDs the manifest's counts imply; an absent one
+/// means the deploy stopped before writing it, hence before any chunk key it would name.
+pub fn version_keys(m: &Manifest, prefix: &str, pages: &[Option<String>], page_ids: usize) -> Result<VersionKeys, String> {
+    let v = &m.corpus_version;
+    let names = page_keys(m, prefix, page_ids);
+    if pages.len() != names.len() {
+        return Err(format!("version {v}: {} key pages read, the manifest implies {}", pages.len(), names.len()));
+    }
+    let total = lookup_records(m);
+    let mut content = Vec::with_capacity(total);
+    for (n, page) in pages.iter().enumerate() {
+        let Some(text) = page else { continue };
+        let ids: Vec<String> = serde_json::from_str(text).map_err(|e| format!("{} is not a JSON array of chunk IDs: {e}", names[n]))?;
+        let expected = page_ids.min(total - n * page_ids);
+        if ids.len() != expected {
+            return Err(format!("{} names {} chunk IDs; the manifest of {v} implies {expected}", names[n], ids.len()));
+        }
+        content.extend(ids.iter().map(|id| chunk_key(prefix, v, id)));
+    }
+    content.extend(m.artifacts_of(Kind::Lexical).map(|a| lex_key(prefix, v, a.domain.as_deref().unwrap_or(""), &a.path)));
+    Ok(VersionKeys { content, pages: names, manifest: manifest_key(prefix, v) })
+}
+
+/// `<prefix>versions`: what this target's KV may hold, and what each index holds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Registry {
+    /// Versions whose records may be in KV (written, or being written), oldest first.
+    #[serde(default)]
+    pub versions: Vec<String>,
+    /// Index name → the version it holds or is being written with.
+    #[serde(default)]
+    pub indexes: BTreeMap<String, String>,
+}
+
+impl Registry {
+    pub fn parse(text: &str, key: &str) -> Result<Registry, String> {
+        serde_json::from_str(text).map_err(|e| format!("{key} is not a deploy registry {{\"versions\", \"indexes\"}}: {e}"))
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("serializes")
+    }
+
+    /// Records that `index` now gets `version`; `false` when the registry already said so.
+    pub fn claim(&mut self, index: &str, version: &str) -> bool {
+        let known = self.versions.iter().any(|v| v == version);
+        if known && self.indexes.get(index).map(String::as_str) == Some(version) {
+            return false;
+        }
+        if !known {
+            self.versions.push(version.to_string());
+        }
+        self.indexes.insert(index.to_string(), version.to_string());
+        true
+    }
+}
