@@ -149,3 +149,17 @@ pub fn read_manifest_file(path: &Path) -> Result<Manifest, Problem> {
 pub fn is_safe_artifact_path(p: &str) -> bool {
     !p.is_empty() && !p.starts_with('/') && !p.contains('\\') && !p.contains(':') && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_safe_artifact_path;
+
+    #[test]
+    fn artifact_paths_stay_inside_out() {
+        assert!(is_safe_artifact_path("chunks/docs.0123.jsonl"));
+        assert!(is_safe_artifact_path("lexical/history/0001.ab.json"));
+        for bad in ["", "/etc/passwd", "../x", "chunks/../../x", "a//b", "./x", "C:\\x", "a\\..\\b"] {
+            assert!(!is_safe_artifact_path(bad), "{bad}");
+        }
+    }
+}

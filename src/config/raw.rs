@@ -320,3 +320,29 @@ fn remove_entry_at(value: &mut Spanned<DeValue<'_>>, span: &std::ops::Range<usiz
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+
+    fn problems(text: &str) -> Vec<(usize, String)> {
+        let dir = std::env::temp_dir();
+        let errs = Config::parse(text, "corpus.toml", &dir, &dir.join("corpus.toml")).err().expect("errors");
+        errs.0.iter().map(|p| (p.line.unwrap_or(0), p.message.clone())).collect()
+    }
+
+    #[test]
+    fn every_bad_key_of_one_table_is_reported() {
+        let got = problems("[corpus]\nid_width = \"x\"\ncolour = 1\nmax_file_mb = \"y\"\n\n[[library]]\nid = \"a\"\nroot = \".\"\n");
+        for line in [2, 3, 4] {
+            assert!(got.iter().any(|(l, _)| *l == line), "line {line}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn a_pruned_required_field_is_not_reported_missing() {
+        let got = problems("[[library]]\nid = \"a\"\nroot = 5\n");
+        assert!(got.iter().any(|(l, m)| *l == 3 && m.contains("invalid type")), "{got:?}");
+        assert!(!got.iter().any(|(_, m)| m.contains("missing field")), "{got:?}");
+    }
+}

@@ -356,3 +356,37 @@ fn finish(file: &str, mut doc: Document, mut problems: Vec<Problem>) -> FileExtr
     doc.title = Some(title);
     FileExtraction { docs: vec![doc], problems }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16(s: &str, le: bool) -> Vec<u8> {
+        s.encode_utf16().flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() }).collect()
+    }
+
+    #[test]
+    fn utf16_without_a_bom_is_named() {
+        let e = decode(&utf16("# عنوان\n\nنص عربي.\n", true)).unwrap_err();
+        assert!(e.message.contains("UTF-16LE without a BOM"), "{}", e.message);
+        let e = decode(&utf16("# عنوان\n\nنص عربي.\n", false)).unwrap_err();
+        assert!(e.message.contains("UTF-16BE without a BOM"), "{}", e.message);
+        let e = decode(b"# t\n\nab\0c\n").unwrap_err();
+        assert!(e.message.contains("NUL byte at byte offset 7"), "{}", e.message);
+    }
+
+    #[test]
+    fn legacy_html_charsets_are_sniffed() {
+        assert_eq!(sniff_meta_charset(b"<HTML><Meta Charset = 'Windows-1256'>").as_deref(), Some("windows-1256"));
+        assert_eq!(sniff_meta_charset(b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1256\">").as_deref(), Some("windows-1256"));
+        assert_eq!(sniff_meta_charset(b"<meta name=\"x\"><p>charset=utf-8</p>"), None);
+        let page = [b"<meta charset=\"windows-1256\"><p>".as_slice(), &[0xE3, 0xD1, 0xCD, 0xC8, 0xC7], b"</p>"].concat();
+        assert!(decode_html(&page).unwrap().contains("مرحبا"));
+        assert!(decode(&page).is_err(), "only HTML may declare a legacy charset");
+    }
+
+    #[test]
+    fn stray_boms_and_carriage_returns_go() {
+        assert_eq!(decode("\u{feff}a\u{feff}b\r\nc\rd".as_bytes()).unwrap(), "ab\nc\nd");
+    }
+}
