@@ -291,10 +291,8 @@ pub(crate) fn write_failure(out: &Path, e: std::io::Error) -> Problem {
 /// discovery listed it and right before it is read, so a test meets the race of a file removed
 /// mid-build deterministically. Never set it outside tests.
 fn test_delete_before_read(lib: &Library, rel: &str, path: &Path) {
-    if let Ok(target) = std::env::var("ASKZICO_TEST_DELETE_BEFORE_READ") {
-        if target == format!("{}/{rel}", lib.id) {
-            let _ = std::fs::remove_file(path);
-        }
+    if std::env::var("ASKZICO_TEST_DELETE_BEFORE_READ").is_ok_and(|target| target == format!("{}/{rel}", lib.id)) {
+        let _ = std::fs::remove_file(path);
     }
 }
 

@@ -307,10 +307,10 @@ fn remove_entry_at(value: &mut Spanned<DeValue<'_>>, span: &std::ops::Range<usiz
             let hit = t.iter_mut().find(|(k, v)| covers(k.span()) || covers(v.span()));
             let (key, child) = hit?;
             let name = key.get_ref().to_string();
-            if !covers(key.span()) {
-                if let Some(inner) = remove_entry_at(child, span) {
-                    return Some(inner);
-                }
+            if !covers(key.span())
+                && let Some(inner) = remove_entry_at(child, span)
+            {
+                return Some(inner);
             }
             let key = key.clone();
             t.remove(&key);
@@ -327,7 +327,7 @@ mod tests {
 
     fn problems(text: &str) -> Vec<(usize, String)> {
         let dir = std::env::temp_dir();
-        let errs = Config::parse(text, "corpus.toml", &dir, &dir.join("corpus.toml")).err().expect("errors");
+        let errs = Config::parse(text, "corpus.toml", &dir, &dir.join("corpus.toml")).expect_err("errors");
         errs.0.iter().map(|p| (p.line.unwrap_or(0), p.message.clone())).collect()
     }
 

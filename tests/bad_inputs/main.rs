@@ -129,10 +129,10 @@ pub fn records(root: &Path) -> Vec<Value> {
 /// Diagnostics of a `--json` run: the summary's on stdout, JSON lines on stderr (config errors).
 fn diagnostics(stdout: &str, stderr: &str) -> Vec<Value> {
     let mut out = Vec::new();
-    if let Ok(v) = serde_json::from_str::<Value>(stdout.trim()) {
-        if let Some(ds) = v["diagnostics"].as_array() {
-            out.extend(ds.iter().cloned());
-        }
+    if let Ok(v) = serde_json::from_str::<Value>(stdout.trim())
+        && let Some(ds) = v["diagnostics"].as_array()
+    {
+        out.extend(ds.iter().cloned());
     }
     out.extend(stderr.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).filter(|v| v.get("level").is_some()));
     out
@@ -203,16 +203,16 @@ fn run_case(case: &Case) -> Result<(), String> {
         if human.status.code() != Some(case.code) {
             fails.push(format!("the human run exits {:?}", human.status.code()));
         }
-        if let Some(want) = &case.diag {
-            if !stderr(&human).contains(want.message) {
-                fails.push(format!("the human rendering lacks {:?}:\n{}", want.message, stderr(&human)));
-            }
+        if let Some(want) = &case.diag
+            && !stderr(&human).contains(want.message)
+        {
+            fails.push(format!("the human rendering lacks {:?}:\n{}", want.message, stderr(&human)));
         }
     }
-    if let Some(check) = case.check {
-        if let Err(e) = check(root, &diags) {
-            fails.push(e);
-        }
+    if let Some(check) = case.check
+        && let Err(e) = check(root, &diags)
+    {
+        fails.push(e);
     }
     let _ = std::fs::remove_dir_all(outside(root));
     if fails.is_empty() { Ok(()) } else { Err(format!("{}\n--- stdout\n{out}\n--- stderr\n{err}", fails.join("\n"))) }
