@@ -49,8 +49,11 @@ pub struct BuildReport {
     pub run: crate::engine::Stats,
 }
 
-/// The name a file has in messages: its path as written from the config's directory.
-fn display_name(lib: &Library, rel: &str) -> String {
+/// The name a source file has in diagnostics (the `file` field): its path relative to the
+/// config file's directory, as the library's `root` is written there (`sources/articles/a.md`).
+/// The config itself is named as passed with `--config`. One style everywhere, so an editor or
+/// CI annotation opens the file from the project directory.
+pub fn display_name(lib: &Library, rel: &str) -> String {
     let root = lib.root_display.trim_end_matches('/');
     if root.is_empty() || root == "." { rel.to_string() } else { format!("{root}/{rel}") }
 }
@@ -62,18 +65,39 @@ pub fn compile_file(cfg: &Config, lib: &Library, rel: &str, bytes: &[u8], format
     let display = display_name(lib, rel);
     let ex = extract::extract(&display, bytes, format, lib);
     let mut problems = ex.problems;
-    let mut docs = Vec::with_capacity(ex.docs.len());
+    let mut docs: Vec<BuiltDoc> = Vec::with_capacity(ex.docs.len());
+    // Where each doc_id of this file came from, to name both records of a duplicate.
+    let mut first: BTreeMap<String, Option<String>> = BTreeMap::new();
     for doc in ex.docs {
+        let position = doc.position.clone();
         match build_doc(cfg, lib, rel, &display, doc, hash) {
-            Ok(d) => docs.push(d),
+            Ok(d) => match first.get(d.doc_id.as_str()) {
+                Some(prev) => problems.push(duplicate_in_file(&display, d.doc_id.as_str(), prev.as_deref(), position.as_deref())),
+                None => {
+                    first.insert(d.doc_id.as_str().to_string(), position);
+                    docs.push(d);
+                }
+            },
             Err(p) => problems.push(p),
         }
     }
     (docs, problems)
 }
 
+/// Two documents of one file (JSON records) with one doc_id: both records are named.
+fn duplicate_in_file(display: &str, id: &str, first: Option<&str>, second: Option<&str>) -> Problem {
+    let (a, b) = (first.unwrap_or("a document"), second.unwrap_or("another document"));
+    Problem::error("duplicate-id", format!("doc_id `{id}` is produced twice in this file: by {a} and by {b}"))
+        .in_file(display.to_string())
+        .help("IDs must be unique: make the records `id` template include a distinguishing field (e.g. `$index` or the url's fragment)")
+}
+
 fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Document, hash: Option<&HashEmbedder>) -> Result<BuiltDoc, Problem> {
     let fail = |msg: String, help: &str| {
+        let msg = match &doc.position {
+            Some(pos) => format!("{pos}: {msg}"),
+            None => msg,
+        };
         let mut p = Problem::error("identity", msg).in_file(display.to_string()).help(help.to_string());
         if let Some(l) = doc.line {
             p = p.at_line(l);
@@ -90,7 +114,7 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
             if doc.record_slug.is_some() {
                 "set an ASCII `id` template (and `id_match`) under [library.records] in corpus.toml"
             } else {
-                "add an ASCII `id:` to the frontmatter, or rename the file"
+                "add an ASCII `id:` (letters, digits, `-`, `_`, `.`, `/`) to the frontmatter, or rename the file"
             },
         )
     })?;
@@ -133,6 +157,12 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
         None => lib.domains.clone(),
     };
     let spans = chunk(&doc.body, &cfg.chunking);
+    if spans.len() > cfg.max_chunks {
+        return Err(fail(
+            format!("`{doc_id}` would make {} chunks, over the limit of {} per document", spans.len(), cfg.max_chunks),
+            "split the document, exclude it, or raise `max_chunks` under [chunking] in corpus.toml",
+        ));
+    }
     let longest = identity::longest_chunk_id_len(&doc_id, spans.len(), cfg.id_width);
     if longest > MAX_ID_BYTES {
         return Err(fail(
@@ -219,18 +249,28 @@ pub fn settings_values(cfg: &Config, libs: &[&Library]) -> Map<String, Value> {
     m
 }
 
+/// A chunk record's `source` (`<library>/<rel>[#record]`) as diagnostics name files.
+fn source_display(cfg: &Config, source: &str) -> String {
+    let (lib_id, rest) = source.split_once('/').unwrap_or(("", source));
+    match cfg.library(lib_id) {
+        Some(lib) => display_name(lib, rest),
+        None => source.to_string(),
+    }
+}
+
 /// Duplicate doc IDs across the build, each an error naming every source.
-pub fn duplicate_problems(docs: Vec<(String, String)>) -> Vec<Problem> {
+pub fn duplicate_problems(cfg: &Config, docs: Vec<(String, String)>) -> Vec<Problem> {
     let mut by_id: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (id, source) in docs {
-        by_id.entry(id).or_default().push(source);
+        by_id.entry(id).or_default().push(source_display(cfg, &source));
     }
     by_id
         .into_iter()
         .filter(|(_, s)| s.len() > 1)
-        .map(|(id, sources)| {
+        .map(|(id, mut sources)| {
+            sources.sort();
             Problem::error("duplicate-id", format!("doc_id `{id}` is produced by {} sources: {}", sources.len(), sources.join(", ")))
-                .in_file(sources[0].to_string())
+                .in_file(sources[0].split('#').next().unwrap_or_default().to_string())
                 .help("IDs must be unique: give one source a frontmatter `id`, or make the records `id` template include a distinguishing field (e.g. the url's fragment)")
         })
         .collect()
@@ -247,17 +287,44 @@ pub(crate) fn write_failure(out: &Path, e: std::io::Error) -> Problem {
         .help("the previous manifest and its files are untouched; fix the cause (disk space, permissions) and build again")
 }
 
-pub(crate) fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -> Result<Vec<u8>, Problem> {
-    let display = display_name(lib, rel);
-    let meta = std::fs::metadata(path).map_err(|e| {
-        Problem::error("read", format!("cannot read: {e}")).in_file(display.clone()).help("the file may have been deleted or moved during the build; build again")
-    })?;
-    if meta.len() > cfg.max_file_bytes {
-        return Err(Problem::error("too-large", format!("{} bytes is over the {} MiB limit per source file", meta.len(), cfg.max_file_bytes / (1024 * 1024)))
-            .in_file(display)
-            .help("split the file, exclude it, or raise `max_file_mb` under [corpus]"));
+/// Test hook: `ASKZICO_TEST_DELETE_BEFORE_READ=<library>/<rel>` deletes that source file after
+/// discovery listed it and right before it is read, so a test meets the race of a file removed
+/// mid-build deterministically. Never set it outside tests.
+fn test_delete_before_read(lib: &Library, rel: &str, path: &Path) {
+    if std::env::var("ASKZICO_TEST_DELETE_BEFORE_READ").is_ok_and(|target| target == format!("{}/{rel}", lib.id)) {
+        let _ = std::fs::remove_file(path);
     }
-    std::fs::read(path).map_err(|e| Problem::error("read", format!("cannot read: {e}")).in_file(display).help("check the file's permissions"))
+}
+
+pub(crate) fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -> Result<Vec<u8>, Problem> {
+    use std::io::Read;
+    let display = display_name(lib, rel);
+    test_delete_before_read(lib, rel, path);
+    let gone = |e: std::io::Error| {
+        let help = match e.kind() {
+            std::io::ErrorKind::NotFound => "the file was deleted or moved during the build; build again",
+            std::io::ErrorKind::PermissionDenied => "make the file readable (chmod +r), or exclude it in corpus.toml",
+            _ => "check the file and its permissions, or exclude it in corpus.toml",
+        };
+        Problem::error("read", format!("cannot read: {e}")).in_file(display.clone()).help(help)
+    };
+    let too_large = |len: u64| {
+        Problem::error("too-large", format!("{len} bytes is over the {} MiB limit per source file", cfg.max_file_bytes / (1024 * 1024)))
+            .in_file(display.clone())
+            .help("split the file, exclude it, or raise `max_file_mb` under [corpus]")
+    };
+    let file = std::fs::File::open(path).map_err(gone)?;
+    let len = file.metadata().map_err(gone)?.len();
+    if len > cfg.max_file_bytes {
+        return Err(too_large(len));
+    }
+    // Never more than the limit, even for a file that grows while it is read.
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(cfg.max_file_bytes + 1).read_to_end(&mut bytes).map_err(gone)?;
+    if bytes.len() as u64 > cfg.max_file_bytes {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// Whether progress may be drawn: a terminal on both streams and no machine-readable output.

@@ -48,8 +48,13 @@ impl Problem {
         Problem { level: Level::Warning, ..Problem::error(code, message) }
     }
 
+    /// Names the file (a leading `./` is dropped: one path style everywhere).
     pub fn in_file(mut self, file: impl Into<String>) -> Self {
-        self.file = Some(file.into());
+        let file = file.into();
+        self.file = Some(match file.strip_prefix("./") {
+            Some(rest) if !rest.is_empty() => rest.to_string(),
+            _ => file,
+        });
         self
     }
 

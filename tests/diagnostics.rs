@@ -91,7 +91,7 @@ fn duplicate_and_overlong_ids_name_every_source() {
     let o = run(bin().current_dir(p.path()).arg("build"));
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("doc_id `docs:same` is produced by 2 sources: docs/one.md, docs/two.md"), "{err}");
+    assert!(err.contains("doc_id `docs:same` is produced by 2 sources: src/one.md, src/two.md"), "{err}");
     assert!(err.contains("over the 64-byte Vectorize limit"), "{err}");
 }
 

@@ -151,10 +151,36 @@ pub fn read_manifest_file(path: &Path) -> Result<Manifest, Problem> {
             .in_file(display.clone())
             .help("run `askzico build` first (with the same --config/--out/--env)")
     })?;
-    serde_json::from_slice(&bytes).map_err(|e| {
+    let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| {
         Problem::error("bad-manifest", format!("{display} is not a valid manifest: {e}"))
             .in_file(display.clone())
             .at_line(e.line())
             .help("rebuild with `askzico build`; never edit manifests by hand")
-    })
+    })?;
+    // A hand-edited manifest must not lead readers (query, show, export, deploy) out of `out/`.
+    if let Some(a) = m.artifacts.iter().find(|a| !is_safe_artifact_path(&a.path)) {
+        return Err(Problem::error("bad-manifest", format!("{display} names the artifact path `{}`, which leaves the output directory", a.path))
+            .in_file(display)
+            .help("artifact paths are relative, `/`-separated and without `..`: rebuild with `askzico build`; never edit manifests by hand"));
+    }
+    Ok(m)
+}
+
+/// A manifest's artifact path: relative, `/`-separated, no empty, `.` or `..` segment.
+pub fn is_safe_artifact_path(p: &str) -> bool {
+    !p.is_empty() && !p.starts_with('/') && !p.contains('\\') && !p.contains(':') && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_safe_artifact_path;
+
+    #[test]
+    fn artifact_paths_stay_inside_out() {
+        assert!(is_safe_artifact_path("chunks/docs.0123.jsonl"));
+        assert!(is_safe_artifact_path("lexical/history/0001.ab.json"));
+        for bad in ["", "/etc/passwd", "../x", "chunks/../../x", "a//b", "./x", "C:\\x", "a\\..\\b"] {
+            assert!(!is_safe_artifact_path(bad), "{bad}");
+        }
+    }
 }

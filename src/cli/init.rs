@@ -15,6 +15,7 @@ id_width = 3            # chunk_id = <library>:<slug>:<NNN>
 [chunking]
 max_chars = 7000        # Unicode scalar values per chunk
 min_chars = 200         # smaller chunks merge into a neighbour
+# max_chunks = 10000    # a document making more chunks is an error
 
 [normalize]             # search_text rules; evidence text is never changed
 fold_alef_hamza = true  # أ إ آ → ا   (lossy)

@@ -150,6 +150,9 @@ pub struct Config {
     pub envs: BTreeMap<String, Vec<String>>,
     /// Limits that keep one bad file from exhausting the machine.
     pub max_file_bytes: u64,
+    /// `[chunking] max_chunks`: most chunks one document may make (more is an error). Not part
+    /// of the fingerprint: it never changes a build's output, only whether it is refused.
+    pub max_chunks: usize,
     /// `[inspect]`: thresholds of `askzico inspect`.
     pub inspect: crate::inspect::InspectSettings,
     /// `[deploy.NAME]`: deploy targets of `askzico deploy`.
@@ -234,6 +237,14 @@ impl Cx {
     }
 }
 
+/// Whether a library root lies inside the corpus directory, with `..` and symlinks resolved.
+fn inside_corpus(base_dir: &Path, root: &Path) -> bool {
+    match (base_dir.canonicalize(), root.canonicalize()) {
+        (Ok(base), Ok(root)) => root.starts_with(base),
+        _ => true, // unreadable: reported as a missing root instead
+    }
+}
+
 fn is_ascii_id(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
@@ -246,6 +257,9 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
     }
     if chunking.min_chars.get_ref() >= chunking.max_chars.get_ref() {
         cx.error("config-value", chunking.min_chars.span(), "min_chars must be below max_chars", "the default is 200");
+    }
+    if !(1..=1_000_000).contains(chunking.max_chunks.get_ref()) {
+        cx.error("config-value", chunking.max_chunks.span(), "max_chunks must be between 1 and 1000000", "the default is 10000");
     }
     let embedding = raw.embedding.unwrap_or_default();
     match embedding.provider.get_ref().as_str() {
@@ -299,6 +313,13 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
                 lib.root.span(),
                 format!("library `{id}`: root `{root_display}` is not a directory (resolved to {})", root.display()),
                 "paths in corpus.toml are relative to the config file's directory",
+            );
+        } else if !allow_outside && !inside_corpus(base_dir, &root) {
+            cx.error(
+                "outside-corpus",
+                lib.root.span(),
+                format!("library `{id}`: root `{root_display}` leaves the corpus directory (the config's directory) through `..` or a symlink"),
+                "move the sources under the config's directory, or set `allow_outside_root = true` on this library to read them there on purpose",
             );
         }
         let include_patterns: Vec<Spanned<String>> = lib.include.unwrap_or_else(|| vec![Spanned::new(0..0, "**/*".to_string())]);
@@ -404,6 +425,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         name: corpus.name,
         out_dir: base_dir.join(out_rel),
         id_width,
+        max_chunks: *chunking.max_chunks.get_ref(),
         chunking: ChunkSettings { max_chars: chunking.max_chars.into_inner(), min_chars: chunking.min_chars.into_inner() },
         normalize: rules,
         embedding: EmbedSettings {

@@ -104,6 +104,9 @@ pub(super) struct RawChunking {
     pub max_chars: Spanned<usize>,
     #[serde(default = "default_min_chars")]
     pub min_chars: Spanned<usize>,
+    /// Most chunks one document may make; more is an error (a runaway or mis-mapped source).
+    #[serde(default = "default_max_chunks")]
+    pub max_chunks: Spanned<usize>,
 }
 fn default_max_chars() -> Spanned<usize> {
     sp(7000)
@@ -111,9 +114,12 @@ fn default_max_chars() -> Spanned<usize> {
 fn default_min_chars() -> Spanned<usize> {
     sp(200)
 }
+fn default_max_chunks() -> Spanned<usize> {
+    sp(10_000)
+}
 impl Default for RawChunking {
     fn default() -> Self {
-        RawChunking { max_chars: default_max_chars(), min_chars: default_min_chars() }
+        RawChunking { max_chars: default_max_chars(), min_chars: default_min_chars(), max_chunks: default_max_chunks() }
     }
 }
 
@@ -157,6 +163,7 @@ pub(super) struct RawLibrary {
     pub url: Option<Spanned<String>>,
     pub records: Option<RawRecords>,
     pub frontmatter_metadata: Option<Vec<String>>,
+    /// The root may lie outside the config's directory, and symlinks may leave the root.
     pub allow_outside_root: Option<bool>,
 }
 
@@ -263,14 +270,79 @@ fn de_tables<T: DeserializeOwned>(cx: &mut Cx, name: &str, value: &Spanned<DeVal
     }
 }
 
+/// Deserializes one table, reporting every bad key in it, not only the first: serde stops at the
+/// first error, so the offending entry is removed and the table deserialized again until it
+/// passes (or an error names no entry, such as a missing field). The pruned value is returned so
+/// that later checks still run on the keys that were fine.
 fn de<T: DeserializeOwned>(cx: &mut Cx, value: &Spanned<DeValue<'_>>) -> Option<T> {
-    match T::deserialize(ValueDeserializer::from(value.clone())) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            let span = e.span().unwrap_or_else(|| value.span());
-            let msg = e.message().trim().replace('\n', " ");
-            cx.error("config-value", span, msg, "see the commented corpus.toml that `askzico init` writes for every key");
-            None
+    let mut value = value.clone();
+    let mut pruned: Vec<String> = Vec::new();
+    // Each round removes one entry, so the loop ends; the bound only guards against a bug.
+    for _ in 0..256 {
+        match T::deserialize(ValueDeserializer::from(value.clone())) {
+            Ok(v) => return Some(v),
+            Err(e) => {
+                let span = e.span().unwrap_or_else(|| value.span());
+                let msg = e.message().trim().replace('\n', " ");
+                // A field reported missing only because an earlier round removed it.
+                if pruned.iter().any(|k| msg == format!("missing field `{k}`")) {
+                    return None;
+                }
+                cx.error("config-value", span.clone(), msg, "see the commented corpus.toml that `askzico init` writes for every key");
+                match remove_entry_at(&mut value, &span) {
+                    Some(key) => pruned.push(key),
+                    None => return None,
+                }
+            }
         }
+    }
+    None
+}
+
+/// Removes the innermost table entry whose key or value covers `span`; returns its key.
+fn remove_entry_at(value: &mut Spanned<DeValue<'_>>, span: &std::ops::Range<usize>) -> Option<String> {
+    let covers = |outer: std::ops::Range<usize>| outer.start <= span.start && span.end <= outer.end && outer != (0..0);
+    match value.get_mut() {
+        DeValue::Table(t) => {
+            let hit = t.iter_mut().find(|(k, v)| covers(k.span()) || covers(v.span()));
+            let (key, child) = hit?;
+            let name = key.get_ref().to_string();
+            if !covers(key.span())
+                && let Some(inner) = remove_entry_at(child, span)
+            {
+                return Some(inner);
+            }
+            let key = key.clone();
+            t.remove(&key);
+            Some(name)
+        }
+        DeValue::Array(items) => items.iter_mut().find(|v| covers(v.span())).and_then(|v| remove_entry_at(v, span)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+
+    fn problems(text: &str) -> Vec<(usize, String)> {
+        let dir = std::env::temp_dir();
+        let errs = Config::parse(text, "corpus.toml", &dir, &dir.join("corpus.toml")).expect_err("errors");
+        errs.0.iter().map(|p| (p.line.unwrap_or(0), p.message.clone())).collect()
+    }
+
+    #[test]
+    fn every_bad_key_of_one_table_is_reported() {
+        let got = problems("[corpus]\nid_width = \"x\"\ncolour = 1\nmax_file_mb = \"y\"\n\n[[library]]\nid = \"a\"\nroot = \".\"\n");
+        for line in [2, 3, 4] {
+            assert!(got.iter().any(|(l, _)| *l == line), "line {line}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn a_pruned_required_field_is_not_reported_missing() {
+        let got = problems("[[library]]\nid = \"a\"\nroot = 5\n");
+        assert!(got.iter().any(|(l, m)| *l == 3 && m.contains("invalid type")), "{got:?}");
+        assert!(!got.iter().any(|(_, m)| m.contains("missing field")), "{got:?}");
     }
 }

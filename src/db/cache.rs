@@ -34,6 +34,7 @@ impl CompileCache {
             "pipeline": crate::build::PIPELINE_VERSION,
             "rules": crate::normalize::RULES_VERSION,
             "chunking": cfg.chunking,
+            "max_chunks": cfg.max_chunks,
             "normalize": cfg.normalize,
             "aliases": cfg.aliases.aliases,
             "article_stems": cfg.article_stems,

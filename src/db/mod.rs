@@ -246,5 +246,5 @@ pub fn duplicate_ids(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<V
     for s in set.shards(db) {
         all.extend(docs_of(&shard_compiled(db, settings, *s)).iter().map(|d| (d.doc_id.as_str().to_string(), d.source.clone())));
     }
-    Arc::new(crate::build::duplicate_problems(all))
+    Arc::new(crate::build::duplicate_problems(settings.config(db), all))
 }

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::build::display_name;
 use crate::config::{Config, Format, Library};
 use crate::diag::{Problem, Problems};
 
@@ -51,7 +52,7 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
-                    let path = e.path().map(|p| p.display().to_string()).unwrap_or_default();
+                    let path = e.path().map(|p| shown(lib, p)).unwrap_or_default();
                     // A loop is not a source (warning); anything else that cannot be listed or
                     // followed (a dangling symlink, an unreadable directory) may hide sources.
                     let p = if e.loop_ancestor().is_some() {
@@ -81,11 +82,11 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                     continue;
                 }
             }
-            let display = format!("{}/{}", lib.id, rel_str);
+            let display = display_name(lib, &rel_str);
             if !lib.allow_outside_root && !canon.starts_with(&root_canon) {
                 problems.push(
                     Problem::error("outside-root", format!("{display} resolves outside the library root (to {})", canon.display()))
-                        .in_file(path.display().to_string())
+                        .in_file(display.clone())
                         .help("a symlink may not leave the library root; set `allow_outside_root = true` on the library to allow it"),
                 );
                 continue;
@@ -94,8 +95,8 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 Some(f) => f,
                 None => {
                     problems.push(
-                        Problem::warning("unknown-format", format!("{display}: no format for this file extension; skipped"))
-                            .in_file(path.display().to_string())
+                        Problem::warning("unknown-format", "no format for this file extension; skipped")
+                            .in_file(display.clone())
                             .help("narrow the library's `include` globs, or set `format`"),
                     );
                     continue;
@@ -103,8 +104,8 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
             };
             if let Some(other) = claimed.get(&canon) {
                 problems.push(
-                    Problem::error("claimed-twice", format!("{} is claimed by two libraries: `{other}` and `{}`", path.display(), lib.id))
-                        .in_file(path.display().to_string())
+                    Problem::error("claimed-twice", format!("{display} is claimed by two libraries: `{other}` and `{}`", lib.id))
+                        .in_file(display.clone())
                         .help("make the libraries' roots or include/exclude globs disjoint"),
                 );
                 continue;
@@ -116,4 +117,12 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
         files.extend(lib_files);
     }
     (files, problems)
+}
+
+/// A path under a library's root as diagnostics name files (relative to the config's directory).
+fn shown(lib: &Library, path: &Path) -> String {
+    match path.strip_prefix(&lib.root) {
+        Ok(rel) => display_name(lib, &rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")),
+        Err(_) => path.display().to_string(),
+    }
 }

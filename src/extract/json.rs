@@ -64,6 +64,7 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
     for (i, (rec, place)) in recs.into_iter().enumerate() {
         match record(rec, &place, map, multi) {
             Ok(Some(mut doc)) => {
+                doc.position = Some(format!("record {}", describe(i, &place)));
                 if doc.title.as_deref().is_none_or(str::is_empty) {
                     let t = super::stem_title(file);
                     out.problems.push(
@@ -294,6 +295,7 @@ fn record(rec: &Value, place: &Place, map: &RecordMapping, multi: bool) -> Resul
         metadata,
         body,
         line: None,
+        position: None,
     }))
 }
 

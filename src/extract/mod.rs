@@ -131,6 +131,8 @@ pub struct Document {
     pub body: Body,
     /// 1-based line of the document in its file (records), for messages.
     pub line: Option<usize>,
+    /// Where a record sits in its file (`record #3 (`15 Hator`[0])`), for messages.
+    pub position: Option<String>,
 }
 
 /// What one file yields.
@@ -148,7 +150,8 @@ impl FileExtraction {
 
 /// Extracts the documents of one file. `file` names it in messages.
 pub fn extract(file: &str, bytes: &[u8], format: Format, lib: &Library) -> FileExtraction {
-    let text = match decode(bytes) {
+    let decoded = if format == Format::Html { decode_html(bytes) } else { decode(bytes) };
+    let text = match decoded {
         Ok(t) => t,
         Err(p) => return FileExtraction::error(file, p),
     };
@@ -167,32 +170,129 @@ pub fn extract(file: &str, bytes: &[u8], format: Format, lib: &Library) -> FileE
 }
 
 /// Source bytes to text: UTF-8 (a BOM is dropped) or UTF-16 with a BOM; CRLF and lone CR
-/// become LF so that offsets and lines agree everywhere.
+/// become LF so that offsets and lines agree everywhere, and a stray BOM (U+FEFF) inside the text
+/// (left by concatenating files) is dropped.
 pub fn decode(bytes: &[u8]) -> Result<String, Problem> {
     let text = if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
         utf8(rest, 3)?
     } else if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        let le = bytes[0] == 0xFF;
-        let units = bytes[2..].chunks(2).map(|c| {
-            let pair = [c[0], *c.get(1).unwrap_or(&0)];
-            if le { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) }
-        });
-        char::decode_utf16(units).collect::<Result<String, _>>().map_err(|e| {
-            Problem::error("encoding", format!("invalid UTF-16: unpaired surrogate {:#06x}", e.unpaired_surrogate()))
-                .help("re-save the file as UTF-8")
-        })?
+        utf16(bytes)?
     } else {
         utf8(bytes, 0)?
     };
+    finish_text(text)
+}
+
+/// As `decode`, but HTML that is not UTF-8 may declare its legacy charset (`<meta charset>` or
+/// `http-equiv="Content-Type"`), as browsers allow: Windows-1256 Arabic pages are common.
+pub fn decode_html(bytes: &[u8]) -> Result<String, Problem> {
+    match decode(bytes) {
+        Ok(t) => Ok(t),
+        Err(p) if p.message.starts_with("invalid UTF-8") => {
+            let Some(label) = sniff_meta_charset(bytes) else {
+                return Err(p.help("declare the page's charset with <meta charset=\"windows-1256\"> (or whichever it is), or convert it: `iconv -f WINDOWS-1256 -t UTF-8 page.html > fixed.html`"));
+            };
+            let Some(enc) = encoding_rs::Encoding::for_label(label.as_bytes()) else {
+                return Err(Problem::error("encoding", format!("unknown charset `{label}` declared in <meta>, and the file is not UTF-8"))
+                    .help("fix the <meta charset>, or convert the file to UTF-8 (e.g. with iconv)"));
+            };
+            match enc.decode_without_bom_handling_and_without_replacement(bytes) {
+                Some(text) => finish_text(text.into_owned()),
+                None => Err(Problem::error("encoding", format!("the file is neither UTF-8 nor the {} its <meta> declares", enc.name()))
+                    .help(format!("convert it to UTF-8 (e.g. `iconv -f {} -t UTF-8`) after checking which encoding it really uses", enc.name()))),
+            }
+        }
+        Err(p) => Err(p),
+    }
+}
+
+/// The charset label a page declares in its first 4 KiB: `<meta charset=X>` or
+/// `<meta http-equiv="Content-Type" content="text/html; charset=X">`.
+fn sniff_meta_charset(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(4096)];
+    let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
+    let mut from = 0;
+    while let Some(at) = find(&lower[from..], b"<meta") {
+        let start = from + at;
+        let end = find(&lower[start..], b">").map_or(lower.len(), |e| start + e);
+        let tag = &lower[start..end];
+        if let Some(c) = find(tag, b"charset") {
+            let rest = &tag[c + "charset".len()..];
+            let rest = rest.iter().skip_while(|b| b.is_ascii_whitespace()).copied().collect::<Vec<u8>>();
+            if let Some(v) = rest.strip_prefix(b"=") {
+                let label: String = v
+                    .iter()
+                    .skip_while(|b| b.is_ascii_whitespace() || **b == b'"' || **b == b'\'')
+                    .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.'))
+                    .map(|&b| b as char)
+                    .collect();
+                if !label.is_empty() {
+                    return Some(label);
+                }
+            }
+        }
+        from = end.max(start + 1);
+    }
+    None
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn utf16(bytes: &[u8]) -> Result<String, Problem> {
+    let le = bytes[0] == 0xFF;
+    let units = bytes[2..].chunks(2).map(|c| {
+        let pair = [c[0], *c.get(1).unwrap_or(&0)];
+        if le { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) }
+    });
+    char::decode_utf16(units).collect::<Result<String, _>>().map_err(|e| {
+        Problem::error("encoding", format!("invalid UTF-16: unpaired surrogate {:#06x}", e.unpaired_surrogate())).help("re-save the file as UTF-8")
+    })
+}
+
+/// Checks and line endings shared by every decoding.
+fn finish_text(mut text: String) -> Result<String, Problem> {
     if let Some(pos) = text.find('\0') {
-        return Err(Problem::error("encoding", format!("NUL byte at byte offset {pos}: this is not a text file"))
-            .at_line(crate::diag::line_of(&text, pos))
-            .help("remove the file from the library or exclude it with a glob"));
+        let (message, help) = match utf16_without_bom(text.as_bytes()) {
+            Some(order) => (
+                format!("NUL bytes between characters (the first at byte offset {pos}): this looks like {order} without a BOM"),
+                format!("re-save the file as UTF-8 (it looks like {order} without a BOM; e.g. `iconv -f {order} -t UTF-8`)"),
+            ),
+            None => (format!("NUL byte at byte offset {pos}: this is not a text file"), "remove the file from the library or exclude it with a glob".to_string()),
+        };
+        return Err(Problem::error("encoding", message).at_line(crate::diag::line_of(&text, pos)).help(help));
+    }
+    if text.contains('\u{feff}') {
+        text = text.replace('\u{feff}', "");
     }
     if text.contains('\r') {
         Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
     } else {
         Ok(text)
+    }
+}
+
+/// `UTF-16LE`/`UTF-16BE` when the bytes look like UTF-16 without a BOM: in the first 4 KiB,
+/// nearly every high byte of a code unit is 0x00 (ASCII) or 0x06 (Arabic), with NULs among them.
+fn utf16_without_bom(bytes: &[u8]) -> Option<&'static str> {
+    let head = &bytes[..bytes.len().min(4096)];
+    if head.len() < 4 {
+        return None;
+    }
+    let share = |offset: usize| {
+        let high: Vec<u8> = head.iter().skip(offset).step_by(2).copied().collect();
+        let nul = high.iter().filter(|&&b| b == 0).count();
+        let plausible = high.iter().filter(|&&b| b == 0 || b == 0x06).count();
+        (nul > 0 && plausible * 10 >= high.len() * 9, plausible)
+    };
+    let ((le, le_score), (be, be_score)) = (share(1), share(0));
+    if le && (!be || le_score >= be_score) {
+        Some("UTF-16LE")
+    } else if be {
+        Some("UTF-16BE")
+    } else {
+        None
     }
 }
 
@@ -202,11 +302,9 @@ fn utf8(bytes: &[u8], offset: usize) -> Result<String, Problem> {
         Err(e) => {
             let at = e.valid_up_to();
             let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            // A UTF-16 file without a BOM shows NULs between ASCII bytes.
-            let hint = if bytes.len() > 2 && bytes.iter().take(200).filter(|&&b| b == 0).count() > 20 {
-                "this looks like UTF-16 without a BOM: re-save it as UTF-8"
-            } else {
-                "re-save the file as UTF-8 (it may be Windows-1256 or Latin-1)"
+            let hint = match utf16_without_bom(bytes) {
+                Some(order) => format!("this looks like {order} without a BOM: re-save it as UTF-8"),
+                None => "re-save the file as UTF-8 (it may be Windows-1256 or Latin-1; e.g. `iconv -f WINDOWS-1256 -t UTF-8`)".to_string(),
             };
             Err(Problem::error("encoding", format!("invalid UTF-8 at byte offset {}", at + offset)).at_line(line).help(hint))
         }
@@ -257,4 +355,38 @@ fn finish(file: &str, mut doc: Document, mut problems: Vec<Problem>) -> FileExtr
     doc.body = std::mem::take(&mut doc.body).with_title_heading(&title);
     doc.title = Some(title);
     FileExtraction { docs: vec![doc], problems }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16(s: &str, le: bool) -> Vec<u8> {
+        s.encode_utf16().flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() }).collect()
+    }
+
+    #[test]
+    fn utf16_without_a_bom_is_named() {
+        let e = decode(&utf16("# عنوان\n\nنص عربي.\n", true)).unwrap_err();
+        assert!(e.message.contains("UTF-16LE without a BOM"), "{}", e.message);
+        let e = decode(&utf16("# عنوان\n\nنص عربي.\n", false)).unwrap_err();
+        assert!(e.message.contains("UTF-16BE without a BOM"), "{}", e.message);
+        let e = decode(b"# t\n\nab\0c\n").unwrap_err();
+        assert!(e.message.contains("NUL byte at byte offset 7"), "{}", e.message);
+    }
+
+    #[test]
+    fn legacy_html_charsets_are_sniffed() {
+        assert_eq!(sniff_meta_charset(b"<HTML><Meta Charset = 'Windows-1256'>").as_deref(), Some("windows-1256"));
+        assert_eq!(sniff_meta_charset(b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1256\">").as_deref(), Some("windows-1256"));
+        assert_eq!(sniff_meta_charset(b"<meta name=\"x\"><p>charset=utf-8</p>"), None);
+        let page = [b"<meta charset=\"windows-1256\"><p>".as_slice(), &[0xE3, 0xD1, 0xCD, 0xC8, 0xC7], b"</p>"].concat();
+        assert!(decode_html(&page).unwrap().contains("مرحبا"));
+        assert!(decode(&page).is_err(), "only HTML may declare a legacy charset");
+    }
+
+    #[test]
+    fn stray_boms_and_carriage_returns_go() {
+        assert_eq!(decode("\u{feff}a\u{feff}b\r\nc\rd".as_bytes()).unwrap(), "ab\nc\nd");
+    }
 }

@@ -57,6 +57,9 @@ pub fn file_slug(rel: &str) -> String {
 pub enum SlugError {
     Empty,
     BadChar(char),
+    /// A path segment that is empty, `.` or `..` (`a//b`, `/x`, `./x`, `a/../b`): such an ID
+    /// would look like a path and could be read as one by whatever stores it.
+    BadSegment(String),
 }
 
 impl fmt::Display for SlugError {
@@ -64,6 +67,7 @@ impl fmt::Display for SlugError {
         match self {
             SlugError::Empty => f.write_str("the slug is empty"),
             SlugError::BadChar(c) => write!(f, "the slug contains `{c}` (U+{:04X}); IDs allow ASCII letters, digits, `-`, `_`, `.`, `/`", *c as u32),
+            SlugError::BadSegment(seg) => write!(f, "the slug has a `{seg}` path segment; `/`-separated parts must be non-empty and not `.` or `..`"),
         }
     }
 }
@@ -72,8 +76,11 @@ pub fn check_slug(slug: &str) -> Result<(), SlugError> {
     if slug.is_empty() {
         return Err(SlugError::Empty);
     }
-    match slug.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))) {
-        Some(c) => Err(SlugError::BadChar(c)),
+    if let Some(c) = slug.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))) {
+        return Err(SlugError::BadChar(c));
+    }
+    match slug.split('/').find(|seg| seg.is_empty() || *seg == "." || *seg == "..") {
+        Some(seg) => Err(SlugError::BadSegment(seg.to_string())),
         None => Ok(()),
     }
 }
@@ -108,6 +115,10 @@ mod tests {
         assert!(check_slug("a/b-c_d.e").is_ok());
         assert_eq!(check_slug("عربي"), Err(SlugError::BadChar('ع')));
         assert_eq!(check_slug("a b"), Err(SlugError::BadChar(' ')));
+        for bad in ["..", ".", "a/../b", "./x", "/x", "x/", "a//b"] {
+            assert!(matches!(check_slug(bad), Err(SlugError::BadSegment(_))), "{bad}");
+        }
+        assert!(check_slug("a/.hidden/b..c").is_ok());
     }
 
     #[test]

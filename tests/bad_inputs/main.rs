@@ -1,0 +1,237 @@
+//! The bad-input catalogue (issue #10): every case builds a good corpus first, then adds one bad
+//! input (generated here, in a temp dir: binary, huge and deep inputs are never committed) and
+//! runs the binary the way a user does. Each case asserts the exit code (0 with a warning for
+//! nothing to index, 1 for source errors, 2 for config and usage errors), the diagnostic (level,
+//! file relative to the config's directory, line, message), that stderr never holds `panicked
+//! at`, and — for errors — that `out/` (the previous manifest and every file it names) is
+//! byte-for-byte untouched. Each module below is one table; each case is a few lines.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod config;
+mod encoding;
+mod frontmatter;
+mod fs;
+mod html;
+mod json;
+mod manifest;
+mod structure;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::Value;
+
+/// The project every case starts from: one Markdown library `docs` rooted at `src`.
+pub const CONFIG: &str = "[corpus]\nname = \"bad\"\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\n";
+pub const GOOD: &str = "---\ntitle: صفحة سليمة\n---\n\n# صفحة سليمة\n\nهذا نص عربي سليم يبنى قبل كل حالة.\n";
+
+/// Enough Arabic prose for the HTML extractor to see an article (it wants 200 characters).
+pub const PROSE: &str = "هذه فقرة عربية طويلة كتبت لاختبار المستخرج، وهي تتحدث عن تاريخ المدينة القديمة وأسواقها وحرفها ومساجدها وكنائسها، وعن الناس الذين عاشوا فيها قرونا طويلة، وعن النهر الذي يمر بها ويسقي حقولها وبساتينها في كل موسم من مواسم السنة.";
+
+/// A record library for JSON cases, appended to `CONFIG`.
+pub const RECORDS: &str = "\n[[library]]\nid = \"recs\"\nroot = \"data\"\n\n[library.records]\nselect = \"*.*\"\nid = \"{slug}\"\ntitle = \"name\"\ntext = \"text\"\n";
+
+/// What a case prepares after the good build: `Err(reason)` skips it with the reason printed.
+pub type Setup = fn(&Path) -> Result<(), String>;
+/// An extra check on the project after the bad build.
+pub type Check = fn(&Path, &[Value]) -> Result<(), String>;
+
+pub struct Case {
+    pub name: &'static str,
+    /// Extra config appended before the good build (e.g. a records library).
+    pub base: &'static str,
+    pub setup: Setup,
+    /// The command after the good build (default `build`).
+    pub cmd: &'static [&'static str],
+    pub env: &'static [(&'static str, &'static str)],
+    pub code: i32,
+    /// The diagnostic that must be there: level, file (None = any), line (None = not checked),
+    /// a part of the message. `None` for clean builds.
+    pub diag: Option<Diag>,
+    pub check: Option<Check>,
+}
+
+pub struct Diag {
+    pub level: &'static str,
+    pub file: Option<&'static str>,
+    pub line: Option<u64>,
+    pub message: &'static str,
+}
+
+pub const fn err(file: &'static str, line: Option<u64>, message: &'static str) -> Option<Diag> {
+    Some(Diag { level: "error", file: Some(file), line, message })
+}
+pub const fn warn(file: &'static str, line: Option<u64>, message: &'static str) -> Option<Diag> {
+    Some(Diag { level: "warning", file: Some(file), line, message })
+}
+/// A config diagnostic: the file is `corpus.toml`.
+pub const fn cfg_err(line: u64, message: &'static str) -> Option<Diag> {
+    Some(Diag { level: "error", file: Some("corpus.toml"), line: Some(line), message })
+}
+
+impl Case {
+    pub const fn new(name: &'static str, setup: Setup, code: i32, diag: Option<Diag>) -> Case {
+        Case { name, base: "", setup, cmd: &["build"], env: &[], code, diag, check: None }
+    }
+    pub const fn base(mut self, base: &'static str) -> Case {
+        self.base = base;
+        self
+    }
+    pub const fn cmd(mut self, cmd: &'static [&'static str]) -> Case {
+        self.cmd = cmd;
+        self
+    }
+    pub const fn env(mut self, env: &'static [(&'static str, &'static str)]) -> Case {
+        self.env = env;
+        self
+    }
+    pub const fn check(mut self, check: Check) -> Case {
+        self.check = Some(check);
+        self
+    }
+}
+
+/// Writes `bytes` to `rel` under the project, creating directories.
+pub fn put(root: &Path, rel: &str, bytes: impl AsRef<[u8]>) -> Result<(), String> {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).map_err(|e| e.to_string())?;
+    std::fs::write(p, bytes).map_err(|e| e.to_string())
+}
+
+/// Appends to `corpus.toml`.
+pub fn append_config(root: &Path, extra: &str) -> Result<(), String> {
+    let p = root.join("corpus.toml");
+    let text = std::fs::read_to_string(&p).unwrap() + extra;
+    std::fs::write(p, text).map_err(|e| e.to_string())
+}
+
+/// Replaces `corpus.toml` (`CONFIG` plus `extra`) .
+pub fn set_config(root: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(root.join("corpus.toml"), text).map_err(|e| e.to_string())
+}
+
+/// A directory beside the project (outside the corpus root), removed after the case.
+pub fn outside(root: &Path) -> std::path::PathBuf {
+    std::path::PathBuf::from(format!("{}-outside", root.display()))
+}
+
+/// Every chunk text of the current build.
+pub fn evidence(root: &Path) -> String {
+    chunk_records(&root.join("out"), "manifest.json").iter().map(|r| r["text"].as_str().unwrap().to_string()).collect::<Vec<_>>().join("\n")
+}
+
+pub fn records(root: &Path) -> Vec<Value> {
+    chunk_records(&root.join("out"), "manifest.json")
+}
+
+/// Diagnostics of a `--json` run: the summary's on stdout, JSON lines on stderr (config errors).
+fn diagnostics(stdout: &str, stderr: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    if let Ok(v) = serde_json::from_str::<Value>(stdout.trim())
+        && let Some(ds) = v["diagnostics"].as_array()
+    {
+        out.extend(ds.iter().cloned());
+    }
+    out.extend(stderr.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).filter(|v| v.get("level").is_some()));
+    out
+}
+
+fn matches(d: &Value, want: &Diag) -> bool {
+    d["level"] == want.level
+        && want.file.is_none_or(|f| d["file"] == f)
+        && want.line.is_none_or(|l| d["line"] == l)
+        && d["message"].as_str().is_some_and(|m| m.contains(want.message))
+}
+
+fn command(root: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut c = bin();
+    c.current_dir(root).timeout(std::time::Duration::from_secs(300)).args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    run(&mut c)
+}
+
+/// Runs one case; `Err` says what went wrong.
+fn run_case(case: &Case) -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    put(root, "corpus.toml", format!("{CONFIG}{}", case.base))?;
+    put(root, "src/good.md", GOOD)?;
+    if case.base.contains("root = \"data\"") {
+        put(root, "data/good.json", r#"{"1 Tout": [{"slug": "good", "name": "سجل", "text": "نص سجل سليم"}]}"#)?;
+    }
+    let good = command(root, &["build"], &[]);
+    if good.status.code() != Some(0) {
+        return Err(format!("the good build failed:\n{}", stderr(&good)));
+    }
+    if let Err(reason) = (case.setup)(root) {
+        println!("SKIP {}: {reason}", case.name);
+        return Ok(());
+    }
+    // After the setup: only the manifest cases touch out/, on purpose.
+    let before = out_files(&root.join("out"));
+    // Machine-readable first, then the human rendering (miette must not panic either).
+    let mut args: Vec<&str> = case.cmd.to_vec();
+    args.push("--json");
+    let o = command(root, &args, case.env);
+    let (out, err) = (stdout(&o), stderr(&o));
+    let diags = diagnostics(&out, &err);
+    let mut fails = Vec::new();
+    if o.status.code() != Some(case.code) {
+        fails.push(format!("exit {:?}, expected {}", o.status.code(), case.code));
+    }
+    if let Some(want) = &case.diag {
+        if !diags.iter().any(|d| matches(d, want)) {
+            fails.push(format!("no {} diagnostic in {:?} at line {:?} containing {:?}", want.level, want.file, want.line, want.message));
+        }
+        if !diags.iter().all(|d| d["help"].is_string()) {
+            fails.push("a diagnostic without help".into());
+        }
+    }
+    if case.code != 0 && out_files(&root.join("out")) != before {
+        fails.push("out/ changed although the run failed".into());
+    }
+    if case.code == 0 && case.cmd == ["build"] && !diags.iter().all(|d| d["level"] == "warning") {
+        fails.push("an exit-0 build reported an error".into());
+    }
+    // The human run: the same input again (setups are idempotent; a hook may have consumed it).
+    if (case.setup)(root).is_ok() {
+        let human = command(root, case.cmd, case.env);
+        if human.status.code() != Some(case.code) {
+            fails.push(format!("the human run exits {:?}", human.status.code()));
+        }
+        if let Some(want) = &case.diag
+            && !stderr(&human).contains(want.message)
+        {
+            fails.push(format!("the human rendering lacks {:?}:\n{}", want.message, stderr(&human)));
+        }
+    }
+    if let Some(check) = case.check
+        && let Err(e) = check(root, &diags)
+    {
+        fails.push(e);
+    }
+    let _ = std::fs::remove_dir_all(outside(root));
+    if fails.is_empty() { Ok(()) } else { Err(format!("{}\n--- stdout\n{out}\n--- stderr\n{err}", fails.join("\n"))) }
+}
+
+/// Runs a table; fails naming every failing case.
+pub fn run_table(cases: &[Case]) {
+    let mut failed = Vec::new();
+    for c in cases {
+        if let Err(e) = run_case(c) {
+            failed.push(format!("=== {}: {e}", c.name));
+        }
+    }
+    assert!(failed.is_empty(), "{} of {} cases failed:\n{}", failed.len(), cases.len(), failed.join("\n\n"));
+}
+
+#[test]
+fn the_catalogue_has_at_least_60_cases() {
+    let n = config::CASES.len() + encoding::CASES.len() + frontmatter::CASES.len() + fs::CASES.len() + html::CASES.len() + json::CASES.len() + manifest::CASES.len() + structure::CASES.len();
+    println!("{n} bad-input cases");
+    assert!(n >= 60, "{n} cases");
+}
