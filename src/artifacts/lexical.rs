@@ -3,7 +3,9 @@
 //!
 //! `lexical/<domain>/meta` holds `{domain, chunks, avgdl, shards, hash}`; shard `k` holds
 //! `{domain, shard, terms: {term: [[chunk_id, tf, dl], …]}}` for the terms whose
-//! `fnv1a64(term) % shards == k`. No evidence text appears in any shard.
+//! `fnv1a64(term) % shards == k`, and optionally, for the same shard of each term, the additive
+//! fields `alias_terms` (variants and alias forms), `context_terms` (title and headings) and
+//! `stem_terms` (stem keys, `normalize::stem`). No evidence text appears in any shard.
 
 use std::collections::BTreeMap;
 
@@ -38,6 +40,10 @@ pub struct LexShard {
     /// Title and section-heading tokens of each chunk (`(chunk_id, 1, chunk length)`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub context_terms: BTreeMap<String, Vec<(String, u32, u32)>>,
+    /// Stem keys of the chunk's Arabic search tokens (`normalize::stem`), with their real term
+    /// frequency (`(chunk_id, tf, chunk length)`); never part of `search_text`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stem_terms: BTreeMap<String, Vec<(String, u32, u32)>>,
 }
 
 /// The shard of a term: FNV-1a 64 of its UTF-8 bytes, modulo the shard count.
@@ -61,8 +67,8 @@ pub struct Postings {
     pub chunks: usize,
     pub total_len: u64,
     pub ids: Vec<String>,
-    /// `terms`, `alias_terms`, `context_terms`.
-    pub fields: [std::collections::HashMap<String, LocalList>; 3],
+    /// `terms`, `alias_terms`, `context_terms`, `stem_terms`.
+    pub fields: [std::collections::HashMap<String, LocalList>; 4],
 }
 
 fn add(map: &mut std::collections::HashMap<String, LocalList>, term: &str, posting: (u32, u32, u32)) {
@@ -78,13 +84,20 @@ fn add(map: &mut std::collections::HashMap<String, LocalList>, term: &str, posti
 pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
     let mut p = Postings::default();
     let mut tf: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let mut stem_tf: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     for d in docs.iter().filter(|d| d.domains.iter().any(|x| x == domain)) {
         for c in &d.chunks {
             tf.clear();
+            stem_tf.clear();
             let mut len = 0u32;
             for t in c.search_text.tokens() {
                 *tf.entry(t).or_default() += 1;
                 len += 1;
+            }
+            for (t, f) in &tf {
+                if let Some(k) = crate::normalize::stem::stem(t) {
+                    *stem_tf.entry(k).or_default() += f;
+                }
             }
             let idx = p.ids.len() as u32;
             p.ids.push(c.chunk_id.as_str().to_string());
@@ -98,6 +111,9 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
             }
             for t in &c.context_tokens {
                 add(&mut p.fields[2], t, (idx, 1, len));
+            }
+            for (t, f) in &stem_tf {
+                add(&mut p.fields[3], t, (idx, *f, len));
             }
         }
     }
@@ -118,6 +134,8 @@ struct ShardOut<'a> {
     alias_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     context_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    stem_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
 }
 
 /// Renders a domain's meta and term-hash shards from the postings of its document shards, in order.
@@ -125,7 +143,7 @@ pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
     let n: usize = parts.iter().map(|p| p.chunks).sum();
     let total_len: u64 = parts.iter().map(|p| p.total_len).sum();
     // Every field's terms in order, postings in part order, with IDs borrowed from the parts.
-    let mut merged: [BTreeMap<&str, Vec<(&str, u32, u32)>>; 3] = Default::default();
+    let mut merged: [BTreeMap<&str, Vec<(&str, u32, u32)>>; 4] = Default::default();
     for (f, out) in merged.iter_mut().enumerate() {
         for p in parts {
             for (t, ps) in &p.fields[f] {
@@ -136,9 +154,9 @@ pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
     let estimate: usize = merged.iter().flat_map(|m| m.iter()).map(|(t, ps)| t.len() + 6 + ps.iter().map(|(id, _, _)| id.len() + 14).sum::<usize>()).sum();
     let shards = (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two();
     let mut per_shard: Vec<ShardOut> = (0..shards)
-        .map(|k| ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new() })
+        .map(|k| ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new(), stem_terms: BTreeMap::new() })
         .collect();
-    let [terms, alias_terms, context_terms] = merged;
+    let [terms, alias_terms, context_terms, stem_terms] = merged;
     for (t, ps) in terms {
         per_shard[shard_of(t, shards)].terms.insert(t, ps);
     }
@@ -147,6 +165,9 @@ pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
     }
     for (t, ps) in context_terms {
         per_shard[shard_of(t, shards)].context_terms.insert(t, ps);
+    }
+    for (t, ps) in stem_terms {
+        per_shard[shard_of(t, shards)].stem_terms.insert(t, ps);
     }
     let meta = LexMeta {
         domain: domain.to_string(),
