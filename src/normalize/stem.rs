@@ -13,6 +13,7 @@
 //!   ميعاد → وعد, ميراث → ورث.
 //! - `مو__` and `مو_و_` (مَفعِل / مَفعول of such a root): مولد → ولد, مولود → ولد, موعد → وعد.
 //! - `يو__` / `تو__` (its imperfect, the last letter not a long vowel): يولد → ولد.
+//! - `___ت` (a past verb with ت, three plain letters before it): ولدت → ولد, قتلت → قتل.
 //! - Egyptian mediopassive `ات___` (optionally + ت or وا), the middle letter not ا, which keeps
 //!   the MSA اِفتِعال nouns (اتحاد، اتصال، اتجاه) whole: اتولد → ولد, اتقتلت → قتل. arabic.md §5.2
 //!   warns against stripping ات from every word; this pattern only takes five- and six-letter
@@ -49,6 +50,9 @@ fn pattern_root(w: &str) -> Option<String> {
         ['م', 'و', a, 'و', b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
         // مو__ : مولد → ولد ; يو__ / تو__ : يولد → ولد
         ['م' | 'ي' | 'ت', 'و', a, b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
+        // ___ت (a past verb with the feminine/first-person ت, three plain letters before it):
+        // ولدت → ولد, قتلت → قتل
+        [a, b, d, 'ت'] if ![*a, *b, *d].iter().any(|x| long_vowel(*x)) && *a != 'ا' => Some([*a, *b, *d].iter().collect()),
         // ات___ (+ ت / وا): اتولد → ولد, اتولدت → ولد
         ['ا', 'ت', a, b, d, rest @ ..] if *b != 'ا' && !long_vowel(*d) && matches!(rest, [] | ['ت'] | ['و', 'ا']) => Some([*a, *b, *d].iter().collect()),
         _ => None,
@@ -63,6 +67,12 @@ fn light(mut s: &str) -> &str {
                 s = rest;
                 break;
             }
+        }
+    }
+    // The plural -وات after a final alef (باباوات → بابا, سماوات → سما).
+    if let Some(rest) = s.strip_suffix("وات") {
+        if rest.ends_with('ا') && len(rest) >= 3 {
+            return rest;
         }
     }
     let mut changed = true;
@@ -111,6 +121,11 @@ pub fn stem(token: &str) -> Option<String> {
         if matches!(lead, 'و' | 'ف') && len(rest) >= 4 {
             return Some(key_of(rest));
         }
+        // The prepositions ب، ل، ك before a word of four letters or more that does not start
+        // with alef (بابا، باباوات، باسم stay whole): لكرسي → كرس.
+        if matches!(lead, 'ب' | 'ل' | 'ك') && len(rest) >= 4 && !rest.starts_with('ا') {
+            return Some(key_of(rest));
+        }
     }
     Some(key_of(token))
 }
@@ -125,7 +140,7 @@ mod tests {
 
     #[test]
     fn birth_forms_share_one_key() {
-        for w in ["ولد", "اتولد", "اتولدت", "ميلاد", "الميلاد", "بميلاد", "مولد", "المولود", "يولد", "ميلاده"] {
+        for w in ["ولد", "ولدت", "فولدت", "اتولد", "اتولدت", "ميلاد", "الميلاد", "بميلاد", "مولد", "المولود", "يولد", "ميلاده"] {
             assert_eq!(k(w), "ولد", "{w}");
         }
     }
@@ -153,6 +168,8 @@ mod tests {
         assert_eq!(k("بطرس"), "بطرس");
         assert_eq!(k("والمعلمين"), "معلم");
         assert_eq!(k("توما"), "توما");
+        assert_eq!(k("باباوات"), "بابا");
+        assert_eq!(k("لكرسي"), k("الكرسي"));
     }
 
     #[test]

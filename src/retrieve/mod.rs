@@ -43,14 +43,13 @@ pub struct RetrievalSettings {
     pub alias_field_weight: f64,
     /// Weight of a question term's light stem (matched in the additive token set).
     pub stem_weight: f64,
+    /// Weight of a question term's article stem (السيد → سيد), matched in every field.
+    pub article_stem_weight: f64,
     /// Weight of a question token's stem key matched in the chunks' `stem_terms` field
     /// (`normalize::stem`: light stem plus verb/verbal-noun patterns, with real tf).
     pub stem_field_weight: f64,
     /// Weight of matches in a chunk's title and heading tokens.
     pub context_weight: f64,
-    /// Weight of an interrogative of the question (فين، اين، امتى، ازاي، ...) and of what its
-    /// aliases add: it says what kind of answer is wanted, not what the answer contains.
-    pub question_word_weight: f64,
     /// BM25 length normalization of the title-and-heading field (its postings carry the chunk's
     /// length, which a title does not grow with).
     pub context_b: f64,
@@ -69,10 +68,10 @@ impl Default for RetrievalSettings {
             alias_weight: 0.8,
             alias_field_weight: 0.8,
             stem_weight: 0.5,
+            article_stem_weight: 0.8,
             stem_field_weight: 0.5,
             context_weight: 0.3,
             context_b: 0.75,
-            question_word_weight: 1.0,
         }
     }
 }
@@ -267,18 +266,17 @@ impl<'a> Searcher<'a> {
             }
         }
         let mut terms: Vec<(String, f64)> = Vec::new();
-        let qw = |t: &str| if is_question_word(t) { self.cfg.retrieval.question_word_weight } else { 1.0 };
         for t in primary.split(' ').chain(variants.iter().map(String::as_str)) {
-            add(&mut terms, t, qw(t));
+            add(&mut terms, t, 1.0);
         }
         let alias_weight = self.cfg.retrieval.alias_weight;
-        for (to, from, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
-            add(&mut terms, &to, alias_weight * qw(&from));
+        for (to, _, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
+            add(&mut terms, &to, alias_weight);
         }
         if self.cfg.article_stems {
             for (t, w) in terms.clone() {
                 if let Some(stem) = crate::normalize::aliases::article_stem(&t) {
-                    add(&mut terms, stem, w * alias_weight);
+                    add(&mut terms, stem, w * self.cfg.retrieval.article_stem_weight);
                 }
                 if let Some(stem) = crate::normalize::aliases::light_stem(&t) {
                     add(&mut terms, &stem, w * self.cfg.retrieval.stem_weight);
@@ -302,12 +300,11 @@ impl<'a> Searcher<'a> {
                 }
             }
         };
-        let qw = |t: &str| if is_question_word(t) { self.cfg.retrieval.question_word_weight } else { 1.0 };
         for t in primary.split(' ') {
-            add(t, qw(t));
+            add(t, 1.0);
         }
-        for (to, from, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
-            add(&to, self.cfg.retrieval.alias_weight * qw(&from));
+        for (to, _, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
+            add(&to, self.cfg.retrieval.alias_weight);
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));
         out
@@ -379,14 +376,6 @@ impl<'a> Searcher<'a> {
         }
         Ok(hits)
     }
-}
-
-/// Interrogatives (MSA and colloquial) in search form; [`RetrievalSettings::question_word_weight`].
-/// Not من، ما، اي: they are also "from", a negation and "any/which" inside sentences.
-const QUESTION_WORDS: [&str; 17] = ["اين", "فين", "منين", "متي", "امتي", "امتا", "كيف", "ازاي", "ماذا", "ايه", "لماذا", "ليه", "ليش", "مين", "كم", "كام", "هل"];
-
-fn is_question_word(t: &str) -> bool {
-    QUESTION_WORDS.contains(&t)
 }
 
 fn sorted(m: HashMap<String, f64>) -> Vec<(String, f64)> {
