@@ -13,7 +13,8 @@
 //!   ميعاد → وعد, ميراث → ورث.
 //! - `مو__` and `مو_و_` (مَفعِل / مَفعول of such a root): مولد → ولد, مولود → ولد, موعد → وعد.
 //! - `يو__` / `تو__` (its imperfect, the last letter not a long vowel): يولد → ولد.
-//! - `___ت` (a past verb with ت, three plain letters before it): ولدت → ولد, قتلت → قتل.
+//! - A past verb's ت (ولدت) is left on: reducing it to ولد was measured to pull the questions
+//!   about a birth towards every "she bore" text (the nativity case fell out of the top 10).
 //! - Egyptian mediopassive `ات___` (optionally + ت or وا), the middle letter not ا, which keeps
 //!   the MSA اِفتِعال nouns (اتحاد، اتصال، اتجاه) whole: اتولد → ولد, اتقتلت → قتل. arabic.md §5.2
 //!   warns against stripping ات from every word; this pattern only takes five- and six-letter
@@ -50,9 +51,6 @@ fn pattern_root(w: &str) -> Option<String> {
         ['م', 'و', a, 'و', b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
         // مو__ : مولد → ولد ; يو__ / تو__ : يولد → ولد
         ['م' | 'ي' | 'ت', 'و', a, b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
-        // ___ت (a past verb with the feminine/first-person ت, three plain letters before it):
-        // ولدت → ولد, قتلت → قتل
-        [a, b, d, 'ت'] if ![*a, *b, *d].iter().any(|x| long_vowel(*x)) && *a != 'ا' => Some([*a, *b, *d].iter().collect()),
         // ات___ (+ ت / وا): اتولد → ولد, اتولدت → ولد
         ['ا', 'ت', a, b, d, rest @ ..] if *b != 'ا' && !long_vowel(*d) && matches!(rest, [] | ['ت'] | ['و', 'ا']) => Some([*a, *b, *d].iter().collect()),
         _ => None,
@@ -140,7 +138,7 @@ mod tests {
 
     #[test]
     fn birth_forms_share_one_key() {
-        for w in ["ولد", "ولدت", "فولدت", "اتولد", "اتولدت", "ميلاد", "الميلاد", "بميلاد", "مولد", "المولود", "يولد", "ميلاده"] {
+        for w in ["ولد", "اتولد", "اتولدت", "ميلاد", "الميلاد", "بميلاد", "مولد", "المولود", "يولد", "ميلاده"] {
             assert_eq!(k(w), "ولد", "{w}");
         }
     }
@@ -169,6 +167,8 @@ mod tests {
         assert_eq!(k("والمعلمين"), "معلم");
         assert_eq!(k("توما"), "توما");
         assert_eq!(k("باباوات"), "بابا");
+        assert_eq!(k("كانت"), "كانت");
+        assert_eq!(k("بيوت"), "بيوت");
         assert_eq!(k("لكرسي"), k("الكرسي"));
     }
 
