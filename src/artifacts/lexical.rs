@@ -138,12 +138,15 @@ struct ShardOut<'a> {
     stem_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
 }
 
+/// One field of a shard being rendered: term → postings with borrowed chunk IDs.
+type Field<'a> = BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>;
+
 /// Renders a domain's meta and term-hash shards from the postings of its document shards, in order.
 pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
     let n: usize = parts.iter().map(|p| p.chunks).sum();
     let total_len: u64 = parts.iter().map(|p| p.total_len).sum();
     // Every field's terms in order, postings in part order, with IDs borrowed from the parts.
-    let mut merged: [BTreeMap<&str, Vec<(&str, u32, u32)>>; 4] = Default::default();
+    let mut merged: [Field<'_>; 4] = Default::default();
     for (f, out) in merged.iter_mut().enumerate() {
         for p in parts {
             for (t, ps) in &p.fields[f] {

@@ -60,29 +60,30 @@ fn pattern_root(w: &str) -> Option<String> {
 /// Article and suffixes off (each only when three letters remain).
 fn light(mut s: &str) -> &str {
     for p in ARTICLES {
-        if let Some(rest) = s.strip_prefix(p) {
-            if len(rest) >= 3 {
-                s = rest;
-                break;
-            }
+        if let Some(rest) = s.strip_prefix(p)
+            && len(rest) >= 3
+        {
+            s = rest;
+            break;
         }
     }
     // The plural -وات after a final alef (باباوات → بابا, سماوات → سما).
-    if let Some(rest) = s.strip_suffix("وات") {
-        if rest.ends_with('ا') && len(rest) >= 3 {
-            return rest;
-        }
+    if let Some(rest) = s.strip_suffix("وات")
+        && rest.ends_with('ا')
+        && len(rest) >= 3
+    {
+        return rest;
     }
     let mut changed = true;
     while changed {
         changed = false;
         for suf in SUFFIXES {
-            if let Some(rest) = s.strip_suffix(suf) {
-                if len(rest) >= 3 {
-                    s = rest;
-                    changed = true;
-                    break;
-                }
+            if let Some(rest) = s.strip_suffix(suf)
+                && len(rest) >= 3
+            {
+                s = rest;
+                changed = true;
+                break;
             }
         }
     }
