@@ -192,6 +192,10 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
                     if let Some(st) = crate::normalize::aliases::light_stem(t) {
                         context_tokens.push(st);
                     }
+                    // The stem key too, so a question's stem key matches a title (عيد الميلاد ↔ اتولد).
+                    if let Some(st) = crate::normalize::stem::stem(t) {
+                        context_tokens.push(st);
+                    }
                 }
             }
             context_tokens.sort();

@@ -82,3 +82,24 @@ fn eval_baseline_catches_a_rule_change() {
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     assert!(stderr(&o).contains("case `rule-alef-hamza` flipped"), "{}", stderr(&o));
 }
+
+/// A question and a page that share only a stem key (يولد / المولود → ولد): found through the
+/// `stem_terms` field, and not at all when that field's weight is 0.
+#[test]
+fn a_verb_finds_its_verbal_noun_through_the_stem_field_only() {
+    let ids = |stem_field_weight: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = format!("[corpus]\nname = \"t\"\n\n[retrieval]\nvector_weight = 0.0\nstem_field_weight = {stem_field_weight}\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\n");
+        std::fs::write(dir.path().join("corpus.toml"), cfg).unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/birth.md"), "# القرية\n\nالطفل المولود في القرية كبر بين الحقول.\n").unwrap();
+        std::fs::write(dir.path().join("src/river.md"), "# النيل\n\nيجري النهر من الجنوب إلى الشمال.\n").unwrap();
+        assert!(run(bin().current_dir(dir.path()).arg("build")).status.success());
+        let o = run(bin().current_dir(dir.path()).args(["query", "--json", "متى يولد"]));
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["hits"].as_array().unwrap().iter().map(|h| h["doc_id"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(ids("0.5"), vec!["docs:birth".to_string()]);
+    assert!(ids("0.0").is_empty());
+}

@@ -3,7 +3,9 @@
 //!
 //! `lexical/<domain>/meta` holds `{domain, chunks, avgdl, shards, hash}`; shard `k` holds
 //! `{domain, shard, terms: {term: [[chunk_id, tf, dl], …]}}` for the terms whose
-//! `fnv1a64(term) % shards == k`. No evidence text appears in any shard.
+//! `fnv1a64(term) % shards == k`, and optionally, for the same shard of each term, the additive
+//! fields `alias_terms` (variants and alias forms), `context_terms` (title and headings) and
+//! `stem_terms` (stem keys, `normalize::stem`). No evidence text appears in any shard.
 
 use std::collections::BTreeMap;
 
@@ -40,6 +42,10 @@ pub struct LexShard {
     /// Title and section-heading tokens of each chunk (`(chunk_id, 1, chunk length)`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub context_terms: BTreeMap<String, Vec<(String, u32, u32)>>,
+    /// Stem keys of the chunk's Arabic search tokens (`normalize::stem`), with their real term
+    /// frequency (`(chunk_id, tf, chunk length)`); never part of `search_text`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stem_terms: BTreeMap<String, Vec<(String, u32, u32)>>,
 }
 
 /// The shard of a term: FNV-1a 64 of its UTF-8 bytes, modulo the shard count.
@@ -52,6 +58,9 @@ pub fn shard_of(term: &str, shards: usize) -> usize {
     (h % shards.max(1) as u64) as usize
 }
 
+/// The number of postings fields of a shard.
+pub const FIELDS: usize = 4;
+
 /// Postings of one term inside a `Postings` part: `(chunk index in the part, tf, chunk length)`.
 type LocalList = Vec<(u32, u32, u32)>;
 
@@ -63,8 +72,8 @@ pub struct Postings {
     pub chunks: usize,
     pub total_len: u64,
     pub ids: Vec<String>,
-    /// `terms`, `alias_terms`, `context_terms`: (term, postings), sorted by term.
-    pub fields: [Vec<(String, LocalList)>; 3],
+    /// `terms`, `alias_terms`, `context_terms`, `stem_terms`: (term, postings), sorted by term.
+    pub fields: [Vec<(String, LocalList)>; FIELDS],
     /// This part's share of the serialized size (what the shard count is computed from).
     pub estimate: usize,
 }
@@ -81,15 +90,22 @@ fn add(map: &mut FxHashMap<String, LocalList>, term: &str, posting: (u32, u32, u
 /// Postings of the chunks of `docs` that carry `domain`.
 pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
     let mut p = Postings::default();
-    let mut maps: [FxHashMap<String, LocalList>; 3] = Default::default();
+    let mut maps: [FxHashMap<String, LocalList>; FIELDS] = Default::default();
     let mut tf: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut stem_tf: FxHashMap<String, u32> = FxHashMap::default();
     for d in docs.iter().filter(|d| d.domains.iter().any(|x| x == domain)) {
         for c in &d.chunks {
             tf.clear();
+            stem_tf.clear();
             let mut len = 0u32;
             for t in c.search_text.tokens() {
                 *tf.entry(t).or_default() += 1;
                 len += 1;
+            }
+            for (t, f) in &tf {
+                if let Some(k) = crate::normalize::stem::stem(t) {
+                    *stem_tf.entry(k).or_default() += f;
+                }
             }
             let idx = p.ids.len() as u32;
             p.ids.push(c.chunk_id.as_str().to_string());
@@ -104,6 +120,9 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
             for t in &c.context_tokens {
                 add(&mut maps[2], t, (idx, 1, len));
             }
+            for (t, f) in &stem_tf {
+                add(&mut maps[3], t, (idx, *f, len));
+            }
         }
     }
     p.set_fields(maps.map(|m| m.into_iter().collect()));
@@ -112,7 +131,7 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
 
 impl Postings {
     /// Sets the fields (sorting their terms) and the size estimate; `ids` must be in place.
-    pub fn set_fields(&mut self, fields: [Vec<(String, LocalList)>; 3]) {
+    pub fn set_fields(&mut self, fields: [Vec<(String, LocalList)>; FIELDS]) {
         self.estimate = 0;
         for (f, mut v) in fields.into_iter().enumerate() {
             v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -136,6 +155,8 @@ struct ShardOut<'a> {
     alias_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     context_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    stem_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
 }
 
 /// The term-shard count of a domain whose parts are `parts`: powers of two, so that a shard is
@@ -161,14 +182,15 @@ pub fn deal(part: &Postings, shards: usize) -> Dealt {
 /// Renders term shard `k` of a domain from its parts (in order) and their dealt entries. A term's
 /// postings keep part order, then chunk order.
 pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt]) -> Rendered {
-    let mut shard = ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new() };
+    let mut shard = ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new(), stem_terms: BTreeMap::new() };
     for (p, d) in parts.iter().zip(dealt) {
         for &(f, i) in &d[k] {
             let (t, ps) = &p.fields[f as usize][i as usize];
             let field = match f {
                 0 => &mut shard.terms,
                 1 => &mut shard.alias_terms,
-                _ => &mut shard.context_terms,
+                2 => &mut shard.context_terms,
+                _ => &mut shard.stem_terms,
             };
             field.entry(t.as_str()).or_default().extend(ps.iter().map(|(c, tf, dl)| (p.ids[*c as usize].as_str(), *tf, *dl)));
         }
@@ -206,7 +228,7 @@ pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
 /// the domain's part list): those holding a term whose postings or chunk IDs changed.
 pub fn changed_shards(old: &Postings, new: &Postings, shards: usize, into: &mut std::collections::BTreeSet<usize>) {
     let ids_same = old.ids == new.ids;
-    for f in 0..3 {
+    for f in 0..FIELDS {
         let (a, b) = (&old.fields[f], &new.fields[f]);
         let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {

@@ -131,7 +131,7 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
                         Ok(shard) => {
                             count = shard.terms.len();
                             *lex_shards.entry(domain).or_default() += 1;
-                            for postings in shard.terms.values().chain(shard.alias_terms.values()).chain(shard.context_terms.values()) {
+                            for postings in shard.terms.values().chain(shard.alias_terms.values()).chain(shard.context_terms.values()).chain(shard.stem_terms.values()) {
                                 for (id, _, _) in postings {
                                     lexical_ids.push((id.clone(), path.to_string()));
                                 }

@@ -82,12 +82,12 @@ mod tests {
             x
         };
         let mut p = Postings { ids: (0..chunks).map(|c| format!("lib:{tag}/doc:{c:03}")).collect(), chunks: chunks as usize, ..Default::default() };
-        let mut fields: [std::collections::BTreeMap<String, Vec<(u32, u32, u32)>>; 3] = Default::default();
+        let mut fields: [std::collections::BTreeMap<String, Vec<(u32, u32, u32)>>; crate::artifacts::lexical::FIELDS] = Default::default();
         for c in 0..chunks {
             let len = 50 + (next() % 200) as u32;
             p.total_len += len as u64;
             for _ in 0..len {
-                let f = (next() % 3) as usize;
+                let f = (next() % crate::artifacts::lexical::FIELDS as u64) as usize;
                 let t = format!("t{}", next() % vocab);
                 let list = fields[f].entry(t).or_default();
                 match list.last_mut() {

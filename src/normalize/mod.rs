@@ -4,6 +4,7 @@
 
 pub mod aliases;
 mod rules;
+pub mod stem;
 
 pub use rules::{
     ALL_RULE_NAMES, Change, LOSSY_RULE_NAMES, NORMALIZATION_UNICODE_VERSION, RULES_VERSION, Rules, explain, normalize, normalize_into, normalize_with_variants, tokens, variants,

@@ -43,8 +43,16 @@ pub struct RetrievalSettings {
     pub alias_field_weight: f64,
     /// Weight of a question term's light stem (matched in the additive token set).
     pub stem_weight: f64,
+    /// Weight of a question term's article stem (السيد → سيد), matched in every field.
+    pub article_stem_weight: f64,
+    /// Weight of a question token's stem key matched in the chunks' `stem_terms` field
+    /// (`normalize::stem`: light stem plus verb/verbal-noun patterns, with real tf).
+    pub stem_field_weight: f64,
     /// Weight of matches in a chunk's title and heading tokens.
     pub context_weight: f64,
+    /// BM25 length normalization of the title-and-heading field (its postings carry the chunk's
+    /// length, which a title does not grow with).
+    pub context_b: f64,
 }
 
 impl Default for RetrievalSettings {
@@ -60,7 +68,10 @@ impl Default for RetrievalSettings {
             alias_weight: 0.8,
             alias_field_weight: 0.8,
             stem_weight: 0.5,
+            article_stem_weight: 0.8,
+            stem_field_weight: 0.5,
             context_weight: 0.3,
+            context_b: 0.75,
         }
     }
 }
@@ -171,16 +182,23 @@ impl<'a> Searcher<'a> {
     /// the domains searched so scores from different domains compare. Each term carries a
     /// weight; matches in a chunk's additive token set count `alias_field_weight` as much.
     pub fn lexical(&self, terms: &[(String, f64)], domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
+        self.lexical_with_stems(terms, &[], domains)
+    }
+
+    /// [`Self::lexical`], plus stem keys matched in the `stem_terms` field only, each with its
+    /// weight times `stem_field_weight`.
+    pub fn lexical_with_stems(&self, terms: &[(String, f64)], stems: &[(String, f64)], domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
         let s = &self.cfg.retrieval;
         let metas: Vec<(&String, &LexMeta)> = self.lex_meta.iter().filter(|(d, _)| domains.is_empty() || domains.contains(d)).collect();
         let n: usize = metas.iter().map(|(_, m)| m.chunks).sum();
         let avgdl = if n == 0 { 0.0 } else { metas.iter().map(|(_, m)| m.avgdl * m.chunks as f64).sum::<f64>() / n as f64 };
         let mut scores: HashMap<String, f64> = HashMap::new();
         let mut cache = self.lex_cache.borrow_mut();
-        for (term, weight) in terms {
+        let lookups = terms.iter().map(|(t, w)| (t, *w, false)).chain(stems.iter().map(|(t, w)| (t, *w, true)));
+        for (term, weight, is_stem) in lookups {
             // Postings of this term in every searched domain, per field (a chunk in several
             // domains appears once).
-            let mut fields: [HashMap<String, (u32, u32)>; 3] = [HashMap::new(), HashMap::new(), HashMap::new()];
+            let mut fields: [HashMap<String, (u32, u32)>; 4] = Default::default();
             for (domain, meta) in &metas {
                 let k = shard_of(term, meta.shards);
                 let key = ((*domain).clone(), k);
@@ -191,7 +209,11 @@ impl<'a> Searcher<'a> {
                     cache.insert(key.clone(), shard);
                 }
                 let shard = &cache[&key];
-                for (i, map) in [&shard.terms, &shard.alias_terms, &shard.context_terms].into_iter().enumerate() {
+                for (i, map) in [&shard.terms, &shard.alias_terms, &shard.context_terms, &shard.stem_terms].into_iter().enumerate() {
+                    // Stem keys are looked up in the stem field and in titles and headings.
+                    if (i == 3 && !is_stem) || (is_stem && i < 2) {
+                        continue;
+                    }
                     if let Some(postings) = map.get(term) {
                         for (id, tf, dl) in postings {
                             fields[i].insert(id.clone(), (*tf, *dl));
@@ -199,10 +221,13 @@ impl<'a> Searcher<'a> {
                     }
                 }
             }
-            for (i, field_weight) in [1.0, s.alias_field_weight, s.context_weight].into_iter().enumerate() {
+            let context_weight = if is_stem { s.context_weight * s.stem_field_weight } else { s.context_weight };
+            for (i, field_weight) in [1.0, s.alias_field_weight, context_weight, s.stem_field_weight].into_iter().enumerate() {
                 let idf = bm25::idf(n, fields[i].len());
+                // A title does not grow with its chunk: the context field has its own `b`.
+                let b = if i == 2 { s.context_b } else { s.bm25_b };
                 for (id, (tf, dl)) in &fields[i] {
-                    *scores.entry(id.clone()).or_default() += weight * field_weight * idf * bm25::tf_part(*tf as f64, *dl as f64, avgdl, s.bm25_k1, s.bm25_b);
+                    *scores.entry(id.clone()).or_default() += weight * field_weight * idf * bm25::tf_part(*tf as f64, *dl as f64, avgdl, s.bm25_k1, b);
                 }
             }
         }
@@ -251,7 +276,7 @@ impl<'a> Searcher<'a> {
         if self.cfg.article_stems {
             for (t, w) in terms.clone() {
                 if let Some(stem) = crate::normalize::aliases::article_stem(&t) {
-                    add(&mut terms, stem, w * alias_weight);
+                    add(&mut terms, stem, w * self.cfg.retrieval.article_stem_weight);
                 }
                 if let Some(stem) = crate::normalize::aliases::light_stem(&t) {
                     add(&mut terms, &stem, w * self.cfg.retrieval.stem_weight);
@@ -262,12 +287,36 @@ impl<'a> Searcher<'a> {
         terms
     }
 
+    /// The stem keys of a question's search tokens and of what query-side aliases add
+    /// (`normalize::stem`), each with the weight of the term it came from.
+    pub fn stem_terms(&self, question: &str) -> Vec<(String, f64)> {
+        let primary = crate::normalize::normalize(question, &self.cfg.normalize);
+        let mut out: Vec<(String, f64)> = Vec::new();
+        let mut add = |t: &str, w: f64| {
+            if let Some(k) = crate::normalize::stem::stem(t) {
+                match out.iter_mut().find(|(x, _)| *x == k) {
+                    Some(e) => e.1 = e.1.max(w),
+                    None => out.push((k, w)),
+                }
+            }
+        };
+        for t in primary.split(' ') {
+            add(t, 1.0);
+        }
+        for (to, _, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
+            add(&to, self.cfg.retrieval.alias_weight);
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
     /// Ranked chunk IDs with scores for a question.
     pub fn rank(&self, question: &str, domains: &[String], mode: Mode) -> Result<Vec<(String, f64, bool)>, Problem> {
         let s = &self.cfg.retrieval;
         let q = query_text(question, &self.cfg.normalize);
         let terms = self.query_terms(question);
-        let lex = if mode == Mode::Vector { Vec::new() } else { self.lexical(&terms, domains)? };
+        let stems = if self.cfg.retrieval.stem_field_weight > 0.0 { self.stem_terms(question) } else { Vec::new() };
+        let lex = if mode == Mode::Vector { Vec::new() } else { self.lexical_with_stems(&terms, &stems, domains)? };
         let vec = if mode == Mode::Lexical || (mode == Mode::Fused && s.vector_weight <= 0.0) { Vec::new() } else { self.vector(&q, domains)? };
         let mut fused: HashMap<String, f64> = HashMap::new();
         for (rank, (id, _)) in lex.iter().take(s.depth).enumerate() {

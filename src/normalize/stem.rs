@@ -1,0 +1,182 @@
+//! The stem key of a search token, for the lexical artifact's separate `stem_terms` field: a
+//! light stemmer in the spirit of Light10 (Larkey et al.; arabic.md §2.2, §7) plus a few
+//! derivational patterns that bring verbs and their verbal nouns together
+//! (ولد، اتولد، ميلاد، الميلاد، بميلاد، مولد، المولود، يولد → ولد).
+//!
+//! It runs on search forms (ة already ه, ى already ي, hamza on alef folded) and is applied the
+//! same way to every chunk token at build time and to every question token at query time. Stems
+//! merge words (arabic.md §3 rows 32–33), so the key is never written into `search_text`: it lives
+//! in its own field with its own, lower weight (`[retrieval] stem_weight`).
+//!
+//! Patterns, each checked on the word left after the article and suffixes are gone:
+//! - `مي_ا_` (مِفعال of a root whose first letter is و, which turns into ي): ميلاد → ولد,
+//!   ميعاد → وعد, ميراث → ورث.
+//! - `مو__` and `مو_و_` (مَفعِل / مَفعول of such a root): مولد → ولد, مولود → ولد, موعد → وعد.
+//! - `يو__` / `تو__` (its imperfect, the last letter not a long vowel): يولد → ولد.
+//! - A past verb's ت (ولدت) is left on: reducing it to ولد was measured to pull the questions
+//!   about a birth towards every "she bore" text (the nativity case fell out of the top 10).
+//! - Egyptian mediopassive `ات___` (optionally + ت or وا), the middle letter not ا, which keeps
+//!   the MSA اِفتِعال nouns (اتحاد، اتصال، اتجاه) whole: اتولد → ولد, اتقتلت → قتل. arabic.md §5.2
+//!   warns against stripping ات from every word; this pattern only takes five- and six-letter
+//!   verb shapes.
+//!
+//! A single-letter proclitic (و، ف، ب، ل، ك) comes off only when at least four letters remain
+//! (و) or when what remains matches one of the patterns above (ب، ل، ك، ف): بميلاد → ولد but
+//! بيت, بابا and بطرس stay whole.
+
+/// Arabic letters only (search forms carry no marks).
+fn is_arabic_word(token: &str) -> bool {
+    !token.is_empty() && token.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c))
+}
+
+fn len(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// The article with its clitics, longest first (Light10's list).
+const ARTICLES: [&str; 5] = ["بال", "كال", "فال", "لل", "ال"];
+
+/// Light10's suffixes, over search forms (ة is already ه).
+const SUFFIXES: [&str; 8] = ["ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي"];
+
+/// The triliteral a derivational pattern reduces `w` to, if `w` has one of the shapes in the
+/// module doc.
+fn pattern_root(w: &str) -> Option<String> {
+    let c: Vec<char> = w.chars().collect();
+    let long_vowel = |x: char| matches!(x, 'ا' | 'و' | 'ي');
+    match c.as_slice() {
+        // مي_ا_ : ميلاد → ولد
+        ['م', 'ي', a, 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
+        // مو_و_ : مولود → ولد
+        ['م', 'و', a, 'و', b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
+        // مو__ : مولد → ولد ; يو__ / تو__ : يولد → ولد
+        ['م' | 'ي' | 'ت', 'و', a, b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
+        // ات___ (+ ت / وا): اتولد → ولد, اتولدت → ولد
+        ['ا', 'ت', a, b, d, rest @ ..] if *b != 'ا' && !long_vowel(*d) && matches!(rest, [] | ['ت'] | ['و', 'ا']) => Some([*a, *b, *d].iter().collect()),
+        _ => None,
+    }
+}
+
+/// Article and suffixes off (each only when three letters remain).
+fn light(mut s: &str) -> &str {
+    for p in ARTICLES {
+        if let Some(rest) = s.strip_prefix(p)
+            && len(rest) >= 3
+        {
+            s = rest;
+            break;
+        }
+    }
+    // The plural -وات after a final alef (باباوات → بابا, سماوات → سما).
+    if let Some(rest) = s.strip_suffix("وات")
+        && rest.ends_with('ا')
+        && len(rest) >= 3
+    {
+        return rest;
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for suf in SUFFIXES {
+            if let Some(rest) = s.strip_suffix(suf)
+                && len(rest) >= 3
+            {
+                s = rest;
+                changed = true;
+                break;
+            }
+        }
+    }
+    s
+}
+
+/// The key of `w` with no proclitic removed: a pattern root of the word or of its light stem,
+/// else the light stem.
+fn key_of(w: &str) -> String {
+    if let Some(r) = pattern_root(w) {
+        return r;
+    }
+    let l = light(w);
+    pattern_root(l).unwrap_or_else(|| l.to_string())
+}
+
+/// The stem key of a search token, or `None` for a token that is not an Arabic word (Latin,
+/// digits): those have no key and are not in the stem field.
+pub fn stem(token: &str) -> Option<String> {
+    if !is_arabic_word(token) {
+        return None;
+    }
+    let mut first = token.chars();
+    let lead = first.next()?;
+    let rest = first.as_str();
+    if matches!(lead, 'و' | 'ف' | 'ب' | 'ل' | 'ك') && !token.starts_with("ال") {
+        // A proclitic confirmed by a pattern in what follows it.
+        let after = light(rest);
+        if pattern_root(rest).is_some() || (len(after) >= 3 && pattern_root(after).is_some()) {
+            return Some(key_of(rest));
+        }
+        // The conjunction و (and ف) before a word of four letters or more (Light10 needs three,
+        // which breaks ولد, ولاده).
+        if matches!(lead, 'و' | 'ف') && len(rest) >= 4 {
+            return Some(key_of(rest));
+        }
+        // The prepositions ب، ل، ك before a word of four letters or more that does not start
+        // with alef (بابا، باباوات، باسم stay whole): لكرسي → كرس.
+        if matches!(lead, 'ب' | 'ل' | 'ك') && len(rest) >= 4 && !rest.starts_with('ا') {
+            return Some(key_of(rest));
+        }
+    }
+    Some(key_of(token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stem;
+
+    fn k(s: &str) -> String {
+        stem(s).unwrap()
+    }
+
+    #[test]
+    fn birth_forms_share_one_key() {
+        for w in ["ولد", "اتولد", "اتولدت", "ميلاد", "الميلاد", "بميلاد", "مولد", "المولود", "يولد", "ميلاده"] {
+            assert_eq!(k(w), "ولد", "{w}");
+        }
+    }
+
+    #[test]
+    fn other_weak_initial_roots() {
+        assert_eq!(k("ميعاد"), "وعد");
+        assert_eq!(k("موعد"), "وعد");
+        assert_eq!(k("الموجود"), "وجد");
+    }
+
+    #[test]
+    fn egyptian_mediopassive_but_not_msa_iftial_nouns() {
+        assert_eq!(k("اتقتل"), "قتل");
+        assert_eq!(k("اتصلب"), "صلب");
+        assert_eq!(k("اتحاد"), "اتحاد");
+        assert_eq!(k("اتصال"), "اتصال");
+        assert!(k("اتجاه").starts_with("ات"));
+    }
+
+    #[test]
+    fn proclitics_need_room_or_a_pattern() {
+        assert_eq!(k("بيت"), "بيت");
+        assert_eq!(k("بابا"), "بابا");
+        assert_eq!(k("بطرس"), "بطرس");
+        assert_eq!(k("والمعلمين"), "معلم");
+        assert_eq!(k("توما"), "توما");
+        assert_eq!(k("باباوات"), "بابا");
+        assert_eq!(k("كانت"), "كانت");
+        assert_eq!(k("بيوت"), "بيوت");
+        assert_eq!(k("لكرسي"), k("الكرسي"));
+    }
+
+    #[test]
+    fn non_arabic_tokens_have_no_key() {
+        assert_eq!(stem("react"), None);
+        assert_eq!(stem("2024"), None);
+        assert_eq!(stem(""), None);
+    }
+}
