@@ -66,9 +66,24 @@ fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()>
     result
 }
 
-/// Whether a manifest's artifact path stays inside `out/`: relative, no `..`, no empty part.
-pub fn safe_relative(path: &str) -> bool {
-    !path.is_empty() && !path.starts_with('/') && !path.contains('\\') && path.split('/').all(|c| !c.is_empty() && c != ".." && c != ".")
+/// The output directory's lock (`out/.askzico.lock`, an exclusive `flock`): a build holds it from
+/// its first artifact write to its manifest rename, `gc` throughout. Released on drop (and by
+/// the kernel when a process dies).
+pub struct OutLock {
+    _file: std::fs::File,
+}
+
+impl OutLock {
+    pub fn acquire(out: &Path) -> io::Result<OutLock> {
+        use std::os::fd::AsRawFd;
+        std::fs::create_dir_all(out)?;
+        let f = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(out.join(".askzico.lock"))?;
+        // SAFETY: flock on a file descriptor this struct owns.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(OutLock { _file: f })
+    }
 }
 
 /// Whether a content-addressed file is already in place. Its name carries the content hash,

@@ -64,6 +64,20 @@ enum Command {
         #[arg(long)]
         stats_json: bool,
     },
+    /// Remove the artifact files no kept manifest names (every current manifest and the N newest
+    /// versions are kept; caches are not touched).
+    Gc {
+        #[command(flatten)]
+        at: BuildLocation,
+        /// How many of the newest version manifests under `out/versions/` to keep, besides the current ones.
+        #[arg(long, default_value_t = 3)]
+        keep: usize,
+        /// Say what would be removed, remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Re-hash every artifact of a build and check its invariants.
     Verify {
         #[command(flatten)]
@@ -261,6 +275,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Build { at, json, watch, stats_json } => build::run(&at, json, watch, stats_json),
         Command::Verify { at, json } => verify::run(&at, json),
+        Command::Gc { at, keep, dry_run, json } => verify::gc(&at, keep, dry_run, json),
         Command::Export { at, format, dest, prefix } => export::run(&at, format, &dest, &prefix),
         Command::Deploy { at, target, dry_run, gc, json } => deploy::run(&at, &target, dry_run, gc, json),
         Command::Query { at, k, domains, mode, json, question } => query::run(&at, query::QueryArgs { question: &question, k, domains: &domains, mode, json }),

@@ -66,3 +66,29 @@ pub fn run(at: &BuildLocation, json: bool) -> i32 {
     }
     if problems.0.is_empty() { EXIT_OK } else { EXIT_ERRORS }
 }
+
+/// `askzico gc`
+pub fn gc(at: &BuildLocation, keep: usize, dry_run: bool, json: bool) -> i32 {
+    let Some(out) = out_dir(at, json) else { return EXIT_USAGE };
+    match crate::artifacts::gc::gc(&out, keep, dry_run) {
+        Ok(r) => {
+            if json {
+                println!("{}", serde_json::to_string(&r).expect("serializes"));
+            } else {
+                let verb = if dry_run { "would remove" } else { "removed" };
+                eprintln!(
+                    "gc: kept {} version(s); {verb} {} version manifest(s) and {} file(s), {:.1} MB",
+                    r.versions_kept.len(),
+                    r.versions_removed,
+                    r.files_removed,
+                    r.bytes_removed as f64 / 1e6
+                );
+            }
+            EXIT_OK
+        }
+        Err(p) => {
+            report(&Problems(vec![p]), json);
+            EXIT_ERRORS
+        }
+    }
+}

@@ -260,10 +260,14 @@ impl Engine {
         // Render per document shard, then per domain, and store each render as soon as it is made
         // (in parallel), so no build holds every artifact's bytes at once. Memoized: unchanged
         // shards cost nothing and their files are already in place.
-        std::fs::create_dir_all(&req.out).map_err(|e| problems.push(write_failure(&req.out, e))).ok();
-        if problems.has_errors() {
-            return finish_failed(problems, stats, run, started);
-        }
+        // The output lock, held until the manifest is in place (`askzico gc` waits for it).
+        let lock = match store::OutLock::acquire(&req.out) {
+            Ok(l) => l,
+            Err(e) => {
+                problems.push(write_failure(&req.out, e));
+                return finish_failed(problems, stats, run, started);
+            }
+        };
         let out = &req.out;
         let shard_stored: Vec<std::io::Result<_>> =
             list.par_iter().map_with(self.db.clone(), |db, s| store::store_artifacts(out, &shard_artifacts(db, settings, *s), &self.known)).collect();
@@ -328,6 +332,7 @@ impl Engine {
                 return finish_failed(problems, stats, run, started);
             }
         };
+        drop(lock);
         if let (Some(s), true) = (&stamp, problems.0.is_empty()) {
             stamp::record(&req.out, req.env.as_deref(), s, &manifest.corpus_version);
         }

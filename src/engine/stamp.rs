@@ -56,7 +56,7 @@ pub fn reusable(out: &Path, env: Option<&str>, stamp: &str) -> Option<Manifest> 
         return None;
     }
     let complete = manifest.artifacts.iter().all(|a| {
-        store::safe_relative(&a.path) && std::fs::metadata(out.join(&a.path)).is_ok_and(|m| m.is_file() && m.len() == a.bytes)
+        store::is_safe_artifact_path(&a.path) && std::fs::metadata(out.join(&a.path)).is_ok_and(|m| m.is_file() && m.len() == a.bytes)
     });
     complete.then_some(manifest)
 }
