@@ -45,6 +45,25 @@ pub fn write_atomic_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_opts(path, bytes, true)
 }
 
+/// Test hook: `ASKZICO_KILL_AFTER_WRITES=N` kills the process with SIGKILL during the (N+1)-th
+/// file write, after its temp file is written and before the rename: the state a real kill
+/// leaves at that point (N files in place, one stray temp file), to prove crash consistency.
+fn injected_kill() {
+    if let Ok(n) = std::env::var("ASKZICO_KILL_AFTER_WRITES") {
+        if n.parse::<usize>().is_ok_and(|n| KILL_WRITES.fetch_add(1, Ordering::SeqCst) >= n) {
+            // SAFETY: raise(2) has no preconditions; SIGKILL cannot be caught, so nothing after
+            // this point (destructors, buffered output) runs, as with a kill from outside.
+            #[cfg(unix)]
+            unsafe {
+                libc::raise(libc::SIGKILL);
+            }
+            std::process::abort();
+        }
+    }
+}
+
+static KILL_WRITES: AtomicUsize = AtomicUsize::new(0);
+
 fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
     injected_failure()?;
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -58,6 +77,7 @@ fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()>
             f.sync_data()?;
         }
         drop(f);
+        injected_kill();
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
