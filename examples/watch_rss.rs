@@ -6,9 +6,10 @@
 //! bounded) and samples the watch process's RSS (`VmRSS` in /proc/PID/status) as it goes.
 //!
 //! ```text
-//! cargo build --release && cargo run --release --example watch_rss -- [--docs 1000] [--edits 10000] [--pause-us 2000]
+//! cargo build --release && cargo run --release --example watch_rss -- [--docs 1000] [--edits 10000] [--pause-us 2000] [--files N]
 //! ```
 //!
+//! `--files N` spreads the edits over the first N sources only (default: all of them).
 //! Prints one line per sample: edits made, builds finished, RSS and peak RSS (MiB). Linux only.
 
 use std::io::{BufRead, BufReader};
@@ -62,6 +63,7 @@ fn main() {
 
     let mut files: Vec<(PathBuf, String)> = walk(&corpus.join("sources")).into_iter().map(|p| (p.clone(), std::fs::read_to_string(&p).unwrap())).collect();
     files.sort();
+    files.truncate(arg("--files", files.len() as u64).max(1) as usize);
     let mut child = Command::new(askzico()).args(["build", "--watch", "--stats-json"]).current_dir(&corpus).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let pid = child.id();
     let builds = Arc::new(AtomicUsize::new(0));
@@ -79,7 +81,7 @@ fn main() {
         let (r, hwm) = rss(pid);
         println!("edits {edits:>6}  builds {builds:>6}  rss {r:>8.1} MiB  peak {hwm:>8.1} MiB");
     };
-    println!("{} sources, {edits} edits, {pause:?} between edits", files.len());
+    println!("{} sources edited, {edits} edits, {pause:?} between edits", files.len());
     sample(0, builds.load(Ordering::SeqCst));
     let start = Instant::now();
     for i in 1..=edits {

@@ -131,9 +131,9 @@ fn named_files(out: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 fn assert_same(got: &BTreeMap<String, Vec<u8>>, want: &BTreeMap<String, Vec<u8>>, what: &str) {
-    let gk: Vec<_> = got.keys().collect();
-    let wk: Vec<_> = want.keys().collect();
-    assert_eq!(gk, wk, "{what}: not the same files");
+    let missing: Vec<_> = want.keys().filter(|k| !got.contains_key(*k)).collect();
+    let extra: Vec<_> = got.keys().filter(|k| !want.contains_key(*k)).collect();
+    assert!(missing.is_empty() && extra.is_empty(), "{what}: not the same files; missing {missing:?}, extra {extra:?}");
     for (p, b) in want {
         assert!(&got[p] == b, "{what}: {p} differs");
     }
@@ -145,6 +145,8 @@ fn check_after_kill(dir: &Path, out: &Path, prev: &BTreeMap<String, Vec<u8>>, cl
     ok(askzico(dir).arg("verify"), &format!("verify after {what}"));
     assert_same(&named_files(out), prev, &format!("previous build after {what}"));
     ok(askzico(dir).arg("build"), &format!("build after {what}"));
+    let stray: Vec<_> = inodes(out).into_keys().filter(|p| p.to_string_lossy().contains(".tmp-")).collect();
+    assert!(stray.is_empty(), "temp files of the killed build left after {what}: {stray:?}");
     // Byte-identical to the clean build, which verifies.
     assert_same(&named_files(out), clean, &format!("build after {what} vs a clean build"));
 }
@@ -201,13 +203,14 @@ fn a_build_killed_at_any_write_leaves_the_previous_build_and_the_next_build_is_c
         link_tree(&snapshot, &out);
         let mut child = askzico(&dir).arg("build").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
         std::thread::sleep(delay);
-        if child.try_wait().unwrap().is_some() {
+        let _ = child.kill(); // SIGKILL (a no-op when the build has already exited)
+        let status = child.wait().unwrap();
+        if status.success() {
             // Finished before the kill: that is the changed build, complete.
             assert_same(&named_files(&out), &clean, "a build that finished before its kill");
             continue;
         }
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
+        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(9), "build neither finished nor was killed: {status:?}");
         check_after_kill(&dir, &out, &prev, &clean, &format!("an outside kill after {delay:?}"));
     }
     println!("{} kill points over {writes} writes, {OUTSIDE_KILLS} outside kills, in {:?}", points.len(), started.elapsed());

@@ -86,6 +86,24 @@ fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()>
     result
 }
 
+/// Removes `.<name>.tmp-<pid>` files under `out` (cache included) whose writing process is gone:
+/// what a build killed between writing a temp file and renaming it leaves. Files of a live
+/// process (another build writing now) are kept. Best effort: errors are ignored. Linux only
+/// (liveness is read from /proc); elsewhere nothing is removed.
+pub fn remove_stale_temp_files(out: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    for e in walkdir::WalkDir::new(out).into_iter().filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy();
+        let Some(pid) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")).map(|(_, pid)| pid) else { continue };
+        let own = pid == std::process::id().to_string();
+        if e.file_type().is_file() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && !own && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Whether a content-addressed file is already in place. Its name carries the content hash,
 /// so a file of the right size is trusted (`askzico verify` re-hashes everything).
 fn has_content(path: &Path, _hash: &str, len: usize) -> bool {
@@ -93,9 +111,17 @@ fn has_content(path: &Path, _hash: &str, len: usize) -> bool {
 }
 
 /// Stores rendered artifacts under `out`, returning their manifest entries (in input order).
-/// `known` holds paths this process already wrote or found in place; they are not looked up again.
+/// `known` holds the paths of the previous store (written or found in place); they are not looked
+/// up again. It is replaced by this store's paths, so a long `build --watch` keeps only one
+/// build's worth of paths (an older file is found on disk again if a later build needs it).
+/// The first store of a process (nothing known yet) also removes the temp files that killed
+/// builds left behind.
 pub fn store_artifacts(out: &Path, rendered: &[&Rendered], stats: &mut WriteStats, known: &mut std::collections::HashSet<String>) -> io::Result<Vec<ArtifactEntry>> {
+    if known.is_empty() {
+        remove_stale_temp_files(out);
+    }
     let mut entries = Vec::with_capacity(rendered.len());
+    let mut current = std::collections::HashSet::with_capacity(rendered.len());
     for r in rendered {
         let (rel, hash) = r.path_and_hash();
         let path = out.join(&rel);
@@ -107,7 +133,7 @@ pub fn store_artifacts(out: &Path, rendered: &[&Rendered], stats: &mut WriteStat
             stats.files_written += 1;
             stats.bytes_written += r.bytes.len() as u64;
         }
-        known.insert(key);
+        current.insert(key);
         entries.push(ArtifactEntry {
             kind: r.kind,
             path: rel,
@@ -118,6 +144,7 @@ pub fn store_artifacts(out: &Path, rendered: &[&Rendered], stats: &mut WriteStat
             library: r.library.clone(),
         });
     }
+    *known = current;
     Ok(entries)
 }
 
