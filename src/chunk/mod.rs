@@ -83,8 +83,14 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
                 carry_end = b.end;
                 continue;
             }
+            // Pending headings and the blank line after them take their room in the first part.
+            // Only a tiny `max` (under 8) can leave none: then the headings go alone.
+            if let Some(cs) = carry.filter(|_| carry_chars + 2 >= max) {
+                pieces.push(Piece { start: cs, end: carry_end, chars: carry_chars, section: si, section_start: false });
+                carry = None;
+            }
             let budget = match carry {
-                Some(_) => max.saturating_sub(carry_chars + 2).max(max / 4),
+                Some(_) => max - (carry_chars + 2),
                 None => max,
             };
             let mut parts = split_block(text, b, budget, max);
@@ -376,6 +382,20 @@ mod tests {
         b.push(BlockKind::Heading(2), &"ح".repeat(20_000));
         for c in chunk(&b, &settings(1000, 100)) {
             assert!(chars(&b.text[c.start..c.end]) <= 1000);
+        }
+    }
+
+    /// Found by the `chunk` fuzz target: with a tiny `max`, a heading carried into the first
+    /// part of the next block made a chunk over the limit (and a budget of 0 could never end).
+    #[test]
+    fn a_carried_heading_never_pushes_a_chunk_over_a_tiny_max() {
+        let b = body(&[(BlockKind::Heading(2), "ab"), (BlockKind::Paragraph, "cdefgh ijk")]);
+        for max in 1..12 {
+            let c = chunk(&b, &settings(max, 0));
+            assert!(!c.is_empty());
+            for x in &c {
+                assert!(chars(&b.text[x.start..x.end]) <= max, "max {max}: {:?}", &b.text[x.start..x.end]);
+            }
         }
     }
 
