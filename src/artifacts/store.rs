@@ -49,16 +49,16 @@ pub fn write_atomic_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// file write, after its temp file is written and before the rename: the state a real kill
 /// leaves at that point (N files in place, one stray temp file), to prove crash consistency.
 fn injected_kill() {
-    if let Ok(n) = std::env::var("ASKZICO_KILL_AFTER_WRITES") {
-        if n.parse::<usize>().is_ok_and(|n| KILL_WRITES.fetch_add(1, Ordering::SeqCst) >= n) {
-            // SAFETY: raise(2) has no preconditions; SIGKILL cannot be caught, so nothing after
-            // this point (destructors, buffered output) runs, as with a kill from outside.
-            #[cfg(unix)]
-            unsafe {
-                libc::raise(libc::SIGKILL);
-            }
-            std::process::abort();
+    if let Ok(n) = std::env::var("ASKZICO_KILL_AFTER_WRITES")
+        && n.parse::<usize>().is_ok_and(|n| KILL_WRITES.fetch_add(1, Ordering::SeqCst) >= n)
+    {
+        // SAFETY: raise(2) has no preconditions; SIGKILL cannot be caught, so nothing after
+        // this point (destructors, buffered output) runs, as with a kill from outside.
+        #[cfg(unix)]
+        unsafe {
+            libc::raise(libc::SIGKILL);
         }
+        std::process::abort();
     }
 }
 
