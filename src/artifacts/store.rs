@@ -45,6 +45,25 @@ pub fn write_atomic_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_opts(path, bytes, true)
 }
 
+/// Test hook: `ASKZICO_KILL_AFTER_WRITES=N` kills the process with SIGKILL during the (N+1)-th
+/// file write, after its temp file is written and before the rename: the state a real kill
+/// leaves at that point (N files in place, one stray temp file), to prove crash consistency.
+fn injected_kill() {
+    if let Ok(n) = std::env::var("ASKZICO_KILL_AFTER_WRITES")
+        && n.parse::<usize>().is_ok_and(|n| KILL_WRITES.fetch_add(1, Ordering::SeqCst) >= n)
+    {
+        // SAFETY: raise(2) has no preconditions; SIGKILL cannot be caught, so nothing after
+        // this point (destructors, buffered output) runs, as with a kill from outside.
+        #[cfg(unix)]
+        unsafe {
+            libc::raise(libc::SIGKILL);
+        }
+        std::process::abort();
+    }
+}
+
+static KILL_WRITES: AtomicUsize = AtomicUsize::new(0);
+
 fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
     injected_failure()?;
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -58,6 +77,7 @@ fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()>
             f.sync_data()?;
         }
         drop(f);
+        injected_kill();
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
@@ -86,17 +106,50 @@ impl OutLock {
     }
 }
 
+/// Removes `.<name>.tmp-<pid>` files under `out` (cache included) whose writing process is gone:
+/// what a build killed between writing a temp file and renaming it leaves. Files of a live
+/// process (another build writing now) are kept. Best effort: errors are ignored. Linux only
+/// (liveness is read from /proc); elsewhere nothing is removed.
+pub fn remove_stale_temp_files(out: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    for e in walkdir::WalkDir::new(out).into_iter().filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy();
+        let Some(pid) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")).map(|(_, pid)| pid) else { continue };
+        let own = pid == std::process::id().to_string();
+        if e.file_type().is_file() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && !own && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Whether a content-addressed file is already in place. Its name carries the content hash,
 /// so a file of the right size is trusted (`askzico verify` re-hashes everything).
 fn has_content(path: &Path, _hash: &str, len: usize) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == len as u64)
 }
 
+/// The artifact paths of the previous store of this process (written or found in place: not looked
+/// up again), and those of the store under way. After a build the engine keeps only the latter,
+/// so a long `build --watch` holds one build's worth of paths.
+#[derive(Default)]
+pub struct Known {
+    pub previous: std::collections::HashSet<String>,
+    pub current: std::sync::Mutex<std::collections::HashSet<String>>,
+}
+
+impl Known {
+    /// Ends a build: its paths become the previous ones.
+    pub fn rotate(&mut self) {
+        self.previous = std::mem::take(self.current.get_mut().unwrap_or_else(|e| e.into_inner()));
+    }
+}
+
 /// Stores rendered artifacts under `out` (in parallel), returning their manifest entries (in
-/// input order) and what was written. `known` holds paths this process already wrote or found in
-/// place; they are not looked up again. A written artifact's bytes are released (see
+/// input order) and what was written. A written artifact's bytes are released (see
 /// `Rendered::take_bytes`).
-pub fn store_artifacts(out: &Path, rendered: &[Rendered], known: &std::sync::Mutex<std::collections::HashSet<String>>) -> io::Result<(Vec<ArtifactEntry>, WriteStats)> {
+pub fn store_artifacts(out: &Path, rendered: &[Rendered], known: &Known) -> io::Result<(Vec<ArtifactEntry>, WriteStats)> {
     use rayon::prelude::*;
     let stored: Vec<io::Result<(ArtifactEntry, WriteStats)>> = rendered.par_iter().map(|r| store_one(out, r, known)).collect();
     let mut entries = Vec::with_capacity(stored.len());
@@ -111,13 +164,12 @@ pub fn store_artifacts(out: &Path, rendered: &[Rendered], known: &std::sync::Mut
     Ok((entries, stats))
 }
 
-fn store_one(out: &Path, r: &Rendered, known: &std::sync::Mutex<std::collections::HashSet<String>>) -> io::Result<(ArtifactEntry, WriteStats)> {
+fn store_one(out: &Path, r: &Rendered, known: &Known) -> io::Result<(ArtifactEntry, WriteStats)> {
     let mut stats = WriteStats::default();
     let (rel, hash) = r.path_and_hash();
     let path = out.join(&rel);
     let key = path.to_string_lossy().into_owned();
-    let seen = known.lock().map(|k| k.contains(&key)).unwrap_or(false);
-    if seen || has_content(&path, &hash, r.len as usize) {
+    if known.previous.contains(&key) || has_content(&path, &hash, r.len as usize) {
         stats.files_reused += 1;
         let _ = r.take_bytes();
     } else {
@@ -126,7 +178,7 @@ fn store_one(out: &Path, r: &Rendered, known: &std::sync::Mutex<std::collections
         stats.files_written += 1;
         stats.bytes_written += bytes.len() as u64;
     }
-    if let Ok(mut k) = known.lock() {
+    if let Ok(mut k) = known.current.lock() {
         k.insert(key);
     }
     let entry = ArtifactEntry { kind: r.kind, path: rel, blake3: hash, bytes: r.len, records: r.records, domain: r.domain.clone(), library: r.library.clone() };

@@ -57,8 +57,8 @@ pub struct Engine {
     sources: BTreeMap<PathBuf, Source>,
     shards: BTreeMap<(usize, u32), Shard>,
     set: ShardSet,
-    /// Artifact paths this process wrote or found in place.
-    known: std::sync::Mutex<HashSet<String>>,
+    /// Artifact paths of the previous build (written or found in place) and of this one.
+    known: store::Known,
     /// Per domain, the lexical render of the previous build, patched by the next (see `lex`).
     lex: BTreeMap<String, lex::DomainLex>,
 }
@@ -268,6 +268,10 @@ impl Engine {
                 return finish_failed(problems, stats, run, started);
             }
         };
+        if self.known.previous.is_empty() {
+            // The first store of this process: clear what killed builds left behind.
+            store::remove_stale_temp_files(&req.out);
+        }
         let out = &req.out;
         let shard_stored: Vec<std::io::Result<_>> =
             list.par_iter().map_with(self.db.clone(), |db, s| store::store_artifacts(out, &shard_artifacts(db, settings, *s), &self.known)).collect();
@@ -333,6 +337,7 @@ impl Engine {
             }
         };
         drop(lock);
+        self.known.rotate();
         if let (Some(s), true) = (&stamp, problems.0.is_empty()) {
             stamp::record(&req.out, req.env.as_deref(), s, &manifest.corpus_version);
         }

@@ -29,13 +29,15 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
         doc.body = super::markdown::render(&strip_mdx_syntax(&pre));
         return super::finish(file, doc, problems);
     }
-    match markdown::to_mdast(&pre, &options()) {
-        Ok(tree) => {
+    // markdown-rs 1.0 panics on some inputs (open upstream issues: adjacent setext underlines,
+    // an unclosed JSX tag in a setext heading, …); such a file is read as plain Markdown too.
+    match super::guard::quietly(|| markdown::to_mdast(&pre, &options())) {
+        Some(Ok(tree)) => {
             let mut w = Walker::default();
             w.block(&tree);
             doc.body = w.body;
         }
-        Err(msg) => {
+        Some(Err(msg)) => {
             let line = msg.place.as_ref().map(|p| match &**p {
                 markdown::message::Place::Point(pt) => pt.line,
                 markdown::message::Place::Position(pos) => pos.start.line,
@@ -47,6 +49,14 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
                 p = p.at_line(l + split.lines);
             }
             problems.push(p);
+            doc.body = super::markdown::render(&strip_mdx_syntax(&pre));
+        }
+        None => {
+            problems.push(
+                Problem::warning("mdx-fallback", "the MDX parser failed on this file (a known markdown-rs bug); read as plain Markdown")
+                    .in_file(file.to_string())
+                    .help("check the rendered text with `askzico show`; separating adjacent `===`/`---` underlines or closing JSX tags in headings avoids it"),
+            );
             doc.body = super::markdown::render(&strip_mdx_syntax(&pre));
         }
     }

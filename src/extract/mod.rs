@@ -6,6 +6,7 @@
 
 pub mod coptic;
 mod frontmatter;
+mod guard;
 pub mod html;
 mod json;
 mod markdown;

@@ -1,0 +1,12 @@
+//! Any bytes as a Markdown source of the `articles` library: extraction and the per-file core
+//! never panic, and every document's body and chunks keep their invariants.
+#![no_main]
+
+mod common;
+
+use askzico::config::Format;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    common::check_file("articles", "doc.md", Format::Markdown, data);
+});
