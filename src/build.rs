@@ -198,18 +198,14 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
                     }
                 }
             }
-            context_tokens.sort();
-            context_tokens.dedup();
-            extra_tokens.sort();
-            extra_tokens.dedup();
             let vector = hash.map(|h| h.embed(search.as_str())).unwrap_or_default();
             BuiltChunk {
                 chunk_id: identity::chunk_id(&doc_id, i, cfg.id_width),
                 index: i,
                 text,
                 search_text: search,
-                extra_tokens,
-                context_tokens,
+                extra_tokens: crate::text::Tokens::new(extra_tokens),
+                context_tokens: crate::text::Tokens::new(context_tokens),
                 heading_path: s.heading_path,
                 span: (s.start, s.end),
                 vector,

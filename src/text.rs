@@ -53,3 +53,35 @@ impl Serialize for SearchText {
         s.serialize_str(&self.0)
     }
 }
+
+/// A set of additive index tokens (variants, stems, title words): sorted, deduplicated, kept as
+/// one newline-separated string (a chunk has hundreds of them; one allocation instead of one
+/// per token). Never evidence, never part of `search_text`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Tokens(String);
+
+impl Tokens {
+    pub fn new(mut tokens: Vec<String>) -> Self {
+        tokens.retain(|t| !t.is_empty() && !t.contains('\n'));
+        tokens.sort_unstable();
+        tokens.dedup();
+        Tokens(tokens.join("\n"))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.split('\n').filter(|t| !t.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tokens_tests {
+    use super::Tokens;
+
+    #[test]
+    fn tokens_are_a_sorted_set_and_keep_inner_spaces() {
+        let t = Tokens::new(vec!["ب".into(), "ا".into(), "ب".into(), "".into(), "في اين".into()]);
+        assert_eq!(t.iter().collect::<Vec<_>>(), vec!["ا", "ب", "في اين"]);
+        assert_eq!(Tokens::new(Vec::new()).iter().count(), 0);
+    }
+}

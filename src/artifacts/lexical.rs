@@ -114,10 +114,10 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
             for (t, f) in &tf {
                 add(&mut maps[0], t, (idx, *f, len));
             }
-            for t in &c.extra_tokens {
+            for t in c.extra_tokens.iter() {
                 add(&mut maps[1], t, (idx, 1, len));
             }
-            for t in &c.context_tokens {
+            for t in c.context_tokens.iter() {
                 add(&mut maps[2], t, (idx, 1, len));
             }
             for (t, f) in &stem_tf {

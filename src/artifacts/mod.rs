@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::identity::{ChunkId, DocId};
-use crate::text::{SearchText, Text};
+use crate::text::{SearchText, Text, Tokens};
 
 /// One chunk as the build produced it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -25,10 +25,10 @@ pub struct BuiltChunk {
     pub search_text: SearchText,
     /// Additive lexical tokens kept apart from `search_text`: spelling variants (dagger alef
     /// read as ا) and the MSA forms of colloquial words (`both` aliases).
-    pub extra_tokens: Vec<String>,
+    pub extra_tokens: Tokens,
     /// Search tokens of where the chunk sits — document title and section headings — a
     /// separate field so a question naming the title matches every chunk under it.
-    pub context_tokens: Vec<String>,
+    pub context_tokens: Tokens,
     pub heading_path: Vec<String>,
     /// Byte range of the chunk in the document's extracted text.
     pub span: (usize, usize),
