@@ -12,6 +12,7 @@ pub fn run(opts: BenchOptions, json: bool) -> i32 {
         Ok(report) => {
             if json {
                 println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
+                eprintln!("{}", harness::render_table(&report));
             } else {
                 println!("{}", harness::render_table(&report));
                 println!("({})", harness::NOTE);

@@ -229,7 +229,7 @@ enum Command {
         /// Working directory: generated corpora (kept, by size and seed) and build outputs.
         #[arg(long, default_value = "target/askzico-bench")]
         dir: PathBuf,
-        /// Print one JSON object on stdout instead of the tables.
+        /// Print one JSON object on stdout (the tables go to stderr).
         #[arg(long)]
         json: bool,
     },
