@@ -34,7 +34,7 @@ pub enum Stage {
     Hash,
     /// Writing files under `out/` (artifacts, manifest, caches).
     Write,
-    /// Encoding compile-cache entries.
+    /// The compile cache: reading packs, decoding and encoding entries.
     Cache,
 }
 

@@ -109,6 +109,7 @@ impl CompileCache {
 
     /// The cached documents of a source whose compile key is `key`; anything else is a miss.
     pub fn get(&self, slot: &Slot, key: &str) -> Option<Vec<BuiltDoc>> {
+        let _t = crate::timings::start(crate::timings::Stage::Cache);
         let pack = self.pack(slot.pack)?;
         let (k, bytes) = pack.as_ref()?.get(&slot.id)?;
         if k != key {
