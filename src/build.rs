@@ -19,6 +19,7 @@ use crate::extract::{self, Document};
 use crate::identity::{self, MAX_ID_BYTES, file_slug};
 use crate::normalize::{NORMALIZATION_UNICODE_VERSION, RULES_VERSION, search_text_with_variants};
 use crate::text::Text;
+use crate::timings::{Stage, timed};
 
 /// Bumped whenever extraction or chunking output changes for the same input.
 pub const PIPELINE_VERSION: u32 = 1;
@@ -63,7 +64,7 @@ pub fn display_name(lib: &Library, rel: &str) -> String {
 /// later, in batches, through the on-disk cache (`db::shard_vectors`).
 pub fn compile_file(cfg: &Config, lib: &Library, rel: &str, bytes: &[u8], format: Format, hash: Option<&HashEmbedder>) -> (Vec<BuiltDoc>, Vec<Problem>) {
     let display = display_name(lib, rel);
-    let ex = extract::extract(&display, bytes, format, lib);
+    let ex = timed(Stage::Extract, || extract::extract(&display, bytes, format, lib));
     let mut problems = ex.problems;
     let mut docs: Vec<BuiltDoc> = Vec::with_capacity(ex.docs.len());
     // Where each doc_id of this file came from, to name both records of a duplicate.
@@ -156,7 +157,7 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
         }
         None => lib.domains.clone(),
     };
-    let spans = chunk(&doc.body, &cfg.chunking);
+    let spans = timed(Stage::Chunk, || chunk(&doc.body, &cfg.chunking));
     if spans.len() > cfg.max_chunks {
         return Err(fail(
             format!("`{doc_id}` would make {} chunks, over the limit of {} per document", spans.len(), cfg.max_chunks),
@@ -174,6 +175,7 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
         .into_iter()
         .enumerate()
         .map(|(i, s)| {
+            let _t = crate::timings::start(Stage::Normalize);
             let text = Text::new(&doc.body.text[s.start..s.end]);
             let (search, mut extra_tokens) = search_text_with_variants(&text, &cfg.normalize);
             extra_tokens.extend(cfg.aliases.index_tokens(search.tokens()));
@@ -198,7 +200,7 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
                     }
                 }
             }
-            let vector = hash.map(|h| h.embed(search.as_str())).unwrap_or_default();
+            let vector = timed(Stage::Embed, || hash.map(|h| h.embed(search.as_str())).unwrap_or_default());
             BuiltChunk {
                 chunk_id: identity::chunk_id(&doc_id, i, cfg.id_width),
                 index: i,

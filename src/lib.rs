@@ -23,4 +23,5 @@ pub mod normalize;
 pub mod retrieve;
 pub mod eval;
 pub mod text;
+pub mod timings;
 pub mod watch;

@@ -89,6 +89,7 @@ fn add(map: &mut FxHashMap<String, LocalList>, term: &str, posting: (u32, u32, u
 
 /// Postings of the chunks of `docs` that carry `domain`.
 pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
+    let _t = crate::timings::start(crate::timings::Stage::Index);
     let mut p = Postings::default();
     let mut maps: [FxHashMap<String, LocalList>; FIELDS] = Default::default();
     let mut tf: FxHashMap<&str, u32> = FxHashMap::default();
@@ -170,6 +171,7 @@ pub fn shard_count(parts: &[&Postings]) -> usize {
 pub type Dealt = Vec<Vec<(u8, u32)>>;
 
 pub fn deal(part: &Postings, shards: usize) -> Dealt {
+    let _t = crate::timings::start(crate::timings::Stage::Index);
     let mut out: Dealt = vec![Vec::new(); shards];
     for (f, field) in part.fields.iter().enumerate() {
         for (i, (t, _)) in field.iter().enumerate() {
@@ -182,6 +184,7 @@ pub fn deal(part: &Postings, shards: usize) -> Dealt {
 /// Renders term shard `k` of a domain from its parts (in order) and their dealt entries. A term's
 /// postings keep part order, then chunk order.
 pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt]) -> Rendered {
+    let _t = crate::timings::start(crate::timings::Stage::Serialize);
     let mut shard = ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new(), stem_terms: BTreeMap::new() };
     for (p, d) in parts.iter().zip(dealt) {
         for &(f, i) in &d[k] {
@@ -201,6 +204,7 @@ pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt
 
 /// Renders a domain's meta file.
 pub fn render_meta(domain: &str, parts: &[&Postings], shards: usize) -> Rendered {
+    let _t = crate::timings::start(crate::timings::Stage::Serialize);
     let n: usize = parts.iter().map(|p| p.chunks).sum();
     let total_len: u64 = parts.iter().map(|p| p.total_len).sum();
     let meta = LexMeta {

@@ -178,7 +178,7 @@ impl Eq for Rendered {}
 
 impl Rendered {
     pub fn new(kind: Kind, stem: String, ext: &'static str, bytes: Vec<u8>, records: usize, domain: Option<String>, library: Option<String>) -> Self {
-        let hash = blake3::hash(&bytes).to_hex().to_string();
+        let hash = crate::timings::blake3(&bytes).to_hex().to_string();
         let len = bytes.len() as u64;
         Rendered { kind, stem, ext, body: std::sync::Mutex::new(Some(bytes)), len, records, domain, library, hash }
     }
@@ -213,6 +213,7 @@ fn jsonl<T: Serialize>(items: impl Iterator<Item = T>) -> (Vec<u8>, usize) {
 /// Renders the chunks, lookup and vectors artifacts of one shard of a library's documents;
 /// `shard` names it (`seneksar/003`), so an edit rewrites only its own shard's files.
 pub fn render_library(library: &str, shard: &str, docs: &[&BuiltDoc], dims: usize) -> Vec<Rendered> {
+    let _t = crate::timings::start(crate::timings::Stage::Serialize);
     let chunk_rows = docs.iter().flat_map(|d| {
         d.chunks.iter().map(move |c| ChunkRecordOut {
             doc_id: &d.doc_id,

@@ -65,6 +65,7 @@ fn injected_kill() {
 static KILL_WRITES: AtomicUsize = AtomicUsize::new(0);
 
 fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
+    let _t = crate::timings::start(crate::timings::Stage::Write);
     injected_failure()?;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
@@ -194,7 +195,7 @@ pub const GONE: &str = "an artifact written earlier in this session is missing f
 pub fn store_manifest(out: &Path, env: Option<&str>, m: &Manifest, stats: &mut WriteStats) -> io::Result<PathBuf> {
     let bytes = m.to_pretty_json();
     let version_path = out.join("versions").join(format!("{}.json", m.corpus_version));
-    if !has_content(&version_path, blake3::hash(&bytes).to_hex().as_str(), bytes.len()) {
+    if !has_content(&version_path, crate::timings::blake3(&bytes).to_hex().as_str(), bytes.len()) {
         write_atomic(&version_path, &bytes)?;
         stats.files_written += 1;
         stats.bytes_written += bytes.len() as u64;

@@ -20,6 +20,9 @@ pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32
         report(&rep.problems, false);
     }
     let ok = rep.manifest.is_some() && !rep.problems.has_errors();
+    if crate::timings::enabled() {
+        eprintln!("{}", crate::timings::json_line());
+    }
     if stats_json {
         println!("{}", serde_json::to_string(&rep.run).expect("stats serialize"));
     } else if json {

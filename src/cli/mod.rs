@@ -3,6 +3,7 @@
 //! Exit codes: 0 ok; 1 build or check errors (the last good build stays as it was);
 //! 2 usage or config errors.
 
+mod bench;
 mod build;
 mod deploy;
 mod eval;
@@ -225,6 +226,27 @@ enum Command {
         #[arg(long)]
         dest: PathBuf,
     },
+    /// Benchmark builds of generated corpora: cold builds, a no-op rebuild and one-file edits,
+    /// each in a fresh process; wall time, peak RSS, CPU, source MB/s and time per stage.
+    Bench {
+        /// Corpus sizes in documents, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
+        docs: Vec<usize>,
+        /// Runs of each kind per size (medians, min and max are reported).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where the shared corpora are.
+        #[arg(long, default_value = "../shared/corpora")]
+        corpora: PathBuf,
+        /// Working directory: generated corpora (kept, by size and seed) and build outputs.
+        #[arg(long, default_value = "target/askzico-bench")]
+        dir: PathBuf,
+        /// Print one JSON object on stdout (the tables go to stderr).
+        #[arg(long)]
+        json: bool,
+    },
     /// Scaffold a commented corpus.toml and one sample source.
     Init {
         /// Directory to create the project in.
@@ -287,6 +309,7 @@ pub fn main() -> i32 {
         Command::Show { at, key, json } => show::run(&at, &key, json),
         Command::Init { dir } => init::run(&dir),
         Command::Inspect { at, sample, seed, against, html, json, no_rebuild } => inspect::run(&at, inspect::InspectArgs { sample, seed, against, html, json, no_rebuild }),
+        Command::Bench { docs, runs, seed, corpora, dir, json } => bench::run(crate::bench::harness::BenchOptions { sizes: docs, runs, seed, corpora, dir }, json),
         Command::BenchCorpus { docs, seed, corpora, dest } => match crate::bench::generate(&corpora, &dest, docs, seed) {
             Ok(bytes) => {
                 println!("{docs} documents, {:.1} MB, in {}", bytes as f64 / 1e6, dest.display());

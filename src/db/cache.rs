@@ -83,6 +83,7 @@ impl CompileCache {
     }
 
     pub fn key(&self, lib: &Library, rel: &str, format: Format, bytes: &[u8]) -> String {
+        let _t = crate::timings::start(crate::timings::Stage::Hash);
         let mut h = blake3::Hasher::new();
         h.update(self.settings_key.as_bytes());
         h.update(serde_json::to_vec(&lib.shape()).expect("serializes").as_slice());
@@ -108,6 +109,7 @@ impl CompileCache {
 
     /// The cached documents of a source whose compile key is `key`; anything else is a miss.
     pub fn get(&self, slot: &Slot, key: &str) -> Option<Vec<BuiltDoc>> {
+        let _t = crate::timings::start(crate::timings::Stage::Cache);
         let pack = self.pack(slot.pack)?;
         let (k, bytes) = pack.as_ref()?.get(&slot.id)?;
         if k != key {
@@ -118,7 +120,7 @@ impl CompileCache {
 
     /// Replaces a source's entry in memory; `flush` writes the packs that changed.
     pub fn put(&self, slot: &Slot, key: &str, docs: &[BuiltDoc]) {
-        let Ok(bytes) = rmp_serde::to_vec(docs) else { return };
+        let Ok(bytes) = crate::timings::timed(crate::timings::Stage::Cache, || rmp_serde::to_vec(docs)) else { return };
         if let Some(pack) = self.pack(slot.pack).as_mut().and_then(|p| p.as_mut()) {
             pack.insert(slot.id.clone(), (key.to_string(), serde_bytes::ByteBuf::from(bytes)));
         }
@@ -134,7 +136,7 @@ impl CompileCache {
         use rayon::prelude::*;
         let dirty: Vec<usize> = self.dirty.lock().map(|mut d| std::mem::take(&mut *d).into_iter().collect()).unwrap_or_default();
         dirty.par_iter().for_each(|&n| {
-            let bytes = self.pack(n).and_then(|p| p.as_ref().and_then(|p| rmp_serde::to_vec(p).ok()));
+            let bytes = self.pack(n).and_then(|p| p.as_ref().and_then(|p| crate::timings::timed(crate::timings::Stage::Cache, || rmp_serde::to_vec(p)).ok()));
             if let Some(bytes) = bytes {
                 let _ = crate::artifacts::store::write_atomic(&self.pack_path(n), &bytes);
             }

@@ -19,6 +19,7 @@ use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, compiled, domai
 use crate::embed::CachedEmbedder;
 use crate::diag::{Problem, Problems};
 use crate::discover::discover;
+use crate::timings::{Stage, timed};
 
 mod lex;
 mod stamp;
@@ -129,7 +130,7 @@ impl Engine {
         // Read what may have changed; everything else stays as the database holds it.
         let to_read: Vec<&crate::discover::SourceFile> =
             files.iter().filter(|f| changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)).collect();
-        let read: Vec<Result<Vec<u8>, Problem>> = to_read.par_iter().map(|f| read_source(&cfg, &cfg.libraries[f.library], &f.path, &f.rel)).collect();
+        let read: Vec<Result<Vec<u8>, Problem>> = to_read.par_iter().map(|f| timed(Stage::Read, || read_source(&cfg, &cfg.libraries[f.library], &f.path, &f.rel))).collect();
         run.files_read = to_read.len();
         let mut unreadable = HashSet::new();
         for (f, r) in to_read.iter().zip(read) {
@@ -375,7 +376,7 @@ impl Engine {
         let bytes: Vec<(&crate::discover::SourceFile, Arc<[u8]>)> =
             files.iter().filter_map(|f| self.sources.get(&f.path).map(|s| (f, s.bytes(&self.db).clone()))).collect();
         let hashes: Vec<(usize, &str, u8, blake3::Hash)> =
-            bytes.par_iter().map(|(f, b)| (f.library, f.rel.as_str(), f.format as u8, blake3::hash(b))).collect();
+            bytes.par_iter().map(|(f, b)| (f.library, f.rel.as_str(), f.format as u8, crate::timings::blake3(b))).collect();
         stamp::stamp(&settings, hashes.iter().map(|(l, rel, fmt, h)| (cfg.libraries[*l].id.as_str(), *rel, *fmt, *h)))
     }
 

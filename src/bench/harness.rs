@@ -1,0 +1,397 @@
+//! The benchmark harness behind `askzico bench`: per corpus size, cold builds, a no-op rebuild
+//! and one-file edits, each in a fresh process (this executable, `build --stats-json`), measured
+//! from outside (wall time; peak RSS and user+sys CPU from `wait4`) and from inside (stage
+//! thread-times, `ASKZICO_STAGE_TIMES=1`, see `timings`). Reports medians with min and max.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::timings;
+
+/// What to run.
+pub struct BenchOptions {
+    pub sizes: Vec<usize>,
+    pub runs: usize,
+    pub seed: u64,
+    pub corpora: PathBuf,
+    pub dir: PathBuf,
+}
+
+/// Median, min and max of a series.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Summary {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Summary {
+    /// `None` for an empty series; the median of an even count is the mean of the middle two.
+    pub fn of(values: &[f64]) -> Option<Summary> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
+        Some(Summary { median, min: v[0], max: v[n - 1] })
+    }
+}
+
+/// One build in a fresh process, measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct Run {
+    pub wall_ms: f64,
+    pub user_ms: f64,
+    pub sys_ms: f64,
+    pub max_rss_mb: f64,
+    /// Thread-time per stage (ms), summed over threads: may exceed the wall time.
+    pub stages_ms: Vec<(String, f64)>,
+    /// The build's own `--stats-json` line.
+    pub stats: serde_json::Value,
+}
+
+/// The summaries of several runs of one kind.
+#[derive(Debug, Clone, Serialize)]
+pub struct Series {
+    pub runs: usize,
+    pub wall_ms: Summary,
+    pub cpu_ms: Summary,
+    pub max_rss_mb: Summary,
+    /// Source megabytes per wall second.
+    pub mb_per_s: Summary,
+    pub stages_ms: serde_json::Map<String, serde_json::Value>,
+    pub files_read: Summary,
+    pub docs_extracted: Summary,
+    pub files_written: Summary,
+}
+
+impl Series {
+    pub fn of(runs: &[Run], source_bytes: u64) -> Option<Series> {
+        let col = |f: &dyn Fn(&Run) -> f64| Summary::of(&runs.iter().map(f).collect::<Vec<_>>());
+        let stat = |k: &str| col(&|r: &Run| r.stats[k].as_f64().unwrap_or(0.0));
+        let mut stages = serde_json::Map::new();
+        for s in timings::STAGES {
+            let v: Vec<f64> = runs.iter().filter_map(|r| r.stages_ms.iter().find(|(n, _)| n == s.name()).map(|(_, ms)| *ms)).collect();
+            if let Some(sum) = Summary::of(&v) {
+                stages.insert(s.name().to_string(), serde_json::to_value(sum).expect("serializes"));
+            }
+        }
+        Some(Series {
+            runs: runs.len(),
+            wall_ms: col(&|r| r.wall_ms)?,
+            cpu_ms: col(&|r| r.user_ms + r.sys_ms)?,
+            max_rss_mb: col(&|r| r.max_rss_mb)?,
+            mb_per_s: col(&|r| source_bytes as f64 / 1e6 / (r.wall_ms / 1e3).max(1e-9))?,
+            stages_ms: stages,
+            files_read: stat("files_read")?,
+            docs_extracted: stat("docs_extracted")?,
+            files_written: stat("shards_written")?,
+        })
+    }
+}
+
+/// The report of one corpus size.
+#[derive(Debug, Clone, Serialize)]
+pub struct SizeReport {
+    pub docs: usize,
+    pub seed: u64,
+    pub files: usize,
+    pub source_bytes: u64,
+    pub load_average_before: String,
+    pub load_average_after: String,
+    pub cold: Series,
+    pub noop: Series,
+    pub edit: Series,
+}
+
+/// The whole report (`--json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub cpus: usize,
+    pub note: &'static str,
+    pub sizes: Vec<SizeReport>,
+}
+
+pub const NOTE: &str = "each build is a fresh process; cold = empty out dir and caches (sources may be in the OS page cache); \
+stage times are thread-time summed over threads (they can exceed the wall time); cpu = user + sys";
+
+/// Runs the benchmark; `progress` receives one line per step.
+pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Report, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    let mut sizes = Vec::new();
+    for &docs in &opts.sizes {
+        sizes.push(bench_size(&exe, opts, docs, progress)?);
+    }
+    Ok(Report { cpus: std::thread::available_parallelism().map_or(1, |n| n.get()), note: NOTE, sizes })
+}
+
+fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn FnMut(&str)) -> Result<SizeReport, String> {
+    let corpus = corpus_dir(opts, docs, progress)?;
+    let (files, source_bytes) = source_size(&corpus.join("sources"))?;
+    let load_before = load_average();
+    let config = corpus.join("corpus.toml");
+    let outs = opts.dir.join(format!("out-{docs}"));
+    let mut cold = Vec::new();
+    let mut out = PathBuf::new();
+    for i in 0..opts.runs {
+        // A new out dir per run: creating thousands of files right after deleting them is slow.
+        remove_dir(&outs)?;
+        std::thread::sleep(Duration::from_millis(500));
+        out = outs.join(format!("run{i}"));
+        let r = build(exe, &config, &out)?;
+        progress(&format!("{docs} docs: cold build {}/{}: {:.0} ms, {:.0} MB peak RSS", i + 1, opts.runs, r.wall_ms, r.max_rss_mb));
+        cold.push(r);
+    }
+    let mut noop = Vec::new();
+    for i in 0..opts.runs {
+        let r = build(exe, &config, &out)?;
+        progress(&format!("{docs} docs: no-op rebuild {}/{}: {:.0} ms", i + 1, opts.runs, r.wall_ms));
+        noop.push(r);
+    }
+    let edited = first_source(&corpus.join("sources/md"))?;
+    let original = std::fs::read(&edited).map_err(|e| format!("{}: {e}", edited.display()))?;
+    let mut edit = Vec::new();
+    let result = (|| {
+        for i in 0..opts.runs {
+            // A different sentence each run, so each build sees one changed file.
+            let mut bytes = original.clone();
+            bytes.extend_from_slice(format!("\n\nجملة مضافة للقياس رقم {i}.\n").as_bytes());
+            std::fs::write(&edited, bytes).map_err(|e| format!("{}: {e}", edited.display()))?;
+            let r = build(exe, &config, &out)?;
+            progress(&format!("{docs} docs: one-file edit {}/{}: {:.0} ms", i + 1, opts.runs, r.wall_ms));
+            edit.push(r);
+        }
+        Ok::<(), String>(())
+    })();
+    std::fs::write(&edited, &original).map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
+    result?;
+    let series = |runs: &[Run]| Series::of(runs, source_bytes).ok_or_else(|| "no runs (--runs 0)".to_string());
+    Ok(SizeReport {
+        docs,
+        seed: opts.seed,
+        files,
+        source_bytes,
+        load_average_before: load_before,
+        load_average_after: load_average(),
+        cold: series(&cold)?,
+        noop: series(&noop)?,
+        edit: series(&edit)?,
+    })
+}
+
+/// The generated corpus of this size and seed, generated once and kept in `dir`.
+fn corpus_dir(opts: &BenchOptions, docs: usize, progress: &mut dyn FnMut(&str)) -> Result<PathBuf, String> {
+    let dir = opts.dir.join(format!("corpus-{docs}-seed{}", opts.seed));
+    let done = dir.join(".complete");
+    if !done.is_file() {
+        progress(&format!("{docs} docs: generating the corpus in {}", dir.display()));
+        remove_dir(&dir)?;
+        super::generate(&opts.corpora, &dir, docs, opts.seed)?;
+        std::fs::write(&done, b"").map_err(|e| format!("{}: {e}", done.display()))?;
+    }
+    Ok(dir)
+}
+
+fn remove_dir(dir: &Path) -> Result<(), String> {
+    match std::fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("cannot delete {}: {e}", dir.display())),
+        _ => Ok(()),
+    }
+}
+
+/// Files and bytes under `dir`.
+fn source_size(dir: &Path) -> Result<(usize, u64), String> {
+    let mut files = 0;
+    let mut bytes = 0;
+    for e in walkdir::WalkDir::new(dir) {
+        let e = e.map_err(|e| e.to_string())?;
+        if e.file_type().is_file() {
+            files += 1;
+            bytes += e.metadata().map_err(|e| e.to_string())?.len();
+        }
+    }
+    Ok((files, bytes))
+}
+
+/// The first file (by name) of a directory: the one the edit runs change.
+fn first_source(dir: &Path) -> Result<PathBuf, String> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    names.sort();
+    names.into_iter().next().ok_or_else(|| format!("{} holds no file to edit", dir.display()))
+}
+
+/// `/proc/loadavg`'s three averages, or `?` where there is none.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(|_| "?".into(), |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+}
+
+/// One `build --stats-json` in a fresh process, measured by `wait4`.
+fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, String> {
+    let started = Instant::now();
+    let mut child = Command::new(exe)
+        .args(["build", "--stats-json", "--config"])
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .env(timings::ENV, "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let read = |r: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_string(&mut s);
+            }
+            s
+        })
+    };
+    let stdout = read(child.stdout.take().map(|s| Box::new(s) as _));
+    let stderr = read(child.stderr.take().map(|s| Box::new(s) as _));
+    let (status, usage) = wait4(child.id())?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    let (stdout, stderr) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
+    if status != 0 {
+        return Err(format!("build of {} failed (status {status}):\n{stderr}", config.display()));
+    }
+    let stats = stdout.lines().rev().find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).ok_or("the build printed no --stats-json line")?;
+    let stages = stderr.lines().rev().find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok().filter(|v| v["stage_ns"].is_object())).ok_or("the build printed no stage times")?;
+    let stages_ms = timings::STAGES.iter().map(|s| (s.name().to_string(), stages["stage_ns"][s.name()].as_f64().unwrap_or(0.0) / 1e6)).collect();
+    Ok(Run { wall_ms, user_ms: usage.0, sys_ms: usage.1, max_rss_mb: usage.2, stages_ms, stats })
+}
+
+/// Waits for `pid`: its exit status (or 128 + signal) and (user ms, sys ms, peak RSS MB).
+fn wait4(pid: u32) -> Result<(i32, (f64, f64, f64)), String> {
+    let mut status = 0;
+    // SAFETY: rusage is plain data, zeroed is a valid value; wait4 only writes to the two pointers.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let got = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+    if got < 0 {
+        return Err(format!("wait4: {}", std::io::Error::last_os_error()));
+    }
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
+    let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    // ru_maxrss is in kilobytes on Linux.
+    Ok((code, (ms(usage.ru_utime), ms(usage.ru_stime), usage.ru_maxrss as f64 / 1024.0)))
+}
+
+/// The human report: one table per size.
+pub fn render_table(r: &Report) -> String {
+    let mut s = String::new();
+    for z in &r.sizes {
+        s.push_str(&format!(
+            "\n{} docs ({} files, {:.1} MB of source, seed {}); {} cpus; load average {} before, {} after\n",
+            z.docs,
+            z.files,
+            z.source_bytes as f64 / 1e6,
+            z.seed,
+            r.cpus,
+            z.load_average_before,
+            z.load_average_after
+        ));
+        s.push_str("median [min–max] over fresh processes\n\n");
+        s.push_str("| | wall | user+sys CPU | peak RSS | source MB/s | files read | docs extracted | files written |\n|---|---|---|---|---|---|---|---|\n");
+        for (name, x) in [("cold build", &z.cold), ("no-op rebuild", &z.noop), ("one-file edit", &z.edit)] {
+            s.push_str(&format!(
+                "| {name} ({} runs) | {} | {} | {} | {} | {} | {} | {} |\n",
+                x.runs,
+                fmt(&x.wall_ms, " ms"),
+                fmt(&x.cpu_ms, " ms"),
+                fmt(&x.max_rss_mb, " MB"),
+                fmt(&x.mb_per_s, ""),
+                x.files_read.median,
+                x.docs_extracted.median,
+                x.files_written.median
+            ));
+        }
+        s.push_str("\ncold build by stage (thread-time summed over threads, so it can exceed the wall time):\n\n| stage | ms |\n|---|---|\n");
+        for (name, v) in &z.cold.stages_ms {
+            if let Ok(sum) = serde_json::from_value::<SummaryIn>(v.clone()) {
+                s.push_str(&format!("| {name} | {} |\n", fmt(&Summary { median: sum.median, min: sum.min, max: sum.max }, "")));
+            }
+        }
+    }
+    s
+}
+
+#[derive(serde::Deserialize)]
+struct SummaryIn {
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+/// `median [min–max]unit`, or just `median unit` when all runs agree; whole numbers from 100 up.
+pub fn fmt(s: &Summary, unit: &str) -> String {
+    let n = |x: f64| if x.abs() >= 100.0 { format!("{x:.0}") } else { format!("{x:.1}") };
+    if n(s.min) == n(s.max) { format!("{}{unit}", n(s.median)) } else { format!("{}{unit} [{}–{}]", n(s.median), n(s.min), n(s.max)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_min_max() {
+        assert_eq!(Summary::of(&[]), None);
+        assert_eq!(Summary::of(&[3.0]), Some(Summary { median: 3.0, min: 3.0, max: 3.0 }));
+        assert_eq!(Summary::of(&[5.0, 1.0, 3.0]), Some(Summary { median: 3.0, min: 1.0, max: 5.0 }));
+        assert_eq!(Summary::of(&[4.0, 1.0, 2.0, 10.0]), Some(Summary { median: 3.0, min: 1.0, max: 10.0 }));
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(fmt(&Summary { median: 1234.4, min: 1000.2, max: 1500.9 }, " ms"), "1234 ms [1000–1501]");
+        assert_eq!(fmt(&Summary { median: 12.34, min: 12.31, max: 12.349 }, " MB"), "12.3 MB");
+        assert_eq!(fmt(&Summary { median: 9.96, min: 9.9, max: 150.0 }, ""), "10.0 [9.9–150]");
+    }
+
+    fn run(wall: f64, rss: f64, read_ms: f64) -> Run {
+        Run {
+            wall_ms: wall,
+            user_ms: wall,
+            sys_ms: 10.0,
+            max_rss_mb: rss,
+            stages_ms: vec![("read".into(), read_ms)],
+            stats: serde_json::json!({"files_read": 20, "docs_extracted": 20, "shards_written": 7}),
+        }
+    }
+
+    #[test]
+    fn series_and_table() {
+        let runs = [run(1000.0, 300.0, 50.0), run(3000.0, 310.0, 70.0), run(2000.0, 305.0, 60.0)];
+        let s = Series::of(&runs, 10_000_000).unwrap();
+        assert_eq!(s.wall_ms, Summary { median: 2000.0, min: 1000.0, max: 3000.0 });
+        assert_eq!(s.cpu_ms.median, 2010.0);
+        assert_eq!(s.mb_per_s, Summary { median: 5.0, min: 10.0 / 3.0, max: 10.0 });
+        assert_eq!(s.stages_ms["read"]["median"], 60.0);
+        assert!(!s.stages_ms.contains_key("write"), "a stage no run reported is left out");
+        let report = Report {
+            cpus: 2,
+            note: NOTE,
+            sizes: vec![SizeReport {
+                docs: 20,
+                seed: 1,
+                files: 20,
+                source_bytes: 10_000_000,
+                load_average_before: "1.00 2.00 3.00".into(),
+                load_average_after: "1.50 2.00 3.00".into(),
+                cold: s.clone(),
+                noop: s.clone(),
+                edit: s,
+            }],
+        };
+        let t = render_table(&report);
+        assert!(t.contains("20 docs (20 files, 10.0 MB of source, seed 1); 2 cpus; load average 1.00 2.00 3.00 before"), "{t}");
+        assert!(t.contains("| cold build (3 runs) | 2000 ms [1000–3000] | 2010 ms [1010–3010] | 305 MB [300–310] | 5.0 [3.3–10.0] | 20 | 20 | 7 |"), "{t}");
+        assert!(t.contains("| read | 60.0 [50.0–70.0] |"), "{t}");
+        assert!(Series::of(&[], 1).is_none());
+    }
+}

@@ -1,0 +1,27 @@
+//! `askzico bench [--docs 1000,10000] [--runs 3] [--dir DIR] [--json]`
+
+use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use crate::bench::harness::{self, BenchOptions};
+
+pub fn run(opts: BenchOptions, json: bool) -> i32 {
+    if opts.runs == 0 || opts.sizes.is_empty() || opts.sizes.contains(&0) {
+        eprintln!("bench: --runs and every --docs size must be at least 1");
+        return EXIT_USAGE;
+    }
+    match harness::run(&opts, &mut |line| eprintln!("[bench] {line}")) {
+        Ok(report) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
+                eprintln!("{}", harness::render_table(&report));
+            } else {
+                println!("{}", harness::render_table(&report));
+                println!("({})", harness::NOTE);
+            }
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("bench: {e}");
+            EXIT_ERRORS
+        }
+    }
+}
