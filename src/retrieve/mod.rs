@@ -243,9 +243,9 @@ impl<'a> Searcher<'a> {
     /// Postings of one term in every searched domain, per field (terms, alias, context, stem);
     /// a chunk in several domains appears once. Stem keys are looked up in the stem field and in
     /// titles and headings, other terms everywhere else.
-    fn postings(&self, term: &str, is_stem: bool, metas: &[(&String, &LexMeta)]) -> Result<[HashMap<String, (u32, u32)>; 4], Problem> {
+    fn postings(&self, term: &str, is_stem: bool, metas: &[(&String, &LexMeta)]) -> Result<FieldPostings, Problem> {
         let mut cache = self.lex_cache.borrow_mut();
-        let mut fields: [HashMap<String, (u32, u32)>; 4] = Default::default();
+        let mut fields: FieldPostings = Default::default();
         for (domain, meta) in metas {
             let k = shard_of(term, meta.shards);
             let key = ((*domain).clone(), k);
@@ -408,6 +408,9 @@ const QUESTION_WORDS: [&str; 17] = ["اين", "فين", "منين", "متي", "�
 fn is_question_word(token: &str) -> bool {
     QUESTION_WORDS.contains(&token)
 }
+
+/// Per lexical field (terms, alias, context, stem): chunk ID → (tf, chunk length).
+type FieldPostings = [HashMap<String, (u32, u32)>; 4];
 
 /// One question word and the weighted terms it expands to.
 #[derive(Debug, Clone, PartialEq)]
