@@ -53,6 +53,20 @@ pub struct RetrievalSettings {
     /// BM25 length normalization of the title-and-heading field (its postings carry the chunk's
     /// length, which a title does not grow with).
     pub context_b: f64,
+    /// How much a question word's weaker expansions add to its best one in a chunk (DisMax
+    /// tie-break): each word then counts about once however many variants, stems and aliases it
+    /// has. 1 sums every expansion (the scoring before words were grouped), 0 keeps the best only.
+    pub word_tie: f64,
+    /// Score a word's title/heading matches apart from its body matches (each DisMax'd, then
+    /// added), so a word in the title and in the text counts for both.
+    pub context_apart: bool,
+    /// Coordination exponent: a chunk's lexical score is multiplied by (matched question words /
+    /// question words)^coord. 0 turns it off.
+    pub coord: f64,
+    /// Weight of an interrogative of the question (فين، ازاي، ايه، امتى … in search form, with all
+    /// its expansions: فين → اين). Such words are rare in the corpora, so BM25 gives them a high
+    /// idf, and اين/كيف inside any narrative then outranks the answer.
+    pub question_word_weight: f64,
 }
 
 impl Default for RetrievalSettings {
@@ -72,6 +86,10 @@ impl Default for RetrievalSettings {
             stem_field_weight: 0.5,
             context_weight: 0.3,
             context_b: 0.75,
+            word_tie: 1.0,
+            context_apart: true,
+            coord: 0.0,
+            question_word_weight: 1.0,
         }
     }
 }
@@ -179,59 +197,77 @@ impl<'a> Searcher<'a> {
     }
 
     /// BM25 ranking over the domains (all when empty), best first, with statistics pooled over
-    /// the domains searched so scores from different domains compare. Each term carries a
-    /// weight; matches in a chunk's additive token set count `alias_field_weight` as much.
-    pub fn lexical(&self, terms: &[(String, f64)], domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
-        self.lexical_with_stems(terms, &[], domains)
-    }
-
-    /// [`Self::lexical`], plus stem keys matched in the `stem_terms` field only, each with its
-    /// weight times `stem_field_weight`.
-    pub fn lexical_with_stems(&self, terms: &[(String, f64)], stems: &[(String, f64)], domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
+    /// the domains searched so scores from different domains compare. Each question word counts
+    /// once: its expansions' field contributions are combined by [`word_score`] (DisMax with a
+    /// `word_tie` fraction of the rest), then the words' scores are summed.
+    pub fn lexical(&self, words: &[QueryWord], domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
         let s = &self.cfg.retrieval;
         let metas: Vec<(&String, &LexMeta)> = self.lex_meta.iter().filter(|(d, _)| domains.is_empty() || domains.contains(d)).collect();
         let n: usize = metas.iter().map(|(_, m)| m.chunks).sum();
         let avgdl = if n == 0 { 0.0 } else { metas.iter().map(|(_, m)| m.avgdl * m.chunks as f64).sum::<f64>() / n as f64 };
-        let mut scores: HashMap<String, f64> = HashMap::new();
-        let mut cache = self.lex_cache.borrow_mut();
-        let lookups = terms.iter().map(|(t, w)| (t, *w, false)).chain(stems.iter().map(|(t, w)| (t, *w, true)));
-        for (term, weight, is_stem) in lookups {
-            // Postings of this term in every searched domain, per field (a chunk in several
-            // domains appears once).
-            let mut fields: [HashMap<String, (u32, u32)>; 4] = Default::default();
-            for (domain, meta) in &metas {
-                let k = shard_of(term, meta.shards);
-                let key = ((*domain).clone(), k);
-                if !cache.contains_key(&key) {
-                    let path = self.lex_paths.get(&key).ok_or_else(|| Problem::error("invariant", format!("lexical shard {k} of domain `{domain}` is missing from the manifest")))?;
-                    let bytes = std::fs::read(self.out.join(path)).map_err(|e| load_err(path, e))?;
-                    let shard: LexShard = serde_json::from_slice(&bytes).map_err(|e| load_err(path, e))?;
-                    cache.insert(key.clone(), shard);
-                }
-                let shard = &cache[&key];
-                for (i, map) in [&shard.terms, &shard.alias_terms, &shard.context_terms, &shard.stem_terms].into_iter().enumerate() {
-                    // Stem keys are looked up in the stem field and in titles and headings.
-                    if (i == 3 && !is_stem) || (is_stem && i < 2) {
+        // Per chunk: the summed word scores and how many words matched.
+        let mut scores: HashMap<String, (f64, usize)> = HashMap::new();
+        for word in words {
+            // Per chunk: the contributions of this word's expansions, body fields and context apart.
+            let mut parts: HashMap<String, (Vec<f64>, Vec<f64>)> = HashMap::new();
+            for t in &word.terms {
+                let fields = self.postings(&t.term, t.is_stem, &metas)?;
+                let context_weight = if t.is_stem { s.context_weight * s.stem_field_weight } else { s.context_weight };
+                for (i, field_weight) in [1.0, s.alias_field_weight, context_weight, s.stem_field_weight].into_iter().enumerate() {
+                    if field_weight <= 0.0 || t.weight <= 0.0 {
                         continue;
                     }
-                    if let Some(postings) = map.get(term) {
-                        for (id, tf, dl) in postings {
-                            fields[i].insert(id.clone(), (*tf, *dl));
-                        }
+                    let idf = bm25::idf(n, fields[i].len());
+                    // A title does not grow with its chunk: the context field has its own `b`.
+                    let b = if i == 2 { s.context_b } else { s.bm25_b };
+                    for (id, (tf, dl)) in &fields[i] {
+                        let c = t.weight * field_weight * idf * bm25::tf_part(*tf as f64, *dl as f64, avgdl, s.bm25_k1, b);
+                        let e = parts.entry(id.clone()).or_default();
+                        if i == 2 && s.context_apart { e.1.push(c) } else { e.0.push(c) }
                     }
                 }
             }
-            let context_weight = if is_stem { s.context_weight * s.stem_field_weight } else { s.context_weight };
-            for (i, field_weight) in [1.0, s.alias_field_weight, context_weight, s.stem_field_weight].into_iter().enumerate() {
-                let idf = bm25::idf(n, fields[i].len());
-                // A title does not grow with its chunk: the context field has its own `b`.
-                let b = if i == 2 { s.context_b } else { s.bm25_b };
-                for (id, (tf, dl)) in &fields[i] {
-                    *scores.entry(id.clone()).or_default() += weight * field_weight * idf * bm25::tf_part(*tf as f64, *dl as f64, avgdl, s.bm25_k1, b);
+            let word_weight = if is_question_word(&word.token) { s.question_word_weight } else { 1.0 };
+            for (id, (body, context)) in parts {
+                let e = scores.entry(id).or_default();
+                e.0 += word_weight * (word_score(&body, s.word_tie) + word_score(&context, s.word_tie));
+                e.1 += 1;
+            }
+        }
+        // Coordination: a chunk matching more of the question's words ranks higher.
+        let total = words.len().max(1) as f64;
+        let scores = scores.into_iter().map(|(id, (score, matched))| (id, score * (matched as f64 / total).powf(s.coord))).collect();
+        Ok(sorted(scores))
+    }
+
+    /// Postings of one term in every searched domain, per field (terms, alias, context, stem);
+    /// a chunk in several domains appears once. Stem keys are looked up in the stem field and in
+    /// titles and headings, other terms everywhere else.
+    fn postings(&self, term: &str, is_stem: bool, metas: &[(&String, &LexMeta)]) -> Result<FieldPostings, Problem> {
+        let mut cache = self.lex_cache.borrow_mut();
+        let mut fields: FieldPostings = Default::default();
+        for (domain, meta) in metas {
+            let k = shard_of(term, meta.shards);
+            let key = ((*domain).clone(), k);
+            if !cache.contains_key(&key) {
+                let path = self.lex_paths.get(&key).ok_or_else(|| Problem::error("invariant", format!("lexical shard {k} of domain `{domain}` is missing from the manifest")))?;
+                let bytes = std::fs::read(self.out.join(path)).map_err(|e| load_err(path, e))?;
+                let shard: LexShard = serde_json::from_slice(&bytes).map_err(|e| load_err(path, e))?;
+                cache.insert(key.clone(), shard);
+            }
+            let shard = &cache[&key];
+            for (i, map) in [&shard.terms, &shard.alias_terms, &shard.context_terms, &shard.stem_terms].into_iter().enumerate() {
+                if (i == 3 && !is_stem) || (is_stem && i < 2) {
+                    continue;
+                }
+                if let Some(postings) = map.get(term) {
+                    for (id, tf, dl) in postings {
+                        fields[i].insert(id.clone(), (*tf, *dl));
+                    }
                 }
             }
         }
-        Ok(sorted(scores))
+        Ok(fields)
     }
 
     /// Cosine ranking of the question's embedding against every vector, best first.
@@ -252,71 +288,58 @@ impl<'a> Searcher<'a> {
         Ok(scored)
     }
 
-    /// The weighted lexical terms of a question: its search tokens and their variants (weight 1),
-    /// plus what query-side aliases add (`alias_weight`); the dialect words stay.
-    pub fn query_terms(&self, question: &str) -> Vec<(String, f64)> {
-        let (primary, variants) = crate::normalize::normalize_with_variants(question, &self.cfg.normalize);
-        fn add(terms: &mut Vec<(String, f64)>, t: &str, w: f64) {
-            if t.is_empty() {
-                return;
-            }
-            match terms.iter_mut().find(|(x, _)| x == t) {
-                Some(e) => e.1 = e.1.max(w),
-                None => terms.push((t.to_string(), w)),
+    /// The question's words, each with what it expands to: its search token (weight 1), its
+    /// spelling variants (1), what query-side aliases add (`alias_weight`), article and light
+    /// stems (`article_stem_weight`, `stem_weight` times the term's weight) and the stem keys of
+    /// the token and its aliases (`normalize::stem`, matched in `stem_terms`). A word repeated in
+    /// the question counts once.
+    pub fn query_words(&self, question: &str) -> Vec<QueryWord> {
+        let s = &self.cfg.retrieval;
+        let primary = crate::normalize::normalize(question, &self.cfg.normalize);
+        let stems = s.stem_field_weight > 0.0;
+        let mut words: Vec<QueryWord> = Vec::new();
+        for t in primary.split(' ').filter(|t| !t.is_empty()) {
+            if !words.iter().any(|w| w.token == t) {
+                let mut w = QueryWord { token: t.to_string(), terms: Vec::new() };
+                w.add(t, 1.0, false);
+                w.add_stem_key(t, 1.0, stems);
+                words.push(w);
             }
         }
-        let mut terms: Vec<(String, f64)> = Vec::new();
-        for t in primary.split(' ').chain(variants.iter().map(String::as_str)) {
-            add(&mut terms, t, 1.0);
+        // Variants, per raw word, go to the word whose search token that raw word makes.
+        for raw in question.split_whitespace() {
+            let (p, vars) = crate::normalize::normalize_with_variants(raw, &self.cfg.normalize);
+            for v in vars {
+                word_for(&mut words, p.split(' ').next().unwrap_or("")).add(&v, 1.0, false);
+            }
         }
-        let alias_weight = self.cfg.retrieval.alias_weight;
-        for (to, _, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
-            add(&mut terms, &to, alias_weight);
+        for (to, from, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
+            let w = word_for(&mut words, &from);
+            w.add(&to, s.alias_weight, false);
+            w.add_stem_key(&to, s.alias_weight, stems);
         }
         if self.cfg.article_stems {
-            for (t, w) in terms.clone() {
-                if let Some(stem) = crate::normalize::aliases::article_stem(&t) {
-                    add(&mut terms, stem, w * self.cfg.retrieval.article_stem_weight);
-                }
-                if let Some(stem) = crate::normalize::aliases::light_stem(&t) {
-                    add(&mut terms, &stem, w * self.cfg.retrieval.stem_weight);
-                }
-            }
-        }
-        terms.sort_by(|a, b| a.0.cmp(&b.0));
-        terms
-    }
-
-    /// The stem keys of a question's search tokens and of what query-side aliases add
-    /// (`normalize::stem`), each with the weight of the term it came from.
-    pub fn stem_terms(&self, question: &str) -> Vec<(String, f64)> {
-        let primary = crate::normalize::normalize(question, &self.cfg.normalize);
-        let mut out: Vec<(String, f64)> = Vec::new();
-        let mut add = |t: &str, w: f64| {
-            if let Some(k) = crate::normalize::stem::stem(t) {
-                match out.iter_mut().find(|(x, _)| *x == k) {
-                    Some(e) => e.1 = e.1.max(w),
-                    None => out.push((k, w)),
+            for w in &mut words {
+                let surface: Vec<(String, f64)> = w.terms.iter().filter(|t| !t.is_stem).map(|t| (t.term.clone(), t.weight)).collect();
+                for (t, weight) in surface {
+                    if let Some(stem) = crate::normalize::aliases::article_stem(&t) {
+                        w.add(stem, weight * s.article_stem_weight, false);
+                    }
+                    if let Some(stem) = crate::normalize::aliases::light_stem(&t) {
+                        w.add(&stem, weight * s.stem_weight, false);
+                    }
                 }
             }
-        };
-        for t in primary.split(' ') {
-            add(t, 1.0);
         }
-        for (to, _, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
-            add(&to, self.cfg.retrieval.alias_weight);
-        }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        out
+        words
     }
 
     /// Ranked chunk IDs with scores for a question.
     pub fn rank(&self, question: &str, domains: &[String], mode: Mode) -> Result<Vec<(String, f64, bool)>, Problem> {
         let s = &self.cfg.retrieval;
         let q = query_text(question, &self.cfg.normalize);
-        let terms = self.query_terms(question);
-        let stems = if self.cfg.retrieval.stem_field_weight > 0.0 { self.stem_terms(question) } else { Vec::new() };
-        let lex = if mode == Mode::Vector { Vec::new() } else { self.lexical_with_stems(&terms, &stems, domains)? };
+        let words = self.query_words(question);
+        let lex = if mode == Mode::Vector { Vec::new() } else { self.lexical(&words, domains)? };
         let vec = if mode == Mode::Lexical || (mode == Mode::Fused && s.vector_weight <= 0.0) { Vec::new() } else { self.vector(&q, domains)? };
         let mut fused: HashMap<String, f64> = HashMap::new();
         for (rank, (id, _)) in lex.iter().take(s.depth).enumerate() {
@@ -378,8 +401,105 @@ impl<'a> Searcher<'a> {
     }
 }
 
+/// Interrogatives (MSA and colloquial) in search form; [`RetrievalSettings::question_word_weight`].
+/// Not من، ما، اي: they are also "from", a negation and "any/which" inside sentences.
+const QUESTION_WORDS: [&str; 17] = ["اين", "فين", "منين", "متي", "امتي", "امتا", "كيف", "ازاي", "ماذا", "ايه", "لماذا", "ليه", "ليش", "مين", "كم", "كام", "هل"];
+
+fn is_question_word(token: &str) -> bool {
+    QUESTION_WORDS.contains(&token)
+}
+
+/// Per lexical field (terms, alias, context, stem): chunk ID → (tf, chunk length).
+type FieldPostings = [HashMap<String, (u32, u32)>; 4];
+
+/// One question word and the weighted terms it expands to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryWord {
+    /// The search token the word normalizes to.
+    pub token: String,
+    pub terms: Vec<QueryTerm>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryTerm {
+    pub term: String,
+    pub weight: f64,
+    /// A stem key, matched in `stem_terms` (and titles), not in the other fields.
+    pub is_stem: bool,
+}
+
+impl QueryWord {
+    /// Adds a term, keeping the higher weight when it is already there.
+    fn add(&mut self, term: &str, weight: f64, is_stem: bool) {
+        if term.is_empty() {
+            return;
+        }
+        match self.terms.iter_mut().find(|t| t.term == term && t.is_stem == is_stem) {
+            Some(t) => t.weight = t.weight.max(weight),
+            None => self.terms.push(QueryTerm { term: term.to_string(), weight, is_stem }),
+        }
+    }
+
+    /// Adds the stem key of `token` (`normalize::stem`), when `enabled` and it has one.
+    fn add_stem_key(&mut self, token: &str, weight: f64, enabled: bool) {
+        if enabled && let Some(k) = crate::normalize::stem::stem(token) {
+            self.add(&k, weight, true);
+        }
+    }
+}
+
+/// The word whose token is `token`, added when the question has none (a variant or alias of a
+/// token normalization split differently).
+fn word_for<'w>(words: &'w mut Vec<QueryWord>, token: &str) -> &'w mut QueryWord {
+    match words.iter().position(|w| w.token == token) {
+        Some(i) => &mut words[i],
+        None => {
+            words.push(QueryWord { token: token.to_string(), terms: Vec::new() });
+            words.last_mut().unwrap()
+        }
+    }
+}
+
+/// One word's score in one chunk from its expansions' contributions: the best one plus `tie`
+/// times the rest (DisMax; `tie` 1 sums them all, 0 keeps only the best).
+pub fn word_score(contributions: &[f64], tie: f64) -> f64 {
+    let best = contributions.iter().copied().fold(0.0, f64::max);
+    let sum: f64 = contributions.iter().sum();
+    best + tie * (sum - best)
+}
+
 fn sorted(m: HashMap<String, f64>) -> Vec<(String, f64)> {
     let mut v: Vec<(String, f64)> = m.into_iter().collect();
     v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_counts_its_best_expansion_plus_a_tie_fraction_of_the_rest() {
+        let parts = [1.0, 3.0, 2.0];
+        assert!((word_score(&parts, 1.0) - 6.0).abs() < 1e-12);
+        assert!((word_score(&parts, 0.0) - 3.0).abs() < 1e-12);
+        assert!((word_score(&parts, 0.5) - 4.5).abs() < 1e-12);
+        assert_eq!(word_score(&[], 0.5), 0.0);
+        // Ten weak expansions of one word do not outweigh one strong match when tie is 0.
+        assert!(word_score(&[0.5; 10], 0.0) < word_score(&[2.0], 0.0));
+    }
+
+    #[test]
+    fn query_terms_merge_by_term_and_kind_keeping_the_higher_weight() {
+        let mut w = QueryWord { token: "ميلاد".into(), terms: Vec::new() };
+        w.add("ميلاد", 0.4, false);
+        w.add("ميلاد", 1.0, false);
+        w.add("ولد", 0.8, true);
+        w.add("", 1.0, false);
+        assert_eq!(w.terms.len(), 2);
+        assert_eq!(w.terms[0].weight, 1.0);
+        assert!(w.terms[1].is_stem);
+        assert_eq!(QUESTION_WORDS.iter().filter(|q| is_question_word(q)).count(), QUESTION_WORDS.len());
+        assert!(!is_question_word("من"));
+    }
 }
