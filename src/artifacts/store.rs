@@ -165,7 +165,8 @@ pub fn store_artifacts(out: &Path, rendered: &[Rendered], known: &Known) -> io::
     Ok((entries, stats))
 }
 
-fn store_one(out: &Path, r: &Rendered, known: &Known) -> io::Result<(ArtifactEntry, WriteStats)> {
+/// Stores one rendered artifact (see `store_artifacts`).
+pub fn store_one(out: &Path, r: &Rendered, known: &Known) -> io::Result<(ArtifactEntry, WriteStats)> {
     let mut stats = WriteStats::default();
     let (rel, hash) = r.path_and_hash();
     let path = out.join(&rel);

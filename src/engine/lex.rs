@@ -23,7 +23,9 @@ pub struct DomainLex {
 }
 
 impl DomainLex {
-    pub fn render(domain: &str, parts: Vec<Arc<Postings>>, prev: Option<DomainLex>) -> DomainLex {
+    /// Renders (or patches) the domain; `sink` receives every freshly rendered file as soon as it
+    /// exists (the engine stores it and releases its bytes).
+    pub fn render(domain: &str, parts: Vec<Arc<Postings>>, prev: Option<DomainLex>, sink: &(dyn Fn(&Rendered) + Sync)) -> DomainLex {
         let refs: Vec<&Postings> = parts.iter().map(|p| p.as_ref()).collect();
         let shards = shard_count(&refs);
         // Which term shards to render: all of them, unless the previous render has the same
@@ -50,10 +52,19 @@ impl DomainLex {
             .collect();
         let dealt_refs: Vec<&Dealt> = dealt.iter().map(|d| d.as_ref()).collect();
         let mut rendered: Vec<Rendered> = Vec::with_capacity(shards + 1);
-        rendered.push(render_meta(domain, &refs, shards));
+        let meta = render_meta(domain, &refs, shards);
+        sink(&meta);
+        rendered.push(meta);
         match (todo, prev) {
             (Some(todo), Some(prev)) => {
-                let fresh: Vec<(usize, Rendered)> = todo.par_iter().map(|&k| (k, render_shard(domain, k, &refs, &dealt_refs))).collect();
+                let fresh: Vec<(usize, Rendered)> = todo
+                    .par_iter()
+                    .map(|&k| {
+                        let r = render_shard(domain, k, &refs, &dealt_refs);
+                        sink(&r);
+                        (k, r)
+                    })
+                    .collect();
                 let mut fresh = fresh.into_iter().peekable();
                 for k in 0..shards {
                     match fresh.peek() {
@@ -62,7 +73,16 @@ impl DomainLex {
                     }
                 }
             }
-            _ => rendered.extend((0..shards).into_par_iter().map(|k| render_shard(domain, k, &refs, &dealt_refs)).collect::<Vec<_>>()),
+            _ => rendered.extend(
+                (0..shards)
+                    .into_par_iter()
+                    .map(|k| {
+                        let r = render_shard(domain, k, &refs, &dealt_refs);
+                        sink(&r);
+                        r
+                    })
+                    .collect::<Vec<_>>(),
+            ),
         }
         DomainLex { shards, parts, dealt, rendered: Arc::new(rendered) }
     }
@@ -107,7 +127,7 @@ mod tests {
     #[test]
     fn a_patched_render_equals_a_full_render() {
         let parts: Vec<Arc<Postings>> = (0..6).map(|i| Arc::new(part(i, &format!("s{i}"), 40, 4000))).collect();
-        let first = DomainLex::render("d", parts.clone(), None);
+        let first = DomainLex::render("d", parts.clone(), None, &|_| {});
         assert!(first.shards > 4, "the test needs several term shards, got {}", first.shards);
         let mut prev = first;
         let mut current = parts;
@@ -126,9 +146,9 @@ mod tests {
                 Arc::new(part(100 + round as u64, &format!("renamed{round}"), 40, 4000))
             };
             current = next.clone();
-            let full = DomainLex::render("d", next.clone(), None);
+            let full = DomainLex::render("d", next.clone(), None, &|_| {});
             let kept = bytes(&prev.rendered);
-            let patched = DomainLex::render("d", next, Some(prev));
+            let patched = DomainLex::render("d", next, Some(prev), &|_| {});
             assert_eq!(patched.shards, full.shards);
             // Same paths (content hashes) everywhere; fresh bytes equal where rendered again.
             let (p, f) = (bytes(&patched.rendered), bytes(&full.rendered));

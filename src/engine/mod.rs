@@ -283,8 +283,20 @@ impl Engine {
             shard_postings(db, settings, *s, (*d).clone());
         });
         self.lex.retain(|d, _| doms.contains(d));
-        let rendered_domains: Vec<Arc<Vec<crate::artifacts::Rendered>>> = doms.iter().map(|d| self.render_domain(settings, &list, d)).collect();
-        let domain_stored: Vec<std::io::Result<_>> = rendered_domains.iter().map(|r| store::store_artifacts(out, r, &self.known)).collect();
+        let mut domain_stored: Vec<std::io::Result<_>> = Vec::new();
+        for d in doms.iter() {
+            let (rendered, early) = self.render_domain(settings, &list, d, out);
+            domain_stored.push(match early.error {
+                Some(e) => Err(e),
+                // Already written as rendered: this only collects the entries (and counts reuse).
+                None => store::store_artifacts(out, &rendered, &self.known).map(|(entries, mut w)| {
+                    w.files_reused = w.files_reused.saturating_sub(early.stats.files_written);
+                    w.files_written += early.stats.files_written;
+                    w.bytes_written += early.stats.bytes_written;
+                    (entries, w)
+                }),
+            });
+        }
         let mut artifacts = Vec::new();
         for r in shard_stored.into_iter().chain(domain_stored) {
             match r {
@@ -354,14 +366,32 @@ impl Engine {
 impl Engine {
     /// The lexical artifacts of a domain: a full render the first time, then a patch of the term
     /// shards whose postings changed.
-    fn render_domain(&mut self, settings: Settings, list: &[Shard], domain: &str) -> Arc<Vec<crate::artifacts::Rendered>> {
+    fn render_domain(&mut self, settings: Settings, list: &[Shard], domain: &str, out: &std::path::Path) -> (Arc<Vec<crate::artifacts::Rendered>>, WriteOutcome) {
         let parts: Vec<Arc<crate::artifacts::lexical::Postings>> =
             list.iter().map(|s| shard_postings(&self.db, settings, *s, domain.to_string())).filter(|p| p.chunks > 0).collect();
         let prev = self.lex.remove(domain);
-        let next = lex::DomainLex::render(domain, parts, prev);
-        let out = next.rendered.clone();
+        // Each term shard is stored as soon as it is rendered: a big domain's shards are never
+        // all in memory at once.
+        let outcome = std::sync::Mutex::new(WriteOutcome::default());
+        let known = &self.known;
+        let sink = |r: &crate::artifacts::Rendered| {
+            let stored = store::store_one(out, r, known);
+            if let Ok(mut o) = outcome.lock() {
+                match stored {
+                    Ok((_, w)) => {
+                        o.stats.files_written += w.files_written;
+                        o.stats.bytes_written += w.bytes_written;
+                    }
+                    Err(e) => {
+                        o.error.get_or_insert(e);
+                    }
+                }
+            }
+        };
+        let next = lex::DomainLex::render(domain, parts, prev, &sink);
+        let rendered = next.rendered.clone();
         self.lex.insert(domain.to_string(), next);
-        out
+        (rendered, outcome.into_inner().unwrap_or_default())
     }
 
     /// The build stamp of what the database now holds for `files` (see `stamp`).
@@ -391,6 +421,13 @@ impl Engine {
         let path = req.out.join(crate::artifacts::manifest::manifest_file_name(req.env.as_deref()));
         BuildReport { manifest: Some(manifest), manifest_path: Some(path), problems: Problems::default(), stats, run }
     }
+}
+
+/// What storing artifacts as they were rendered did.
+#[derive(Default)]
+struct WriteOutcome {
+    stats: store::WriteStats,
+    error: Option<std::io::Error>,
 }
 
 fn finish_failed(mut problems: Problems, mut stats: BuildStats, mut run: Stats, started: Instant) -> BuildReport {
