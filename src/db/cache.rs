@@ -24,7 +24,8 @@ pub struct CompileCache {
     settings_key: String,
     /// Packs read so far (`None`: not read yet, or released after a flush).
     packs: Vec<Mutex<Option<Pack>>>,
-    dirty: Mutex<std::collections::BTreeSet<usize>>,
+    /// Entries compiled since the last flush.
+    pending: Mutex<Vec<(Slot, String, std::sync::Arc<super::Compiled>)>>,
 }
 
 impl CompileCache {
@@ -46,7 +47,7 @@ impl CompileCache {
         });
         let settings_key = blake3::hash(&serde_json::to_vec(&shape).expect("serializes")).to_hex().to_string();
         let packs = (0..256).map(|_| Mutex::new(None)).collect();
-        CompileCache { dir: out.join("cache").join("compiled"), settings_key, packs, dirty: Mutex::default() }
+        CompileCache { dir: out.join("cache").join("compiled"), settings_key, packs, pending: Mutex::default() }
     }
 
 }
@@ -118,14 +119,11 @@ impl CompileCache {
         rmp_serde::from_slice(bytes).ok()
     }
 
-    /// Replaces a source's entry in memory; `flush` writes the packs that changed.
-    pub fn put(&self, slot: &Slot, key: &str, docs: &[BuiltDoc]) {
-        let Ok(bytes) = crate::timings::timed(crate::timings::Stage::Cache, || rmp_serde::to_vec(docs)) else { return };
-        if let Some(pack) = self.pack(slot.pack).as_mut().and_then(|p| p.as_mut()) {
-            pack.insert(slot.id.clone(), (key.to_string(), serde_bytes::ByteBuf::from(bytes)));
-        }
-        if let Ok(mut d) = self.dirty.lock() {
-            d.insert(slot.pack);
+    /// Records a source's new entry; `flush` serializes it into its pack (the documents are
+    /// shared with the database meanwhile, not copied).
+    pub fn put(&self, slot: Slot, key: String, compiled: std::sync::Arc<super::Compiled>) {
+        if let Ok(mut p) = self.pending.lock() {
+            p.push((slot, key, compiled));
         }
     }
 
@@ -134,9 +132,22 @@ impl CompileCache {
     /// again from disk when needed.
     pub fn flush(&self) {
         use rayon::prelude::*;
-        let dirty: Vec<usize> = self.dirty.lock().map(|mut d| std::mem::take(&mut *d).into_iter().collect()).unwrap_or_default();
-        dirty.par_iter().for_each(|&n| {
-            let bytes = self.pack(n).and_then(|p| p.as_ref().and_then(|p| crate::timings::timed(crate::timings::Stage::Cache, || rmp_serde::to_vec(p)).ok()));
+        let pending = self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
+        let mut by_pack: BTreeMap<usize, Vec<(Slot, String, std::sync::Arc<super::Compiled>)>> = BTreeMap::new();
+        for entry in pending {
+            by_pack.entry(entry.0.pack).or_default().push(entry);
+        }
+        by_pack.into_par_iter().for_each(|(n, entries)| {
+            let Some(mut guard) = self.pack(n) else { return };
+            let Some(pack) = guard.as_mut() else { return };
+            for (slot, key, compiled) in entries {
+                if let Ok(bytes) = crate::timings::timed(crate::timings::Stage::Cache, || rmp_serde::to_vec(&compiled.docs)) {
+                    pack.insert(slot.id, (key, serde_bytes::ByteBuf::from(bytes)));
+                }
+            }
+            let bytes = crate::timings::timed(crate::timings::Stage::Cache, || rmp_serde::to_vec(&*pack)).ok();
+            *guard = None; // released as soon as written
+            drop(guard);
             if let Some(bytes) = bytes {
                 let _ = crate::artifacts::store::write_atomic(&self.pack_path(n), &bytes);
             }

@@ -138,11 +138,6 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     }
     let hash = crate::embed::inline_hash(&cfg.embedding);
     let (docs, problems) = crate::build::compile_file(cfg, lib, file.rel(db), file.bytes(db), file.format(db), hash.as_ref());
-    if let (Some(c), Some(k)) = (&cache, &key) {
-        if problems.is_empty() {
-            c.put(&slot, k, &docs);
-        }
-    }
     let c = db.counters();
     let chunks: usize = docs.iter().map(|d| d.chunks.len()).sum();
     c.docs_extracted.fetch_add(docs.len(), Ordering::Relaxed);
@@ -151,7 +146,13 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     if hash.is_some() {
         c.vectors_embedded.fetch_add(chunks, Ordering::Relaxed);
     }
-    Arc::new(Compiled { docs, problems })
+    let out = Arc::new(Compiled { docs, problems });
+    if let (Some(c), Some(k)) = (&cache, key) {
+        if out.problems.is_empty() {
+            c.put(slot, k, out.clone());
+        }
+    }
+    out
 }
 
 /// What a shard's files compiled to, in file order (memo hits: nothing is copied).
