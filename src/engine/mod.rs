@@ -258,9 +258,6 @@ impl Engine {
             }
         }
 
-        // Render per document shard, then per domain, and store each render as soon as it is made
-        // (in parallel), so no build holds every artifact's bytes at once. Memoized: unchanged
-        // shards cost nothing and their files are already in place.
         // The output lock, held until the manifest is in place (`askzico gc` waits for it).
         let lock = match store::OutLock::acquire(&req.out) {
             Ok(l) => l,
@@ -273,6 +270,9 @@ impl Engine {
             // The first store of this process: clear what killed builds left behind.
             store::remove_stale_temp_files(&req.out);
         }
+        // Render per document shard, then per domain, and store each render as soon as it is made
+        // (in parallel), so no build holds every artifact's bytes at once. Memoized: unchanged
+        // shards cost nothing and their files are already in place.
         let out = &req.out;
         let shard_stored: Vec<std::io::Result<_>> =
             list.par_iter().map_with(self.db.clone(), |db, s| store::store_artifacts(out, &shard_artifacts(db, settings, *s), &self.known)).collect();
@@ -309,6 +309,7 @@ impl Engine {
                 Err(e) if e.to_string().starts_with(store::GONE) && !retried => {
                     // Someone deleted a file this session wrote: start over with a fresh database.
                     eprintln!("warning: {e}; rendering every artifact again");
+                    drop(lock); // the retry takes it again (flock is per open file)
                     self.reset();
                     return self.build_once(req, started, None, true);
                 }
