@@ -206,10 +206,20 @@ pub fn run(searcher: &Searcher, cases: &[Case], k: usize, mode: Mode) -> Result<
     })
 }
 
-/// Regressions against a baseline: sets whose hit@5 or MRR@10 fell, and the cases that flipped
-/// from a top-5 hit to a miss.
+/// Regressions against a baseline: sets, and libraries present in both, whose hit@5 or MRR@10
+/// fell (so one library's gain cannot hide another's loss inside a set), and the cases that
+/// flipped from a top-5 hit to a miss.
 pub fn regressions(now: &Report, base: &Report) -> Vec<String> {
     let mut out = Vec::new();
+    for (lib, b) in &base.libraries {
+        let Some(n) = now.libraries.get(lib) else { continue }; // not enabled in this build
+        if n.hit5 + 1e-9 < b.hit5 {
+            out.push(format!("library `{lib}`: hit@5 {:.4} < baseline {:.4}", n.hit5, b.hit5));
+        }
+        if n.mrr10 + 1e-9 < b.mrr10 {
+            out.push(format!("library `{lib}`: MRR@10 {:.4} < baseline {:.4}", n.mrr10, b.mrr10));
+        }
+    }
     for (set, b) in &base.sets {
         let Some(n) = now.sets.get(set) else {
             out.push(format!("set `{set}` is gone (baseline had {} cases)", b.cases));
@@ -302,5 +312,18 @@ mod tests {
         assert!(regressions(&report(vec![Some(1), Some(2)]), &base).is_empty());
         let r = regressions(&report(vec![Some(1), None]), &base);
         assert!(r.iter().any(|x| x.contains("hit@5")) && r.iter().any(|x| x.contains("flipped")), "{r:?}");
+
+        // One library's gain hides another's loss in the set figures; the library check sees it.
+        let with_libs = |a: Vec<Option<usize>>, b: Vec<Option<usize>>| {
+            let mut r = report(a.iter().chain(&b).copied().collect());
+            r.libraries = [("a".to_string(), Metrics::of(a.iter())), ("b".to_string(), Metrics::of(b.iter()))].into();
+            r
+        };
+        let base = with_libs(vec![Some(1), Some(4)], vec![Some(4), Some(1)]);
+        let now = with_libs(vec![Some(4), Some(4)], vec![Some(1), Some(1)]);
+        let r = regressions(&now, &base);
+        assert!(!r.iter().any(|x| x.starts_with("set")), "{r:?}");
+        assert!(r.iter().any(|x| x.contains("library `a`: MRR@10")), "{r:?}");
+        assert!(!r.iter().any(|x| x.contains("library `b`")), "{r:?}");
     }
 }
