@@ -397,7 +397,11 @@ impl Engine {
 
     /// The build stamp of what the database now holds for `files` (see `stamp`).
     fn stamp(&self, cfg: &Config, libs: &[&crate::config::Library], req: &BuildRequest, files: &[crate::discover::SourceFile]) -> String {
-        let key = crate::db::cache::CompileCache::new(&req.out, cfg).settings_key().to_string();
+        // The compile cache this build opened already hashed the binary and compile settings.
+        let key = match crate::db::AskDb::compile_cache(&self.db) {
+            Some(c) => c.settings_key().to_string(),
+            None => crate::db::cache::CompileCache::new(&req.out, cfg).settings_key().to_string(),
+        };
         let settings = serde_json::json!({
             "compiler": key,
             "corpus": cfg.name,
