@@ -1,11 +1,15 @@
 //! Lexical shards: per domain, a BM25 index over `search_text` tokens only, sharded by term hash
 //! the way static search indexes are (a question reads only the shards of its terms).
 //!
-//! `lexical/<domain>/meta` holds `{domain, chunks, avgdl, shards, hash}`; shard `k` holds
-//! `{domain, shard, terms: {term: [[chunk_id, tf, dl], …]}}` for the terms whose
-//! `fnv1a64(term) % shards == k`, and optionally, for the same shard of each term, the additive
-//! fields `alias_terms` (variants and alias forms), `context_terms` (title and headings) and
-//! `stem_terms` (stem keys, `normalize::stem`). No evidence text appears in any shard.
+//! `lexical/<domain>/meta` holds `{domain, chunks, total_len, avgdl, shards, hash, lengths}`:
+//! the BM25 statistics and every chunk's length in tokens (`chunk_id → length`), read once per
+//! version. Term shard `k` holds the terms whose `fnv1a64(term) % shards == k`:
+//! `{domain, shard, terms: {term: [[chunk_id, tf], …]}}` and, for the same shard of each term,
+//! the additive fields `alias_terms` (variants and alias forms: `term: [chunk_id, …]`),
+//! `context_terms` (title and headings: `term: [chunk_id, …]`) and `stem_terms` (stem keys,
+//! `normalize::stem`: `term: [[chunk_id, tf], …]`). Postings are sorted by `chunk_id`. Lengths live
+//! in the meta, not in every posting: a small edit changes the postings of the few terms it
+//! touches, not those of every term of its chunk. No evidence text appears in any file.
 
 use std::collections::BTreeMap;
 
@@ -23,9 +27,13 @@ const SHARD_TARGET_BYTES: usize = 64 * 1024;
 pub struct LexMeta {
     pub domain: String,
     pub chunks: usize,
+    /// Sum of the chunks' lengths in tokens (`avgdl = total_len / chunks`).
+    pub total_len: u64,
     pub avgdl: f64,
     pub shards: usize,
     pub hash: String,
+    /// Every chunk of the domain: its length in `search_text` tokens.
+    pub lengths: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -33,19 +41,40 @@ pub struct LexMeta {
 pub struct LexShard {
     pub domain: String,
     pub shard: usize,
-    /// term → postings `(chunk_id, term frequency, chunk length in tokens)`.
-    pub terms: BTreeMap<String, Vec<(String, u32, u32)>>,
-    /// Additive tokens kept apart from `terms`: spelling variants and alias forms
-    /// (`(chunk_id, 1, chunk length)`); never part of `search_text`.
+    /// term → postings `(chunk_id, term frequency)`, by chunk_id.
+    pub terms: BTreeMap<String, Vec<(String, u32)>>,
+    /// Additive tokens kept apart from `terms`: spelling variants and alias forms (the chunks
+    /// holding them); never part of `search_text`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub alias_terms: BTreeMap<String, Vec<(String, u32, u32)>>,
-    /// Title and section-heading tokens of each chunk (`(chunk_id, 1, chunk length)`).
+    pub alias_terms: BTreeMap<String, Vec<String>>,
+    /// Title and section-heading tokens: the chunks under them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub context_terms: BTreeMap<String, Vec<(String, u32, u32)>>,
+    pub context_terms: BTreeMap<String, Vec<String>>,
     /// Stem keys of the chunk's Arabic search tokens (`normalize::stem`), with their real term
-    /// frequency (`(chunk_id, tf, chunk length)`); never part of `search_text`.
+    /// frequency; never part of `search_text`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub stem_terms: BTreeMap<String, Vec<(String, u32, u32)>>,
+    pub stem_terms: BTreeMap<String, Vec<(String, u32)>>,
+}
+
+impl LexShard {
+    /// The postings of `term` in field `f` (0 terms, 1 alias, 2 context, 3 stem) as
+    /// `(chunk_id, tf)`; alias and context postings have tf 1.
+    pub fn field(&self, f: usize, term: &str) -> Vec<(&str, u32)> {
+        match f {
+            0 => self.terms.get(term).map(|v| v.iter().map(|(c, tf)| (c.as_str(), *tf)).collect()),
+            1 => self.alias_terms.get(term).map(|v| v.iter().map(|c| (c.as_str(), 1)).collect()),
+            2 => self.context_terms.get(term).map(|v| v.iter().map(|c| (c.as_str(), 1)).collect()),
+            _ => self.stem_terms.get(term).map(|v| v.iter().map(|(c, tf)| (c.as_str(), *tf)).collect()),
+        }
+        .unwrap_or_default()
+    }
+
+    /// Every chunk ID any posting names.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        let pairs = self.terms.values().chain(self.stem_terms.values()).flatten().map(|(c, _)| c.as_str());
+        let plain = self.alias_terms.values().chain(self.context_terms.values()).flatten().map(String::as_str);
+        pairs.chain(plain)
+    }
 }
 
 /// The shard of a term: FNV-1a 64 of its UTF-8 bytes, modulo the shard count.
@@ -61,26 +90,38 @@ pub fn shard_of(term: &str, shards: usize) -> usize {
 /// The number of postings fields of a shard.
 pub const FIELDS: usize = 4;
 
-/// Postings of one term inside a `Postings` part: `(chunk index in the part, tf, chunk length)`.
-type LocalList = Vec<(u32, u32, u32)>;
+/// Whether field `f` stores term frequencies (`terms`, `stem_terms`) or only chunk IDs.
+fn has_tf(f: usize) -> bool {
+    f == 0 || f == 3
+}
 
-/// The lexical contribution of a set of documents to one domain: the chunk IDs once, and per
-/// field, its terms in order with their postings by chunk index. Built per document shard and
-/// merged per domain, so an edit re-tokenizes only its shard; IDs are not copied per posting.
+/// Postings of one term inside a `Postings` part: `(chunk index in the part, tf)`.
+type LocalList = Vec<(u32, u32)>;
+
+/// The lexical contribution of a set of documents to one domain: the chunk IDs and lengths once,
+/// and per field, its terms in order with their postings by chunk index. Built per document shard
+/// and merged per domain, so an edit re-tokenizes only its shard; IDs are not copied per posting.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Postings {
     pub chunks: usize,
     pub total_len: u64,
     pub ids: Vec<String>,
+    /// Each chunk's length in tokens, by chunk index.
+    pub lens: Vec<u32>,
     /// `terms`, `alias_terms`, `context_terms`, `stem_terms`: (term, postings), sorted by term.
     pub fields: [Vec<(String, LocalList)>; FIELDS],
     /// This part's share of the serialized size (what the shard count is computed from).
     pub estimate: usize,
 }
 
-fn add(map: &mut FxHashMap<String, LocalList>, term: &str, posting: (u32, u32, u32)) {
+/// Adds a posting; a repeated (term, chunk) of an additive field counts once.
+fn add(map: &mut FxHashMap<String, LocalList>, term: &str, posting: (u32, u32)) {
     match map.get_mut(term) {
-        Some(v) => v.push(posting),
+        Some(v) => {
+            if v.last().is_none_or(|l| l.0 != posting.0) {
+                v.push(posting);
+            }
+        }
         None => {
             map.insert(term.to_string(), vec![posting]);
         }
@@ -110,19 +151,20 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
             }
             let idx = p.ids.len() as u32;
             p.ids.push(c.chunk_id.as_str().to_string());
+            p.lens.push(len);
             p.chunks += 1;
             p.total_len += len as u64;
             for (t, f) in &tf {
-                add(&mut maps[0], t, (idx, *f, len));
+                add(&mut maps[0], t, (idx, *f));
             }
             for t in c.extra_tokens.iter() {
-                add(&mut maps[1], t, (idx, 1, len));
+                add(&mut maps[1], t, (idx, 1));
             }
             for t in c.context_tokens.iter() {
-                add(&mut maps[2], t, (idx, 1, len));
+                add(&mut maps[2], t, (idx, 1));
             }
             for (t, f) in &stem_tf {
-                add(&mut maps[3], t, (idx, *f, len));
+                add(&mut maps[3], t, (idx, *f));
             }
         }
     }
@@ -133,12 +175,18 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
 impl Postings {
     /// Sets the fields (sorting their terms) and the size estimate; `ids` must be in place.
     pub fn set_fields(&mut self, fields: [Vec<(String, LocalList)>; FIELDS]) {
-        self.estimate = 0;
+        self.estimate = self.ids.iter().map(|id| id.len() + 10).sum();
         for (f, mut v) in fields.into_iter().enumerate() {
             v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            self.estimate += v.iter().map(|(t, ps)| t.len() + 6 + ps.iter().map(|(i, _, _)| self.ids[*i as usize].len() + 14).sum::<usize>()).sum::<usize>();
+            let per = if has_tf(f) { 6 } else { 3 };
+            self.estimate += v.iter().map(|(t, ps)| t.len() + 6 + ps.iter().map(|(i, _)| self.ids[*i as usize].len() + per).sum::<usize>()).sum::<usize>();
             self.fields[f] = v;
         }
+    }
+
+    /// A term's postings with chunk IDs: `(chunk_id, tf)` in part order.
+    fn resolved<'a>(&'a self, list: &'a LocalList) -> impl Iterator<Item = (&'a str, u32)> + 'a {
+        list.iter().map(|(c, tf)| (self.ids[*c as usize].as_str(), *tf))
     }
 }
 
@@ -151,13 +199,24 @@ pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
 struct ShardOut<'a> {
     domain: &'a str,
     shard: usize,
-    terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
+    terms: BTreeMap<&'a str, Vec<(&'a str, u32)>>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    alias_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
+    alias_terms: BTreeMap<&'a str, Vec<&'a str>>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    context_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
+    context_terms: BTreeMap<&'a str, Vec<&'a str>>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    stem_terms: BTreeMap<&'a str, Vec<(&'a str, u32, u32)>>,
+    stem_terms: BTreeMap<&'a str, Vec<(&'a str, u32)>>,
+}
+
+#[derive(Serialize)]
+struct MetaOut<'a> {
+    domain: &'a str,
+    chunks: usize,
+    total_len: u64,
+    avgdl: f64,
+    shards: usize,
+    hash: &'static str,
+    lengths: BTreeMap<&'a str, u32>,
 }
 
 /// The term-shard count of a domain whose parts are `parts`: powers of two, so that a shard is
@@ -181,25 +240,32 @@ pub fn deal(part: &Postings, shards: usize) -> Dealt {
     out
 }
 
-/// Renders term shard `k` of a domain from its parts (in order) and their dealt entries. A term's
-/// postings keep part order, then chunk order.
+/// Renders term shard `k` of a domain from its parts and their dealt entries. A term's postings
+/// are sorted by chunk ID (unique in a build), so the bytes do not depend on how chunks are
+/// grouped into parts.
 pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt]) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
-    let mut shard = ShardOut { domain, shard: k, terms: BTreeMap::new(), alias_terms: BTreeMap::new(), context_terms: BTreeMap::new(), stem_terms: BTreeMap::new() };
+    let mut fields: [BTreeMap<&str, Vec<(&str, u32)>>; FIELDS] = Default::default();
     for (p, d) in parts.iter().zip(dealt) {
         for &(f, i) in &d[k] {
             let (t, ps) = &p.fields[f as usize][i as usize];
-            let field = match f {
-                0 => &mut shard.terms,
-                1 => &mut shard.alias_terms,
-                2 => &mut shard.context_terms,
-                _ => &mut shard.stem_terms,
-            };
-            field.entry(t.as_str()).or_default().extend(ps.iter().map(|(c, tf, dl)| (p.ids[*c as usize].as_str(), *tf, *dl)));
+            fields[f as usize].entry(t.as_str()).or_default().extend(p.resolved(ps));
         }
     }
+    for field in &mut fields {
+        for list in field.values_mut() {
+            list.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        }
+    }
+    let [terms, alias, context, stem_terms] = fields;
+    let shard = ShardOut { domain, shard: k, terms, alias_terms: ids_only(alias), context_terms: ids_only(context), stem_terms };
     let records = shard.terms.len();
     Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", serde_json::to_vec(&shard).expect("shard serializes"), records, Some(domain.to_string()), None)
+}
+
+/// A field's postings without their (always 1) frequencies.
+fn ids_only<'a>(m: BTreeMap<&'a str, Vec<(&'a str, u32)>>) -> BTreeMap<&'a str, Vec<&'a str>> {
+    m.into_iter().map(|(t, v)| (t, v.into_iter().map(|(c, _)| c).collect())).collect()
 }
 
 /// Renders a domain's meta file.
@@ -207,13 +273,8 @@ pub fn render_meta(domain: &str, parts: &[&Postings], shards: usize) -> Rendered
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
     let n: usize = parts.iter().map(|p| p.chunks).sum();
     let total_len: u64 = parts.iter().map(|p| p.total_len).sum();
-    let meta = LexMeta {
-        domain: domain.to_string(),
-        chunks: n,
-        avgdl: if n == 0 { 0.0 } else { total_len as f64 / n as f64 },
-        shards,
-        hash: "fnv1a64".into(),
-    };
+    let lengths: BTreeMap<&str, u32> = parts.iter().flat_map(|p| p.ids.iter().map(String::as_str).zip(p.lens.iter().copied())).collect();
+    let meta = MetaOut { domain, chunks: n, total_len, avgdl: if n == 0 { 0.0 } else { total_len as f64 / n as f64 }, shards, hash: "fnv1a64", lengths };
     Rendered::new(Kind::Lexical, format!("lexical/{domain}/meta"), "json", serde_json::to_vec(&meta).expect("meta serializes"), n, Some(domain.to_string()), None)
 }
 
@@ -229,7 +290,8 @@ pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
 }
 
 /// The term shards whose content differs between two versions of one part (same position in
-/// the domain's part list): those holding a term whose postings or chunk IDs changed.
+/// the domain's part list): those holding a term whose postings (chunk IDs and frequencies)
+/// changed. Lengths live in the meta, which is always rendered.
 pub fn changed_shards(old: &Postings, new: &Postings, shards: usize, into: &mut std::collections::BTreeSet<usize>) {
     let ids_same = old.ids == new.ids;
     for f in 0..FIELDS {
@@ -251,7 +313,8 @@ pub fn changed_shards(old: &Postings, new: &Postings, shards: usize, into: &mut 
                     j += 1;
                 }
                 std::cmp::Ordering::Equal => {
-                    if !ids_same || a[i].1 != b[j].1 {
+                    let same = if ids_same { a[i].1 == b[j].1 } else { old.resolved(&a[i].1).eq(new.resolved(&b[j].1)) };
+                    if !same {
                         into.insert(shard_of(&a[i].0, shards));
                     }
                     i += 1;

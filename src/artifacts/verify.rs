@@ -58,7 +58,7 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
     let mut per_lib: BTreeMap<String, (BTreeSet<String>, usize)> = BTreeMap::new();
     let mut domain_chunks: BTreeMap<String, usize> = BTreeMap::new();
     let mut vector_ids: Vec<(String, String)> = Vec::new();
-    let mut lexical_ids: Vec<(String, String)> = Vec::new();
+    let mut lexical_ids: Vec<(String, String, String)> = Vec::new();
     let mut lex_meta: BTreeMap<String, LexMeta> = BTreeMap::new();
     let mut lex_shards: BTreeMap<String, usize> = BTreeMap::new();
     let dims = m.settings.get("embedder").and_then(|e| e.get("dims")).and_then(|d| d.as_u64()).unwrap_or(0) as usize;
@@ -130,12 +130,8 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
                     match serde_json::from_slice::<LexShard>(bytes) {
                         Ok(shard) => {
                             count = shard.terms.len();
-                            *lex_shards.entry(domain).or_default() += 1;
-                            for postings in shard.terms.values().chain(shard.alias_terms.values()).chain(shard.context_terms.values()).chain(shard.stem_terms.values()) {
-                                for (id, _, _) in postings {
-                                    lexical_ids.push((id.clone(), path.to_string()));
-                                }
-                            }
+                            *lex_shards.entry(domain.clone()).or_default() += 1;
+                            lexical_ids.extend(shard.ids().map(|id| (id.to_string(), path.to_string(), domain.clone())));
                         }
                         Err(e) => err(path, format!("malformed lexical shard: {e}"), "rebuild"),
                     }
@@ -166,14 +162,21 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
         err("vectors", format!("{} vectors for {} chunks", seen_vectors.len(), chunk_ids.len()), "rebuild");
     }
     let mut reported = BTreeSet::new();
-    for (id, path) in &lexical_ids {
+    for (id, path, domain) in &lexical_ids {
         if !lookup_ids.contains(id) && reported.insert(id) {
             err(path, format!("lexical posting {id} cannot be hydrated from lookup"), "rebuild; shards and lookup must come from one build");
+        }
+        if lex_meta.get(domain).is_some_and(|m| !m.lengths.contains_key(id)) && reported.insert(id) {
+            err(path, format!("lexical posting {id} has no length in the meta of domain `{domain}`"), "rebuild; a domain's shards and meta must come from one build");
         }
     }
     for (domain, meta) in &lex_meta {
         if lex_shards.get(domain).copied().unwrap_or(0) != meta.shards {
             err(domain, format!("lexical domain `{domain}` has {} shards, its meta says {}", lex_shards.get(domain).copied().unwrap_or(0), meta.shards), "rebuild");
+        }
+        let total: u64 = meta.lengths.values().map(|l| *l as u64).sum();
+        if meta.lengths.len() != meta.chunks || total != meta.total_len {
+            err(domain, format!("lexical meta of `{domain}` lists {} lengths summing to {total}, it says {} chunks and {} tokens", meta.lengths.len(), meta.chunks, meta.total_len), "rebuild");
         }
         if domain_chunks.get(domain).copied().unwrap_or(0) != meta.chunks {
             err(domain, format!("lexical domain `{domain}` indexes {} chunks, the chunk records have {}", meta.chunks, domain_chunks.get(domain).copied().unwrap_or(0)), "rebuild");

@@ -102,17 +102,18 @@ mod tests {
             x
         };
         let mut p = Postings { ids: (0..chunks).map(|c| format!("lib:{tag}/doc:{c:03}")).collect(), chunks: chunks as usize, ..Default::default() };
-        let mut fields: [std::collections::BTreeMap<String, Vec<(u32, u32, u32)>>; crate::artifacts::lexical::FIELDS] = Default::default();
+        let mut fields: [std::collections::BTreeMap<String, Vec<(u32, u32)>>; crate::artifacts::lexical::FIELDS] = Default::default();
         for c in 0..chunks {
             let len = 50 + (next() % 200) as u32;
             p.total_len += len as u64;
+            p.lens.push(len);
             for _ in 0..len {
                 let f = (next() % crate::artifacts::lexical::FIELDS as u64) as usize;
                 let t = format!("t{}", next() % vocab);
                 let list = fields[f].entry(t).or_default();
                 match list.last_mut() {
                     Some(last) if last.0 == c => last.1 += 1,
-                    _ => list.push((c, 1, len)),
+                    _ => list.push((c, 1)),
                 }
             }
         }

@@ -256,14 +256,13 @@ impl<'a> Searcher<'a> {
                 cache.insert(key.clone(), shard);
             }
             let shard = &cache[&key];
-            for (i, map) in [&shard.terms, &shard.alias_terms, &shard.context_terms, &shard.stem_terms].into_iter().enumerate() {
+            for (i, field) in fields.iter_mut().enumerate() {
                 if (i == 3 && !is_stem) || (is_stem && i < 2) {
                     continue;
                 }
-                if let Some(postings) = map.get(term) {
-                    for (id, tf, dl) in postings {
-                        fields[i].insert(id.clone(), (*tf, *dl));
-                    }
+                for (id, tf) in shard.field(i, term) {
+                    let dl = meta.lengths.get(id).copied().ok_or_else(|| Problem::error("invariant", format!("lexical shard {k} of domain `{domain}` names chunk {id}, which its meta does not list")).help("run `askzico verify`; rebuild if it fails"))?;
+                    field.insert(id.to_string(), (tf, dl));
                 }
             }
         }
