@@ -55,7 +55,9 @@ pub struct Engine {
     db: Db,
     cfg: Arc<Config>,
     settings: Settings,
-    sources: BTreeMap<PathBuf, Source>,
+    sources: rustc_hash::FxHashMap<PathBuf, Source>,
+    /// The file list of the last successful discover (reused when an edit only changed contents).
+    listed: Option<(Vec<crate::discover::SourceFile>, Problems)>,
     shards: BTreeMap<(usize, u32), Shard>,
     set: ShardSet,
     /// Artifact paths of the previous build (written or found in place) and of this one.
@@ -70,7 +72,7 @@ impl Engine {
         let cfg = Arc::new(cfg);
         let settings = Settings::builder(cfg.clone()).durability(salsa::Durability::HIGH).new(&db);
         let set = ShardSet::new(&db, Vec::new());
-        Engine { db, cfg, settings, sources: BTreeMap::new(), shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new() }
+        Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new() }
     }
 
     pub fn config(&self) -> &Config {
@@ -79,6 +81,7 @@ impl Engine {
 
     /// A new config (an edit of corpus.toml): the queries that read it re-run.
     pub fn set_config(&mut self, cfg: Config) {
+        self.listed = None;
         if let Ok(mut c) = self.db.compile_cache.write() {
             *c = None; // its settings key depends on the config
         }
@@ -94,7 +97,18 @@ impl Engine {
     /// A build after file events: only the `changed` paths (and files new to the engine) are
     /// read; the libraries are listed again to find new and removed files.
     pub fn build_from(&mut self, req: &BuildRequest, started: Instant, changed: Option<&BTreeSet<PathBuf>>) -> BuildReport {
+        self.listed = None;
         self.build_once(req, started, changed, false)
+    }
+
+    /// A build after events that only changed the contents of files: when every one is a source
+    /// file the engine already holds, the libraries are not listed again (the file set is the
+    /// same); otherwise this is `build_from`.
+    pub fn build_contents(&mut self, req: &BuildRequest, started: Instant, changed: &BTreeSet<PathBuf>) -> BuildReport {
+        if !changed.iter().all(|p| self.sources.contains_key(p)) {
+            self.listed = None;
+        }
+        self.build_once(req, started, Some(changed), false)
     }
 
     /// Forgets everything memoized (the on-disk caches stay): the next build reads every file.
@@ -115,8 +129,11 @@ impl Engine {
                 return finish_failed(problems, stats, run, started);
             }
         };
-        let (files, found) = discover(&cfg, &libs, &req.out);
-        problems.extend(found.0);
+        let (files, found) = match self.listed.take() {
+            Some(listed) => listed,
+            None => timed(Stage::Read, || discover(&cfg, &libs, &req.out)),
+        };
+        problems.extend(found.0.iter().cloned());
         stats.files = files.len();
 
         // The on-disk compile cache of this output directory (a fresh process reuses it).
@@ -352,6 +369,7 @@ impl Engine {
         };
         drop(lock);
         self.known.rotate();
+        self.listed = Some((files, found));
         if let (Some(s), true) = (&stamp, problems.0.is_empty()) {
             stamp::record(&req.out, req.env.as_deref(), s, &manifest.corpus_version);
         }

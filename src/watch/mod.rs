@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use notify::event::ModifyKind;
 use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, new_debouncer};
 
@@ -67,6 +68,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
     // The first build counts from process start.
     let mut pending: Option<(Instant, Option<BTreeSet<PathBuf>>)> = Some((crate::cli::process_start(), None));
     let mut reload_config = true;
+    let mut edits_only = false;
     loop {
         if reload_config {
             reload_config = false;
@@ -99,7 +101,10 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
         }
         if let (Some((started, changed)), Some(eng)) = (pending.take(), engine.as_mut()) {
             let req = BuildRequest { out: eng.config().out_dir_or(opts.out.as_deref()), env: opts.env.clone(), progress: false };
-            let rep = eng.build_from(&req, started, changed.as_ref());
+            let rep = match (&changed, edits_only) {
+                (Some(c), true) => eng.build_contents(&req, started, c),
+                _ => eng.build_from(&req, started, changed.as_ref()),
+            };
             report(&rep, opts.stats_json);
         }
         // Wait for the next change, then coalesce everything that arrived meanwhile.
@@ -112,6 +117,9 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
             msgs.push(m);
         }
         let mut changed: BTreeSet<PathBuf> = BTreeSet::new();
+        // Whether every event only changed the contents of a file (no create, remove or rename):
+        // then the file set is unchanged and the libraries need not be listed again.
+        let mut contents_only = true;
         let mut rescan = false;
         let mut earliest: Option<Instant> = None;
         for m in msgs {
@@ -136,6 +144,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
                 if ev.event.need_rescan() {
                     rescan = true;
                 }
+                let edit = matches!(ev.event.kind, EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any | ModifyKind::Metadata(_)));
                 for p in &ev.event.paths {
                     let p = canonical(p);
                     if p.starts_with(&out_dir) {
@@ -146,6 +155,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
                     } else if p.parent() == Some(config_dir.as_path()) && !watched.iter().any(|r| p.starts_with(r)) {
                         continue; // another file beside the config
                     }
+                    contents_only &= edit;
                     earliest = Some(earliest.map_or(ev.time, |e: Instant| e.min(ev.time)));
                     changed.insert(p);
                 }
@@ -156,5 +166,6 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
         }
         let started = earliest.unwrap_or_else(Instant::now);
         pending = Some((started, if rescan || reload_config { None } else { Some(changed) }));
+        edits_only = contents_only && !rescan && !reload_config;
     }
 }
