@@ -174,12 +174,15 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
 
 impl Postings {
     /// Sets the fields (sorting their terms) and the size estimate; `ids` must be in place.
+    /// The estimate is a sum over chunks and postings (no per-term part), so it adds up over
+    /// any grouping of the chunks: a resumed build derives a domain's total from the previous
+    /// one and the edited files alone (`engine::resume`).
     pub fn set_fields(&mut self, fields: [Vec<(String, LocalList)>; FIELDS]) {
         self.estimate = self.ids.iter().map(|id| id.len() + 10).sum();
         for (f, mut v) in fields.into_iter().enumerate() {
             v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            let per = if has_tf(f) { 6 } else { 3 };
-            self.estimate += v.iter().map(|(t, ps)| t.len() + 6 + ps.iter().map(|(i, _)| self.ids[*i as usize].len() + per).sum::<usize>()).sum::<usize>();
+            let per = if has_tf(f) { 10 } else { 7 };
+            self.estimate += v.iter().flat_map(|(_, ps)| ps.iter()).map(|(i, _)| self.ids[*i as usize].len() + per).sum::<usize>();
             self.fields[f] = v;
         }
     }
@@ -222,7 +225,11 @@ struct MetaOut<'a> {
 /// The term-shard count of a domain whose parts are `parts`: powers of two, so that a shard is
 /// about `SHARD_TARGET_BYTES`.
 pub fn shard_count(parts: &[&Postings]) -> usize {
-    let estimate: usize = parts.iter().map(|p| p.estimate).sum();
+    shards_for(parts.iter().map(|p| p.estimate).sum())
+}
+
+/// The term-shard count for a domain's total size estimate.
+pub fn shards_for(estimate: usize) -> usize {
     (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two()
 }
 
@@ -281,7 +288,11 @@ pub fn render_meta(domain: &str, parts: &[&Postings], shards: usize) -> Rendered
 /// Renders a domain's meta and every term shard from the postings of its document shards, in
 /// order (shards in parallel).
 pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
-    let shards = shard_count(parts);
+    render_with(domain, parts, shard_count(parts))
+}
+
+/// Renders a domain's meta and its `shards` term shards.
+fn render_with(domain: &str, parts: &[&Postings], shards: usize) -> Vec<Rendered> {
     let dealt: Vec<Dealt> = parts.par_iter().map(|p| deal(p, shards)).collect();
     let dealt_refs: Vec<&Dealt> = dealt.iter().collect();
     let mut out: Vec<Rendered> = (0..shards).into_par_iter().map(|k| render_shard(domain, k, parts, &dealt_refs)).collect();
@@ -320,6 +331,154 @@ pub fn changed_shards(old: &Postings, new: &Postings, shards: usize, into: &mut 
                     i += 1;
                     j += 1;
                 }
+            }
+        }
+    }
+}
+
+/// The terms, per field, whose postings differ between `old` and `new` (the same chunks before
+/// and after an edit, e.g. one file's): the only ones a patch has to rewrite.
+pub fn changed_terms(old: &Postings, new: &Postings) -> [std::collections::BTreeSet<String>; FIELDS] {
+    let mut out: [std::collections::BTreeSet<String>; FIELDS] = Default::default();
+    for (f, set) in out.iter_mut().enumerate() {
+        let (a, b) = (&old.fields[f], &new.fields[f]);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) if x.0 == y.0 => {
+                    if !old.resolved(&x.1).eq(new.resolved(&y.1)) {
+                        set.insert(x.0.clone());
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(x), Some(y)) if x.0 < y.0 => {
+                    set.insert(x.0.clone());
+                    i += 1;
+                }
+                (Some(x), None) => {
+                    set.insert(x.0.clone());
+                    i += 1;
+                }
+                (_, Some(y)) => {
+                    set.insert(y.0.clone());
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+    }
+    out
+}
+
+/// Patches a term shard of the previous build: for each term of `terms` (per field), the
+/// postings of the chunks in `old` are replaced by those in `new`; a term left without postings
+/// goes. The bytes equal those of a full render of the same chunks (same struct, same order).
+pub fn patch_shard(shard: &mut LexShard, terms: &[Vec<&String>; FIELDS], old: &Postings, new: &Postings) {
+    let gone: rustc_hash::FxHashSet<&str> = old.ids.iter().chain(&new.ids).map(String::as_str).collect();
+    let postings_of = |p: &Postings, f: usize, t: &str| -> Vec<(String, u32)> {
+        match p.fields[f].binary_search_by(|(x, _)| x.as_str().cmp(t)) {
+            Ok(i) => p.resolved(&p.fields[f][i].1).map(|(c, tf)| (c.to_string(), tf)).collect(),
+            Err(_) => Vec::new(),
+        }
+    };
+    for (f, list) in terms.iter().enumerate() {
+        for t in list {
+            let mut v: Vec<(String, u32)> = shard.field(f, t).into_iter().filter(|(c, _)| !gone.contains(c)).map(|(c, tf)| (c.to_string(), tf)).collect();
+            v.extend(postings_of(new, f, t));
+            v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let t = (*t).clone();
+            match f {
+                0 | 3 => {
+                    let map = if f == 0 { &mut shard.terms } else { &mut shard.stem_terms };
+                    if v.is_empty() { map.remove(&t) } else { map.insert(t, v) };
+                }
+                _ => {
+                    let map = if f == 1 { &mut shard.alias_terms } else { &mut shard.context_terms };
+                    if v.is_empty() { map.remove(&t) } else { map.insert(t, v.into_iter().map(|(c, _)| c).collect()) };
+                }
+            }
+        }
+    }
+}
+
+/// A patched term shard, rendered.
+pub fn render_patched(shard: &LexShard) -> Rendered {
+    let _t = crate::timings::start(crate::timings::Stage::Serialize);
+    Rendered::new(Kind::Lexical, format!("lexical/{}/{:04}", shard.domain, shard.shard), "json", serde_json::to_vec(shard).expect("shard serializes"), shard.terms.len(), Some(shard.domain.clone()), None)
+}
+
+/// Patches a domain's meta: the lengths of the chunks in `old` are replaced by those in `new`.
+pub fn patch_meta(meta: &mut LexMeta, old: &Postings, new: &Postings) {
+    for id in &old.ids {
+        meta.lengths.remove(id);
+    }
+    for (id, len) in new.ids.iter().zip(&new.lens) {
+        meta.lengths.insert(id.clone(), *len);
+    }
+    meta.chunks = meta.lengths.len();
+    meta.total_len = meta.lengths.values().map(|l| *l as u64).sum();
+    meta.avgdl = if meta.chunks == 0 { 0.0 } else { meta.total_len as f64 / meta.chunks as f64 };
+}
+
+/// A patched meta, rendered.
+pub fn render_patched_meta(meta: &LexMeta) -> Rendered {
+    let _t = crate::timings::start(crate::timings::Stage::Serialize);
+    Rendered::new(Kind::Lexical, format!("lexical/{}/meta", meta.domain), "json", serde_json::to_vec(meta).expect("meta serializes"), meta.chunks, Some(meta.domain.clone()), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A part of `n` chunks `lib:doc{d}:{c}` whose tokens come from `words`.
+    fn part(docs: &[(u32, &[&str])]) -> Postings {
+        let mut p = Postings::default();
+        let mut maps: [FxHashMap<String, LocalList>; FIELDS] = Default::default();
+        for (d, words) in docs {
+            let idx = p.ids.len() as u32;
+            p.ids.push(format!("lib:doc{d}:0000"));
+            p.lens.push(words.len() as u32);
+            p.chunks += 1;
+            p.total_len += words.len() as u64;
+            let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
+            for w in *words {
+                *tf.entry(w).or_default() += 1;
+            }
+            for (w, n) in tf {
+                add(&mut maps[0], w, (idx, n));
+                add(&mut maps[1], &format!("{w}x"), (idx, 1));
+            }
+        }
+        p.set_fields(maps.map(|m| m.into_iter().collect()));
+        p
+    }
+
+    #[test]
+    fn a_patched_shard_and_meta_equal_a_full_render() {
+        let a = part(&[(1, &["نيل", "مصر", "نيل"]), (2, &["قاهره", "مصر"])]);
+        let b_old = part(&[(3, &["نيل", "بحر"]), (4, &["اسكندريه"])]);
+        let b_new = part(&[(3, &["نيل", "نيل", "جبل"]), (4, &["اسكندريه"])]);
+        // The edited file alone, before and after.
+        let (f_old, f_new) = (part(&[(3, &["نيل", "بحر"])]), part(&[(3, &["نيل", "نيل", "جبل"])]));
+        assert_eq!(a.estimate + b_old.estimate - f_old.estimate + f_new.estimate, a.estimate + b_new.estimate, "the estimate adds up");
+        assert_eq!(shard_count(&[&a, &b_new]), shard_count(&[&a, &b_old]));
+        for n in [1, 2, 4] {
+            let before = render_with("d", &[&a, &b_old], n);
+            let after = render_with("d", &[&a, &b_new], n);
+            let changed = changed_terms(&f_old, &f_new);
+            assert!(changed[0].contains("جبل") && changed[0].contains("نيل") && !changed[0].contains("مصر"));
+            let mut meta: LexMeta = serde_json::from_slice(&before[0].bytes().unwrap()).unwrap();
+            patch_meta(&mut meta, &f_old, &f_new);
+            assert_eq!(render_patched_meta(&meta).bytes(), after[0].bytes());
+            for k in 0..n {
+                let mut terms: [Vec<&String>; FIELDS] = Default::default();
+                for (f, set) in changed.iter().enumerate() {
+                    terms[f] = set.iter().filter(|t| shard_of(t, n) == k).collect();
+                }
+                let mut shard: LexShard = serde_json::from_slice(&before[k + 1].bytes().unwrap()).unwrap();
+                patch_shard(&mut shard, &terms, &f_old, &f_new);
+                assert_eq!(render_patched(&shard).bytes(), after[k + 1].bytes(), "shard {k}");
             }
         }
     }

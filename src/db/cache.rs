@@ -31,7 +31,7 @@ pub struct CompileCache {
 impl CompileCache {
     pub fn new(out: &Path, cfg: &Config) -> Self {
         let shape = serde_json::json!({
-            "format": 1,
+            "format": 2,
             "pipeline": crate::build::PIPELINE_VERSION,
             "rules": crate::normalize::RULES_VERSION,
             "chunking": cfg.chunking,
@@ -83,14 +83,15 @@ impl CompileCache {
         Slot { id: h.to_hex().to_string(), pack: h.as_bytes()[0] as usize }
     }
 
-    pub fn key(&self, lib: &Library, rel: &str, format: Format, bytes: &[u8]) -> String {
+    /// The compile key of a source whose bytes hash (blake3) to `content`.
+    pub fn key(&self, lib: &Library, rel: &str, format: Format, content: &[u8; 32]) -> String {
         let _t = crate::timings::start(crate::timings::Stage::Hash);
         let mut h = blake3::Hasher::new();
         h.update(self.settings_key.as_bytes());
         h.update(serde_json::to_vec(&lib.shape()).expect("serializes").as_slice());
         h.update(rel.as_bytes());
         h.update(&[0, format as u8, 0]);
-        h.update(bytes);
+        h.update(content);
         h.finalize().to_hex().to_string()
     }
 

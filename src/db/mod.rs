@@ -96,6 +96,9 @@ pub struct Source {
     pub format: Format,
     #[returns(ref)]
     pub bytes: Arc<[u8]>,
+    /// blake3 of `bytes` (set with them).
+    #[returns(copy)]
+    pub hash: [u8; 32],
 }
 
 /// A document shard: the files of one library that hash to one bucket, in path order.
@@ -129,7 +132,7 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     let cfg = settings.config(db);
     let lib = &cfg.libraries[file.library(db)];
     let cache = db.compile_cache();
-    let key = cache.as_ref().map(|c| c.key(lib, file.rel(db), file.format(db), file.bytes(db)));
+    let key = cache.as_ref().map(|c| c.key(lib, file.rel(db), file.format(db), &file.hash(db)));
     let slot = cache::CompileCache::slot(lib, file.rel(db));
     if let (Some(c), Some(k)) = (&cache, &key) {
         if let Some(docs) = c.get(&slot, k) {

@@ -23,6 +23,11 @@ pub struct DomainLex {
 }
 
 impl DomainLex {
+    /// The domain's size estimate (what its shard count comes from).
+    pub fn estimate(&self) -> usize {
+        self.parts.iter().map(|p| p.estimate).sum()
+    }
+
     /// Renders (or patches) the domain; `sink` receives every freshly rendered file as soon as it
     /// exists (the engine stores it and releases its bytes).
     pub fn render(domain: &str, parts: Vec<Arc<Postings>>, prev: Option<DomainLex>, sink: &(dyn Fn(&Rendered) + Sync)) -> DomainLex {

@@ -22,6 +22,7 @@ use crate::discover::discover;
 use crate::timings::{Stage, timed};
 
 mod lex;
+mod resume;
 mod stamp;
 
 /// Files per document shard: a library's files hash into `next_pow2(files / SHARD_FILES)`
@@ -49,6 +50,9 @@ pub struct Stats {
     pub bytes_written: u64,
     pub ms: u128,
     pub corpus_version: Option<String>,
+    /// Whether the build patched the previous one (`resume`) rather than rendering in full.
+    #[serde(skip)]
+    pub resumed: bool,
 }
 
 pub struct Engine {
@@ -147,22 +151,30 @@ impl Engine {
         // Read what may have changed; everything else stays as the database holds it.
         let to_read: Vec<&crate::discover::SourceFile> =
             files.iter().filter(|f| changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)).collect();
-        let read: Vec<Result<Vec<u8>, Problem>> = to_read.par_iter().map(|f| timed(Stage::Read, || read_source(&cfg, &cfg.libraries[f.library], &f.path, &f.rel))).collect();
+        let read: Vec<Result<(Vec<u8>, [u8; 32]), Problem>> = to_read
+            .par_iter()
+            .map(|f| {
+                let bytes = timed(Stage::Read, || read_source(&cfg, &cfg.libraries[f.library], &f.path, &f.rel))?;
+                let hash = *timed(Stage::Hash, || blake3::hash(&bytes)).as_bytes();
+                Ok((bytes, hash))
+            })
+            .collect();
         run.files_read = to_read.len();
         let mut unreadable = HashSet::new();
         for (f, r) in to_read.iter().zip(read) {
             match r {
-                Ok(bytes) => {
+                Ok((bytes, hash)) => {
                     let same_place = self.sources.get(&f.path).filter(|s| s.library(&self.db) == f.library && s.rel(&self.db) == &f.rel && s.format(&self.db) == f.format).copied();
                     match same_place {
                         Some(src) => {
                             // A setter always starts a new revision: compare first.
-                            if src.bytes(&self.db).as_ref() != bytes.as_slice() {
+                            if src.hash(&self.db) != hash || src.bytes(&self.db).as_ref() != bytes.as_slice() {
                                 src.set_bytes(&mut self.db).to(Arc::from(bytes));
+                                src.set_hash(&mut self.db).to(hash);
                             }
                         }
                         None => {
-                            let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, Arc::from(bytes));
+                            let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, Arc::from(bytes), hash);
                             self.sources.insert(f.path.clone(), src);
                         }
                     }
@@ -176,11 +188,21 @@ impl Engine {
         let present: HashSet<&PathBuf> = files.iter().map(|f| &f.path).collect();
         self.sources.retain(|p, _| present.contains(p));
 
-        // A fresh process whose inputs are exactly those of the manifest in place has nothing to do.
-        let stamp = (fresh && problems.0.is_empty()).then(|| self.stamp(&cfg, &libs, req, &files));
-        if let Some(s) = &stamp {
-            if let Some(manifest) = stamp::reusable(&req.out, req.env.as_deref(), s) {
+        // Before this engine has rendered anything (a fresh process, or a watch whose builds
+        // were all no-ops or resumed): inputs exactly those of the manifest in place leave
+        // nothing to do, and a few edited files are patched into it (`resume`).
+        let _ = fresh;
+        if self.lex.is_empty() && problems.0.is_empty() {
+            let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
+            if let Some(manifest) = stamp::reusable(&req.out, req.env.as_deref(), &s) {
                 return self.unchanged(req, manifest, stats, run, started);
+            }
+            if let Some(rep) = self.resume(req, &files, &settings_hash, &stats, &run, started) {
+                if let Some(m) = &rep.manifest {
+                    stamp::record(&req.out, req.env.as_deref(), &s, &m.corpus_version);
+                    self.listed = Some((files, found));
+                }
+                return rep;
             }
         }
 
@@ -369,10 +391,14 @@ impl Engine {
         };
         drop(lock);
         self.known.rotate();
-        self.listed = Some((files, found));
-        if let (Some(s), true) = (&stamp, problems.0.is_empty()) {
-            stamp::record(&req.out, req.env.as_deref(), s, &manifest.corpus_version);
+        if problems.0.is_empty() {
+            // Only builds without diagnostics are stamped and resumable (a no-op or a patch must
+            // show the same warnings as the build it stands for).
+            let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
+            stamp::record(&req.out, req.env.as_deref(), &s, &manifest.corpus_version);
+            self.record_state(req, &files, settings_hash, &manifest.corpus_version);
         }
+        self.listed = Some((files, found));
         problems.sort();
         stats.ms = started.elapsed().as_millis();
         run.bytes_written = stats.write.bytes_written;
@@ -413,8 +439,34 @@ impl Engine {
         (rendered, outcome.into_inner().unwrap_or_default())
     }
 
-    /// The build stamp of what the database now holds for `files` (see `stamp`).
-    fn stamp(&self, cfg: &Config, libs: &[&crate::config::Library], req: &BuildRequest, files: &[crate::discover::SourceFile]) -> String {
+    /// Records what this build read and produced, for `resume` (best effort).
+    fn record_state(&self, req: &BuildRequest, files: &[crate::discover::SourceFile], settings: String, corpus_version: &str) {
+        let states: Option<Vec<resume::FileState>> = files
+            .iter()
+            .map(|f| {
+                let src = self.sources.get(&f.path)?;
+                let c = compiled(&self.db, self.settings, *src);
+                Some(resume::FileState {
+                    library: self.cfg.libraries[f.library].id.clone(),
+                    rel: f.rel.clone(),
+                    format: f.format as u8,
+                    hash: src.hash(&self.db),
+                    docs: c.docs.iter().map(|d| d.doc_id.as_str().to_string()).collect(),
+                })
+            })
+            .collect();
+        match states {
+            Some(files) => {
+                let domains = self.lex.iter().map(|(d, l)| (d.clone(), l.estimate())).collect();
+                resume::save(&req.out, req.env.as_deref(), &resume::State { settings, corpus_version: corpus_version.to_string(), files, domains });
+            }
+            None => resume::clear(&req.out, req.env.as_deref()),
+        }
+    }
+
+    /// The build stamp of what the database now holds for `files` (see `stamp`), and the hash of
+    /// its settings part.
+    fn stamp(&self, cfg: &Config, libs: &[&crate::config::Library], req: &BuildRequest, files: &[crate::discover::SourceFile]) -> (String, String) {
         // The compile cache this build opened already hashed the binary and compile settings.
         let key = match crate::db::AskDb::compile_cache(&self.db) {
             Some(c) => c.settings_key().to_string(),
@@ -426,11 +478,10 @@ impl Engine {
             "environment": req.env,
             "settings": settings_values(cfg, libs),
         });
-        let bytes: Vec<(&crate::discover::SourceFile, Arc<[u8]>)> =
-            files.iter().filter_map(|f| self.sources.get(&f.path).map(|s| (f, s.bytes(&self.db).clone()))).collect();
         let hashes: Vec<(usize, &str, u8, blake3::Hash)> =
-            bytes.par_iter().map(|(f, b)| (f.library, f.rel.as_str(), f.format as u8, crate::timings::blake3(b))).collect();
-        stamp::stamp(&settings, hashes.iter().map(|(l, rel, fmt, h)| (cfg.libraries[*l].id.as_str(), *rel, *fmt, *h)))
+            files.iter().filter_map(|f| self.sources.get(&f.path).map(|s| (f.library, f.rel.as_str(), f.format as u8, blake3::Hash::from_bytes(s.hash(&self.db))))).collect();
+        let settings_hash = blake3::hash(&serde_json::to_vec(&settings).expect("serializes")).to_hex().to_string();
+        (stamp::stamp(&settings, hashes.iter().map(|(l, rel, fmt, h)| (cfg.libraries[*l].id.as_str(), *rel, *fmt, *h))), settings_hash)
     }
 
     /// The report of a build that found its manifest already in place: nothing compiled or written.

@@ -1,0 +1,327 @@
+//! Resuming from the build in place. After each clean build the engine records what it read and
+//! what each file produced (`out/cache/resume[.env].mp`): per source its library, path, format,
+//! blake3 and doc IDs, and per lexical domain its size estimate. A later build whose settings are
+//! the same and whose file set is the same, but with a few files' contents changed, then patches
+//! the previous build instead of rendering every shard to find the few that changed:
+//!
+//! - the edited files are compiled; their previous documents come from the compile cache (keyed by
+//!   the recorded hash), so the chunks whose postings change are known;
+//! - the document shards holding them are rendered again (their other files hit the cache);
+//! - per domain, the meta and the term shards holding a term whose postings changed are read from
+//!   `out/`, patched (`lexical::patch_shard`, `patch_meta`) and written under their new hash;
+//! - the manifest is the previous one with those entries replaced.
+//!
+//! The result is byte-identical to a full build (the property test in `tests/incremental.rs`
+//! runs every step in a fresh engine and compares with clean builds). Anything unexpected (a
+//! file added or removed, a diagnostic, a changed shard count or domain set, a missing cache
+//! entry or file) makes the caller fall back to the full build. Like every cache, the state never
+//! shapes output: deleting it only costs time.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::artifacts::lexical::{self, FIELDS, LexMeta, LexShard, Postings};
+use crate::artifacts::manifest::{ArtifactEntry, Manifest};
+use crate::artifacts::{BuiltDoc, Kind, Rendered};
+
+/// At most this many edited files are patched; more take the full build.
+pub const MAX_FILES: usize = 64;
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct State {
+    /// blake3 of the build's settings (compiler, config, environment): the stamp's settings part.
+    pub settings: String,
+    pub corpus_version: String,
+    pub files: Vec<FileState>,
+    /// Per lexical domain, the size estimate its shard count is computed from.
+    pub domains: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileState {
+    pub library: String,
+    pub rel: String,
+    pub format: u8,
+    pub hash: [u8; 32],
+    pub docs: Vec<String>,
+}
+
+fn path(out: &Path, env: Option<&str>) -> PathBuf {
+    let name = match env {
+        Some(e) => format!("resume.{e}.mp"),
+        None => "resume.mp".to_string(),
+    };
+    out.join("cache").join(name)
+}
+
+pub fn load(out: &Path, env: Option<&str>) -> Option<State> {
+    rmp_serde::from_slice(&std::fs::read(path(out, env)).ok()?).ok()
+}
+
+/// Records the state of a build that just wrote its manifest (best effort).
+pub fn save(out: &Path, env: Option<&str>, state: &State) {
+    if let Ok(bytes) = rmp_serde::to_vec(state) {
+        let _ = crate::artifacts::store::write_atomic(&path(out, env), &bytes);
+    }
+}
+
+/// Forgets the state (a build that could not record it must not leave an older one behind).
+pub fn clear(out: &Path, env: Option<&str>) {
+    let _ = std::fs::remove_file(path(out, env));
+}
+
+/// The position of the manifest entry at `<dir>/<stem>.<hash>.<ext>`.
+fn entry_of(artifacts: &[ArtifactEntry], dir: &str, stem: &str) -> Option<usize> {
+    let prefix = format!("{dir}/{stem}.");
+    let mut found = artifacts.iter().enumerate().filter(|(_, a)| a.path.starts_with(&prefix) && !a.path[prefix.len()..].contains('/'));
+    let first = found.next()?.0;
+    found.next().is_none().then_some(first)
+}
+
+/// The lexical files of one domain after an edit: the patched meta and term shards, or `None`
+/// when the edit cannot be patched (the caller builds in full).
+pub struct DomainPatch {
+    pub rendered: Vec<Rendered>,
+    pub estimate: usize,
+}
+
+/// Patches domain `domain`: `old` and `new` are the edited files' documents before and after.
+pub fn patch_domain(out: &Path, manifest: &Manifest, domain: &str, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
+    let op: Postings = lexical::postings(domain, old);
+    let np: Postings = lexical::postings(domain, new);
+    let estimate = (estimate + np.estimate).checked_sub(op.estimate)?;
+    let dir = format!("lexical/{domain}");
+    let read = |stem: &str| -> Option<Vec<u8>> {
+        let i = entry_of(&manifest.artifacts, &dir, stem)?;
+        let a = &manifest.artifacts[i];
+        let bytes = std::fs::read(out.join(&a.path)).ok()?;
+        (bytes.len() as u64 == a.bytes).then_some(bytes)
+    };
+    let mut meta: LexMeta = serde_json::from_slice(&read("meta")?).ok()?;
+    if lexical::shards_for(estimate) != meta.shards {
+        return None;
+    }
+    lexical::patch_meta(&mut meta, &op, &np);
+    if meta.chunks == 0 {
+        return None; // the domain is gone: the full build drops it
+    }
+    let mut rendered = vec![lexical::render_patched_meta(&meta)];
+    let changed = lexical::changed_terms(&op, &np);
+    let mut by_shard: BTreeMap<usize, [Vec<&String>; FIELDS]> = BTreeMap::new();
+    for (f, terms) in changed.iter().enumerate() {
+        for t in terms {
+            by_shard.entry(lexical::shard_of(t, meta.shards)).or_default()[f].push(t);
+        }
+    }
+    for (k, terms) in by_shard {
+        let mut shard: LexShard = serde_json::from_slice(&read(&format!("{k:04}"))?).ok()?;
+        if shard.shard != k || shard.domain != domain {
+            return None;
+        }
+        lexical::patch_shard(&mut shard, &terms, &op, &np);
+        rendered.push(lexical::render_patched(&shard));
+    }
+    Some(DomainPatch { rendered, estimate })
+}
+
+/// Replaces, in `artifacts`, the entries of the files `stored` stands for (same directory and
+/// stem): `false` when one has no single previous entry.
+pub fn replace_entries(artifacts: &mut [ArtifactEntry], stored: Vec<ArtifactEntry>) -> bool {
+    for e in stored {
+        let (dir, file) = e.path.rsplit_once('/').unwrap_or(("", &e.path));
+        let stem = file.split('.').next().unwrap_or(file);
+        match entry_of(artifacts, dir, stem) {
+            Some(i) if artifacts[i].kind == e.kind => artifacts[i] = e,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// How many document-shard files (`chunks`, `lookup`, `vectors`) of shard `<library>/<stem>`
+/// `artifacts` names.
+pub fn shard_entries(artifacts: &[ArtifactEntry], library: &str, stem: &str) -> usize {
+    [Kind::Chunks, Kind::Lookup, Kind::Vectors].iter().filter(|k| entry_of(artifacts, &format!("{}/{library}", k.as_str()), stem).is_some()).count()
+}
+
+/// The set of domains the documents carry.
+pub fn domains_of(docs: &[&BuiltDoc]) -> BTreeSet<String> {
+    docs.iter().flat_map(|d| d.domains.iter().cloned()).collect()
+}
+
+use std::collections::HashSet;
+
+use salsa::Setter;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{Engine, Stats, bucket, shard_count};
+use crate::artifacts::manifest::corpus_version;
+use crate::artifacts::store;
+use crate::build::{BuildReport, BuildRequest, BuildStats, write_failure};
+use crate::db::cache::CompileCache;
+use crate::db::{AskDb, Compiled, Shard, Source, compiled, shard_artifacts};
+use crate::diag::Problems;
+use crate::discover::SourceFile;
+
+impl Engine {
+    /// Patches the build in place for the files whose bytes differ from the recorded state (see
+    /// the module docs); `None` when it cannot, and the caller builds in full. Nothing is written
+    /// before everything has been rendered.
+    pub(super) fn resume(&mut self, req: &BuildRequest, files: &[SourceFile], settings_hash: &str, stats: &BuildStats, run: &Stats, started: Instant) -> Option<BuildReport> {
+        let cfg = self.cfg.clone();
+        let env = req.env.as_deref();
+        crate::embed::inline_hash(&cfg.embedding)?;
+        let state = load(&req.out, env)?;
+        if state.settings != settings_hash || state.files.len() != files.len() {
+            return None;
+        }
+        let mut manifest = store::read_manifest(&req.out, env).ok()?;
+        if manifest.corpus_version != state.corpus_version {
+            return None;
+        }
+        let mut changed = Vec::new();
+        for (i, (f, s)) in files.iter().zip(&state.files).enumerate() {
+            if cfg.libraries[f.library].id != s.library || f.rel != s.rel || f.format as u8 != s.format {
+                return None;
+            }
+            if self.sources.get(&f.path)?.hash(&self.db) != s.hash {
+                changed.push(i);
+            }
+        }
+        if changed.is_empty() || changed.len() > MAX_FILES {
+            return None;
+        }
+
+        // The edited files' documents before (compile cache, by the recorded hash) and after.
+        let cache = self.db.compile_cache()?;
+        let mut old: Vec<Vec<BuiltDoc>> = Vec::new();
+        for &i in &changed {
+            let (f, lib) = (&files[i], &cfg.libraries[files[i].library]);
+            old.push(cache.get(&CompileCache::slot(lib, &f.rel), &cache.key(lib, &f.rel, f.format, &state.files[i].hash))?);
+        }
+        let new: Vec<Arc<Compiled>> = changed.iter().map(|&i| compiled(&self.db, self.settings, self.sources[&files[i].path])).collect();
+        if new.iter().any(|c| !c.problems.is_empty()) {
+            return None; // the full build reports them with every other file's
+        }
+        let old_refs: Vec<&BuiltDoc> = old.iter().flatten().collect();
+        let new_refs: Vec<&BuiltDoc> = new.iter().flat_map(|c| c.docs.iter()).collect();
+        for (o, n) in old.iter().zip(&new) {
+            if domains_of(&o.iter().collect::<Vec<_>>()) != domains_of(&n.docs.iter().collect::<Vec<_>>()) {
+                return None;
+            }
+        }
+        let edited: HashSet<usize> = changed.iter().copied().collect();
+        let mut ids: HashSet<&str> = state.files.iter().enumerate().filter(|(i, _)| !edited.contains(i)).flat_map(|(_, s)| s.docs.iter().map(String::as_str)).collect();
+        if !new_refs.iter().all(|d| ids.insert(d.doc_id.as_str())) {
+            return None; // a duplicate doc ID: the full build names both files
+        }
+
+        // The document shards holding the edited files, rendered again.
+        let mut per_lib: BTreeMap<usize, usize> = BTreeMap::new();
+        for f in files {
+            *per_lib.entry(f.library).or_default() += 1;
+        }
+        let key_of = |f: &SourceFile| (f.library, bucket(&f.rel, shard_count(per_lib[&f.library])));
+        let keys: BTreeSet<(usize, u32)> = changed.iter().map(|&i| key_of(&files[i])).collect();
+        let mut rendered: Vec<Arc<Vec<Rendered>>> = Vec::new();
+        for key in keys {
+            let members: Vec<Source> = files.iter().filter(|f| key_of(f) == key).map(|f| self.sources[&f.path]).collect();
+            let shard = match self.shards.get(&key).copied() {
+                Some(s) => {
+                    if s.files(&self.db) != &members {
+                        s.set_files(&mut self.db).to(members);
+                    }
+                    s
+                }
+                None => {
+                    let s = Shard::new(&self.db, key.0, key.1, members);
+                    self.shards.insert(key, s);
+                    s
+                }
+            };
+            let r = shard_artifacts(&self.db, self.settings, shard);
+            if shard_entries(&manifest.artifacts, &cfg.libraries[key.0].id, &format!("{:03}", key.1)) != r.len() {
+                return None;
+            }
+            rendered.push(r);
+        }
+        // Per domain of the edited documents: the meta and the term shards whose postings changed.
+        let mut patches: BTreeMap<String, DomainPatch> = BTreeMap::new();
+        for d in domains_of(&old_refs) {
+            let p = patch_domain(&req.out, &manifest, &d, *state.domains.get(&d)?, &old_refs, &new_refs)?;
+            patches.insert(d, p);
+        }
+        for ((&i, o), n) in changed.iter().zip(&old).zip(&new) {
+            let lib = &cfg.libraries[files[i].library].id;
+            let e = manifest.libraries.iter_mut().find(|e| &e.id == lib)?;
+            e.docs = (e.docs + n.docs.len()).checked_sub(o.len())?;
+            e.chunks = (e.chunks + n.docs.iter().map(|d| d.chunks.len()).sum::<usize>()).checked_sub(o.iter().map(|d| d.chunks.len()).sum())?;
+        }
+
+        // Store, then the manifest last, under the output lock.
+        let fail = |e: std::io::Error, stats: &BuildStats, run: &Stats| {
+            let mut problems = Problems::default();
+            problems.push(write_failure(&req.out, e));
+            super::finish_failed(problems, stats.clone(), run.clone(), started)
+        };
+        let lock = match store::OutLock::acquire(&req.out) {
+            Ok(l) => l,
+            Err(e) => return Some(fail(e, stats, run)),
+        };
+        if self.known.previous.is_empty() {
+            store::remove_stale_temp_files(&req.out);
+        }
+        let mut write = store::WriteStats::default();
+        let mut entries = Vec::new();
+        for r in rendered.iter().map(|r| r.as_slice()).chain(patches.values().map(|p| p.rendered.as_slice())) {
+            match store::store_artifacts(&req.out, r, &self.known) {
+                Ok((e, w)) => {
+                    entries.extend(e);
+                    write.files_written += w.files_written;
+                    write.bytes_written += w.bytes_written;
+                }
+                Err(e) => return Some(fail(e, stats, run)),
+            }
+        }
+        if !replace_entries(&mut manifest.artifacts, entries) {
+            return None;
+        }
+        manifest.corpus_version = corpus_version(&manifest.fingerprint().to_string(), &manifest.artifacts);
+        let mut run = run.clone();
+        run.shards_written = write.files_written;
+        write.files_reused = manifest.artifacts.len() - write.files_written;
+        let path = match store::store_manifest(&req.out, env, &manifest, &mut write) {
+            Ok(p) => p,
+            Err(e) => return Some(fail(e, stats, &run)),
+        };
+        drop(lock);
+        self.known.rotate();
+        cache.flush();
+
+        let mut state = state;
+        state.corpus_version = manifest.corpus_version.clone();
+        for (&i, n) in changed.iter().zip(&new) {
+            state.files[i].hash = self.sources[&files[i].path].hash(&self.db);
+            state.files[i].docs = n.docs.iter().map(|d| d.doc_id.as_str().to_string()).collect();
+        }
+        for (d, p) in patches {
+            state.domains.insert(d, p.estimate);
+        }
+        save(&req.out, env, &state);
+
+        let mut stats = stats.clone();
+        stats.docs = manifest.libraries.iter().map(|l| l.docs).sum();
+        stats.chunks = manifest.libraries.iter().map(|l| l.chunks).sum();
+        stats.write = write;
+        stats.ms = started.elapsed().as_millis();
+        [run.docs_extracted, run.chunks_built, run.chunks_normalized, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
+        run.bytes_written = stats.write.bytes_written;
+        run.ms = stats.ms;
+        run.corpus_version = Some(manifest.corpus_version.clone());
+        run.resumed = true;
+        Some(BuildReport { manifest: Some(manifest), manifest_path: Some(path), problems: Problems::default(), stats, run })
+    }
+}
