@@ -203,12 +203,33 @@ struct ShardOut<'a> {
     domain: &'a str,
     shard: usize,
     terms: BTreeMap<&'a str, Vec<(&'a str, u32)>>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    alias_terms: BTreeMap<&'a str, Vec<&'a str>>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    context_terms: BTreeMap<&'a str, Vec<&'a str>>,
+    #[serde(skip_serializing_if = "IdsOnly::is_empty")]
+    alias_terms: IdsOnly<'a>,
+    #[serde(skip_serializing_if = "IdsOnly::is_empty")]
+    context_terms: IdsOnly<'a>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     stem_terms: BTreeMap<&'a str, Vec<(&'a str, u32)>>,
+}
+
+/// A field whose postings are written without their (always 1) frequencies: `term: [chunk_id, …]`.
+struct IdsOnly<'a>(BTreeMap<&'a str, Vec<(&'a str, u32)>>);
+
+impl IdsOnly<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for IdsOnly<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Ids<'b>(&'b [(&'b str, u32)]);
+        impl Serialize for Ids<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(|(c, _)| c))
+            }
+        }
+        s.collect_map(self.0.iter().map(|(t, v)| (t, Ids(v))))
+    }
 }
 
 #[derive(Serialize)]
@@ -265,14 +286,9 @@ pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt
         }
     }
     let [terms, alias, context, stem_terms] = fields;
-    let shard = ShardOut { domain, shard: k, terms, alias_terms: ids_only(alias), context_terms: ids_only(context), stem_terms };
+    let shard = ShardOut { domain, shard: k, terms, alias_terms: IdsOnly(alias), context_terms: IdsOnly(context), stem_terms };
     let records = shard.terms.len();
     Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", serde_json::to_vec(&shard).expect("shard serializes"), records, Some(domain.to_string()), None)
-}
-
-/// A field's postings without their (always 1) frequencies.
-fn ids_only<'a>(m: BTreeMap<&'a str, Vec<(&'a str, u32)>>) -> BTreeMap<&'a str, Vec<&'a str>> {
-    m.into_iter().map(|(t, v)| (t, v.into_iter().map(|(c, _)| c).collect())).collect()
 }
 
 /// Renders a domain's meta file.
