@@ -147,7 +147,6 @@ impl Engine {
             }
         }
 
-        let fresh = self.sources.is_empty();
         // Read what may have changed; everything else stays as the database holds it.
         let to_read: Vec<&crate::discover::SourceFile> =
             files.iter().filter(|f| changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)).collect();
@@ -188,11 +187,11 @@ impl Engine {
         let present: HashSet<&PathBuf> = files.iter().map(|f| &f.path).collect();
         self.sources.retain(|p, _| present.contains(p));
 
-        // Before this engine has rendered anything (a fresh process, or a watch whose builds
-        // were all no-ops or resumed): inputs exactly those of the manifest in place leave
-        // nothing to do, and a few edited files are patched into it (`resume`).
-        let _ = fresh;
-        if self.lex.is_empty() && problems.0.is_empty() {
+        // Inputs exactly those of the manifest in place leave nothing to do, and a few edited
+        // files are patched into it (`resume`). The engine's own lexical render (`lex`) may then
+        // be older than the build in place: it stays consistent with itself, and its next patch
+        // re-renders every term shard that differs from it, so it is still exact.
+        if problems.0.is_empty() {
             let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
             if let Some(manifest) = stamp::reusable(&req.out, req.env.as_deref(), &s) {
                 return self.unchanged(req, manifest, stats, run, started);
