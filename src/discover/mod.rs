@@ -48,6 +48,10 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
         };
         let walker = walkdir::WalkDir::new(&lib.root).follow_links(true).sort_by_file_name();
         let mut lib_files = Vec::new();
+        // Directories reached through a symlink: files under them (and symlinked files) are
+        // resolved with `canonicalize`; any other file's canonical path is the canonical root
+        // joined with its path (one system call per file saved on every build).
+        let mut linked_dirs: Vec<PathBuf> = Vec::new();
         for entry in walker {
             let entry = match entry {
                 Ok(e) => e,
@@ -65,6 +69,9 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 }
             };
             if !entry.file_type().is_file() {
+                if entry.path_is_symlink() {
+                    linked_dirs.push(entry.path().to_path_buf());
+                }
                 continue;
             }
             let path = entry.path();
@@ -73,9 +80,14 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
             if !lib.include.is_match(&rel_str) || lib.exclude.is_match(&rel_str) {
                 continue;
             }
-            let canon = match path.canonicalize() {
-                Ok(c) => c,
-                Err(_) => continue, // vanished between listing and now
+            let linked = entry.path_is_symlink() || linked_dirs.iter().any(|d| path.starts_with(d));
+            let canon = if linked {
+                match path.canonicalize() {
+                    Ok(c) => c,
+                    Err(_) => continue, // vanished between listing and now
+                }
+            } else {
+                root_canon.join(rel)
             };
             if let Some(out) = &out_canon {
                 if canon.starts_with(out) {
