@@ -491,7 +491,7 @@ fn safe_neighbour(c: char) -> bool {
 
 fn is_atx_heading(line: &str) -> bool {
     let hashes = line.bytes().take_while(|&b| b == b'#').count();
-    (1..=6).contains(&hashes) && line[hashes..].starts_with([' ', '\t']) || (1..=6).contains(&hashes) && hashes == line.len()
+    (1..=6).contains(&hashes) && (hashes == line.len() || line[hashes..].starts_with([' ', '\t']))
 }
 
 /// A code span opening with `run` backticks at the start of `s`, closed on the same line: its
