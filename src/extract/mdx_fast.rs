@@ -145,23 +145,23 @@ fn prepare(src: &str) -> Option<Prepared> {
             prev_blank = false;
             continue;
         }
-        if matches!(first, b'<' | b'{') {
-            if let Some(items) = flow_items(trimmed) {
-                if indent > 0 {
-                    // A component indented into a list item: its blocks would nest differently.
-                    return None;
-                }
-                for item in items {
-                    match item {
-                        Item::Tag(t) => flow_tag(&mut flow_stack, t)?,
-                        Item::Expr => {}
-                    }
-                }
-                p.markers.push(p.text.len());
-                p.text.push_str(MARKER);
-                prev_blank = false;
-                continue;
+        if matches!(first, b'<' | b'{')
+            && let Some(items) = flow_items(trimmed)
+        {
+            if indent > 0 {
+                // A component indented into a list item: its blocks would nest differently.
+                return None;
             }
+            for item in items {
+                match item {
+                    Item::Tag(t) => flow_tag(&mut flow_stack, t)?,
+                    Item::Expr => {}
+                }
+            }
+            p.markers.push(p.text.len());
+            p.text.push_str(MARKER);
+            prev_blank = false;
+            continue;
         }
         inline_line(&mut p, content, indent)?;
         if line.ends_with('\n') {
