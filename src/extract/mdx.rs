@@ -32,7 +32,8 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
         doc.body = super::markdown::render(&strip_mdx_syntax(&pre));
         return super::finish(file, doc, problems);
     }
-    if let Some(tree) = super::mdx_fast::to_mdast(&pre) {
+    // The fast path never panics on any input tried, but a panic must never cost a file.
+    if let Some(Some(tree)) = super::guard::quietly(|| super::mdx_fast::to_mdast(&pre)) {
         doc.body = walk(&tree);
         return super::finish(file, doc, problems);
     }
