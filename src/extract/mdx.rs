@@ -1,6 +1,9 @@
 //! MDX through markdown-rs (the only MDX parser): ESM `import`/`export` lines, `{expressions}`
 //! and `{/* comments */}` are dropped; JSX components are unwrapped, their prose kept. A file the
 //! MDX parser rejects is read as plain Markdown, with a warning.
+//!
+//! Most files take the fast path first (`mdx_fast`: pulldown-cmark, the same mdast tree for the
+//! walker); only a file it declines is parsed by markdown-rs, which is some 30 times slower.
 
 use markdown::mdast::Node;
 use markdown::{Constructs, ParseOptions};
@@ -29,14 +32,15 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
         doc.body = super::markdown::render(&strip_mdx_syntax(&pre));
         return super::finish(file, doc, problems);
     }
+    // The fast path never panics on any input tried, but a panic must never cost a file.
+    if let Some(Some(tree)) = super::guard::quietly(|| super::mdx_fast::to_mdast(&pre)) {
+        doc.body = walk(&tree);
+        return super::finish(file, doc, problems);
+    }
     // markdown-rs 1.0 panics on some inputs (open upstream issues: adjacent setext underlines,
     // an unclosed JSX tag in a setext heading, …); such a file is read as plain Markdown too.
     match super::guard::quietly(|| markdown::to_mdast(&pre, &options())) {
-        Some(Ok(tree)) => {
-            let mut w = Walker::default();
-            w.block(&tree);
-            doc.body = w.body;
-        }
+        Some(Ok(tree)) => doc.body = walk(&tree),
         Some(Err(msg)) => {
             let line = msg.place.as_ref().map(|p| match &**p {
                 markdown::message::Place::Point(pt) => pt.line,
@@ -61,6 +65,28 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
         }
     }
     super::finish(file, doc, problems)
+}
+
+/// The evidence blocks of an MDX tree (from markdown-rs or the fast path).
+fn walk(tree: &Node) -> Body {
+    let mut w = Walker::default();
+    w.block(tree);
+    w.body
+}
+
+/// The MDX tree markdown-rs gives `text`, or `None` where it fails or panics.
+#[cfg(test)]
+pub(super) fn markdown_rs_body(text: &str) -> Option<Body> {
+    match super::guard::quietly(|| markdown::to_mdast(text, &options())) {
+        Some(Ok(tree)) => Some(walk(&tree)),
+        _ => None,
+    }
+}
+
+/// The fast path's body for `text`, when it accepts the file.
+#[cfg(test)]
+pub(super) fn fast_body(text: &str) -> Option<Body> {
+    super::mdx_fast::to_mdast(text).map(|t| walk(&t))
 }
 
 /// Input on which markdown-rs would take seconds or minutes (deep JSX, brackets or container

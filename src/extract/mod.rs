@@ -11,6 +11,7 @@ pub mod html;
 mod json;
 mod markdown;
 mod mdx;
+mod mdx_fast;
 
 use serde_json::{Map, Value};
 
