@@ -107,7 +107,22 @@ pub struct SizeReport {
     pub cold: Series,
     pub noop: Series,
     pub edit: Series,
+    /// `build --watch`: edit → new manifest, per save.
+    pub watch: WatchSeries,
 }
+
+/// What `build --watch` reported (`--stats-json`) for a series of saves of one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct WatchSeries {
+    pub saves: usize,
+    /// `ms` of each save's stats line: from the first change event to the manifest rename.
+    pub ms: Summary,
+    pub files_written: Summary,
+    pub bytes_written_mb: Summary,
+}
+
+/// Saves per watch measurement.
+const WATCH_SAVES: usize = 10;
 
 /// The whole report (`--json`).
 #[derive(Debug, Clone, Serialize)]
@@ -170,6 +185,9 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
     })();
     std::fs::write(&edited, &original).map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
     result?;
+    let watch = watch(exe, &config, &out, &edited, &original, progress);
+    std::fs::write(&edited, &original).map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
+    let watch = watch?;
     let series = |runs: &[Run]| Series::of(runs, source_bytes).ok_or_else(|| "no runs (--runs 0)".to_string());
     Ok(SizeReport {
         docs,
@@ -181,7 +199,56 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
         cold: series(&cold)?,
         noop: series(&noop)?,
         edit: series(&edit)?,
+        watch,
     })
+}
+
+/// `build --watch --stats-json` on the built output: after its first (no-op) build, `WATCH_SAVES`
+/// saves of `edited`, each a different appended sentence, 300 ms apart; each save's stats line.
+fn watch(exe: &Path, config: &Path, out: &Path, edited: &Path, original: &[u8], progress: &mut dyn FnMut(&str)) -> Result<WatchSeries, String> {
+    use std::io::BufRead;
+    let mut child = Command::new(exe)
+        .args(["build", "--watch", "--stats-json", "--config"])
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || rx.recv_timeout(Duration::from_secs(120)).map_err(|_| "build --watch printed no stats line within 120 s".to_string());
+    let result = (|| {
+        next()?; // the first build
+        let mut stats = Vec::new();
+        for i in 0..WATCH_SAVES {
+            std::thread::sleep(Duration::from_millis(300));
+            let mut bytes = original.to_vec();
+            bytes.extend_from_slice(format!("\n\nجملة مضافة أثناء المراقبة رقم {i}.\n").as_bytes());
+            std::fs::write(edited, bytes).map_err(|e| format!("{}: {e}", edited.display()))?;
+            let v: serde_json::Value = serde_json::from_str(&next()?).map_err(|e| format!("watch stats: {e}"))?;
+            progress(&format!("watch save {}/{WATCH_SAVES}: {} ms", i + 1, v["ms"]));
+            stats.push(v);
+        }
+        Ok::<_, String>(stats)
+    })();
+    // SAFETY: kill(2) with a pid we spawned; SIGINT is the Ctrl-C the watch handles.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let _ = child.wait();
+    let stats = result?;
+    let field = |name: &str, scale: f64| Summary::of(&stats.iter().map(|v| v[name].as_f64().unwrap_or(0.0) / scale).collect::<Vec<_>>()).ok_or("no saves");
+    Ok(WatchSeries { saves: stats.len(), ms: field("ms", 1.0)?, files_written: field("shards_written", 1.0)?, bytes_written_mb: field("bytes_written", 1e6)? })
 }
 
 /// The generated corpus of this size and seed, generated once and kept in `dir`.
@@ -311,6 +378,14 @@ pub fn render_table(r: &Report) -> String {
                 x.files_written.median
             ));
         }
+        let w = &z.watch;
+        s.push_str(&format!(
+            "| `build --watch`, edit → new manifest ({} saves) | {} | | | | 1 | 1 | {} ({} written) |\n",
+            w.saves,
+            fmt(&w.ms, " ms"),
+            fmt(&w.files_written, ""),
+            fmt(&w.bytes_written_mb, " MB")
+        ));
         s.push_str("\ncold build by stage (thread-time summed over threads, so it can exceed the wall time):\n\n| stage | ms |\n|---|---|\n");
         for (name, v) in &z.cold.stages_ms {
             if let Ok(sum) = serde_json::from_value::<SummaryIn>(v.clone()) {
