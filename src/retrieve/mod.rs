@@ -230,7 +230,7 @@ impl<'a> Searcher<'a> {
 
     /// [`Searcher::lexical`] and, per question word, the idf of its rarest surface term in the
     /// body field (what the second stage weighs proximity and URL matches by).
-    fn lexical_with_idf(&self, words: &[QueryWord], domains: &[String]) -> Result<(Vec<(String, f64)>, Vec<f64>), Problem> {
+    fn lexical_with_idf(&self, words: &[QueryWord], domains: &[String]) -> Result<(Ranking, Vec<f64>), Problem> {
         let s = &self.cfg.retrieval;
         let metas: Vec<(&String, &LexMeta)> = self.lex_meta.iter().filter(|(d, _)| domains.is_empty() || domains.contains(d)).collect();
         let n: usize = metas.iter().map(|(_, m)| m.chunks).sum();
@@ -287,7 +287,7 @@ impl<'a> Searcher<'a> {
     /// of neighbouring topic words in the chunk's title and text, and topic words in its URL path,
     /// added to the lexical score; the candidates are then sorted again (the rest keep their order
     /// below them).
-    fn rerank(&self, mut lex: Vec<(String, f64)>, words: &[QueryWord], idfs: &[f64]) -> Vec<(String, f64)> {
+    fn rerank(&self, mut lex: Ranking, words: &[QueryWord], idfs: &[f64]) -> Ranking {
         let s = &self.cfg.retrieval;
         let depth = s.rerank_depth.min(lex.len());
         if depth == 0 || (s.proximity_weight <= 0.0 && s.url_weight <= 0.0) {
@@ -498,6 +498,9 @@ impl<'a> Searcher<'a> {
         Ok(hits)
     }
 }
+
+/// Chunk IDs with scores, best first.
+type Ranking = Vec<(String, f64)>;
 
 /// Per lexical field (terms, alias, context, stem): chunk ID → (tf, chunk length).
 type FieldPostings = [HashMap<String, (u32, u32)>; 4];
