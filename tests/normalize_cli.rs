@@ -103,3 +103,23 @@ fn a_verb_finds_its_verbal_noun_through_the_stem_field_only() {
     assert_eq!(ids("0.5"), vec!["docs:birth".to_string()]);
     assert!(ids("0.0").is_empty());
 }
+
+/// `rules check` lists the stemmer like a rule: its focused `stem-` case with and without the
+/// stem field, and the distinct words it merges per stem key.
+#[test]
+fn rules_check_lists_the_stemmer_with_its_case_and_merges() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("corpus.toml"), "[corpus]\nname = \"t\"\n\n[retrieval]\nvector_weight = 0.0\nstem_field_weight = 0.5\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/birth.md"), "# القرية\n\nالطفل المولود في القرية كبر بين الحقول، ويوم ميلاده عيد.\n").unwrap();
+    std::fs::write(dir.path().join("src/river.md"), "# النيل\n\nيجري النهر من الجنوب إلى الشمال.\n").unwrap();
+    std::fs::write(dir.path().join("fixtures.toml"), "[[case]]\nid = \"stem-birth\"\nset = \"focused\"\nquestion = \"متى يولد\"\nexpect = [\"docs:birth\"]\n").unwrap();
+    assert!(run(bin().current_dir(dir.path()).arg("build")).status.success());
+    let o = run(bin().current_dir(dir.path()).args(["rules", "check", "--no-rebuild"]));
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(out.lines().any(|l| l.starts_with("stemmer") && l.contains("on, stem_field_weight 0.5")), "{out}");
+    assert!(out.lines().any(|l| l.contains("case stem-birth") && l.contains("rank with     1") && l.contains("without miss")), "{out}");
+    assert!(out.contains("merges 1 stem keys of several distinct words (2 words)"), "{out}");
+    assert!(out.lines().any(|l| l.trim_start().starts_with("ولد") && l.contains("المولود×1") && l.contains("ميلاده×1")), "{out}");
+}

@@ -11,7 +11,7 @@ use crate::artifacts::{ChunkRecord, Kind};
 use crate::build::{BuildRequest, run as build};
 use crate::config::Config;
 use crate::diag::{Problem, Problems};
-use crate::eval::rules_check::{case_prefix, collisions, is_on, pairs, vocabulary, with_rule};
+use crate::eval::rules_check::{case_prefix, collisions, is_on, pairs, stem_collisions, vocabulary, with_rule};
 use crate::eval::{Case, load_fixtures, run as run_eval};
 use crate::normalize::ALL_RULE_NAMES;
 use crate::normalize::aliases::AliasTable;
@@ -45,6 +45,35 @@ fn ranks_rebuilt(cfg: &Config, env: Option<&str>, cases: &[Case], tag: &str) -> 
 
 fn show(r: Option<usize>) -> String {
     r.map(|x| x.to_string()).unwrap_or_else(|| "miss".into())
+}
+
+/// The stemmer (`normalize::stem`, the `stem_terms` field): its focused `stem-` cases, ranked with
+/// it and without it (`stem_field_weight` 0: query side, no rebuild), and the distinct search
+/// forms it merges per stem key, the worst groups listed.
+#[allow(clippy::too_many_arguments)]
+fn print_stemmer(cfg: &Config, out: &std::path::Path, env: Option<&str>, cases: &[Case], with: &BTreeMap<String, Option<usize>>, vocab: &BTreeMap<String, usize>, examples: usize, unjustified: &mut Vec<String>) {
+    let on = cfg.retrieval.stem_field_weight > 0.0;
+    let served: Vec<Case> = cases.iter().filter(|c| c.id.starts_with("stem-")).cloned().collect();
+    println!("{:<20} [{}]", "stemmer", if on { format!("on, stem_field_weight {}", cfg.retrieval.stem_field_weight) } else { "off".into() });
+    if served.is_empty() && on {
+        unjustified.push("stemmer".into());
+    }
+    let mut off = cfg.clone();
+    off.retrieval.stem_field_weight = 0.0;
+    let without = ranks(&off, out, env, &served).ok();
+    for c in &served {
+        let w = show(with.get(&c.id).copied().flatten());
+        let wo = without.as_ref().map(|m| show(m.get(&c.id).copied().flatten())).unwrap_or_else(|| "n/a".into());
+        let (a, b) = if on { (w, wo) } else { (wo, w) };
+        println!("    case {:<28} rank with {a:>5}   without {b}", c.id);
+    }
+    let c = stem_collisions(vocab, &cfg.normalize, examples);
+    println!("    {} {} stem keys of several distinct words ({} words); the worst:", if on { "merges" } else { "would merge" }, c.groups, c.words);
+    for (key, forms) in &c.examples {
+        let shown: Vec<String> = forms.iter().take(12).map(|(w, n)| format!("{w}×{n}")).collect();
+        let more = if forms.len() > 12 { format!(", … ({} forms)", forms.len()) } else { String::new() };
+        println!("      {key:<16} ← {}{more}", shown.join(", "));
+    }
 }
 
 pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examples: usize) -> i32 {
@@ -131,6 +160,7 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
             println!("      {key:<16} ← {}", ws.join(", "));
         }
     }
+    print_stemmer(&cfg, &out, env, &cases, &with, &vocab, examples, &mut unjustified);
     println!();
     for (i, a) in cfg.aliases.aliases.iter().enumerate() {
         let served: Vec<Case> = cases.iter().filter(|c| c.id == a.case).cloned().collect();

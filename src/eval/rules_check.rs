@@ -125,6 +125,46 @@ pub fn collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples: usiz
         .collect()
 }
 
+/// The stemmer's merges over a vocabulary (`normalize::stem`, the keys of the `stem_terms` field).
+#[derive(Debug, Clone, Serialize)]
+pub struct StemCollisions {
+    /// Stem keys that two or more distinct search forms share.
+    pub groups: usize,
+    /// Distinct search forms in those groups.
+    pub words: usize,
+    /// The worst groups, most distinct search forms first: (key, [(search form, count)], its
+    /// surface words' counts summed per search form, most frequent first).
+    pub examples: Vec<(String, Vec<(String, usize)>)>,
+}
+
+/// What the stemmer merges: the vocabulary's surface words are normalized (the rules' own merges
+/// are reported per rule), and each distinct search form is keyed by `normalize::stem`; a key
+/// that two or more search forms share is a collision of the stemmer. Words without a key (Latin,
+/// digits) are left out. The worst groups are those merging the most distinct forms.
+pub fn stem_collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples: usize) -> StemCollisions {
+    let mut forms: BTreeMap<String, usize> = BTreeMap::new();
+    for (w, n) in vocab {
+        for t in normalize(w, rules).split(' ').filter(|t| !t.is_empty()) {
+            *forms.entry(t.to_string()).or_insert(0) += n;
+        }
+    }
+    let mut by_key: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
+    for (form, n) in forms {
+        if let Some(key) = crate::normalize::stem::stem(&form) {
+            by_key.entry(key).or_default().push((form, n));
+        }
+    }
+    let mut groups: Vec<(String, Vec<(String, usize)>)> = by_key.into_iter().filter(|(_, fs)| fs.len() > 1).collect();
+    let words = groups.iter().map(|(_, fs)| fs.len()).sum();
+    let n = groups.len();
+    for (_, fs) in &mut groups {
+        fs.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    }
+    groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
+    groups.truncate(examples);
+    StemCollisions { groups: n, words, examples: groups }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PairVerdict {
     pub a: String,
@@ -176,5 +216,21 @@ mod tests {
         let vocab: BTreeMap<String, usize> = [("رؤية", 1), ("روية", 1)].iter().map(|(w, n)| (w.to_string(), *n)).collect();
         assert_eq!(collisions(&vocab, &Rules::default(), 3)["fold_hamza_carriers"].groups, 1);
         assert_eq!(case_prefix("fold_alef_hamza"), "rule-alef-hamza");
+    }
+
+    #[test]
+    fn stemmer_collisions_are_distinct_search_forms_sharing_a_key() {
+        let vocab: BTreeMap<String, usize> =
+            [("ميلاد", 5), ("الميلاد", 3), ("مولد", 2), ("اتولد", 1), ("مِيلاد", 1), ("كتاب", 4), ("الكتاب", 2), ("بيت", 9), ("react", 3)].iter().map(|(w, n)| (w.to_string(), *n)).collect();
+        let c = stem_collisions(&vocab, &Rules::default(), 1);
+        // ولد ← ميلاد، الميلاد، مولد، اتولد (مِيلاد is ميلاد once normalized: a rule's merge, not
+        // the stemmer's); كتاب ← كتاب، الكتاب; بيت and react merge nothing.
+        assert_eq!(c.groups, 2);
+        assert_eq!(c.words, 6);
+        assert_eq!(c.examples.len(), 1);
+        let (key, forms) = &c.examples[0];
+        assert_eq!(key, "ولد");
+        assert_eq!(forms[0], ("ميلاد".to_string(), 6));
+        assert_eq!(forms.len(), 4);
     }
 }

@@ -3,6 +3,8 @@
 //! no I/O); `aliases` the isolated, additive recall aliases. Evidence `Text` is never changed.
 
 pub mod aliases;
+pub mod latin;
+pub mod query_words;
 mod rules;
 pub mod stem;
 

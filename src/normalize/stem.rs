@@ -20,6 +20,13 @@
 //!   warns against stripping ات from every word; this pattern only takes five- and six-letter
 //!   verb shapes.
 //!
+//! - Form X `است___` with its verbal noun `است__ا_` and its imperfect and participle
+//!   (`يست___`، `تست___`، `مست___`), all keyed `است___`: استخدم، استخدام، يستخدم، مستخدم → استخدم.
+//!
+//! - Form IV of a hollow root with ي: the imperfect `ي_ي_`، `ت_ي_`، `ن_ي_`، `ا_ي_` keyed as the past
+//!   `ا_ا_` (which its verbal noun إضافة → اضاف reaches by light stemming): يضيف، تضيف، أضيف،
+//!   أضاف، إضافة → اضاف; يريد، تريد، أريد، إرادة → اراد.
+//!
 //! A single-letter proclitic (و، ف، ب، ل، ك) comes off only when at least four letters remain
 //! (و) or when what remains matches one of the patterns above (ب، ل، ك، ف): بميلاد → ولد but
 //! بيت, بابا and بطرس stay whole.
@@ -51,6 +58,14 @@ fn pattern_root(w: &str) -> Option<String> {
         ['م', 'و', a, 'و', b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
         // مو__ : مولد → ولد ; يو__ / تو__ : يولد → ولد
         ['م' | 'ي' | 'ت', 'و', a, b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
+        // Form X: استفعل / استفعال / يستفعل / تستفعل / مستفعل → استفعل (استخدام، يستخدم → استخدم;
+        // the key keeps است so it never meets the bare root: خدمه stays apart).
+        ['ا', 'س', 'ت', a, b, 'ا', d] if !long_vowel(*a) && !long_vowel(*b) && !long_vowel(*d) => Some(['ا', 'س', 'ت', *a, *b, *d].iter().collect()),
+        ['ي' | 'ت' | 'م', 'س', 'ت', a, b, d] if !long_vowel(*a) && !long_vowel(*b) && !long_vowel(*d) => Some(['ا', 'س', 'ت', *a, *b, *d].iter().collect()),
+        // Form IV of a hollow root with ي: its imperfect (يضيف، تضيف، نضيف، أضيف) onto its past and
+        // verbal noun (أضاف، إضافة → اضاف): the key is the past tense, which is also a pattern
+        // (so that a proclitic before it comes off: بإضافة → اضاف).
+        ['ا' | 'ي' | 'ت' | 'ن', a, 'ي' | 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => Some(['ا', *a, 'ا', *b].iter().collect()),
         // ات___ (+ ت / وا): اتولد → ولد, اتولدت → ولد
         ['ا', 'ت', a, b, d, rest @ ..] if *b != 'ا' && !long_vowel(*d) && matches!(rest, [] | ['ت'] | ['و', 'ا']) => Some([*a, *b, *d].iter().collect()),
         _ => None,
@@ -142,6 +157,28 @@ mod tests {
         for w in ["ولد", "اتولد", "اتولدت", "ميلاد", "الميلاد", "بميلاد", "مولد", "المولود", "يولد", "ميلاده"] {
             assert_eq!(k(w), "ولد", "{w}");
         }
+    }
+
+    #[test]
+    fn form_x_verbs_and_their_verbal_nouns() {
+        for w in ["استخدم", "استخدام", "يستخدم", "تستخدم", "مستخدم", "باستخدام", "الاستخدام", "استخدامها"] {
+            assert_eq!(k(w), "استخدم", "{w}");
+        }
+        assert_eq!(k("خدمه"), "خدم");
+        assert_eq!(k("استقبال"), "استقبل");
+    }
+
+    #[test]
+    fn form_iv_hollow_verbs_and_their_verbal_nouns() {
+        for w in ["اضيف", "يضيف", "تضيف", "اضاف", "اضافه", "الاضافه", "باضافه"] {
+            assert_eq!(k(w), "اضاف", "{w}");
+        }
+        for w in ["يريد", "تريد", "اريد", "اراده"] {
+            assert_eq!(k(w), "اراد", "{w}");
+        }
+        // Not a hollow imperfect: the long vowel is not the third letter.
+        assert_eq!(k("بيت"), "بيت");
+        assert_eq!(k("الكنيسه"), "كنيس");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 pub mod bm25;
 pub mod dates;
+pub mod rerank;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -17,6 +18,7 @@ use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
 use crate::config::Config;
 use crate::diag::Problem;
 use crate::normalize::query_text;
+use crate::normalize::query_words::{WordClass, WordClasses};
 
 /// Fusion weights and depths, from `[retrieval]` in corpus.toml.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
@@ -67,6 +69,21 @@ pub struct RetrievalSettings {
     /// its expansions: فين → اين). Such words are rare in the corpora, so BM25 gives them a high
     /// idf, and اين/كيف inside any narrative then outranks the answer.
     pub question_word_weight: f64,
+    /// Weight of a colloquial filler of the question (عايز، بيطلعلي، هي …: `query_words.toml`),
+    /// with all its expansions. Like interrogatives, fillers do not count in coordination.
+    pub filler_weight: f64,
+    /// Lexical candidates the second stage (`rerank`: proximity and URL words, read from the
+    /// hydrated evidence) rescores.
+    pub rerank_depth: usize,
+    /// Weight of the proximity of neighbouring topic words of the question in a chunk.
+    pub proximity_weight: f64,
+    /// Two question words further apart than this many tokens are not near each other.
+    pub proximity_window: usize,
+    /// Weight of a topic word of the question that is a word of the chunk's URL path.
+    pub url_weight: f64,
+    /// Weight of the regular English inflections of a Latin question word (hook → hooks, call →
+    /// called: `normalize::latin`), matched in the body fields.
+    pub latin_inflection_weight: f64,
 }
 
 impl Default for RetrievalSettings {
@@ -90,6 +107,12 @@ impl Default for RetrievalSettings {
             context_apart: true,
             coord: 0.0,
             question_word_weight: 1.0,
+            filler_weight: 1.0,
+            rerank_depth: 30,
+            proximity_weight: 0.0,
+            proximity_window: 4,
+            url_weight: 0.0,
+            latin_inflection_weight: 0.0,
         }
     }
 }
@@ -126,6 +149,7 @@ pub struct Searcher<'a> {
     lex_meta: BTreeMap<String, LexMeta>,
     lex_paths: HashMap<(String, usize), String>,
     lex_cache: std::cell::RefCell<HashMap<(String, usize), LexShard>>,
+    classes: WordClasses,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -189,7 +213,7 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        Ok(Searcher { cfg, out: out.to_path_buf(), manifest, chunks, lookup, vectors: vecs, lex_meta, lex_paths, lex_cache: Default::default() })
+        Ok(Searcher { cfg, out: out.to_path_buf(), manifest, chunks, lookup, vectors: vecs, lex_meta, lex_paths, lex_cache: Default::default(), classes: WordClasses::shipped(&cfg.normalize) })
     }
 
     pub fn domains(&self) -> impl Iterator<Item = &str> {
@@ -201,17 +225,29 @@ impl<'a> Searcher<'a> {
     /// once: its expansions' field contributions are combined by [`word_score`] (DisMax with a
     /// `word_tie` fraction of the rest), then the words' scores are summed.
     pub fn lexical(&self, words: &[QueryWord], domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
+        Ok(self.lexical_with_idf(words, domains)?.0)
+    }
+
+    /// [`Searcher::lexical`] and, per question word, the idf of its rarest surface term in the
+    /// body field (what the second stage weighs proximity and URL matches by).
+    fn lexical_with_idf(&self, words: &[QueryWord], domains: &[String]) -> Result<(Ranking, Vec<f64>), Problem> {
         let s = &self.cfg.retrieval;
         let metas: Vec<(&String, &LexMeta)> = self.lex_meta.iter().filter(|(d, _)| domains.is_empty() || domains.contains(d)).collect();
         let n: usize = metas.iter().map(|(_, m)| m.chunks).sum();
         let avgdl = if n == 0 { 0.0 } else { metas.iter().map(|(_, m)| m.avgdl * m.chunks as f64).sum::<f64>() / n as f64 };
         // Per chunk: the summed word scores and how many words matched.
         let mut scores: HashMap<String, (f64, usize)> = HashMap::new();
+        let has_content = words.iter().any(|w| self.classes.class(&w.token) == WordClass::Content);
+        let mut idfs = Vec::with_capacity(words.len());
         for word in words {
             // Per chunk: the contributions of this word's expansions, body fields and context apart.
             let mut parts: HashMap<String, (Vec<f64>, Vec<f64>)> = HashMap::new();
+            let mut word_idf: f64 = 0.0;
             for t in &word.terms {
                 let fields = self.postings(&t.term, t.is_stem, &metas)?;
+                if !t.is_stem && !fields[0].is_empty() {
+                    word_idf = word_idf.max(bm25::idf(n, fields[0].len()));
+                }
                 let context_weight = if t.is_stem { s.context_weight * s.stem_field_weight } else { s.context_weight };
                 for (i, field_weight) in [1.0, s.alias_field_weight, context_weight, s.stem_field_weight].into_iter().enumerate() {
                     if field_weight <= 0.0 || t.weight <= 0.0 {
@@ -227,17 +263,67 @@ impl<'a> Searcher<'a> {
                     }
                 }
             }
-            let word_weight = if is_question_word(&word.token) { s.question_word_weight } else { 1.0 };
+            idfs.push(word_idf);
+            let class = self.classes.class(&word.token);
+            let word_weight = match class {
+                WordClass::Content => 1.0,
+                WordClass::Interrogative => s.question_word_weight,
+                WordClass::Filler => s.filler_weight,
+            };
             for (id, (body, context)) in parts {
                 let e = scores.entry(id).or_default();
                 e.0 += word_weight * (word_score(&body, s.word_tie) + word_score(&context, s.word_tie));
-                e.1 += 1;
+                e.1 += usize::from(class == WordClass::Content || !has_content);
             }
         }
-        // Coordination: a chunk matching more of the question's words ranks higher.
-        let total = words.len().max(1) as f64;
+        // Coordination: a chunk matching more of the question's topic words ranks higher
+        // (interrogatives and fillers count only in a question made of nothing else).
+        let total = if has_content { words.iter().filter(|w| self.classes.class(&w.token) == WordClass::Content).count() } else { words.len() }.max(1) as f64;
         let scores = scores.into_iter().map(|(id, (score, matched))| (id, score * (matched as f64 / total).powf(s.coord))).collect();
-        Ok(sorted(scores))
+        Ok((sorted(scores), idfs))
+    }
+
+    /// The second stage ([`rerank`]) over the best `rerank_depth` lexical candidates: proximity
+    /// of neighbouring topic words in the chunk's title and text, and topic words in its URL path,
+    /// added to the lexical score; the candidates are then sorted again (the rest keep their order
+    /// below them).
+    fn rerank(&self, mut lex: Ranking, words: &[QueryWord], idfs: &[f64]) -> Ranking {
+        let s = &self.cfg.retrieval;
+        let depth = s.rerank_depth.min(lex.len());
+        if depth == 0 || (s.proximity_weight <= 0.0 && s.url_weight <= 0.0) {
+            return lex;
+        }
+        // Topic words in question order, with their idf.
+        let topic: Vec<(&QueryWord, f64)> = words.iter().zip(idfs).filter(|(w, _)| self.classes.class(&w.token) == WordClass::Content).map(|(w, i)| (w, *i)).collect();
+        let topic_words: Vec<&QueryWord> = topic.iter().map(|(w, _)| *w).collect();
+        // Every pair of topic words (the question's word order says little in Arabic).
+        let pairs: Vec<(usize, usize)> = (0..topic.len()).flat_map(|a| (a + 1..topic.len()).map(move |b| (a, b))).collect();
+        // Per candidate: the closeness of each pair of topic words, and the idf of
+        // its URL words.
+        let mut near: Vec<Vec<f64>> = Vec::with_capacity(depth);
+        let mut in_url: Vec<f64> = Vec::with_capacity(depth);
+        for (id, _) in lex.iter().take(depth) {
+            let Some(rec) = self.lookup.get(id.as_str()) else {
+                near.push(vec![0.0; pairs.len()]);
+                in_url.push(0.0);
+                continue;
+            };
+            let search = crate::normalize::normalize(&format!("{}\n{}", rec.title, rec.text), &self.cfg.normalize);
+            let tokens: Vec<&str> = crate::normalize::tokens(&search).collect();
+            let pos = rerank::positions(&tokens, &topic_words);
+            near.push(pairs.iter().map(|&(a, b)| rerank::closeness(&pos[a], &pos[b], s.proximity_window)).collect());
+            let url = rerank::url_words(&rec.url);
+            in_url.push(topic.iter().filter(|(w, _)| rerank::in_url(w, &url)).map(|(_, idf)| idf).sum());
+        }
+        // A pair found together in most candidates is a formula of the corpus (السيد المسيح in
+        // every Synaxarium record), not evidence: each pair is weighed by its idf among the candidates.
+        let pair_idf: Vec<f64> = (0..pairs.len()).map(|i| bm25::idf(depth, near.iter().filter(|n| n[i] > 0.0).count())).collect();
+        for (k, (_, score)) in lex.iter_mut().take(depth).enumerate() {
+            let proximity: f64 = near[k].iter().zip(&pair_idf).map(|(c, w)| c * w).sum();
+            *score += s.proximity_weight * proximity + s.url_weight * in_url[k];
+        }
+        lex[..depth].sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        lex
     }
 
     /// Postings of one term in every searched domain, per field (terms, alias, context, stem);
@@ -317,6 +403,13 @@ impl<'a> Searcher<'a> {
             w.add(&to, s.alias_weight, false);
             w.add_stem_key(&to, s.alias_weight, stems);
         }
+        if s.latin_inflection_weight > 0.0 {
+            for w in &mut words {
+                for form in crate::normalize::latin::inflections(&w.token.clone()) {
+                    w.add(&form, s.latin_inflection_weight, false);
+                }
+            }
+        }
         if self.cfg.article_stems {
             for w in &mut words {
                 let surface: Vec<(String, f64)> = w.terms.iter().filter(|t| !t.is_stem).map(|t| (t.term.clone(), t.weight)).collect();
@@ -338,7 +431,12 @@ impl<'a> Searcher<'a> {
         let s = &self.cfg.retrieval;
         let q = query_text(question, &self.cfg.normalize);
         let words = self.query_words(question);
-        let lex = if mode == Mode::Vector { Vec::new() } else { self.lexical(&words, domains)? };
+        let lex = if mode == Mode::Vector {
+            Vec::new()
+        } else {
+            let (lex, idfs) = self.lexical_with_idf(&words, domains)?;
+            self.rerank(lex, &words, &idfs)
+        };
         let vec = if mode == Mode::Lexical || (mode == Mode::Fused && s.vector_weight <= 0.0) { Vec::new() } else { self.vector(&q, domains)? };
         let mut fused: HashMap<String, f64> = HashMap::new();
         for (rank, (id, _)) in lex.iter().take(s.depth).enumerate() {
@@ -400,13 +498,8 @@ impl<'a> Searcher<'a> {
     }
 }
 
-/// Interrogatives (MSA and colloquial) in search form; [`RetrievalSettings::question_word_weight`].
-/// Not من، ما، اي: they are also "from", a negation and "any/which" inside sentences.
-const QUESTION_WORDS: [&str; 17] = ["اين", "فين", "منين", "متي", "امتي", "امتا", "كيف", "ازاي", "ماذا", "ايه", "لماذا", "ليه", "ليش", "مين", "كم", "كام", "هل"];
-
-fn is_question_word(token: &str) -> bool {
-    QUESTION_WORDS.contains(&token)
-}
+/// Chunk IDs with scores, best first.
+type Ranking = Vec<(String, f64)>;
 
 /// Per lexical field (terms, alias, context, stem): chunk ID → (tf, chunk length).
 type FieldPostings = [HashMap<String, (u32, u32)>; 4];
@@ -498,7 +591,5 @@ mod tests {
         assert_eq!(w.terms.len(), 2);
         assert_eq!(w.terms[0].weight, 1.0);
         assert!(w.terms[1].is_stem);
-        assert_eq!(QUESTION_WORDS.iter().filter(|q| is_question_word(q)).count(), QUESTION_WORDS.len());
-        assert!(!is_question_word("من"));
     }
 }

@@ -1,0 +1,117 @@
+//! The second stage over the best lexical candidates, read from their evidence (which the runtime
+//! hydrates anyway): bag-of-words BM25 cannot see that question words stand together in a chunk,
+//! nor that a page's URL names what the question asks about.
+//!
+//! - **Proximity**: each pair of neighbouring topic words of the question (اول بابا، السيد المسيح،
+//!   export default) found close together in the chunk's title and text adds the rarer word's idf
+//!   divided by their distance (1 for adjacent words, none past the window; the closest occurrence
+//!   counts) — a simplified Rasolofo–Savoy term-proximity score.
+//! - **URL words**: a topic word of the question that is a word of the chunk's URL path
+//!   (`…/warnings/invalid-hook-call-warning`, `…/essentials/computed`) adds its idf: documentation
+//!   sites name a page after what it explains.
+//!
+//! A chunk token matches a question word when it equals one of the word's surface terms (search
+//! token, variants, aliases, article stem) or has one of its stem keys.
+
+use std::collections::HashMap;
+
+use super::QueryWord;
+use crate::normalize::latin::latin_stem;
+use crate::normalize::stem::stem;
+
+/// Positions in `tokens` of each question word (in the order of `words`).
+pub fn positions(tokens: &[&str], words: &[&QueryWord]) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); words.len()];
+    let mut stems: HashMap<&str, Option<String>> = HashMap::new();
+    for (p, tok) in tokens.iter().enumerate() {
+        let key = stems.entry(tok).or_insert_with(|| stem(tok)).as_deref();
+        for (i, w) in words.iter().enumerate() {
+            let surface = w.terms.iter().any(|t| !t.is_stem && t.weight > 0.0 && t.term == *tok);
+            let stemmed = key.is_some_and(|k| w.terms.iter().any(|t| t.is_stem && t.weight > 0.0 && t.term == k));
+            if surface || stemmed {
+                out[i].push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The closeness of two words' occurrences: 1 / the smallest distance between them, 0 when it is
+/// over `window` or either word is absent.
+pub fn closeness(a: &[usize], b: &[usize], window: usize) -> f64 {
+    let mut best = usize::MAX;
+    let (mut i, mut j) = (0, 0);
+    // Both lists are ascending: walk them together.
+    while i < a.len() && j < b.len() {
+        let d = a[i].abs_diff(b[j]);
+        if d > 0 {
+            best = best.min(d);
+        }
+        if a[i] < b[j] { i += 1 } else { j += 1 }
+    }
+    if best <= window { 1.0 / best as f64 } else { 0.0 }
+}
+
+/// Whether a question word is a word of the URL: its search token or one of its full-weight
+/// surface terms, or (a Latin word) the same English stem (`export` in `…-exporting-…`).
+pub fn in_url(word: &QueryWord, url_words: &[String]) -> bool {
+    let latin = latin_stem(&word.token);
+    url_words.iter().any(|u| {
+        word.terms.iter().any(|t| !t.is_stem && t.weight >= 1.0 && t.term == *u) || latin.as_ref().is_some_and(|l| latin_stem(u).as_ref() == Some(l))
+    })
+}
+
+/// The words of a URL's path, lowercased: host, query, fragment and file extension left out,
+/// only alphabetic words of three letters or more (no `ar`, no day numbers).
+pub fn url_words(url: &str) -> Vec<String> {
+    let no_scheme = url.split_once("://").map(|(_, r)| r.split_once('/').map(|(_, p)| p).unwrap_or("")).unwrap_or(url);
+    let path = no_scheme.split(['?', '#']).next().unwrap_or("");
+    let path = match path.rsplit_once('.') {
+        Some((stem, ext)) if !ext.contains('/') && ext.len() <= 5 => stem,
+        _ => path,
+    };
+    path.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic))
+        .map(str::to_lowercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retrieve::QueryTerm;
+
+    fn word(token: &str, stem_key: Option<&str>) -> QueryWord {
+        let mut terms = vec![QueryTerm { term: token.into(), weight: 1.0, is_stem: false }];
+        if let Some(k) = stem_key {
+            terms.push(QueryTerm { term: k.into(), weight: 1.0, is_stem: true });
+        }
+        QueryWord { token: token.into(), terms }
+    }
+
+    #[test]
+    fn words_are_found_by_surface_term_or_stem_key() {
+        let (a, b) = (word("اول", None), word("بابا", Some("بابا")));
+        let toks = ["استشهاد", "مرقس", "اول", "باباوات", "الاسكندريه", "بابا"];
+        let p = positions(&toks, &[&a, &b]);
+        assert_eq!(p, vec![vec![2], vec![3, 5]]);
+    }
+
+    #[test]
+    fn adjacent_words_score_one_and_far_ones_nothing() {
+        assert_eq!(closeness(&[2], &[3, 40], 4), 1.0);
+        assert_eq!(closeness(&[10], &[7], 4), 1.0 / 3.0);
+        assert_eq!(closeness(&[1], &[30], 4), 0.0);
+        assert_eq!(closeness(&[], &[3], 4), 0.0);
+        // The same position (one token matching both words) is not a pair.
+        assert_eq!(closeness(&[5], &[5], 4), 0.0);
+    }
+
+    #[test]
+    fn url_words_are_the_alphabetic_path_words() {
+        assert_eq!(url_words("https://ar.react.dev/warnings/invalid-hook-call-warning"), ["warnings", "invalid", "hook", "call", "warning"]);
+        assert_eq!(url_words("https://www.copticchurch.net/synaxarium/4_29.html?lang=ar#1"), ["synaxarium"]);
+        assert_eq!(url_words("/agpeya/common"), ["agpeya", "common"]);
+        assert_eq!(url_words("https://ar.vuejs.org/guide/essentials/computed"), ["guide", "essentials", "computed"]);
+    }
+}
