@@ -323,3 +323,30 @@ fn a_fresh_process_recompiles_only_changed_files() {
     assert_eq!(rebuilt["corpus_version"], edited["corpus_version"]);
     assert!(rebuilt["docs_extracted"].as_u64().unwrap() > 1);
 }
+
+/// A long-lived engine (a watch) patches from what it wrote last, kept in memory; when another
+/// process built in between, it reads the build in place again instead.
+#[test]
+fn a_watch_engine_notices_a_build_by_another_process() {
+    let p = sample_project();
+    let out = p.path().join("out");
+    let load = || Config::load(&p.path().join("corpus.toml")).unwrap();
+    let f = p.path().join("sources/articles/faq.md");
+    let append = |s: &str| {
+        let t = std::fs::read_to_string(&f).unwrap();
+        std::fs::write(&f, format!("{t}\n\n{s}\n")).unwrap();
+    };
+    let mut watch = Engine::new(load());
+    assert!(watch.build(&request(&out)).manifest.is_some());
+    append("جملة أولى عن النيل.");
+    assert!(watch.build(&request(&out)).run.resumed);
+    // Another process edits and builds.
+    append("جملة ثانية عن القاهرة.");
+    let other = Engine::new(load()).build(&request(&out));
+    assert!(other.run.resumed);
+    append("جملة ثالثة عن الكتاب.");
+    let rep = watch.build(&request(&out));
+    assert!(rep.run.resumed);
+    let (clean, _) = clean_build(p.path());
+    assert_eq!(rep.manifest.unwrap().corpus_version, clean);
+}

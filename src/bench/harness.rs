@@ -461,12 +461,19 @@ mod tests {
                 cold: s.clone(),
                 noop: s.clone(),
                 edit: s,
+                watch: WatchSeries {
+                    saves: 3,
+                    ms: Summary { median: 80.0, min: 60.0, max: 120.0 },
+                    files_written: Summary { median: 9.0, min: 5.0, max: 12.0 },
+                    bytes_written_mb: Summary { median: 8.0, min: 7.5, max: 9.0 },
+                },
             }],
         };
         let t = render_table(&report);
         assert!(t.contains("20 docs (20 files, 10.0 MB of source, seed 1); 2 cpus; load average 1.00 2.00 3.00 before"), "{t}");
         assert!(t.contains("| cold build (3 runs) | 2000 ms [1000–3000] | 2010 ms [1010–3010] | 305 MB [300–310] | 5.0 [3.3–10.0] | 20 | 20 | 7 |"), "{t}");
         assert!(t.contains("| read | 60.0 [50.0–70.0] |"), "{t}");
+        assert!(t.contains("| `build --watch`, edit → new manifest (3 saves) | 80.0 ms [60.0–120] | | | | 1 | 1 | 9.0 [5.0–12.0] (8.0 MB [7.5–9.0] written) |"), "{t}");
         assert!(Series::of(&[], 1).is_none());
     }
 }

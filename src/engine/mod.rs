@@ -68,6 +68,9 @@ pub struct Engine {
     known: store::Known,
     /// Per domain, the lexical render of the previous build, patched by the next (see `lex`).
     lex: BTreeMap<String, lex::DomainLex>,
+    /// The manifest and resume state this engine last wrote (a watch patches from memory while
+    /// the manifest on disk is still that one).
+    last: Option<resume::Last>,
 }
 
 impl Engine {
@@ -76,7 +79,7 @@ impl Engine {
         let cfg = Arc::new(cfg);
         let settings = Settings::builder(cfg.clone()).durability(salsa::Durability::HIGH).new(&db);
         let set = ShardSet::new(&db, Vec::new());
-        Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new() }
+        Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new(), last: None }
     }
 
     pub fn config(&self) -> &Config {
@@ -86,6 +89,7 @@ impl Engine {
     /// A new config (an edit of corpus.toml): the queries that read it re-run.
     pub fn set_config(&mut self, cfg: Config) {
         self.listed = None;
+        self.last = None;
         if let Ok(mut c) = self.db.compile_cache.write() {
             *c = None; // its settings key depends on the config
         }
@@ -395,7 +399,9 @@ impl Engine {
             // show the same warnings as the build it stands for).
             let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
             stamp::record(&req.out, req.env.as_deref(), &s, &manifest.corpus_version);
-            self.record_state(req, &files, settings_hash, &manifest.corpus_version);
+            self.last = self.record_state(req, &files, settings_hash, &manifest.corpus_version).map(|state| resume::Last::new(&path, manifest.clone(), state));
+        } else {
+            self.last = None;
         }
         self.listed = Some((files, found));
         problems.sort();
@@ -439,7 +445,7 @@ impl Engine {
     }
 
     /// Records what this build read and produced, for `resume` (best effort).
-    fn record_state(&self, req: &BuildRequest, files: &[crate::discover::SourceFile], settings: String, corpus_version: &str) {
+    fn record_state(&self, req: &BuildRequest, files: &[crate::discover::SourceFile], settings: String, corpus_version: &str) -> Option<resume::State> {
         let states: Option<Vec<resume::FileState>> = files
             .iter()
             .map(|f| {
@@ -457,9 +463,14 @@ impl Engine {
         match states {
             Some(files) => {
                 let domains = self.lex.iter().map(|(d, l)| (d.clone(), l.estimate())).collect();
-                resume::save(&req.out, req.env.as_deref(), &resume::State { settings, corpus_version: corpus_version.to_string(), files, domains });
+                let state = resume::State { settings, corpus_version: corpus_version.to_string(), files, domains };
+                resume::save(&req.out, req.env.as_deref(), &state);
+                Some(state)
             }
-            None => resume::clear(&req.out, req.env.as_deref()),
+            None => {
+                resume::clear(&req.out, req.env.as_deref());
+                None
+            }
         }
     }
 

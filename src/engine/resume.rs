@@ -72,6 +72,31 @@ pub fn clear(out: &Path, env: Option<&str>) {
     let _ = std::fs::remove_file(path(out, env));
 }
 
+/// What an engine last wrote, kept in memory: the manifest (and when the file on disk was last
+/// changed, to notice another process's build), the resume state and the domains' metas.
+pub struct Last {
+    manifest: Manifest,
+    written: Option<(u64, std::time::SystemTime)>,
+    state: State,
+    metas: BTreeMap<String, LexMeta>,
+}
+
+fn file_id(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.len(), m.modified().ok()?))
+}
+
+impl Last {
+    pub fn new(manifest_path: &Path, manifest: Manifest, state: State) -> Last {
+        Last { manifest, written: file_id(manifest_path), state, metas: BTreeMap::new() }
+    }
+
+    /// Still the build in place: the manifest file is the one this engine wrote.
+    fn current(&self, out: &Path, env: Option<&str>) -> bool {
+        self.written.is_some() && file_id(&out.join(crate::artifacts::manifest::manifest_file_name(env))) == self.written
+    }
+}
+
 /// The position of the manifest entry at `<dir>/<stem>.<hash>.<ext>`.
 fn entry_of(artifacts: &[ArtifactEntry], dir: &str, stem: &str) -> Option<usize> {
     let prefix = format!("{dir}/{stem}.");
@@ -85,10 +110,11 @@ fn entry_of(artifacts: &[ArtifactEntry], dir: &str, stem: &str) -> Option<usize>
 pub struct DomainPatch {
     pub rendered: Vec<Rendered>,
     pub estimate: usize,
+    pub meta: LexMeta,
 }
 
 /// Patches domain `domain`: `old` and `new` are the edited files' documents before and after.
-pub fn patch_domain(out: &Path, manifest: &Manifest, domain: &str, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
+pub fn patch_domain(out: &Path, manifest: &Manifest, domain: &str, meta: Option<LexMeta>, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
     let op: Postings = lexical::postings(domain, old);
     let np: Postings = lexical::postings(domain, new);
     let estimate = (estimate + np.estimate).checked_sub(op.estimate)?;
@@ -99,7 +125,10 @@ pub fn patch_domain(out: &Path, manifest: &Manifest, domain: &str, estimate: usi
         let bytes = std::fs::read(out.join(&a.path)).ok()?;
         (bytes.len() as u64 == a.bytes).then_some(bytes)
     };
-    let mut meta: LexMeta = serde_json::from_slice(&read("meta")?).ok()?;
+    let mut meta: LexMeta = match meta {
+        Some(m) => m,
+        None => serde_json::from_slice(&read("meta")?).ok()?,
+    };
     if lexical::shards_for(estimate) != meta.shards {
         return None;
     }
@@ -123,7 +152,7 @@ pub fn patch_domain(out: &Path, manifest: &Manifest, domain: &str, estimate: usi
         lexical::patch_shard(&mut shard, &terms, &op, &np);
         rendered.push(lexical::render_patched(&shard));
     }
-    Some(DomainPatch { rendered, estimate })
+    Some(DomainPatch { rendered, estimate, meta })
 }
 
 /// Replaces, in `artifacts`, the entries of the files `stored` stands for (same directory and
@@ -174,12 +203,11 @@ impl Engine {
         let cfg = self.cfg.clone();
         let env = req.env.as_deref();
         crate::embed::inline_hash(&cfg.embedding)?;
-        let state = load(&req.out, env)?;
-        if state.settings != settings_hash || state.files.len() != files.len() {
-            return None;
-        }
-        let mut manifest = store::read_manifest(&req.out, env).ok()?;
-        if manifest.corpus_version != state.corpus_version {
+        let (state, mut manifest, mut metas) = match self.last.take().filter(|l| l.current(&req.out, env)) {
+            Some(l) => (l.state, l.manifest, l.metas),
+            None => (load(&req.out, env)?, store::read_manifest(&req.out, env).ok()?, BTreeMap::new()),
+        };
+        if state.settings != settings_hash || state.files.len() != files.len() || manifest.corpus_version != state.corpus_version {
             return None;
         }
         let mut changed = Vec::new();
@@ -251,7 +279,7 @@ impl Engine {
         // Per domain of the edited documents: the meta and the term shards whose postings changed.
         let mut patches: BTreeMap<String, DomainPatch> = BTreeMap::new();
         for d in domains_of(&old_refs) {
-            let p = patch_domain(&req.out, &manifest, &d, *state.domains.get(&d)?, &old_refs, &new_refs)?;
+            let p = patch_domain(&req.out, &manifest, &d, metas.remove(&d), *state.domains.get(&d)?, &old_refs, &new_refs)?;
             patches.insert(d, p);
         }
         for ((&i, o), n) in changed.iter().zip(&old).zip(&new) {
@@ -308,9 +336,11 @@ impl Engine {
             state.files[i].docs = n.docs.iter().map(|d| d.doc_id.as_str().to_string()).collect();
         }
         for (d, p) in patches {
-            state.domains.insert(d, p.estimate);
+            state.domains.insert(d.clone(), p.estimate);
+            metas.insert(d, p.meta);
         }
         save(&req.out, env, &state);
+        self.last = Some(Last { written: file_id(&path), manifest: manifest.clone(), state, metas });
 
         let mut stats = stats.clone();
         stats.docs = manifest.libraries.iter().map(|l| l.docs).sum();
