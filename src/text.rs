@@ -69,6 +69,14 @@ impl Tokens {
         Tokens(tokens.join("\n"))
     }
 
+    /// The same set from borrowed tokens (one allocation: the joined string).
+    pub fn from_strs(mut tokens: Vec<&str>) -> Self {
+        tokens.retain(|t| !t.is_empty() && !t.bytes().any(|b| b == b'\n'));
+        tokens.sort_unstable();
+        tokens.dedup();
+        Tokens(tokens.join("\n"))
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &str> {
         self.0.split('\n').filter(|t| !t.is_empty())
     }
@@ -83,5 +91,8 @@ mod tokens_tests {
         let t = Tokens::new(vec!["ب".into(), "ا".into(), "ب".into(), "".into(), "في اين".into()]);
         assert_eq!(t.iter().collect::<Vec<_>>(), vec!["ا", "ب", "في اين"]);
         assert_eq!(Tokens::new(Vec::new()).iter().count(), 0);
+        let owned = vec!["ب".to_string(), "ا".into(), "ب".into(), "".into(), "في اين".into(), "x\ny".into()];
+        let borrowed: Vec<&str> = owned.iter().map(String::as_str).collect();
+        assert_eq!(Tokens::from_strs(borrowed), Tokens::new(owned));
     }
 }

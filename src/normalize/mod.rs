@@ -10,7 +10,7 @@ pub use rules::{
     ALL_RULE_NAMES, Change, LOSSY_RULE_NAMES, NORMALIZATION_UNICODE_VERSION, RULES_VERSION, Rules, explain, normalize, normalize_into, normalize_with_variants, tokens, variants,
 };
 
-use crate::text::{SearchText, Text};
+use crate::text::{SearchText, Text, Tokens};
 
 /// The search form of one evidence text. Reads the `Text` alone.
 pub fn search_text(text: &Text, rules: &Rules) -> SearchText {
@@ -26,4 +26,75 @@ pub fn search_text_with_variants(text: &Text, rules: &Rules) -> (SearchText, Vec
 /// Normalizes a question the same way as the corpus.
 pub fn query_text(q: &str, rules: &Rules) -> SearchText {
     SearchText::from_normalized(normalize(q, rules))
+}
+
+/// The search fields of one chunk, as the build indexes them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkFields {
+    pub search_text: SearchText,
+    /// Additive recall tokens: dagger-alef variants, `both` aliases, article and light stems,
+    /// Uthmani madda variants.
+    pub extra_tokens: Tokens,
+    /// The document title and the chunk's headings: their words, light stems and stem keys.
+    pub context_tokens: Tokens,
+}
+
+/// Everything the build derives from one chunk's text for lexical search (the `normalize`
+/// stage; `askzico bench --micro` measures this function). `title` and `headings` give the
+/// context tokens; `article_stems` adds article and light stems (`[aliases] article_stems`).
+pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, aliases: &aliases::AliasTable, article_stems: bool) -> ChunkFields {
+    let (search, variants) = search_text_with_variants(text, rules);
+    // Borrowed where possible: aliases and stems are slices of a token or of the alias table.
+    let words: Vec<&str> = words_of(search.as_str()).collect();
+    let mut extra: Vec<&str> = Vec::with_capacity(words.len() * 2 + variants.len());
+    extra.extend(variants.iter().map(String::as_str));
+    for t in &words {
+        extra.extend(aliases.index_targets(t).iter().map(String::as_str));
+    }
+    if article_stems {
+        extra.extend(words.iter().filter_map(|t| aliases::article_stem(t)));
+        extra.extend(words.iter().filter_map(|t| aliases::light_stem_str(t)));
+    }
+    // Uthmani madda variants: most texts have no ءا at all.
+    let madda: Vec<String> = if search.as_str().contains("ءا") { words.iter().filter_map(|t| aliases::madda_variant(t)).collect() } else { Vec::new() };
+    extra.extend(madda.iter().map(String::as_str));
+    let extra_tokens = Tokens::from_strs(extra);
+
+    let mut path = String::from(title.unwrap_or_default());
+    for h in headings {
+        path.push(' ');
+        path.push_str(h);
+    }
+    let context = normalize(&path, rules);
+    let stems: Vec<String> = if article_stems { words_of(&context).filter_map(stem::stem).collect() } else { Vec::new() };
+    let mut ctx: Vec<&str> = Vec::new();
+    for t in words_of(&context) {
+        ctx.push(t);
+        if article_stems && let Some(st) = aliases::light_stem_str(t) {
+            ctx.push(st);
+        }
+    }
+    // The stem keys too, so a question's stem key matches a title (عيد الميلاد ↔ اتولد).
+    ctx.extend(stems.iter().map(String::as_str));
+    ChunkFields { search_text: search, extra_tokens, context_tokens: Tokens::from_strs(ctx) }
+}
+
+/// The words of a normalized text (split on ASCII space, empty pieces skipped), without a
+/// `memchr` call per word: words are short.
+fn words_of(s: &str) -> impl Iterator<Item = &str> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() && b[i] == b' ' {
+            i += 1;
+        }
+        if i == b.len() {
+            return None;
+        }
+        let start = i;
+        while i < b.len() && b[i] != b' ' {
+            i += 1;
+        }
+        Some(&s[start..i])
+    })
 }

@@ -482,6 +482,90 @@ static ASCII: [u8; 128] = {
     t
 };
 
+/// The class of a character for `Engine::feed_plain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fast {
+    /// Emitted as it is: (base, is a digit).
+    Keep(Base, bool),
+    /// Deleted, changing no state (only recorded).
+    Drop,
+    /// ASCII space.
+    Space,
+    /// Anything else: through `feed`.
+    Slow,
+}
+
+static ARABIC_FAST: [Fast; 256] = {
+    let mut t = [Fast::Slow; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match arabic_act(0x0600 + i as u32) {
+            Act::Keep(base) => Fast::Keep(base, false),
+            Act::Delete(_) => Fast::Drop,
+            _ => Fast::Slow,
+        };
+        i += 1;
+    }
+    t
+};
+
+static ASCII_FAST: [Fast; 128] = {
+    let mut t = [Fast::Slow; 128];
+    let mut i = 0;
+    while i < 128 {
+        let b = i as u8;
+        t[i] = if b.is_ascii_lowercase() {
+            Fast::Keep(Base::None, false)
+        } else if b.is_ascii_digit() {
+            Fast::Keep(Base::None, true)
+        } else if b == b' ' {
+            Fast::Space
+        } else {
+            Fast::Slow
+        };
+        i += 1;
+    }
+    t
+};
+
+/// The class and UTF-8 length of the character at byte `i` of `b` (a char boundary), or
+/// `Slow` (length unused) for characters outside ASCII and the Arabic block and past the end.
+#[inline(always)]
+fn fast_class(b: &[u8], i: usize) -> (Fast, usize) {
+    match b.get(i) {
+        Some(&x) if x < 0x80 => (ASCII_FAST[x as usize], 1),
+        Some(&x @ 0xD8..=0xDB) => match b.get(i + 1) {
+            // U+0600–U+06FF: lead byte 0xD8–0xDB, then 0x80–0xBF.
+            Some(&y) => (ARABIC_FAST[(((x & 3) as usize) << 6) | (y & 0x3F) as usize], 2),
+            None => (Fast::Slow, 0),
+        },
+        _ => (Fast::Slow, 0),
+    }
+}
+
+/// A cheap, vectorizable test that `nfc_irrelevant` would pass: false when every byte is
+/// ASCII, an Arabic-block lead byte (0xD8–0xDB) or a continuation byte other than 0x93–0x95
+/// (U+0653–U+0655 are D9 93–95; every other character outside ASCII and the Arabic block
+/// has another lead byte). True means "look closer".
+fn may_need_nfc(b: &[u8]) -> bool {
+    #[inline(always)]
+    fn suspect(x: u8) -> bool {
+        (x.wrapping_sub(0x93) < 3) | (x >= 0xDC) | (x.wrapping_sub(0xC0) < 0x18)
+    }
+    let mut chunks = b.chunks_exact(32);
+    for c in &mut chunks {
+        if c.iter().fold(false, |a, &x| a | suspect(x)) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&x| suspect(x))
+}
+
+/// Whether NFC changes a segment (that may need it).
+fn needs_nfc(seg: &str) -> bool {
+    is_nfc_quick(seg.chars()) != IsNormalized::Yes && !seg.chars().nfc().eq(seg.chars())
+}
+
 /// Deleted invisible / format characters outside the Arabic block.
 #[inline]
 fn is_invisible(u: u32) -> bool {
@@ -761,10 +845,8 @@ impl<'a, O: Observer> Engine<'a, O> {
                 end += 1;
             }
             let block = &text[start..end];
-            if nfc_irrelevant(block) {
-                for (j, c) in block.char_indices() {
-                    self.feed(c, start + j);
-                }
+            if !may_need_nfc(block.as_bytes()) || nfc_irrelevant(block) {
+                self.feed_plain(block, start);
             } else {
                 self.run_segmented(block, start);
             }
@@ -773,45 +855,97 @@ impl<'a, O: Observer> Engine<'a, O> {
         self.finish();
     }
 
-    /// NFC per segment (a segment starts at an NFC boundary).
+    /// NFC per segment (a segment starts at an NFC boundary). Consecutive segments that NFC
+    /// leaves as they are go to `feed_plain` in one piece.
     fn run_segmented(&mut self, text: &str, base_off: usize) {
+        let mut plain = 0; // text[plain..start] needs no NFC and is not fed yet
         let mut start = 0;
         let mut complex = false;
         for (i, c) in text.char_indices() {
             let boundary = is_nfc_boundary(c);
             if i > 0 && boundary {
-                self.segment(&text[start..i], base_off + start, complex);
+                if complex && needs_nfc(&text[start..i]) {
+                    self.feed_plain(&text[plain..start], base_off + plain);
+                    self.compose(&text[start..i], base_off + start);
+                    plain = i;
+                }
                 start = i;
                 complex = false;
             } else if !boundary && !is_harmless_arabic_mark(c as u32) {
                 complex = true;
             }
         }
-        if start < text.len() {
-            self.segment(&text[start..], base_off + start, complex);
+        if start < text.len() && complex && needs_nfc(&text[start..]) {
+            self.feed_plain(&text[plain..start], base_off + plain);
+            self.compose(&text[start..], base_off + start);
+            plain = text.len();
         }
+        self.feed_plain(&text[plain..], base_off + plain);
     }
 
-    fn segment(&mut self, seg: &str, base_off: usize, complex: bool) {
-        if !complex || is_nfc_quick(seg.chars()) == IsNormalized::Yes {
-            for (j, c) in seg.char_indices() {
-                self.feed(c, base_off + j);
-            }
-            return;
-        }
+    /// A segment that NFC changes: its composed characters, reported at its first character.
+    fn compose(&mut self, seg: &str, base_off: usize) {
         let first = seg.chars().next().unwrap_or(' ');
-        if seg.chars().nfc().eq(seg.chars()) {
-            for (j, c) in seg.char_indices() {
-                self.feed(c, base_off + j);
-            }
-            return;
-        }
         if O::ACTIVE {
             let composed: String = seg.chars().nfc().collect();
             self.obs.change(base_off, first, Rule::Nfc, &composed);
         }
         for c in seg.chars().nfc() {
             self.feed_as(c, base_off, first);
+        }
+    }
+
+    /// The characters of text that needs no NFC; the same as `feed` on each of them, faster.
+    /// Runs of characters kept as they are (ASCII lowercase letters and digits, kept Arabic
+    /// letters, single spaces between them) are copied in one piece; characters deleted without
+    /// a trace (harakat, Quranic marks, tatweel; only when no observer records changes) are
+    /// skipped; every other character goes through `feed`.
+    fn feed_plain(&mut self, text: &str, base_off: usize) {
+        let b = text.as_bytes();
+        let mut i = 0;
+        let mut from = 0; // start of the run text[from..i]
+        let mut last: Option<(Base, bool)> = None; // (base, digit) of the run's last character
+        while i < b.len() {
+            let (class, w) = fast_class(b, i);
+            match class {
+                Fast::Keep(base, digit) => {
+                    if last.is_none() {
+                        // The first character of a run: what `emit` does before pushing.
+                        if self.sep.is_some() {
+                            self.resolve_sep(digit);
+                        }
+                        if self.space.is_some() {
+                            self.flush_space();
+                        }
+                        from = i;
+                    }
+                    last = Some((base, digit));
+                    i += w;
+                }
+                // A space between two kept characters is kept as it is.
+                Fast::Space if last.is_some() && matches!(fast_class(b, i + 1).0, Fast::Keep(..)) => i += 1,
+                Fast::Drop if !O::ACTIVE => {
+                    self.flush_run(text, from, i, &mut last);
+                    i += w;
+                }
+                _ => {
+                    self.flush_run(text, from, i, &mut last);
+                    let Some(c) = text[i..].chars().next() else { break };
+                    self.feed(c, base_off + i);
+                    i += c.len_utf8();
+                }
+            }
+        }
+        self.flush_run(text, from, i, &mut last);
+    }
+
+    /// Pushes the run `text[from..to]` (if any) and takes on its last character's state.
+    #[inline(always)]
+    fn flush_run(&mut self, text: &str, from: usize, to: usize, last: &mut Option<(Base, bool)>) {
+        if let Some((base, digit)) = last.take() {
+            self.out.push_str(&text[from..to]);
+            self.base = base;
+            self.last_digit = digit;
         }
     }
 
