@@ -145,17 +145,17 @@ pub fn light_stem(token: &str) -> Option<String> {
 pub fn light_stem_str(token: &str) -> Option<&str> {
     // Every character is U+0621–U+064A (two UTF-8 bytes), so a slice's letters are its bytes / 2.
     let n = |s: &str| s.len() / 2;
-    if token.is_empty() || !token.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c)) {
+    if token.is_empty() || !is_arabic_letters(token) {
         return None;
     }
     let mut s = token;
-    if let Some(rest) = s.strip_prefix('و') {
+    if let Some(rest) = strip_prefix(s, "و") {
         if n(rest) >= 3 {
             s = rest;
         }
     }
     for p in ["بال", "كال", "فال", "لل", "ال"] {
-        if let Some(rest) = s.strip_prefix(p) {
+        if let Some(rest) = strip_prefix(s, p) {
             if n(rest) >= 3 {
                 s = rest;
                 break;
@@ -166,7 +166,7 @@ pub fn light_stem_str(token: &str) -> Option<&str> {
     while changed {
         changed = false;
         for suf in ["ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي"] {
-            if let Some(rest) = s.strip_suffix(suf) {
+            if let Some(rest) = strip_suffix(s, suf) {
                 if n(rest) >= 3 {
                     s = rest;
                     changed = true;
@@ -176,6 +176,27 @@ pub fn light_stem_str(token: &str) -> Option<&str> {
         }
     }
     (s != token).then_some(s)
+}
+
+/// Every character is U+0621–U+064A (UTF-8 D8 A1–D8 BF or D9 80–D9 8A).
+fn is_arabic_letters(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.len() % 2 == 0 && b.chunks_exact(2).all(|p| matches!((p[0], p[1]), (0xD8, 0xA1..=0xBF) | (0xD9, 0x80..=0x8A)))
+}
+
+/// `str::strip_prefix` for short constant affixes, compared byte by byte (no `memcmp` call).
+#[inline]
+fn strip_prefix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
+    let (sb, pb) = (s.as_bytes(), p.as_bytes());
+    (sb.len() >= pb.len() && sb.iter().zip(pb).all(|(a, b)| a == b)).then(|| &s[pb.len()..])
+}
+
+/// `str::strip_suffix`, byte by byte.
+#[inline]
+fn strip_suffix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
+    let (sb, pb) = (s.as_bytes(), p.as_bytes());
+    let k = sb.len().checked_sub(pb.len())?;
+    sb[k..].iter().zip(pb).all(|(a, b)| a == b).then(|| &s[..k])
 }
 
 /// Uthmani spelling writes a hamza on the line before alef where modern spelling has alef madda

@@ -45,7 +45,9 @@ pub struct ChunkFields {
 pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, aliases: &aliases::AliasTable, article_stems: bool) -> ChunkFields {
     let (search, variants) = search_text_with_variants(text, rules);
     // Borrowed where possible: aliases and stems are slices of a token or of the alias table.
-    let words: Vec<&str> = words_of(search.as_str()).collect();
+    // Each distinct word once: the result is a set, and most words repeat.
+    let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    let words: Vec<&str> = words_of(search.as_str()).filter(|w| seen.insert(w)).collect();
     let mut extra: Vec<&str> = Vec::with_capacity(words.len() * 2 + variants.len());
     extra.extend(variants.iter().map(String::as_str));
     for t in &words {
@@ -79,22 +81,7 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
     ChunkFields { search_text: search, extra_tokens, context_tokens: Tokens::from_strs(ctx) }
 }
 
-/// The words of a normalized text (split on ASCII space, empty pieces skipped), without a
-/// `memchr` call per word: words are short.
+/// The words of a normalized text (split on ASCII space, empty pieces skipped).
 fn words_of(s: &str) -> impl Iterator<Item = &str> {
-    let b = s.as_bytes();
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < b.len() && b[i] == b' ' {
-            i += 1;
-        }
-        if i == b.len() {
-            return None;
-        }
-        let start = i;
-        while i < b.len() && b[i] != b' ' {
-            i += 1;
-        }
-        Some(&s[start..i])
-    })
+    s.split(' ').filter(|w| !w.is_empty())
 }

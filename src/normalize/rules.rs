@@ -543,6 +543,44 @@ fn fast_class(b: &[u8], i: usize) -> (Fast, usize) {
     }
 }
 
+/// Whether the character at byte `i` is kept as it is.
+#[inline(always)]
+fn kept_at(b: &[u8], i: usize) -> bool {
+    matches!(fast_class(b, i).0, Fast::Keep(..))
+}
+
+/// The end of the run of kept characters (and single spaces between two of them) from `i`.
+#[inline(always)]
+fn keep_run_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() {
+        let x = b[i];
+        let step = if x < 0x80 {
+            if matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(b, i + 1)) { 1 } else { 0 }
+        } else if (0xD8..=0xDB).contains(&x) && i + 1 < b.len() {
+            if matches!(ARABIC_FAST[(((x & 3) as usize) << 6) | (b[i + 1] & 0x3F) as usize], Fast::Keep(..)) { 2 } else { 0 }
+        } else {
+            0
+        };
+        if step == 0 {
+            break;
+        }
+        i += step;
+    }
+    i
+}
+
+/// (base, is a digit) of the kept character that ends at byte `end` (a run is never empty and
+/// never ends with a space).
+#[inline(always)]
+fn last_kept(b: &[u8], end: usize) -> (Base, bool) {
+    let x = b[end - 1];
+    let class = if x < 0x80 { ASCII_FAST[x as usize] } else { fast_class(b, end - 2).0 };
+    match class {
+        Fast::Keep(base, digit) => (base, digit),
+        _ => (Base::None, false),
+    }
+}
+
 /// A cheap, vectorizable test that `nfc_irrelevant` would pass: false when every byte is
 /// ASCII, an Arabic-block lead byte (0xD8–0xDB) or a continuation byte other than 0x93–0x95
 /// (U+0653–U+0655 are D9 93–95; every other character outside ASCII and the Arabic block
@@ -903,49 +941,32 @@ impl<'a, O: Observer> Engine<'a, O> {
     fn feed_plain(&mut self, text: &str, base_off: usize) {
         let b = text.as_bytes();
         let mut i = 0;
-        let mut from = 0; // start of the run text[from..i]
-        let mut last: Option<(Base, bool)> = None; // (base, digit) of the run's last character
         while i < b.len() {
             let (class, w) = fast_class(b, i);
             match class {
-                Fast::Keep(base, digit) => {
-                    if last.is_none() {
-                        // The first character of a run: what `emit` does before pushing.
-                        if self.sep.is_some() {
-                            self.resolve_sep(digit);
-                        }
-                        if self.space.is_some() {
-                            self.flush_space();
-                        }
-                        from = i;
+                Fast::Keep(_, digit) => {
+                    // What `emit` does before pushing the run's first character.
+                    if self.sep.is_some() {
+                        self.resolve_sep(digit);
                     }
-                    last = Some((base, digit));
-                    i += w;
+                    if self.space.is_some() {
+                        self.flush_space();
+                    }
+                    let from = i;
+                    i = keep_run_end(b, i + w);
+                    self.out.push_str(&text[from..i]);
+                    // The state `emit` leaves after the run's last character.
+                    let (base, digit) = last_kept(b, i);
+                    self.base = base;
+                    self.last_digit = digit;
                 }
-                // A space between two kept characters is kept as it is.
-                Fast::Space if last.is_some() && matches!(fast_class(b, i + 1).0, Fast::Keep(..)) => i += 1,
-                Fast::Drop if !O::ACTIVE => {
-                    self.flush_run(text, from, i, &mut last);
-                    i += w;
-                }
+                Fast::Drop if !O::ACTIVE => i += w,
                 _ => {
-                    self.flush_run(text, from, i, &mut last);
                     let Some(c) = text[i..].chars().next() else { break };
                     self.feed(c, base_off + i);
                     i += c.len_utf8();
                 }
             }
-        }
-        self.flush_run(text, from, i, &mut last);
-    }
-
-    /// Pushes the run `text[from..to]` (if any) and takes on its last character's state.
-    #[inline(always)]
-    fn flush_run(&mut self, text: &str, from: usize, to: usize, last: &mut Option<(Base, bool)>) {
-        if let Some((base, digit)) = last.take() {
-            self.out.push_str(&text[from..to]);
-            self.base = base;
-            self.last_digit = digit;
         }
     }
 
