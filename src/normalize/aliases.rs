@@ -186,14 +186,14 @@ fn is_arabic_letters(t: &str) -> bool {
 
 /// `str::strip_prefix` for short constant affixes, compared byte by byte (no `memcmp` call).
 #[inline]
-fn strip_prefix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
+pub(super) fn strip_prefix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
     let (sb, pb) = (s.as_bytes(), p.as_bytes());
     (sb.len() >= pb.len() && sb.iter().zip(pb).all(|(a, b)| a == b)).then(|| &s[pb.len()..])
 }
 
 /// `str::strip_suffix`, byte by byte.
 #[inline]
-fn strip_suffix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
+pub(super) fn strip_suffix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
     let (sb, pb) = (s.as_bytes(), p.as_bytes());
     let k = sb.len().checked_sub(pb.len())?;
     sb[k..].iter().zip(pb).all(|(a, b)| a == b).then(|| &s[..k])

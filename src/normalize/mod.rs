@@ -44,22 +44,20 @@ pub struct ChunkFields {
 /// context tokens; `article_stems` adds article and light stems (`[aliases] article_stems`).
 pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, aliases: &aliases::AliasTable, article_stems: bool) -> ChunkFields {
     let (search, variants) = search_text_with_variants(text, rules);
-    // Borrowed where possible: aliases and stems are slices of a token or of the alias table.
-    // Each distinct word once: the result is a set, and most words repeat.
-    let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
-    let words: Vec<&str> = words_of(search.as_str()).filter(|w| seen.insert(w)).collect();
-    let mut extra: Vec<&str> = Vec::with_capacity(words.len() * 2 + variants.len());
-    extra.extend(variants.iter().map(String::as_str));
-    for t in &words {
-        extra.extend(aliases.index_targets(t).iter().map(String::as_str));
-    }
-    if article_stems {
-        extra.extend(words.iter().filter_map(|t| aliases::article_stem(t)));
-        extra.extend(words.iter().filter_map(|t| aliases::light_stem_str(t)));
-    }
     // Uthmani madda variants: most texts have no ءا at all.
-    let madda: Vec<String> = if search.as_str().contains("ءا") { words.iter().filter_map(|t| aliases::madda_variant(t)).collect() } else { Vec::new() };
+    let madda: Vec<String> = if search.as_str().contains("ءا") { words_of(search.as_str()).filter_map(aliases::madda_variant).collect() } else { Vec::new() };
+    // Borrowed: aliases and stems are slices of a word or of the alias table. Words repeat,
+    // but a set of them costs more than their stems (the result is sorted and deduplicated).
+    let mut extra: Vec<&str> = Vec::with_capacity(search.as_str().len() / 4 + variants.len() + madda.len());
+    extra.extend(variants.iter().map(String::as_str));
     extra.extend(madda.iter().map(String::as_str));
+    for t in words_of(search.as_str()) {
+        extra.extend(aliases.index_targets(t).iter().map(String::as_str));
+        if article_stems {
+            extra.extend(aliases::article_stem(t));
+            extra.extend(aliases::light_stem_str(t));
+        }
+    }
     let extra_tokens = Tokens::from_strs(extra);
 
     let mut path = String::from(title.unwrap_or_default());

@@ -68,10 +68,12 @@ fn pattern_root(w: &str) -> Option<String> {
     }
 }
 
+use super::aliases::{strip_prefix, strip_suffix};
+
 /// Article and suffixes off (each only when three letters remain).
 fn light(mut s: &str) -> &str {
     for p in ARTICLES {
-        if let Some(rest) = s.strip_prefix(p)
+        if let Some(rest) = strip_prefix(s, p)
             && len(rest) >= 3
         {
             s = rest;
@@ -89,7 +91,7 @@ fn light(mut s: &str) -> &str {
     while changed {
         changed = false;
         for suf in SUFFIXES {
-            if let Some(rest) = s.strip_suffix(suf)
+            if let Some(rest) = strip_suffix(s, suf)
                 && len(rest) >= 3
             {
                 s = rest;
