@@ -107,8 +107,8 @@
 //! differently after a toolchain or dependency upgrade.
 #![forbid(unsafe_code)]
 
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 use unicode_normalization::char::{canonical_combining_class, is_combining_mark};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
@@ -263,35 +263,43 @@ pub fn normalize_into(text: &str, rules: &Rules, out: &mut String) {
 /// spelling differs from its primary form, normalized with the same rules, deduplicated, in
 /// text order, and distinct from every word of the primary form. Empty for most text.
 pub fn variants(text: &str, rules: &Rules) -> Vec<String> {
-    let mut var = String::with_capacity(text.len());
-    let hit = {
-        let mut eng = Engine::new(rules, &mut var, true, NoObs);
-        eng.run(text);
-        eng.variant_hit
-    };
-    if !hit {
-        return Vec::new();
-    }
-    let primary = normalize(text, rules);
-    variant_words(&primary, var)
+    normalize_with_variants(text, rules).1
 }
 
-/// [`normalize`] and [`variants`] together. Text without variants (most text) costs one pass
-/// instead of two or three.
+/// [`normalize`] and [`variants`] together, in one pass: the variant pass records where it
+/// wrote a variant letter, and the primary form is the variant form with those undone (a
+/// variant letter only ever follows an emitted letter, so nothing else differs). When the
+/// output needed a final recomposition (rare, non-Arabic marks), the primary form is
+/// normalized separately.
 pub fn normalize_with_variants(text: &str, rules: &Rules) -> (String, Vec<String>) {
     let mut var = String::with_capacity(text.len());
-    let hit = {
+    let (hit, exotic, edits) = {
         let mut eng = Engine::new(rules, &mut var, true, NoObs);
         eng.run(text);
-        eng.variant_hit
+        (eng.variant_hit, eng.exotic, std::mem::take(&mut eng.edits))
     };
     if !hit {
         // Without a hit the variant pass made exactly the primary form.
         return (var, Vec::new());
     }
-    let primary = normalize(text, rules);
+    let primary = if exotic { normalize(text, rules) } else { undo_variants(&var, &edits) };
     let vars = variant_words(&primary, var);
     (primary, vars)
+}
+
+/// The primary form from the variant form and the variant pass's edits.
+fn undo_variants(var: &str, edits: &[VariantEdit]) -> String {
+    let mut out = String::with_capacity(var.len());
+    let mut from = 0;
+    for e in edits {
+        out.push_str(&var[from..e.at]);
+        if e.was_waw {
+            out.push('\u{0648}');
+        }
+        from = e.at + 2; // ا and ي are two bytes
+    }
+    out.push_str(&var[from..]);
+    out
 }
 
 fn variant_words(primary: &str, var: String) -> Vec<String> {
@@ -299,8 +307,8 @@ fn variant_words(primary: &str, var: String) -> Vec<String> {
     let v: Vec<&str> = tokens(&var).collect();
     let mut res: Vec<String> = Vec::new();
     if p.len() == v.len() {
-        let primary_words: HashSet<&str> = p.iter().copied().collect();
-        let mut seen: HashSet<&str> = HashSet::new();
+        let primary_words: FxHashSet<&str> = p.iter().copied().collect();
+        let mut seen: FxHashSet<&str> = FxHashSet::default();
         for (a, b) in p.iter().zip(v.iter()) {
             if a != b && !primary_words.contains(b) && seen.insert(b) {
                 res.push((*b).to_string());
@@ -322,6 +330,22 @@ pub fn explain(text: &str, rules: &Rules) -> Vec<Change> {
     let mut changes = std::mem::take(&mut eng.obs.0);
     changes.sort_by_key(|c| c.offset); // stable: keeps pipeline order per character
     changes
+}
+
+/// Reference for tests: the whole input composed first, then every character fed one by one
+/// (no block pre-check, no runs); the primary form, or in variant mode the variant form and
+/// whether a variant letter was written.
+#[cfg(test)]
+fn normalize_per_char(text: &str, rules: &Rules, variant: bool) -> (String, bool) {
+    let full: String = text.nfc().collect();
+    let mut out = String::new();
+    let mut eng = Engine::new(rules, &mut out, variant, NoObs);
+    for (i, c) in full.char_indices() {
+        eng.feed(c, i);
+    }
+    eng.finish();
+    let hit = eng.variant_hit;
+    (out, hit)
 }
 
 /// The words of a search text (split on ASCII space; empty pieces skipped).
@@ -837,6 +861,14 @@ struct Pending {
     produced: bool,
 }
 
+/// A letter the variant pass wrote at byte `at` of its output (ا or ي, two bytes): inserted,
+/// or (`was_waw`) in place of the و before it.
+#[derive(Clone, Copy, Debug)]
+struct VariantEdit {
+    at: usize,
+    was_waw: bool,
+}
+
 struct Engine<'a, O: Observer> {
     rules: &'a Rules,
     out: &'a mut String,
@@ -849,6 +881,8 @@ struct Engine<'a, O: Observer> {
     /// Variant mode (dagger alef → ا etc.).
     variant: bool,
     variant_hit: bool,
+    /// Where the variant pass wrote a variant letter (variant mode only).
+    edits: Vec<VariantEdit>,
     base: Base,
     /// Something outside ASCII/Arabic was emitted: the output may need recomposition.
     exotic: bool,
@@ -865,6 +899,7 @@ impl<'a, O: Observer> Engine<'a, O> {
             last_digit: false,
             variant,
             variant_hit: false,
+            edits: Vec::new(),
             base: Base::None,
             exotic: false,
         }
@@ -944,7 +979,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         while i < b.len() {
             let (class, w) = fast_class(b, i);
             match class {
-                Fast::Keep(_, digit) => {
+                Fast::Keep(base, digit) => {
                     // What `emit` does before pushing the run's first character.
                     if self.sep.is_some() {
                         self.resolve_sep(digit);
@@ -954,11 +989,16 @@ impl<'a, O: Observer> Engine<'a, O> {
                     }
                     let from = i;
                     i = keep_run_end(b, i + w);
-                    self.out.push_str(&text[from..i]);
-                    // The state `emit` leaves after the run's last character.
-                    let (base, digit) = last_kept(b, i);
-                    self.base = base;
-                    self.last_digit = digit;
+                    if i - from == w {
+                        // One character (diacritized text: a letter between two marks).
+                        self.out.extend(text[from..i].chars());
+                        self.base = base;
+                        self.last_digit = digit;
+                    } else {
+                        self.out.push_str(&text[from..i]);
+                        // The state `emit` leaves after the run's last character.
+                        (self.base, self.last_digit) = last_kept(b, i);
+                    }
                 }
                 Fast::Drop if !O::ACTIVE => i += w,
                 _ => {
@@ -1194,7 +1234,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             Act::SmallHighYeh => {
                 if self.variant && self.base != Base::None {
                     self.variant_hit = true;
-                    self.emit('\u{064A}', Base::Consonant, false)
+                    self.emit('\u{064A}', Base::Consonant, false);
+                    self.edits.push(VariantEdit { at: self.out.len() - 2, was_waw: false });
                 } else {
                     self.record_str(off, orig, Rule::QuranicMarks, "")
                 }
@@ -1208,12 +1249,14 @@ impl<'a, O: Observer> Engine<'a, O> {
                 Base::Consonant => {
                     self.variant_hit = true;
                     self.emit('\u{0627}', Base::Alef, false);
+                    self.edits.push(VariantEdit { at: self.out.len() - 2, was_waw: false });
                     return;
                 }
                 // base == Waw means the last emitted character is this و
                 Base::Waw if self.out.ends_with('\u{0648}') => {
                     self.out.pop();
                     self.out.push('\u{0627}');
+                    self.edits.push(VariantEdit { at: self.out.len() - 2, was_waw: true });
                     self.base = Base::Alef;
                     self.variant_hit = true;
                     return;

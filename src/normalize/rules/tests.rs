@@ -699,6 +699,26 @@ fn mixed_string() -> impl Strategy<Value = String> {
     prop::collection::vec(mixed_char(), 0..30).prop_map(|v| v.into_iter().collect())
 }
 
+/// Diacritized Arabic words: letters (و, ى, ة, alef forms included), harakat, dagger alef,
+/// small high yeh, tatweel, digits, single and double spaces; long runs of kept letters.
+fn arabic_words() -> impl Strategy<Value = String> {
+    let ch = prop_oneof![
+        8 => 0x0621u32..0x064B,
+        3 => 0x064Bu32..0x0656,
+        2 => Just(0x0670u32),
+        1 => Just(0x06E7u32),
+        1 => Just(0x0640u32),
+        1 => Just(0x0648u32),
+        1 => 0x0660u32..0x066D,
+        1 => 0x30u32..0x3A,
+        1 => Just(0x2Eu32),
+        3 => Just(0x20u32),
+        1 => 0x61u32..0x7B,
+    ]
+    .prop_map(|u| char::from_u32(u).unwrap_or(' '));
+    prop::collection::vec(ch, 0..80).prop_map(|v| v.into_iter().collect())
+}
+
 fn arabic_string() -> impl Strategy<Value = String> {
     prop::collection::vec(arabic_char(), 0..40).prop_map(|v| v.into_iter().collect())
 }
@@ -734,6 +754,23 @@ proptest! {
     fn nfc_shortcuts_equal_full_nfc(s in prop_oneof![arabic_string(), mixed_string()], r in rules_strategy()) {
         let full: String = s.nfc().collect();
         prop_assert_eq!(normalize(&s, &r), normalize(&full, &r));
+    }
+
+    /// The run-copying fast path and the block pre-check give what feeding every character
+    /// of the composed input one by one gives.
+    #[test]
+    fn fast_path_equals_per_char(s in prop_oneof![arabic_string(), mixed_string(), arabic_words(), any::<String>()], r in rules_strategy()) {
+        prop_assert_eq!(normalize(&s, &r), normalize_per_char(&s, &r, false).0);
+    }
+
+    /// The one-pass primary form (the variant pass with its edits undone) is the primary
+    /// form, and the variants are those of a separate variant pass.
+    #[test]
+    fn one_pass_variants_equal_two_passes(s in prop_oneof![arabic_string(), arabic_words(), mixed_string()], r in rules_strategy()) {
+        let primary = normalize_per_char(&s, &r, false).0;
+        let (var, hit) = normalize_per_char(&s, &r, true);
+        let expected = if hit { variant_words(&primary, var) } else { Vec::new() };
+        prop_assert_eq!(normalize_with_variants(&s, &r), (primary, expected));
     }
 
     #[test]
