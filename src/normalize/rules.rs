@@ -332,20 +332,14 @@ pub fn explain(text: &str, rules: &Rules) -> Vec<Change> {
     changes
 }
 
-/// Reference for tests: the whole input composed first, then every character fed one by one
-/// (no block pre-check, no runs); the primary form, or in variant mode the variant form and
-/// whether a variant letter was written.
+/// Reference for tests: the same pipeline with every character fed one by one (no runs).
 #[cfg(test)]
-fn normalize_per_char(text: &str, rules: &Rules, variant: bool) -> (String, bool) {
-    let full: String = text.nfc().collect();
+fn normalize_per_char(text: &str, rules: &Rules) -> String {
     let mut out = String::new();
-    let mut eng = Engine::new(rules, &mut out, variant, NoObs);
-    for (i, c) in full.char_indices() {
-        eng.feed(c, i);
-    }
-    eng.finish();
-    let hit = eng.variant_hit;
-    (out, hit)
+    let mut eng = Engine::new(rules, &mut out, false, NoObs);
+    eng.per_char = true;
+    eng.run(text);
+    out
 }
 
 /// The words of a search text (split on ASCII space; empty pieces skipped).
@@ -883,6 +877,9 @@ struct Engine<'a, O: Observer> {
     variant_hit: bool,
     /// Where the variant pass wrote a variant letter (variant mode only).
     edits: Vec<VariantEdit>,
+    /// Tests: `feed_plain` feeds one character at a time (the reference for its runs).
+    #[cfg(test)]
+    per_char: bool,
     base: Base,
     /// Something outside ASCII/Arabic was emitted: the output may need recomposition.
     exotic: bool,
@@ -900,6 +897,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             variant,
             variant_hit: false,
             edits: Vec::new(),
+            #[cfg(test)]
+            per_char: false,
             base: Base::None,
             exotic: false,
         }
@@ -974,6 +973,13 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// a trace (harakat, Quranic marks, tatweel; only when no observer records changes) are
     /// skipped; every other character goes through `feed`.
     fn feed_plain(&mut self, text: &str, base_off: usize) {
+        #[cfg(test)]
+        if self.per_char {
+            for (j, c) in text.char_indices() {
+                self.feed(c, base_off + j);
+            }
+            return;
+        }
         let b = text.as_bytes();
         let mut i = 0;
         while i < b.len() {
