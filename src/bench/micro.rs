@@ -85,14 +85,11 @@ struct Doc {
     distinct: Vec<Vec<String>>,
 }
 
-/// Runs the micro-benchmark; `progress` receives one line per step.
-pub fn run(opts: &MicroOptions, progress: &mut dyn FnMut(&str)) -> Result<MicroReport, String> {
-    let cfg = Config::load(&opts.config).map_err(|ps| {
-        let lines: Vec<String> = ps.0.iter().map(|p| p.headline()).collect();
-        format!("cannot load {}: {}", opts.config.display(), lines.join("; "))
-    })?;
+/// Runs the micro-benchmark on the documents of `cfg` (loaded from `opts.config`); `progress`
+/// receives one line per step.
+pub fn run(opts: &MicroOptions, cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<MicroReport, String> {
     progress(&format!("extracting the documents of {}", opts.config.display()));
-    let docs = load(&cfg)?;
+    let docs = load(cfg)?;
     let load_before = load_average();
     let mut sets = Vec::new();
     for set in SETS {
@@ -101,7 +98,7 @@ pub fn run(opts: &MicroOptions, progress: &mut dyn FnMut(&str)) -> Result<MicroR
             continue;
         }
         progress(&format!("{set}: {} documents", chosen.len()));
-        sets.push(measure_set(&cfg, set, &chosen, opts.runs));
+        sets.push(measure_set(cfg, set, &chosen, opts.runs));
     }
     Ok(MicroReport {
         config: opts.config.display().to_string(),

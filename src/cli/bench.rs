@@ -34,7 +34,8 @@ pub fn micro(opts: MicroOptions, json: bool) -> i32 {
         eprintln!("bench: --runs must be at least 1");
         return EXIT_USAGE;
     }
-    match micro_bench::run(&opts, &mut |line| eprintln!("[bench] {line}")) {
+    let Some(cfg) = super::load_config(&opts.config, false) else { return EXIT_USAGE };
+    match micro_bench::run(&opts, &cfg, &mut |line| eprintln!("[bench] {line}")) {
         Ok(report) => {
             if json {
                 println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));

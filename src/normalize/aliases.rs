@@ -191,12 +191,12 @@ pub(super) fn strip_prefix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
     (sb.len() >= pb.len() && sb.iter().zip(pb).all(|(a, b)| a == b)).then(|| &s[pb.len()..])
 }
 
-/// `str::strip_suffix`, byte by byte.
+/// `str::strip_suffix`, byte by byte from the end (the last byte tells most Arabic letters apart).
 #[inline]
 pub(super) fn strip_suffix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
     let (sb, pb) = (s.as_bytes(), p.as_bytes());
     let k = sb.len().checked_sub(pb.len())?;
-    sb[k..].iter().zip(pb).all(|(a, b)| a == b).then(|| &s[..k])
+    sb[k..].iter().rev().zip(pb.iter().rev()).all(|(a, b)| a == b).then(|| &s[..k])
 }
 
 /// Uthmani spelling writes a hamza on the line before alef where modern spelling has alef madda
