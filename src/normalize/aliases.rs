@@ -149,29 +149,29 @@ pub fn light_stem_str(token: &str) -> Option<&str> {
         return None;
     }
     let mut s = token;
-    if let Some(rest) = strip_prefix(s, "و") {
-        if n(rest) >= 3 {
-            s = rest;
-        }
+    if let Some(rest) = strip_prefix(s, "و")
+        && n(rest) >= 3
+    {
+        s = rest;
     }
     for p in ["بال", "كال", "فال", "لل", "ال"] {
-        if let Some(rest) = strip_prefix(s, p) {
-            if n(rest) >= 3 {
-                s = rest;
-                break;
-            }
+        if let Some(rest) = strip_prefix(s, p)
+            && n(rest) >= 3
+        {
+            s = rest;
+            break;
         }
     }
     let mut changed = true;
     while changed {
         changed = false;
         for suf in ["ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي"] {
-            if let Some(rest) = strip_suffix(s, suf) {
-                if n(rest) >= 3 {
-                    s = rest;
-                    changed = true;
-                    break;
-                }
+            if let Some(rest) = strip_suffix(s, suf)
+                && n(rest) >= 3
+            {
+                s = rest;
+                changed = true;
+                break;
             }
         }
     }
@@ -181,7 +181,7 @@ pub fn light_stem_str(token: &str) -> Option<&str> {
 /// Every character is U+0621–U+064A (UTF-8 D8 A1–D8 BF or D9 80–D9 8A).
 fn is_arabic_letters(t: &str) -> bool {
     let b = t.as_bytes();
-    b.len() % 2 == 0 && b.chunks_exact(2).all(|p| matches!((p[0], p[1]), (0xD8, 0xA1..=0xBF) | (0xD9, 0x80..=0x8A)))
+    b.len().is_multiple_of(2) && b.chunks_exact(2).all(|p| matches!((p[0], p[1]), (0xD8, 0xA1..=0xBF) | (0xD9, 0x80..=0x8A)))
 }
 
 /// `str::strip_prefix` for short constant affixes, compared byte by byte (no `memcmp` call).

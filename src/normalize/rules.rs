@@ -997,7 +997,9 @@ impl<'a, O: Observer> Engine<'a, O> {
                     i = keep_run_end(b, i + w);
                     if i - from == w {
                         // One character (diacritized text: a letter between two marks).
-                        self.out.extend(text[from..i].chars());
+                        if let Some(c) = text[from..i].chars().next() {
+                            self.out.push(c);
+                        }
                         self.base = base;
                         self.last_digit = digit;
                     } else {
