@@ -332,7 +332,8 @@ pub fn explain(text: &str, rules: &Rules) -> Vec<Change> {
     changes
 }
 
-/// Reference for tests: the same pipeline with every character fed one by one (no runs).
+/// Reference for tests: the same pipeline with every character fed one by one (no runs) and
+/// every block that may need NFC segmented whole.
 #[cfg(test)]
 fn normalize_per_char(text: &str, rules: &Rules) -> String {
     let mut out = String::new();
@@ -877,7 +878,8 @@ struct Engine<'a, O: Observer> {
     variant_hit: bool,
     /// Where the variant pass wrote a variant letter (variant mode only).
     edits: Vec<VariantEdit>,
-    /// Tests: `feed_plain` feeds one character at a time (the reference for its runs).
+    /// Tests: `feed_plain` feeds one character at a time and `run_words` segments the whole
+    /// block (the reference for runs and words).
     #[cfg(test)]
     per_char: bool,
     base: Base,
@@ -920,11 +922,43 @@ impl<'a, O: Observer> Engine<'a, O> {
             if !may_need_nfc(block.as_bytes()) || nfc_irrelevant(block) {
                 self.feed_plain(block, start);
             } else {
-                self.run_segmented(block, start);
+                self.run_words(block, start);
             }
             start = end;
         }
         self.finish();
+    }
+
+    /// A block that NFC may change, word by word: a word (a run of non-ASCII characters with
+    /// the ASCII character before it, an NFC boundary on both sides) goes through
+    /// `run_segmented` only if it has a character that can take part in a composition
+    /// (`may_need_nfc`); the rest, whose segments `run_segmented` would feed as they are, is fed
+    /// in one piece.
+    fn run_words(&mut self, block: &str, base_off: usize) {
+        #[cfg(test)]
+        if self.per_char {
+            return self.run_segmented(block, base_off);
+        }
+        let b = block.as_bytes();
+        let mut plain = 0; // block[plain..] is not fed yet
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] < 0x80 {
+                i += 1;
+                continue;
+            }
+            let word = i.saturating_sub(1); // the ASCII character before, if any
+            while i < b.len() && b[i] >= 0x80 {
+                i += 1;
+            }
+            if may_need_nfc(&b[word..i]) {
+                let word = word.max(plain);
+                self.feed_plain(&block[plain..word], base_off + plain);
+                self.run_segmented(&block[word..i], base_off + word);
+                plain = i;
+            }
+        }
+        self.feed_plain(&block[plain..], base_off + plain);
     }
 
     /// NFC per segment (a segment starts at an NFC boundary). Consecutive segments that NFC
