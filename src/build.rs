@@ -17,7 +17,7 @@ use crate::diag::{Problem, Problems};
 use crate::embed::HashEmbedder;
 use crate::extract::{self, Document};
 use crate::identity::{self, MAX_ID_BYTES, file_slug};
-use crate::normalize::{NORMALIZATION_UNICODE_VERSION, RULES_VERSION, search_text_with_variants};
+use crate::normalize::{NORMALIZATION_UNICODE_VERSION, RULES_VERSION};
 use crate::text::Text;
 use crate::timings::{Stage, timed};
 
@@ -177,37 +177,15 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
         .map(|(i, s)| {
             let _t = crate::timings::start(Stage::Normalize);
             let text = Text::new(&doc.body.text[s.start..s.end]);
-            let (search, mut extra_tokens) = search_text_with_variants(&text, &cfg.normalize);
-            extra_tokens.extend(cfg.aliases.index_tokens(search.tokens()));
-            if cfg.article_stems {
-                extra_tokens.extend(search.tokens().filter_map(crate::normalize::aliases::article_stem).map(str::to_string));
-                extra_tokens.extend(search.tokens().filter_map(crate::normalize::aliases::light_stem));
-            }
-            extra_tokens.extend(search.tokens().filter_map(crate::normalize::aliases::madda_variant));
-            let mut context_tokens = Vec::new();
-            let mut path = vec![doc.title.clone().unwrap_or_default()];
-            path.extend(s.heading_path.iter().cloned());
-            let context = crate::normalize::normalize(&path.join(" "), &cfg.normalize);
-            for t in context.split(' ').filter(|t| !t.is_empty()) {
-                context_tokens.push(t.to_string());
-                if cfg.article_stems {
-                    if let Some(st) = crate::normalize::aliases::light_stem(t) {
-                        context_tokens.push(st);
-                    }
-                    // The stem key too, so a question's stem key matches a title (عيد الميلاد ↔ اتولد).
-                    if let Some(st) = crate::normalize::stem::stem(t) {
-                        context_tokens.push(st);
-                    }
-                }
-            }
-            let vector = timed(Stage::Embed, || hash.map(|h| h.embed(search.as_str())).unwrap_or_default());
+            let fields = crate::normalize::chunk_fields(&text, doc.title.as_deref(), &s.heading_path, &cfg.normalize, &cfg.aliases, cfg.article_stems);
+            let vector = timed(Stage::Embed, || hash.map(|h| h.embed(fields.search_text.as_str())).unwrap_or_default());
             BuiltChunk {
                 chunk_id: identity::chunk_id(&doc_id, i, cfg.id_width),
                 index: i,
                 text,
-                search_text: search,
-                extra_tokens: crate::text::Tokens::new(extra_tokens),
-                context_tokens: crate::text::Tokens::new(context_tokens),
+                search_text: fields.search_text,
+                extra_tokens: fields.extra_tokens,
+                context_tokens: fields.context_tokens,
                 heading_path: s.heading_path,
                 span: (s.start, s.end),
                 vector,

@@ -69,9 +69,36 @@ impl Tokens {
         Tokens(tokens.join("\n"))
     }
 
+    /// The same set from borrowed tokens (one allocation: the joined string).
+    pub fn from_strs(tokens: Vec<&str>) -> Self {
+        // Sorted by (first eight bytes as a big-endian number, whole token): the same order as
+        // by token (a smaller prefix number means a smaller token), with most comparisons
+        // decided without a `memcmp` call.
+        let mut keyed: Vec<(u64, &str)> = tokens.into_iter().filter(|t| !t.is_empty() && !t.bytes().any(|b| b == b'\n')).map(|t| (prefix_key(t), t)).collect();
+        keyed.sort_unstable();
+        keyed.dedup_by(|a, b| a.1 == b.1);
+        let mut out = String::with_capacity(keyed.iter().map(|(_, t)| t.len() + 1).sum());
+        for (i, (_, t)) in keyed.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(t);
+        }
+        Tokens(out)
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &str> {
         self.0.split('\n').filter(|t| !t.is_empty())
     }
+}
+
+/// The first eight bytes of `t` as a big-endian number (zero-padded).
+#[inline]
+fn prefix_key(t: &str) -> u64 {
+    let mut k = [0u8; 8];
+    let n = t.len().min(8);
+    k[..n].copy_from_slice(&t.as_bytes()[..n]);
+    u64::from_be_bytes(k)
 }
 
 #[cfg(test)]
@@ -83,5 +110,13 @@ mod tokens_tests {
         let t = Tokens::new(vec!["ب".into(), "ا".into(), "ب".into(), "".into(), "في اين".into()]);
         assert_eq!(t.iter().collect::<Vec<_>>(), vec!["ا", "ب", "في اين"]);
         assert_eq!(Tokens::new(Vec::new()).iter().count(), 0);
+        let owned = vec!["ب".to_string(), "ا".into(), "ب".into(), "".into(), "في اين".into(), "x\ny".into()];
+        let borrowed: Vec<&str> = owned.iter().map(String::as_str).collect();
+        assert_eq!(Tokens::from_strs(borrowed), Tokens::new(owned));
+        // Prefix keys never reorder: shared 8-byte prefixes, prefixes of each other, NULs.
+        let words = ["abcdefghz", "abcdefgha", "abcdefgh", "abc", "abc\0", "ab\0\0\0\0\0\0\0x", "ab", "الكنيسة", "الكنيسه", "الكن", "b"];
+        let mut sorted: Vec<&str> = words.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(Tokens::from_strs(words.to_vec()).iter().collect::<Vec<_>>(), sorted);
     }
 }

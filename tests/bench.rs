@@ -46,6 +46,51 @@ fn bench_reports_cold_noop_and_edit_runs_with_stage_times() {
     assert_eq!(out_tree(&corpus.join("sources")), out_tree(&again.path().join("sources")), "the edited file is restored");
 }
 
+/// `bench --micro` on a small generated corpus: every component on every set of documents,
+/// single-threaded, with sizes that add up. No timing is asserted.
+#[test]
+fn bench_micro_reports_every_component_per_set() {
+    let Some(corpora) = shared_corpora("bench_micro_reports_every_component_per_set") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    askzico_generate(&corpora, dir.path());
+    let out = run(bin().args(["bench", "--micro", "--runs", "2", "--json", "--config"]).arg(dir.path().join("corpus.toml")));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("| all | 20 |"), "the table goes to stderr with --json: {}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(r["runs"], 2);
+    assert_eq!(r["threads"], 1);
+    let sets = r["sets"].as_array().unwrap();
+    let all = sets.last().unwrap();
+    assert_eq!(all["set"], "all");
+    assert_eq!(all["docs"], 20, "every generated document is extracted");
+    let parts: u64 = sets[..sets.len() - 1].iter().map(|s| s["docs"].as_u64().unwrap()).sum();
+    assert_eq!(parts, 20, "the other sets split the documents");
+    assert!(all["chunk_bytes"].as_u64().unwrap() > 0 && all["chunk_bytes"].as_u64() <= all["body_bytes"].as_u64());
+    for set in sets {
+        let names: Vec<&str> = set["measures"].as_array().unwrap().iter().map(|m| m["component"].as_str().unwrap()).collect();
+        assert_eq!(names, ["chunk", "normalize (build)", "search_text", "conservative", "stem"], "{}", set["set"]);
+        for m in set["measures"].as_array().unwrap() {
+            for field in ["mb_per_s", "wall_mb_per_s", "ms"] {
+                let v = &m[field];
+                assert!(v["median"].as_f64().unwrap() > 0.0, "{}.{}: {v}", m["component"], field);
+                assert!(v["min"].as_f64() <= v["median"].as_f64() && v["median"].as_f64() <= v["max"].as_f64());
+            }
+        }
+    }
+}
+
+#[test]
+fn bench_micro_usage_errors() {
+    let out = run(bin().args(["bench", "--micro", "--runs", "0"]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = run(bin().args(["bench", "--config", "corpus.toml"]));
+    assert_eq!(out.status.code(), Some(2), "--config needs --micro: {}", stderr(&out));
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(bin().args(["bench", "--micro", "--config"]).arg(dir.path().join("missing.toml")));
+    assert_eq!(out.status.code(), Some(2), "a config error: {}", stderr(&out));
+    assert!(stderr(&out).contains("missing.toml"), "names the config: {}", stderr(&out));
+}
+
 fn askzico_generate(corpora: &std::path::Path, dest: &std::path::Path) {
     let out = run(bin().args(["bench-corpus", "--docs", "20", "--seed", "1", "--corpora"]).arg(corpora).arg("--dest").arg(dest));
     assert!(out.status.success(), "{}", stderr(&out));

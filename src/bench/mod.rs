@@ -2,11 +2,13 @@
 //! HTML, with frontmatter, headings, paragraphs, lists and code, built from Arabic text of the
 //! licensed shared corpora (the Synaxarium, the Agpeya, the Quran: with and without diacritics)
 //! read at run time. The same seed gives the same bytes. Nothing generated is committed.
-//! `harness` runs and measures builds of it (`askzico bench`).
+//! `harness` runs and measures builds of it (`askzico bench`); `micro` measures the chunker,
+//! normalizer and stemmer alone on one thread (`askzico bench --micro`).
 
 use std::path::Path;
 
 pub mod harness;
+pub mod micro;
 
 /// xorshift64*: small, fast, and the same on every machine.
 struct Rng(u64);

@@ -1,7 +1,9 @@
-//! `askzico bench [--docs 1000,10000] [--runs 3] [--dir DIR] [--json]`
+//! `askzico bench [--docs 1000,10000] [--runs 3] [--dir DIR] [--json]` and
+//! `askzico bench --micro [--config examples/shared-corpora/corpus.toml] [--runs 7] [--json]`
 
 use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 use crate::bench::harness::{self, BenchOptions};
+use crate::bench::micro::{self as micro_bench, MicroOptions};
 
 pub fn run(opts: BenchOptions, json: bool) -> i32 {
     if opts.runs == 0 || opts.sizes.is_empty() || opts.sizes.contains(&0) {
@@ -16,6 +18,31 @@ pub fn run(opts: BenchOptions, json: bool) -> i32 {
             } else {
                 println!("{}", harness::render_table(&report));
                 println!("({})", harness::NOTE);
+            }
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("bench: {e}");
+            EXIT_ERRORS
+        }
+    }
+}
+
+/// `bench --micro`: single-thread component throughput.
+pub fn micro(opts: MicroOptions, json: bool) -> i32 {
+    if opts.runs == 0 {
+        eprintln!("bench: --runs must be at least 1");
+        return EXIT_USAGE;
+    }
+    let Some(cfg) = super::load_config(&opts.config, false) else { return EXIT_USAGE };
+    match micro_bench::run(&opts, &cfg, &mut |line| eprintln!("[bench] {line}")) {
+        Ok(report) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
+                eprintln!("{}", micro_bench::render_table(&report));
+            } else {
+                println!("{}", micro_bench::render_table(&report));
+                println!("({})", micro_bench::NOTE);
             }
             EXIT_OK
         }

@@ -232,9 +232,10 @@ enum Command {
         /// Corpus sizes in documents, comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
         docs: Vec<usize>,
-        /// Runs of each kind per size (medians, min and max are reported).
-        #[arg(long, default_value_t = 3)]
-        runs: usize,
+        /// Runs of each kind per size (medians, min and max are reported); default 3, and 7
+        /// with `--micro`.
+        #[arg(long)]
+        runs: Option<usize>,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Where the shared corpora are.
@@ -246,6 +247,13 @@ enum Command {
         /// Print one JSON object on stdout (the tables go to stderr).
         #[arg(long)]
         json: bool,
+        /// Instead of builds: single-thread MB/s of the chunker, the normalizer and the stemmer
+        /// on the extracted documents of `--config` (`--runs` runs each, default 7).
+        #[arg(long)]
+        micro: bool,
+        /// The corpus of `--micro` (its sources are extracted once, untimed).
+        #[arg(long, default_value = "examples/shared-corpora/corpus.toml", requires = "micro")]
+        config: PathBuf,
     },
     /// Scaffold a commented corpus.toml and one sample source.
     Init {
@@ -309,7 +317,8 @@ pub fn main() -> i32 {
         Command::Show { at, key, json } => show::run(&at, &key, json),
         Command::Init { dir } => init::run(&dir),
         Command::Inspect { at, sample, seed, against, html, json, no_rebuild } => inspect::run(&at, inspect::InspectArgs { sample, seed, against, html, json, no_rebuild }),
-        Command::Bench { docs, runs, seed, corpora, dir, json } => bench::run(crate::bench::harness::BenchOptions { sizes: docs, runs, seed, corpora, dir }, json),
+        Command::Bench { micro: true, config, runs, json, .. } => bench::micro(crate::bench::micro::MicroOptions { config, runs: runs.unwrap_or(7) }, json),
+        Command::Bench { docs, runs, seed, corpora, dir, json, .. } => bench::run(crate::bench::harness::BenchOptions { sizes: docs, runs: runs.unwrap_or(3), seed, corpora, dir }, json),
         Command::BenchCorpus { docs, seed, corpora, dest } => match crate::bench::generate(&corpora, &dest, docs, seed) {
             Ok(bytes) => {
                 println!("{docs} documents, {:.1} MB, in {}", bytes as f64 / 1e6, dest.display());

@@ -44,6 +44,9 @@ pub fn shipped() -> Vec<Alias> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AliasTable {
     by_from: BTreeMap<String, Vec<(String, Direction, usize)>>,
+    /// The `both` targets of each `from` form (the index side), hashed: the build looks up
+    /// every token of every chunk.
+    index: rustc_hash::FxHashMap<String, Vec<String>>,
     pub aliases: Vec<Alias>,
 }
 
@@ -63,7 +66,23 @@ impl AliasTable {
                 }
             }
         }
-        AliasTable { by_from, aliases }
+        let index = by_from
+            .iter()
+            .filter_map(|(from, targets)| {
+                let both: Vec<String> = targets.iter().filter(|(_, d, _)| *d == Direction::Both).map(|(to, _, _)| to.clone()).collect();
+                (!both.is_empty()).then(|| (from.clone(), both))
+            })
+            .collect();
+        AliasTable { by_from, index, aliases }
+    }
+
+    /// The `both` alias targets of one search token (unsorted; empty for most tokens).
+    #[inline]
+    pub fn index_targets(&self, token: &str) -> &[String] {
+        if self.index.is_empty() {
+            return &[];
+        }
+        self.index.get(token).map_or(&[], Vec::as_slice)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -89,13 +108,7 @@ impl AliasTable {
     pub fn index_tokens<'a>(&self, tokens: impl Iterator<Item = &'a str>) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for t in tokens {
-            if let Some(targets) = self.by_from.get(t) {
-                for (to, dir, _) in targets {
-                    if *dir == Direction::Both {
-                        out.push(to.clone());
-                    }
-                }
-            }
+            out.extend(self.index_targets(t).iter().cloned());
         }
         out.sort();
         out.dedup();
@@ -125,38 +138,65 @@ pub fn article_stem(token: &str) -> Option<&str> {
 /// at least three letters remain. Used only as an additive, lower-weight token — never in
 /// `search_text` — because stems merge words (arabic.md §3 rows 32–33).
 pub fn light_stem(token: &str) -> Option<String> {
-    let n = |s: &str| s.chars().count();
-    if !token.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c)) {
+    light_stem_str(token).map(str::to_string)
+}
+
+/// [`light_stem`] without the allocation: the stem is a slice of the token.
+pub fn light_stem_str(token: &str) -> Option<&str> {
+    // Every character is U+0621–U+064A (two UTF-8 bytes), so a slice's letters are its bytes / 2.
+    let n = |s: &str| s.len() / 2;
+    if token.is_empty() || !is_arabic_letters(token) {
         return None;
     }
     let mut s = token;
-    if let Some(rest) = s.strip_prefix('و') {
-        if n(rest) >= 3 {
-            s = rest;
-        }
+    if let Some(rest) = strip_prefix(s, "و")
+        && n(rest) >= 3
+    {
+        s = rest;
     }
     for p in ["بال", "كال", "فال", "لل", "ال"] {
-        if let Some(rest) = s.strip_prefix(p) {
-            if n(rest) >= 3 {
-                s = rest;
-                break;
-            }
+        if let Some(rest) = strip_prefix(s, p)
+            && n(rest) >= 3
+        {
+            s = rest;
+            break;
         }
     }
     let mut changed = true;
     while changed {
         changed = false;
         for suf in ["ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي"] {
-            if let Some(rest) = s.strip_suffix(suf) {
-                if n(rest) >= 3 {
-                    s = rest;
-                    changed = true;
-                    break;
-                }
+            if let Some(rest) = strip_suffix(s, suf)
+                && n(rest) >= 3
+            {
+                s = rest;
+                changed = true;
+                break;
             }
         }
     }
-    (s != token).then(|| s.to_string())
+    (s != token).then_some(s)
+}
+
+/// Every character is U+0621–U+064A (UTF-8 D8 A1–D8 BF or D9 80–D9 8A).
+fn is_arabic_letters(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.len().is_multiple_of(2) && b.chunks_exact(2).all(|p| matches!((p[0], p[1]), (0xD8, 0xA1..=0xBF) | (0xD9, 0x80..=0x8A)))
+}
+
+/// `str::strip_prefix` for short constant affixes, compared byte by byte (no `memcmp` call).
+#[inline]
+pub(super) fn strip_prefix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
+    let (sb, pb) = (s.as_bytes(), p.as_bytes());
+    (sb.len() >= pb.len() && sb.iter().zip(pb).all(|(a, b)| a == b)).then(|| &s[pb.len()..])
+}
+
+/// `str::strip_suffix`, byte by byte from the end (the last byte tells most Arabic letters apart).
+#[inline]
+pub(super) fn strip_suffix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
+    let (sb, pb) = (s.as_bytes(), p.as_bytes());
+    let k = sb.len().checked_sub(pb.len())?;
+    sb[k..].iter().rev().zip(pb.iter().rev()).all(|(a, b)| a == b).then(|| &s[..k])
 }
 
 /// Uthmani spelling writes a hamza on the line before alef where modern spelling has alef madda

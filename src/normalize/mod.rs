@@ -12,7 +12,7 @@ pub use rules::{
     ALL_RULE_NAMES, Change, LOSSY_RULE_NAMES, NORMALIZATION_UNICODE_VERSION, RULES_VERSION, Rules, explain, normalize, normalize_into, normalize_with_variants, tokens, variants,
 };
 
-use crate::text::{SearchText, Text};
+use crate::text::{SearchText, Text, Tokens};
 
 /// The search form of one evidence text. Reads the `Text` alone.
 pub fn search_text(text: &Text, rules: &Rules) -> SearchText {
@@ -28,4 +28,60 @@ pub fn search_text_with_variants(text: &Text, rules: &Rules) -> (SearchText, Vec
 /// Normalizes a question the same way as the corpus.
 pub fn query_text(q: &str, rules: &Rules) -> SearchText {
     SearchText::from_normalized(normalize(q, rules))
+}
+
+/// The search fields of one chunk, as the build indexes them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkFields {
+    pub search_text: SearchText,
+    /// Additive recall tokens: dagger-alef variants, `both` aliases, article and light stems,
+    /// Uthmani madda variants.
+    pub extra_tokens: Tokens,
+    /// The document title and the chunk's headings: their words, light stems and stem keys.
+    pub context_tokens: Tokens,
+}
+
+/// Everything the build derives from one chunk's text for lexical search (the `normalize`
+/// stage; `askzico bench --micro` measures this function). `title` and `headings` give the
+/// context tokens; `article_stems` adds article and light stems (`[aliases] article_stems`).
+pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, aliases: &aliases::AliasTable, article_stems: bool) -> ChunkFields {
+    let (search, variants) = search_text_with_variants(text, rules);
+    // Uthmani madda variants: most texts have no ءا at all.
+    let madda: Vec<String> = if search.as_str().contains("ءا") { words_of(search.as_str()).filter_map(aliases::madda_variant).collect() } else { Vec::new() };
+    // Borrowed: aliases and stems are slices of a word or of the alias table. Words repeat,
+    // but a set of them costs more than their stems (the result is sorted and deduplicated).
+    let mut extra: Vec<&str> = Vec::with_capacity(search.as_str().len() / 4 + variants.len() + madda.len());
+    extra.extend(variants.iter().map(String::as_str));
+    extra.extend(madda.iter().map(String::as_str));
+    for t in words_of(search.as_str()) {
+        extra.extend(aliases.index_targets(t).iter().map(String::as_str));
+        if article_stems {
+            extra.extend(aliases::article_stem(t));
+            extra.extend(aliases::light_stem_str(t));
+        }
+    }
+    let extra_tokens = Tokens::from_strs(extra);
+
+    let mut path = String::from(title.unwrap_or_default());
+    for h in headings {
+        path.push(' ');
+        path.push_str(h);
+    }
+    let context = normalize(&path, rules);
+    let stems: Vec<String> = if article_stems { words_of(&context).filter_map(stem::stem).collect() } else { Vec::new() };
+    let mut ctx: Vec<&str> = Vec::new();
+    for t in words_of(&context) {
+        ctx.push(t);
+        if article_stems && let Some(st) = aliases::light_stem_str(t) {
+            ctx.push(st);
+        }
+    }
+    // The stem keys too, so a question's stem key matches a title (عيد الميلاد ↔ اتولد).
+    ctx.extend(stems.iter().map(String::as_str));
+    ChunkFields { search_text: search, extra_tokens, context_tokens: Tokens::from_strs(ctx) }
+}
+
+/// The words of a normalized text (split on ASCII space, empty pieces skipped).
+fn words_of(s: &str) -> impl Iterator<Item = &str> {
+    s.split(' ').filter(|w| !w.is_empty())
 }

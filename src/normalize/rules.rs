@@ -107,8 +107,8 @@
 //! differently after a toolchain or dependency upgrade.
 #![forbid(unsafe_code)]
 
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 use unicode_normalization::char::{canonical_combining_class, is_combining_mark};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
@@ -263,35 +263,43 @@ pub fn normalize_into(text: &str, rules: &Rules, out: &mut String) {
 /// spelling differs from its primary form, normalized with the same rules, deduplicated, in
 /// text order, and distinct from every word of the primary form. Empty for most text.
 pub fn variants(text: &str, rules: &Rules) -> Vec<String> {
-    let mut var = String::with_capacity(text.len());
-    let hit = {
-        let mut eng = Engine::new(rules, &mut var, true, NoObs);
-        eng.run(text);
-        eng.variant_hit
-    };
-    if !hit {
-        return Vec::new();
-    }
-    let primary = normalize(text, rules);
-    variant_words(&primary, var)
+    normalize_with_variants(text, rules).1
 }
 
-/// [`normalize`] and [`variants`] together. Text without variants (most text) costs one pass
-/// instead of two or three.
+/// [`normalize`] and [`variants`] together, in one pass: the variant pass records where it
+/// wrote a variant letter, and the primary form is the variant form with those undone (a
+/// variant letter only ever follows an emitted letter, so nothing else differs). When the
+/// output needed a final recomposition (rare, non-Arabic marks), the primary form is
+/// normalized separately.
 pub fn normalize_with_variants(text: &str, rules: &Rules) -> (String, Vec<String>) {
     let mut var = String::with_capacity(text.len());
-    let hit = {
+    let (hit, exotic, edits) = {
         let mut eng = Engine::new(rules, &mut var, true, NoObs);
         eng.run(text);
-        eng.variant_hit
+        (eng.variant_hit, eng.exotic, std::mem::take(&mut eng.edits))
     };
     if !hit {
         // Without a hit the variant pass made exactly the primary form.
         return (var, Vec::new());
     }
-    let primary = normalize(text, rules);
+    let primary = if exotic { normalize(text, rules) } else { undo_variants(&var, &edits) };
     let vars = variant_words(&primary, var);
     (primary, vars)
+}
+
+/// The primary form from the variant form and the variant pass's edits.
+fn undo_variants(var: &str, edits: &[VariantEdit]) -> String {
+    let mut out = String::with_capacity(var.len());
+    let mut from = 0;
+    for e in edits {
+        out.push_str(&var[from..e.at]);
+        if e.was_waw {
+            out.push('\u{0648}');
+        }
+        from = e.at + 2; // ا and ي are two bytes
+    }
+    out.push_str(&var[from..]);
+    out
 }
 
 fn variant_words(primary: &str, var: String) -> Vec<String> {
@@ -299,8 +307,8 @@ fn variant_words(primary: &str, var: String) -> Vec<String> {
     let v: Vec<&str> = tokens(&var).collect();
     let mut res: Vec<String> = Vec::new();
     if p.len() == v.len() {
-        let primary_words: HashSet<&str> = p.iter().copied().collect();
-        let mut seen: HashSet<&str> = HashSet::new();
+        let primary_words: FxHashSet<&str> = p.iter().copied().collect();
+        let mut seen: FxHashSet<&str> = FxHashSet::default();
         for (a, b) in p.iter().zip(v.iter()) {
             if a != b && !primary_words.contains(b) && seen.insert(b) {
                 res.push((*b).to_string());
@@ -322,6 +330,17 @@ pub fn explain(text: &str, rules: &Rules) -> Vec<Change> {
     let mut changes = std::mem::take(&mut eng.obs.0);
     changes.sort_by_key(|c| c.offset); // stable: keeps pipeline order per character
     changes
+}
+
+/// Reference for tests: the same pipeline with every character fed one by one (no runs) and
+/// every block that may need NFC segmented whole.
+#[cfg(test)]
+fn normalize_per_char(text: &str, rules: &Rules) -> String {
+    let mut out = String::new();
+    let mut eng = Engine::new(rules, &mut out, false, NoObs);
+    eng.per_char = true;
+    eng.run(text);
+    out
 }
 
 /// The words of a search text (split on ASCII space; empty pieces skipped).
@@ -481,6 +500,128 @@ static ASCII: [u8; 128] = {
     }
     t
 };
+
+/// The class of a character for `Engine::feed_plain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fast {
+    /// Emitted as it is: (base, is a digit).
+    Keep(Base, bool),
+    /// Deleted, changing no state (only recorded).
+    Drop,
+    /// ASCII space.
+    Space,
+    /// Anything else: through `feed`.
+    Slow,
+}
+
+static ARABIC_FAST: [Fast; 256] = {
+    let mut t = [Fast::Slow; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match arabic_act(0x0600 + i as u32) {
+            Act::Keep(base) => Fast::Keep(base, false),
+            Act::Delete(_) => Fast::Drop,
+            _ => Fast::Slow,
+        };
+        i += 1;
+    }
+    t
+};
+
+static ASCII_FAST: [Fast; 128] = {
+    let mut t = [Fast::Slow; 128];
+    let mut i = 0;
+    while i < 128 {
+        let b = i as u8;
+        t[i] = if b.is_ascii_lowercase() {
+            Fast::Keep(Base::None, false)
+        } else if b.is_ascii_digit() {
+            Fast::Keep(Base::None, true)
+        } else if b == b' ' {
+            Fast::Space
+        } else {
+            Fast::Slow
+        };
+        i += 1;
+    }
+    t
+};
+
+/// The class and UTF-8 length of the character at byte `i` of `b` (a char boundary), or
+/// `Slow` (length unused) for characters outside ASCII and the Arabic block and past the end.
+#[inline(always)]
+fn fast_class(b: &[u8], i: usize) -> (Fast, usize) {
+    match b.get(i) {
+        Some(&x) if x < 0x80 => (ASCII_FAST[x as usize], 1),
+        Some(&x @ 0xD8..=0xDB) => match b.get(i + 1) {
+            // U+0600–U+06FF: lead byte 0xD8–0xDB, then 0x80–0xBF.
+            Some(&y) => (ARABIC_FAST[(((x & 3) as usize) << 6) | (y & 0x3F) as usize], 2),
+            None => (Fast::Slow, 0),
+        },
+        _ => (Fast::Slow, 0),
+    }
+}
+
+/// Whether the character at byte `i` is kept as it is.
+#[inline(always)]
+fn kept_at(b: &[u8], i: usize) -> bool {
+    matches!(fast_class(b, i).0, Fast::Keep(..))
+}
+
+/// The end of the run of kept characters (and single spaces between two of them) from `i`.
+#[inline(always)]
+fn keep_run_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() {
+        let x = b[i];
+        let step = if x < 0x80 {
+            if matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(b, i + 1)) { 1 } else { 0 }
+        } else if (0xD8..=0xDB).contains(&x) && i + 1 < b.len() {
+            if matches!(ARABIC_FAST[(((x & 3) as usize) << 6) | (b[i + 1] & 0x3F) as usize], Fast::Keep(..)) { 2 } else { 0 }
+        } else {
+            0
+        };
+        if step == 0 {
+            break;
+        }
+        i += step;
+    }
+    i
+}
+
+/// (base, is a digit) of the kept character that ends at byte `end` (a run is never empty and
+/// never ends with a space).
+#[inline(always)]
+fn last_kept(b: &[u8], end: usize) -> (Base, bool) {
+    let x = b[end - 1];
+    let class = if x < 0x80 { ASCII_FAST[x as usize] } else { fast_class(b, end - 2).0 };
+    match class {
+        Fast::Keep(base, digit) => (base, digit),
+        _ => (Base::None, false),
+    }
+}
+
+/// A cheap, vectorizable test that `nfc_irrelevant` would pass: false when every byte is
+/// ASCII, an Arabic-block lead byte (0xD8–0xDB) or a continuation byte other than 0x93–0x95
+/// (U+0653–U+0655 are D9 93–95; every other character outside ASCII and the Arabic block
+/// has another lead byte). True means "look closer".
+fn may_need_nfc(b: &[u8]) -> bool {
+    #[inline(always)]
+    fn suspect(x: u8) -> bool {
+        (x.wrapping_sub(0x93) < 3) | (x >= 0xDC) | (x.wrapping_sub(0xC0) < 0x18)
+    }
+    let mut chunks = b.chunks_exact(32);
+    for c in &mut chunks {
+        if c.iter().fold(false, |a, &x| a | suspect(x)) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&x| suspect(x))
+}
+
+/// Whether NFC changes a segment (that may need it).
+fn needs_nfc(seg: &str) -> bool {
+    is_nfc_quick(seg.chars()) != IsNormalized::Yes && !seg.chars().nfc().eq(seg.chars())
+}
 
 /// Deleted invisible / format characters outside the Arabic block.
 #[inline]
@@ -715,6 +856,14 @@ struct Pending {
     produced: bool,
 }
 
+/// A letter the variant pass wrote at byte `at` of its output (ا or ي, two bytes): inserted,
+/// or (`was_waw`) in place of the و before it.
+#[derive(Clone, Copy, Debug)]
+struct VariantEdit {
+    at: usize,
+    was_waw: bool,
+}
+
 struct Engine<'a, O: Observer> {
     rules: &'a Rules,
     out: &'a mut String,
@@ -727,6 +876,12 @@ struct Engine<'a, O: Observer> {
     /// Variant mode (dagger alef → ا etc.).
     variant: bool,
     variant_hit: bool,
+    /// Where the variant pass wrote a variant letter (variant mode only).
+    edits: Vec<VariantEdit>,
+    /// Tests: `feed_plain` feeds one character at a time and `run_words` segments the whole
+    /// block (the reference for runs and words).
+    #[cfg(test)]
+    per_char: bool,
     base: Base,
     /// Something outside ASCII/Arabic was emitted: the output may need recomposition.
     exotic: bool,
@@ -743,6 +898,9 @@ impl<'a, O: Observer> Engine<'a, O> {
             last_digit: false,
             variant,
             variant_hit: false,
+            edits: Vec::new(),
+            #[cfg(test)]
+            per_char: false,
             base: Base::None,
             exotic: false,
         }
@@ -761,57 +919,136 @@ impl<'a, O: Observer> Engine<'a, O> {
                 end += 1;
             }
             let block = &text[start..end];
-            if nfc_irrelevant(block) {
-                for (j, c) in block.char_indices() {
-                    self.feed(c, start + j);
-                }
+            if !may_need_nfc(block.as_bytes()) || nfc_irrelevant(block) {
+                self.feed_plain(block, start);
             } else {
-                self.run_segmented(block, start);
+                self.run_words(block, start);
             }
             start = end;
         }
         self.finish();
     }
 
-    /// NFC per segment (a segment starts at an NFC boundary).
+    /// A block that NFC may change, word by word: a word (a run of non-ASCII characters with
+    /// the ASCII character before it, an NFC boundary on both sides) goes through
+    /// `run_segmented` only if it has a character that can take part in a composition
+    /// (`may_need_nfc`); the rest, whose segments `run_segmented` would feed as they are, is fed
+    /// in one piece.
+    fn run_words(&mut self, block: &str, base_off: usize) {
+        #[cfg(test)]
+        if self.per_char {
+            return self.run_segmented(block, base_off);
+        }
+        let b = block.as_bytes();
+        let mut plain = 0; // block[plain..] is not fed yet
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] < 0x80 {
+                i += 1;
+                continue;
+            }
+            let word = i.saturating_sub(1); // the ASCII character before, if any
+            while i < b.len() && b[i] >= 0x80 {
+                i += 1;
+            }
+            if may_need_nfc(&b[word..i]) {
+                let word = word.max(plain);
+                self.feed_plain(&block[plain..word], base_off + plain);
+                self.run_segmented(&block[word..i], base_off + word);
+                plain = i;
+            }
+        }
+        self.feed_plain(&block[plain..], base_off + plain);
+    }
+
+    /// NFC per segment (a segment starts at an NFC boundary). Consecutive segments that NFC
+    /// leaves as they are go to `feed_plain` in one piece.
     fn run_segmented(&mut self, text: &str, base_off: usize) {
+        let mut plain = 0; // text[plain..start] needs no NFC and is not fed yet
         let mut start = 0;
         let mut complex = false;
         for (i, c) in text.char_indices() {
             let boundary = is_nfc_boundary(c);
             if i > 0 && boundary {
-                self.segment(&text[start..i], base_off + start, complex);
+                if complex && needs_nfc(&text[start..i]) {
+                    self.feed_plain(&text[plain..start], base_off + plain);
+                    self.compose(&text[start..i], base_off + start);
+                    plain = i;
+                }
                 start = i;
                 complex = false;
             } else if !boundary && !is_harmless_arabic_mark(c as u32) {
                 complex = true;
             }
         }
-        if start < text.len() {
-            self.segment(&text[start..], base_off + start, complex);
+        if start < text.len() && complex && needs_nfc(&text[start..]) {
+            self.feed_plain(&text[plain..start], base_off + plain);
+            self.compose(&text[start..], base_off + start);
+            plain = text.len();
         }
+        self.feed_plain(&text[plain..], base_off + plain);
     }
 
-    fn segment(&mut self, seg: &str, base_off: usize, complex: bool) {
-        if !complex || is_nfc_quick(seg.chars()) == IsNormalized::Yes {
-            for (j, c) in seg.char_indices() {
-                self.feed(c, base_off + j);
-            }
-            return;
-        }
+    /// A segment that NFC changes: its composed characters, reported at its first character.
+    fn compose(&mut self, seg: &str, base_off: usize) {
         let first = seg.chars().next().unwrap_or(' ');
-        if seg.chars().nfc().eq(seg.chars()) {
-            for (j, c) in seg.char_indices() {
-                self.feed(c, base_off + j);
-            }
-            return;
-        }
         if O::ACTIVE {
             let composed: String = seg.chars().nfc().collect();
             self.obs.change(base_off, first, Rule::Nfc, &composed);
         }
         for c in seg.chars().nfc() {
             self.feed_as(c, base_off, first);
+        }
+    }
+
+    /// The characters of text that needs no NFC; the same as `feed` on each of them, faster.
+    /// Runs of characters kept as they are (ASCII lowercase letters and digits, kept Arabic
+    /// letters, single spaces between them) are copied in one piece; characters deleted without
+    /// a trace (harakat, Quranic marks, tatweel; only when no observer records changes) are
+    /// skipped; every other character goes through `feed`.
+    fn feed_plain(&mut self, text: &str, base_off: usize) {
+        #[cfg(test)]
+        if self.per_char {
+            for (j, c) in text.char_indices() {
+                self.feed(c, base_off + j);
+            }
+            return;
+        }
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let (class, w) = fast_class(b, i);
+            match class {
+                Fast::Keep(base, digit) => {
+                    // What `emit` does before pushing the run's first character.
+                    if self.sep.is_some() {
+                        self.resolve_sep(digit);
+                    }
+                    if self.space.is_some() {
+                        self.flush_space();
+                    }
+                    let from = i;
+                    i = keep_run_end(b, i + w);
+                    if i - from == w {
+                        // One character (diacritized text: a letter between two marks).
+                        if let Some(c) = text[from..i].chars().next() {
+                            self.out.push(c);
+                        }
+                        self.base = base;
+                        self.last_digit = digit;
+                    } else {
+                        self.out.push_str(&text[from..i]);
+                        // The state `emit` leaves after the run's last character.
+                        (self.base, self.last_digit) = last_kept(b, i);
+                    }
+                }
+                Fast::Drop if !O::ACTIVE => i += w,
+                _ => {
+                    let Some(c) = text[i..].chars().next() else { break };
+                    self.feed(c, base_off + i);
+                    i += c.len_utf8();
+                }
+            }
         }
     }
 
@@ -1039,7 +1276,8 @@ impl<'a, O: Observer> Engine<'a, O> {
             Act::SmallHighYeh => {
                 if self.variant && self.base != Base::None {
                     self.variant_hit = true;
-                    self.emit('\u{064A}', Base::Consonant, false)
+                    self.emit('\u{064A}', Base::Consonant, false);
+                    self.edits.push(VariantEdit { at: self.out.len() - 2, was_waw: false });
                 } else {
                     self.record_str(off, orig, Rule::QuranicMarks, "")
                 }
@@ -1053,12 +1291,14 @@ impl<'a, O: Observer> Engine<'a, O> {
                 Base::Consonant => {
                     self.variant_hit = true;
                     self.emit('\u{0627}', Base::Alef, false);
+                    self.edits.push(VariantEdit { at: self.out.len() - 2, was_waw: false });
                     return;
                 }
                 // base == Waw means the last emitted character is this و
                 Base::Waw if self.out.ends_with('\u{0648}') => {
                     self.out.pop();
                     self.out.push('\u{0627}');
+                    self.edits.push(VariantEdit { at: self.out.len() - 2, was_waw: true });
                     self.base = Base::Alef;
                     self.variant_hit = true;
                     return;

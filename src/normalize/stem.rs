@@ -36,8 +36,9 @@ fn is_arabic_word(token: &str) -> bool {
     !token.is_empty() && token.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c))
 }
 
+/// Letters of a slice of a checked token (`is_arabic_word`: every letter is two UTF-8 bytes).
 fn len(s: &str) -> usize {
-    s.chars().count()
+    s.len() / 2
 }
 
 /// The article with its clitics, longest first (Light10's list).
@@ -49,9 +50,19 @@ const SUFFIXES: [&str; 8] = ["ها", "ان", "ات", "ون", "ين", "يه", "ه
 /// The triliteral a derivational pattern reduces `w` to, if `w` has one of the shapes in the
 /// module doc.
 fn pattern_root(w: &str) -> Option<String> {
-    let c: Vec<char> = w.chars().collect();
+    // Every pattern has at most seven letters: no allocation for the letters.
+    if len(w) > 7 {
+        return None;
+    }
+    let mut buf = ['\0'; 7];
+    let mut n = 0;
+    for (slot, ch) in buf.iter_mut().zip(w.chars()) {
+        *slot = ch;
+        n += 1;
+    }
+    let c = &buf[..n];
     let long_vowel = |x: char| matches!(x, 'ا' | 'و' | 'ي');
-    match c.as_slice() {
+    match c {
         // مي_ا_ : ميلاد → ولد
         ['م', 'ي', a, 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
         // مو_و_ : مولود → ولد
@@ -72,10 +83,12 @@ fn pattern_root(w: &str) -> Option<String> {
     }
 }
 
+use super::aliases::{strip_prefix, strip_suffix};
+
 /// Article and suffixes off (each only when three letters remain).
 fn light(mut s: &str) -> &str {
     for p in ARTICLES {
-        if let Some(rest) = s.strip_prefix(p)
+        if let Some(rest) = strip_prefix(s, p)
             && len(rest) >= 3
         {
             s = rest;
@@ -93,7 +106,7 @@ fn light(mut s: &str) -> &str {
     while changed {
         changed = false;
         for suf in SUFFIXES {
-            if let Some(rest) = s.strip_suffix(suf)
+            if let Some(rest) = strip_suffix(s, suf)
                 && len(rest) >= 3
             {
                 s = rest;

@@ -699,6 +699,26 @@ fn mixed_string() -> impl Strategy<Value = String> {
     prop::collection::vec(mixed_char(), 0..30).prop_map(|v| v.into_iter().collect())
 }
 
+/// Diacritized Arabic words: letters (و, ى, ة, alef forms included), harakat, dagger alef,
+/// small high yeh, tatweel, digits, single and double spaces; long runs of kept letters.
+fn arabic_words() -> impl Strategy<Value = String> {
+    let ch = prop_oneof![
+        8 => 0x0621u32..0x064B,
+        3 => 0x064Bu32..0x0656,
+        2 => Just(0x0670u32),
+        1 => Just(0x06E7u32),
+        1 => Just(0x0640u32),
+        1 => Just(0x0648u32),
+        1 => 0x0660u32..0x066D,
+        1 => 0x30u32..0x3A,
+        1 => Just(0x2Eu32),
+        3 => Just(0x20u32),
+        1 => 0x61u32..0x7B,
+    ]
+    .prop_map(|u| char::from_u32(u).unwrap_or(' '));
+    prop::collection::vec(ch, 0..80).prop_map(|v| v.into_iter().collect())
+}
+
 fn arabic_string() -> impl Strategy<Value = String> {
     prop::collection::vec(arabic_char(), 0..40).prop_map(|v| v.into_iter().collect())
 }
@@ -734,6 +754,37 @@ proptest! {
     fn nfc_shortcuts_equal_full_nfc(s in prop_oneof![arabic_string(), mixed_string()], r in rules_strategy()) {
         let full: String = s.nfc().collect();
         prop_assert_eq!(normalize(&s, &r), normalize(&full, &r));
+    }
+
+    /// The run-copying fast path gives what feeding every character one by one gives.
+    #[test]
+    fn fast_path_equals_per_char(s in prop_oneof![arabic_string(), mixed_string(), arabic_words(), any::<String>()], r in rules_strategy()) {
+        prop_assert_eq!(normalize(&s, &r), normalize_per_char(&s, &r));
+    }
+
+    /// The vectorized pre-check only ever skips blocks the exact check would pass.
+    #[test]
+    fn nfc_precheck_is_conservative(s in prop_oneof![arabic_string(), mixed_string(), arabic_words(), any::<String>()]) {
+        if !may_need_nfc(s.as_bytes()) {
+            prop_assert!(nfc_irrelevant(&s), "{:?}", s);
+        }
+    }
+
+    /// The one-pass primary form (the variant pass with its edits undone) is the primary
+    /// form, and the variants are those of a separate variant pass. (Not against the composed
+    /// input: the variant pass, like the primary one, leaves the order of Arabic marks as
+    /// written, and U+06E7 before U+0670 gives another variant than after it.)
+    #[test]
+    fn one_pass_variants_equal_two_passes(s in prop_oneof![arabic_string(), arabic_words(), mixed_string()], r in rules_strategy()) {
+        let primary = normalize(&s, &r);
+        let mut var = String::new();
+        let hit = {
+            let mut eng = Engine::new(&r, &mut var, true, NoObs);
+            eng.run(&s);
+            eng.variant_hit
+        };
+        let expected = if hit { variant_words(&primary, var) } else { Vec::new() };
+        prop_assert_eq!(normalize_with_variants(&s, &r), (primary, expected));
     }
 
     #[test]
