@@ -392,6 +392,8 @@ impl Engine {
                 return finish_failed(problems, stats, run, started);
             }
         };
+        // `ms` ends at the manifest rename; the caches below are written after it.
+        let elapsed = started.elapsed().as_millis();
         drop(lock);
         self.known.rotate();
         if problems.0.is_empty() {
@@ -405,7 +407,7 @@ impl Engine {
         }
         self.listed = Some((files, found));
         problems.sort();
-        stats.ms = started.elapsed().as_millis();
+        stats.ms = elapsed;
         run.bytes_written = stats.write.bytes_written;
         run.ms = stats.ms;
         run.corpus_version = Some(manifest.corpus_version.clone());

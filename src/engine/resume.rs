@@ -97,12 +97,30 @@ impl Last {
     }
 }
 
-/// The position of the manifest entry at `<dir>/<stem>.<hash>.<ext>`.
-fn entry_of(artifacts: &[ArtifactEntry], dir: &str, stem: &str) -> Option<usize> {
-    let prefix = format!("{dir}/{stem}.");
-    let mut found = artifacts.iter().enumerate().filter(|(_, a)| a.path.starts_with(&prefix) && !a.path[prefix.len()..].contains('/'));
-    let first = found.next()?.0;
-    found.next().is_none().then_some(first)
+/// The manifest's entries by directory and stem (`<dir>/<stem>.<hash>.<ext>`).
+pub struct Entries(std::collections::HashMap<(String, String), usize>);
+
+/// The directory and stem of an artifact path.
+fn place(path: &str) -> (&str, &str) {
+    let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+    (dir, file.split('.').next().unwrap_or(file))
+}
+
+impl Entries {
+    pub fn new(artifacts: &[ArtifactEntry]) -> Entries {
+        let mut map = std::collections::HashMap::with_capacity(artifacts.len());
+        for (i, a) in artifacts.iter().enumerate() {
+            let (dir, stem) = place(&a.path);
+            // Two entries in one place: neither can be patched.
+            map.entry((dir.to_string(), stem.to_string())).and_modify(|v| *v = usize::MAX).or_insert(i);
+        }
+        Entries(map)
+    }
+
+    /// The position of the single entry at `<dir>/<stem>.…`.
+    fn get(&self, dir: &str, stem: &str) -> Option<usize> {
+        self.0.get(&(dir.to_string(), stem.to_string())).copied().filter(|i| *i != usize::MAX)
+    }
 }
 
 /// The lexical files of one domain after an edit: the patched meta and term shards, or `None`
@@ -114,13 +132,13 @@ pub struct DomainPatch {
 }
 
 /// Patches domain `domain`: `old` and `new` are the edited files' documents before and after.
-pub fn patch_domain(out: &Path, manifest: &Manifest, domain: &str, meta: Option<LexMeta>, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
+pub fn patch_domain(out: &Path, manifest: &Manifest, entries: &Entries, domain: &str, meta: Option<LexMeta>, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
     let op: Postings = lexical::postings(domain, old);
     let np: Postings = lexical::postings(domain, new);
     let estimate = (estimate + np.estimate).checked_sub(op.estimate)?;
     let dir = format!("lexical/{domain}");
     let read = |stem: &str| -> Option<Vec<u8>> {
-        let i = entry_of(&manifest.artifacts, &dir, stem)?;
+        let i = entries.get(&dir, stem)?;
         let a = &manifest.artifacts[i];
         let bytes = std::fs::read(out.join(&a.path)).ok()?;
         (bytes.len() as u64 == a.bytes).then_some(bytes)
@@ -157,11 +175,10 @@ pub fn patch_domain(out: &Path, manifest: &Manifest, domain: &str, meta: Option<
 
 /// Replaces, in `artifacts`, the entries of the files `stored` stands for (same directory and
 /// stem): `false` when one has no single previous entry.
-pub fn replace_entries(artifacts: &mut [ArtifactEntry], stored: Vec<ArtifactEntry>) -> bool {
+pub fn replace_entries(artifacts: &mut [ArtifactEntry], entries: &Entries, stored: Vec<ArtifactEntry>) -> bool {
     for e in stored {
-        let (dir, file) = e.path.rsplit_once('/').unwrap_or(("", &e.path));
-        let stem = file.split('.').next().unwrap_or(file);
-        match entry_of(artifacts, dir, stem) {
+        let (dir, stem) = place(&e.path);
+        match entries.get(dir, stem) {
             Some(i) if artifacts[i].kind == e.kind => artifacts[i] = e,
             _ => return false,
         }
@@ -171,8 +188,8 @@ pub fn replace_entries(artifacts: &mut [ArtifactEntry], stored: Vec<ArtifactEntr
 
 /// How many document-shard files (`chunks`, `lookup`, `vectors`) of shard `<library>/<stem>`
 /// `artifacts` names.
-pub fn shard_entries(artifacts: &[ArtifactEntry], library: &str, stem: &str) -> usize {
-    [Kind::Chunks, Kind::Lookup, Kind::Vectors].iter().filter(|k| entry_of(artifacts, &format!("{}/{library}", k.as_str()), stem).is_some()).count()
+pub fn shard_entries(entries: &Entries, library: &str, stem: &str) -> usize {
+    [Kind::Chunks, Kind::Lookup, Kind::Vectors].iter().filter(|k| entries.get(&format!("{}/{library}", k.as_str()), stem).is_some()).count()
 }
 
 /// The set of domains the documents carry.
@@ -247,6 +264,7 @@ impl Engine {
             return None; // a duplicate doc ID: the full build names both files
         }
 
+        let entries = Entries::new(&manifest.artifacts);
         // The document shards holding the edited files, rendered again.
         let mut per_lib: BTreeMap<usize, usize> = BTreeMap::new();
         for f in files {
@@ -271,7 +289,7 @@ impl Engine {
                 }
             };
             let r = shard_artifacts(&self.db, self.settings, shard);
-            if shard_entries(&manifest.artifacts, &cfg.libraries[key.0].id, &format!("{:03}", key.1)) != r.len() {
+            if shard_entries(&entries, &cfg.libraries[key.0].id, &format!("{:03}", key.1)) != r.len() {
                 return None;
             }
             rendered.push(r);
@@ -279,7 +297,7 @@ impl Engine {
         // Per domain of the edited documents: the meta and the term shards whose postings changed.
         let mut patches: BTreeMap<String, DomainPatch> = BTreeMap::new();
         for d in domains_of(&old_refs) {
-            let p = patch_domain(&req.out, &manifest, &d, metas.remove(&d), *state.domains.get(&d)?, &old_refs, &new_refs)?;
+            let p = patch_domain(&req.out, &manifest, &entries, &d, metas.remove(&d), *state.domains.get(&d)?, &old_refs, &new_refs)?;
             patches.insert(d, p);
         }
         for ((&i, o), n) in changed.iter().zip(&old).zip(&new) {
@@ -303,18 +321,18 @@ impl Engine {
             store::remove_stale_temp_files(&req.out);
         }
         let mut write = store::WriteStats::default();
-        let mut entries = Vec::new();
+        let mut stored = Vec::new();
         for r in rendered.iter().map(|r| r.as_slice()).chain(patches.values().map(|p| p.rendered.as_slice())) {
             match store::store_artifacts(&req.out, r, &self.known) {
                 Ok((e, w)) => {
-                    entries.extend(e);
+                    stored.extend(e);
                     write.files_written += w.files_written;
                     write.bytes_written += w.bytes_written;
                 }
                 Err(e) => return Some(fail(e, stats, run)),
             }
         }
-        if !replace_entries(&mut manifest.artifacts, entries) {
+        if !replace_entries(&mut manifest.artifacts, &entries, stored) {
             return None;
         }
         manifest.corpus_version = corpus_version(&manifest.fingerprint().to_string(), &manifest.artifacts);
@@ -325,6 +343,8 @@ impl Engine {
             Ok(p) => p,
             Err(e) => return Some(fail(e, stats, &run)),
         };
+        // `ms` ends at the manifest rename; the caches below are written after it.
+        let elapsed = started.elapsed().as_millis();
         drop(lock);
         self.known.rotate();
         cache.flush();
@@ -346,7 +366,7 @@ impl Engine {
         stats.docs = manifest.libraries.iter().map(|l| l.docs).sum();
         stats.chunks = manifest.libraries.iter().map(|l| l.chunks).sum();
         stats.write = write;
-        stats.ms = started.elapsed().as_millis();
+        stats.ms = elapsed;
         [run.docs_extracted, run.chunks_built, run.chunks_normalized, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
         run.bytes_written = stats.write.bytes_written;
         run.ms = stats.ms;
