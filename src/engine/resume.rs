@@ -79,7 +79,16 @@ pub struct Last {
     written: Option<(u64, std::time::SystemTime)>,
     state: State,
     metas: BTreeMap<String, LexMeta>,
+    /// Term shards patched recently, by (domain, shard), with the artifact path they were
+    /// written to: an editor saving one file again and again patches the same shards.
+    shards: ShardCache,
 }
+
+/// Parsed term shards by (domain, shard number): (artifact path, shard).
+pub type ShardCache = std::collections::HashMap<(String, usize), (String, LexShard)>;
+
+/// At most this many parsed term shards are kept between builds.
+const CACHED_SHARDS: usize = 256;
 
 fn file_id(path: &Path) -> Option<(u64, std::time::SystemTime)> {
     let m = std::fs::metadata(path).ok()?;
@@ -88,7 +97,7 @@ fn file_id(path: &Path) -> Option<(u64, std::time::SystemTime)> {
 
 impl Last {
     pub fn new(manifest_path: &Path, manifest: Manifest, state: State) -> Last {
-        Last { manifest, written: file_id(manifest_path), state, metas: BTreeMap::new() }
+        Last { manifest, written: file_id(manifest_path), state, metas: BTreeMap::new(), shards: ShardCache::new() }
     }
 
     /// Still the build in place: the manifest file is the one this engine wrote.
@@ -132,7 +141,7 @@ pub struct DomainPatch {
 }
 
 /// Patches domain `domain`: `old` and `new` are the edited files' documents before and after.
-pub fn patch_domain(out: &Path, manifest: &Manifest, entries: &Entries, domain: &str, meta: Option<LexMeta>, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
+pub fn patch_domain(out: &Path, manifest: &Manifest, entries: &Entries, cache: &mut ShardCache, domain: &str, meta: Option<LexMeta>, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
     let op: Postings = lexical::postings(domain, old);
     let np: Postings = lexical::postings(domain, new);
     let estimate = (estimate + np.estimate).checked_sub(op.estimate)?;
@@ -163,12 +172,23 @@ pub fn patch_domain(out: &Path, manifest: &Manifest, entries: &Entries, domain: 
         }
     }
     for (k, terms) in by_shard {
-        let mut shard: LexShard = serde_json::from_slice(&read(&format!("{k:04}"))?).ok()?;
+        let stem = format!("{k:04}");
+        let path = &manifest.artifacts[entries.get(&dir, &stem)?].path;
+        let cached = cache.remove(&(domain.to_string(), k)).filter(|(p, _)| p == path).map(|(_, s)| s);
+        let mut shard: LexShard = match cached {
+            Some(s) => s,
+            None => serde_json::from_slice(&read(&stem)?).ok()?,
+        };
         if shard.shard != k || shard.domain != domain {
             return None;
         }
         lexical::patch_shard(&mut shard, &terms, &op, &np);
-        rendered.push(lexical::render_patched(&shard));
+        let r = lexical::render_patched(&shard);
+        if cache.len() >= CACHED_SHARDS {
+            cache.clear();
+        }
+        cache.insert((domain.to_string(), k), (r.path_and_hash().0, shard));
+        rendered.push(r);
     }
     Some(DomainPatch { rendered, estimate, meta })
 }
@@ -220,9 +240,9 @@ impl Engine {
         let cfg = self.cfg.clone();
         let env = req.env.as_deref();
         crate::embed::inline_hash(&cfg.embedding)?;
-        let (state, mut manifest, mut metas) = match self.last.take().filter(|l| l.current(&req.out, env)) {
-            Some(l) => (l.state, l.manifest, l.metas),
-            None => (load(&req.out, env)?, store::read_manifest(&req.out, env).ok()?, BTreeMap::new()),
+        let (state, mut manifest, mut metas, mut shard_cache) = match self.last.take().filter(|l| l.current(&req.out, env)) {
+            Some(l) => (l.state, l.manifest, l.metas, l.shards),
+            None => (load(&req.out, env)?, store::read_manifest(&req.out, env).ok()?, BTreeMap::new(), ShardCache::new()),
         };
         if state.settings != settings_hash || state.files.len() != files.len() || manifest.corpus_version != state.corpus_version {
             return None;
@@ -297,7 +317,7 @@ impl Engine {
         // Per domain of the edited documents: the meta and the term shards whose postings changed.
         let mut patches: BTreeMap<String, DomainPatch> = BTreeMap::new();
         for d in domains_of(&old_refs) {
-            let p = patch_domain(&req.out, &manifest, &entries, &d, metas.remove(&d), *state.domains.get(&d)?, &old_refs, &new_refs)?;
+            let p = patch_domain(&req.out, &manifest, &entries, &mut shard_cache, &d, metas.remove(&d), *state.domains.get(&d)?, &old_refs, &new_refs)?;
             patches.insert(d, p);
         }
         for ((&i, o), n) in changed.iter().zip(&old).zip(&new) {
@@ -360,7 +380,7 @@ impl Engine {
             metas.insert(d, p.meta);
         }
         save(&req.out, env, &state);
-        self.last = Some(Last { written: file_id(&path), manifest: manifest.clone(), state, metas });
+        self.last = Some(Last { written: file_id(&path), manifest: manifest.clone(), state, metas, shards: shard_cache });
 
         let mut stats = stats.clone();
         stats.docs = manifest.libraries.iter().map(|l| l.docs).sum();

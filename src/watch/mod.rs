@@ -18,8 +18,10 @@ use crate::config::Config;
 use crate::engine::Engine;
 
 /// Debounce window: short enough for "saved → rebuilt" to feel instant, long enough to coalesce
-/// an editor's write-temp + rename into one build.
-const DEBOUNCE: Duration = Duration::from_millis(20);
+/// an editor's write-temp + rename (well under a millisecond apart) into one build. An event
+/// leaves the debouncer between `DEBOUNCE` and `DEBOUNCE + TICK` after it happened.
+const DEBOUNCE: Duration = Duration::from_millis(10);
+const TICK: Duration = Duration::from_millis(2);
 
 pub struct WatchOptions {
     pub config: PathBuf,
@@ -46,7 +48,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
         let _ = stop.send(Msg::Stop);
     });
     let fs_tx = tx.clone();
-    let mut debouncer = match new_debouncer(DEBOUNCE, None, move |r: DebounceEventResult| {
+    let mut debouncer = match new_debouncer(DEBOUNCE, Some(TICK), move |r: DebounceEventResult| {
         let _ = fs_tx.send(Msg::Fs(r));
     }) {
         Ok(d) => d,
