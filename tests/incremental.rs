@@ -122,19 +122,26 @@ fn apply(root: &Path, op: &Op) {
     }
 }
 
+/// Two libraries (domains x and x+y), six small Markdown documents.
+fn two_library_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("a")).unwrap();
+    std::fs::create_dir_all(root.join("b")).unwrap();
+    std::fs::write(root.join("corpus.toml"), "[corpus]\nname = \"p\"\nout = \"out\"\n\n[chunking]\nmax_chars = 600\nmin_chars = 50\n\n[[library]]\nid = \"a\"\nroot = \"a\"\ndomains = [\"x\"]\n\n[[library]]\nid = \"b\"\nroot = \"b\"\ndomains = [\"x\", \"y\"]\n").unwrap();
+    for i in 0..6 {
+        let lib = if i % 2 == 0 { "a" } else { "b" };
+        std::fs::write(root.join(format!("{lib}/doc{i}.md")), format!("# وثيقة {i}\n\nنص أول عن النيل والقاهرة رقم {i}.\n\n## قسم\n\nنص ثان عن الكتاب والمكتبة.\n")).unwrap();
+    }
+    dir
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
     #[test]
     fn any_edit_sequence_equals_a_clean_build(ops in prop::collection::vec(op(), 1..7)) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = two_library_project();
         let root = dir.path();
-        std::fs::create_dir_all(root.join("a")).unwrap();
-        std::fs::create_dir_all(root.join("b")).unwrap();
-        std::fs::write(root.join("corpus.toml"), "[corpus]\nname = \"p\"\nout = \"out\"\n\n[chunking]\nmax_chars = 600\nmin_chars = 50\n\n[[library]]\nid = \"a\"\nroot = \"a\"\ndomains = [\"x\"]\n\n[[library]]\nid = \"b\"\nroot = \"b\"\ndomains = [\"x\", \"y\"]\n").unwrap();
-        for i in 0..6 {
-            let lib = if i % 2 == 0 { "a" } else { "b" };
-            std::fs::write(root.join(format!("{lib}/doc{i}.md")), format!("# وثيقة {i}\n\nنص أول عن النيل والقاهرة رقم {i}.\n\n## قسم\n\nنص ثان عن الكتاب والمكتبة.\n")).unwrap();
-        }
         let out = root.join("out");
         let mut engine = Engine::new(Config::load(&root.join("corpus.toml")).unwrap());
         prop_assert!(engine.build(&request(&out)).manifest.is_some());
@@ -152,15 +159,8 @@ proptest! {
     /// way the result equals a clean build byte for byte.
     #[test]
     fn any_edit_sequence_in_fresh_processes_equals_a_clean_build(ops in prop::collection::vec(prop_oneof![3 => edit_op(), 1 => op()], 1..8)) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = two_library_project();
         let root = dir.path();
-        std::fs::create_dir_all(root.join("a")).unwrap();
-        std::fs::create_dir_all(root.join("b")).unwrap();
-        std::fs::write(root.join("corpus.toml"), "[corpus]\nname = \"p\"\nout = \"out\"\n\n[chunking]\nmax_chars = 600\nmin_chars = 50\n\n[[library]]\nid = \"a\"\nroot = \"a\"\ndomains = [\"x\"]\n\n[[library]]\nid = \"b\"\nroot = \"b\"\ndomains = [\"x\", \"y\"]\n").unwrap();
-        for i in 0..6 {
-            let lib = if i % 2 == 0 { "a" } else { "b" };
-            std::fs::write(root.join(format!("{lib}/doc{i}.md")), format!("# وثيقة {i}\n\nنص أول عن النيل والقاهرة رقم {i}.\n\n## قسم\n\nنص ثان عن الكتاب والمكتبة.\n")).unwrap();
-        }
         let out = root.join("out");
         let load = || Config::load(&root.join("corpus.toml")).unwrap();
         prop_assert!(Engine::new(load()).build(&request(&out)).manifest.is_some());

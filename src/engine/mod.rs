@@ -221,20 +221,7 @@ impl Engine {
         }
         let mut list = Vec::with_capacity(grouped.len());
         for (key, members) in grouped {
-            let shard = match self.shards.get(&key).copied() {
-                Some(s) => {
-                    if s.files(&self.db) != &members {
-                        s.set_files(&mut self.db).to(members);
-                    }
-                    s
-                }
-                None => {
-                    let s = Shard::new(&self.db, key.0, key.1, members);
-                    self.shards.insert(key, s);
-                    s
-                }
-            };
-            list.push(shard);
+            list.push(self.shard_input(key, members));
         }
         if self.set.shards(&self.db) != &list {
             self.set.set_shards(&mut self.db).to(list.clone());
@@ -444,6 +431,24 @@ impl Engine {
         let rendered = next.rendered.clone();
         self.lex.insert(domain.to_string(), next);
         (rendered, outcome.into_inner().unwrap_or_default())
+    }
+
+    /// The database input of document shard `key` (library, bucket), holding `members`; set only
+    /// when they changed.
+    fn shard_input(&mut self, key: (usize, u32), members: Vec<Source>) -> Shard {
+        match self.shards.get(&key).copied() {
+            Some(s) => {
+                if s.files(&self.db) != &members {
+                    s.set_files(&mut self.db).to(members);
+                }
+                s
+            }
+            None => {
+                let s = Shard::new(&self.db, key.0, key.1, members);
+                self.shards.insert(key, s);
+                s
+            }
+        }
     }
 
     /// Records what this build read and produced, for `resume` (best effort).

@@ -218,8 +218,6 @@ pub fn domains_of(docs: &[&BuiltDoc]) -> BTreeSet<String> {
 }
 
 use std::collections::HashSet;
-
-use salsa::Setter;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -228,7 +226,7 @@ use crate::artifacts::manifest::corpus_version;
 use crate::artifacts::store;
 use crate::build::{BuildReport, BuildRequest, BuildStats, write_failure};
 use crate::db::cache::CompileCache;
-use crate::db::{AskDb, Compiled, Shard, Source, compiled, shard_artifacts};
+use crate::db::{AskDb, Compiled, Source, compiled, shard_artifacts};
 use crate::diag::Problems;
 use crate::discover::SourceFile;
 
@@ -295,19 +293,7 @@ impl Engine {
         let mut rendered: Vec<Arc<Vec<Rendered>>> = Vec::new();
         for key in keys {
             let members: Vec<Source> = files.iter().filter(|f| key_of(f) == key).map(|f| self.sources[&f.path]).collect();
-            let shard = match self.shards.get(&key).copied() {
-                Some(s) => {
-                    if s.files(&self.db) != &members {
-                        s.set_files(&mut self.db).to(members);
-                    }
-                    s
-                }
-                None => {
-                    let s = Shard::new(&self.db, key.0, key.1, members);
-                    self.shards.insert(key, s);
-                    s
-                }
-            };
+            let shard = self.shard_input(key, members);
             let r = shard_artifacts(&self.db, self.settings, shard);
             if shard_entries(&entries, &cfg.libraries[key.0].id, &format!("{:03}", key.1)) != r.len() {
                 return None;
