@@ -17,14 +17,23 @@
 //! entry or file) makes the caller fall back to the full build. Like every cache, the state never
 //! shapes output: deleting it only costs time.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use super::{Engine, Stats, bucket, shard_count};
 use crate::artifacts::lexical::{self, FIELDS, LexMeta, LexShard, Postings};
-use crate::artifacts::manifest::{ArtifactEntry, Manifest};
+use crate::artifacts::manifest::{ArtifactEntry, Manifest, corpus_version};
+use crate::artifacts::store;
 use crate::artifacts::{BuiltDoc, Kind, Rendered};
+use crate::build::{BuildReport, BuildRequest, BuildStats, write_failure};
+use crate::db::cache::CompileCache;
+use crate::db::{AskDb, Compiled, Source, compiled, shard_artifacts};
+use crate::diag::Problems;
+use crate::discover::SourceFile;
 
 /// At most this many edited files are patched; more take the full build.
 pub const MAX_FILES: usize = 64;
@@ -140,8 +149,17 @@ pub struct DomainPatch {
     pub meta: LexMeta,
 }
 
-/// Patches domain `domain`: `old` and `new` are the edited files' documents before and after.
-pub fn patch_domain(out: &Path, manifest: &Manifest, entries: &Entries, cache: &mut ShardCache, domain: &str, meta: Option<LexMeta>, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
+/// The build being patched: its output directory, manifest and the manifest's entries.
+pub struct InPlace<'a> {
+    pub out: &'a Path,
+    pub manifest: &'a Manifest,
+    pub entries: &'a Entries,
+}
+
+/// Patches domain `domain` of the build in place (`meta`: its meta, if already parsed; `cache`:
+/// parsed term shards): `old` and `new` are the edited files' documents before and after.
+pub fn patch_domain(build: &InPlace, cache: &mut ShardCache, domain: &str, meta: Option<LexMeta>, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
+    let InPlace { out, manifest, entries } = *build;
     let op: Postings = lexical::postings(domain, old);
     let np: Postings = lexical::postings(domain, new);
     let estimate = (estimate + np.estimate).checked_sub(op.estimate)?;
@@ -217,19 +235,6 @@ pub fn domains_of(docs: &[&BuiltDoc]) -> BTreeSet<String> {
     docs.iter().flat_map(|d| d.domains.iter().cloned()).collect()
 }
 
-use std::collections::HashSet;
-use std::sync::Arc;
-use std::time::Instant;
-
-use super::{Engine, Stats, bucket, shard_count};
-use crate::artifacts::manifest::corpus_version;
-use crate::artifacts::store;
-use crate::build::{BuildReport, BuildRequest, BuildStats, write_failure};
-use crate::db::cache::CompileCache;
-use crate::db::{AskDb, Compiled, Source, compiled, shard_artifacts};
-use crate::diag::Problems;
-use crate::discover::SourceFile;
-
 impl Engine {
     /// Patches the build in place for the files whose bytes differ from the recorded state (see
     /// the module docs); `None` when it cannot, and the caller builds in full. Nothing is written
@@ -303,7 +308,8 @@ impl Engine {
         // Per domain of the edited documents: the meta and the term shards whose postings changed.
         let mut patches: BTreeMap<String, DomainPatch> = BTreeMap::new();
         for d in domains_of(&old_refs) {
-            let p = patch_domain(&req.out, &manifest, &entries, &mut shard_cache, &d, metas.remove(&d), *state.domains.get(&d)?, &old_refs, &new_refs)?;
+            let build = InPlace { out: &req.out, manifest: &manifest, entries: &entries };
+            let p = patch_domain(&build, &mut shard_cache, &d, metas.remove(&d), *state.domains.get(&d)?, &old_refs, &new_refs)?;
             patches.insert(d, p);
         }
         for ((&i, o), n) in changed.iter().zip(&old).zip(&new) {
@@ -341,7 +347,7 @@ impl Engine {
         if !replace_entries(&mut manifest.artifacts, &entries, stored) {
             return None;
         }
-        manifest.corpus_version = corpus_version(&manifest.fingerprint().to_string(), &manifest.artifacts);
+        manifest.corpus_version = corpus_version(manifest.fingerprint(), &manifest.artifacts);
         let mut run = run.clone();
         run.shards_written = write.files_written;
         write.files_reused = manifest.artifacts.len() - write.files_written;
