@@ -1,15 +1,25 @@
 //! Lexical shards: per domain, a BM25 index over `search_text` tokens only, sharded by term hash
 //! the way static search indexes are (a question reads only the shards of its terms).
 //!
-//! `lexical/<domain>/meta` holds `{domain, chunks, total_len, avgdl, shards, hash, lengths}`:
-//! the BM25 statistics and every chunk's length in tokens (`chunk_id → length`), read once per
-//! version. Term shard `k` holds the terms whose `fnv1a64(term) % shards == k`:
-//! `{domain, shard, terms: {term: [[chunk_id, tf], …]}}` and, for the same shard of each term,
-//! the additive fields `alias_terms` (variants and alias forms: `term: [chunk_id, …]`),
-//! `context_terms` (title and headings: `term: [chunk_id, …]`) and `stem_terms` (stem keys,
-//! `normalize::stem`: `term: [[chunk_id, tf], …]`). Postings are sorted by `chunk_id`. Lengths live
-//! in the meta, not in every posting: a small edit changes the postings of the few terms it
-//! touches, not those of every term of its chunk. No evidence text appears in any file.
+//! `lexical/<domain>/meta` holds `{domain, chunks, total_len, avgdl, shards, hash, width, docs}`:
+//! the BM25 statistics and the domain's document table, read once per version. `docs` lists
+//! every document of the domain, sorted by `doc_id`, each with its chunks' lengths in tokens by
+//! chunk index: `[[doc_id, [len₀, len₁, …]], …]`. A posting names a chunk by its document's
+//! position in that table (its *ordinal*) and its chunk index; the chunk ID is
+//! `doc_id + ":" + index` zero-padded to `width` digits.
+//!
+//! Term shard `k` holds the terms whose `fnv1a64(term) % shards == k`:
+//! `{domain, shard, terms, alias_terms?, context_terms?, stem_terms?}`, each a map from term to a
+//! flat list of integers. `terms` (search tokens) and `stem_terms` (stem keys, `normalize::stem`)
+//! carry term frequencies: `[gap, index, tf, gap, index, tf, …]`; `alias_terms` (variants and
+//! alias forms, never part of `search_text`) and `context_terms` (title and heading tokens) do
+//! not: `[gap, index, …]`. Postings are sorted by (ordinal, index); `gap` is the ordinal minus
+//! the previous posting's (the first one's is its ordinal), so the common case is a digit or two.
+//! Lengths live in the meta, not in every posting: a small edit changes the postings of the few
+//! terms it touches, not those of every term of its chunk. No evidence text appears in any file.
+//!
+//! Ordinals change only when the domain's set of documents changes (a file added, removed or
+//! renamed); such a build renders the domain's lexical files in full.
 
 use std::collections::BTreeMap;
 
@@ -22,6 +32,20 @@ use super::{BuiltDoc, Kind, Rendered};
 /// Target size of one shard; a Worker reads a few of them per question.
 const SHARD_TARGET_BYTES: usize = 64 * 1024;
 
+/// A chunk of a domain: its document's ordinal in the meta's table and its chunk index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ChunkRef {
+    pub ord: u32,
+    pub index: u32,
+}
+
+/// One posting: a chunk and the term's frequency in it (1 for alias and context fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Posting {
+    pub chunk: ChunkRef,
+    pub tf: u32,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LexMeta {
@@ -32,49 +56,131 @@ pub struct LexMeta {
     pub avgdl: f64,
     pub shards: usize,
     pub hash: String,
-    /// Every chunk of the domain: its length in `search_text` tokens.
-    pub lengths: BTreeMap<String, u32>,
+    /// Digits of a chunk index in a chunk ID (zero-padded; a larger index prints in full).
+    pub width: usize,
+    /// Every document of the domain, sorted by `doc_id`: its chunks' lengths in `search_text`
+    /// tokens, by chunk index. A posting's ordinal is a position in this list.
+    pub docs: Vec<(String, Vec<u32>)>,
 }
 
+impl LexMeta {
+    /// The ID of a chunk a posting names, if the table has it.
+    pub fn chunk_id(&self, c: ChunkRef) -> Option<String> {
+        let (doc, lens) = self.docs.get(c.ord as usize)?;
+        ((c.index as usize) < lens.len()).then(|| format!("{doc}:{:0w$}", c.index, w = self.width))
+    }
+
+    /// The length in tokens of a chunk a posting names.
+    pub fn len_of(&self, c: ChunkRef) -> Option<u32> {
+        self.docs.get(c.ord as usize)?.1.get(c.index as usize).copied()
+    }
+
+    /// The ordinal of a document.
+    pub fn ord_of(&self, doc_id: &str) -> Option<u32> {
+        self.docs.binary_search_by(|(d, _)| d.as_str().cmp(doc_id)).ok().map(|i| i as u32)
+    }
+
+    /// Sets `chunks`, `total_len` and `avgdl` from the document table.
+    fn recount(&mut self) {
+        self.chunks = self.docs.iter().map(|(_, l)| l.len()).sum();
+        self.total_len = self.docs.iter().flat_map(|(_, l)| l).map(|l| *l as u64).sum();
+        self.avgdl = avgdl(self.total_len, self.chunks);
+    }
+}
+
+fn avgdl(total_len: u64, chunks: usize) -> f64 {
+    if chunks == 0 { 0.0 } else { total_len as f64 / chunks as f64 }
+}
+
+/// A term shard as stored: per field, term → encoded postings (see the module docs).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LexShard {
     pub domain: String,
     pub shard: usize,
-    /// term → postings `(chunk_id, term frequency)`, by chunk_id.
-    pub terms: BTreeMap<String, Vec<(String, u32)>>,
+    /// Search tokens: `[gap, index, tf, …]`.
+    pub terms: BTreeMap<String, Vec<u32>>,
     /// Additive tokens kept apart from `terms`: spelling variants and alias forms (the chunks
-    /// holding them); never part of `search_text`.
+    /// holding them, `[gap, index, …]`); never part of `search_text`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub alias_terms: BTreeMap<String, Vec<String>>,
-    /// Title and section-heading tokens: the chunks under them.
+    pub alias_terms: BTreeMap<String, Vec<u32>>,
+    /// Title and section-heading tokens: the chunks under them (`[gap, index, …]`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub context_terms: BTreeMap<String, Vec<String>>,
+    pub context_terms: BTreeMap<String, Vec<u32>>,
     /// Stem keys of the chunk's Arabic search tokens (`normalize::stem`), with their real term
-    /// frequency; never part of `search_text`.
+    /// frequency (`[gap, index, tf, …]`); never part of `search_text`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub stem_terms: BTreeMap<String, Vec<(String, u32)>>,
+    pub stem_terms: BTreeMap<String, Vec<u32>>,
 }
 
 impl LexShard {
-    /// The postings of `term` in field `f` (0 terms, 1 alias, 2 context, 3 stem) as
-    /// `(chunk_id, tf)`; alias and context postings have tf 1.
-    pub fn field(&self, f: usize, term: &str) -> Vec<(&str, u32)> {
+    fn map(&self, f: usize) -> &BTreeMap<String, Vec<u32>> {
         match f {
-            0 => self.terms.get(term).map(|v| v.iter().map(|(c, tf)| (c.as_str(), *tf)).collect()),
-            1 => self.alias_terms.get(term).map(|v| v.iter().map(|c| (c.as_str(), 1)).collect()),
-            2 => self.context_terms.get(term).map(|v| v.iter().map(|c| (c.as_str(), 1)).collect()),
-            _ => self.stem_terms.get(term).map(|v| v.iter().map(|(c, tf)| (c.as_str(), *tf)).collect()),
+            0 => &self.terms,
+            1 => &self.alias_terms,
+            2 => &self.context_terms,
+            _ => &self.stem_terms,
         }
-        .unwrap_or_default()
     }
 
-    /// Every chunk ID any posting names.
-    pub fn ids(&self) -> impl Iterator<Item = &str> {
-        let pairs = self.terms.values().chain(self.stem_terms.values()).flatten().map(|(c, _)| c.as_str());
-        let plain = self.alias_terms.values().chain(self.context_terms.values()).flatten().map(String::as_str);
-        pairs.chain(plain)
+    fn map_mut(&mut self, f: usize) -> &mut BTreeMap<String, Vec<u32>> {
+        match f {
+            0 => &mut self.terms,
+            1 => &mut self.alias_terms,
+            2 => &mut self.context_terms,
+            _ => &mut self.stem_terms,
+        }
     }
+
+    /// The postings of `term` in field `f` (0 terms, 1 alias, 2 context, 3 stem); alias and
+    /// context postings have tf 1. `Err` when the encoded list is malformed.
+    pub fn field(&self, f: usize, term: &str) -> Result<Vec<Posting>, String> {
+        match self.map(f).get(term) {
+            Some(list) => decode(list, has_tf(f)),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Every posting of every field, with its field and term (for `verify`).
+    pub fn all(&self) -> impl Iterator<Item = (usize, &str, Result<Vec<Posting>, String>)> {
+        (0..FIELDS).flat_map(move |f| self.map(f).iter().map(move |(t, l)| (f, t.as_str(), decode(l, has_tf(f)))))
+    }
+}
+
+/// Decodes a posting list (`[gap, index, tf?, …]`).
+pub fn decode(list: &[u32], tf: bool) -> Result<Vec<Posting>, String> {
+    let step = if tf { 3 } else { 2 };
+    if list.len() % step != 0 {
+        return Err(format!("a posting list of {} numbers is not a multiple of {step}", list.len()));
+    }
+    let mut ord: u32 = 0;
+    let mut out = Vec::with_capacity(list.len() / step);
+    let mut prev: Option<ChunkRef> = None;
+    for p in list.chunks_exact(step) {
+        ord = ord.checked_add(p[0]).ok_or("a posting's ordinal overflows")?;
+        let chunk = ChunkRef { ord, index: p[1] };
+        if prev.is_some_and(|q| q >= chunk) {
+            return Err(format!("postings out of order at ordinal {ord}, index {}", p[1]));
+        }
+        prev = Some(chunk);
+        out.push(Posting { chunk, tf: if tf { p[2] } else { 1 } });
+    }
+    Ok(out)
+}
+
+/// Encodes postings sorted by chunk (see `decode`).
+pub fn encode(postings: impl IntoIterator<Item = Posting>, tf: bool) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut prev = 0u32;
+    for p in postings {
+        out.push(p.chunk.ord - prev);
+        out.push(p.chunk.index);
+        if tf {
+            out.push(p.tf);
+        }
+        prev = p.chunk.ord;
+    }
+    out
 }
 
 /// The shard of a term: FNV-1a 64 of its UTF-8 bytes, modulo the shard count.
@@ -90,23 +196,31 @@ pub fn shard_of(term: &str, shards: usize) -> usize {
 /// The number of postings fields of a shard.
 pub const FIELDS: usize = 4;
 
-/// Whether field `f` stores term frequencies (`terms`, `stem_terms`) or only chunk IDs.
-fn has_tf(f: usize) -> bool {
+/// Whether field `f` stores term frequencies (`terms`, `stem_terms`) or only chunks.
+pub fn has_tf(f: usize) -> bool {
     f == 0 || f == 3
 }
 
 /// Postings of one term inside a `Postings` part: `(chunk index in the part, tf)`.
 type LocalList = Vec<(u32, u32)>;
 
-/// The lexical contribution of a set of documents to one domain: the chunk IDs and lengths once,
-/// and per field, its terms in order with their postings by chunk index. Built per document shard
-/// and merged per domain, so an edit re-tokenizes only its shard; IDs are not copied per posting.
+/// The lexical contribution of a set of documents to one domain: its documents and chunks once,
+/// and per field, its terms in order with their postings by local chunk index. Built per
+/// document shard and merged per domain, so an edit re-tokenizes only its shard; IDs are not
+/// copied per posting.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Postings {
     pub chunks: usize,
     pub total_len: u64,
-    pub ids: Vec<String>,
-    /// Each chunk's length in tokens, by chunk index.
+    /// The part's documents, in order.
+    pub docs: Vec<String>,
+    /// Each chunk's document (an index into `docs`) and chunk index, by local chunk index.
+    pub refs: Vec<(u32, u32)>,
+    /// Digits of the chunk index in the chunk IDs (from the first chunk; 0 when empty).
+    pub width: usize,
+    /// Each chunk's ID length (what the size estimate counts), by local chunk index.
+    id_lens: Vec<u32>,
+    /// Each chunk's length in tokens, by local chunk index.
     pub lens: Vec<u32>,
     /// `terms`, `alias_terms`, `context_terms`, `stem_terms`: (term, postings), sorted by term.
     pub fields: [Vec<(String, LocalList)>; FIELDS],
@@ -149,11 +263,8 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
                     *stem_tf.entry(k).or_default() += f;
                 }
             }
-            let idx = p.ids.len() as u32;
-            p.ids.push(c.chunk_id.as_str().to_string());
-            p.lens.push(len);
-            p.chunks += 1;
-            p.total_len += len as u64;
+            let idx = p.push_chunk(d.doc_id.as_str(), c.index as u32, c.chunk_id.as_str().len(), len);
+            debug_assert_eq!(c.chunk_id.as_str(), format!("{}:{:0w$}", d.doc_id.as_str(), c.index, w = p.width));
             for (t, f) in &tf {
                 add(&mut maps[0], t, (idx, *f));
             }
@@ -173,24 +284,75 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
 }
 
 impl Postings {
-    /// Sets the fields (sorting their terms) and the size estimate; `ids` must be in place.
-    /// The estimate is a sum over chunks and postings (no per-term part), so it adds up over
-    /// any grouping of the chunks: a resumed build derives a domain's total from the previous
-    /// one and the edited files alone (`engine::resume`).
+    /// Adds chunk `index` of document `doc` (IDs of `id_len` bytes, `len` tokens) and returns
+    /// its local index. A document's chunks come together, in order.
+    pub fn push_chunk(&mut self, doc: &str, index: u32, id_len: usize, len: u32) -> u32 {
+        if self.docs.last().is_none_or(|d| d != doc) {
+            self.docs.push(doc.to_string());
+        }
+        if index == 0 && self.width == 0 {
+            self.width = id_len.saturating_sub(doc.len() + 1);
+        }
+        self.refs.push((self.docs.len() as u32 - 1, index));
+        self.id_lens.push(id_len as u32);
+        self.lens.push(len);
+        self.chunks += 1;
+        self.total_len += len as u64;
+        self.refs.len() as u32 - 1
+    }
+
+    /// Sets the fields (sorting their terms) and the size estimate; the chunks must be in
+    /// place. The estimate is a sum over chunks and postings (no per-term part), so it adds up
+    /// over any grouping of the chunks: a resumed build derives a domain's total from the
+    /// previous one and the edited files alone (`engine::resume`).
     pub fn set_fields(&mut self, fields: [Vec<(String, LocalList)>; FIELDS]) {
-        self.estimate = self.ids.iter().map(|id| id.len() + 10).sum();
+        self.estimate = self.id_lens.iter().map(|l| *l as usize + 10).sum();
         for (f, mut v) in fields.into_iter().enumerate() {
             v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            let per = if has_tf(f) { 10 } else { 7 };
-            self.estimate += v.iter().flat_map(|(_, ps)| ps.iter()).map(|(i, _)| self.ids[*i as usize].len() + per).sum::<usize>();
+            let per = if has_tf(f) { POSTING_BYTES + 2 } else { POSTING_BYTES };
+            self.estimate += v.iter().map(|(_, ps)| ps.len()).sum::<usize>() * per;
             self.fields[f] = v;
         }
     }
 
-    /// A term's postings with chunk IDs: `(chunk_id, tf)` in part order.
-    fn resolved<'a>(&'a self, list: &'a LocalList) -> impl Iterator<Item = (&'a str, u32)> + 'a {
-        list.iter().map(|(c, tf)| (self.ids[*c as usize].as_str(), *tf))
+    /// A term's postings by document ID: `(doc_id, chunk index, tf)` in part order.
+    fn resolved<'a>(&'a self, list: &'a LocalList) -> impl Iterator<Item = (&'a str, u32, u32)> + 'a {
+        list.iter().map(|(c, tf)| {
+            let (d, index) = self.refs[*c as usize];
+            (self.docs[d as usize].as_str(), index, *tf)
+        })
     }
+
+    /// Whether the two parts hold the same chunks in the same local places.
+    fn same_chunks(&self, other: &Postings) -> bool {
+        self.docs == other.docs && self.refs == other.refs
+    }
+}
+
+/// Estimated bytes of one posting without a frequency (`gap,index,`); one with adds 2.
+const POSTING_BYTES: usize = 6;
+
+/// A domain's document table: its documents sorted by ID, and per part the chunk each local
+/// chunk index stands for.
+pub struct Table<'a> {
+    pub docs: Vec<&'a str>,
+    pub chunks: Vec<Vec<ChunkRef>>,
+}
+
+/// The document table of a domain's parts (a document ID is unique in a build).
+pub fn table<'a>(parts: &[&'a Postings]) -> Table<'a> {
+    let mut docs: Vec<&str> = parts.iter().flat_map(|p| p.docs.iter().map(String::as_str)).collect();
+    docs.par_sort_unstable();
+    docs.dedup();
+    let ord: FxHashMap<&str, u32> = docs.iter().enumerate().map(|(i, d)| (*d, i as u32)).collect();
+    let chunks = parts
+        .iter()
+        .map(|p| {
+            let ords: Vec<u32> = p.docs.iter().map(|d| ord[d.as_str()]).collect();
+            p.refs.iter().map(|&(d, index)| ChunkRef { ord: ords[d as usize], index }).collect()
+        })
+        .collect();
+    Table { docs, chunks }
 }
 
 /// Renders the lexical artifacts of one domain from the chunks that carry it.
@@ -198,40 +360,48 @@ pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
     render_postings(domain, &[&postings(domain, docs)])
 }
 
-#[derive(Serialize)]
-struct ShardOut<'a> {
-    domain: &'a str,
-    shard: usize,
-    terms: BTreeMap<&'a str, Vec<(&'a str, u32)>>,
-    #[serde(skip_serializing_if = "IdsOnly::is_empty")]
-    alias_terms: IdsOnly<'a>,
-    #[serde(skip_serializing_if = "IdsOnly::is_empty")]
-    context_terms: IdsOnly<'a>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    stem_terms: BTreeMap<&'a str, Vec<(&'a str, u32)>>,
-}
+/// One field of a shard being rendered: term → postings, with or without frequencies.
+struct FieldOut<'a>(BTreeMap<&'a str, Vec<Posting>>, bool);
 
-/// A field whose postings are written without their (always 1) frequencies: `term: [chunk_id, …]`.
-struct IdsOnly<'a>(BTreeMap<&'a str, Vec<(&'a str, u32)>>);
-
-impl IdsOnly<'_> {
+impl FieldOut<'_> {
     fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 }
 
-impl Serialize for IdsOnly<'_> {
+impl Serialize for FieldOut<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        struct Ids<'b>(&'b [(&'b str, u32)]);
-        impl Serialize for Ids<'_> {
+        struct Enc<'b>(&'b [Posting], bool);
+        impl Serialize for Enc<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.iter().map(|(c, _)| c))
+                let tf = self.1;
+                let mut prev = 0u32;
+                s.collect_seq(self.0.iter().flat_map(|p| {
+                    let gap = p.chunk.ord - prev;
+                    prev = p.chunk.ord;
+                    [Some(gap), Some(p.chunk.index), tf.then_some(p.tf)].into_iter().flatten()
+                }))
             }
         }
-        s.collect_map(self.0.iter().map(|(t, v)| (t, Ids(v))))
+        s.collect_map(self.0.iter().map(|(t, v)| (t, Enc(v, self.1))))
     }
 }
 
+/// The bytes of a term shard (the field order and skips of `LexShard`).
+#[derive(Serialize)]
+struct ShardOut<'a> {
+    domain: &'a str,
+    shard: usize,
+    terms: FieldOut<'a>,
+    #[serde(skip_serializing_if = "FieldOut::is_empty")]
+    alias_terms: FieldOut<'a>,
+    #[serde(skip_serializing_if = "FieldOut::is_empty")]
+    context_terms: FieldOut<'a>,
+    #[serde(skip_serializing_if = "FieldOut::is_empty")]
+    stem_terms: FieldOut<'a>,
+}
+
+/// The bytes of a meta (the field order of `LexMeta`).
 #[derive(Serialize)]
 struct MetaOut<'a> {
     domain: &'a str,
@@ -240,7 +410,8 @@ struct MetaOut<'a> {
     avgdl: f64,
     shards: usize,
     hash: &'static str,
-    lengths: BTreeMap<&'a str, u32>,
+    width: usize,
+    docs: Vec<(&'a str, Vec<u32>)>,
 }
 
 /// The term-shard count of a domain whose parts are `parts`: powers of two, so that a shard is
@@ -268,36 +439,54 @@ pub fn deal(part: &Postings, shards: usize) -> Dealt {
     out
 }
 
-/// Renders term shard `k` of a domain from its parts and their dealt entries. A term's postings
-/// are sorted by chunk ID (unique in a build), so the bytes do not depend on how chunks are
+/// Renders term shard `k` of a domain from its parts, their dealt entries and the domain's
+/// table. A term's postings are sorted by chunk, so the bytes do not depend on how chunks are
 /// grouped into parts.
-pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt]) -> Rendered {
+pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt], table: &Table) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
-    let mut fields: [BTreeMap<&str, Vec<(&str, u32)>>; FIELDS] = Default::default();
-    for (p, d) in parts.iter().zip(dealt) {
+    let mut fields: [BTreeMap<&str, Vec<Posting>>; FIELDS] = Default::default();
+    for (pi, (p, d)) in parts.iter().zip(dealt).enumerate() {
+        let chunks = &table.chunks[pi];
         for &(f, i) in &d[k] {
             let (t, ps) = &p.fields[f as usize][i as usize];
-            fields[f as usize].entry(t.as_str()).or_default().extend(p.resolved(ps));
+            fields[f as usize].entry(t.as_str()).or_default().extend(ps.iter().map(|&(c, tf)| Posting { chunk: chunks[c as usize], tf }));
         }
     }
     for field in &mut fields {
         for list in field.values_mut() {
-            list.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            list.sort_unstable_by_key(|p| p.chunk);
         }
     }
-    let [terms, alias, context, stem_terms] = fields;
-    let shard = ShardOut { domain, shard: k, terms, alias_terms: IdsOnly(alias), context_terms: IdsOnly(context), stem_terms };
-    let records = shard.terms.len();
+    let [terms, alias, context, stem] = fields;
+    let records = terms.len();
+    let shard = ShardOut {
+        domain,
+        shard: k,
+        terms: FieldOut(terms, true),
+        alias_terms: FieldOut(alias, false),
+        context_terms: FieldOut(context, false),
+        stem_terms: FieldOut(stem, true),
+    };
     Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", serde_json::to_vec(&shard).expect("shard serializes"), records, Some(domain.to_string()), None)
 }
 
 /// Renders a domain's meta file.
-pub fn render_meta(domain: &str, parts: &[&Postings], shards: usize) -> Rendered {
+pub fn render_meta(domain: &str, parts: &[&Postings], shards: usize, table: &Table) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
     let n: usize = parts.iter().map(|p| p.chunks).sum();
     let total_len: u64 = parts.iter().map(|p| p.total_len).sum();
-    let lengths: BTreeMap<&str, u32> = parts.iter().flat_map(|p| p.ids.iter().map(String::as_str).zip(p.lens.iter().copied())).collect();
-    let meta = MetaOut { domain, chunks: n, total_len, avgdl: if n == 0 { 0.0 } else { total_len as f64 / n as f64 }, shards, hash: "fnv1a64", lengths };
+    let mut lens: Vec<Vec<u32>> = vec![Vec::new(); table.docs.len()];
+    for (p, chunks) in parts.iter().zip(&table.chunks) {
+        for (c, len) in chunks.iter().zip(&p.lens) {
+            let l = &mut lens[c.ord as usize];
+            if l.len() <= c.index as usize {
+                l.resize(c.index as usize + 1, 0);
+            }
+            l[c.index as usize] = *len;
+        }
+    }
+    let width = parts.iter().map(|p| p.width).max().unwrap_or(0);
+    let meta = MetaOut { domain, chunks: n, total_len, avgdl: avgdl(total_len, n), shards, hash: "fnv1a64", width, docs: table.docs.iter().copied().zip(lens).collect() };
     Rendered::new(Kind::Lexical, format!("lexical/{domain}/meta"), "json", serde_json::to_vec(&meta).expect("meta serializes"), n, Some(domain.to_string()), None)
 }
 
@@ -309,113 +498,102 @@ pub fn render_postings(domain: &str, parts: &[&Postings]) -> Vec<Rendered> {
 
 /// Renders a domain's meta and its `shards` term shards.
 fn render_with(domain: &str, parts: &[&Postings], shards: usize) -> Vec<Rendered> {
+    let table = table(parts);
     let dealt: Vec<Dealt> = parts.par_iter().map(|p| deal(p, shards)).collect();
     let dealt_refs: Vec<&Dealt> = dealt.iter().collect();
-    let mut out: Vec<Rendered> = (0..shards).into_par_iter().map(|k| render_shard(domain, k, parts, &dealt_refs)).collect();
-    out.insert(0, render_meta(domain, parts, shards));
+    let mut out: Vec<Rendered> = (0..shards).into_par_iter().map(|k| render_shard(domain, k, parts, &dealt_refs, &table)).collect();
+    out.insert(0, render_meta(domain, parts, shards, &table));
     out
 }
 
-/// The term shards whose content differs between two versions of one part (same position in
-/// the domain's part list): those holding a term whose postings (chunk IDs and frequencies)
-/// changed. Lengths live in the meta, which is always rendered.
-pub fn changed_shards(old: &Postings, new: &Postings, shards: usize, into: &mut std::collections::BTreeSet<usize>) {
-    let ids_same = old.ids == new.ids;
-    for f in 0..FIELDS {
-        let (a, b) = (&old.fields[f], &new.fields[f]);
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() || j < b.len() {
-            let ord = match (a.get(i), b.get(j)) {
-                (Some(x), Some(y)) => x.0.cmp(&y.0),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                _ => std::cmp::Ordering::Greater,
-            };
-            match ord {
-                std::cmp::Ordering::Less => {
-                    into.insert(shard_of(&a[i].0, shards));
-                    i += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    into.insert(shard_of(&b[j].0, shards));
-                    j += 1;
-                }
-                std::cmp::Ordering::Equal => {
-                    let same = if ids_same { a[i].1 == b[j].1 } else { old.resolved(&a[i].1).eq(new.resolved(&b[j].1)) };
-                    if !same {
-                        into.insert(shard_of(&a[i].0, shards));
-                    }
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-    }
-}
-
-/// The terms, per field, whose postings differ between `old` and `new` (the same chunks before
-/// and after an edit, e.g. one file's): the only ones a patch has to rewrite.
-pub fn changed_terms(old: &Postings, new: &Postings) -> [std::collections::BTreeSet<String>; FIELDS] {
-    let mut out: [std::collections::BTreeSet<String>; FIELDS] = Default::default();
-    for (f, set) in out.iter_mut().enumerate() {
-        let (a, b) = (&old.fields[f], &new.fields[f]);
+/// Calls `f(term)` for every term, per field, whose postings differ between two versions of
+/// the same chunks (the domain's document set unchanged).
+fn each_changed<'a>(old: &'a Postings, new: &'a Postings, mut f: impl FnMut(usize, &'a str)) {
+    let same = old.same_chunks(new);
+    for field in 0..FIELDS {
+        let (a, b) = (&old.fields[field], &new.fields[field]);
         let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {
             match (a.get(i), b.get(j)) {
                 (Some(x), Some(y)) if x.0 == y.0 => {
-                    if !old.resolved(&x.1).eq(new.resolved(&y.1)) {
-                        set.insert(x.0.clone());
+                    let equal = if same { x.1 == y.1 } else { old.resolved(&x.1).eq(new.resolved(&y.1)) };
+                    if !equal {
+                        f(field, &x.0);
                     }
                     i += 1;
                     j += 1;
                 }
                 (Some(x), Some(y)) if x.0 < y.0 => {
-                    set.insert(x.0.clone());
+                    f(field, &x.0);
                     i += 1;
                 }
                 (Some(x), None) => {
-                    set.insert(x.0.clone());
+                    f(field, &x.0);
                     i += 1;
                 }
                 (_, Some(y)) => {
-                    set.insert(y.0.clone());
+                    f(field, &y.0);
                     j += 1;
                 }
                 (None, None) => break,
             }
         }
     }
+}
+
+/// The term shards whose content differs between two versions of one part (same position in
+/// the domain's part list, same document table): those holding a term whose postings changed.
+/// Lengths live in the meta, which is always rendered.
+pub fn changed_shards(old: &Postings, new: &Postings, shards: usize, into: &mut std::collections::BTreeSet<usize>) {
+    each_changed(old, new, |_, t| {
+        into.insert(shard_of(t, shards));
+    });
+}
+
+/// The terms, per field, whose postings differ between `old` and `new` (the same documents
+/// before and after an edit, e.g. one file's): the only ones a patch has to rewrite.
+pub fn changed_terms(old: &Postings, new: &Postings) -> [std::collections::BTreeSet<String>; FIELDS] {
+    let mut out: [std::collections::BTreeSet<String>; FIELDS] = Default::default();
+    each_changed(old, new, |f, t| {
+        out[f].insert(t.to_string());
+    });
     out
 }
 
+/// The sorted document IDs of a part.
+pub fn sorted_docs(p: &Postings) -> Vec<&str> {
+    let mut v: Vec<&str> = p.docs.iter().map(String::as_str).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 /// Patches a term shard of the previous build: for each term of `terms` (per field), the
-/// postings of the chunks in `old` are replaced by those in `new`; a term left without postings
-/// goes. The bytes equal those of a full render of the same chunks (same struct, same order).
-pub fn patch_shard(shard: &mut LexShard, terms: &[Vec<&String>; FIELDS], old: &Postings, new: &Postings) {
-    let gone: rustc_hash::FxHashSet<&str> = old.ids.iter().chain(&new.ids).map(String::as_str).collect();
-    let postings_of = |p: &Postings, f: usize, t: &str| -> Vec<(String, u32)> {
-        match p.fields[f].binary_search_by(|(x, _)| x.as_str().cmp(t)) {
-            Ok(i) => p.resolved(&p.fields[f][i].1).map(|(c, tf)| (c.to_string(), tf)).collect(),
-            Err(_) => Vec::new(),
-        }
-    };
+/// postings of the documents of `old` are replaced by those of `new` (the same documents);
+/// a term left without postings goes. `None` when a document is not in the meta's table or
+/// the shard is malformed. The bytes equal those of a full render of the same chunks.
+pub fn patch_shard(shard: &mut LexShard, terms: &[Vec<&String>; FIELDS], meta: &LexMeta, old: &Postings, new: &Postings) -> Option<()> {
+    let gone: rustc_hash::FxHashSet<u32> = old.docs.iter().map(|d| meta.ord_of(d)).collect::<Option<_>>()?;
+    let ords: Vec<u32> = new.docs.iter().map(|d| meta.ord_of(d)).collect::<Option<_>>()?;
     for (f, list) in terms.iter().enumerate() {
         for t in list {
-            let mut v: Vec<(String, u32)> = shard.field(f, t).into_iter().filter(|(c, _)| !gone.contains(c)).map(|(c, tf)| (c.to_string(), tf)).collect();
-            v.extend(postings_of(new, f, t));
-            v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            let t = (*t).clone();
-            match f {
-                0 | 3 => {
-                    let map = if f == 0 { &mut shard.terms } else { &mut shard.stem_terms };
-                    if v.is_empty() { map.remove(&t) } else { map.insert(t, v) };
-                }
-                _ => {
-                    let map = if f == 1 { &mut shard.alias_terms } else { &mut shard.context_terms };
-                    if v.is_empty() { map.remove(&t) } else { map.insert(t, v.into_iter().map(|(c, _)| c).collect()) };
-                }
+            let mut v: Vec<Posting> = shard.field(f, t).ok()?.into_iter().filter(|p| !gone.contains(&p.chunk.ord)).collect();
+            if let Ok(i) = new.fields[f].binary_search_by(|(x, _)| x.as_str().cmp(t.as_str())) {
+                v.extend(new.fields[f][i].1.iter().map(|&(c, tf)| {
+                    let (d, index) = new.refs[c as usize];
+                    Posting { chunk: ChunkRef { ord: ords[d as usize], index }, tf }
+                }));
+            }
+            v.sort_unstable_by_key(|p| p.chunk);
+            let map = shard.map_mut(f);
+            if v.is_empty() {
+                map.remove(t.as_str());
+            } else {
+                map.insert((*t).clone(), encode(v, has_tf(f)));
             }
         }
     }
+    Some(())
 }
 
 /// A patched term shard, rendered.
@@ -424,17 +602,27 @@ pub fn render_patched(shard: &LexShard) -> Rendered {
     Rendered::new(Kind::Lexical, format!("lexical/{}/{:04}", shard.domain, shard.shard), "json", serde_json::to_vec(shard).expect("shard serializes"), shard.terms.len(), Some(shard.domain.clone()), None)
 }
 
-/// Patches a domain's meta: the lengths of the chunks in `old` are replaced by those in `new`.
-pub fn patch_meta(meta: &mut LexMeta, old: &Postings, new: &Postings) {
-    for id in &old.ids {
-        meta.lengths.remove(id);
+/// Patches a domain's meta: the chunk lengths of the documents of `new` replace those of `old`.
+/// `None` unless both hold the same documents, all in the meta's table (otherwise ordinals
+/// would move: the caller renders in full).
+pub fn patch_meta(meta: &mut LexMeta, old: &Postings, new: &Postings) -> Option<()> {
+    if sorted_docs(old) != sorted_docs(new) {
+        return None;
     }
-    for (id, len) in new.ids.iter().zip(&new.lens) {
-        meta.lengths.insert(id.clone(), *len);
+    let mut lens: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for (&(d, index), len) in new.refs.iter().zip(&new.lens) {
+        let ord = meta.ord_of(&new.docs[d as usize])?;
+        let l = lens.entry(ord).or_default();
+        if l.len() <= index as usize {
+            l.resize(index as usize + 1, 0);
+        }
+        l[index as usize] = *len;
     }
-    meta.chunks = meta.lengths.len();
-    meta.total_len = meta.lengths.values().map(|l| *l as u64).sum();
-    meta.avgdl = if meta.chunks == 0 { 0.0 } else { meta.total_len as f64 / meta.chunks as f64 };
+    for (ord, l) in lens {
+        meta.docs[ord as usize].1 = l;
+    }
+    meta.recount();
+    Some(())
 }
 
 /// A patched meta, rendered.
@@ -447,16 +635,13 @@ pub fn render_patched_meta(meta: &LexMeta) -> Rendered {
 mod tests {
     use super::*;
 
-    /// A part of `n` chunks `lib:doc{d}:{c}` whose tokens come from `words`.
+    /// A part of one-chunk documents `lib:doc{d}` whose tokens come from `words`.
     fn part(docs: &[(u32, &[&str])]) -> Postings {
         let mut p = Postings::default();
         let mut maps: [FxHashMap<String, LocalList>; FIELDS] = Default::default();
         for (d, words) in docs {
-            let idx = p.ids.len() as u32;
-            p.ids.push(format!("lib:doc{d}:0000"));
-            p.lens.push(words.len() as u32);
-            p.chunks += 1;
-            p.total_len += words.len() as u64;
+            let doc = format!("lib:doc{d}");
+            let idx = p.push_chunk(&doc, 0, doc.len() + 4, words.len() as u32);
             let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
             for w in *words {
                 *tf.entry(w).or_default() += 1;
@@ -468,6 +653,41 @@ mod tests {
         }
         p.set_fields(maps.map(|m| m.into_iter().collect()));
         p
+    }
+
+    #[test]
+    fn postings_round_trip_through_their_encoding() {
+        let ps = vec![
+            Posting { chunk: ChunkRef { ord: 0, index: 2 }, tf: 1 },
+            Posting { chunk: ChunkRef { ord: 0, index: 5 }, tf: 3 },
+            Posting { chunk: ChunkRef { ord: 7, index: 0 }, tf: 2 },
+            Posting { chunk: ChunkRef { ord: 1000, index: 1 }, tf: 1 },
+        ];
+        let enc = encode(ps.clone(), true);
+        assert_eq!(enc, vec![0, 2, 1, 0, 5, 3, 7, 0, 2, 993, 1, 1]);
+        assert_eq!(decode(&enc, true).unwrap(), ps);
+        let plain = encode(ps.clone(), false);
+        assert_eq!(decode(&plain, false).unwrap().iter().map(|p| p.chunk).collect::<Vec<_>>(), ps.iter().map(|p| p.chunk).collect::<Vec<_>>());
+        assert!(decode(&[1, 0], true).is_err(), "a truncated list is malformed");
+        assert!(decode(&[3, 1, 0, 0], false).is_err(), "a repeated chunk is out of order");
+    }
+
+    #[test]
+    fn a_shard_names_chunks_through_the_meta() {
+        let a = part(&[(2, &["نيل", "مصر", "نيل"]), (1, &["قاهره", "مصر"])]);
+        let out = render_with("d", &[&a], 1);
+        let meta: LexMeta = serde_json::from_slice(&out[0].bytes().unwrap()).unwrap();
+        assert_eq!(meta.docs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>(), ["lib:doc1", "lib:doc2"], "sorted by doc_id");
+        assert_eq!((meta.width, meta.chunks, meta.total_len), (3, 2, 5));
+        let shard: LexShard = serde_json::from_slice(&out[1].bytes().unwrap()).unwrap();
+        let nile = shard.field(0, "نيل").unwrap();
+        assert_eq!(nile.len(), 1);
+        assert_eq!(meta.chunk_id(nile[0].chunk).as_deref(), Some("lib:doc2:000"));
+        assert_eq!((nile[0].tf, meta.len_of(nile[0].chunk)), (2, Some(3)));
+        let egypt: Vec<String> = shard.field(0, "مصر").unwrap().iter().map(|p| meta.chunk_id(p.chunk).unwrap()).collect();
+        assert_eq!(egypt, ["lib:doc1:000", "lib:doc2:000"]);
+        assert_eq!(meta.chunk_id(ChunkRef { ord: 2, index: 0 }), None);
+        assert_eq!(meta.chunk_id(ChunkRef { ord: 0, index: 1 }), None);
     }
 
     #[test]
@@ -485,7 +705,8 @@ mod tests {
             let changed = changed_terms(&f_old, &f_new);
             assert!(changed[0].contains("جبل") && changed[0].contains("نيل") && !changed[0].contains("مصر"));
             let mut meta: LexMeta = serde_json::from_slice(&before[0].bytes().unwrap()).unwrap();
-            patch_meta(&mut meta, &f_old, &f_new);
+            let old_meta = meta.clone();
+            patch_meta(&mut meta, &f_old, &f_new).expect("same documents");
             assert_eq!(render_patched_meta(&meta).bytes(), after[0].bytes());
             for k in 0..n {
                 let mut terms: [Vec<&String>; FIELDS] = Default::default();
@@ -493,9 +714,12 @@ mod tests {
                     terms[f] = set.iter().filter(|t| shard_of(t, n) == k).collect();
                 }
                 let mut shard: LexShard = serde_json::from_slice(&before[k + 1].bytes().unwrap()).unwrap();
-                patch_shard(&mut shard, &terms, &f_old, &f_new);
+                patch_shard(&mut shard, &terms, &old_meta, &f_old, &f_new).expect("patchable");
                 assert_eq!(render_patched(&shard).bytes(), after[k + 1].bytes(), "shard {k}");
             }
         }
+        // Another document set moves ordinals: no patch.
+        let mut meta: LexMeta = serde_json::from_slice(&render_with("d", &[&a, &b_old], 1)[0].bytes().unwrap()).unwrap();
+        assert!(patch_meta(&mut meta, &f_old, &part(&[(5, &["نيل"])])).is_none());
     }
 }

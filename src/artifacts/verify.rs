@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::lexical::{LexMeta, LexShard};
+use super::lexical::{ChunkRef, LexMeta, LexShard};
 use super::manifest::{Manifest, corpus_version, fingerprint};
 use super::{ChunkRecord, Kind, LookupRecord, vectors};
 use crate::diag::Problem;
@@ -58,7 +58,8 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
     let mut per_lib: BTreeMap<String, (BTreeSet<String>, usize)> = BTreeMap::new();
     let mut domain_chunks: BTreeMap<String, usize> = BTreeMap::new();
     let mut vector_ids: Vec<(String, String)> = Vec::new();
-    let mut lexical_ids: Vec<(String, String, String)> = Vec::new();
+    // Per lexical shard: its path, domain and every chunk its postings name.
+    let mut lexical_refs: Vec<(String, String, BTreeSet<ChunkRef>)> = Vec::new();
     let mut lex_meta: BTreeMap<String, LexMeta> = BTreeMap::new();
     let mut lex_shards: BTreeMap<String, usize> = BTreeMap::new();
     let dims = m.settings.get("embedder").and_then(|e| e.get("dims")).and_then(|d| d.as_u64()).unwrap_or(0) as usize;
@@ -131,7 +132,14 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
                         Ok(shard) => {
                             count = shard.terms.len();
                             *lex_shards.entry(domain.clone()).or_default() += 1;
-                            lexical_ids.extend(shard.ids().map(|id| (id.to_string(), path.to_string(), domain.clone())));
+                            let mut refs = BTreeSet::new();
+                            for (f, term, postings) in shard.all() {
+                                match postings {
+                                    Ok(ps) => refs.extend(ps.iter().map(|p| p.chunk)),
+                                    Err(e) => err(path, format!("field {f}, term {term}: {e}"), "rebuild"),
+                                }
+                            }
+                            lexical_refs.push((path.to_string(), domain.clone(), refs));
                         }
                         Err(e) => err(path, format!("malformed lexical shard: {e}"), "rebuild"),
                     }
@@ -162,21 +170,41 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
         err("vectors", format!("{} vectors for {} chunks", seen_vectors.len(), chunk_ids.len()), "rebuild");
     }
     let mut reported = BTreeSet::new();
-    for (id, path, domain) in &lexical_ids {
-        if !lookup_ids.contains(id) && reported.insert(id) {
-            err(path, format!("lexical posting {id} cannot be hydrated from lookup"), "rebuild; shards and lookup must come from one build");
-        }
-        if lex_meta.get(domain).is_some_and(|m| !m.lengths.contains_key(id)) && reported.insert(id) {
-            err(path, format!("lexical posting {id} has no length in the meta of domain `{domain}`"), "rebuild; a domain's shards and meta must come from one build");
+    for (path, domain, refs) in &lexical_refs {
+        let Some(meta) = lex_meta.get(domain) else {
+            err(path, format!("lexical domain `{domain}` has no meta"), "rebuild; a domain's shards and meta must come from one build");
+            continue;
+        };
+        for c in refs {
+            match meta.chunk_id(*c) {
+                Some(id) => {
+                    if !lookup_ids.contains(&id) && reported.insert(id.clone()) {
+                        err(path, format!("lexical posting {id} cannot be hydrated from lookup"), "rebuild; shards and lookup must come from one build");
+                    }
+                }
+                None => err(path, format!("a posting names chunk {} of document #{}, which the meta of domain `{domain}` does not list", c.index, c.ord), "rebuild; a domain's shards and meta must come from one build"),
+            }
         }
     }
     for (domain, meta) in &lex_meta {
         if lex_shards.get(domain).copied().unwrap_or(0) != meta.shards {
             err(domain, format!("lexical domain `{domain}` has {} shards, its meta says {}", lex_shards.get(domain).copied().unwrap_or(0), meta.shards), "rebuild");
         }
-        let total: u64 = meta.lengths.values().map(|l| *l as u64).sum();
-        if meta.lengths.len() != meta.chunks || total != meta.total_len {
-            err(domain, format!("lexical meta of `{domain}` lists {} lengths summing to {total}, it says {} chunks and {} tokens", meta.lengths.len(), meta.chunks, meta.total_len), "rebuild");
+        let chunks: usize = meta.docs.iter().map(|(_, l)| l.len()).sum();
+        let total: u64 = meta.docs.iter().flat_map(|(_, l)| l).map(|l| *l as u64).sum();
+        if chunks != meta.chunks || total != meta.total_len {
+            err(domain, format!("lexical meta of `{domain}` lists {chunks} lengths summing to {total}, it says {} chunks and {} tokens", meta.chunks, meta.total_len), "rebuild");
+        }
+        if !meta.docs.windows(2).all(|w| w[0].0 < w[1].0) {
+            err(domain, format!("lexical meta of `{domain}`: its documents are not sorted and unique"), "rebuild");
+        }
+        for (doc, lens) in &meta.docs {
+            for index in 0..lens.len() {
+                let id = format!("{doc}:{index:0w$}", w = meta.width);
+                if !chunk_ids.contains(&id) && reported.insert(id.clone()) {
+                    err(domain, format!("lexical meta of `{domain}` lists chunk {id}, which no chunk record has"), "rebuild");
+                }
+            }
         }
         if domain_chunks.get(domain).copied().unwrap_or(0) != meta.chunks {
             err(domain, format!("lexical domain `{domain}` indexes {} chunks, the chunk records have {}", meta.chunks, domain_chunks.get(domain).copied().unwrap_or(0)), "rebuild");

@@ -3,8 +3,10 @@
 //! document shard: as one query, any edit would re-render all of them (thousands of files at 10k
 //! documents). Instead the engine keeps the previous render of each domain with its parts, finds
 //! the term shards holding a term whose postings changed in a changed part, and re-renders only
-//! those (plus the meta). The bytes are exactly those of a full render of the same parts: the
-//! property tests in `tests/incremental.rs` compare incremental builds with clean ones.
+//! those (plus the meta). When the domain's set of documents changed, postings' ordinals move
+//! and everything is rendered again. The bytes are exactly those of a full render of the same
+//! parts: the property tests in `tests/incremental.rs` compare incremental builds with clean
+//! ones.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -12,12 +14,14 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::artifacts::Rendered;
-use crate::artifacts::lexical::{Dealt, Postings, changed_shards, deal, render_meta, render_shard, shard_count};
+use crate::artifacts::lexical::{Dealt, Postings, changed_shards, deal, render_meta, render_shard, shard_count, table};
 
 pub struct DomainLex {
     shards: usize,
     parts: Vec<Arc<Postings>>,
     dealt: Vec<Arc<Dealt>>,
+    /// The domain's documents, sorted (postings' ordinals are positions here).
+    docs: Vec<String>,
     /// The meta, then term shards `0..shards`.
     pub rendered: Arc<Vec<Rendered>>,
 }
@@ -33,12 +37,13 @@ impl DomainLex {
     pub fn render(domain: &str, parts: Vec<Arc<Postings>>, prev: Option<DomainLex>, sink: &(dyn Fn(&Rendered) + Sync)) -> DomainLex {
         let refs: Vec<&Postings> = parts.iter().map(|p| p.as_ref()).collect();
         let shards = shard_count(&refs);
+        let table = table(&refs);
         // Which term shards to render: all of them, unless the previous render has the same
-        // shard count and parts in the same places (an edit inside document shards).
+        // shard count, documents and parts in the same places (an edit inside document shards).
         let mut todo: Option<BTreeSet<usize>> = None;
         let mut dealt: Vec<Option<Arc<Dealt>>> = vec![None; parts.len()];
         if let Some(prev) = &prev {
-            if prev.shards == shards && prev.parts.len() == parts.len() {
+            if prev.shards == shards && prev.parts.len() == parts.len() && prev.docs.iter().map(String::as_str).eq(table.docs.iter().copied()) {
                 let mut set = BTreeSet::new();
                 for (i, (old, new)) in prev.parts.iter().zip(&parts).enumerate() {
                     if Arc::ptr_eq(old, new) || old == new {
@@ -57,7 +62,7 @@ impl DomainLex {
             .collect();
         let dealt_refs: Vec<&Dealt> = dealt.iter().map(|d| d.as_ref()).collect();
         let mut rendered: Vec<Rendered> = Vec::with_capacity(shards + 1);
-        let meta = render_meta(domain, &refs, shards);
+        let meta = render_meta(domain, &refs, shards, &table);
         sink(&meta);
         rendered.push(meta);
         match (todo, prev) {
@@ -65,7 +70,7 @@ impl DomainLex {
                 let fresh: Vec<(usize, Rendered)> = todo
                     .par_iter()
                     .map(|&k| {
-                        let r = render_shard(domain, k, &refs, &dealt_refs);
+                        let r = render_shard(domain, k, &refs, &dealt_refs, &table);
                         sink(&r);
                         (k, r)
                     })
@@ -82,14 +87,15 @@ impl DomainLex {
                 (0..shards)
                     .into_par_iter()
                     .map(|k| {
-                        let r = render_shard(domain, k, &refs, &dealt_refs);
+                        let r = render_shard(domain, k, &refs, &dealt_refs, &table);
                         sink(&r);
                         r
                     })
                     .collect::<Vec<_>>(),
             ),
         }
-        DomainLex { shards, parts, dealt, rendered: Arc::new(rendered) }
+        let docs = table.docs.iter().map(|d| d.to_string()).collect();
+        DomainLex { shards, parts, dealt, docs, rendered: Arc::new(rendered) }
     }
 }
 
@@ -106,12 +112,12 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let mut p = Postings { ids: (0..chunks).map(|c| format!("lib:{tag}/doc:{c:03}")).collect(), chunks: chunks as usize, ..Default::default() };
+        let mut p = Postings::default();
         let mut fields: [std::collections::BTreeMap<String, Vec<(u32, u32)>>; crate::artifacts::lexical::FIELDS] = Default::default();
         for c in 0..chunks {
             let len = 50 + (next() % 200) as u32;
-            p.total_len += len as u64;
-            p.lens.push(len);
+            let doc = format!("lib:{tag}/doc{}", c / 2);
+            p.push_chunk(&doc, c % 2, doc.len() + 4, len);
             for _ in 0..len {
                 let f = (next() % crate::artifacts::lexical::FIELDS as u64) as usize;
                 let t = format!("t{}", next() % vocab);
@@ -132,7 +138,7 @@ mod tests {
 
     #[test]
     fn a_patched_render_equals_a_full_render() {
-        let parts: Vec<Arc<Postings>> = (0..6).map(|i| Arc::new(part(i, &format!("s{i}"), 40, 4000))).collect();
+        let parts: Vec<Arc<Postings>> = (0..6).map(|i| Arc::new(part(i, &format!("s{i}"), 100, 4000))).collect();
         let first = DomainLex::render("d", parts.clone(), None, &|_| {});
         assert!(first.shards > 4, "the test needs several term shards, got {}", first.shards);
         let mut prev = first;
@@ -149,7 +155,7 @@ mod tests {
                 p.set_fields(fields);
                 Arc::new(p)
             } else {
-                Arc::new(part(100 + round as u64, &format!("renamed{round}"), 40, 4000))
+                Arc::new(part(100 + round as u64, &format!("renamed{round}"), 100, 4000))
             };
             current = next.clone();
             let full = DomainLex::render("d", next.clone(), None, &|_| {});

@@ -177,7 +177,7 @@ pub fn patch_domain(build: &InPlace, cache: &mut ShardCache, domain: &str, meta:
     if lexical::shards_for(estimate) != meta.shards {
         return None;
     }
-    lexical::patch_meta(&mut meta, &op, &np);
+    lexical::patch_meta(&mut meta, &op, &np)?;
     if meta.chunks == 0 {
         return None; // the domain is gone: the full build drops it
     }
@@ -200,7 +200,7 @@ pub fn patch_domain(build: &InPlace, cache: &mut ShardCache, domain: &str, meta:
         if shard.shard != k || shard.domain != domain {
             return None;
         }
-        lexical::patch_shard(&mut shard, &terms, &op, &np);
+        lexical::patch_shard(&mut shard, &terms, &meta, &op, &np)?;
         let r = lexical::render_patched(&shard);
         if cache.len() >= CACHED_SHARDS {
             cache.clear();

@@ -346,9 +346,12 @@ impl<'a> Searcher<'a> {
                 if (i == 3 && !is_stem) || (is_stem && i < 2) {
                     continue;
                 }
-                for (id, tf) in shard.field(i, term) {
-                    let dl = meta.lengths.get(id).copied().ok_or_else(|| Problem::error("invariant", format!("lexical shard {k} of domain `{domain}` names chunk {id}, which its meta does not list")).help("run `askzico verify`; rebuild if it fails"))?;
-                    field.insert(id.to_string(), (tf, dl));
+                let postings = shard.field(i, term).map_err(|e| Problem::error("invariant", format!("lexical shard {k} of domain `{domain}`: term {term}: {e}")).help("run `askzico verify`; rebuild if it fails"))?;
+                for p in postings {
+                    let unknown = || Problem::error("invariant", format!("lexical shard {k} of domain `{domain}` names chunk {} of document #{}, which its meta does not list", p.chunk.index, p.chunk.ord)).help("run `askzico verify`; rebuild if it fails");
+                    let id = meta.chunk_id(p.chunk).ok_or_else(unknown)?;
+                    let dl = meta.len_of(p.chunk).ok_or_else(unknown)?;
+                    field.insert(id, (p.tf, dl));
                 }
             }
         }
