@@ -202,7 +202,89 @@ pub fn has_tf(f: usize) -> bool {
 }
 
 /// Postings of one term inside a `Postings` part: `(chunk index in the part, tf)`.
-type LocalList = Vec<(u32, u32)>;
+pub type LocalList = Vec<(u32, u32)>;
+
+/// One postings field of a part, its terms sorted, in three flat arrays: the terms' bytes,
+/// their postings `(local chunk, tf)`, and per term where each ends. A part holds tens of
+/// thousands of terms; a `String` and a `Vec` each cost three allocations' worth of memory and
+/// time, these cost none per term.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Field {
+    text: String,
+    postings: Vec<(u32, u32)>,
+    /// Per term: the end of its bytes in `text` and of its postings in `postings`.
+    ends: Vec<(u32, u32)>,
+}
+
+impl Field {
+    /// A field from (term, postings) pairs in any order.
+    pub fn from_terms<S: AsRef<str>>(mut terms: Vec<(S, LocalList)>) -> Field {
+        terms.sort_unstable_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        let mut f = Field {
+            text: String::with_capacity(terms.iter().map(|(t, _)| t.as_ref().len()).sum()),
+            postings: Vec::with_capacity(terms.iter().map(|(_, l)| l.len()).sum()),
+            ends: Vec::with_capacity(terms.len()),
+        };
+        for (t, list) in &terms {
+            f.text.push_str(t.as_ref());
+            f.postings.extend_from_slice(list);
+            f.ends.push((f.text.len() as u32, f.postings.len() as u32));
+        }
+        f
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn starts(&self, i: usize) -> (usize, usize) {
+        if i == 0 { (0, 0) } else { (self.ends[i - 1].0 as usize, self.ends[i - 1].1 as usize) }
+    }
+
+    /// Term `i`.
+    pub fn term(&self, i: usize) -> &str {
+        &self.text[self.starts(i).0..self.ends[i].0 as usize]
+    }
+
+    /// The postings of term `i`.
+    pub fn list(&self, i: usize) -> &[(u32, u32)] {
+        &self.postings[self.starts(i).1..self.ends[i].1 as usize]
+    }
+
+    /// Every (term, postings), sorted by term.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[(u32, u32)])> {
+        (0..self.len()).map(|i| (self.term(i), self.list(i)))
+    }
+
+    /// The position of `term`, if the field has it.
+    pub fn find(&self, term: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.term(mid).cmp(term) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The total number of postings.
+    pub fn postings_len(&self) -> usize {
+        self.postings.len()
+    }
+
+    /// Mutable postings of term `i` (tests: a one-posting edit).
+    pub fn list_mut(&mut self, i: usize) -> &mut [(u32, u32)] {
+        let (a, b) = (self.starts(i).1, self.ends[i].1 as usize);
+        &mut self.postings[a..b]
+    }
+}
 
 /// The lexical contribution of a set of documents to one domain: its documents and chunks once,
 /// and per field, its terms in order with their postings by local chunk index. Built per
@@ -223,13 +305,13 @@ pub struct Postings {
     /// Each chunk's length in tokens, by local chunk index.
     pub lens: Vec<u32>,
     /// `terms`, `alias_terms`, `context_terms`, `stem_terms`: (term, postings), sorted by term.
-    pub fields: [Vec<(String, LocalList)>; FIELDS],
+    pub fields: [Field; FIELDS],
     /// This part's share of the serialized size (what the shard count is computed from).
     pub estimate: usize,
 }
 
 /// Adds a posting; a repeated (term, chunk) of an additive field counts once.
-fn add(map: &mut FxHashMap<String, LocalList>, term: &str, posting: (u32, u32)) {
+fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K, LocalList>, term: &str, posting: (u32, u32), key: impl FnOnce() -> K) {
     match map.get_mut(term) {
         Some(v) => {
             if v.last().is_none_or(|l| l.0 != posting.0) {
@@ -237,7 +319,7 @@ fn add(map: &mut FxHashMap<String, LocalList>, term: &str, posting: (u32, u32)) 
             }
         }
         None => {
-            map.insert(term.to_string(), vec![posting]);
+            map.insert(key(), vec![posting]);
         }
     }
 }
@@ -246,7 +328,9 @@ fn add(map: &mut FxHashMap<String, LocalList>, term: &str, posting: (u32, u32)) 
 pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
     let _t = crate::timings::start(crate::timings::Stage::Index);
     let mut p = Postings::default();
-    let mut maps: [FxHashMap<String, LocalList>; FIELDS] = Default::default();
+    // Terms borrow the documents' tokens while the part is built; stem keys are new strings.
+    let mut maps: [FxHashMap<&str, LocalList>; 3] = Default::default();
+    let mut stems: FxHashMap<String, LocalList> = FxHashMap::default();
     let mut tf: FxHashMap<&str, u32> = FxHashMap::default();
     let mut stem_tf: FxHashMap<String, u32> = FxHashMap::default();
     for d in docs.iter().filter(|d| d.domains.iter().any(|x| x == domain)) {
@@ -266,20 +350,21 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
             let idx = p.push_chunk(d.doc_id.as_str(), c.index as u32, c.chunk_id.as_str().len(), len);
             debug_assert_eq!(c.chunk_id.as_str(), format!("{}:{:0w$}", d.doc_id.as_str(), c.index, w = p.width));
             for (t, f) in &tf {
-                add(&mut maps[0], t, (idx, *f));
+                add(&mut maps[0], t, (idx, *f), || *t);
             }
             for t in c.extra_tokens.iter() {
-                add(&mut maps[1], t, (idx, 1));
+                add(&mut maps[1], t, (idx, 1), || t);
             }
             for t in c.context_tokens.iter() {
-                add(&mut maps[2], t, (idx, 1));
+                add(&mut maps[2], t, (idx, 1), || t);
             }
-            for (t, f) in &stem_tf {
-                add(&mut maps[3], t, (idx, *f));
+            for (t, f) in stem_tf.drain() {
+                add(&mut stems, &t, (idx, f), || t.clone());
             }
         }
     }
-    p.set_fields(maps.map(|m| m.into_iter().collect()));
+    let [a, b, c] = maps.map(|m| Field::from_terms(m.into_iter().collect()));
+    p.set_fields([a, b, c, Field::from_terms(stems.into_iter().collect())]);
     p
 }
 
@@ -305,18 +390,17 @@ impl Postings {
     /// place. The estimate is a sum over chunks and postings (no per-term part), so it adds up
     /// over any grouping of the chunks: a resumed build derives a domain's total from the
     /// previous one and the edited files alone (`engine::resume`).
-    pub fn set_fields(&mut self, fields: [Vec<(String, LocalList)>; FIELDS]) {
+    pub fn set_fields(&mut self, fields: [Field; FIELDS]) {
         self.estimate = self.id_lens.iter().map(|l| *l as usize + 10).sum();
-        for (f, mut v) in fields.into_iter().enumerate() {
-            v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (f, field) in fields.into_iter().enumerate() {
             let per = if has_tf(f) { POSTING_BYTES + 2 } else { POSTING_BYTES };
-            self.estimate += v.iter().map(|(_, ps)| ps.len()).sum::<usize>() * per;
-            self.fields[f] = v;
+            self.estimate += field.postings_len() * per;
+            self.fields[f] = field;
         }
     }
 
     /// A term's postings by document ID: `(doc_id, chunk index, tf)` in part order.
-    fn resolved<'a>(&'a self, list: &'a LocalList) -> impl Iterator<Item = (&'a str, u32, u32)> + 'a {
+    fn resolved<'a>(&'a self, list: &'a [(u32, u32)]) -> impl Iterator<Item = (&'a str, u32, u32)> + 'a {
         list.iter().map(|(c, tf)| {
             let (d, index) = self.refs[*c as usize];
             (self.docs[d as usize].as_str(), index, *tf)
@@ -444,20 +528,24 @@ pub fn deal(part: &Postings, shards: usize) -> Dealt {
 /// grouped into parts.
 pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt], table: &Table) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
-    let mut fields: [BTreeMap<&str, Vec<Posting>>; FIELDS] = Default::default();
+    // Hashed while gathering (a term is looked up once per part that has it), sorted once.
+    let mut maps: [FxHashMap<&str, Vec<Posting>>; FIELDS] = Default::default();
     for (pi, (p, d)) in parts.iter().zip(dealt).enumerate() {
         let chunks = &table.chunks[pi];
         for &(f, i) in &d[k] {
-            let (t, ps) = &p.fields[f as usize][i as usize];
-            fields[f as usize].entry(t.as_str()).or_default().extend(ps.iter().map(|&(c, tf)| Posting { chunk: chunks[c as usize], tf }));
+            let field = &p.fields[f as usize];
+            let (t, ps) = (field.term(i as usize), field.list(i as usize));
+            maps[f as usize].entry(t).or_default().extend(ps.iter().map(|&(c, tf)| Posting { chunk: chunks[c as usize], tf }));
         }
     }
-    for field in &mut fields {
-        for list in field.values_mut() {
-            list.sort_unstable_by_key(|p| p.chunk);
-        }
-    }
-    let [terms, alias, context, stem] = fields;
+    let [terms, alias, context, stem] = maps.map(|m| {
+        m.into_iter()
+            .map(|(t, mut list)| {
+                list.sort_unstable_by_key(|p| p.chunk);
+                (t, list)
+            })
+            .collect::<BTreeMap<&str, Vec<Posting>>>()
+    });
     let records = terms.len();
     let shard = ShardOut {
         domain,
@@ -514,28 +602,29 @@ fn each_changed<'a>(old: &'a Postings, new: &'a Postings, mut f: impl FnMut(usiz
         let (a, b) = (&old.fields[field], &new.fields[field]);
         let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {
-            match (a.get(i), b.get(j)) {
-                (Some(x), Some(y)) if x.0 == y.0 => {
-                    let equal = if same { x.1 == y.1 } else { old.resolved(&x.1).eq(new.resolved(&y.1)) };
+            let ord = match (i < a.len(), j < b.len()) {
+                (true, true) => a.term(i).cmp(b.term(j)),
+                (true, false) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match ord {
+                std::cmp::Ordering::Equal => {
+                    let (x, y) = (a.list(i), b.list(j));
+                    let equal = if same { x == y } else { old.resolved(x).eq(new.resolved(y)) };
                     if !equal {
-                        f(field, &x.0);
+                        f(field, a.term(i));
                     }
                     i += 1;
                     j += 1;
                 }
-                (Some(x), Some(y)) if x.0 < y.0 => {
-                    f(field, &x.0);
+                std::cmp::Ordering::Less => {
+                    f(field, a.term(i));
                     i += 1;
                 }
-                (Some(x), None) => {
-                    f(field, &x.0);
-                    i += 1;
-                }
-                (_, Some(y)) => {
-                    f(field, &y.0);
+                std::cmp::Ordering::Greater => {
+                    f(field, b.term(j));
                     j += 1;
                 }
-                (None, None) => break,
             }
         }
     }
@@ -578,8 +667,8 @@ pub fn patch_shard(shard: &mut LexShard, terms: &[Vec<&String>; FIELDS], meta: &
     for (f, list) in terms.iter().enumerate() {
         for t in list {
             let mut v: Vec<Posting> = shard.field(f, t).ok()?.into_iter().filter(|p| !gone.contains(&p.chunk.ord)).collect();
-            if let Ok(i) = new.fields[f].binary_search_by(|(x, _)| x.as_str().cmp(t.as_str())) {
-                v.extend(new.fields[f][i].1.iter().map(|&(c, tf)| {
+            if let Some(i) = new.fields[f].find(t) {
+                v.extend(new.fields[f].list(i).iter().map(|&(c, tf)| {
                     let (d, index) = new.refs[c as usize];
                     Posting { chunk: ChunkRef { ord: ords[d as usize], index }, tf }
                 }));
@@ -647,11 +736,12 @@ mod tests {
                 *tf.entry(w).or_default() += 1;
             }
             for (w, n) in tf {
-                add(&mut maps[0], w, (idx, n));
-                add(&mut maps[1], &format!("{w}x"), (idx, 1));
+                add(&mut maps[0], w, (idx, n), || w.to_string());
+                let x = format!("{w}x");
+                add(&mut maps[1], &x, (idx, 1), || x.clone());
             }
         }
-        p.set_fields(maps.map(|m| m.into_iter().collect()));
+        p.set_fields(maps.map(|m| Field::from_terms(m.into_iter().collect())));
         p
     }
 

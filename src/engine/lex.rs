@@ -128,7 +128,7 @@ mod tests {
                 }
             }
         }
-        p.set_fields(fields.map(|m| m.into_iter().collect()));
+        p.set_fields(fields.map(|m| crate::artifacts::lexical::Field::from_terms(m.into_iter().collect())));
         p
     }
 
@@ -151,7 +151,7 @@ mod tests {
             next[pos] = if small {
                 let mut p = (*current[pos]).clone();
                 let mut fields = std::mem::take(&mut p.fields);
-                fields[0][7].1[0].1 += 1;
+                fields[0].list_mut(7)[0].1 += 1;
                 p.set_fields(fields);
                 Arc::new(p)
             } else {
