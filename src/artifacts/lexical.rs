@@ -310,17 +310,53 @@ pub struct Postings {
     pub estimate: usize,
 }
 
-/// Adds a posting; a repeated (term, chunk) of an additive field counts once.
-fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K, LocalList>, term: &str, posting: (u32, u32), key: impl FnOnce() -> K) {
-    match map.get_mut(term) {
-        Some(v) => {
-            if v.last().is_none_or(|l| l.0 != posting.0) {
-                v.push(posting);
+/// Terms of one field while a part is built: each distinct term once, with its postings.
+/// Chunks are added one after another, so a term already seen in the current chunk is the last
+/// posting of its list: no per-chunk map is needed.
+struct Interner<'a> {
+    ids: FxHashMap<&'a str, u32>,
+    terms: Vec<(&'a str, LocalList)>,
+}
+
+impl<'a> Interner<'a> {
+    fn new() -> Self {
+        Interner { ids: FxHashMap::default(), terms: Vec::new() }
+    }
+
+    fn id(&mut self, term: &'a str) -> u32 {
+        let next = self.terms.len() as u32;
+        let id = *self.ids.entry(term).or_insert(next);
+        if id == next {
+            self.terms.push((term, Vec::new()));
+        }
+        id
+    }
+
+    /// Adds `tf` occurrences of term `id` to chunk `chunk`; true when the chunk is new to it.
+    fn add(&mut self, id: u32, chunk: u32, tf: u32) -> bool {
+        let list = &mut self.terms[id as usize].1;
+        match list.last_mut() {
+            Some(last) if last.0 == chunk => {
+                last.1 += tf;
+                false
+            }
+            _ => {
+                list.push((chunk, tf));
+                true
             }
         }
-        None => {
-            map.insert(key(), vec![posting]);
+    }
+
+    /// Adds term `id` to chunk `chunk` once (additive fields: presence, not frequency).
+    fn add_once(&mut self, id: u32, chunk: u32) {
+        let list = &mut self.terms[id as usize].1;
+        if list.last().is_none_or(|l| l.0 != chunk) {
+            list.push((chunk, 1));
         }
+    }
+
+    fn field(self) -> Field {
+        Field::from_terms(self.terms)
     }
 }
 
@@ -328,43 +364,66 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
 pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
     let _t = crate::timings::start(crate::timings::Stage::Index);
     let mut p = Postings::default();
-    // Terms borrow the documents' tokens while the part is built; stem keys are new strings.
-    let mut maps: [FxHashMap<&str, LocalList>; 3] = Default::default();
-    let mut stems: FxHashMap<String, LocalList> = FxHashMap::default();
-    let mut tf: FxHashMap<&str, u32> = FxHashMap::default();
-    let mut stem_tf: FxHashMap<String, u32> = FxHashMap::default();
+    // Terms borrow the documents' tokens while the part is built.
+    let [mut terms, mut alias, mut context] = [Interner::new(), Interner::new(), Interner::new()];
+    // Stem keys: computed once per distinct term of the part (`stem_of[term id]`), interned.
+    let mut stem_of: Vec<Option<u32>> = Vec::new();
+    let mut stem_ids: FxHashMap<String, u32> = FxHashMap::default();
+    let mut stems: Vec<LocalList> = Vec::new();
+    let mut seen: Vec<u32> = Vec::new();
     for d in docs.iter().filter(|d| d.domains.iter().any(|x| x == domain)) {
         for c in &d.chunks {
-            tf.clear();
-            stem_tf.clear();
+            let idx = p.refs.len() as u32;
+            seen.clear();
             let mut len = 0u32;
             for t in c.search_text.tokens() {
-                *tf.entry(t).or_default() += 1;
+                let id = terms.id(t);
+                if terms.add(id, idx, 1) {
+                    seen.push(id);
+                }
                 len += 1;
             }
-            for (t, f) in &tf {
-                if let Some(k) = crate::normalize::stem::stem(t) {
-                    *stem_tf.entry(k).or_default() += f;
+            let pushed = p.push_chunk(d.doc_id.as_str(), c.index as u32, c.chunk_id.as_str().len(), len);
+            debug_assert_eq!(pushed, idx);
+            debug_assert_eq!(c.chunk_id.as_str(), format!("{}:{:0w$}", d.doc_id.as_str(), c.index, w = p.width));
+            for &id in &seen {
+                if stem_of.len() <= id as usize {
+                    stem_of.resize(id as usize + 1, None);
+                    let key = crate::normalize::stem::stem(terms.terms[id as usize].0).map(|k| {
+                        let next = stems.len() as u32;
+                        let sid = *stem_ids.entry(k).or_insert(next);
+                        if sid == next {
+                            stems.push(Vec::new());
+                        }
+                        sid
+                    });
+                    stem_of[id as usize] = key;
+                }
+                if let Some(sid) = stem_of[id as usize] {
+                    let tf = terms.terms[id as usize].1.last().map_or(0, |l| l.1);
+                    match stems[sid as usize].last_mut() {
+                        Some(last) if last.0 == idx => last.1 += tf,
+                        _ => stems[sid as usize].push((idx, tf)),
+                    }
                 }
             }
-            let idx = p.push_chunk(d.doc_id.as_str(), c.index as u32, c.chunk_id.as_str().len(), len);
-            debug_assert_eq!(c.chunk_id.as_str(), format!("{}:{:0w$}", d.doc_id.as_str(), c.index, w = p.width));
-            for (t, f) in &tf {
-                add(&mut maps[0], t, (idx, *f), || *t);
-            }
             for t in c.extra_tokens.iter() {
-                add(&mut maps[1], t, (idx, 1), || t);
+                let id = alias.id(t);
+                alias.add_once(id, idx);
             }
             for t in c.context_tokens.iter() {
-                add(&mut maps[2], t, (idx, 1), || t);
-            }
-            for (t, f) in stem_tf.drain() {
-                add(&mut stems, &t, (idx, f), || t.clone());
+                let id = context.id(t);
+                context.add_once(id, idx);
             }
         }
     }
-    let [a, b, c] = maps.map(|m| Field::from_terms(m.into_iter().collect()));
-    p.set_fields([a, b, c, Field::from_terms(stems.into_iter().collect())]);
+    let mut stem_terms: Vec<(String, LocalList)> = Vec::with_capacity(stems.len());
+    let mut keys: Vec<(String, u32)> = stem_ids.into_iter().collect();
+    keys.sort_unstable_by_key(|(_, id)| *id);
+    for ((k, _), list) in keys.into_iter().zip(stems) {
+        stem_terms.push((k, list));
+    }
+    p.set_fields([terms.field(), alias.field(), context.field(), Field::from_terms(stem_terms)]);
     p
 }
 
@@ -723,6 +782,21 @@ pub fn render_patched_meta(meta: &LexMeta) -> Rendered {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+/// Adds a posting; a repeated (term, chunk) of an additive field counts once.
+fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K, LocalList>, term: &str, posting: (u32, u32), key: impl FnOnce() -> K) {
+    match map.get_mut(term) {
+        Some(v) => {
+            if v.last().is_none_or(|l| l.0 != posting.0) {
+                v.push(posting);
+            }
+        }
+        None => {
+            map.insert(key(), vec![posting]);
+        }
+    }
+}
+
 
     /// A part of one-chunk documents `lib:doc{d}` whose tokens come from `words`.
     fn part(docs: &[(u32, &[&str])]) -> Postings {
