@@ -503,45 +503,64 @@ pub fn render_domain(domain: &str, docs: &[&BuiltDoc]) -> Vec<Rendered> {
     render_postings(domain, &[&postings(domain, docs)])
 }
 
-/// One field of a shard being rendered: term → postings, with or without frequencies.
-struct FieldOut<'a>(BTreeMap<&'a str, Vec<Posting>>, bool);
-
-impl FieldOut<'_> {
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
+/// Appends `s` as a JSON string, as serde_json writes it.
+fn push_json_str(out: &mut Vec<u8>, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        serde_json::to_writer(&mut *out, s).expect("a string serializes");
     }
 }
 
-impl Serialize for FieldOut<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        struct Enc<'b>(&'b [Posting], bool);
-        impl Serialize for Enc<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let tf = self.1;
-                let mut prev = 0u32;
-                s.collect_seq(self.0.iter().flat_map(|p| {
-                    let gap = p.chunk.ord - prev;
-                    prev = p.chunk.ord;
-                    [Some(gap), Some(p.chunk.index), tf.then_some(p.tf)].into_iter().flatten()
-                }))
-            }
+/// Appends one field of a term shard, `,"name":{"term":[…],…}`: the bytes serde_json writes
+/// for the same `LexShard` field (`render_patched`; the unit tests compare the two).
+fn push_field(out: &mut Vec<u8>, name: &str, field: &BTreeMap<&str, Vec<Posting>>, tf: bool) {
+    let mut num = itoa::Buffer::new();
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":{");
+    for (i, (term, list)) in field.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
         }
-        s.collect_map(self.0.iter().map(|(t, v)| (t, Enc(v, self.1))))
+        push_json_str(out, term);
+        out.extend_from_slice(b":[");
+        let mut prev = 0u32;
+        for (j, p) in list.iter().enumerate() {
+            if j > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(num.format(p.chunk.ord - prev).as_bytes());
+            out.push(b',');
+            out.extend_from_slice(num.format(p.chunk.index).as_bytes());
+            if tf {
+                out.push(b',');
+                out.extend_from_slice(num.format(p.tf).as_bytes());
+            }
+            prev = p.chunk.ord;
+        }
+        out.push(b']');
     }
+    out.push(b'}');
 }
 
-/// The bytes of a term shard (the field order and skips of `LexShard`).
-#[derive(Serialize)]
-struct ShardOut<'a> {
-    domain: &'a str,
-    shard: usize,
-    terms: FieldOut<'a>,
-    #[serde(skip_serializing_if = "FieldOut::is_empty")]
-    alias_terms: FieldOut<'a>,
-    #[serde(skip_serializing_if = "FieldOut::is_empty")]
-    context_terms: FieldOut<'a>,
-    #[serde(skip_serializing_if = "FieldOut::is_empty")]
-    stem_terms: FieldOut<'a>,
+/// The bytes of term shard `k`: `LexShard`'s fields in order, the additive ones skipped when
+/// empty.
+fn shard_bytes(domain: &str, k: usize, fields: &[BTreeMap<&str, Vec<Posting>>; FIELDS], estimate: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(estimate + 64);
+    out.extend_from_slice(b"{\"domain\":");
+    push_json_str(&mut out, domain);
+    out.extend_from_slice(b",\"shard\":");
+    out.extend_from_slice(itoa::Buffer::new().format(k).as_bytes());
+    for (f, name) in ["terms", "alias_terms", "context_terms", "stem_terms"].into_iter().enumerate() {
+        if f == 0 || !fields[f].is_empty() {
+            push_field(&mut out, name, &fields[f], has_tf(f));
+        }
+    }
+    out.push(b'}');
+    out
 }
 
 /// The bytes of a meta (the field order of `LexMeta`).
@@ -597,24 +616,18 @@ pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt
             maps[f as usize].entry(t).or_default().extend(ps.iter().map(|&(c, tf)| Posting { chunk: chunks[c as usize], tf }));
         }
     }
-    let [terms, alias, context, stem] = maps.map(|m| {
+    let mut estimate = 0;
+    let fields = maps.map(|m| {
         m.into_iter()
             .map(|(t, mut list)| {
                 list.sort_unstable_by_key(|p| p.chunk);
+                estimate += t.len() + 8 * list.len() + 8;
                 (t, list)
             })
             .collect::<BTreeMap<&str, Vec<Posting>>>()
     });
-    let records = terms.len();
-    let shard = ShardOut {
-        domain,
-        shard: k,
-        terms: FieldOut(terms, true),
-        alias_terms: FieldOut(alias, false),
-        context_terms: FieldOut(context, false),
-        stem_terms: FieldOut(stem, true),
-    };
-    Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", serde_json::to_vec(&shard).expect("shard serializes"), records, Some(domain.to_string()), None)
+    let records = fields[0].len();
+    Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", shard_bytes(domain, k, &fields, estimate), records, Some(domain.to_string()), None)
 }
 
 /// Renders a domain's meta file.
