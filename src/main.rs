@@ -6,5 +6,14 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // glibc gives each thread that allocates its own arena (up to 8 per core). A build's worker
+    // threads allocate documents in one phase and postings in the next, so memory freed in one
+    // arena is not reused by another: with two arenas the 10k-document build peaks at ~640 MB
+    // instead of ~765 MB, at no measurable CPU cost.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: a malloc tunable set before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
     std::process::exit(askzico::cli::main());
 }

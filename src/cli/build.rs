@@ -15,7 +15,7 @@ pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32
         return EXIT_USAGE;
     }
     let req = BuildRequest { out: cfg.out_dir_or(at.out.as_deref()), env: at.env.clone(), progress: crate::build::want_progress(json || stats_json) };
-    let rep = Engine::new(cfg).build_from(&req, super::process_start(), None);
+    let rep = Engine::one_shot(cfg).build_from(&req, super::process_start(), None);
     if !json {
         report(&rep.problems, false);
     }

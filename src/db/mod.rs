@@ -46,11 +46,14 @@ pub struct Db {
     pub embedder: Arc<std::sync::OnceLock<Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>>>,
     /// The on-disk compile cache of the output directory, set by the engine.
     pub compile_cache: Arc<std::sync::RwLock<Option<Arc<cache::CompileCache>>>>,
+    /// Whether `compiled` releases a source's bytes once done (one-shot builds; a watch keeps
+    /// them).
+    pub release_sources: bool,
 }
 
 impl Default for Db {
     fn default() -> Self {
-        Db { storage: salsa::Storage::default(), counters: Arc::new(Counters::default()), embedder: Arc::default(), compile_cache: Arc::default() }
+        Db { storage: salsa::Storage::default(), counters: Arc::new(Counters::default()), embedder: Arc::default(), compile_cache: Arc::default(), release_sources: false }
     }
 }
 
@@ -63,6 +66,7 @@ pub trait AskDb: salsa::Database {
     fn counters(&self) -> &Counters;
     fn embedder(&self) -> Option<&Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>>;
     fn compile_cache(&self) -> Option<Arc<cache::CompileCache>>;
+    fn release_sources(&self) -> bool;
 }
 
 #[salsa::db]
@@ -75,6 +79,9 @@ impl AskDb for Db {
     }
     fn compile_cache(&self) -> Option<Arc<cache::CompileCache>> {
         self.compile_cache.read().ok().and_then(|c| c.clone())
+    }
+    fn release_sources(&self) -> bool {
+        self.release_sources
     }
 }
 
@@ -95,10 +102,42 @@ pub struct Source {
     #[returns(copy)]
     pub format: Format,
     #[returns(ref)]
-    pub bytes: Arc<[u8]>,
+    pub bytes: SourceBytes,
     /// blake3 of `bytes` (set with them).
     #[returns(copy)]
     pub hash: [u8; 32],
+}
+
+/// A source's bytes and where they were read. A one-shot build releases them once the file is
+/// compiled (`Db::release_sources`): the compiled documents are what later queries read, and
+/// 10k documents' sources are ~130 MB of a build's peak memory. Should the file be compiled
+/// again, the bytes are read again and must match the input's hash.
+pub struct SourceBytes {
+    path: std::path::PathBuf,
+    bytes: std::sync::Mutex<Option<Arc<[u8]>>>,
+}
+
+impl SourceBytes {
+    pub fn new(path: std::path::PathBuf, bytes: Arc<[u8]>) -> Self {
+        SourceBytes { path, bytes: std::sync::Mutex::new(Some(bytes)) }
+    }
+
+    /// The bytes, unless released.
+    pub fn get(&self) -> Option<Arc<[u8]>> {
+        self.bytes.lock().ok().and_then(|b| b.clone())
+    }
+
+    fn release(&self) {
+        if let Ok(mut b) = self.bytes.lock() {
+            *b = None;
+        }
+    }
+}
+
+impl std::fmt::Debug for SourceBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SourceBytes({}, {})", self.path.display(), if self.get().is_some() { "held" } else { "released" })
+    }
 }
 
 /// A document shard: the files of one library that hash to one bucket, in path order.
@@ -140,7 +179,24 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
         }
     }
     let hash = crate::embed::inline_hash(&cfg.embedding);
-    let (docs, problems) = crate::build::compile_file(cfg, lib, file.rel(db), file.bytes(db), file.format(db), hash.as_ref());
+    let source = file.bytes(db);
+    let bytes = match source.get() {
+        Some(b) => b,
+        // Released by an earlier compile of this process: read again, and only the same bytes.
+        None => match crate::build::read_source(cfg, lib, &source.path, file.rel(db)) {
+            Ok(b) if *blake3::hash(&b).as_bytes() == file.hash(db) => Arc::from(b),
+            Ok(_) => {
+                let p = Problem::error("read", "the file changed during the build".to_string()).in_file(crate::build::display_name(lib, file.rel(db))).help("build again");
+                return Arc::new(Compiled { docs: Vec::new(), problems: vec![p] });
+            }
+            Err(p) => return Arc::new(Compiled { docs: Vec::new(), problems: vec![p] }),
+        },
+    };
+    let (docs, problems) = crate::build::compile_file(cfg, lib, file.rel(db), &bytes, file.format(db), hash.as_ref());
+    drop(bytes);
+    if db.release_sources() {
+        source.release();
+    }
     let c = db.counters();
     let chunks: usize = docs.iter().map(|d| d.chunks.len()).sum();
     c.docs_extracted.fetch_add(docs.len(), Ordering::Relaxed);
@@ -222,6 +278,13 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
     Arc::new(render_library(&lib.id, &name, &refs, cfg.embedding.dims))
 }
 
+/// One shard's lexical postings for one domain, not memoized (a one-shot build drops them
+/// once the domain is rendered).
+pub fn shard_postings_once(db: &dyn AskDb, settings: Settings, shard: Shard, domain: &str) -> Arc<Postings> {
+    let compiled = shard_compiled(db, settings, shard);
+    Arc::new(postings(domain, &docs_of(&compiled)))
+}
+
 /// One shard's lexical postings for one domain.
 #[salsa::tracked(returns(clone))]
 pub fn shard_postings(db: &dyn AskDb, settings: Settings, shard: Shard, domain: String) -> Arc<Postings> {
@@ -251,4 +314,44 @@ pub fn duplicate_ids(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<V
         all.extend(docs_of(&shard_compiled(db, settings, *s)).iter().map(|d| (d.doc_id.as_str().to_string(), d.source.clone())));
     }
     Arc::new(crate::build::duplicate_problems(settings.config(db), all))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use salsa::Setter;
+
+    /// A one-shot database releases a source's bytes once compiled; compiled again (new
+    /// settings), the file is read again, and a file that changed meanwhile is an error, not
+    /// documents from other bytes than the input's hash.
+    #[test]
+    fn released_bytes_are_read_again_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+        let file = dir.path().join("docs/a.md");
+        let body = "# عنوان\n\nفقرة أولى عن النيل.\n";
+        std::fs::write(&file, body).unwrap();
+        let toml = "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"lib\"\nroot = \"docs\"\n";
+        let cfg = Config::parse(toml, "corpus.toml", dir.path(), &dir.path().join("corpus.toml")).unwrap();
+        let mut db = Db { release_sources: true, ..Db::default() };
+        let settings = Settings::new(&db, Arc::new(cfg.clone()));
+        let bytes: Arc<[u8]> = Arc::from(body.as_bytes());
+        let src = Source::new(&db, "a.md".to_string(), 0, Format::Markdown, SourceBytes::new(file.clone(), bytes), *blake3::hash(body.as_bytes()).as_bytes());
+        let first = compiled(&db, settings, src);
+        assert!(first.problems.is_empty() && first.docs.len() == 1, "{:?}", first.problems);
+        assert!(src.bytes(&db).get().is_none(), "the bytes are released");
+
+        let mut other = cfg.clone();
+        other.chunking.max_chars += 1;
+        settings.set_config(&mut db).to(Arc::new(other.clone()));
+        let again = compiled(&db, settings, src);
+        assert_eq!(again.docs, first.docs, "read again from disk, same documents");
+
+        std::fs::write(&file, "# آخر\n\nنص مختلف.\n").unwrap();
+        other.chunking.max_chars += 1;
+        settings.set_config(&mut db).to(Arc::new(other));
+        let changed = compiled(&db, settings, src);
+        assert!(changed.docs.is_empty());
+        assert!(changed.problems.iter().any(|p| p.message.contains("changed during the build")), "{:?}", changed.problems);
+    }
 }

@@ -15,7 +15,7 @@ use crate::artifacts::manifest::{LibraryEntry, MANIFEST_FORMAT, Manifest, corpus
 use crate::artifacts::store;
 use crate::build::{BuildReport, BuildRequest, BuildStats, read_source, settings_values, write_failure};
 use crate::config::Config;
-use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, compiled, domains, duplicate_ids, shard_artifacts, shard_postings, shard_vectors};
+use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, SourceBytes, compiled, domains, duplicate_ids, shard_artifacts, shard_postings, shard_vectors};
 use crate::embed::CachedEmbedder;
 use crate::diag::{Problem, Problems};
 use crate::discover::discover;
@@ -82,6 +82,14 @@ impl Engine {
         Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new(), last: None }
     }
 
+    /// An engine for one build (`askzico build`): each source's bytes are released once it is
+    /// compiled, since nothing edits them later (see `db::SourceBytes`).
+    pub fn one_shot(cfg: Config) -> Engine {
+        let mut e = Engine::new(cfg);
+        e.db.release_sources = true;
+        e
+    }
+
     pub fn config(&self) -> &Config {
         &self.cfg
     }
@@ -122,7 +130,9 @@ impl Engine {
     /// Forgets everything memoized (the on-disk caches stay): the next build reads every file.
     fn reset(&mut self) {
         let cfg = (*self.cfg).clone();
+        let release = self.db.release_sources;
         *self = Engine::new(cfg);
+        self.db.release_sources = release;
     }
 
     fn build_once(&mut self, req: &BuildRequest, started: Instant, changed: Option<&BTreeSet<PathBuf>>, retried: bool) -> BuildReport {
@@ -171,13 +181,13 @@ impl Engine {
                     match same_place {
                         Some(src) => {
                             // A setter always starts a new revision: compare first.
-                            if src.hash(&self.db) != hash || src.bytes(&self.db).as_ref() != bytes.as_slice() {
-                                src.set_bytes(&mut self.db).to(Arc::from(bytes));
+                            if src.hash(&self.db) != hash || src.bytes(&self.db).get().is_none_or(|b| b.as_ref() != bytes.as_slice()) {
+                                src.set_bytes(&mut self.db).to(SourceBytes::new(f.path.clone(), Arc::from(bytes)));
                                 src.set_hash(&mut self.db).to(hash);
                             }
                         }
                         None => {
-                            let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, Arc::from(bytes), hash);
+                            let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, SourceBytes::new(f.path.clone(), Arc::from(bytes)), hash);
                             self.sources.insert(f.path.clone(), src);
                         }
                     }
@@ -307,10 +317,13 @@ impl Engine {
             list.par_iter().map_with(self.db.clone(), |db, s| store::store_artifacts(out, &shard_artifacts(db, settings, *s), &self.known)).collect();
         let doms = domains(&self.db, settings, set);
         // Every shard's postings per domain, in parallel (memoized; the domain renders merge them).
-        let pairs: Vec<(Shard, &String)> = list.iter().flat_map(|s| doms.iter().map(move |d| (*s, d))).collect();
-        pairs.par_iter().for_each_with(self.db.clone(), |db, (s, d)| {
-            shard_postings(db, settings, *s, (*d).clone());
-        });
+        // A one-shot build makes them per domain instead, and drops them after its render.
+        if !self.db.release_sources {
+            let pairs: Vec<(Shard, &String)> = list.iter().flat_map(|s| doms.iter().map(move |d| (*s, d))).collect();
+            pairs.par_iter().for_each_with(self.db.clone(), |db, (s, d)| {
+                shard_postings(db, settings, *s, (*d).clone());
+            });
+        }
         self.lex.retain(|d, _| doms.contains(d));
         let mut domain_stored: Vec<std::io::Result<_>> = Vec::new();
         for d in doms.iter() {
@@ -406,8 +419,11 @@ impl Engine {
     /// The lexical artifacts of a domain: a full render the first time, then a patch of the term
     /// shards whose postings changed.
     fn render_domain(&mut self, settings: Settings, list: &[Shard], domain: &str, out: &std::path::Path) -> (Arc<Vec<crate::artifacts::Rendered>>, WriteOutcome) {
-        let parts: Vec<Arc<crate::artifacts::lexical::Postings>> =
-            list.iter().map(|s| shard_postings(&self.db, settings, *s, domain.to_string())).filter(|p| p.chunks > 0).collect();
+        let parts: Vec<Arc<crate::artifacts::lexical::Postings>> = if self.db.release_sources {
+            list.par_iter().map_with(self.db.clone(), |db, s| crate::db::shard_postings_once(db, settings, *s, domain)).filter(|p| p.chunks > 0).collect()
+        } else {
+            list.iter().map(|s| shard_postings(&self.db, settings, *s, domain.to_string())).filter(|p| p.chunks > 0).collect()
+        };
         let prev = self.lex.remove(domain);
         // Each term shard is stored as soon as it is rendered: a big domain's shards are never
         // all in memory at once.
@@ -429,7 +445,9 @@ impl Engine {
         };
         let next = lex::DomainLex::render(domain, parts, prev, &sink);
         let rendered = next.rendered.clone();
-        self.lex.insert(domain.to_string(), next);
+        if !self.db.release_sources {
+            self.lex.insert(domain.to_string(), next);
+        }
         (rendered, outcome.into_inner().unwrap_or_default())
     }
 
