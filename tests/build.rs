@@ -217,3 +217,43 @@ fn init_scaffolds_a_project_that_builds() {
     // A second init refuses to overwrite.
     assert_eq!(run(bin().arg("init").arg(dir.path())).status.code(), Some(1));
 }
+
+/// `verify` checks lexical postings against the domain's document table: a shard whose bytes
+/// and manifest entry agree (a forged, self-consistent manifest) but whose posting names a
+/// document the meta does not list is an invariant failure, and so is a malformed list.
+#[test]
+fn verify_rejects_lexical_postings_outside_the_document_table() {
+    use askzico::artifacts::lexical::LexShard;
+    use askzico::artifacts::manifest::corpus_version;
+    let p = sample_project();
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = p.path().join("out");
+    for (case, want) in [("ordinal", "does not list"), ("malformed", "not a multiple")] {
+        let mut m = askzico::artifacts::store::read_manifest(&out, None).unwrap();
+        let i = m.artifacts.iter().position(|a| a.kind == askzico::artifacts::Kind::Lexical && !a.path.contains("/meta.")).expect("a term shard");
+        let path = out.join(&m.artifacts[i].path);
+        let original = std::fs::read(&path).unwrap();
+        let mut shard: LexShard = serde_json::from_slice(&original).unwrap();
+        let (_, list) = shard.terms.iter_mut().next().expect("a term");
+        match case {
+            "ordinal" => list[0] += 1_000_000,
+            _ => {
+                list.pop();
+            }
+        }
+        let bytes = serde_json::to_vec(&shard).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        m.artifacts[i].blake3 = blake3::hash(&bytes).to_hex().to_string();
+        m.artifacts[i].bytes = bytes.len() as u64;
+        m.corpus_version = corpus_version(m.fingerprint(), &m.artifacts);
+        std::fs::write(out.join("manifest.json"), m.to_pretty_json()).unwrap();
+        let o = run(bin().current_dir(p.path()).arg("verify"));
+        assert!(!o.status.success(), "{case}: verify passed a forged shard");
+        assert!(stderr(&o).contains(want), "{case}: {}", stderr(&o));
+        // Put the build back for the next case.
+        std::fs::write(&path, &original).unwrap();
+        let o = run(bin().current_dir(p.path()).arg("build"));
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+}
