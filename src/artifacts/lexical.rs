@@ -587,18 +587,32 @@ pub fn shards_for(estimate: usize) -> usize {
     (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two()
 }
 
-/// A part's (field, term index) entries dealt to the term shards they belong to.
-pub type Dealt = Vec<Vec<(u8, u32)>>;
+/// A part's terms dealt to the term shards they belong to: `(shard, field, term index)`,
+/// sorted by shard. One flat list per part: a vector per (part, shard) pair grows with the
+/// square of the corpus (parts and shards both grow with it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dealt(Vec<(u32, u8, u32)>);
+
+impl Dealt {
+    /// The part's (field, term index) entries of shard `k`.
+    pub fn of(&self, k: usize) -> impl Iterator<Item = (u8, u32)> + '_ {
+        let k = k as u32;
+        let start = self.0.partition_point(|e| e.0 < k);
+        self.0[start..].iter().take_while(move |e| e.0 == k).map(|e| (e.1, e.2))
+    }
+}
 
 pub fn deal(part: &Postings, shards: usize) -> Dealt {
     let _t = crate::timings::start(crate::timings::Stage::Index);
-    let mut out: Dealt = vec![Vec::new(); shards];
+    let mut out: Vec<(u32, u8, u32)> = Vec::with_capacity(part.fields.iter().map(Field::len).sum());
     for (f, field) in part.fields.iter().enumerate() {
-        for (i, (t, _)) in field.iter().enumerate() {
-            out[shard_of(t, shards)].push((f as u8, i as u32));
+        for i in 0..field.len() {
+            out.push((shard_of(field.term(i), shards) as u32, f as u8, i as u32));
         }
     }
-    out
+    // Stable: within a shard, fields and terms stay in order.
+    out.sort_by_key(|e| e.0);
+    Dealt(out)
 }
 
 /// Renders term shard `k` of a domain from its parts, their dealt entries and the domain's
@@ -610,7 +624,7 @@ pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt
     let mut maps: [FxHashMap<&str, Vec<Posting>>; FIELDS] = Default::default();
     for (pi, (p, d)) in parts.iter().zip(dealt).enumerate() {
         let chunks = &table.chunks[pi];
-        for &(f, i) in &d[k] {
+        for (f, i) in d.of(k) {
             let field = &p.fields[f as usize];
             let (t, ps) = (field.term(i as usize), field.list(i as usize));
             maps[f as usize].entry(t).or_default().extend(ps.iter().map(|&(c, tf)| Posting { chunk: chunks[c as usize], tf }));
