@@ -594,11 +594,15 @@ pub fn shards_for(estimate: usize) -> usize {
 pub struct Dealt(Vec<(u32, u8, u32)>);
 
 impl Dealt {
-    /// The part's (field, term index) entries of shard `k`.
-    pub fn of(&self, k: usize) -> impl Iterator<Item = (u8, u32)> + '_ {
-        let k = k as u32;
-        let start = self.0.partition_point(|e| e.0 < k);
-        self.0[start..].iter().take_while(move |e| e.0 == k).map(|e| (e.1, e.2))
+    /// Where shard `k`'s entries start.
+    fn start_of(&self, k: usize) -> usize {
+        self.0.partition_point(|e| (e.0 as usize) < k)
+    }
+
+    /// The entries of shard `k` from `at` (a `start_of(k)`, or where shard `k - 1` ended).
+    fn run(&self, k: usize, at: usize) -> &[(u32, u8, u32)] {
+        let len = self.0[at..].iter().take_while(|e| e.0 as usize == k).count();
+        &self.0[at..at + len]
     }
 }
 
@@ -619,12 +623,39 @@ pub fn deal(part: &Postings, shards: usize) -> Dealt {
 /// table. A term's postings are sorted by chunk, so the bytes do not depend on how chunks are
 /// grouped into parts.
 pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt], table: &Table) -> Rendered {
+    let runs: Vec<&[(u32, u8, u32)]> = dealt.iter().map(|d| d.run(k, d.start_of(k))).collect();
+    render_runs(domain, k, parts, &runs, table)
+}
+
+/// Renders term shards `range`, in order. Each part's dealt list is walked once from the
+/// range's start: looking every shard up in every part costs parts × shards searches, which
+/// grows with the square of the corpus.
+pub fn render_range(domain: &str, range: std::ops::Range<usize>, parts: &[&Postings], dealt: &[&Dealt], table: &Table, sink: &(dyn Fn(&Rendered) + Sync)) -> Vec<Rendered> {
+    let mut at: Vec<usize> = dealt.iter().map(|d| d.start_of(range.start)).collect();
+    let mut out = Vec::with_capacity(range.len());
+    for k in range {
+        let runs: Vec<&[(u32, u8, u32)]> = dealt.iter().zip(&at).map(|(d, &a)| d.run(k, a)).collect();
+        for (a, r) in at.iter_mut().zip(&runs) {
+            *a += r.len();
+        }
+        let r = render_runs(domain, k, parts, &runs, table);
+        sink(&r);
+        out.push(r);
+    }
+    out
+}
+
+/// Term shards rendered together by one task of a full render.
+pub const SHARDS_PER_TASK: usize = 16;
+
+/// Renders term shard `k` from each part's run of dealt entries for it.
+fn render_runs(domain: &str, k: usize, parts: &[&Postings], runs: &[&[(u32, u8, u32)]], table: &Table) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
     // Hashed while gathering (a term is looked up once per part that has it), sorted once.
     let mut maps: [FxHashMap<&str, Vec<Posting>>; FIELDS] = Default::default();
-    for (pi, (p, d)) in parts.iter().zip(dealt).enumerate() {
+    for (pi, (p, run)) in parts.iter().zip(runs).enumerate() {
         let chunks = &table.chunks[pi];
-        for (f, i) in d.of(k) {
+        for &(_, f, i) in run.iter() {
             let field = &p.fields[f as usize];
             let (t, ps) = (field.term(i as usize), field.list(i as usize));
             maps[f as usize].entry(t).or_default().extend(ps.iter().map(|&(c, tf)| Posting { chunk: chunks[c as usize], tf }));
@@ -675,7 +706,8 @@ fn render_with(domain: &str, parts: &[&Postings], shards: usize) -> Vec<Rendered
     let table = table(parts);
     let dealt: Vec<Dealt> = parts.par_iter().map(|p| deal(p, shards)).collect();
     let dealt_refs: Vec<&Dealt> = dealt.iter().collect();
-    let mut out: Vec<Rendered> = (0..shards).into_par_iter().map(|k| render_shard(domain, k, parts, &dealt_refs, &table)).collect();
+    let tasks: Vec<std::ops::Range<usize>> = (0..shards).step_by(SHARDS_PER_TASK).map(|s| s..(s + SHARDS_PER_TASK).min(shards)).collect();
+    let mut out: Vec<Rendered> = tasks.into_par_iter().flat_map_iter(|r| render_range(domain, r, parts, &dealt_refs, &table, &|_| {})).collect();
     out.insert(0, render_meta(domain, parts, shards, &table));
     out
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::artifacts::Rendered;
-use crate::artifacts::lexical::{Dealt, Postings, changed_shards, deal, render_meta, render_shard, shard_count, table};
+use crate::artifacts::lexical::{Dealt, Postings, SHARDS_PER_TASK, changed_shards, deal, render_meta, render_range, render_shard, shard_count, table};
 
 pub struct DomainLex {
     shards: usize,
@@ -83,16 +83,10 @@ impl DomainLex {
                     }
                 }
             }
-            _ => rendered.extend(
-                (0..shards)
-                    .into_par_iter()
-                    .map(|k| {
-                        let r = render_shard(domain, k, &refs, &dealt_refs, &table);
-                        sink(&r);
-                        r
-                    })
-                    .collect::<Vec<_>>(),
-            ),
+            _ => {
+                let tasks: Vec<std::ops::Range<usize>> = (0..shards).step_by(SHARDS_PER_TASK).map(|s| s..(s + SHARDS_PER_TASK).min(shards)).collect();
+                rendered.extend(tasks.into_par_iter().flat_map_iter(|r| render_range(domain, r, &refs, &dealt_refs, &table, sink)).collect::<Vec<_>>())
+            }
         }
         let docs = table.docs.iter().map(|d| d.to_string()).collect();
         DomainLex { shards, parts, dealt, docs, rendered: Arc::new(rendered) }
