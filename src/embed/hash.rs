@@ -319,6 +319,16 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_text_matches_reference(t in "[ a\n\t\u{627}-\u{64a}\u{1F642}\u{301}]{0,60}", u in proptest::prelude::any::<String>(), dims in 1usize..300) {
+            let e = HashEmbedder::new(dims);
+            for t in [&t, &u] {
+                proptest::prop_assert_eq!(bits(&e.embed(t)), bits(&reference(dims, t)));
+            }
+        }
+    }
+
     /// Sums this small are exact in any order, so the ordered path's order is checked on its
     /// own: feature for feature, weight for weight, as the reference adds them.
     #[test]
