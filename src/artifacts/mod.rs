@@ -4,6 +4,7 @@
 //! `vectors` (the embedder's vectors, vector ID = chunk_id). The manifest names them all.
 
 pub mod gc;
+mod jsonl;
 pub mod lexical;
 pub mod manifest;
 pub mod store;
@@ -48,31 +49,6 @@ pub struct BuiltDoc {
     pub chunks: Vec<BuiltChunk>,
 }
 
-impl BuiltDoc {
-    /// Chunk metadata: the document's, plus where the chunk sits.
-    fn chunk_metadata(&self, c: &BuiltChunk) -> Map<String, Value> {
-        let mut m = self.metadata.clone();
-        m.insert("heading_path".into(), Value::from(c.heading_path.clone()));
-        m.insert("span".into(), Value::from(vec![c.span.0 as u64, c.span.1 as u64]));
-        m
-    }
-}
-
-#[derive(Serialize)]
-struct ChunkRecordOut<'a> {
-    doc_id: &'a DocId,
-    chunk_id: &'a ChunkId,
-    library: &'a str,
-    source: &'a str,
-    title: &'a str,
-    url: &'a str,
-    chunk_index: usize,
-    domains: &'a [String],
-    text: &'a Text,
-    search_text: &'a SearchText,
-    metadata: Map<String, Value>,
-}
-
 /// A chunk record as stored in a chunks file (read side).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -88,17 +64,6 @@ pub struct ChunkRecord {
     pub text: String,
     pub search_text: String,
     pub metadata: Map<String, Value>,
-}
-
-#[derive(Serialize)]
-struct LookupOut<'a> {
-    chunk_id: &'a ChunkId,
-    title: &'a str,
-    url: &'a str,
-    text: &'a Text,
-    domains: &'a [String],
-    library: &'a str,
-    metadata: Map<String, Value>,
 }
 
 /// A KV hydration record (read side). In KV the key is the chunk_id and the value the rest.
@@ -199,54 +164,17 @@ impl Rendered {
     }
 }
 
-fn jsonl<T: Serialize>(items: impl Iterator<Item = T>) -> (Vec<u8>, usize) {
-    let mut out = Vec::new();
-    let mut n = 0;
-    for it in items {
-        serde_json::to_writer(&mut out, &it).expect("records serialize");
-        out.push(b'\n');
-        n += 1;
-    }
-    (out, n)
-}
-
 /// Renders the chunks, lookup and vectors artifacts of one shard of a library's documents;
 /// `shard` names it (`seneksar/003`), so an edit rewrites only its own shard's files.
 pub fn render_library(library: &str, shard: &str, docs: &[&BuiltDoc], dims: usize) -> Vec<Rendered> {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
-    let chunk_rows = docs.iter().flat_map(|d| {
-        d.chunks.iter().map(move |c| ChunkRecordOut {
-            doc_id: &d.doc_id,
-            chunk_id: &c.chunk_id,
-            library: &d.library,
-            source: &d.source,
-            title: &d.title,
-            url: &d.url,
-            chunk_index: c.index,
-            domains: &d.domains,
-            text: &c.text,
-            search_text: &c.search_text,
-            metadata: d.chunk_metadata(c),
-        })
-    });
-    let (chunks, n) = jsonl(chunk_rows);
-    let lookup_rows = docs.iter().flat_map(|d| {
-        d.chunks.iter().map(move |c| LookupOut {
-            chunk_id: &c.chunk_id,
-            title: &d.title,
-            url: &d.url,
-            text: &c.text,
-            domains: &d.domains,
-            library: &d.library,
-            metadata: d.chunk_metadata(c),
-        })
-    });
-    let (lookup, m) = jsonl(lookup_rows);
-    let vecs = vectors::encode(dims, docs.iter().flat_map(|d| d.chunks.iter().map(|c| (c.chunk_id.as_str(), c.vector.as_slice()))));
+    let (chunks, lookup, n) = jsonl::chunks_and_lookup(docs);
+    let ids_and_vectors: Vec<(&str, &[f32])> = docs.iter().flat_map(|d| d.chunks.iter().map(|c| (c.chunk_id.as_str(), c.vector.as_slice()))).collect();
+    let vecs = vectors::encode(dims, ids_and_vectors.into_iter());
     let lib = Some(library.to_string());
     vec![
         Rendered::new(Kind::Chunks, format!("chunks/{shard}"), "jsonl", chunks, n, None, lib.clone()),
-        Rendered::new(Kind::Lookup, format!("lookup/{shard}"), "jsonl", lookup, m, None, lib.clone()),
+        Rendered::new(Kind::Lookup, format!("lookup/{shard}"), "jsonl", lookup, n, None, lib.clone()),
         Rendered::new(Kind::Vectors, format!("vectors/{shard}"), "bin", vecs.0, vecs.1, None, lib),
     ]
 }

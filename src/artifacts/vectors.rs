@@ -6,23 +6,23 @@
 
 const MAGIC: &[u8; 8] = b"AZVEC001";
 
+/// Encodes the records into one buffer, sized up front from the iterator's lower bound.
 pub fn encode<'a>(dims: usize, items: impl Iterator<Item = (&'a str, &'a [f32])>) -> (Vec<u8>, usize) {
-    let mut body = Vec::new();
+    let mut out = Vec::with_capacity(16 + items.size_hint().0 * (1 + 64 + dims * 4));
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(dims as u32).to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes()); // the count, written below
     let mut n = 0u32;
     for (id, values) in items {
         debug_assert_eq!(values.len(), dims);
-        body.push(id.len() as u8);
-        body.extend_from_slice(id.as_bytes());
+        out.push(id.len() as u8);
+        out.extend_from_slice(id.as_bytes());
         for v in values {
-            body.extend_from_slice(&v.to_le_bytes());
+            out.extend_from_slice(&v.to_le_bytes());
         }
         n += 1;
     }
-    let mut out = Vec::with_capacity(body.len() + 16);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&(dims as u32).to_le_bytes());
-    out.extend_from_slice(&n.to_le_bytes());
-    out.extend_from_slice(&body);
+    out[12..16].copy_from_slice(&n.to_le_bytes());
     (out, n as usize)
 }
 
