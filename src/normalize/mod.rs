@@ -47,13 +47,17 @@ pub struct ChunkFields {
 pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, aliases: &aliases::AliasTable, article_stems: bool) -> ChunkFields {
     let (search, variants) = search_text_with_variants(text, rules);
     // Uthmani madda variants: most texts have no ءا at all.
-    let madda: Vec<String> = if search.as_str().contains("ءا") { words_of(search.as_str()).filter_map(aliases::madda_variant).collect() } else { Vec::new() };
-    // Borrowed: aliases and stems are slices of a word or of the alias table. Words repeat,
-    // but a set of them costs more than their stems (the result is sorted and deduplicated).
-    let mut extra: Vec<&str> = Vec::with_capacity(search.as_str().len() / 4 + variants.len() + madda.len());
+    let madda = aliases::madda_variants(search.as_str());
+    // Borrowed: aliases and stems are slices of a word or of the alias table. The result is
+    // sorted and deduplicated, so a word seen recently is skipped (a chunk repeats its words).
+    let mut extra: Vec<&str> = Vec::with_capacity(search.as_str().len() / 8 + variants.len() + madda.len());
     extra.extend(variants.iter().map(String::as_str));
     extra.extend(madda.iter().map(String::as_str));
+    let mut recent = Recent::new();
     for t in words_of(search.as_str()) {
+        if recent.seen(t) {
+            continue;
+        }
         extra.extend(aliases.index_targets(t).iter().map(String::as_str));
         if article_stems {
             extra.extend(aliases::article_stem(t));
@@ -68,7 +72,7 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
         path.push_str(h);
     }
     let context = normalize(&path, rules);
-    let stems: Vec<String> = if article_stems { words_of(&context).filter_map(stem::stem).collect() } else { Vec::new() };
+    let stems: Vec<stem::StemKey> = if article_stems { words_of(&context).filter_map(stem::stem_key).collect() } else { Vec::new() };
     let mut ctx: Vec<&str> = Vec::new();
     for t in words_of(&context) {
         ctx.push(t);
@@ -77,11 +81,51 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
         }
     }
     // The stem keys too, so a question's stem key matches a title (عيد الميلاد ↔ اتولد).
-    ctx.extend(stems.iter().map(String::as_str));
+    ctx.extend(stems.iter().map(|k| k.as_str()));
     ChunkFields { search_text: search, extra_tokens, context_tokens: Tokens::from_strs(ctx) }
 }
 
 /// The words of a normalized text (split on ASCII space, empty pieces skipped).
 fn words_of(s: &str) -> impl Iterator<Item = &str> {
-    s.split(' ').filter(|w| !w.is_empty())
+    tokens(s)
+}
+
+/// Recently seen words, direct-mapped (one word per slot, chosen by a hash of the word): says
+/// "seen" only for a word seen before, but may forget one when another took its slot. Enough
+/// to skip most repeats of a chunk's words without a growing set or an allocation per word.
+struct Recent<'a> {
+    slots: [&'a str; RECENT_SLOTS],
+}
+
+const RECENT_SLOTS: usize = 512;
+
+impl<'a> Recent<'a> {
+    fn new() -> Self {
+        Recent { slots: [""; RECENT_SLOTS] }
+    }
+
+    /// Whether `w` (not empty) is in its slot; if not, it takes the slot.
+    #[inline]
+    fn seen(&mut self, w: &'a str) -> bool {
+        let slot = &mut self.slots[recent_slot(w)];
+        if *slot == w {
+            return true;
+        }
+        *slot = w;
+        false
+    }
+}
+
+/// The slot of a word: a multiplicative hash of its length and its first and last eight bytes.
+#[inline]
+fn recent_slot(w: &str) -> usize {
+    let b = w.as_bytes();
+    let load = |s: &[u8]| {
+        let mut k = [0u8; 8];
+        k[..s.len()].copy_from_slice(s);
+        u64::from_le_bytes(k)
+    };
+    let (head, tail) = (load(&b[..b.len().min(8)]), load(&b[b.len().saturating_sub(8)..]));
+    let h = (head ^ tail.rotate_left(29) ^ b.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
 }

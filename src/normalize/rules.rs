@@ -282,8 +282,13 @@ pub fn normalize_with_variants(text: &str, rules: &Rules) -> (String, Vec<String
         // Without a hit the variant pass made exactly the primary form.
         return (var, Vec::new());
     }
-    let primary = if exotic { normalize(text, rules) } else { undo_variants(&var, &edits) };
-    let vars = variant_words(&primary, var);
+    if exotic {
+        let primary = normalize(text, rules);
+        let vars = variant_words(&primary, var);
+        return (primary, vars);
+    }
+    let primary = undo_variants(&var, &edits);
+    let vars = edited_words(&primary, &var, &edits);
     (primary, vars)
 }
 
@@ -300,6 +305,41 @@ fn undo_variants(var: &str, edits: &[VariantEdit]) -> String {
     }
     out.push_str(&var[from..]);
     out
+}
+
+/// [`variant_words`] from the edits: the words of the variant form that hold an edit are the
+/// ones that differ from the primary form, so only they (and, when there are any, a scan of
+/// the primary words for membership) are looked at, not every word of both forms.
+fn edited_words(primary: &str, var: &str, edits: &[VariantEdit]) -> Vec<String> {
+    let vb = var.as_bytes();
+    // Distinct edited words, in text order.
+    let mut cands: Vec<&str> = Vec::new();
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
+    let mut word_end = 0; // the end of the last edited word
+    for e in edits {
+        if e.at < word_end {
+            continue; // another edit of the same word
+        }
+        let start = vb[..e.at].iter().rposition(|&b| b == b' ').map_or(0, |p| p + 1);
+        word_end = vb[e.at..].iter().position(|&b| b == b' ').map_or(vb.len(), |p| e.at + p);
+        let w = &var[start..word_end];
+        if seen.insert(w) {
+            cands.push(w);
+        }
+    }
+    // Drop the candidates that are also a word of the primary form. Only words of a length
+    // some candidate has are looked up.
+    let mut lens = 0u64;
+    for w in &cands {
+        lens |= 1 << w.len().min(63);
+    }
+    let mut in_primary: FxHashSet<&str> = FxHashSet::default();
+    for w in tokens(primary) {
+        if lens & (1 << w.len().min(63)) != 0 && seen.contains(w) {
+            in_primary.insert(w);
+        }
+    }
+    cands.into_iter().filter(|w| !in_primary.contains(w)).map(str::to_string).collect()
 }
 
 fn variant_words(primary: &str, var: String) -> Vec<String> {
@@ -345,7 +385,23 @@ fn normalize_per_char(text: &str, rules: &Rules) -> String {
 
 /// The words of a search text (split on ASCII space; empty pieces skipped).
 pub fn tokens(search_text: &str) -> impl Iterator<Item = &str> {
-    search_text.split(' ').filter(|t| !t.is_empty())
+    // `memchr` finds the spaces: words are short, and `str::split` is slow to start a search.
+    let mut spaces = memchr::memchr_iter(b' ', search_text.as_bytes());
+    let (mut start, mut done) = (0, false);
+    std::iter::from_fn(move || {
+        while !done {
+            let end = spaces.next().unwrap_or_else(|| {
+                done = true;
+                search_text.len()
+            });
+            let word = &search_text[start..end];
+            start = end + 1;
+            if !word.is_empty() {
+                return Some(word);
+            }
+        }
+        None
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -506,6 +562,9 @@ static ASCII: [u8; 128] = {
 enum Fast {
     /// Emitted as it is: (base, is a digit).
     Keep(Base, bool),
+    /// Replaced by one other Arabic letter (a lossy fold that is on, alef wasla, a Persian
+    /// letter), with the base it leaves; only recorded, so only when no observer records.
+    Fold(char, Base),
     /// Deleted, changing no state (only recorded).
     Drop,
     /// ASCII space.
@@ -514,19 +573,77 @@ enum Fast {
     Slow,
 }
 
-static ARABIC_FAST: [Fast; 256] = {
-    let mut t = [Fast::Slow; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = match arabic_act(0x0600 + i as u32) {
-            Act::Keep(base) => Fast::Keep(base, false),
-            Act::Delete(_) => Fast::Drop,
-            _ => Fast::Slow,
-        };
-        i += 1;
+/// Bits of the lossy folds that are on, indexing [`ARABIC_FAST`].
+const FOLD_ALEF_HAMZA: usize = 1;
+const FOLD_ALEF_MAKSURA: usize = 2;
+const FOLD_TEH_MARBUTA: usize = 4;
+const FOLD_HAMZA_CARRIERS: usize = 8;
+
+fn fold_bits(r: &Rules) -> usize {
+    (r.fold_alef_hamza as usize) * FOLD_ALEF_HAMZA
+        | (r.fold_alef_maksura as usize) * FOLD_ALEF_MAKSURA
+        | (r.fold_teh_marbuta as usize) * FOLD_TEH_MARBUTA
+        | (r.fold_hamza_carriers as usize) * FOLD_HAMZA_CARRIERS
+}
+
+/// `Engine::fold` at compile time: what `c` becomes under the folds `bits`.
+const fn fold_const(fold: Fold, c: char, bits: usize) -> char {
+    match fold {
+        Fold::AlefHamza if bits & FOLD_ALEF_HAMZA != 0 => '\u{0627}',
+        Fold::AlefMaksura if bits & FOLD_ALEF_MAKSURA != 0 => '\u{064A}',
+        Fold::TehMarbuta if bits & FOLD_TEH_MARBUTA != 0 => '\u{0647}',
+        Fold::HamzaCarrier if bits & FOLD_HAMZA_CARRIERS != 0 => {
+            if c == '\u{0624}' {
+                '\u{0648}'
+            } else {
+                '\u{064A}'
+            }
+        }
+        _ => c,
+    }
+}
+
+/// The fast class of U+0600 + `i` under the folds `bits` (what `Engine::arabic` does with it,
+/// when that is to emit one letter or nothing).
+const fn arabic_fast(i: usize, bits: usize) -> Fast {
+    let u = 0x0600 + i as u32;
+    match arabic_act(u) {
+        Act::Keep(base) => Fast::Keep(base, false),
+        Act::Delete(_) => Fast::Drop,
+        Act::Lossy(fold, base) => {
+            let c = match char::from_u32(u) {
+                Some(c) => c,
+                None => return Fast::Slow,
+            };
+            let t = fold_const(fold, c, bits);
+            if t == c { Fast::Keep(base, false) } else { Fast::Fold(t, base) }
+        }
+        Act::Map(t, _, base) => match t {
+            '\u{0629}' => Fast::Fold(fold_const(Fold::TehMarbuta, t, bits), base),
+            '\u{0626}' => Fast::Fold(fold_const(Fold::HamzaCarrier, t, bits), base),
+            _ => Fast::Fold(t, base),
+        },
+        _ => Fast::Slow,
+    }
+}
+
+/// The fast classes of the Arabic block, one table per combination of lossy folds.
+static ARABIC_FAST: [[Fast; 256]; 16] = {
+    let mut t = [[Fast::Slow; 256]; 16];
+    let mut bits = 0;
+    while bits < 16 {
+        let mut i = 0;
+        while i < 256 {
+            t[bits][i] = arabic_fast(i, bits);
+            i += 1;
+        }
+        bits += 1;
     }
     t
 };
+
+/// The Arabic-block fast classes of one engine's rules.
+type ArabicFast = [Fast; 256];
 
 static ASCII_FAST: [Fast; 128] = {
     let mut t = [Fast::Slow; 128];
@@ -550,12 +667,12 @@ static ASCII_FAST: [Fast; 128] = {
 /// The class and UTF-8 length of the character at byte `i` of `b` (a char boundary), or
 /// `Slow` (length unused) for characters outside ASCII and the Arabic block and past the end.
 #[inline(always)]
-fn fast_class(b: &[u8], i: usize) -> (Fast, usize) {
+fn fast_class(t: &ArabicFast, b: &[u8], i: usize) -> (Fast, usize) {
     match b.get(i) {
         Some(&x) if x < 0x80 => (ASCII_FAST[x as usize], 1),
         Some(&x @ 0xD8..=0xDB) => match b.get(i + 1) {
             // U+0600–U+06FF: lead byte 0xD8–0xDB, then 0x80–0xBF.
-            Some(&y) => (ARABIC_FAST[(((x & 3) as usize) << 6) | (y & 0x3F) as usize], 2),
+            Some(&y) => (t[(((x & 3) as usize) << 6) | (y & 0x3F) as usize], 2),
             None => (Fast::Slow, 0),
         },
         _ => (Fast::Slow, 0),
@@ -564,19 +681,19 @@ fn fast_class(b: &[u8], i: usize) -> (Fast, usize) {
 
 /// Whether the character at byte `i` is kept as it is.
 #[inline(always)]
-fn kept_at(b: &[u8], i: usize) -> bool {
-    matches!(fast_class(b, i).0, Fast::Keep(..))
+fn kept_at(t: &ArabicFast, b: &[u8], i: usize) -> bool {
+    matches!(fast_class(t, b, i).0, Fast::Keep(..))
 }
 
 /// The end of the run of kept characters (and single spaces between two of them) from `i`.
 #[inline(always)]
-fn keep_run_end(b: &[u8], mut i: usize) -> usize {
+fn keep_run_end(t: &ArabicFast, b: &[u8], mut i: usize) -> usize {
     while i < b.len() {
         let x = b[i];
         let step = if x < 0x80 {
-            if matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(b, i + 1)) { 1 } else { 0 }
+            if matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(t, b, i + 1)) { 1 } else { 0 }
         } else if (0xD8..=0xDB).contains(&x) && i + 1 < b.len() {
-            if matches!(ARABIC_FAST[(((x & 3) as usize) << 6) | (b[i + 1] & 0x3F) as usize], Fast::Keep(..)) { 2 } else { 0 }
+            if matches!(t[(((x & 3) as usize) << 6) | (b[i + 1] & 0x3F) as usize], Fast::Keep(..)) { 2 } else { 0 }
         } else {
             0
         };
@@ -591,9 +708,9 @@ fn keep_run_end(b: &[u8], mut i: usize) -> usize {
 /// (base, is a digit) of the kept character that ends at byte `end` (a run is never empty and
 /// never ends with a space).
 #[inline(always)]
-fn last_kept(b: &[u8], end: usize) -> (Base, bool) {
+fn last_kept(t: &ArabicFast, b: &[u8], end: usize) -> (Base, bool) {
     let x = b[end - 1];
-    let class = if x < 0x80 { ASCII_FAST[x as usize] } else { fast_class(b, end - 2).0 };
+    let class = if x < 0x80 { ASCII_FAST[x as usize] } else { fast_class(t, b, end - 2).0 };
     match class {
         Fast::Keep(base, digit) => (base, digit),
         _ => (Base::None, false),
@@ -866,6 +983,8 @@ struct VariantEdit {
 
 struct Engine<'a, O: Observer> {
     rules: &'a Rules,
+    /// The Arabic-block fast classes under `rules`' folds.
+    fast: &'static ArabicFast,
     out: &'a mut String,
     obs: O,
     /// A space is due before the next emitted character (collapses runs, trims the end).
@@ -891,6 +1010,7 @@ impl<'a, O: Observer> Engine<'a, O> {
     fn new(rules: &'a Rules, out: &'a mut String, variant: bool, obs: O) -> Self {
         Engine {
             rules,
+            fast: &ARABIC_FAST[fold_bits(rules)],
             out,
             obs,
             space: None,
@@ -1017,7 +1137,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         let b = text.as_bytes();
         let mut i = 0;
         while i < b.len() {
-            let (class, w) = fast_class(b, i);
+            let (class, w) = fast_class(self.fast, b, i);
             match class {
                 Fast::Keep(base, digit) => {
                     // What `emit` does before pushing the run's first character.
@@ -1028,7 +1148,7 @@ impl<'a, O: Observer> Engine<'a, O> {
                         self.flush_space();
                     }
                     let from = i;
-                    i = keep_run_end(b, i + w);
+                    i = keep_run_end(self.fast, b, i + w);
                     if i - from == w {
                         // One character (diacritized text: a letter between two marks).
                         if let Some(c) = text[from..i].chars().next() {
@@ -1039,8 +1159,12 @@ impl<'a, O: Observer> Engine<'a, O> {
                     } else {
                         self.out.push_str(&text[from..i]);
                         // The state `emit` leaves after the run's last character.
-                        (self.base, self.last_digit) = last_kept(b, i);
+                        (self.base, self.last_digit) = last_kept(self.fast, b, i);
                     }
+                }
+                Fast::Fold(t, base) if !O::ACTIVE => {
+                    self.emit(t, base, false);
+                    i += w;
                 }
                 Fast::Drop if !O::ACTIVE => i += w,
                 _ => {
