@@ -53,15 +53,27 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
     let mut extra: Vec<&str> = Vec::with_capacity(search.as_str().len() / 8 + variants.len() + madda.len());
     extra.extend(variants.iter().map(String::as_str));
     extra.extend(madda.iter().map(String::as_str));
-    let mut recent = Recent::new();
+    // Recent words, and recent stems (a stem repeats across the forms of a word).
+    let (mut words, mut stems) = (Recent::new(), Recent::new());
     for t in words_of(search.as_str()) {
-        if recent.seen(t) {
+        if words.seen(t) {
             continue;
         }
         extra.extend(aliases.index_targets(t).iter().map(String::as_str));
         if article_stems {
-            extra.extend(aliases::article_stem(t));
-            extra.extend(aliases::light_stem_str(t));
+            let article = aliases::article_stem(t);
+            if let Some(a) = article
+                && !stems.seen(a)
+            {
+                extra.push(a);
+            }
+            // Often the same slice as the article stem (الكتاب → كتاب, كتاب).
+            if let Some(l) = aliases::light_stem_str(t)
+                && article.is_none_or(|a| a.len() != l.len() || a.as_ptr() != l.as_ptr())
+                && !stems.seen(l)
+            {
+                extra.push(l);
+            }
         }
     }
     let extra_tokens = Tokens::from_strs(extra);
@@ -116,16 +128,16 @@ impl<'a> Recent<'a> {
     }
 }
 
-/// The slot of a word: a multiplicative hash of its length and its first and last eight bytes.
+/// The slot of a word: a multiplicative hash of its length and its first and last four bytes.
 #[inline]
 fn recent_slot(w: &str) -> usize {
     let b = w.as_bytes();
-    let load = |s: &[u8]| {
-        let mut k = [0u8; 8];
-        k[..s.len()].copy_from_slice(s);
-        u64::from_le_bytes(k)
+    let n = b.len();
+    // The first and last four bytes (overlapping in a short word), or the bytes of a shorter one.
+    let key = match (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+        (Some(head), Some(tail)) => (u32::from_le_bytes(*head) as u64) << 32 | u32::from_le_bytes(*tail) as u64,
+        _ => b.iter().fold(0u64, |k, &x| k << 8 | x as u64),
     };
-    let (head, tail) = (load(&b[..b.len().min(8)]), load(&b[b.len().saturating_sub(8)..]));
-    let h = (head ^ tail.rotate_left(29) ^ b.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let h = (key ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     (h >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
 }
