@@ -307,4 +307,65 @@ mod tests {
             assert!(!a.from.is_empty() && !a.to.is_empty());
         }
     }
+
+    use proptest::prelude::*;
+
+    /// Light10's suffix loop as first written (the list in order, restarted after each strip):
+    /// the reference for `strip_light_suffixes`.
+    fn strip_suffixes_reference(mut s: &str) -> &str {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for suf in ["ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي"] {
+                if let Some(rest) = s.strip_suffix(suf)
+                    && rest.chars().count() >= 3
+                {
+                    s = rest;
+                    changed = true;
+                    break;
+                }
+            }
+        }
+        s
+    }
+
+    /// Words of Arabic letters, mostly the ones the affixes are made of, with spaces and the odd
+    /// Latin letter or hamza.
+    fn affix_words() -> impl Strategy<Value = String> {
+        let ch = prop_oneof![
+            6 => prop::sample::select(vec!['ا', 'ت', 'ن', 'ه', 'و', 'ي', 'ل', 'ب', 'ك', 'ف', 'ء']),
+            3 => (0x0621u32..0x064B).prop_map(|u| char::from_u32(u).unwrap_or('ا')),
+            2 => Just(' '),
+            1 => Just('a'),
+        ];
+        prop::collection::vec(ch, 0..24).prop_map(|v| v.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+        ))]
+
+        /// The last-two-letters decision strips what the suffix-list loop strips.
+        #[test]
+        fn suffixes_as_the_list_loop(s in affix_words()) {
+            for w in s.split(' ').filter(|w| is_arabic_letters(w)) {
+                prop_assert_eq!(strip_light_suffixes(w), strip_suffixes_reference(w), "{}", w);
+            }
+        }
+
+        /// The madda variants found around each ءا are those of every word.
+        #[test]
+        fn madda_variants_as_per_word(s in affix_words()) {
+            let per_word: Vec<String> = s.split(' ').filter(|w| !w.is_empty()).filter_map(madda_variant).collect();
+            prop_assert_eq!(madda_variants(&s), per_word);
+        }
+
+        /// The branch-free letter check is the per-character one.
+        #[test]
+        fn arabic_letters_as_per_char(s in affix_words()) {
+            let per_char = s.len() % 2 == 0 && s.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c));
+            prop_assert_eq!(is_arabic_letters(&s), per_char);
+        }
+    }
 }

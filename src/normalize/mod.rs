@@ -141,3 +141,82 @@ fn recent_slot(w: &str) -> usize {
     let h = (key ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     (h >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// `chunk_fields` as first written: every word occurrence looked up and stemmed, no word
+    /// skipped (the reference for the skipping of recent words and stems).
+    fn chunk_fields_reference(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, aliases: &aliases::AliasTable, article_stems: bool) -> ChunkFields {
+        let (search, variants) = search_text_with_variants(text, rules);
+        let words = || search.as_str().split(' ').filter(|w| !w.is_empty());
+        let madda: Vec<String> = words().filter_map(aliases::madda_variant).collect();
+        let mut extra: Vec<String> = variants.clone();
+        extra.extend(madda);
+        for t in words() {
+            extra.extend(aliases.index_tokens(std::iter::once(t)));
+            if article_stems {
+                extra.extend(aliases::article_stem(t).map(str::to_string));
+                extra.extend(aliases::light_stem(t));
+            }
+        }
+        let mut path = String::from(title.unwrap_or_default());
+        for h in headings {
+            path.push(' ');
+            path.push_str(h);
+        }
+        let context = normalize(&path, rules);
+        let mut ctx: Vec<String> = Vec::new();
+        for t in context.split(' ').filter(|w| !w.is_empty()) {
+            ctx.push(t.to_string());
+            if article_stems {
+                ctx.extend(aliases::light_stem(t));
+                ctx.extend(stem::stem(t));
+            }
+        }
+        ChunkFields { search_text: search, extra_tokens: Tokens::new(extra), context_tokens: Tokens::new(ctx) }
+    }
+
+    /// Text of few distinct words that repeat (so that words and stems meet again, after other
+    /// words took their slots), with the shipped aliases' words, ءا, dagger alef and harakat.
+    fn repetitive_text() -> impl Strategy<Value = String> {
+        let word = prop_oneof![
+            prop::sample::select(vec![
+                "الكتاب", "والكتاب", "كتابه", "كتابها", "فين", "اتولد", "الميلاد", "ميلاد", "القرءان", "ٱلرَّحۡمَٰنِ",
+                "ٱلصَّلَوٰةَ", "إِبۡرَٰهِـۧمَ", "react", "2024", "ليه", "بالبيت", "للعالم", "المعلمين", "والمعلمون", "ه",
+            ])
+            .prop_map(str::to_string),
+            prop::collection::vec(prop::sample::select(vec!['ا', 'ل', 'ت', 'ن', 'ه', 'و', 'ي', 'ك', 'ب', 'ء', 'م', 'ة']), 1..9)
+                .prop_map(|v| v.into_iter().collect::<String>()),
+        ];
+        prop::collection::vec(word, 0..1200).prop_map(|v| v.join(" "))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300)
+        ))]
+
+        #[test]
+        fn chunk_fields_as_the_reference(s in repetitive_text(), title in repetitive_text(), stems in any::<bool>()) {
+            let rules = Rules::default();
+            let table = aliases::AliasTable::new(aliases::shipped(), &rules);
+            let title: String = title.chars().take(200).collect();
+            let headings = vec![s.chars().take(60).collect::<String>()];
+            let text = Text::new(&s);
+            prop_assert_eq!(
+                chunk_fields(&text, Some(&title), &headings, &rules, &table, stems),
+                chunk_fields_reference(&text, Some(&title), &headings, &rules, &table, stems)
+            );
+        }
+
+        /// The `memchr` word splitter splits like `str::split`.
+        #[test]
+        fn tokens_as_split(s in "[ اب]{0,40}") {
+            prop_assert_eq!(tokens(&s).collect::<Vec<_>>(), s.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>());
+        }
+    }
+}

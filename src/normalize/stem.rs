@@ -262,6 +262,16 @@ mod tests {
     }
 
     #[test]
+    fn key_into_a_buffer_and_borrowed() {
+        let mut buf = String::from("old");
+        assert!(super::stem_into("الميلاد", &mut buf));
+        assert_eq!(buf, "ولد");
+        assert!(!super::stem_into("react", &mut buf));
+        assert_eq!(buf, "");
+        assert_eq!(super::stem_key("والمعلمين").as_deref(), Some("معلم"));
+    }
+
+    #[test]
     fn non_arabic_tokens_have_no_key() {
         assert_eq!(stem("react"), None);
         assert_eq!(stem("2024"), None);
