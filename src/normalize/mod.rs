@@ -128,18 +128,10 @@ impl<'a> Recent<'a> {
     }
 }
 
-/// The slot of a word: a multiplicative hash of its length and its first and last four bytes.
+/// The slot of a word: the high bits of its hash.
 #[inline]
 fn recent_slot(w: &str) -> usize {
-    let b = w.as_bytes();
-    let n = b.len();
-    // The first and last four bytes (overlapping in a short word), or the bytes of a shorter one.
-    let key = match (b.first_chunk::<4>(), b.last_chunk::<4>()) {
-        (Some(head), Some(tail)) => (u32::from_le_bytes(*head) as u64) << 32 | u32::from_le_bytes(*tail) as u64,
-        _ => b.iter().fold(0u64, |k, &x| k << 8 | x as u64),
-    };
-    let h = (key ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (h >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
+    (rules::word_hash(w) >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
 }
 
 #[cfg(test)]

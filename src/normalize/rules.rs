@@ -327,19 +327,34 @@ fn edited_words(primary: &str, var: &str, edits: &[VariantEdit]) -> Vec<String> 
             cands.push(w);
         }
     }
-    // Drop the candidates that are also a word of the primary form. Only words of a length
-    // some candidate has are looked up.
-    let mut lens = 0u64;
+    // Drop the candidates that are also a word of the primary form. A primary word is looked
+    // up only when its bit in a filter of the candidates' hashes is set.
+    let mut filter = [0u64; 64];
     for w in &cands {
-        lens |= 1 << w.len().min(63);
+        let h = (word_hash(w) >> 52) as usize;
+        filter[h >> 6] |= 1 << (h & 63);
     }
     let mut in_primary: FxHashSet<&str> = FxHashSet::default();
     for w in tokens(primary) {
-        if lens & (1 << w.len().min(63)) != 0 && seen.contains(w) {
+        let h = (word_hash(w) >> 52) as usize;
+        if filter[h >> 6] & (1 << (h & 63)) != 0 && seen.contains(w) {
             in_primary.insert(w);
         }
     }
     cands.into_iter().filter(|w| !in_primary.contains(w)).map(str::to_string).collect()
+}
+
+/// A cheap hash of a word for filters and direct-mapped caches (use the high bits): a
+/// multiplicative hash of its length and its first and last four bytes.
+#[inline]
+pub(crate) fn word_hash(w: &str) -> u64 {
+    let b = w.as_bytes();
+    // The first and last four bytes (overlapping in a short word), or the bytes of a shorter one.
+    let key = match (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+        (Some(head), Some(tail)) => ((u32::from_le_bytes(*head) as u64) << 32) | u32::from_le_bytes(*tail) as u64,
+        _ => b.iter().fold(0u64, |k, &x| (k << 8) | x as u64),
+    };
+    (key ^ b.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 fn variant_words(primary: &str, var: String) -> Vec<String> {
