@@ -139,20 +139,31 @@ const ARTICLE_PREFIXES: [&str; 6] = ["وال", "بال", "كال", "فال", "ل
 /// least three letters remain. Only the article and a clitic before it: single-letter
 /// prefixes (و، ب، ل) are left alone, since stripping them breaks words like بيت and ولد.
 pub fn article_stem(token: &str) -> Option<&str> {
-    // Every prefix starts with one of ا ب ف ك ل و (UTF-8 D8 A7, D8 A8, D9 81, D9 83, D9 84,
-    // D9 88): most tokens are decided by their first two bytes.
-    match token.as_bytes() {
-        [0xD8, 0xA7 | 0xA8, ..] | [0xD9, 0x81 | 0x83 | 0x84 | 0x88, ..] => {}
+    // Each prefix starts with another letter (ا ب ف ك ل و: UTF-8 D8 A7, D8 A8, D9 81, D9 83,
+    // D9 84, D9 88), so the first letter names the only one that can fit.
+    let p = match token.as_bytes() {
+        [0xD8, 0xA7, ..] => ARTICLE_PREFIXES[5],
+        [0xD8, 0xA8, ..] => ARTICLE_PREFIXES[1],
+        [0xD9, 0x81, ..] => ARTICLE_PREFIXES[3],
+        [0xD9, 0x83, ..] => ARTICLE_PREFIXES[2],
+        [0xD9, 0x84, ..] => ARTICLE_PREFIXES[4],
+        [0xD9, 0x88, ..] => ARTICLE_PREFIXES[0],
         _ => return None,
-    }
-    for p in ARTICLE_PREFIXES {
-        if let Some(rest) = strip_prefix(token, p) {
-            if rest.chars().count() >= 3 {
-                return Some(rest);
-            }
-        }
-    }
-    None
+    };
+    strip_prefix(token, p).filter(|rest| rest.len() >= 3 && rest.chars().count() >= 3)
+}
+
+/// The article with its clitics (بال كال فال لل ال) that a light stem takes off `s`: the only
+/// one that starts with `s`'s first letter (ب ك ف ل ا), if it fits.
+pub(super) fn light_article(s: &str) -> Option<&'static str> {
+    Some(match s.as_bytes() {
+        [0xD8, 0xA8, ..] => "بال",
+        [0xD9, 0x83, ..] => "كال",
+        [0xD9, 0x81, ..] => "فال",
+        [0xD9, 0x84, ..] => "لل",
+        [0xD8, 0xA7, ..] => "ال",
+        _ => return None,
+    })
 }
 
 /// A light stem in the spirit of Light10 (Larkey et al.), over search forms (ة already ه, ى
@@ -176,13 +187,11 @@ pub fn light_stem_str(token: &str) -> Option<&str> {
     {
         s = rest;
     }
-    for p in ["بال", "كال", "فال", "لل", "ال"] {
-        if let Some(rest) = strip_prefix(s, p)
-            && n(rest) >= 3
-        {
-            s = rest;
-            break;
-        }
+    // The first of بال كال فال لل ال that fits (only one can: each starts with another letter).
+    if let Some(rest) = light_article(s).and_then(|p| strip_prefix(s, p))
+        && n(rest) >= 3
+    {
+        s = rest;
     }
     s = strip_light_suffixes(s);
     (s != token).then_some(s)
@@ -351,6 +360,41 @@ mod tests {
         fn suffixes_as_the_list_loop(s in affix_words()) {
             for w in s.split(' ').filter(|w| is_arabic_letters(w)) {
                 prop_assert_eq!(strip_light_suffixes(w), strip_suffixes_reference(w), "{}", w);
+            }
+        }
+
+        /// The first-letter dispatch strips what the prefix-list loops strip.
+        #[test]
+        fn stems_as_the_prefix_loops(s in affix_words()) {
+            for w in s.split(' ').filter(|w| !w.is_empty()) {
+                let mut article = None;
+                for p in ARTICLE_PREFIXES {
+                    if let Some(rest) = w.strip_prefix(p)
+                        && rest.chars().count() >= 3
+                    {
+                        article = Some(rest);
+                        break;
+                    }
+                }
+                prop_assert_eq!(article_stem(w), article, "{}", w);
+                let light = is_arabic_letters(w).then(|| {
+                    let mut t = w;
+                    if let Some(rest) = t.strip_prefix('و')
+                        && rest.chars().count() >= 3
+                    {
+                        t = rest;
+                    }
+                    for p in ["بال", "كال", "فال", "لل", "ال"] {
+                        if let Some(rest) = t.strip_prefix(p)
+                            && rest.chars().count() >= 3
+                        {
+                            t = rest;
+                            break;
+                        }
+                    }
+                    strip_suffixes_reference(t)
+                });
+                prop_assert_eq!(light_stem_str(w), light.filter(|l| *l != w), "{}", w);
             }
         }
 

@@ -31,7 +31,7 @@
 //! (و) or when what remains matches one of the patterns above (ب، ل، ك، ف): بميلاد → ولد but
 //! بيت, بابا and بطرس stay whole.
 
-use super::aliases::{is_arabic_letters, strip_light_suffixes, strip_prefix};
+use super::aliases::{is_arabic_letters, light_article, strip_light_suffixes, strip_prefix};
 
 /// Arabic letters only (search forms carry no marks).
 fn is_arabic_word(token: &str) -> bool {
@@ -43,8 +43,7 @@ fn len(s: &str) -> usize {
     s.len() / 2
 }
 
-/// The article with its clitics, longest first (Light10's list).
-const ARTICLES: [&str; 5] = ["بال", "كال", "فال", "لل", "ال"];
+// The article with its clitics, Light10's list بال كال فال لل ال: `aliases::light_article`.
 
 /// The stem key of a token, borrowed: a slice of the token, or a root a pattern built from its
 /// letters (at most six letters, kept inline). No allocation; [`StemKey::as_str`] reads it.
@@ -127,13 +126,11 @@ fn pattern_root(w: &str) -> Option<StemKey<'static>> {
 
 /// Article and suffixes off (each only when three letters remain).
 fn light(mut s: &str) -> &str {
-    for p in ARTICLES {
-        if let Some(rest) = strip_prefix(s, p)
-            && len(rest) >= 3
-        {
-            s = rest;
-            break;
-        }
+    // The first of `ARTICLES` that fits (only one can: each starts with another letter).
+    if let Some(rest) = light_article(s).and_then(|p| strip_prefix(s, p))
+        && len(rest) >= 3
+    {
+        s = rest;
     }
     // The plural -وات after a final alef (باباوات → بابا, سماوات → سما).
     if let Some(rest) = s.strip_suffix("وات")
