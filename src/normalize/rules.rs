@@ -595,10 +595,11 @@ const FOLD_TEH_MARBUTA: usize = 4;
 const FOLD_HAMZA_CARRIERS: usize = 8;
 
 fn fold_bits(r: &Rules) -> usize {
-    (r.fold_alef_hamza as usize) * FOLD_ALEF_HAMZA
-        | (r.fold_alef_maksura as usize) * FOLD_ALEF_MAKSURA
-        | (r.fold_teh_marbuta as usize) * FOLD_TEH_MARBUTA
-        | (r.fold_hamza_carriers as usize) * FOLD_HAMZA_CARRIERS
+    let bit = |on: bool, bit: usize| if on { bit } else { 0 };
+    bit(r.fold_alef_hamza, FOLD_ALEF_HAMZA)
+        | bit(r.fold_alef_maksura, FOLD_ALEF_MAKSURA)
+        | bit(r.fold_teh_marbuta, FOLD_TEH_MARBUTA)
+        | bit(r.fold_hamza_carriers, FOLD_HAMZA_CARRIERS)
 }
 
 /// `Engine::fold` at compile time: what `c` becomes under the folds `bits`.
