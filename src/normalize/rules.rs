@@ -738,10 +738,6 @@ fn last_kept(t: &ArabicFast, b: &[u8], end: usize) -> (Base, bool) {
 /// (U+0653–U+0655 are D9 93–95; every other character outside ASCII and the Arabic block
 /// has another lead byte). True means "look closer".
 fn may_need_nfc(b: &[u8]) -> bool {
-    #[inline(always)]
-    fn suspect(x: u8) -> bool {
-        (x.wrapping_sub(0x93) < 3) | (x >= 0xDC) | (x.wrapping_sub(0xC0) < 0x18)
-    }
     let mut chunks = b.chunks_exact(32);
     for c in &mut chunks {
         if c.iter().fold(false, |a, &x| a | suspect(x)) {
@@ -749,6 +745,45 @@ fn may_need_nfc(b: &[u8]) -> bool {
         }
     }
     chunks.remainder().iter().any(|&x| suspect(x))
+}
+
+/// A byte `may_need_nfc` looks closer at.
+#[inline(always)]
+fn suspect(x: u8) -> bool {
+    (x.wrapping_sub(0x93) < 3) | (x >= 0xDC) | (x.wrapping_sub(0xC0) < 0x18)
+}
+
+/// The first byte at or after `from` that `may_need_nfc` would look closer at, found 32 bytes
+/// at a time.
+fn next_suspect(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(c) = b.get(i..i + 32) {
+        if c.iter().fold(false, |a, &x| a | suspect(x)) {
+            break;
+        }
+        i += 32;
+    }
+    b.get(i..)?.iter().position(|&x| suspect(x)).map(|p| i + p)
+}
+
+/// The composition of a segment of two Arabic-block characters, a starter and a hamza or
+/// madda mark above or below (U+0653–U+0655), when NFC makes one character of them: آ أ إ ؤ ئ
+/// ۀ ۂ ۓ (checked against `unicode_normalization` by a unit test).
+#[inline]
+fn composed_pair(seg: &str) -> Option<char> {
+    let &[s0 @ 0xD8..=0xDB, s1, 0xD9, m @ 0x93..=0x95] = seg.as_bytes() else { return None };
+    let starter = (((s0 & 0x1F) as u32) << 6) | (s1 & 0x3F) as u32;
+    Some(match (starter, m) {
+        (0x0627, 0x93) => '\u{0622}',
+        (0x0627, 0x94) => '\u{0623}',
+        (0x0627, 0x95) => '\u{0625}',
+        (0x0648, 0x94) => '\u{0624}',
+        (0x064A, 0x94) => '\u{0626}',
+        (0x06C1, 0x94) => '\u{06C2}',
+        (0x06D2, 0x94) => '\u{06D3}',
+        (0x06D5, 0x94) => '\u{06C0}',
+        _ => return None,
+    })
 }
 
 /// Whether NFC changes a segment (that may need it).
@@ -1077,22 +1112,20 @@ impl<'a, O: Observer> Engine<'a, O> {
         }
         let b = block.as_bytes();
         let mut plain = 0; // block[plain..] is not fed yet
-        let mut i = 0;
-        while i < b.len() {
-            if b[i] < 0x80 {
-                i += 1;
-                continue;
+        // Only the words with a byte `may_need_nfc` looks closer at: found by a block scan.
+        while let Some(p) = next_suspect(b, plain) {
+            let mut start = p;
+            while start > 0 && b[start - 1] >= 0x80 {
+                start -= 1;
             }
-            let word = i.saturating_sub(1); // the ASCII character before, if any
-            while i < b.len() && b[i] >= 0x80 {
-                i += 1;
+            let mut end = p;
+            while end < b.len() && b[end] >= 0x80 {
+                end += 1;
             }
-            if may_need_nfc(&b[word..i]) {
-                let word = word.max(plain);
-                self.feed_plain(&block[plain..word], base_off + plain);
-                self.run_segmented(&block[word..i], base_off + word);
-                plain = i;
-            }
+            let word = start.saturating_sub(1).max(plain); // the ASCII character before, if any
+            self.feed_plain(&block[plain..word], base_off + plain);
+            self.run_segmented(&block[word..end], base_off + word);
+            plain = end;
         }
         self.feed_plain(&block[plain..], base_off + plain);
     }
@@ -1106,7 +1139,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         for (i, c) in text.char_indices() {
             let boundary = is_nfc_boundary(c);
             if i > 0 && boundary {
-                if complex && needs_nfc(&text[start..i]) {
+                if complex && (composed_pair(&text[start..i]).is_some() || needs_nfc(&text[start..i])) {
                     self.feed_plain(&text[plain..start], base_off + plain);
                     self.compose(&text[start..i], base_off + start);
                     plain = i;
@@ -1117,7 +1150,7 @@ impl<'a, O: Observer> Engine<'a, O> {
                 complex = true;
             }
         }
-        if start < text.len() && complex && needs_nfc(&text[start..]) {
+        if start < text.len() && complex && (composed_pair(&text[start..]).is_some() || needs_nfc(&text[start..])) {
             self.feed_plain(&text[plain..start], base_off + plain);
             self.compose(&text[start..], base_off + start);
             plain = text.len();
@@ -1128,6 +1161,9 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// A segment that NFC changes: its composed characters, reported at its first character.
     fn compose(&mut self, seg: &str, base_off: usize) {
         let first = seg.chars().next().unwrap_or(' ');
+        if !O::ACTIVE && let Some(c) = composed_pair(seg) {
+            return self.feed_as(c, base_off, first);
+        }
         if O::ACTIVE {
             let composed: String = seg.chars().nfc().collect();
             self.obs.change(base_off, first, Rule::Nfc, &composed);
