@@ -14,8 +14,10 @@
 //!    cheaper byte scan: text made only of ASCII and Arabic-block characters needs no NFC,
 //!    because there NFC could only reorder harakat that are deleted anyway — unless U+0653–U+0655
 //!    follow a letter they compose with (آ أ إ ؤ ئ ۀ ۂ ۓ). The text is scanned in blocks of about
-//!    8 KiB; a block that needs NFC is split into normalization segments and only segments that
-//!    fail `is_nfc_quick` (and really change) are recomposed.
+//!    8 KiB; in a block with a byte that may take part in a composition, only the words with such
+//!    a byte are split into normalization segments, and only segments that compose (a starter and
+//!    one hamza/madda mark: from a table) or fail `is_nfc_quick` (and really change) are
+//!    recomposed.
 //! 2. `presentation_forms` — U+FE70–U+FE7F (isolated/medial harakat forms, tail fragment) and
 //!    U+FC5E–U+FC63 (shadda ligatures) are deleted *before* NFKC (NFKC would leave
 //!    SPACE + mark, splitting words). NFKC is applied character by character, only to the
@@ -920,7 +922,10 @@ fn is_nfc_boundary(c: char) -> bool {
 
 /// True when NFC cannot change the output: every character is an NFC boundary or a harmless
 /// Arabic mark, except U+0653–U+0655 after a starter they cannot compose with (NFC would
-/// only reorder deleted marks there).
+/// only reorder deleted marks there). Tests only: the exact check that `may_need_nfc` must
+/// never contradict. (`run` used to try it on every block `may_need_nfc` flags; on
+/// diacritized text it cost more than the word-by-word path it could save.)
+#[cfg(test)]
 fn nfc_irrelevant(text: &str) -> bool {
     // Fast byte loop: ASCII and the Arabic block (lead bytes 0xD8–0xDB, two bytes) are
     // checked without general decoding. U+0653–U+0655 are D9 93..D9 95.
@@ -957,6 +962,7 @@ fn nfc_irrelevant(text: &str) -> bool {
 /// The Arabic starter that the mark at byte `i` belongs to (skipping back over Arabic marks),
 /// or 0 if the segment starts with something else. A lead byte 0xD8–0xDB is never a
 /// continuation byte, so reading backwards two bytes at a time is unambiguous.
+#[cfg(test)]
 fn arabic_starter_before(b: &[u8], mut i: usize) -> u32 {
     while i >= 2 && (0xD8..=0xDB).contains(&b[i - 2]) {
         let u = ((b[i - 2] as u32 & 0x1F) << 6) | (b[i - 1] as u32 & 0x3F);
@@ -970,6 +976,7 @@ fn arabic_starter_before(b: &[u8], mut i: usize) -> u32 {
 
 /// Whether Arabic starter `s` has a canonical composition with mark `m` (U+0653–U+0655):
 /// آ أ إ ؤ ئ ۀ ۂ ۓ. (Checked against the UCD by a unit test.)
+#[cfg(test)]
 #[inline]
 fn composes_with_hamza_mark(s: u32, m: u32) -> bool {
     match m {
@@ -978,6 +985,7 @@ fn composes_with_hamza_mark(s: u32, m: u32) -> bool {
     }
 }
 
+#[cfg(test)]
 #[inline]
 fn utf8_len(lead: u8) -> usize {
     match lead {
@@ -1079,8 +1087,8 @@ impl<'a, O: Observer> Engine<'a, O> {
 
     fn run(&mut self, text: &str) {
         // Blocks of about BLOCK bytes, each ending just before an ASCII byte (an ASCII character
-        // is an NFC boundary, so NFC never looks across the cut). A block that NFC cannot
-        // change takes the fast path; only the others are segmented.
+        // is an NFC boundary, so NFC never looks across the cut). A block with no byte that may
+        // take part in a composition takes the fast path whole.
         const BLOCK: usize = 8 * 1024;
         let bytes = text.as_bytes();
         let mut start = 0;
@@ -1090,7 +1098,9 @@ impl<'a, O: Observer> Engine<'a, O> {
                 end += 1;
             }
             let block = &text[start..end];
-            if !may_need_nfc(block.as_bytes()) || nfc_irrelevant(block) {
+            // A block with a byte `may_need_nfc` looks closer at goes word by word: only the
+            // words with such a byte are segmented.
+            if !may_need_nfc(block.as_bytes()) {
                 self.feed_plain(block, start);
             } else {
                 self.run_words(block, start);
