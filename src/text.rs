@@ -74,7 +74,7 @@ impl Tokens {
         // Sorted by (first eight bytes as a big-endian number, whole token): the same order as
         // by token (a smaller prefix number means a smaller token), with most comparisons
         // decided without a `memcmp` call.
-        let mut keyed: Vec<(u64, &str)> = tokens.into_iter().filter(|t| !t.is_empty() && !t.bytes().any(|b| b == b'\n')).map(|t| (prefix_key(t), t)).collect();
+        let mut keyed: Vec<(u64, &str)> = tokens.into_iter().filter(|t| !t.is_empty() && !t.bytes().fold(false, |nl, b| nl | (b == b'\n'))).map(|t| (prefix_key(t), t)).collect();
         keyed.sort_unstable();
         keyed.dedup_by(|a, b| a.1 == b.1);
         let mut out = String::with_capacity(keyed.iter().map(|(_, t)| t.len() + 1).sum());
@@ -95,6 +95,9 @@ impl Tokens {
 /// The first eight bytes of `t` as a big-endian number (zero-padded).
 #[inline]
 fn prefix_key(t: &str) -> u64 {
+    if let Some(k) = t.as_bytes().first_chunk::<8>() {
+        return u64::from_be_bytes(*k);
+    }
     let mut k = [0u8; 8];
     let n = t.len().min(8);
     k[..n].copy_from_slice(&t.as_bytes()[..n]);

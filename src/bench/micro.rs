@@ -12,7 +12,8 @@
 //! - `search_text`: `normalize::search_text_with_variants` alone, with the configured rules;
 //! - `conservative`: `normalize::normalize` with `Rules::conservative()` (no lossy folds);
 //! - `stem`: `normalize::stem::stem` on each distinct token of each chunk's search text, as the
-//!   lexical postings call it (bytes: the chunk text the tokens came from).
+//!   lexical postings call it (bytes: the chunk text the tokens came from);
+//! - `stem_key`: the same with `normalize::stem::stem_key`, which does not allocate the key.
 //!
 //! Documents fall into sets by their letters: `diacritized` (at least one Arabic mark per three
 //! Arabic letters: the Quran, most liturgy), `prose` (other text whose letters are mostly Arabic)
@@ -204,6 +205,13 @@ fn measure_set(cfg: &Config, set: &'static str, docs: &[&Doc], runs: usize) -> S
             for d in docs {
                 for t in d.distinct.iter().flatten() {
                     black_box(normalize::stem::stem(black_box(t)));
+                }
+            }
+        }),
+        time("stem_key", chunk_bytes, runs, &mut || {
+            for d in docs {
+                for t in d.distinct.iter().flatten() {
+                    black_box(normalize::stem::stem_key(black_box(t)).map(|k| k.len()));
                 }
             }
         }),

@@ -47,6 +47,10 @@ pub struct AliasTable {
     /// The `both` targets of each `from` form (the index side), hashed: the build looks up
     /// every token of every chunk.
     index: rustc_hash::FxHashMap<String, Vec<String>>,
+    /// A prefilter of `index`, so that most tokens are not hashed: the byte lengths of its keys
+    /// (bit `min(len, 63)`) and their last bytes (bit per byte value).
+    index_lens: u64,
+    index_last: [u64; 4],
     pub aliases: Vec<Alias>,
 }
 
@@ -72,14 +76,26 @@ impl AliasTable {
                 let both: Vec<String> = targets.iter().filter(|(_, d, _)| *d == Direction::Both).map(|(to, _, _)| to.clone()).collect();
                 (!both.is_empty()).then(|| (from.clone(), both))
             })
-            .collect();
-        AliasTable { by_from, index, aliases }
+            .collect::<rustc_hash::FxHashMap<String, Vec<String>>>();
+        let (mut index_lens, mut index_last) = (0u64, [0u64; 4]);
+        for k in index.keys() {
+            index_lens |= 1 << k.len().min(63);
+            if let Some(&b) = k.as_bytes().last() {
+                index_last[(b >> 6) as usize] |= 1 << (b & 63);
+            }
+        }
+        AliasTable { by_from, index, index_lens, index_last, aliases }
     }
 
     /// The `both` alias targets of one search token (unsorted; empty for most tokens).
     #[inline]
     pub fn index_targets(&self, token: &str) -> &[String] {
-        if self.index.is_empty() {
+        if self.index_lens & (1 << token.len().min(63)) == 0 {
+            return &[];
+        }
+        if let Some(&b) = token.as_bytes().last()
+            && self.index_last[(b >> 6) as usize] & (1 << (b & 63)) == 0
+        {
             return &[];
         }
         self.index.get(token).map_or(&[], Vec::as_slice)
@@ -123,14 +139,31 @@ const ARTICLE_PREFIXES: [&str; 6] = ["وال", "بال", "كال", "فال", "ل
 /// least three letters remain. Only the article and a clitic before it: single-letter
 /// prefixes (و، ب، ل) are left alone, since stripping them breaks words like بيت and ولد.
 pub fn article_stem(token: &str) -> Option<&str> {
-    for p in ARTICLE_PREFIXES {
-        if let Some(rest) = token.strip_prefix(p) {
-            if rest.chars().count() >= 3 {
-                return Some(rest);
-            }
-        }
-    }
-    None
+    // Each prefix starts with another letter (ا ب ف ك ل و: UTF-8 D8 A7, D8 A8, D9 81, D9 83,
+    // D9 84, D9 88), so the first letter names the only one that can fit.
+    let p = match token.as_bytes() {
+        [0xD8, 0xA7, ..] => ARTICLE_PREFIXES[5],
+        [0xD8, 0xA8, ..] => ARTICLE_PREFIXES[1],
+        [0xD9, 0x81, ..] => ARTICLE_PREFIXES[3],
+        [0xD9, 0x83, ..] => ARTICLE_PREFIXES[2],
+        [0xD9, 0x84, ..] => ARTICLE_PREFIXES[4],
+        [0xD9, 0x88, ..] => ARTICLE_PREFIXES[0],
+        _ => return None,
+    };
+    strip_prefix(token, p).filter(|rest| rest.len() >= 3 && rest.chars().count() >= 3)
+}
+
+/// The article with its clitics (بال كال فال لل ال) that a light stem takes off `s`: the only
+/// one that starts with `s`'s first letter (ب ك ف ل ا), if it fits.
+pub(super) fn light_article(s: &str) -> Option<&'static str> {
+    Some(match s.as_bytes() {
+        [0xD8, 0xA8, ..] => "بال",
+        [0xD9, 0x83, ..] => "كال",
+        [0xD9, 0x81, ..] => "فال",
+        [0xD9, 0x84, ..] => "لل",
+        [0xD8, 0xA7, ..] => "ال",
+        _ => return None,
+    })
 }
 
 /// A light stem in the spirit of Light10 (Larkey et al.), over search forms (ة already ه, ى
@@ -154,34 +187,58 @@ pub fn light_stem_str(token: &str) -> Option<&str> {
     {
         s = rest;
     }
-    for p in ["بال", "كال", "فال", "لل", "ال"] {
-        if let Some(rest) = strip_prefix(s, p)
-            && n(rest) >= 3
-        {
-            s = rest;
-            break;
-        }
+    // The first of بال كال فال لل ال that fits (only one can: each starts with another letter).
+    if let Some(rest) = light_article(s).and_then(|p| strip_prefix(s, p))
+        && n(rest) >= 3
+    {
+        s = rest;
     }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for suf in ["ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي"] {
-            if let Some(rest) = strip_suffix(s, suf)
-                && n(rest) >= 3
-            {
-                s = rest;
-                changed = true;
-                break;
-            }
-        }
-    }
+    s = strip_light_suffixes(s);
     (s != token).then_some(s)
 }
 
+/// Light10's suffixes (ها ان ات ون ين يه ه ي, in this order) off an Arabic-letters slice, one at
+/// a time, each only when at least three letters remain, until none comes off. The first suffix
+/// of the list that fits is decided by the last two letters: the two-letter suffixes all differ
+/// in them, and the one-letter suffixes come after them (يه before ه).
+pub(super) fn strip_light_suffixes(mut s: &str) -> &str {
+    // Letters as the second UTF-8 byte with the lead's low bit: ا 0x0A7, ت 0x0AA, ن 0x186,
+    // ه 0x187, و 0x188, ي 0x18A (U+0621–U+064A are D8 A1–BF and D9 80–8A).
+    const ALEF: u16 = 0x0A7;
+    const TEH: u16 = 0x0AA;
+    const NOON: u16 = 0x186;
+    const HEH: u16 = 0x187;
+    const WAW: u16 = 0x188;
+    const YEH: u16 = 0x18A;
+    let letter = |b: &[u8], i: usize| (((b[i] & 1) as u16) << 8) | b[i + 1] as u16;
+    loop {
+        let b = s.as_bytes();
+        let n = b.len() / 2;
+        if n < 4 {
+            return s;
+        }
+        let last = letter(b, b.len() - 2);
+        let before = letter(b, b.len() - 4);
+        let two = matches!(
+            (before, last),
+            (HEH, ALEF) | (ALEF, NOON) | (ALEF, TEH) | (WAW, NOON) | (YEH, NOON) | (YEH, HEH)
+        );
+        if two && n >= 5 {
+            s = &s[..b.len() - 4];
+        } else if matches!(last, HEH | YEH) {
+            s = &s[..b.len() - 2];
+        } else {
+            return s;
+        }
+    }
+}
+
 /// Every character is U+0621–U+064A (UTF-8 D8 A1–D8 BF or D9 80–D9 8A).
-fn is_arabic_letters(t: &str) -> bool {
+pub(super) fn is_arabic_letters(t: &str) -> bool {
     let b = t.as_bytes();
-    b.len().is_multiple_of(2) && b.chunks_exact(2).all(|p| matches!((p[0], p[1]), (0xD8, 0xA1..=0xBF) | (0xD9, 0x80..=0x8A)))
+    // Without a branch per letter (words are short): a continuation byte is 0x80–0xBF, so after
+    // D8 it need only be >= A1 and after D9 <= 8A (a misaligned pair has no D8/D9 lead).
+    b.len().is_multiple_of(2) && b.chunks_exact(2).fold(true, |ok, p| ok & (((p[0] == 0xD8) & (p[1] >= 0xA1)) | ((p[0] == 0xD9) & (p[1] <= 0x8A))))
 }
 
 /// `str::strip_prefix` for short constant affixes, compared byte by byte (no `memcmp` call).
@@ -191,18 +248,27 @@ pub(super) fn strip_prefix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
     (sb.len() >= pb.len() && sb.iter().zip(pb).all(|(a, b)| a == b)).then(|| &s[pb.len()..])
 }
 
-/// `str::strip_suffix`, byte by byte from the end (the last byte tells most Arabic letters apart).
-#[inline]
-pub(super) fn strip_suffix<'a>(s: &'a str, p: &str) -> Option<&'a str> {
-    let (sb, pb) = (s.as_bytes(), p.as_bytes());
-    let k = sb.len().checked_sub(pb.len())?;
-    sb[k..].iter().rev().zip(pb.iter().rev()).all(|(a, b)| a == b).then(|| &s[..k])
-}
-
 /// Uthmani spelling writes a hamza on the line before alef where modern spelling has alef madda
 /// (ٱلۡقُرۡءَانِ → القرءان for القرآن → القران): the variant without the hamza.
 pub fn madda_variant(token: &str) -> Option<String> {
     token.contains("ءا").then(|| token.replace("ءا", "ا"))
+}
+
+/// The [`madda_variant`]s of the words of a search text, a word's once per occurrence, in text
+/// order; only the words around an ءا are looked at.
+pub fn madda_variants(search: &str) -> Vec<String> {
+    let b = search.as_bytes();
+    let mut out = Vec::new();
+    let mut word_end = 0;
+    for at in memchr::memmem::find_iter(b, "ءا".as_bytes()) {
+        if at < word_end {
+            continue; // the same word
+        }
+        let start = b[..at].iter().rposition(|&x| x == b' ').map_or(0, |p| p + 1);
+        word_end = b[at..].iter().position(|&x| x == b' ').map_or(b.len(), |p| at + p);
+        out.extend(madda_variant(&search[start..word_end]));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -248,6 +314,102 @@ mod tests {
         for a in shipped() {
             assert!(a.case.starts_with("alias-"), "{a:?}");
             assert!(!a.from.is_empty() && !a.to.is_empty());
+        }
+    }
+
+    use proptest::prelude::*;
+
+    /// Light10's suffix loop as first written (the list in order, restarted after each strip):
+    /// the reference for `strip_light_suffixes`.
+    fn strip_suffixes_reference(mut s: &str) -> &str {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for suf in ["ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي"] {
+                if let Some(rest) = s.strip_suffix(suf)
+                    && rest.chars().count() >= 3
+                {
+                    s = rest;
+                    changed = true;
+                    break;
+                }
+            }
+        }
+        s
+    }
+
+    /// Words of Arabic letters, mostly the ones the affixes are made of, with spaces and the odd
+    /// Latin letter or hamza.
+    fn affix_words() -> impl Strategy<Value = String> {
+        let ch = prop_oneof![
+            6 => prop::sample::select(vec!['ا', 'ت', 'ن', 'ه', 'و', 'ي', 'ل', 'ب', 'ك', 'ف', 'ء']),
+            3 => (0x0621u32..0x064B).prop_map(|u| char::from_u32(u).unwrap_or('ا')),
+            2 => Just(' '),
+            1 => Just('a'),
+        ];
+        prop::collection::vec(ch, 0..24).prop_map(|v| v.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+        ))]
+
+        /// The last-two-letters decision strips what the suffix-list loop strips.
+        #[test]
+        fn suffixes_as_the_list_loop(s in affix_words()) {
+            for w in s.split(' ').filter(|w| is_arabic_letters(w)) {
+                prop_assert_eq!(strip_light_suffixes(w), strip_suffixes_reference(w), "{}", w);
+            }
+        }
+
+        /// The first-letter dispatch strips what the prefix-list loops strip.
+        #[test]
+        fn stems_as_the_prefix_loops(s in affix_words()) {
+            for w in s.split(' ').filter(|w| !w.is_empty()) {
+                let mut article = None;
+                for p in ARTICLE_PREFIXES {
+                    if let Some(rest) = w.strip_prefix(p)
+                        && rest.chars().count() >= 3
+                    {
+                        article = Some(rest);
+                        break;
+                    }
+                }
+                prop_assert_eq!(article_stem(w), article, "{}", w);
+                let light = is_arabic_letters(w).then(|| {
+                    let mut t = w;
+                    if let Some(rest) = t.strip_prefix('و')
+                        && rest.chars().count() >= 3
+                    {
+                        t = rest;
+                    }
+                    for p in ["بال", "كال", "فال", "لل", "ال"] {
+                        if let Some(rest) = t.strip_prefix(p)
+                            && rest.chars().count() >= 3
+                        {
+                            t = rest;
+                            break;
+                        }
+                    }
+                    strip_suffixes_reference(t)
+                });
+                prop_assert_eq!(light_stem_str(w), light.filter(|l| *l != w), "{}", w);
+            }
+        }
+
+        /// The madda variants found around each ءا are those of every word.
+        #[test]
+        fn madda_variants_as_per_word(s in affix_words()) {
+            let per_word: Vec<String> = s.split(' ').filter(|w| !w.is_empty()).filter_map(madda_variant).collect();
+            prop_assert_eq!(madda_variants(&s), per_word);
+        }
+
+        /// The branch-free letter check is the per-character one.
+        #[test]
+        fn arabic_letters_as_per_char(s in affix_words()) {
+            let per_char = s.len() % 2 == 0 && s.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c));
+            prop_assert_eq!(is_arabic_letters(&s), per_char);
         }
     }
 }

@@ -47,17 +47,33 @@ pub struct ChunkFields {
 pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, aliases: &aliases::AliasTable, article_stems: bool) -> ChunkFields {
     let (search, variants) = search_text_with_variants(text, rules);
     // Uthmani madda variants: most texts have no ءا at all.
-    let madda: Vec<String> = if search.as_str().contains("ءا") { words_of(search.as_str()).filter_map(aliases::madda_variant).collect() } else { Vec::new() };
-    // Borrowed: aliases and stems are slices of a word or of the alias table. Words repeat,
-    // but a set of them costs more than their stems (the result is sorted and deduplicated).
-    let mut extra: Vec<&str> = Vec::with_capacity(search.as_str().len() / 4 + variants.len() + madda.len());
+    let madda = aliases::madda_variants(search.as_str());
+    // Borrowed: aliases and stems are slices of a word or of the alias table. The result is
+    // sorted and deduplicated, so a word seen recently is skipped (a chunk repeats its words).
+    let mut extra: Vec<&str> = Vec::with_capacity(search.as_str().len() / 8 + variants.len() + madda.len());
     extra.extend(variants.iter().map(String::as_str));
     extra.extend(madda.iter().map(String::as_str));
+    // Recent words, and recent stems (a stem repeats across the forms of a word).
+    let (mut words, mut stems) = (Recent::new(), Recent::new());
     for t in words_of(search.as_str()) {
+        if words.seen(t) {
+            continue;
+        }
         extra.extend(aliases.index_targets(t).iter().map(String::as_str));
         if article_stems {
-            extra.extend(aliases::article_stem(t));
-            extra.extend(aliases::light_stem_str(t));
+            let article = aliases::article_stem(t);
+            if let Some(a) = article
+                && !stems.seen(a)
+            {
+                extra.push(a);
+            }
+            // Often the same slice as the article stem (الكتاب → كتاب, كتاب).
+            if let Some(l) = aliases::light_stem_str(t)
+                && article.is_none_or(|a| a.len() != l.len() || a.as_ptr() != l.as_ptr())
+                && !stems.seen(l)
+            {
+                extra.push(l);
+            }
         }
     }
     let extra_tokens = Tokens::from_strs(extra);
@@ -68,7 +84,7 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
         path.push_str(h);
     }
     let context = normalize(&path, rules);
-    let stems: Vec<String> = if article_stems { words_of(&context).filter_map(stem::stem).collect() } else { Vec::new() };
+    let stems: Vec<stem::StemKey> = if article_stems { words_of(&context).filter_map(stem::stem_key).collect() } else { Vec::new() };
     let mut ctx: Vec<&str> = Vec::new();
     for t in words_of(&context) {
         ctx.push(t);
@@ -77,11 +93,136 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
         }
     }
     // The stem keys too, so a question's stem key matches a title (عيد الميلاد ↔ اتولد).
-    ctx.extend(stems.iter().map(String::as_str));
+    ctx.extend(stems.iter().map(|k| k.as_str()));
     ChunkFields { search_text: search, extra_tokens, context_tokens: Tokens::from_strs(ctx) }
 }
 
 /// The words of a normalized text (split on ASCII space, empty pieces skipped).
 fn words_of(s: &str) -> impl Iterator<Item = &str> {
-    s.split(' ').filter(|w| !w.is_empty())
+    tokens(s)
+}
+
+/// Recently seen words, direct-mapped (one word per slot, chosen by a hash of the word): says
+/// "seen" only for a word seen before, but may forget one when another took its slot. Enough
+/// to skip most repeats of a chunk's words without a growing set or an allocation per word.
+struct Recent<'a> {
+    slots: [&'a str; RECENT_SLOTS],
+}
+
+const RECENT_SLOTS: usize = 512;
+
+impl<'a> Recent<'a> {
+    fn new() -> Self {
+        Recent { slots: [""; RECENT_SLOTS] }
+    }
+
+    /// Whether `w` (not empty) is in its slot; if not, it takes the slot.
+    #[inline]
+    fn seen(&mut self, w: &'a str) -> bool {
+        let slot = &mut self.slots[recent_slot(w)];
+        if same_word(slot, w) {
+            return true;
+        }
+        *slot = w;
+        false
+    }
+}
+
+/// `a == b`, comparing a word of 8 to 16 bytes (most Arabic words) as two numbers rather than
+/// with a `memcmp` call.
+#[inline]
+fn same_word(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    match (a.first_chunk::<8>(), a.last_chunk::<8>(), b.first_chunk::<8>(), b.last_chunk::<8>()) {
+        (Some(ah), Some(at), Some(bh), Some(bt)) if a.len() <= 16 => ah == bh && at == bt,
+        _ => a == b,
+    }
+}
+
+/// The slot of a word: the high bits of its hash.
+#[inline]
+fn recent_slot(w: &str) -> usize {
+    (rules::word_hash(w) >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// `chunk_fields` as first written: every word occurrence looked up and stemmed, no word
+    /// skipped (the reference for the skipping of recent words and stems).
+    fn chunk_fields_reference(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, aliases: &aliases::AliasTable, article_stems: bool) -> ChunkFields {
+        let (search, variants) = search_text_with_variants(text, rules);
+        let words = || search.as_str().split(' ').filter(|w| !w.is_empty());
+        let madda: Vec<String> = words().filter_map(aliases::madda_variant).collect();
+        let mut extra: Vec<String> = variants.clone();
+        extra.extend(madda);
+        for t in words() {
+            extra.extend(aliases.index_tokens(std::iter::once(t)));
+            if article_stems {
+                extra.extend(aliases::article_stem(t).map(str::to_string));
+                extra.extend(aliases::light_stem(t));
+            }
+        }
+        let mut path = String::from(title.unwrap_or_default());
+        for h in headings {
+            path.push(' ');
+            path.push_str(h);
+        }
+        let context = normalize(&path, rules);
+        let mut ctx: Vec<String> = Vec::new();
+        for t in context.split(' ').filter(|w| !w.is_empty()) {
+            ctx.push(t.to_string());
+            if article_stems {
+                ctx.extend(aliases::light_stem(t));
+                ctx.extend(stem::stem(t));
+            }
+        }
+        ChunkFields { search_text: search, extra_tokens: Tokens::new(extra), context_tokens: Tokens::new(ctx) }
+    }
+
+    /// Text of few distinct words that repeat (so that words and stems meet again, after other
+    /// words took their slots), with the shipped aliases' words, ءا, dagger alef and harakat.
+    fn repetitive_text() -> impl Strategy<Value = String> {
+        let word = prop_oneof![
+            prop::sample::select(vec![
+                "الكتاب", "والكتاب", "كتابه", "كتابها", "فين", "اتولد", "الميلاد", "ميلاد", "القرءان", "ٱلرَّحۡمَٰنِ",
+                "ٱلصَّلَوٰةَ", "إِبۡرَٰهِـۧمَ", "react", "2024", "ليه", "بالبيت", "للعالم", "المعلمين", "والمعلمون", "ه",
+            ])
+            .prop_map(str::to_string),
+            prop::collection::vec(prop::sample::select(vec!['ا', 'ل', 'ت', 'ن', 'ه', 'و', 'ي', 'ك', 'ب', 'ء', 'م', 'ة']), 1..9)
+                .prop_map(|v| v.into_iter().collect::<String>()),
+        ];
+        prop::collection::vec(word, 0..1200).prop_map(|v| v.join(" "))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300)
+        ))]
+
+        #[test]
+        fn chunk_fields_as_the_reference(s in repetitive_text(), title in repetitive_text(), stems in any::<bool>()) {
+            let rules = Rules::default();
+            let table = aliases::AliasTable::new(aliases::shipped(), &rules);
+            let title: String = title.chars().take(200).collect();
+            let headings = vec![s.chars().take(60).collect::<String>()];
+            let text = Text::new(&s);
+            prop_assert_eq!(
+                chunk_fields(&text, Some(&title), &headings, &rules, &table, stems),
+                chunk_fields_reference(&text, Some(&title), &headings, &rules, &table, stems)
+            );
+        }
+
+        /// The `memchr` word splitter splits like `str::split`.
+        #[test]
+        fn tokens_as_split(s in "[ اب]{0,40}") {
+            prop_assert_eq!(tokens(&s).collect::<Vec<_>>(), s.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>());
+        }
+    }
 }

@@ -14,8 +14,10 @@
 //!    cheaper byte scan: text made only of ASCII and Arabic-block characters needs no NFC,
 //!    because there NFC could only reorder harakat that are deleted anyway — unless U+0653–U+0655
 //!    follow a letter they compose with (آ أ إ ؤ ئ ۀ ۂ ۓ). The text is scanned in blocks of about
-//!    8 KiB; a block that needs NFC is split into normalization segments and only segments that
-//!    fail `is_nfc_quick` (and really change) are recomposed.
+//!    8 KiB; in a block with a byte that may take part in a composition, only the words with such
+//!    a byte are split into normalization segments, and only segments that compose (a starter and
+//!    one hamza/madda mark: from a table) or fail `is_nfc_quick` (and really change) are
+//!    recomposed.
 //! 2. `presentation_forms` — U+FE70–U+FE7F (isolated/medial harakat forms, tail fragment) and
 //!    U+FC5E–U+FC63 (shadda ligatures) are deleted *before* NFKC (NFKC would leave
 //!    SPACE + mark, splitting words). NFKC is applied character by character, only to the
@@ -282,8 +284,13 @@ pub fn normalize_with_variants(text: &str, rules: &Rules) -> (String, Vec<String
         // Without a hit the variant pass made exactly the primary form.
         return (var, Vec::new());
     }
-    let primary = if exotic { normalize(text, rules) } else { undo_variants(&var, &edits) };
-    let vars = variant_words(&primary, var);
+    if exotic {
+        let primary = normalize(text, rules);
+        let vars = variant_words(&primary, var);
+        return (primary, vars);
+    }
+    let primary = undo_variants(&var, &edits);
+    let vars = edited_words(&primary, &var, &edits);
     (primary, vars)
 }
 
@@ -300,6 +307,56 @@ fn undo_variants(var: &str, edits: &[VariantEdit]) -> String {
     }
     out.push_str(&var[from..]);
     out
+}
+
+/// [`variant_words`] from the edits: the words of the variant form that hold an edit are the
+/// ones that differ from the primary form, so only they (and, when there are any, a scan of
+/// the primary words for membership) are looked at, not every word of both forms.
+fn edited_words(primary: &str, var: &str, edits: &[VariantEdit]) -> Vec<String> {
+    let vb = var.as_bytes();
+    // Distinct edited words, in text order.
+    let mut cands: Vec<&str> = Vec::new();
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
+    let mut word_end = 0; // the end of the last edited word
+    for e in edits {
+        if e.at < word_end {
+            continue; // another edit of the same word
+        }
+        let start = vb[..e.at].iter().rposition(|&b| b == b' ').map_or(0, |p| p + 1);
+        word_end = vb[e.at..].iter().position(|&b| b == b' ').map_or(vb.len(), |p| e.at + p);
+        let w = &var[start..word_end];
+        if seen.insert(w) {
+            cands.push(w);
+        }
+    }
+    // Drop the candidates that are also a word of the primary form. A primary word is looked
+    // up only when its bit in a filter of the candidates' hashes is set.
+    let mut filter = [0u64; 64];
+    for w in &cands {
+        let h = (word_hash(w) >> 52) as usize;
+        filter[h >> 6] |= 1 << (h & 63);
+    }
+    let mut in_primary: FxHashSet<&str> = FxHashSet::default();
+    for w in tokens(primary) {
+        let h = (word_hash(w) >> 52) as usize;
+        if filter[h >> 6] & (1 << (h & 63)) != 0 && seen.contains(w) {
+            in_primary.insert(w);
+        }
+    }
+    cands.into_iter().filter(|w| !in_primary.contains(w)).map(str::to_string).collect()
+}
+
+/// A cheap hash of a word for filters and direct-mapped caches (use the high bits): a
+/// multiplicative hash of its length and its first and last four bytes.
+#[inline]
+pub(crate) fn word_hash(w: &str) -> u64 {
+    let b = w.as_bytes();
+    // The first and last four bytes (overlapping in a short word), or the bytes of a shorter one.
+    let key = match (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+        (Some(head), Some(tail)) => ((u32::from_le_bytes(*head) as u64) << 32) | u32::from_le_bytes(*tail) as u64,
+        _ => b.iter().fold(0u64, |k, &x| (k << 8) | x as u64),
+    };
+    (key ^ b.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 fn variant_words(primary: &str, var: String) -> Vec<String> {
@@ -345,7 +402,23 @@ fn normalize_per_char(text: &str, rules: &Rules) -> String {
 
 /// The words of a search text (split on ASCII space; empty pieces skipped).
 pub fn tokens(search_text: &str) -> impl Iterator<Item = &str> {
-    search_text.split(' ').filter(|t| !t.is_empty())
+    // `memchr` finds the spaces: words are short, and `str::split` is slow to start a search.
+    let mut spaces = memchr::memchr_iter(b' ', search_text.as_bytes());
+    let (mut start, mut done) = (0, false);
+    std::iter::from_fn(move || {
+        while !done {
+            let end = spaces.next().unwrap_or_else(|| {
+                done = true;
+                search_text.len()
+            });
+            let word = &search_text[start..end];
+            start = end + 1;
+            if !word.is_empty() {
+                return Some(word);
+            }
+        }
+        None
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -506,6 +579,9 @@ static ASCII: [u8; 128] = {
 enum Fast {
     /// Emitted as it is: (base, is a digit).
     Keep(Base, bool),
+    /// Replaced by one other Arabic letter (a lossy fold that is on, alef wasla, a Persian
+    /// letter), with the base it leaves; only recorded, so only when no observer records.
+    Fold(char, Base),
     /// Deleted, changing no state (only recorded).
     Drop,
     /// ASCII space.
@@ -514,19 +590,78 @@ enum Fast {
     Slow,
 }
 
-static ARABIC_FAST: [Fast; 256] = {
-    let mut t = [Fast::Slow; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = match arabic_act(0x0600 + i as u32) {
-            Act::Keep(base) => Fast::Keep(base, false),
-            Act::Delete(_) => Fast::Drop,
-            _ => Fast::Slow,
-        };
-        i += 1;
+/// Bits of the lossy folds that are on, indexing [`ARABIC_FAST`].
+const FOLD_ALEF_HAMZA: usize = 1;
+const FOLD_ALEF_MAKSURA: usize = 2;
+const FOLD_TEH_MARBUTA: usize = 4;
+const FOLD_HAMZA_CARRIERS: usize = 8;
+
+fn fold_bits(r: &Rules) -> usize {
+    let bit = |on: bool, bit: usize| if on { bit } else { 0 };
+    bit(r.fold_alef_hamza, FOLD_ALEF_HAMZA)
+        | bit(r.fold_alef_maksura, FOLD_ALEF_MAKSURA)
+        | bit(r.fold_teh_marbuta, FOLD_TEH_MARBUTA)
+        | bit(r.fold_hamza_carriers, FOLD_HAMZA_CARRIERS)
+}
+
+/// `Engine::fold` at compile time: what `c` becomes under the folds `bits`.
+const fn fold_const(fold: Fold, c: char, bits: usize) -> char {
+    match fold {
+        Fold::AlefHamza if bits & FOLD_ALEF_HAMZA != 0 => '\u{0627}',
+        Fold::AlefMaksura if bits & FOLD_ALEF_MAKSURA != 0 => '\u{064A}',
+        Fold::TehMarbuta if bits & FOLD_TEH_MARBUTA != 0 => '\u{0647}',
+        Fold::HamzaCarrier if bits & FOLD_HAMZA_CARRIERS != 0 => {
+            if c == '\u{0624}' {
+                '\u{0648}'
+            } else {
+                '\u{064A}'
+            }
+        }
+        _ => c,
+    }
+}
+
+/// The fast class of U+0600 + `i` under the folds `bits` (what `Engine::arabic` does with it,
+/// when that is to emit one letter or nothing).
+const fn arabic_fast(i: usize, bits: usize) -> Fast {
+    let u = 0x0600 + i as u32;
+    match arabic_act(u) {
+        Act::Keep(base) => Fast::Keep(base, false),
+        Act::Delete(_) => Fast::Drop,
+        Act::Lossy(fold, base) => {
+            let c = match char::from_u32(u) {
+                Some(c) => c,
+                None => return Fast::Slow,
+            };
+            let t = fold_const(fold, c, bits);
+            if t == c { Fast::Keep(base, false) } else { Fast::Fold(t, base) }
+        }
+        Act::Map(t, _, base) => match t {
+            '\u{0629}' => Fast::Fold(fold_const(Fold::TehMarbuta, t, bits), base),
+            '\u{0626}' => Fast::Fold(fold_const(Fold::HamzaCarrier, t, bits), base),
+            _ => Fast::Fold(t, base),
+        },
+        _ => Fast::Slow,
+    }
+}
+
+/// The fast classes of the Arabic block, one table per combination of lossy folds.
+static ARABIC_FAST: [[Fast; 256]; 16] = {
+    let mut t = [[Fast::Slow; 256]; 16];
+    let mut bits = 0;
+    while bits < 16 {
+        let mut i = 0;
+        while i < 256 {
+            t[bits][i] = arabic_fast(i, bits);
+            i += 1;
+        }
+        bits += 1;
     }
     t
 };
+
+/// The Arabic-block fast classes of one engine's rules.
+type ArabicFast = [Fast; 256];
 
 static ASCII_FAST: [Fast; 128] = {
     let mut t = [Fast::Slow; 128];
@@ -550,12 +685,12 @@ static ASCII_FAST: [Fast; 128] = {
 /// The class and UTF-8 length of the character at byte `i` of `b` (a char boundary), or
 /// `Slow` (length unused) for characters outside ASCII and the Arabic block and past the end.
 #[inline(always)]
-fn fast_class(b: &[u8], i: usize) -> (Fast, usize) {
+fn fast_class(t: &ArabicFast, b: &[u8], i: usize) -> (Fast, usize) {
     match b.get(i) {
         Some(&x) if x < 0x80 => (ASCII_FAST[x as usize], 1),
         Some(&x @ 0xD8..=0xDB) => match b.get(i + 1) {
             // U+0600–U+06FF: lead byte 0xD8–0xDB, then 0x80–0xBF.
-            Some(&y) => (ARABIC_FAST[(((x & 3) as usize) << 6) | (y & 0x3F) as usize], 2),
+            Some(&y) => (t[(((x & 3) as usize) << 6) | (y & 0x3F) as usize], 2),
             None => (Fast::Slow, 0),
         },
         _ => (Fast::Slow, 0),
@@ -564,19 +699,19 @@ fn fast_class(b: &[u8], i: usize) -> (Fast, usize) {
 
 /// Whether the character at byte `i` is kept as it is.
 #[inline(always)]
-fn kept_at(b: &[u8], i: usize) -> bool {
-    matches!(fast_class(b, i).0, Fast::Keep(..))
+fn kept_at(t: &ArabicFast, b: &[u8], i: usize) -> bool {
+    matches!(fast_class(t, b, i).0, Fast::Keep(..))
 }
 
 /// The end of the run of kept characters (and single spaces between two of them) from `i`.
 #[inline(always)]
-fn keep_run_end(b: &[u8], mut i: usize) -> usize {
+fn keep_run_end(t: &ArabicFast, b: &[u8], mut i: usize) -> usize {
     while i < b.len() {
         let x = b[i];
         let step = if x < 0x80 {
-            if matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(b, i + 1)) { 1 } else { 0 }
+            if matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(t, b, i + 1)) { 1 } else { 0 }
         } else if (0xD8..=0xDB).contains(&x) && i + 1 < b.len() {
-            if matches!(ARABIC_FAST[(((x & 3) as usize) << 6) | (b[i + 1] & 0x3F) as usize], Fast::Keep(..)) { 2 } else { 0 }
+            if matches!(t[(((x & 3) as usize) << 6) | (b[i + 1] & 0x3F) as usize], Fast::Keep(..)) { 2 } else { 0 }
         } else {
             0
         };
@@ -591,9 +726,9 @@ fn keep_run_end(b: &[u8], mut i: usize) -> usize {
 /// (base, is a digit) of the kept character that ends at byte `end` (a run is never empty and
 /// never ends with a space).
 #[inline(always)]
-fn last_kept(b: &[u8], end: usize) -> (Base, bool) {
+fn last_kept(t: &ArabicFast, b: &[u8], end: usize) -> (Base, bool) {
     let x = b[end - 1];
-    let class = if x < 0x80 { ASCII_FAST[x as usize] } else { fast_class(b, end - 2).0 };
+    let class = if x < 0x80 { ASCII_FAST[x as usize] } else { fast_class(t, b, end - 2).0 };
     match class {
         Fast::Keep(base, digit) => (base, digit),
         _ => (Base::None, false),
@@ -605,10 +740,6 @@ fn last_kept(b: &[u8], end: usize) -> (Base, bool) {
 /// (U+0653–U+0655 are D9 93–95; every other character outside ASCII and the Arabic block
 /// has another lead byte). True means "look closer".
 fn may_need_nfc(b: &[u8]) -> bool {
-    #[inline(always)]
-    fn suspect(x: u8) -> bool {
-        (x.wrapping_sub(0x93) < 3) | (x >= 0xDC) | (x.wrapping_sub(0xC0) < 0x18)
-    }
     let mut chunks = b.chunks_exact(32);
     for c in &mut chunks {
         if c.iter().fold(false, |a, &x| a | suspect(x)) {
@@ -616,6 +747,45 @@ fn may_need_nfc(b: &[u8]) -> bool {
         }
     }
     chunks.remainder().iter().any(|&x| suspect(x))
+}
+
+/// A byte `may_need_nfc` looks closer at.
+#[inline(always)]
+fn suspect(x: u8) -> bool {
+    (x.wrapping_sub(0x93) < 3) | (x >= 0xDC) | (x.wrapping_sub(0xC0) < 0x18)
+}
+
+/// The first byte at or after `from` that `may_need_nfc` would look closer at, found 32 bytes
+/// at a time.
+fn next_suspect(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(c) = b.get(i..i + 32) {
+        if c.iter().fold(false, |a, &x| a | suspect(x)) {
+            break;
+        }
+        i += 32;
+    }
+    b.get(i..)?.iter().position(|&x| suspect(x)).map(|p| i + p)
+}
+
+/// The composition of a segment of two Arabic-block characters, a starter and a hamza or
+/// madda mark above or below (U+0653–U+0655), when NFC makes one character of them: آ أ إ ؤ ئ
+/// ۀ ۂ ۓ (checked against `unicode_normalization` by a unit test).
+#[inline]
+fn composed_pair(seg: &str) -> Option<char> {
+    let &[s0 @ 0xD8..=0xDB, s1, 0xD9, m @ 0x93..=0x95] = seg.as_bytes() else { return None };
+    let starter = (((s0 & 0x1F) as u32) << 6) | (s1 & 0x3F) as u32;
+    Some(match (starter, m) {
+        (0x0627, 0x93) => '\u{0622}',
+        (0x0627, 0x94) => '\u{0623}',
+        (0x0627, 0x95) => '\u{0625}',
+        (0x0648, 0x94) => '\u{0624}',
+        (0x064A, 0x94) => '\u{0626}',
+        (0x06C1, 0x94) => '\u{06C2}',
+        (0x06D2, 0x94) => '\u{06D3}',
+        (0x06D5, 0x94) => '\u{06C0}',
+        _ => return None,
+    })
 }
 
 /// Whether NFC changes a segment (that may need it).
@@ -752,7 +922,10 @@ fn is_nfc_boundary(c: char) -> bool {
 
 /// True when NFC cannot change the output: every character is an NFC boundary or a harmless
 /// Arabic mark, except U+0653–U+0655 after a starter they cannot compose with (NFC would
-/// only reorder deleted marks there).
+/// only reorder deleted marks there). Tests only: the exact check that `may_need_nfc` must
+/// never contradict. (`run` used to try it on every block `may_need_nfc` flags; on
+/// diacritized text it cost more than the word-by-word path it could save.)
+#[cfg(test)]
 fn nfc_irrelevant(text: &str) -> bool {
     // Fast byte loop: ASCII and the Arabic block (lead bytes 0xD8–0xDB, two bytes) are
     // checked without general decoding. U+0653–U+0655 are D9 93..D9 95.
@@ -789,6 +962,7 @@ fn nfc_irrelevant(text: &str) -> bool {
 /// The Arabic starter that the mark at byte `i` belongs to (skipping back over Arabic marks),
 /// or 0 if the segment starts with something else. A lead byte 0xD8–0xDB is never a
 /// continuation byte, so reading backwards two bytes at a time is unambiguous.
+#[cfg(test)]
 fn arabic_starter_before(b: &[u8], mut i: usize) -> u32 {
     while i >= 2 && (0xD8..=0xDB).contains(&b[i - 2]) {
         let u = ((b[i - 2] as u32 & 0x1F) << 6) | (b[i - 1] as u32 & 0x3F);
@@ -802,6 +976,7 @@ fn arabic_starter_before(b: &[u8], mut i: usize) -> u32 {
 
 /// Whether Arabic starter `s` has a canonical composition with mark `m` (U+0653–U+0655):
 /// آ أ إ ؤ ئ ۀ ۂ ۓ. (Checked against the UCD by a unit test.)
+#[cfg(test)]
 #[inline]
 fn composes_with_hamza_mark(s: u32, m: u32) -> bool {
     match m {
@@ -810,6 +985,7 @@ fn composes_with_hamza_mark(s: u32, m: u32) -> bool {
     }
 }
 
+#[cfg(test)]
 #[inline]
 fn utf8_len(lead: u8) -> usize {
     match lead {
@@ -866,6 +1042,8 @@ struct VariantEdit {
 
 struct Engine<'a, O: Observer> {
     rules: &'a Rules,
+    /// The Arabic-block fast classes under `rules`' folds.
+    fast: &'static ArabicFast,
     out: &'a mut String,
     obs: O,
     /// A space is due before the next emitted character (collapses runs, trims the end).
@@ -891,6 +1069,7 @@ impl<'a, O: Observer> Engine<'a, O> {
     fn new(rules: &'a Rules, out: &'a mut String, variant: bool, obs: O) -> Self {
         Engine {
             rules,
+            fast: &ARABIC_FAST[fold_bits(rules)],
             out,
             obs,
             space: None,
@@ -908,8 +1087,8 @@ impl<'a, O: Observer> Engine<'a, O> {
 
     fn run(&mut self, text: &str) {
         // Blocks of about BLOCK bytes, each ending just before an ASCII byte (an ASCII character
-        // is an NFC boundary, so NFC never looks across the cut). A block that NFC cannot
-        // change takes the fast path; only the others are segmented.
+        // is an NFC boundary, so NFC never looks across the cut). A block with no byte that may
+        // take part in a composition takes the fast path whole.
         const BLOCK: usize = 8 * 1024;
         let bytes = text.as_bytes();
         let mut start = 0;
@@ -919,7 +1098,9 @@ impl<'a, O: Observer> Engine<'a, O> {
                 end += 1;
             }
             let block = &text[start..end];
-            if !may_need_nfc(block.as_bytes()) || nfc_irrelevant(block) {
+            // A block with a byte `may_need_nfc` looks closer at goes word by word: only the
+            // words with such a byte are segmented.
+            if !may_need_nfc(block.as_bytes()) {
                 self.feed_plain(block, start);
             } else {
                 self.run_words(block, start);
@@ -941,22 +1122,20 @@ impl<'a, O: Observer> Engine<'a, O> {
         }
         let b = block.as_bytes();
         let mut plain = 0; // block[plain..] is not fed yet
-        let mut i = 0;
-        while i < b.len() {
-            if b[i] < 0x80 {
-                i += 1;
-                continue;
+        // Only the words with a byte `may_need_nfc` looks closer at: found by a block scan.
+        while let Some(p) = next_suspect(b, plain) {
+            let mut start = p;
+            while start > 0 && b[start - 1] >= 0x80 {
+                start -= 1;
             }
-            let word = i.saturating_sub(1); // the ASCII character before, if any
-            while i < b.len() && b[i] >= 0x80 {
-                i += 1;
+            let mut end = p;
+            while end < b.len() && b[end] >= 0x80 {
+                end += 1;
             }
-            if may_need_nfc(&b[word..i]) {
-                let word = word.max(plain);
-                self.feed_plain(&block[plain..word], base_off + plain);
-                self.run_segmented(&block[word..i], base_off + word);
-                plain = i;
-            }
+            let word = start.saturating_sub(1).max(plain); // the ASCII character before, if any
+            self.feed_plain(&block[plain..word], base_off + plain);
+            self.run_segmented(&block[word..end], base_off + word);
+            plain = end;
         }
         self.feed_plain(&block[plain..], base_off + plain);
     }
@@ -970,7 +1149,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         for (i, c) in text.char_indices() {
             let boundary = is_nfc_boundary(c);
             if i > 0 && boundary {
-                if complex && needs_nfc(&text[start..i]) {
+                if complex && (composed_pair(&text[start..i]).is_some() || needs_nfc(&text[start..i])) {
                     self.feed_plain(&text[plain..start], base_off + plain);
                     self.compose(&text[start..i], base_off + start);
                     plain = i;
@@ -981,7 +1160,7 @@ impl<'a, O: Observer> Engine<'a, O> {
                 complex = true;
             }
         }
-        if start < text.len() && complex && needs_nfc(&text[start..]) {
+        if start < text.len() && complex && (composed_pair(&text[start..]).is_some() || needs_nfc(&text[start..])) {
             self.feed_plain(&text[plain..start], base_off + plain);
             self.compose(&text[start..], base_off + start);
             plain = text.len();
@@ -992,6 +1171,9 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// A segment that NFC changes: its composed characters, reported at its first character.
     fn compose(&mut self, seg: &str, base_off: usize) {
         let first = seg.chars().next().unwrap_or(' ');
+        if !O::ACTIVE && let Some(c) = composed_pair(seg) {
+            return self.feed_as(c, base_off, first);
+        }
         if O::ACTIVE {
             let composed: String = seg.chars().nfc().collect();
             self.obs.change(base_off, first, Rule::Nfc, &composed);
@@ -1017,7 +1199,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         let b = text.as_bytes();
         let mut i = 0;
         while i < b.len() {
-            let (class, w) = fast_class(b, i);
+            let (class, w) = fast_class(self.fast, b, i);
             match class {
                 Fast::Keep(base, digit) => {
                     // What `emit` does before pushing the run's first character.
@@ -1028,7 +1210,7 @@ impl<'a, O: Observer> Engine<'a, O> {
                         self.flush_space();
                     }
                     let from = i;
-                    i = keep_run_end(b, i + w);
+                    i = keep_run_end(self.fast, b, i + w);
                     if i - from == w {
                         // One character (diacritized text: a letter between two marks).
                         if let Some(c) = text[from..i].chars().next() {
@@ -1039,8 +1221,12 @@ impl<'a, O: Observer> Engine<'a, O> {
                     } else {
                         self.out.push_str(&text[from..i]);
                         // The state `emit` leaves after the run's last character.
-                        (self.base, self.last_digit) = last_kept(b, i);
+                        (self.base, self.last_digit) = last_kept(self.fast, b, i);
                     }
+                }
+                Fast::Fold(t, base) if !O::ACTIVE => {
+                    self.emit(t, base, false);
+                    i += w;
                 }
                 Fast::Drop if !O::ACTIVE => i += w,
                 _ => {

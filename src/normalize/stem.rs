@@ -31,9 +31,11 @@
 //! (و) or when what remains matches one of the patterns above (ب، ل، ك، ف): بميلاد → ولد but
 //! بيت, بابا and بطرس stay whole.
 
+use super::aliases::{is_arabic_letters, light_article, strip_light_suffixes, strip_prefix};
+
 /// Arabic letters only (search forms carry no marks).
 fn is_arabic_word(token: &str) -> bool {
-    !token.is_empty() && token.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c))
+    !token.is_empty() && is_arabic_letters(token)
 }
 
 /// Letters of a slice of a checked token (`is_arabic_word`: every letter is two UTF-8 bytes).
@@ -41,17 +43,56 @@ fn len(s: &str) -> usize {
     s.len() / 2
 }
 
-/// The article with its clitics, longest first (Light10's list).
-const ARTICLES: [&str; 5] = ["بال", "كال", "فال", "لل", "ال"];
+// The article with its clitics, Light10's list بال كال فال لل ال: `aliases::light_article`.
 
-/// Light10's suffixes, over search forms (ة is already ه).
-const SUFFIXES: [&str; 8] = ["ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي"];
+/// The stem key of a token, borrowed: a slice of the token, or a root a pattern built from its
+/// letters (at most six letters, kept inline). No allocation; [`StemKey::as_str`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StemKey<'a>(Repr<'a>);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Repr<'a> {
+    Slice(&'a str),
+    /// UTF-8 bytes and their length.
+    Root([u8; ROOT_BYTES], u8),
+}
+
+/// The longest pattern key: six two-byte letters.
+const ROOT_BYTES: usize = 12;
+
+impl<'a> StemKey<'a> {
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Repr::Slice(s) => s,
+            // Whole letters encoded by `root`: always valid UTF-8.
+            Repr::Root(buf, n) => std::str::from_utf8(&buf[..*n as usize]).unwrap_or_default(),
+        }
+    }
+}
+
+impl std::ops::Deref for StemKey<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+/// A pattern key from its letters (Arabic letters, at most six).
+fn root(letters: &[char]) -> StemKey<'static> {
+    let mut buf = [0u8; ROOT_BYTES];
+    let mut n = 0;
+    for c in letters {
+        n += c.encode_utf8(&mut buf[n..]).len();
+    }
+    StemKey(Repr::Root(buf, n as u8))
+}
 
 /// The triliteral a derivational pattern reduces `w` to, if `w` has one of the shapes in the
 /// module doc.
-fn pattern_root(w: &str) -> Option<String> {
-    // Every pattern has at most seven letters: no allocation for the letters.
-    if len(w) > 7 {
+fn pattern_root(w: &str) -> Option<StemKey<'static>> {
+    // Every pattern has four to seven letters and starts with ا ت م ن ي (UTF-8 D8 A7, D8 AA,
+    // D9 85, D9 86, D9 8A): most words are decided here.
+    if !(4..=7).contains(&len(w)) || !matches!(w.as_bytes(), [0xD8, 0xA7 | 0xAA, ..] | [0xD9, 0x85 | 0x86 | 0x8A, ..]) {
         return None;
     }
     let mut buf = ['\0'; 7];
@@ -64,36 +105,32 @@ fn pattern_root(w: &str) -> Option<String> {
     let long_vowel = |x: char| matches!(x, 'ا' | 'و' | 'ي');
     match c {
         // مي_ا_ : ميلاد → ولد
-        ['م', 'ي', a, 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
+        ['م', 'ي', a, 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => Some(root(&['و', *a, *b])),
         // مو_و_ : مولود → ولد
-        ['م', 'و', a, 'و', b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
+        ['م', 'و', a, 'و', b] if !long_vowel(*a) && !long_vowel(*b) => Some(root(&['و', *a, *b])),
         // مو__ : مولد → ولد ; يو__ / تو__ : يولد → ولد
-        ['م' | 'ي' | 'ت', 'و', a, b] if !long_vowel(*a) && !long_vowel(*b) => Some(['و', *a, *b].iter().collect()),
+        ['م' | 'ي' | 'ت', 'و', a, b] if !long_vowel(*a) && !long_vowel(*b) => Some(root(&['و', *a, *b])),
         // Form X: استفعل / استفعال / يستفعل / تستفعل / مستفعل → استفعل (استخدام، يستخدم → استخدم;
         // the key keeps است so it never meets the bare root: خدمه stays apart).
-        ['ا', 'س', 'ت', a, b, 'ا', d] if !long_vowel(*a) && !long_vowel(*b) && !long_vowel(*d) => Some(['ا', 'س', 'ت', *a, *b, *d].iter().collect()),
-        ['ي' | 'ت' | 'م', 'س', 'ت', a, b, d] if !long_vowel(*a) && !long_vowel(*b) && !long_vowel(*d) => Some(['ا', 'س', 'ت', *a, *b, *d].iter().collect()),
+        ['ا', 'س', 'ت', a, b, 'ا', d] if !long_vowel(*a) && !long_vowel(*b) && !long_vowel(*d) => Some(root(&['ا', 'س', 'ت', *a, *b, *d])),
+        ['ي' | 'ت' | 'م', 'س', 'ت', a, b, d] if !long_vowel(*a) && !long_vowel(*b) && !long_vowel(*d) => Some(root(&['ا', 'س', 'ت', *a, *b, *d])),
         // Form IV of a hollow root with ي: its imperfect (يضيف، تضيف، نضيف، أضيف) onto its past and
         // verbal noun (أضاف، إضافة → اضاف): the key is the past tense, which is also a pattern
         // (so that a proclitic before it comes off: بإضافة → اضاف).
-        ['ا' | 'ي' | 'ت' | 'ن', a, 'ي' | 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => Some(['ا', *a, 'ا', *b].iter().collect()),
+        ['ا' | 'ي' | 'ت' | 'ن', a, 'ي' | 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => Some(root(&['ا', *a, 'ا', *b])),
         // ات___ (+ ت / وا): اتولد → ولد, اتولدت → ولد
-        ['ا', 'ت', a, b, d, rest @ ..] if *b != 'ا' && !long_vowel(*d) && matches!(rest, [] | ['ت'] | ['و', 'ا']) => Some([*a, *b, *d].iter().collect()),
+        ['ا', 'ت', a, b, d, rest @ ..] if *b != 'ا' && !long_vowel(*d) && matches!(rest, [] | ['ت'] | ['و', 'ا']) => Some(root(&[*a, *b, *d])),
         _ => None,
     }
 }
 
-use super::aliases::{strip_prefix, strip_suffix};
-
 /// Article and suffixes off (each only when three letters remain).
 fn light(mut s: &str) -> &str {
-    for p in ARTICLES {
-        if let Some(rest) = strip_prefix(s, p)
-            && len(rest) >= 3
-        {
-            s = rest;
-            break;
-        }
+    // The first of `ARTICLES` that fits (only one can: each starts with another letter).
+    if let Some(rest) = light_article(s).and_then(|p| strip_prefix(s, p))
+        && len(rest) >= 3
+    {
+        s = rest;
     }
     // The plural -وات after a final alef (باباوات → بابا, سماوات → سما).
     if let Some(rest) = s.strip_suffix("وات")
@@ -102,35 +139,33 @@ fn light(mut s: &str) -> &str {
     {
         return rest;
     }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for suf in SUFFIXES {
-            if let Some(rest) = strip_suffix(s, suf)
-                && len(rest) >= 3
-            {
-                s = rest;
-                changed = true;
-                break;
-            }
-        }
-    }
-    s
+    strip_light_suffixes(s)
 }
 
 /// The key of `w` with no proclitic removed: a pattern root of the word or of its light stem,
 /// else the light stem.
-fn key_of(w: &str) -> String {
+fn key_of(w: &str) -> StemKey<'_> {
     if let Some(r) = pattern_root(w) {
         return r;
     }
     let l = light(w);
-    pattern_root(l).unwrap_or_else(|| l.to_string())
+    pattern_root(l).unwrap_or(StemKey(Repr::Slice(l)))
 }
 
 /// The stem key of a search token, or `None` for a token that is not an Arabic word (Latin,
 /// digits): those have no key and are not in the stem field.
 pub fn stem(token: &str) -> Option<String> {
+    stem_key(token).map(|k| k.as_str().to_string())
+}
+
+/// [`stem`] into `out` (cleared first; left empty without a key): whether there is a key.
+pub fn stem_into(token: &str, out: &mut String) -> bool {
+    out.clear();
+    stem_key(token).map(|k| out.push_str(k.as_str())).is_some()
+}
+
+/// [`stem`] without an allocation (see [`StemKey`]).
+pub fn stem_key(token: &str) -> Option<StemKey<'_>> {
     if !is_arabic_word(token) {
         return None;
     }
@@ -221,6 +256,16 @@ mod tests {
         assert_eq!(k("كانت"), "كانت");
         assert_eq!(k("بيوت"), "بيوت");
         assert_eq!(k("لكرسي"), k("الكرسي"));
+    }
+
+    #[test]
+    fn key_into_a_buffer_and_borrowed() {
+        let mut buf = String::from("old");
+        assert!(super::stem_into("الميلاد", &mut buf));
+        assert_eq!(buf, "ولد");
+        assert!(!super::stem_into("react", &mut buf));
+        assert_eq!(buf, "");
+        assert_eq!(super::stem_key("والمعلمين").as_deref(), Some("معلم"));
     }
 
     #[test]

@@ -525,6 +525,22 @@ fn arabic_ccc_table_matches_ucd() {
 }
 
 #[test]
+fn composed_pairs_are_nfc() {
+    use unicode_normalization::UnicodeNormalization;
+    for s in 0x0600u32..0x0700 {
+        let Some(starter) = char::from_u32(s) else { continue };
+        for m in ['\u{0653}', '\u{0654}', '\u{0655}'] {
+            let seg: String = [starter, m].into_iter().collect();
+            let nfc: Vec<char> = seg.nfc().collect();
+            let expected = (nfc.len() == 1).then(|| nfc[0]);
+            assert_eq!(composed_pair(&seg), expected, "U+{s:04X} U+{:04X}", m as u32);
+        }
+    }
+    assert_eq!(composed_pair("ا"), None);
+    assert_eq!(composed_pair("اٰ"), None);
+}
+
+#[test]
 fn harmless_arabic_marks_never_compose() {
     let marks: Vec<char> = (0x0600..0x0700u32)
         .filter(|&u| is_harmless_arabic_mark(u))
