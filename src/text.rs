@@ -44,7 +44,7 @@ impl SearchText {
         &self.0
     }
     pub fn tokens(&self) -> impl Iterator<Item = &str> {
-        self.0.split(' ').filter(|t| !t.is_empty())
+        crate::normalize::tokens(&self.0)
     }
 }
 

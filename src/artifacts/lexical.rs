@@ -389,13 +389,14 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
             for &id in &seen {
                 if stem_of.len() <= id as usize {
                     stem_of.resize(id as usize + 1, None);
-                    let key = crate::normalize::stem::stem(terms.terms[id as usize].0).map(|k| {
-                        let next = stems.len() as u32;
-                        let sid = *stem_ids.entry(k).or_insert(next);
-                        if sid == next {
+                    let key = crate::normalize::stem::stem_key(terms.terms[id as usize].0).map(|k| match stem_ids.get(k.as_str()) {
+                        Some(&sid) => sid,
+                        None => {
+                            let sid = stems.len() as u32;
+                            stem_ids.insert(k.as_str().to_string(), sid);
                             stems.push(Vec::new());
+                            sid
                         }
-                        sid
                     });
                     stem_of[id as usize] = key;
                 }
@@ -417,12 +418,11 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
             }
         }
     }
-    let mut stem_terms: Vec<(String, LocalList)> = Vec::with_capacity(stems.len());
-    let mut keys: Vec<(String, u32)> = stem_ids.into_iter().collect();
-    keys.sort_unstable_by_key(|(_, id)| *id);
-    for ((k, _), list) in keys.into_iter().zip(stems) {
-        stem_terms.push((k, list));
+    let mut keys: Vec<String> = vec![String::new(); stems.len()];
+    for (k, id) in stem_ids {
+        keys[id as usize] = k;
     }
+    let stem_terms: Vec<(String, LocalList)> = keys.into_iter().zip(stems).collect();
     p.set_fields([terms.field(), alias.field(), context.field(), Field::from_terms(stem_terms)]);
     p
 }
