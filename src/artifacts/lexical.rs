@@ -150,7 +150,7 @@ impl LexShard {
 /// Decodes a posting list (`[gap, index, tf?, …]`).
 pub fn decode(list: &[u32], tf: bool) -> Result<Vec<Posting>, String> {
     let step = if tf { 3 } else { 2 };
-    if list.len() % step != 0 {
+    if !list.len().is_multiple_of(step) {
         return Err(format!("a posting list of {} numbers is not a multiple of {step}", list.len()));
     }
     let mut ord: u32 = 0;
