@@ -66,8 +66,11 @@ pub struct Engine {
     set: ShardSet,
     /// Artifact paths of the previous build (written or found in place) and of this one.
     known: store::Known,
-    /// Per domain, the lexical render of the previous build, patched by the next (see `lex`).
+    /// Per domain, the lexical render of the previous build, patched by the next (see `lex`);
+    /// a one-shot engine keeps none.
     lex: BTreeMap<String, lex::DomainLex>,
+    /// Per domain, the size estimate of the last render (recorded for `resume`).
+    estimates: BTreeMap<String, usize>,
     /// The manifest and resume state this engine last wrote (a watch patches from memory while
     /// the manifest on disk is still that one).
     last: Option<resume::Last>,
@@ -79,7 +82,7 @@ impl Engine {
         let cfg = Arc::new(cfg);
         let settings = Settings::builder(cfg.clone()).durability(salsa::Durability::HIGH).new(&db);
         let set = ShardSet::new(&db, Vec::new());
-        Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new(), last: None }
+        Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new(), estimates: BTreeMap::new(), last: None }
     }
 
     /// An engine for one build (`askzico build`): each source's bytes are released once it is
@@ -325,6 +328,7 @@ impl Engine {
             });
         }
         self.lex.retain(|d, _| doms.contains(d));
+        self.estimates.retain(|d, _| doms.contains(d));
         let mut domain_stored: Vec<std::io::Result<_>> = Vec::new();
         for d in doms.iter() {
             let (rendered, early) = self.render_domain(settings, &list, d, out);
@@ -445,6 +449,7 @@ impl Engine {
         };
         let next = lex::DomainLex::render(domain, parts, prev, &sink);
         let rendered = next.rendered.clone();
+        self.estimates.insert(domain.to_string(), next.estimate());
         if !self.db.release_sources {
             self.lex.insert(domain.to_string(), next);
         }
@@ -487,7 +492,7 @@ impl Engine {
             .collect();
         match states {
             Some(files) => {
-                let domains = self.lex.iter().map(|(d, l)| (d.clone(), l.estimate())).collect();
+                let domains = self.estimates.clone();
                 let state = resume::State { settings, corpus_version: corpus_version.to_string(), files, domains };
                 resume::save(&req.out, req.env.as_deref(), &state);
                 Some(state)
