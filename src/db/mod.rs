@@ -278,10 +278,10 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
     Arc::new(render_library(&lib.id, &name, &refs, cfg.embedding.dims))
 }
 
-/// One shard's lexical postings for one domain, not memoized (a one-shot build drops them
-/// once the domain is rendered).
-pub fn shard_postings_once(db: &dyn AskDb, settings: Settings, shard: Shard, domain: &str) -> Arc<Postings> {
-    let compiled = shard_compiled(db, settings, shard);
+/// The lexical postings of several shards together for one domain, not memoized (a one-shot
+/// build makes a domain's parts from a few large groups and drops them once it is rendered).
+pub fn group_postings(db: &dyn AskDb, settings: Settings, shards: &[Shard], domain: &str) -> Arc<Postings> {
+    let compiled: Vec<Arc<Compiled>> = shards.iter().flat_map(|s| shard_compiled(db, settings, *s)).collect();
     Arc::new(postings(domain, &docs_of(&compiled)))
 }
 
