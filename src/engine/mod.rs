@@ -96,6 +96,12 @@ impl Engine {
         e
     }
 
+    /// Whether this engine builds once (`one_shot`): it then keeps no lexical state for a next
+    /// build and makes postings per domain from large groups.
+    fn is_one_shot(&self) -> bool {
+        self.db.release_sources
+    }
+
     pub fn config(&self) -> &Config {
         &self.cfg
     }
@@ -324,7 +330,7 @@ impl Engine {
         let doms = domains(&self.db, settings, set);
         // Every shard's postings per domain, in parallel (memoized; the domain renders merge them).
         // A one-shot build makes them per domain instead, and drops them after its render.
-        if !self.db.release_sources {
+        if !self.is_one_shot() {
             let pairs: Vec<(Shard, &String)> = list.iter().flat_map(|s| doms.iter().map(move |d| (*s, d))).collect();
             pairs.par_iter().for_each_with(self.db.clone(), |db, (s, d)| {
                 shard_postings(db, settings, *s, (*d).clone());
@@ -426,7 +432,7 @@ impl Engine {
     /// The lexical artifacts of a domain: a full render the first time, then a patch of the term
     /// shards whose postings changed.
     fn render_domain(&mut self, settings: Settings, list: &[Shard], domain: &str, out: &std::path::Path) -> (Arc<Vec<crate::artifacts::Rendered>>, WriteOutcome) {
-        let parts: Vec<Arc<crate::artifacts::lexical::Postings>> = if self.db.release_sources {
+        let parts: Vec<Arc<crate::artifacts::lexical::Postings>> = if self.is_one_shot() {
             // Nothing is patched later: a few large parts instead of one per document shard. A
             // common term then has one entry per part, not one per shard (the bytes do not
             // depend on the grouping).
@@ -457,7 +463,7 @@ impl Engine {
         let next = lex::DomainLex::render(domain, parts, prev, &sink);
         let rendered = next.rendered.clone();
         self.estimates.insert(domain.to_string(), next.estimate());
-        if !self.db.release_sources {
+        if !self.is_one_shot() {
             self.lex.insert(domain.to_string(), next);
         }
         (rendered, outcome.into_inner().unwrap_or_default())
