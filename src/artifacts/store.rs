@@ -107,7 +107,8 @@ impl OutLock {
     }
 }
 
-/// Removes `.<name>.tmp-<pid>` files under `out` (cache included) whose writing process is gone:
+/// Removes `.<name>.tmp-<pid>` files under `out` (cache included; or under any directory given)
+/// whose writing process is gone:
 /// what a build killed between writing a temp file and renaming it leaves. Files of a live
 /// process (another build writing now) are kept. Best effort: errors are ignored. Linux only
 /// (liveness is read from /proc); elsewhere nothing is removed.

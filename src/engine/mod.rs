@@ -220,6 +220,11 @@ impl Engine {
         if problems.0.is_empty() {
             let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
             if let Some(manifest) = stamp::reusable(&req.out, req.env.as_deref(), &s) {
+                // A build killed after its manifest's rename may have left a temp file of the
+                // caches it writes last; nothing else of it can remain.
+                if self.known.previous.is_empty() {
+                    store::remove_stale_temp_files(&req.out.join("cache"));
+                }
                 return self.unchanged(req, manifest, stats, run, started);
             }
             if let Some(rep) = self.resume(req, &files, &settings_hash, &stats, &run, started) {
