@@ -1,15 +1,15 @@
 //! `askzico build [--watch] [--stats-json]`
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, load_config, report};
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::build::{BuildReport, BuildRequest};
 use crate::engine::Engine;
 
 pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32 {
     if watch {
-        let opts = crate::watch::WatchOptions { config: at.config.clone(), out: at.out.clone(), env: at.env.clone(), stats_json };
+        let opts = crate::watch::WatchOptions { config: at.config.clone(), sources: at.sources.clone(), out: at.out.clone(), env: at.env.clone(), stats_json };
         return crate::watch::run(&opts, |rep, stats| print_watch(rep, stats));
     }
-    let Some(cfg) = load_config(&at.config, json) else { return EXIT_USAGE };
+    let Some(cfg) = at.load(json) else { return EXIT_USAGE };
     if let Err(p) = cfg.libraries_for(at.env.as_deref()) {
         report(&crate::diag::Problems(vec![p]), json);
         return EXIT_USAGE;

@@ -1,12 +1,12 @@
 //! `askzico deploy`
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, load_config};
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 
 pub fn run(at: &BuildLocation, target: &str, dry_run: bool, gc: bool, json: bool) -> i32 {
-    let Some(config) = load_config(&at.config, json) else { return EXIT_USAGE };
+    let Some(config) = at.load(json) else { return EXIT_USAGE };
     let Some(t) = config.deploy.get(target) else {
         let known: Vec<&str> = config.deploy.keys().map(String::as_str).collect();
-        eprintln!("no deploy target `{target}` in {} (known: {})", at.config.display(), if known.is_empty() { "none; add a [deploy.NAME] table".to_string() } else { known.join(", ") });
+        eprintln!("no deploy target `{target}` in {} (known: {})", at.shown(), if known.is_empty() { "none; add a [deploy.NAME] table".to_string() } else { known.join(", ") });
         return EXIT_USAGE;
     };
     let out = at.out.clone().unwrap_or(config.out_dir.clone());

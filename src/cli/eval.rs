@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, load_config, report};
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::store::{read_manifest, write_atomic};
 use crate::diag::{Problem, Problems};
 use crate::eval::{Report, checkpoint, load_fixtures, read_checkpoints, regressions, run as run_eval};
@@ -40,7 +40,7 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         }
         return EXIT_OK;
     }
-    let Some(cfg) = load_config(&at.config, a.json) else { return EXIT_USAGE };
+    let Some(cfg) = at.load(a.json) else { return EXIT_USAGE };
     if a.fixtures.is_empty() {
         eprintln!("eval needs --fixtures FILE");
         return EXIT_USAGE;

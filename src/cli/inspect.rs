@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, load_config, report};
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::store::read_manifest;
 use crate::artifacts::verify::verify;
 use crate::build::{BuildRequest, run as build};
@@ -49,7 +49,7 @@ fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> Determinism {
 
 pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
     let json = args.json;
-    let Some(cfg) = load_config(&at.config, json) else { return EXIT_USAGE };
+    let Some(cfg) = at.load(json) else { return EXIT_USAGE };
     let env = at.env.as_deref();
     if let Err(p) = cfg.libraries_for(env) {
         report(&Problems(vec![p]), json);

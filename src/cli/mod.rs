@@ -40,6 +40,12 @@ pub struct BuildLocation {
     /// The corpus config.
     #[arg(long, default_value = "corpus.toml")]
     pub config: PathBuf,
+    /// Instead of a config: a directory of sources, built as one library named after it (its
+    /// Markdown, MDX and HTML files, format by extension; frontmatter `title`, `url` and `domains`
+    /// honoured; default settings; output into `./out` unless `--out` says otherwise). JSON
+    /// records need a `corpus.toml` with a `[library.records]` mapping.
+    #[arg(long, conflicts_with = "config", value_name = "DIR")]
+    pub sources: Option<PathBuf>,
     /// The output directory (default: the config's `[corpus] out`).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -329,6 +335,29 @@ pub fn main() -> i32 {
                 EXIT_ERRORS
             }
         },
+    }
+}
+
+impl BuildLocation {
+    /// The config: `--sources DIR`'s, or the `--config` file's.
+    pub fn config(&self) -> Result<Config, Problems> {
+        match &self.sources {
+            Some(dir) => Config::for_sources(dir),
+            None => Config::load(&self.config),
+        }
+    }
+
+    /// Loads the config, reporting its problems; `None` means exit with `EXIT_USAGE`.
+    pub fn load(&self, json: bool) -> Option<Config> {
+        self.config().map_err(|p| report(&p, json)).ok()
+    }
+
+    /// The config as messages name it.
+    pub fn shown(&self) -> String {
+        match &self.sources {
+            Some(dir) => format!("--sources {}", dir.display()),
+            None => self.config.display().to_string(),
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! `askzico query`: the runtime's retrieval, locally, over the current build.
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, load_config, report};
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::store::read_manifest;
 use crate::diag::Problems;
 use crate::retrieve::{Mode, Searcher};
@@ -14,7 +14,7 @@ pub struct QueryArgs<'a> {
 }
 
 pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
-    let Some(cfg) = load_config(&at.config, q.json) else { return EXIT_USAGE };
+    let Some(cfg) = at.load(q.json) else { return EXIT_USAGE };
     let out = cfg.out_dir_or(at.out.as_deref());
     let searcher = match read_manifest(&out, at.env.as_deref()).and_then(|m| Searcher::open(&cfg, &out, m)) {
         Ok(s) => s,

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, load_config, report};
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::store::read_manifest;
 use crate::artifacts::{ChunkRecord, Kind};
 use crate::build::{BuildRequest, run as build};
@@ -77,7 +77,7 @@ fn print_stemmer(cfg: &Config, out: &std::path::Path, env: Option<&str>, cases: 
 }
 
 pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examples: usize) -> i32 {
-    let Some(cfg) = load_config(&at.config, false) else { return EXIT_USAGE };
+    let Some(cfg) = at.load(false) else { return EXIT_USAGE };
     let out = cfg.out_dir_or(at.out.as_deref());
     let env = at.env.as_deref();
     let manifest = match read_manifest(&out, env) {

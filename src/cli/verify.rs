@@ -3,7 +3,6 @@
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::store::read_manifest;
 use crate::artifacts::verify::verify;
-use crate::config::Config;
 use crate::diag::Problems;
 
 /// The output directory of a build: `--out`, else the config's.
@@ -11,7 +10,7 @@ pub fn out_dir(at: &BuildLocation, json: bool) -> Option<std::path::PathBuf> {
     if let Some(o) = &at.out {
         return Some(o.clone());
     }
-    match Config::load(&at.config) {
+    match at.config() {
         Ok(c) => Some(c.out_dir),
         Err(p) => {
             report(&p, json);

@@ -183,6 +183,24 @@ impl Config {
         Config::parse(&text, &display, &base_dir, path)
     }
 
+    /// The config of a bare sources directory (`askzico build --sources DIR`): one library named
+    /// after the directory, its Markdown, MDX and HTML files (format by extension), frontmatter `title`, `url` and
+    /// `domains` honoured as in any library, the default settings, and output into `out` under
+    /// the current directory. It is parsed like a written config, so it is checked the same way.
+    pub fn for_sources(dir: &Path) -> Result<Config, Problems> {
+        let shown = format!("--sources {}", dir.display());
+        if !dir.is_dir() {
+            return Err(Problems(vec![Problem::error("sources-dir", format!("{} is not a directory", dir.display()))
+                .in_file(shown)
+                .help("pass the directory that holds the Markdown, MDX, HTML or JSON sources")]));
+        }
+        let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let name = canon.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "sources".into());
+        let out = std::env::current_dir().map(|d| d.join("out")).unwrap_or_else(|_| PathBuf::from("out"));
+        let text = sources_config_text(&name, &out);
+        Config::parse(&text, &shown, &canon, &canon.join("corpus.toml"))
+    }
+
     /// Parses config text; `base_dir` is where relative paths resolve.
     pub fn parse(text: &str, display: &str, base_dir: &Path, path: &Path) -> Result<Config, Problems> {
         let src: Arc<str> = Arc::from(text);
@@ -220,6 +238,36 @@ impl Config {
     pub fn out_dir_or(&self, over: Option<&Path>) -> PathBuf {
         over.map(Path::to_path_buf).unwrap_or_else(|| self.out_dir.clone())
     }
+}
+
+/// The files `--sources` reads: Markdown, MDX and HTML by extension. Others (images, notes) are
+/// not sources; JSON files are records only under a `[library.records]` mapping, which needs a
+/// `corpus.toml`.
+const SOURCE_GLOB: &str = "**/*.{md,markdown,mdx,html,htm,MD,MARKDOWN,MDX,HTML,HTM}";
+
+/// The `corpus.toml` text `Config::for_sources` parses: the corpus and its one library (the
+/// directory itself), named after the directory. The library id keeps the name's ASCII letters
+/// and digits (lowercased, other runs become `-`, at most 24: it starts every chunk ID), or is
+/// `sources` when none are left.
+fn sources_config_text(name: &str, out: &Path) -> String {
+    let mut id = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            id.push(c.to_ascii_lowercase());
+        } else if !id.is_empty() && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    let id: String = id.chars().take(24).collect();
+    let id = id.trim_end_matches('-');
+    let id = if id.is_empty() { "sources" } else { id };
+    let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+    format!(
+        "[corpus]\nname = {}\nout = {}\n\n[[library]]\nid = {}\nroot = \".\"\ninclude = [{SOURCE_GLOB:?}]\n",
+        quote(name),
+        quote(&out.to_string_lossy()),
+        quote(id)
+    )
 }
 
 /// Parsing context: the config text and the problems found so far.

@@ -25,6 +25,8 @@ const TICK: Duration = Duration::from_millis(2);
 
 pub struct WatchOptions {
     pub config: PathBuf,
+    /// `--sources DIR` instead of a config file (there is then no config to watch).
+    pub sources: Option<PathBuf>,
     pub out: Option<PathBuf>,
     pub env: Option<String>,
     /// Print one stats JSON line per build on stdout (and nothing else there).
@@ -57,12 +59,19 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
             return crate::cli::EXIT_ERRORS;
         }
     };
-    let config_path = canonical(&opts.config);
-    let config_dir = config_path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
-    if let Err(e) = debouncer.watch(&config_dir, RecursiveMode::NonRecursive) {
-        eprintln!("cannot watch {}: {e}", config_dir.display());
-        return crate::cli::EXIT_ERRORS;
+    // The config file and its directory; with `--sources` there is no config file to watch.
+    let config_path = opts.sources.is_none().then(|| canonical(&opts.config));
+    let config_dir = config_path.as_ref().map(|c| c.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")));
+    if let Some(dir) = &config_dir {
+        if let Err(e) = debouncer.watch(dir, RecursiveMode::NonRecursive) {
+            eprintln!("cannot watch {}: {e}", dir.display());
+            return crate::cli::EXIT_ERRORS;
+        }
     }
+    let load = || match &opts.sources {
+        Some(dir) => Config::for_sources(dir),
+        None => Config::load(&opts.config),
+    };
 
     let mut engine: Option<Engine> = None;
     let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
@@ -74,7 +83,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
     loop {
         if reload_config {
             reload_config = false;
-            match Config::load(&opts.config) {
+            match load() {
                 Ok(cfg) => {
                     out_dir = canonical(&cfg.out_dir_or(opts.out.as_deref()));
                     let roots: BTreeSet<PathBuf> = cfg.libraries.iter().map(|l| canonical(&l.root)).collect();
@@ -96,7 +105,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
                 }
                 Err(problems) => {
                     crate::cli::report(&problems, false);
-                    eprintln!("config has errors: keeping the last good build; fix {} to continue", opts.config.display());
+                    eprintln!("config has errors: keeping the last good build; fix {} to continue", opts.sources.as_ref().unwrap_or(&opts.config).display());
                     pending = None;
                 }
             }
@@ -152,9 +161,9 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
                     if p.starts_with(&out_dir) {
                         continue;
                     }
-                    if p == config_path {
+                    if config_path.as_ref() == Some(&p) {
                         reload_config = true;
-                    } else if p.parent() == Some(config_dir.as_path()) && !watched.iter().any(|r| p.starts_with(r)) {
+                    } else if config_dir.is_some() && p.parent() == config_dir.as_deref() && !watched.iter().any(|r| p.starts_with(r)) {
                         continue; // another file beside the config
                     }
                     contents_only &= edit;
