@@ -572,9 +572,15 @@ pub fn shard_count(parts: &[&Postings]) -> usize {
     shards_for(parts.iter().map(|p| p.estimate).sum())
 }
 
-/// The term-shard count for a domain's total size estimate.
+/// The term-shard count for a domain's total size estimate: the power of two nearest (in ratio)
+/// to `estimate / SHARD_TARGET_BYTES`, so shards average between 0.7× and 1.4× the target.
+/// Rounding up instead made them average 0.5× to 1×: twice the files (each one costs the
+/// filesystem far more than its bytes) for no gain to a Worker, which reads one shard per term.
 pub fn shards_for(estimate: usize) -> usize {
-    (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two()
+    let up = (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two();
+    // `up / 2 ≤ estimate / target < up`: keep `up` only when estimate ≥ up·target/√2.
+    let (e, full) = (estimate as u128, (up * SHARD_TARGET_BYTES) as u128);
+    if up > 1 && 2 * e * e < full * full { up / 2 } else { up }
 }
 
 /// A part's terms dealt to the term shards they belong to: `(shard, field, term index)`,
@@ -862,6 +868,24 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
         }
         p.set_fields(maps.map(|m| Field::from_terms(m.into_iter().collect())));
         p
+    }
+
+    #[test]
+    fn shard_counts_are_powers_of_two_nearest_the_target_size() {
+        let mut last = 1;
+        for estimate in (0..40_000_000).step_by(9_973).chain([usize::MAX / 4]) {
+            let n = shards_for(estimate);
+            assert!(n.is_power_of_two(), "{estimate}: {n}");
+            assert!(n >= last, "monotonic: {estimate} gives {n} after {last}");
+            last = n;
+            if estimate >= 4 * SHARD_TARGET_BYTES && estimate < usize::MAX / 4 {
+                let avg = estimate as f64 / n as f64 / SHARD_TARGET_BYTES as f64;
+                assert!((0.70..=1.42).contains(&avg), "{estimate} bytes in {n} shards: {avg:.2}× the target");
+            }
+        }
+        assert_eq!(shards_for(0), 1);
+        assert_eq!(shards_for(SHARD_TARGET_BYTES * 1200), 1024, "1200 targets' worth: 1024 shards, not 2048");
+        assert_eq!(shards_for(SHARD_TARGET_BYTES * 1500), 2048);
     }
 
     #[test]

@@ -132,7 +132,8 @@ pub struct Report {
     pub sizes: Vec<SizeReport>,
 }
 
-pub const NOTE: &str = "each build is a fresh process; cold = empty out dir and caches (sources may be in the OS page cache); \
+pub const NOTE: &str = "each build is a fresh process; cold = a new, empty out dir and caches (sources may be in the OS page cache; \
+earlier runs' outputs are deleted after the size's last build); \
 stage times are thread-time summed over threads (they can exceed the wall time); cpu = user + sys";
 
 /// Runs the benchmark; `progress` receives one line per step.
@@ -153,9 +154,12 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
     let outs = opts.dir.join(format!("out-{docs}"));
     let mut cold = Vec::new();
     let mut out = PathBuf::new();
+    remove_dir(&outs)?;
     for i in 0..opts.runs {
-        // A new out dir per run: creating thousands of files right after deleting them is slow.
-        remove_dir(&outs)?;
+        // A new out dir per run, and the earlier runs' outputs deleted only after this size's
+        // last build: for minutes after thousands of deletes, ext4 creates files several times
+        // slower (it skips recently freed inodes), which would charge the bench's own cleanup
+        // to the next build.
         std::thread::sleep(Duration::from_millis(500));
         out = outs.join(format!("run{i}"));
         let r = build(exe, &config, &out)?;
@@ -188,6 +192,9 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
     let watch = watch(exe, &config, &out, &edited, &original, progress);
     std::fs::write(&edited, &original).map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
     let watch = watch?;
+    for i in 0..opts.runs.saturating_sub(1) {
+        remove_dir(&outs.join(format!("run{i}")))?;
+    }
     let series = |runs: &[Run]| Series::of(runs, source_bytes).ok_or_else(|| "no runs (--runs 0)".to_string());
     Ok(SizeReport {
         docs,
