@@ -43,13 +43,20 @@ pub struct Body {
     pub blocks: Vec<Block>,
 }
 
+/// Whether `s` holds a control character other than `\n` and `\t` (`char::is_control`: C0,
+/// DEL and C1), by a byte scan: C0 and DEL are single bytes, C1 is `0xC2` then `0x80..=0x9F`.
+fn has_control(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7F || (c == 0xC2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n))))
+}
+
 impl Body {
     /// Appends a block (trimmed; empty ones are dropped), separated from the previous by a blank line.
     pub fn push(&mut self, kind: BlockKind, s: &str) {
         // Control characters (ESC, BEL, C1) are never readable evidence, and would reach a
         // reviewer's terminal through `show` and `query`.
         let cleaned;
-        let s = if s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        let s = if has_control(s) {
             cleaned = s.chars().filter(|c| !c.is_control() || *c == '\n' || *c == '\t').collect::<String>();
             cleaned.as_str()
         } else {
@@ -362,6 +369,13 @@ fn finish(file: &str, mut doc: Document, mut problems: Vec<Problem>) -> FileExtr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn control_scan_agrees_with_char_is_control(s in "(\\PC|[\\x00-\\x1f\\x7f-\\u{9f}\\u{a0}-\\u{ff}\\u{600}-\\u{6ff}])*") {
+            proptest::prop_assert_eq!(has_control(&s), s.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+        }
+    }
 
     fn utf16(s: &str, le: bool) -> Vec<u8> {
         s.encode_utf16().flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() }).collect()
