@@ -1,5 +1,6 @@
-//! store: the only writer under `out/`. Artifact files are content-addressed and written by temp
-//! file + rename; an existing file with the right hash is reused. The manifest is written last,
+//! store: the only writer under `out/`. Artifact files are content-addressed and appear whole
+//! under their name (`write_new`: an unnamed temp file linked in place; `write_atomic`: temp file
+//! + rename, for caches); an existing file with the right hash is reused. The manifest is written last,
 //! also by rename, so a killed build leaves the previous manifest and every file it names intact.
 
 use std::io::{self, Write};
@@ -43,6 +44,57 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// power loss cannot leave a manifest naming files that never reached the disk).
 pub fn write_atomic_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_opts(path, bytes, true)
+}
+
+/// Writes a content-addressed file that is not in place yet: on Linux an unnamed file
+/// (`O_TMPFILE`) in its directory, written, then linked under its name, so the directory changes
+/// once (a temp name and a rename change it twice, and concurrent writers contend for it) and a
+/// killed process leaves nothing behind. Anywhere else, or when the name is taken (a file of the
+/// wrong size), or the filesystem lacks `O_TMPFILE`: `write_atomic`.
+pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    if write_linked(path, bytes)? {
+        return Ok(());
+    }
+    write_atomic(path, bytes)
+}
+
+/// `write_new`'s Linux path; `Ok(false)` when it cannot be used (nothing was written).
+#[cfg(target_os = "linux")]
+fn write_linked(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let _t = crate::timings::start(crate::timings::Stage::Write);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let open = || std::fs::OpenOptions::new().write(true).mode(0o666).custom_flags(libc::O_TMPFILE).open(dir);
+    let opened = match open() {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => std::fs::create_dir_all(dir).and_then(|()| open()),
+        r => r,
+    };
+    let mut f = match opened {
+        Ok(f) => f,
+        // A filesystem or kernel without O_TMPFILE.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    injected_failure()?;
+    f.write_all(bytes)?;
+    injected_kill();
+    let from = std::ffi::CString::new(format!("/proc/self/fd/{}", f.as_raw_fd())).map_err(io::Error::other)?;
+    let to = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    // SAFETY: linkat(2) with two NUL-terminated paths that outlive the call; the descriptor
+    // named by `from` is open (owned by `f`).
+    if unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) } == 0 {
+        return Ok(true);
+    }
+    let e = io::Error::last_os_error();
+    match e.raw_os_error() {
+        // The name is taken by a file of the wrong size (a torn copy): replace it by rename.
+        // Without /proc, linking the descriptor is impossible: the same.
+        Some(libc::EEXIST | libc::ENOENT) => Ok(false),
+        _ => Err(e),
+    }
 }
 
 /// Test hook: `ASKZICO_KILL_AFTER_WRITES=N` kills the process with SIGKILL during the (N+1)-th
@@ -190,7 +242,7 @@ pub fn store_one(out: &Path, r: &Rendered, known: &Known) -> io::Result<(Artifac
         let _ = r.take_bytes();
     } else {
         let bytes = r.take_bytes().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{GONE}: {}", path.display())))?;
-        write_atomic(&path, &bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        write_new(&path, &bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         stats.files_written += 1;
         stats.bytes_written += bytes.len() as u64;
     }
@@ -256,7 +308,37 @@ pub fn is_safe_artifact_path(p: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_safe_artifact_path;
+    use super::{is_safe_artifact_path, write_new};
+
+    /// Every entry under `dir`, as relative paths, sorted (hidden temp files included).
+    fn entries(dir: &std::path::Path) -> Vec<String> {
+        let mut v: Vec<String> = walkdir::WalkDir::new(dir).min_depth(1).into_iter().map(|e| e.unwrap().path().strip_prefix(dir).unwrap().display().to_string()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn new_files_appear_whole_under_their_name_and_leave_nothing_else() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("lexical/md/0001.abc.json");
+        write_new(&path, b"{\"terms\":{}}").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"{\"terms\":{}}", "the missing directories are made");
+        assert_eq!(entries(t.path()), ["lexical", "lexical/md", "lexical/md/0001.abc.json"]);
+        // A torn copy under the name (the wrong size) is replaced.
+        let torn = t.path().join("lexical/md/0002.def.json");
+        std::fs::write(&torn, b"{\"te").unwrap();
+        write_new(&torn, b"{\"terms\":{\"x\":[]}}").unwrap();
+        assert_eq!(std::fs::read(&torn).unwrap(), b"{\"terms\":{\"x\":[]}}");
+        assert_eq!(entries(t.path()), ["lexical", "lexical/md", "lexical/md/0001.abc.json", "lexical/md/0002.def.json"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            let plain = t.path().join("plain");
+            std::fs::write(&plain, b"").unwrap();
+            assert_eq!(mode, std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777, "the mode a plain create gives");
+        }
+    }
 
     #[test]
     fn artifact_paths_stay_inside_out() {
