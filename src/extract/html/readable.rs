@@ -65,10 +65,9 @@ pub const MIN_PROSE_CHARS: usize = 200;
 
 /// Extract the main article of an HTML page. Never panics, deterministic.
 pub fn extract_html(src: &str) -> HtmlOutcome {
-    match std::panic::catch_unwind(|| extract_inner(src)) {
-        Ok(out) => out,
-        Err(_) => HtmlOutcome::Skip("internal error while extracting HTML".to_string()),
-    }
+    // A panic here is a bug: the page is skipped with a warning, and the panic's message (meant
+    // for developers) stays off the user's terminal.
+    crate::extract::guard::quietly(|| extract_inner(src)).unwrap_or_else(|| HtmlOutcome::Skip("internal error while extracting HTML".to_string()))
 }
 
 /// Concatenated text of all blocks (blank line between blocks); handy for
