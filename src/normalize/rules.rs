@@ -402,23 +402,41 @@ fn normalize_per_char(text: &str, rules: &Rules) -> String {
 
 /// The words of a search text (split on ASCII space; empty pieces skipped).
 pub fn tokens(search_text: &str) -> impl Iterator<Item = &str> {
-    // `memchr` finds the spaces: words are short, and `str::split` is slow to start a search.
-    let mut spaces = memchr::memchr_iter(b' ', search_text.as_bytes());
-    let (mut start, mut done) = (0, false);
+    // Words are short (a `memchr` call per word costs more than the word): eight bytes at a
+    // time, then byte by byte.
+    let b = search_text.as_bytes();
+    let mut at = 0;
     std::iter::from_fn(move || {
-        while !done {
-            let end = spaces.next().unwrap_or_else(|| {
-                done = true;
-                search_text.len()
-            });
-            let word = &search_text[start..end];
-            start = end + 1;
-            if !word.is_empty() {
-                return Some(word);
-            }
+        while at < b.len() && b[at] == b' ' {
+            at += 1;
         }
-        None
+        if at == b.len() {
+            return None;
+        }
+        let start = at;
+        at = next_space(b, at);
+        // Both ends are at a space or an end of the text: character boundaries.
+        Some(&search_text[start..at])
     })
+}
+
+/// The index of the first space at or after `at` in `b`, or `b.len()`.
+#[inline]
+fn next_space(b: &[u8], mut at: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    while let Some(c) = b.get(at..at + 8) {
+        let x = u64::from_le_bytes(c.try_into().unwrap_or_default()) ^ (ONES * b' ' as u64);
+        // A zero byte of `x` (a space): the lowest flagged byte is the first one.
+        let zero = x.wrapping_sub(ONES) & !x & (ONES << 7);
+        if zero != 0 {
+            return at + (zero.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while at < b.len() && b[at] != b' ' {
+        at += 1;
+    }
+    at
 }
 
 // ---------------------------------------------------------------------------------------------
