@@ -80,6 +80,24 @@ impl Tokens {
                 keyed.push((prefix_key(t), t));
             }
         }
+        Self::from_keyed(keyed)
+    }
+
+    /// [`Tokens::from_strs`] for tokens known to hold no newline (the words of a normalized
+    /// text that has none, and slices of them): not looked at byte by byte again.
+    pub(crate) fn from_words(tokens: Vec<&str>) -> Self {
+        debug_assert!(tokens.iter().all(|t| !t.contains('\n')));
+        let mut keyed: Vec<(u64, &str)> = Vec::with_capacity(tokens.len());
+        for t in tokens {
+            if !t.is_empty() {
+                keyed.push((prefix_key(t), t));
+            }
+        }
+        Self::from_keyed(keyed)
+    }
+
+    /// The set of tokens keyed by [`prefix_key`] (none empty, none with a newline).
+    fn from_keyed(mut keyed: Vec<(u64, &str)>) -> Self {
         keyed.sort_unstable();
         keyed.dedup_by(|a, b| a.1 == b.1);
         let mut out = String::with_capacity(keyed.iter().map(|(_, t)| t.len() + 1).sum());
@@ -145,12 +163,15 @@ mod tokens_tests {
         ))]
 
         /// The prefix-keyed sort of borrowed tokens is the plain sort of owned ones, for tokens of
-        /// every length around the 4- and 8-byte pieces, with shared prefixes, NULs and newlines.
+        /// every length around the 4- and 8-byte pieces, with shared prefixes, NULs and newlines
+        /// (left out by `from_strs`; `from_words` is given the tokens without them).
         #[test]
         fn from_strs_as_new(v in prop::collection::vec("[ab\\x00\n اب]{0,12}", 0..40)) {
             let owned: Vec<String> = v;
             let borrowed: Vec<&str> = owned.iter().map(String::as_str).collect();
-            prop_assert_eq!(Tokens::from_strs(borrowed), Tokens::new(owned.clone()));
+            prop_assert_eq!(Tokens::from_strs(borrowed.clone()), Tokens::new(owned.clone()));
+            let words: Vec<&str> = borrowed.into_iter().filter(|t| !t.contains('\n')).collect();
+            prop_assert_eq!(Tokens::from_words(words), Tokens::new(owned.clone()));
         }
 
         /// The prefix key is the first eight bytes, zero-padded, and orders as the bytes do

@@ -54,6 +54,9 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
     let mut extra: Vec<&str> = Vec::with_capacity(search.as_str().len() / 8 + variants.len() + madda.len());
     extra.extend(variants.iter().map(String::as_str));
     extra.extend(madda.iter().map(String::as_str));
+    // Whether every token is known to hold no newline: words of a search text without one and
+    // slices of them (madda variants are such words, rewritten); the others are looked at.
+    let mut no_newline = memchr::memchr(b'\n', search.as_str().as_bytes()).is_none() && variants.iter().all(|v| !v.contains('\n'));
     // Each word once (this thread's memo remembers the words of this chunk, and the stems of
     // words from earlier ones), and recent stems (a stem repeats across the forms of a word).
     let mut stems = Recent::new();
@@ -62,7 +65,10 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
             let Some((article, light)) = memo.new_word(t, rules::word_hash(t)) else {
                 continue;
             };
-            extra.extend(aliases.index_targets(t).iter().map(String::as_str));
+            for target in aliases.index_targets(t) {
+                no_newline &= !target.contains('\n');
+                extra.push(target);
+            }
             if article_stems {
                 if let Some(a) = article
                     && !stems.seen(a)
@@ -79,7 +85,7 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
             }
         }
     });
-    let extra_tokens = Tokens::from_strs(extra);
+    let extra_tokens = if no_newline { Tokens::from_words(extra) } else { Tokens::from_strs(extra) };
 
     let mut path = String::from(title.unwrap_or_default());
     for h in headings {
@@ -97,7 +103,9 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
     }
     // The stem keys too, so a question's stem key matches a title (عيد الميلاد ↔ اتولد).
     ctx.extend(stems.iter().map(|k| k.as_str()));
-    ChunkFields { search_text: search, extra_tokens, context_tokens: Tokens::from_strs(ctx) }
+    // Words of the context, slices of them and pattern roots of their letters.
+    let context_tokens = if memchr::memchr(b'\n', context.as_bytes()).is_none() { Tokens::from_words(ctx) } else { Tokens::from_strs(ctx) };
+    ChunkFields { search_text: search, extra_tokens, context_tokens }
 }
 
 /// The words of a normalized text (split on ASCII space, empty pieces skipped).

@@ -724,21 +724,20 @@ fn kept_at(t: &ArabicFast, b: &[u8], i: usize) -> bool {
 /// The end of the run of kept characters (and single spaces between two of them) from `i`.
 #[inline(always)]
 fn keep_run_end(t: &ArabicFast, b: &[u8], mut i: usize) -> usize {
-    while i < b.len() {
-        let x = b[i];
-        let step = if x < 0x80 {
-            if matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(t, b, i + 1)) { 1 } else { 0 }
-        } else if (0xD8..=0xDB).contains(&x) && i + 1 < b.len() {
-            if matches!(t[(((x & 3) as usize) << 6) | (b[i + 1] & 0x3F) as usize], Fast::Keep(..)) { 2 } else { 0 }
-        } else {
-            0
-        };
-        if step == 0 {
-            break;
+    loop {
+        // Arabic letters, the common case, in a loop of their own: leaving it at the end of a
+        // word is the only hard-to-predict branch a word costs.
+        while let Some(&[x, y]) = b.get(i..i + 2).and_then(|p| p.first_chunk::<2>())
+            && (0xD8..=0xDB).contains(&x)
+            && matches!(t[(((x & 3) as usize) << 6) | (y & 0x3F) as usize], Fast::Keep(..))
+        {
+            i += 2;
         }
-        i += step;
+        match b.get(i) {
+            Some(&x) if x < 0x80 && (matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(t, b, i + 1))) => i += 1,
+            _ => return i,
+        }
     }
-    i
 }
 
 /// (base, is a digit) of the kept character that ends at byte `end` (a run is never empty and
