@@ -74,7 +74,30 @@ impl Tokens {
         // Sorted by (first eight bytes as a big-endian number, whole token): the same order as
         // by token (a smaller prefix number means a smaller token), with most comparisons
         // decided without a `memcmp` call.
-        let mut keyed: Vec<(u64, &str)> = tokens.into_iter().filter(|t| !t.is_empty() && !t.bytes().fold(false, |nl, b| nl | (b == b'\n'))).map(|t| (prefix_key(t), t)).collect();
+        let mut keyed: Vec<(u64, &str)> = Vec::with_capacity(tokens.len());
+        for t in tokens {
+            if !t.is_empty() && !has_newline(t.as_bytes()) {
+                keyed.push((prefix_key(t), t));
+            }
+        }
+        Self::from_keyed(keyed)
+    }
+
+    /// [`Tokens::from_strs`] for tokens known to hold no newline (the words of a normalized
+    /// text that has none, and slices of them): not looked at byte by byte again.
+    pub(crate) fn from_words(tokens: Vec<&str>) -> Self {
+        debug_assert!(tokens.iter().all(|t| !t.contains('\n')));
+        let mut keyed: Vec<(u64, &str)> = Vec::with_capacity(tokens.len());
+        for t in tokens {
+            if !t.is_empty() {
+                keyed.push((prefix_key(t), t));
+            }
+        }
+        Self::from_keyed(keyed)
+    }
+
+    /// The set of tokens keyed by [`prefix_key`] (none empty, none with a newline).
+    fn from_keyed(mut keyed: Vec<(u64, &str)>) -> Self {
         keyed.sort_unstable();
         keyed.dedup_by(|a, b| a.1 == b.1);
         let mut out = String::with_capacity(keyed.iter().map(|(_, t)| t.len() + 1).sum());
@@ -92,16 +115,25 @@ impl Tokens {
     }
 }
 
-/// The first eight bytes of `t` as a big-endian number (zero-padded).
+/// Whether `b` holds a newline (branch-free over a short token).
+#[inline]
+fn has_newline(b: &[u8]) -> bool {
+    b.iter().fold(false, |nl, &x| nl | (x == b'\n'))
+}
+
+/// The first eight bytes of `t` as a big-endian number (zero-padded), read as overlapping
+/// fixed-size pieces rather than copied byte by byte.
 #[inline]
 fn prefix_key(t: &str) -> u64 {
-    if let Some(k) = t.as_bytes().first_chunk::<8>() {
-        return u64::from_be_bytes(*k);
+    let b = t.as_bytes();
+    let be4 = |c: &[u8; 4]| u32::from_be_bytes(*c) as u64;
+    match (b.first_chunk::<8>(), b.first_chunk::<4>(), b.last_chunk::<4>()) {
+        (Some(k), ..) => u64::from_be_bytes(*k),
+        // 4–7 bytes: the last four moved into place over the first four (the bytes they share
+        // are the same).
+        (None, Some(head), Some(tail)) => (be4(head) << 32) | (be4(tail) << (8 * (8 - b.len() as u32))),
+        _ => b.iter().enumerate().fold(0u64, |k, (i, &x)| k | ((x as u64) << (56 - 8 * i))),
     }
-    let mut k = [0u8; 8];
-    let n = t.len().min(8);
-    k[..n].copy_from_slice(&t.as_bytes()[..n]);
-    u64::from_be_bytes(k)
 }
 
 #[cfg(test)]
@@ -121,5 +153,38 @@ mod tokens_tests {
         let mut sorted: Vec<&str> = words.to_vec();
         sorted.sort_unstable();
         assert_eq!(Tokens::from_strs(words.to_vec()).iter().collect::<Vec<_>>(), sorted);
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
+        ))]
+
+        /// The prefix-keyed sort of borrowed tokens is the plain sort of owned ones, for tokens of
+        /// every length around the 4- and 8-byte pieces, with shared prefixes, NULs and newlines
+        /// (left out by `from_strs`; `from_words` is given the tokens without them).
+        #[test]
+        fn from_strs_as_new(v in prop::collection::vec("[ab\\x00\n اب]{0,12}", 0..40)) {
+            let owned: Vec<String> = v;
+            let borrowed: Vec<&str> = owned.iter().map(String::as_str).collect();
+            prop_assert_eq!(Tokens::from_strs(borrowed.clone()), Tokens::new(owned.clone()));
+            let words: Vec<&str> = borrowed.into_iter().filter(|t| !t.contains('\n')).collect();
+            prop_assert_eq!(Tokens::from_words(words), Tokens::new(owned.clone()));
+        }
+
+        /// The prefix key is the first eight bytes, zero-padded, and orders as the bytes do
+        /// (ties only for tokens sharing eight bytes or differing by trailing NULs).
+        #[test]
+        fn prefix_key_orders_as_bytes(a in "[ab\\x00ا]{0,12}", b in "[ab\\x00ا]{0,12}") {
+            let (ka, kb) = (super::prefix_key(&a), super::prefix_key(&b));
+            if ka != kb {
+                prop_assert_eq!(ka < kb, a < b);
+            }
+            let mut pa = a.as_bytes().to_vec();
+            pa.resize(8.max(pa.len()), 0);
+            prop_assert_eq!(ka, u64::from_be_bytes(pa[..8].try_into().unwrap()));
+        }
     }
 }

@@ -90,12 +90,12 @@ impl AliasTable {
     /// The `both` alias targets of one search token (unsorted; empty for most tokens).
     #[inline]
     pub fn index_targets(&self, token: &str) -> &[String] {
-        if self.index_lens & (1 << token.len().min(63)) == 0 {
-            return &[];
-        }
-        if let Some(&b) = token.as_bytes().last()
-            && self.index_last[(b >> 6) as usize] & (1 << (b & 63)) == 0
-        {
+        // Both bits looked at before one branch (whether a token passes is hard to predict).
+        let Some(&last) = token.as_bytes().last() else {
+            return self.index.get(token).map_or(&[], Vec::as_slice);
+        };
+        let pass = (self.index_lens >> token.len().min(63)) & (self.index_last[(last >> 6) as usize] >> (last & 63)) & 1;
+        if pass == 0 {
             return &[];
         }
         self.index.get(token).map_or(&[], Vec::as_slice)
@@ -197,6 +197,89 @@ pub fn light_stem_str(token: &str) -> Option<&str> {
     (s != token).then_some(s)
 }
 
+/// [`article_stem`] and [`light_stem_str`] of one token at once (the build asks for both of
+/// every word of a chunk): the letter check and the letter count are done once, and most words
+/// are decided by their first and last letters.
+pub fn word_stems(token: &str) -> (Option<&str>, Option<&str>) {
+    if !is_arabic_letters(token) {
+        // Not Arabic letters: no light stem; the article stem counts characters.
+        return (article_stem(token), None);
+    }
+    let b = token.as_bytes();
+    let len = b.len();
+    // Under four letters nothing comes off: a prefix or a suffix needs three letters left.
+    let Some(head) = b.first_chunk::<8>() else {
+        return (None, None);
+    };
+    // The decisions below are arithmetic on the first eight bytes rather than branches (which
+    // letter a word starts with is hard to predict).
+    let x = u64::from_le_bytes(*head);
+    let (six, four) = (x & 0xFFFF_FFFF_FFFF, x & 0xFFFF_FFFF);
+    // The article stem: one of ARTICLE_PREFIXES, at least three letters left.
+    let article_len = 6 * usize::from((six == WAL) | (six == BAL) | (six == KAL) | (six == FAL)) + 4 * usize::from((four == LL) | (four == AL));
+    let article = (article_len > 0 && len - article_len >= 6).then(|| &token[article_len..]);
+    // The light stem: و (four letters or more), then بال كال فال لل ال (three letters left).
+    let waw = 2 * usize::from(x & 0xFFFF == WAW);
+    let s = x >> (8 * waw);
+    let (six, four) = (s & 0xFFFF_FFFF_FFFF, s & 0xFFFF_FFFF);
+    let prefix = 6 * usize::from((six == BAL) | (six == KAL) | (six == FAL)) + 4 * usize::from((four == LL) | (four == AL));
+    let start = waw + prefix * usize::from(len - waw - prefix >= 6);
+    let mut end = len;
+    // Most words lose at most two suffixes.
+    end -= suffix_step(b, start, end);
+    end -= suffix_step(b, start, end);
+    loop {
+        let step = suffix_step(b, start, end);
+        if step == 0 {
+            break;
+        }
+        end -= step;
+    }
+    (article, (end - start != len).then(|| &token[start..end]))
+}
+
+/// The affixes [`word_stems`] compares with the first bytes of a word, as little-endian numbers
+/// of their UTF-8 bytes.
+const fn le(s: &str) -> u64 {
+    let b = s.as_bytes();
+    let mut k = 0u64;
+    let mut i = b.len();
+    while i > 0 {
+        i -= 1;
+        k = (k << 8) | b[i] as u64;
+    }
+    k
+}
+const WAW: u64 = le("و");
+const WAL: u64 = le("وال");
+const BAL: u64 = le("بال");
+const KAL: u64 = le("كال");
+const FAL: u64 = le("فال");
+const LL: u64 = le("لل");
+const AL: u64 = le("ال");
+
+/// How many bytes [`strip_light_suffixes`] takes off `b[start..end]` in one step (0, 2 or 4),
+/// computed without branches. `b` is an Arabic-letters word, `end - start` at least six bytes.
+#[inline(always)]
+fn suffix_step(b: &[u8], start: usize, end: usize) -> usize {
+    const ALEF: u16 = 0x0A7;
+    const TEH: u16 = 0x0AA;
+    const NOON: u16 = 0x186;
+    const HEH: u16 = 0x187;
+    const WAW: u16 = 0x188;
+    const YEH: u16 = 0x18A;
+    let letter = |i: usize| (((b[i] & 1) as u16) << 8) | b[i + 1] as u16;
+    let n = (end - start) / 2;
+    let (before, last) = (letter(end - 4), letter(end - 2));
+    let two = ((before == HEH) & (last == ALEF))
+        | ((before == ALEF) & ((last == NOON) | (last == TEH)))
+        | (((before == WAW) | (before == YEH)) & (last == NOON))
+        | ((before == YEH) & (last == HEH));
+    let one = (last == HEH) | (last == YEH);
+    let two = two & (n >= 5);
+    usize::from(n >= 4) * (4 * usize::from(two) + 2 * usize::from(!two & one))
+}
+
 /// Light10's suffixes (ها ان ات ون ين يه ه ي, in this order) off an Arabic-letters slice, one at
 /// a time, each only when at least three letters remain, until none comes off. The first suffix
 /// of the list that fits is decided by the last two letters: the two-letter suffixes all differ
@@ -236,9 +319,47 @@ pub(super) fn strip_light_suffixes(mut s: &str) -> &str {
 /// Every character is U+0621–U+064A (UTF-8 D8 A1–D8 BF or D9 80–D9 8A).
 pub(super) fn is_arabic_letters(t: &str) -> bool {
     let b = t.as_bytes();
-    // Without a branch per letter (words are short): a continuation byte is 0x80–0xBF, so after
-    // D8 it need only be >= A1 and after D9 <= 8A (a misaligned pair has no D8/D9 lead).
-    b.len().is_multiple_of(2) && b.chunks_exact(2).fold(true, |ok, p| ok & (((p[0] == 0xD8) & (p[1] >= 0xA1)) | ((p[0] == 0xD9) & (p[1] <= 0x8A))))
+    if !b.len().is_multiple_of(2) {
+        return false;
+    }
+    // Four letters at a time (most words take one or two steps), the last step overlapping the
+    // one before it; a word shorter than eight bytes as two overlapping halves.
+    let le8 = |at: usize| b.get(at..at + 8).and_then(|c| c.first_chunk::<8>()).map_or(0, |c| u64::from_le_bytes(*c));
+    let le4 = |at: usize| b.get(at..at + 4).and_then(|c| c.first_chunk::<4>()).map_or(0, |c| u32::from_le_bytes(*c) as u64);
+    match b.len() {
+        0 => true,
+        2 => four_arabic_letters((b[0] as u64 | (b[1] as u64) << 8) * 0x0001_0001_0001_0001),
+        4 | 6 => four_arabic_letters(le4(0) | le4(b.len() - 4) << 32),
+        n => {
+            let mut ok = true;
+            let mut at = 0;
+            while at + 8 < n {
+                ok &= four_arabic_letters(le8(at));
+                at += 8;
+            }
+            ok & four_arabic_letters(le8(n - 8))
+        }
+    }
+}
+
+/// Whether eight bytes (little-endian, at an even offset of a UTF-8 string) are four letters
+/// U+0621–U+064A, each two-byte pair a 16-bit lane: its lead (low byte) D8 or D9, its
+/// continuation (high byte) 80–BF, and the letter's number `(lead & 1) << 6 | cont & 3F`
+/// (D8 A1 → 0x21 … D9 8A → 0x4A) in 0x21..=0x4A, checked by adding to each lane so that bit
+/// 15 says which side of a bound it is on (a lane's sum stays below 0x10000: no carry).
+#[inline]
+fn four_arabic_letters(x: u64) -> bool {
+    const LOW: u64 = 0x00FF_00FF_00FF_00FF;
+    const ONES: u64 = 0x0001_0001_0001_0001;
+    const TOP: u64 = 0x8000_8000_8000_8000;
+    let (lead, cont) = (x & LOW, (x >> 8) & LOW);
+    let lead_ok = (lead | ONES) == 0x00D9_00D9_00D9_00D9;
+    let cont_ok = (cont & 0x00C0_00C0_00C0_00C0) == 0x0080_0080_0080_0080;
+    let n = ((lead & ONES) << 6) | (cont & 0x003F_003F_003F_003F);
+    // n >= 0x21 ⇔ n + 0x7FDF >= 0x8000; n <= 0x4A ⇔ n + 0x7FB5 < 0x8000.
+    let at_least = (n + 0x7FDF_7FDF_7FDF_7FDF) & TOP == TOP;
+    let at_most = (n + 0x7FB5_7FB5_7FB5_7FB5) & TOP == 0;
+    lead_ok & cont_ok & at_least & at_most
 }
 
 /// `str::strip_prefix` for short constant affixes, compared byte by byte (no `memcmp` call).
@@ -398,11 +519,32 @@ mod tests {
             }
         }
 
+        /// Both stems at once are the two stems one by one.
+        #[test]
+        fn word_stems_as_each_stem(s in affix_words()) {
+            for w in s.split(' ') {
+                prop_assert_eq!(word_stems(w), (article_stem(w), light_stem_str(w)), "{}", w);
+            }
+        }
+
         /// The madda variants found around each ءا are those of every word.
         #[test]
         fn madda_variants_as_per_word(s in affix_words()) {
             let per_word: Vec<String> = s.split(' ').filter(|w| !w.is_empty()).filter_map(madda_variant).collect();
             prop_assert_eq!(madda_variants(&s), per_word);
+        }
+
+        /// The four-letters-at-a-time check is the per-character one, near the bounds of the
+        /// range too (U+0620, U+064B, other two-byte letters, ASCII).
+        #[test]
+        fn arabic_letters_near_the_bounds(v in prop::collection::vec(prop_oneof![
+            (0x05F0u32..0x0700).prop_map(|u| char::from_u32(u).unwrap_or('ا')),
+            (0x0080u32..0x0800).prop_map(|u| char::from_u32(u).unwrap_or('ا')),
+            Just('a'), Just(' '), Just('ا'),
+        ], 0..20)) {
+            let s: String = v.into_iter().collect();
+            let per_char = s.len() % 2 == 0 && s.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c));
+            prop_assert_eq!(is_arabic_letters(&s), per_char, "{:?}", s);
         }
 
         /// The branch-free letter check is the per-character one.

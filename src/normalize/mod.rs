@@ -4,6 +4,7 @@
 
 pub mod aliases;
 pub mod latin;
+mod memo;
 pub mod query_words;
 mod rules;
 pub mod stem;
@@ -53,30 +54,38 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
     let mut extra: Vec<&str> = Vec::with_capacity(search.as_str().len() / 8 + variants.len() + madda.len());
     extra.extend(variants.iter().map(String::as_str));
     extra.extend(madda.iter().map(String::as_str));
-    // Recent words, and recent stems (a stem repeats across the forms of a word).
-    let (mut words, mut stems) = (Recent::new(), Recent::new());
-    for t in words_of(search.as_str()) {
-        if words.seen(t) {
-            continue;
-        }
-        extra.extend(aliases.index_targets(t).iter().map(String::as_str));
-        if article_stems {
-            let article = aliases::article_stem(t);
-            if let Some(a) = article
-                && !stems.seen(a)
-            {
-                extra.push(a);
+    // Whether every token is known to hold no newline: words of a search text without one and
+    // slices of them (madda variants are such words, rewritten); the others are looked at.
+    let mut no_newline = memchr::memchr(b'\n', search.as_str().as_bytes()).is_none() && variants.iter().all(|v| !v.contains('\n'));
+    // Each word once (this thread's memo remembers the words of this chunk, and the stems of
+    // words from earlier ones), and recent stems (a stem repeats across the forms of a word).
+    let mut stems = Recent::new();
+    memo::with_new_chunk(|memo| {
+        for t in words_of(search.as_str()) {
+            let Some((article, light)) = memo.new_word(t, rules::word_hash(t)) else {
+                continue;
+            };
+            for target in aliases.index_targets(t) {
+                no_newline &= !target.contains('\n');
+                extra.push(target);
             }
-            // Often the same slice as the article stem (الكتاب → كتاب, كتاب).
-            if let Some(l) = aliases::light_stem_str(t)
-                && article.is_none_or(|a| a.len() != l.len() || a.as_ptr() != l.as_ptr())
-                && !stems.seen(l)
-            {
-                extra.push(l);
+            if article_stems {
+                if let Some(a) = article
+                    && !stems.seen(a)
+                {
+                    extra.push(a);
+                }
+                // Often the same slice as the article stem (الكتاب → كتاب, كتاب).
+                if let Some(l) = light
+                    && article.is_none_or(|a| a.len() != l.len() || a.as_ptr() != l.as_ptr())
+                    && !stems.seen(l)
+                {
+                    extra.push(l);
+                }
             }
         }
-    }
-    let extra_tokens = Tokens::from_strs(extra);
+    });
+    let extra_tokens = if no_newline { Tokens::from_words(extra) } else { Tokens::from_strs(extra) };
 
     let mut path = String::from(title.unwrap_or_default());
     for h in headings {
@@ -94,7 +103,9 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
     }
     // The stem keys too, so a question's stem key matches a title (عيد الميلاد ↔ اتولد).
     ctx.extend(stems.iter().map(|k| k.as_str()));
-    ChunkFields { search_text: search, extra_tokens, context_tokens: Tokens::from_strs(ctx) }
+    // Words of the context, slices of them and pattern roots of their letters.
+    let context_tokens = if memchr::memchr(b'\n', context.as_bytes()).is_none() { Tokens::from_words(ctx) } else { Tokens::from_strs(ctx) };
+    ChunkFields { search_text: search, extra_tokens, context_tokens }
 }
 
 /// The words of a normalized text (split on ASCII space, empty pieces skipped).
@@ -119,7 +130,7 @@ impl<'a> Recent<'a> {
     /// Whether `w` (not empty) is in its slot; if not, it takes the slot.
     #[inline]
     fn seen(&mut self, w: &'a str) -> bool {
-        let slot = &mut self.slots[recent_slot(w)];
+        let slot = &mut self.slots[(rules::word_hash(w) >> (64 - RECENT_SLOTS.trailing_zeros())) as usize];
         if same_word(slot, w) {
             return true;
         }
@@ -140,12 +151,6 @@ fn same_word(a: &str, b: &str) -> bool {
         (Some(ah), Some(at), Some(bh), Some(bt)) if a.len() <= 16 => ah == bh && at == bt,
         _ => a == b,
     }
-}
-
-/// The slot of a word: the high bits of its hash.
-#[inline]
-fn recent_slot(w: &str) -> usize {
-    (rules::word_hash(w) >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
 }
 
 #[cfg(test)]
@@ -219,9 +224,9 @@ mod tests {
             );
         }
 
-        /// The `memchr` word splitter splits like `str::split`.
+        /// The eight-bytes-at-a-time word splitter splits like `str::split`.
         #[test]
-        fn tokens_as_split(s in "[ اب]{0,40}") {
+        fn tokens_as_split(s in "[ اب!a\n]{0,60}") {
             prop_assert_eq!(tokens(&s).collect::<Vec<_>>(), s.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>());
         }
     }

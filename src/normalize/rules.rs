@@ -402,23 +402,41 @@ fn normalize_per_char(text: &str, rules: &Rules) -> String {
 
 /// The words of a search text (split on ASCII space; empty pieces skipped).
 pub fn tokens(search_text: &str) -> impl Iterator<Item = &str> {
-    // `memchr` finds the spaces: words are short, and `str::split` is slow to start a search.
-    let mut spaces = memchr::memchr_iter(b' ', search_text.as_bytes());
-    let (mut start, mut done) = (0, false);
+    // Words are short (a `memchr` call per word costs more than the word): eight bytes at a
+    // time, then byte by byte.
+    let b = search_text.as_bytes();
+    let mut at = 0;
     std::iter::from_fn(move || {
-        while !done {
-            let end = spaces.next().unwrap_or_else(|| {
-                done = true;
-                search_text.len()
-            });
-            let word = &search_text[start..end];
-            start = end + 1;
-            if !word.is_empty() {
-                return Some(word);
-            }
+        while at < b.len() && b[at] == b' ' {
+            at += 1;
         }
-        None
+        if at == b.len() {
+            return None;
+        }
+        let start = at;
+        at = next_space(b, at);
+        // Both ends are at a space or an end of the text: character boundaries.
+        Some(&search_text[start..at])
     })
+}
+
+/// The index of the first space at or after `at` in `b`, or `b.len()`.
+#[inline]
+fn next_space(b: &[u8], mut at: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    while let Some(c) = b.get(at..at + 8) {
+        let x = u64::from_le_bytes(c.try_into().unwrap_or_default()) ^ (ONES * b' ' as u64);
+        // A zero byte of `x` (a space): the lowest flagged byte is the first one.
+        let zero = x.wrapping_sub(ONES) & !x & (ONES << 7);
+        if zero != 0 {
+            return at + (zero.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while at < b.len() && b[at] != b' ' {
+        at += 1;
+    }
+    at
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -706,21 +724,20 @@ fn kept_at(t: &ArabicFast, b: &[u8], i: usize) -> bool {
 /// The end of the run of kept characters (and single spaces between two of them) from `i`.
 #[inline(always)]
 fn keep_run_end(t: &ArabicFast, b: &[u8], mut i: usize) -> usize {
-    while i < b.len() {
-        let x = b[i];
-        let step = if x < 0x80 {
-            if matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(t, b, i + 1)) { 1 } else { 0 }
-        } else if (0xD8..=0xDB).contains(&x) && i + 1 < b.len() {
-            if matches!(t[(((x & 3) as usize) << 6) | (b[i + 1] & 0x3F) as usize], Fast::Keep(..)) { 2 } else { 0 }
-        } else {
-            0
-        };
-        if step == 0 {
-            break;
+    loop {
+        // Arabic letters, the common case, in a loop of their own: leaving it at the end of a
+        // word is the only hard-to-predict branch a word costs.
+        while let Some(&[x, y]) = b.get(i..i + 2).and_then(|p| p.first_chunk::<2>())
+            && (0xD8..=0xDB).contains(&x)
+            && matches!(t[(((x & 3) as usize) << 6) | (y & 0x3F) as usize], Fast::Keep(..))
+        {
+            i += 2;
         }
-        i += step;
+        match b.get(i) {
+            Some(&x) if x < 0x80 && (matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(t, b, i + 1))) => i += 1,
+            _ => return i,
+        }
     }
-    i
 }
 
 /// (base, is a digit) of the kept character that ends at byte `end` (a run is never empty and
