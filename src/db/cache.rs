@@ -22,6 +22,8 @@ pub struct CompileCache {
     dir: PathBuf,
     /// blake3 of the compile-relevant settings, computed once per config.
     settings_key: String,
+    /// Each library's shape (`Library::shape`, serialized), part of every key of its files.
+    shapes: std::collections::HashMap<String, Vec<u8>>,
     /// Packs read so far (`None`: not read yet, or released after a flush).
     packs: Vec<Mutex<Option<Pack>>>,
     /// Entries compiled since the last flush.
@@ -47,7 +49,8 @@ impl CompileCache {
         });
         let settings_key = blake3::hash(&serde_json::to_vec(&shape).expect("serializes")).to_hex().to_string();
         let packs = (0..256).map(|_| Mutex::new(None)).collect();
-        CompileCache { dir: out.join("cache").join("compiled"), settings_key, packs, pending: Mutex::default() }
+        let shapes = cfg.libraries.iter().map(|l| (l.id.clone(), shape_bytes(l))).collect();
+        CompileCache { dir: out.join("cache").join("compiled"), settings_key, shapes, packs, pending: Mutex::default() }
     }
 
 }
@@ -75,6 +78,10 @@ fn binary_id() -> String {
     .clone()
 }
 
+fn shape_bytes(lib: &Library) -> Vec<u8> {
+    serde_json::to_vec(&lib.shape()).expect("serializes")
+}
+
 /// Where a source's entry lives: its slot (blake3 of library id and path) and pack number.
 pub struct Slot {
     id: String,
@@ -92,7 +99,10 @@ impl CompileCache {
         let _t = crate::timings::start(crate::timings::Stage::Hash);
         let mut h = blake3::Hasher::new();
         h.update(self.settings_key.as_bytes());
-        h.update(serde_json::to_vec(&lib.shape()).expect("serializes").as_slice());
+        match self.shapes.get(&lib.id) {
+            Some(shape) => h.update(shape),
+            None => h.update(&shape_bytes(lib)),
+        };
         h.update(rel.as_bytes());
         h.update(&[0, format as u8, 0]);
         h.update(content);
