@@ -391,52 +391,82 @@ fn prefix_key(t: &str) -> u64 {
     u64::from_be_bytes(k)
 }
 
-/// A term as a hash key: compared without a `memcmp` call (a part looks up every token of its
-/// chunks; words are a few bytes).
-#[derive(Clone, Copy, Hash)]
-struct Key<'a>(&'a str);
-
-impl PartialEq for Key<'_> {
-    #[inline]
-    fn eq(&self, other: &Self) -> bool {
-        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
-        let n = a.len();
-        if n != b.len() {
-            return false;
-        }
-        let word = |s: &[u8], i: usize| u64::from_ne_bytes(s[i..i + 8].try_into().expect("8 bytes"));
-        let half = |s: &[u8], i: usize| u32::from_ne_bytes(s[i..i + 4].try_into().expect("4 bytes"));
-        match n {
-            // Whole words, the last one overlapping the one before.
-            8.. => (0..n - 8).step_by(8).all(|i| word(a, i) == word(b, i)) && word(a, n - 8) == word(b, n - 8),
-            4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-            _ => a == b,
-        }
+/// Whether two byte strings are equal, compared a word at a time without a `memcmp` call
+/// (words are a few bytes).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], i: usize| u64::from_ne_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let half = |s: &[u8], i: usize| u32::from_ne_bytes(s[i..i + 4].try_into().expect("4 bytes"));
+    match n {
+        // Whole words, the last one overlapping the one before.
+        8.. => (0..n - 8).step_by(8).all(|i| word(a, i) == word(b, i)) && word(a, n - 8) == word(b, n - 8),
+        4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
     }
 }
 
-impl Eq for Key<'_> {}
-
 /// Terms of one field while a part is built: each distinct term once (borrowed from the
-/// documents), with its postings.
+/// documents), with its postings. A part looks up every token of its chunks: the table maps
+/// a term's hash to its ID and a lookup compares the token with a copy of the term in `bytes`,
+/// compact where the documents' bytes are spread over memory (each a likely cache miss).
 struct Interner<'a> {
-    ids: FxHashMap<Key<'a>, u32>,
+    /// Term hash → the ID of the first term with that hash.
+    ids: FxHashMap<u64, u32>,
+    /// Terms whose hash an earlier term has.
+    others: FxHashMap<&'a str, u32>,
     terms: Vec<&'a str>,
+    /// The terms' bytes one after another, and where each term's end.
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
     lists: Lists,
 }
 
 impl<'a> Interner<'a> {
     fn new() -> Self {
-        Interner { ids: FxHashMap::default(), terms: Vec::new(), lists: Lists::new() }
+        Interner { ids: FxHashMap::default(), others: FxHashMap::default(), terms: Vec::new(), bytes: Vec::new(), ends: Vec::new(), lists: Lists::new() }
     }
 
     fn id(&mut self, term: &'a str) -> u32 {
-        if let Some(&id) = self.ids.get(&Key(term)) {
-            return id;
+        use std::hash::BuildHasher;
+        self.id_hashed(term, rustc_hash::FxBuildHasher.hash_one(term))
+    }
+
+    /// The ID of `term`, whose hash is `h`.
+    fn id_hashed(&mut self, term: &'a str, h: u64) -> u32 {
+        match self.ids.get(&h) {
+            Some(&id) if same_bytes(self.bytes_of(id), term.as_bytes()) => id,
+            Some(_) => match self.others.get(term) {
+                Some(&id) => id,
+                None => {
+                    let id = self.push(term);
+                    self.others.insert(term, id);
+                    id
+                }
+            },
+            None => {
+                let id = self.push(term);
+                self.ids.insert(h, id);
+                id
+            }
         }
+    }
+
+    /// The copy of term `id`.
+    fn bytes_of(&self, id: u32) -> &[u8] {
+        let start = if id == 0 { 0 } else { self.ends[id as usize - 1] as usize };
+        &self.bytes[start..self.ends[id as usize] as usize]
+    }
+
+    /// A new term: its ID.
+    fn push(&mut self, term: &'a str) -> u32 {
         let id = self.terms.len() as u32;
-        self.ids.insert(Key(term), id);
         self.terms.push(term);
+        self.bytes.extend_from_slice(term.as_bytes());
+        self.ends.push(self.bytes.len() as u32);
         self.lists.grow(self.terms.len());
         id
     }
@@ -1140,6 +1170,22 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
                 assert_eq!(got, want, "field {f}, term {}", plain.fields[f].term(i));
             }
         }
+    }
+
+    #[test]
+    fn terms_with_the_same_hash_stay_apart() {
+        let mut i = Interner::new();
+        // Three terms under one hash (a collision), one under another.
+        let ids: Vec<u32> = ["قديس", "قديسين", "قديس", "a", "قديسين", "a"].iter().map(|t| i.id_hashed(t, 7)).collect();
+        assert_eq!(ids, [0, 1, 0, 2, 1, 2]);
+        assert_eq!(i.id_hashed("b", 8), 3);
+        for (chunk, t) in [(0, "قديس"), (0, "a"), (1, "قديسين"), (1, "قديس")] {
+            let id = i.id_hashed(t, 7);
+            i.lists.add(id, chunk, 1);
+        }
+        let f = i.field();
+        let got: Vec<(&str, &[(u32, u32)])> = (0..f.len()).map(|k| (f.term(k), f.list(k))).collect();
+        assert_eq!(got, [("a", &[(0, 1)][..]), ("b", &[][..]), ("قديس", &[(0, 1), (1, 1)][..]), ("قديسين", &[(1, 1)][..])]);
     }
 
     #[test]
