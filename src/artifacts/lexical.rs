@@ -410,14 +410,14 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// Terms of one field while a part is built: each distinct term once (borrowed from the
-/// documents), with its postings. A part looks up every token of its chunks: the table maps
-/// a term's hash to its ID and a lookup compares the token with a copy of the term in `bytes`,
-/// compact where the documents' bytes are spread over memory (each a likely cache miss).
+/// documents), with its postings. A part looks up every token of its chunks, so the table is
+/// small (a term ID per slot) and a lookup compares the token with a copy of the term in
+/// `bytes`, compact where the documents' bytes are spread over memory (each a likely cache
+/// miss).
 struct Interner<'a> {
-    /// Term hash → the ID of the first term with that hash.
-    ids: FxHashMap<u64, u32>,
-    /// Terms whose hash an earlier term has.
-    others: FxHashMap<&'a str, u32>,
+    ids: hashbrown::HashTable<u32>,
+    /// Per term: its hash (the table's, when it grows).
+    hashes: Vec<u64>,
     terms: Vec<&'a str>,
     /// The terms' bytes one after another, and where each term's end.
     bytes: Vec<u8>,
@@ -425,9 +425,15 @@ struct Interner<'a> {
     lists: Lists,
 }
 
+/// The bytes of term `id` in an interner's `bytes`.
+fn bytes_of<'b>(bytes: &'b [u8], ends: &[u32], id: u32) -> &'b [u8] {
+    let start = if id == 0 { 0 } else { ends[id as usize - 1] as usize };
+    &bytes[start..ends[id as usize] as usize]
+}
+
 impl<'a> Interner<'a> {
     fn new() -> Self {
-        Interner { ids: FxHashMap::default(), others: FxHashMap::default(), terms: Vec::new(), bytes: Vec::new(), ends: Vec::new(), lists: Lists::new() }
+        Interner { ids: hashbrown::HashTable::new(), hashes: Vec::new(), terms: Vec::new(), bytes: Vec::new(), ends: Vec::new(), lists: Lists::new() }
     }
 
     fn id(&mut self, term: &'a str) -> u32 {
@@ -437,37 +443,18 @@ impl<'a> Interner<'a> {
 
     /// The ID of `term`, whose hash is `h`.
     fn id_hashed(&mut self, term: &'a str, h: u64) -> u32 {
-        match self.ids.get(&h) {
-            Some(&id) if same_bytes(self.bytes_of(id), term.as_bytes()) => id,
-            Some(_) => match self.others.get(term) {
-                Some(&id) => id,
-                None => {
-                    let id = self.push(term);
-                    self.others.insert(term, id);
-                    id
-                }
-            },
-            None => {
-                let id = self.push(term);
-                self.ids.insert(h, id);
-                id
-            }
+        let (bytes, ends) = (&self.bytes, &self.ends);
+        if let Some(&id) = self.ids.find(h, |&id| same_bytes(bytes_of(bytes, ends, id), term.as_bytes())) {
+            return id;
         }
-    }
-
-    /// The copy of term `id`.
-    fn bytes_of(&self, id: u32) -> &[u8] {
-        let start = if id == 0 { 0 } else { self.ends[id as usize - 1] as usize };
-        &self.bytes[start..self.ends[id as usize] as usize]
-    }
-
-    /// A new term: its ID.
-    fn push(&mut self, term: &'a str) -> u32 {
         let id = self.terms.len() as u32;
         self.terms.push(term);
+        self.hashes.push(h);
         self.bytes.extend_from_slice(term.as_bytes());
         self.ends.push(self.bytes.len() as u32);
         self.lists.grow(self.terms.len());
+        let hashes = &self.hashes;
+        self.ids.insert_unique(h, id, |&id| hashes[id as usize]);
         id
     }
 
