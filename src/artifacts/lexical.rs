@@ -305,19 +305,30 @@ pub struct Postings {
     pub estimate: usize,
 }
 
-/// The postings of one field while a part is built, by term ID: one flat list of
-/// `(term, chunk, tf)` in chunk order, grouped by term only once at the end (`field`). A list per
-/// term would cost an allocation per term, and adding to it reads the list's last entry: a
-/// cache miss per token on a large vocabulary.
+/// The postings of one field while a part is built, by term ID: one flat list of `(term, tf)`
+/// in chunk order (where each chunk's entries start is kept once per chunk), grouped by term
+/// only once at the end (`field`). A list per term would cost an allocation per term, and
+/// adding to it reads the list's last entry: a cache miss per token on a large vocabulary.
 struct Lists {
     /// Per term: the last chunk it was added to (`u32::MAX`: none yet) and that posting's place.
     last: Vec<(u32, u32)>,
-    entries: Vec<(u32, u32, u32)>,
+    entries: Vec<(u32, u32)>,
+    /// Per chunk with entries: the chunk and where its entries start.
+    chunks: Vec<(u32, u32)>,
 }
 
 impl Lists {
     fn new() -> Self {
-        Lists { last: Vec::new(), entries: Vec::new() }
+        Lists { last: Vec::new(), entries: Vec::new(), chunks: Vec::new() }
+    }
+
+    /// Appends a posting of term `id` in chunk `chunk`.
+    fn push(&mut self, id: u32, chunk: u32, tf: u32) {
+        if self.chunks.last().is_none_or(|c| c.0 != chunk) {
+            self.chunks.push((chunk, self.entries.len() as u32));
+        }
+        self.last[id as usize] = (chunk, self.entries.len() as u32);
+        self.entries.push((id, tf));
     }
 
     /// Room for term IDs below `n`.
@@ -329,21 +340,18 @@ impl Lists {
 
     /// Adds `tf` occurrences of term `id` to chunk `chunk` (chunks come in increasing order).
     fn add(&mut self, id: u32, chunk: u32, tf: u32) {
-        let last = &mut self.last[id as usize];
+        let last = self.last[id as usize];
         if last.0 == chunk {
-            self.entries[last.1 as usize].2 += tf;
+            self.entries[last.1 as usize].1 += tf;
         } else {
-            *last = (chunk, self.entries.len() as u32);
-            self.entries.push((id, chunk, tf));
+            self.push(id, chunk, tf);
         }
     }
 
     /// Adds term `id` to chunk `chunk` once (additive fields: presence, not frequency).
     fn add_once(&mut self, id: u32, chunk: u32) {
-        let last = &mut self.last[id as usize];
-        if last.0 != chunk {
-            *last = (chunk, self.entries.len() as u32);
-            self.entries.push((id, chunk, 1));
+        if self.last[id as usize].0 != chunk {
+            self.push(id, chunk, 1);
         }
     }
 
@@ -373,10 +381,13 @@ impl Lists {
             f.text.push_str(t);
             f.ends.push((f.text.len() as u32, at[r + 1]));
         }
-        for &(id, chunk, tf) in &self.entries {
-            let slot = &mut at[rank[id as usize] as usize];
-            f.postings[*slot as usize] = (chunk, tf);
-            *slot += 1;
+        for (k, &(chunk, start)) in self.chunks.iter().enumerate() {
+            let end = self.chunks.get(k + 1).map_or(self.entries.len(), |c| c.1 as usize);
+            for &(id, tf) in &self.entries[start as usize..end] {
+                let slot = &mut at[rank[id as usize] as usize];
+                f.postings[*slot as usize] = (chunk, tf);
+                *slot += 1;
+            }
         }
         f
     }
@@ -505,7 +516,7 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
             debug_assert_eq!(pushed, idx);
             debug_assert_eq!(c.chunk_id.as_str(), format!("{}:{:0w$}", d.doc_id.as_str(), c.index, w = p.width));
             // The chunk's distinct terms with their tf, in order of first occurrence.
-            for &(id, _, tf) in &terms.lists.entries[first..] {
+            for &(id, tf) in &terms.lists.entries[first..] {
                 if stem_of.len() <= id as usize {
                     stem_of.resize(id as usize + 1, None);
                     stem_of[id as usize] = crate::normalize::stem::stem_key(terms.terms[id as usize]).map(|k| match stem_ids.get(k.as_str()) {
