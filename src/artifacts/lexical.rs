@@ -305,120 +305,246 @@ pub struct Postings {
     pub estimate: usize,
 }
 
-/// Terms of one field while a part is built: each distinct term once, with its postings.
-/// Chunks are added one after another, so a term already seen in the current chunk is the last
-/// posting of its list: no per-chunk map is needed.
-struct Interner<'a> {
-    ids: FxHashMap<&'a str, u32>,
-    terms: Vec<(&'a str, LocalList)>,
+/// The postings of one field while a part is built, by term ID: one flat list of `(term, tf)`
+/// in chunk order (where each chunk's entries start is kept once per chunk), grouped by term
+/// only once at the end (`field`). A list per term would cost an allocation per term, and
+/// adding to it reads the list's last entry: a cache miss per token on a large vocabulary.
+struct Lists {
+    /// Per term: the last chunk it was added to (`u32::MAX`: none yet) and that posting's place.
+    last: Vec<(u32, u32)>,
+    entries: Vec<(u32, u32)>,
+    /// Per chunk with entries: the chunk and where its entries start.
+    chunks: Vec<(u32, u32)>,
 }
 
-impl<'a> Interner<'a> {
+impl Lists {
     fn new() -> Self {
-        Interner { ids: FxHashMap::default(), terms: Vec::new() }
+        Lists { last: Vec::new(), entries: Vec::new(), chunks: Vec::new() }
     }
 
-    fn id(&mut self, term: &'a str) -> u32 {
-        let next = self.terms.len() as u32;
-        let id = *self.ids.entry(term).or_insert(next);
-        if id == next {
-            self.terms.push((term, Vec::new()));
+    /// Appends a posting of term `id` in chunk `chunk`.
+    fn push(&mut self, id: u32, chunk: u32, tf: u32) {
+        if self.chunks.last().is_none_or(|c| c.0 != chunk) {
+            self.chunks.push((chunk, self.entries.len() as u32));
         }
-        id
+        self.last[id as usize] = (chunk, self.entries.len() as u32);
+        self.entries.push((id, tf));
     }
 
-    /// Adds `tf` occurrences of term `id` to chunk `chunk`; true when the chunk is new to it.
-    fn add(&mut self, id: u32, chunk: u32, tf: u32) -> bool {
-        let list = &mut self.terms[id as usize].1;
-        match list.last_mut() {
-            Some(last) if last.0 == chunk => {
-                last.1 += tf;
-                false
-            }
-            _ => {
-                list.push((chunk, tf));
-                true
-            }
+    /// Room for term IDs below `n`.
+    fn grow(&mut self, n: usize) {
+        if self.last.len() < n {
+            self.last.resize(n, (u32::MAX, 0));
+        }
+    }
+
+    /// Adds `tf` occurrences of term `id` to chunk `chunk` (chunks come in increasing order).
+    fn add(&mut self, id: u32, chunk: u32, tf: u32) {
+        let last = self.last[id as usize];
+        if last.0 == chunk {
+            self.entries[last.1 as usize].1 += tf;
+        } else {
+            self.push(id, chunk, tf);
         }
     }
 
     /// Adds term `id` to chunk `chunk` once (additive fields: presence, not frequency).
     fn add_once(&mut self, id: u32, chunk: u32) {
-        let list = &mut self.terms[id as usize].1;
-        if list.last().is_none_or(|l| l.0 != chunk) {
-            list.push((chunk, 1));
+        if self.last[id as usize].0 != chunk {
+            self.push(id, chunk, 1);
         }
     }
 
-    fn field(self) -> Field {
-        Field::from_terms(self.terms)
+    /// The field of terms `terms` (by ID): sorted by term, each term's postings in chunk order
+    /// (a counting sort by rank, which keeps the entries' order).
+    fn field(self, terms: &[&str]) -> Field {
+        // Sorted by (first eight bytes, whole term): most comparisons need no `memcmp`.
+        let mut order: Vec<(u64, &str, u32)> = terms.iter().enumerate().map(|(id, t)| (prefix_key(t), *t, id as u32)).collect();
+        order.sort_unstable();
+        let mut rank = vec![0u32; terms.len()];
+        for (r, (_, _, id)) in order.iter().enumerate() {
+            rank[*id as usize] = r as u32;
+        }
+        let mut at = vec![0u32; terms.len() + 1];
+        for e in &self.entries {
+            at[rank[e.0 as usize] as usize + 1] += 1;
+        }
+        for r in 0..terms.len() {
+            at[r + 1] += at[r];
+        }
+        let mut f = Field {
+            text: String::with_capacity(terms.iter().map(|t| t.len()).sum()),
+            postings: vec![(0, 0); self.entries.len()],
+            ends: Vec::with_capacity(terms.len()),
+        };
+        for (r, (_, t, _)) in order.iter().enumerate() {
+            f.text.push_str(t);
+            f.ends.push((f.text.len() as u32, at[r + 1]));
+        }
+        for (k, &(chunk, start)) in self.chunks.iter().enumerate() {
+            let end = self.chunks.get(k + 1).map_or(self.entries.len(), |c| c.1 as usize);
+            for &(id, tf) in &self.entries[start as usize..end] {
+                let slot = &mut at[rank[id as usize] as usize];
+                f.postings[*slot as usize] = (chunk, tf);
+                *slot += 1;
+            }
+        }
+        f
     }
 }
 
-/// Postings of the chunks of `docs` that carry `domain`.
+/// The first eight bytes of `t` as a big-endian number (zero-padded): ordering by it, then by
+/// the whole term, is ordering by term.
+fn prefix_key(t: &str) -> u64 {
+    let mut k = [0u8; 8];
+    let n = t.len().min(8);
+    k[..n].copy_from_slice(&t.as_bytes()[..n]);
+    u64::from_be_bytes(k)
+}
+
+/// Whether two byte strings are equal, compared a word at a time without a `memcmp` call
+/// (words are a few bytes).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], i: usize| u64::from_ne_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let half = |s: &[u8], i: usize| u32::from_ne_bytes(s[i..i + 4].try_into().expect("4 bytes"));
+    match n {
+        // Whole words, the last one overlapping the one before.
+        8.. => (0..n - 8).step_by(8).all(|i| word(a, i) == word(b, i)) && word(a, n - 8) == word(b, n - 8),
+        4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
+    }
+}
+
+/// Terms of one field while a part is built: each distinct term once (borrowed from the
+/// documents), with its postings. A part looks up every token of its chunks, so the table is
+/// small (a term ID per slot) and a lookup compares the token with a copy of the term in
+/// `bytes`, compact where the documents' bytes are spread over memory (each a likely cache
+/// miss).
+struct Interner<'a> {
+    ids: hashbrown::HashTable<u32>,
+    /// Per term: its hash (the table's, when it grows).
+    hashes: Vec<u64>,
+    terms: Vec<&'a str>,
+    /// The terms' bytes one after another, and where each term's end.
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
+    lists: Lists,
+}
+
+/// The bytes of term `id` in an interner's `bytes`.
+fn bytes_of<'b>(bytes: &'b [u8], ends: &[u32], id: u32) -> &'b [u8] {
+    let start = if id == 0 { 0 } else { ends[id as usize - 1] as usize };
+    &bytes[start..ends[id as usize] as usize]
+}
+
+impl<'a> Interner<'a> {
+    fn new() -> Self {
+        Interner { ids: hashbrown::HashTable::new(), hashes: Vec::new(), terms: Vec::new(), bytes: Vec::new(), ends: Vec::new(), lists: Lists::new() }
+    }
+
+    fn id(&mut self, term: &'a str) -> u32 {
+        use std::hash::BuildHasher;
+        self.id_hashed(term, rustc_hash::FxBuildHasher.hash_one(term))
+    }
+
+    /// The ID of `term`, whose hash is `h`.
+    fn id_hashed(&mut self, term: &'a str, h: u64) -> u32 {
+        let (bytes, ends) = (&self.bytes, &self.ends);
+        if let Some(&id) = self.ids.find(h, |&id| same_bytes(bytes_of(bytes, ends, id), term.as_bytes())) {
+            return id;
+        }
+        let id = self.terms.len() as u32;
+        self.terms.push(term);
+        self.hashes.push(h);
+        self.bytes.extend_from_slice(term.as_bytes());
+        self.ends.push(self.bytes.len() as u32);
+        self.lists.grow(self.terms.len());
+        let hashes = &self.hashes;
+        self.ids.insert_unique(h, id, |&id| hashes[id as usize]);
+        id
+    }
+
+    /// Adds one occurrence of `term` to chunk `chunk`.
+    fn add(&mut self, term: &'a str, chunk: u32) {
+        let id = self.id(term);
+        self.lists.add(id, chunk, 1);
+    }
+
+    /// Adds `term` to chunk `chunk` once.
+    fn add_once(&mut self, term: &'a str, chunk: u32) {
+        let id = self.id(term);
+        self.lists.add_once(id, chunk);
+    }
+
+    fn field(self) -> Field {
+        self.lists.field(&self.terms)
+    }
+}
+
+/// Postings of the chunks of `docs` that carry `domain`. The part takes the documents in `doc_id`
+/// order (stable), so that its local chunk order is the order of the domain's table: a term's
+/// postings from one part need no sorting when rendered.
 pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
     let _t = crate::timings::start(crate::timings::Stage::Index);
+    let mut docs: Vec<&BuiltDoc> = docs.iter().copied().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
+    if !docs.is_sorted_by(|a, b| a.doc_id.as_str() <= b.doc_id.as_str()) {
+        docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
+    }
     let mut p = Postings::default();
     // Terms borrow the documents' tokens while the part is built.
     let [mut terms, mut alias, mut context] = [Interner::new(), Interner::new(), Interner::new()];
     // Stem keys: computed once per distinct term of the part (`stem_of[term id]`), interned.
     let mut stem_of: Vec<Option<u32>> = Vec::new();
     let mut stem_ids: FxHashMap<String, u32> = FxHashMap::default();
-    let mut stems: Vec<LocalList> = Vec::new();
-    let mut seen: Vec<u32> = Vec::new();
-    for d in docs.iter().filter(|d| d.domains.iter().any(|x| x == domain)) {
+    let mut stem_keys: Vec<String> = Vec::new();
+    let mut stems = Lists::new();
+    for d in docs {
         for c in &d.chunks {
             let idx = p.refs.len() as u32;
-            seen.clear();
+            let first = terms.lists.entries.len();
             let mut len = 0u32;
             for t in c.search_text.tokens() {
-                let id = terms.id(t);
-                if terms.add(id, idx, 1) {
-                    seen.push(id);
-                }
+                terms.add(t, idx);
                 len += 1;
             }
             let pushed = p.push_chunk(d.doc_id.as_str(), c.index as u32, c.chunk_id.as_str().len(), len);
             debug_assert_eq!(pushed, idx);
             debug_assert_eq!(c.chunk_id.as_str(), format!("{}:{:0w$}", d.doc_id.as_str(), c.index, w = p.width));
-            for &id in &seen {
+            // The chunk's distinct terms with their tf, in order of first occurrence.
+            for &(id, tf) in &terms.lists.entries[first..] {
                 if stem_of.len() <= id as usize {
                     stem_of.resize(id as usize + 1, None);
-                    let key = crate::normalize::stem::stem_key(terms.terms[id as usize].0).map(|k| match stem_ids.get(k.as_str()) {
+                    stem_of[id as usize] = crate::normalize::stem::stem_key(terms.terms[id as usize]).map(|k| match stem_ids.get(k.as_str()) {
                         Some(&sid) => sid,
                         None => {
-                            let sid = stems.len() as u32;
+                            let sid = stem_keys.len() as u32;
                             stem_ids.insert(k.as_str().to_string(), sid);
-                            stems.push(Vec::new());
+                            stem_keys.push(k.as_str().to_string());
+                            stems.grow(stem_keys.len());
                             sid
                         }
                     });
-                    stem_of[id as usize] = key;
                 }
                 if let Some(sid) = stem_of[id as usize] {
-                    let tf = terms.terms[id as usize].1.last().map_or(0, |l| l.1);
-                    match stems[sid as usize].last_mut() {
-                        Some(last) if last.0 == idx => last.1 += tf,
-                        _ => stems[sid as usize].push((idx, tf)),
-                    }
+                    stems.add(sid, idx, tf);
                 }
             }
+            // Additive fields count presence, not frequency.
             for t in c.extra_tokens.iter() {
-                let id = alias.id(t);
-                alias.add_once(id, idx);
+                alias.add_once(t, idx);
             }
             for t in c.context_tokens.iter() {
-                let id = context.id(t);
-                context.add_once(id, idx);
+                context.add_once(t, idx);
             }
         }
     }
-    let mut keys: Vec<String> = vec![String::new(); stems.len()];
-    for (k, id) in stem_ids {
-        keys[id as usize] = k;
-    }
-    let stem_terms: Vec<(String, LocalList)> = keys.into_iter().zip(stems).collect();
-    p.set_fields([terms.field(), alias.field(), context.field(), Field::from_terms(stem_terms)]);
+    let stem_keys: Vec<&str> = stem_keys.iter().map(String::as_str).collect();
+    p.set_fields([terms.field(), alias.field(), context.field(), stems.field(&stem_keys)]);
     p
 }
 
@@ -504,54 +630,42 @@ fn push_json_str(out: &mut Vec<u8>, s: &str) {
     }
 }
 
-/// Appends one field of a term shard, `,"name":{"term":[…],…}`: the bytes serde_json writes
-/// for the same `LexShard` field (`render_patched`; the unit tests compare the two).
-fn push_field(out: &mut Vec<u8>, name: &str, field: &BTreeMap<&str, Vec<Posting>>, tf: bool) {
-    let mut num = itoa::Buffer::new();
-    out.extend_from_slice(b",\"");
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\":{");
-    for (i, (term, list)) in field.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        push_json_str(out, term);
-        out.extend_from_slice(b":[");
-        let mut prev = 0u32;
-        for (j, p) in list.iter().enumerate() {
-            if j > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(num.format(p.chunk.ord - prev).as_bytes());
-            out.push(b',');
-            out.extend_from_slice(num.format(p.chunk.index).as_bytes());
-            if tf {
-                out.push(b',');
-                out.extend_from_slice(num.format(p.tf).as_bytes());
-            }
-            prev = p.chunk.ord;
-        }
-        out.push(b']');
+/// Appends a number as serde_json writes it (one digit without the formatter: most gaps, chunk
+/// indexes and frequencies are one).
+fn push_num(out: &mut Vec<u8>, num: &mut itoa::Buffer, n: u32) {
+    if n < 10 {
+        out.push(b'0' + n as u8);
+    } else {
+        out.extend_from_slice(num.format(n).as_bytes());
     }
-    out.push(b'}');
 }
 
-/// The bytes of term shard `k`: `LexShard`'s fields in order, the additive ones skipped when
-/// empty.
-fn shard_bytes(domain: &str, k: usize, fields: &[BTreeMap<&str, Vec<Posting>>; FIELDS], estimate: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(estimate + 64);
-    out.extend_from_slice(b"{\"domain\":");
-    push_json_str(&mut out, domain);
-    out.extend_from_slice(b",\"shard\":");
-    out.extend_from_slice(itoa::Buffer::new().format(k).as_bytes());
-    for (f, name) in ["terms", "alias_terms", "context_terms", "stem_terms"].into_iter().enumerate() {
-        if f == 0 || !fields[f].is_empty() {
-            push_field(&mut out, name, &fields[f], has_tf(f));
+/// Appends one term of a shard field, `"term":[gap,index,tf?,…]`, from its postings sorted by
+/// chunk: the bytes serde_json writes for the same `LexShard` entry (`render_patched`; the unit
+/// tests compare the two).
+fn push_term(out: &mut Vec<u8>, term: &str, list: &[Posting], tf: bool) {
+    let mut num = itoa::Buffer::new();
+    push_json_str(out, term);
+    out.extend_from_slice(b":[");
+    let mut prev = 0u32;
+    for (j, p) in list.iter().enumerate() {
+        if j > 0 {
+            out.push(b',');
         }
+        push_num(out, &mut num, p.chunk.ord - prev);
+        out.push(b',');
+        push_num(out, &mut num, p.chunk.index);
+        if tf {
+            out.push(b',');
+            push_num(out, &mut num, p.tf);
+        }
+        prev = p.chunk.ord;
     }
-    out.push(b'}');
-    out
+    out.push(b']');
 }
+
+/// The names of a shard's fields, in `LexShard`'s order.
+const FIELD_NAMES: [&str; FIELDS] = ["terms", "alias_terms", "context_terms", "stem_terms"];
 
 /// The bytes of a meta (the field order of `LexMeta`).
 #[derive(Serialize)]
@@ -604,14 +718,25 @@ impl Dealt {
 
 pub fn deal(part: &Postings, shards: usize) -> Dealt {
     let _t = crate::timings::start(crate::timings::Stage::Index);
-    let mut out: Vec<(u32, u8, u32)> = Vec::with_capacity(part.fields.iter().map(Field::len).sum());
+    let mut keyed: Vec<(u32, u8, u32)> = Vec::with_capacity(part.fields.iter().map(Field::len).sum());
+    let shards = shards.max(1);
+    let mut at = vec![0usize; shards + 1];
     for (f, field) in part.fields.iter().enumerate() {
         for i in 0..field.len() {
-            out.push((shard_of(field.term(i), shards) as u32, f as u8, i as u32));
+            let k = shard_of(field.term(i), shards) as u32;
+            at[k as usize + 1] += 1;
+            keyed.push((k, f as u8, i as u32));
         }
     }
-    // Stable: within a shard, fields and terms stay in order.
-    out.sort_by_key(|e| e.0);
+    for k in 0..shards {
+        at[k + 1] += at[k];
+    }
+    // A counting sort by shard: within a shard, fields and terms stay in order.
+    let mut out = vec![(0, 0, 0); keyed.len()];
+    for e in keyed {
+        out[at[e.0 as usize]] = e;
+        at[e.0 as usize] += 1;
+    }
     Dealt(out)
 }
 
@@ -644,31 +769,80 @@ pub fn render_range(domain: &str, range: std::ops::Range<usize>, parts: &[&Posti
 /// Term shards rendered together by one task of a full render.
 pub const SHARDS_PER_TASK: usize = 16;
 
-/// Renders term shard `k` from each part's run of dealt entries for it.
+/// Renders term shard `k` from each part's run of dealt entries for it: `LexShard`'s fields in
+/// order, the additive ones skipped when empty, each field's terms merged across the parts in
+/// term order and written straight out (no map per shard, no list per term).
 fn render_runs(domain: &str, k: usize, parts: &[&Postings], runs: &[&[(u32, u8, u32)]], table: &Table) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
-    // Hashed while gathering (a term is looked up once per part that has it), sorted once.
-    let mut maps: [FxHashMap<&str, Vec<Posting>>; FIELDS] = Default::default();
-    for (pi, (p, run)) in parts.iter().zip(runs).enumerate() {
-        let chunks = &table.chunks[pi];
+    let mut out = Vec::with_capacity(64 + runs_size(parts, runs));
+    out.extend_from_slice(b"{\"domain\":");
+    push_json_str(&mut out, domain);
+    out.extend_from_slice(b",\"shard\":");
+    out.extend_from_slice(itoa::Buffer::new().format(k).as_bytes());
+    let mut records = 0;
+    // (term's first bytes, term, part, term index in the part), and one term's postings: reused
+    // across fields.
+    let mut merged: Vec<(u64, &str, u32, u32)> = Vec::new();
+    let mut list: Vec<Posting> = Vec::new();
+    for (f, name) in FIELD_NAMES.into_iter().enumerate() {
+        merged.clear();
+        for (pi, (p, run)) in parts.iter().zip(runs).enumerate() {
+            // A run is sorted by field, then term.
+            let (a, b) = (run.partition_point(|e| (e.1 as usize) < f), run.partition_point(|e| (e.1 as usize) <= f));
+            merged.extend(run[a..b].iter().map(|e| {
+                let t = p.fields[f].term(e.2 as usize);
+                (prefix_key(t), t, pi as u32, e.2)
+            }));
+        }
+        if f > 0 && merged.is_empty() {
+            continue;
+        }
+        // Each part's terms are sorted: a stable merge sort only merges those runs (by term:
+        // first bytes, then the whole term).
+        merged.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+        out.extend_from_slice(b",\"");
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\":{");
+        let mut j = 0;
+        while j < merged.len() {
+            if j > 0 {
+                out.push(b',');
+            }
+            let (key, term) = (merged[j].0, merged[j].1);
+            list.clear();
+            while j < merged.len() && merged[j].0 == key && merged[j].1 == term {
+                let (_, _, pi, i) = merged[j];
+                let chunks = &table.chunks[pi as usize];
+                list.extend(parts[pi as usize].fields[f].list(i as usize).iter().map(|&(c, tf)| Posting { chunk: chunks[c as usize], tf }));
+                j += 1;
+            }
+            // Each part's postings are in chunk order (`postings`); parts of contiguous ranges of
+            // documents (a one-shot build) are in order too. Otherwise a merge sort merges the
+            // parts' runs (chunks are unique: stable or not, the same order).
+            if !list.is_sorted_by_key(|p| p.chunk) {
+                list.sort_by_key(|p| p.chunk);
+            }
+            push_term(&mut out, term, &list, has_tf(f));
+            if f == 0 {
+                records += 1;
+            }
+        }
+        out.push(b'}');
+    }
+    out.push(b'}');
+    Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", out, records, Some(domain.to_string()), None)
+}
+
+/// About the bytes of a shard's fields: a term's bytes and 8 per posting.
+fn runs_size(parts: &[&Postings], runs: &[&[(u32, u8, u32)]]) -> usize {
+    let mut n = 0;
+    for (p, run) in parts.iter().zip(runs) {
         for &(_, f, i) in run.iter() {
             let field = &p.fields[f as usize];
-            let (t, ps) = (field.term(i as usize), field.list(i as usize));
-            maps[f as usize].entry(t).or_default().extend(ps.iter().map(|&(c, tf)| Posting { chunk: chunks[c as usize], tf }));
+            n += field.term(i as usize).len() + 8 * field.list(i as usize).len() + 8;
         }
     }
-    let mut estimate = 0;
-    let fields = maps.map(|m| {
-        m.into_iter()
-            .map(|(t, mut list)| {
-                list.sort_unstable_by_key(|p| p.chunk);
-                estimate += t.len() + 8 * list.len() + 8;
-                (t, list)
-            })
-            .collect::<BTreeMap<&str, Vec<Posting>>>()
-    });
-    let records = fields[0].len();
-    Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", shard_bytes(domain, k, &fields, estimate), records, Some(domain.to_string()), None)
+    n
 }
 
 /// Renders a domain's meta file.
@@ -868,6 +1042,154 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
         }
         p.set_fields(maps.map(|m| Field::from_terms(m.into_iter().collect())));
         p
+    }
+
+    /// A document `lib:{slug}` of `domain` whose chunks hold `words` (search tokens, aliases,
+    /// title tokens).
+    fn built(slug: &str, domain: &str, chunks: &[(&str, &[&str], &[&str])]) -> BuiltDoc {
+        use crate::text::{SearchText, Text, Tokens};
+        let id = crate::identity::doc_id("lib", slug).unwrap();
+        BuiltDoc {
+            chunks: chunks
+                .iter()
+                .enumerate()
+                .map(|(i, (words, alias, ctx))| super::super::BuiltChunk {
+                    chunk_id: crate::identity::chunk_id(&id, i, 3),
+                    index: i,
+                    text: Text::new(*words),
+                    search_text: SearchText::from_normalized(words.to_string()),
+                    extra_tokens: Tokens::from_strs(alias.to_vec()),
+                    context_tokens: Tokens::from_strs(ctx.to_vec()),
+                    heading_path: Vec::new(),
+                    span: (0, words.len()),
+                    vector: Vec::new(),
+                })
+                .collect(),
+            doc_id: id,
+            library: "lib".into(),
+            source: format!("{slug}.md"),
+            title: String::new(),
+            url: String::new(),
+            domains: vec![domain.to_string()],
+            metadata: Default::default(),
+        }
+    }
+
+    /// What `postings` computes, the plain way: documents by ID, per chunk a map of term counts.
+    fn reference(domain: &str, docs: &[&BuiltDoc]) -> Postings {
+        let mut docs: Vec<&BuiltDoc> = docs.iter().copied().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
+        docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
+        let mut p = Postings::default();
+        let mut fields: [BTreeMap<String, LocalList>; FIELDS] = Default::default();
+        for d in docs {
+            for c in &d.chunks {
+                let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
+                for t in c.search_text.tokens() {
+                    *tf.entry(t).or_default() += 1;
+                }
+                let len = tf.values().sum();
+                let idx = p.push_chunk(d.doc_id.as_str(), c.index as u32, c.chunk_id.as_str().len(), len);
+                let mut stems: BTreeMap<String, u32> = BTreeMap::new();
+                for (t, n) in tf {
+                    fields[0].entry(t.to_string()).or_default().push((idx, n));
+                    if let Some(k) = crate::normalize::stem::stem_key(t) {
+                        *stems.entry(k.as_str().to_string()).or_default() += n;
+                    }
+                }
+                for (k, n) in stems {
+                    fields[3].entry(k).or_default().push((idx, n));
+                }
+                for (f, tokens) in [(1, &c.extra_tokens), (2, &c.context_tokens)] {
+                    for t in tokens.iter() {
+                        fields[f].entry(t.to_string()).or_default().push((idx, 1));
+                    }
+                }
+            }
+        }
+        p.set_fields(fields.map(|m| Field::from_terms(m.into_iter().collect())));
+        p
+    }
+
+    /// Documents with repeated words, Arabic words sharing a stem key, aliases, titles and a
+    /// term longer than 16 bytes; not in `doc_id` order.
+    fn sample_docs() -> Vec<BuiltDoc> {
+        vec![
+            built("zeta", "d", &[("ميلاد المسيح في بيت لحم ميلاد", &["ميلاد"], &["عيد", "الميلاد"]), ("مولد النبي اتولد في", &[], &["عيد"])]),
+            built("alpha", "d", &[("القديسين القديسون قديس a b a", &["قديس", "قديسين"], &[])]),
+            built("other", "x", &[("ميلاد خارج", &[], &[])]),
+            built("mid", "d", &[("supercalifragilisticexpialidocious supercalifragilisticexpialidociouz ab abc abcd", &[], &["ab"]), ("", &[], &[]), ("بيت بيت بيت لحم", &["لحم"], &["بيت"])]),
+            built("beta", "d", &[("في في في الكنيسة الكنيسه كنيسة", &["كنيسه"], &["الكنيسة"])]),
+        ]
+    }
+
+    #[test]
+    fn postings_equal_the_plain_computation() {
+        let docs = sample_docs();
+        let refs: Vec<&BuiltDoc> = docs.iter().collect();
+        let p = postings("d", &refs);
+        assert_eq!(p, reference("d", &refs));
+        assert_eq!(p.docs, ["lib:alpha", "lib:beta", "lib:mid", "lib:zeta"], "in doc_id order");
+        assert!(!p.fields[3].is_empty(), "the sample has stem keys");
+        // The same documents in another order make the same part.
+        let reversed: Vec<&BuiltDoc> = refs.iter().rev().copied().collect();
+        assert_eq!(postings("d", &reversed), p);
+    }
+
+    #[test]
+    fn a_render_is_serdes_and_does_not_depend_on_the_grouping() {
+        let docs = sample_docs();
+        let refs: Vec<&BuiltDoc> = docs.iter().collect();
+        let whole = postings("d", &refs);
+        // Contiguous documents per part (a one-shot build), interleaved ones (document shards).
+        let groupings: [Vec<Vec<usize>>; 3] = [vec![vec![0, 1, 2, 3, 4]], vec![vec![1, 4], vec![3, 0]], vec![vec![0, 1], vec![4], vec![3]]];
+        for shards in [1, 2, 4] {
+            let full = render_with("d", &[&whole], shards);
+            for (gi, g) in groupings.iter().enumerate() {
+                let parts: Vec<Postings> = g.iter().map(|ix| postings("d", &ix.iter().map(|&i| &docs[i]).collect::<Vec<_>>())).collect();
+                let parts: Vec<&Postings> = parts.iter().collect();
+                let out = render_with("d", &parts, shards);
+                assert_eq!(out.len(), shards + 1);
+                for (a, b) in out.iter().zip(&full) {
+                    assert_eq!(a.path_and_hash(), b.path_and_hash(), "grouping {gi}, {shards} shards");
+                }
+                for r in &out[1..] {
+                    let bytes = r.bytes().unwrap();
+                    let shard: LexShard = serde_json::from_slice(&bytes).unwrap();
+                    assert_eq!(serde_json::to_vec(&shard).unwrap(), bytes, "the hand-written JSON is serde's");
+                }
+            }
+        }
+        // Every posting of the render is the plain computation's.
+        let meta: LexMeta = serde_json::from_slice(&render_with("d", &[&whole], 1)[0].bytes().unwrap()).unwrap();
+        let shard: LexShard = serde_json::from_slice(&render_with("d", &[&whole], 1)[1].bytes().unwrap()).unwrap();
+        let plain = reference("d", &refs);
+        for f in 0..FIELDS {
+            assert_eq!(shard.map(f).len(), plain.fields[f].len(), "field {f}");
+            for i in 0..plain.fields[f].len() {
+                let got: Vec<(String, u32)> = shard.field(f, plain.fields[f].term(i)).unwrap().iter().map(|p| (meta.chunk_id(p.chunk).unwrap(), p.tf)).collect();
+                let want: Vec<(String, u32)> = plain.fields[f].list(i).iter().map(|&(c, tf)| {
+                    let (d, index) = plain.refs[c as usize];
+                    (format!("{}:{index:03}", plain.docs[d as usize]), tf)
+                }).collect();
+                assert_eq!(got, want, "field {f}, term {}", plain.fields[f].term(i));
+            }
+        }
+    }
+
+    #[test]
+    fn terms_with_the_same_hash_stay_apart() {
+        let mut i = Interner::new();
+        // Three terms under one hash (a collision), one under another.
+        let ids: Vec<u32> = ["قديس", "قديسين", "قديس", "a", "قديسين", "a"].iter().map(|t| i.id_hashed(t, 7)).collect();
+        assert_eq!(ids, [0, 1, 0, 2, 1, 2]);
+        assert_eq!(i.id_hashed("b", 8), 3);
+        for (chunk, t) in [(0, "قديس"), (0, "a"), (1, "قديسين"), (1, "قديس")] {
+            let id = i.id_hashed(t, 7);
+            i.lists.add(id, chunk, 1);
+        }
+        let f = i.field();
+        let got: Vec<(&str, &[(u32, u32)])> = (0..f.len()).map(|k| (f.term(k), f.list(k))).collect();
+        assert_eq!(got, [("a", &[(0, 1)][..]), ("b", &[][..]), ("قديس", &[(0, 1), (1, 1)][..]), ("قديسين", &[(1, 1)][..])]);
     }
 
     #[test]

@@ -9,6 +9,8 @@ pub mod cache;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use rayon::prelude::*;
+
 use crate::artifacts::lexical::{Postings, postings};
 use crate::artifacts::{BuiltDoc, Rendered, render_library};
 use crate::config::{Config, Format};
@@ -278,11 +280,19 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
     Arc::new(render_library(&lib.id, &name, &refs, cfg.embedding.dims))
 }
 
-/// The lexical postings of several shards together for one domain, not memoized (a one-shot
-/// build makes a domain's parts from a few large groups and drops them once it is rendered).
-pub fn group_postings(db: &dyn AskDb, settings: Settings, shards: &[Shard], domain: &str) -> Arc<Postings> {
-    let compiled: Vec<Arc<Compiled>> = shards.iter().flat_map(|s| shard_compiled(db, settings, *s)).collect();
-    Arc::new(postings(domain, &docs_of(&compiled)))
+/// The lexical postings of a domain in about `parts` parts, not memoized (a one-shot build makes
+/// a domain's parts just before its render and drops them after it). The domain's documents are
+/// sorted by ID and cut into contiguous runs: each part's chunks are then a range of the
+/// domain's table, so a term's postings from the parts in order are sorted by chunk already, and
+/// a common term has an entry per part, not one per document shard (the bytes do not depend on
+/// the grouping).
+pub fn domain_postings(db: &Db, settings: Settings, shards: &[Shard], domain: &str, parts: usize) -> Vec<Arc<Postings>> {
+    let compiled: Vec<Arc<Compiled>> = shards.par_iter().map_with(db.clone(), |db, s| shard_compiled(db, settings, *s)).flatten_iter().collect();
+    let mut docs: Vec<&BuiltDoc> = docs_of(&compiled).into_iter().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
+    docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
+    // No more parts than document shards: a small domain is not cut finer than before.
+    let per = docs.len().div_ceil(parts.min(shards.len()).max(1)).max(1);
+    docs.par_chunks(per).map(|group| Arc::new(postings(domain, group))).filter(|p| p.chunks > 0).collect()
 }
 
 /// One shard's lexical postings for one domain.
