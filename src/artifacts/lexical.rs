@@ -29,8 +29,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{BuiltDoc, Kind, Rendered};
 
-/// Target size of one shard; a Worker reads a few of them per question.
-const SHARD_TARGET_BYTES: usize = 64 * 1024;
+/// Target size of one shard, in estimated bytes (`Postings::estimate` runs 10–20 % above the
+/// rendered JSON, so shards average ~70 KB); a Worker reads one shard per question term.
+const SHARD_TARGET_BYTES: usize = 80 * 1024;
 
 /// A chunk of a domain: its document's ordinal in the meta's table and its chunk index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -680,21 +681,38 @@ struct MetaOut<'a> {
     docs: Vec<(&'a str, Vec<u32>)>,
 }
 
-/// The term-shard count of a domain whose parts are `parts`: powers of two, so that a shard is
-/// about `SHARD_TARGET_BYTES`.
+/// The term-shard count of a domain whose parts are `parts` (see `shards_for`).
 pub fn shard_count(parts: &[&Postings]) -> usize {
     shards_for(parts.iter().map(|p| p.estimate).sum())
 }
 
-/// The term-shard count for a domain's total size estimate: the power of two nearest (in ratio)
-/// to `estimate / SHARD_TARGET_BYTES`, so shards average between 0.7× and 1.4× the target.
-/// Rounding up instead made them average 0.5× to 1×: twice the files (each one costs the
-/// filesystem far more than its bytes) for no gain to a Worker, which reads one shard per term.
+/// The term-shard count for a domain's total size estimate: the rung of the ladder 1, 2, 3, 4,
+/// 6, 8, 12, 16, 24… (powers of two and 1.5 times them) nearest in ratio to
+/// `estimate / SHARD_TARGET_BYTES`, so shards average between 0.82× and 1.22× the target.
+/// - A pure function of the estimate: the same inputs give the same shards on any machine and
+///   in any build history.
+/// - Rungs 1.33–1.5× apart: the count, and with it every term's shard, changes only when a
+///   domain grows or shrinks by a third or more (then the domain's lexical files are all new).
+/// - Not rounded up to a power of two: that made shards average 0.5–1× the target, up to twice
+///   the files (each costs the filesystem far more than its bytes), for no gain to a Worker,
+///   which reads one shard per term.
 pub fn shards_for(estimate: usize) -> usize {
-    let up = (estimate / SHARD_TARGET_BYTES + 1).next_power_of_two();
-    // `up / 2 ≤ estimate / target < up`: keep `up` only when estimate ≥ up·target/√2.
-    let (e, full) = (estimate as u128, (up * SHARD_TARGET_BYTES) as u128);
-    if up > 1 && 2 * e * e < full * full { up / 2 } else { up }
+    let (e, t) = (estimate as u128, SHARD_TARGET_BYTES as u128);
+    let mut a: u128 = 1;
+    loop {
+        let b = if a == 1 {
+            2
+        } else if a.is_power_of_two() {
+            a / 2 * 3
+        } else {
+            a / 3 * 4
+        };
+        // Between the rungs `a < b`, `b` is nearer in ratio once estimate/target ≥ √(a·b).
+        if e * e < a * b * t * t {
+            return a as usize;
+        }
+        a = b;
+    }
 }
 
 /// A part's terms dealt to the term shards they belong to: `(shard, field, term index)`,
@@ -1193,21 +1211,25 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
     }
 
     #[test]
-    fn shard_counts_are_powers_of_two_nearest_the_target_size() {
+    fn shard_counts_are_the_rungs_nearest_the_target_size() {
+        let rung = |n: usize| n == 1 || n.is_power_of_two() || (n % 3 == 0 && (n / 3).is_power_of_two());
         let mut last = 1;
         for estimate in (0..40_000_000).step_by(9_973).chain([usize::MAX / 4]) {
             let n = shards_for(estimate);
-            assert!(n.is_power_of_two(), "{estimate}: {n}");
+            assert!(rung(n), "{estimate}: {n} is not 2^k or 3·2^k");
             assert!(n >= last, "monotonic: {estimate} gives {n} after {last}");
             last = n;
             if estimate >= 4 * SHARD_TARGET_BYTES && estimate < usize::MAX / 4 {
                 let avg = estimate as f64 / n as f64 / SHARD_TARGET_BYTES as f64;
-                assert!((0.70..=1.42).contains(&avg), "{estimate} bytes in {n} shards: {avg:.2}× the target");
+                assert!((0.81..=1.23).contains(&avg), "{estimate} bytes in {n} shards: {avg:.2}× the target");
             }
         }
         assert_eq!(shards_for(0), 1);
-        assert_eq!(shards_for(SHARD_TARGET_BYTES * 1200), 1024, "1200 targets' worth: 1024 shards, not 2048");
-        assert_eq!(shards_for(SHARD_TARGET_BYTES * 1500), 2048);
+        assert_eq!(shards_for(SHARD_TARGET_BYTES), 1);
+        assert_eq!(shards_for(SHARD_TARGET_BYTES * 2), 2);
+        assert_eq!(shards_for(SHARD_TARGET_BYTES * 1200), 1024, "√(1024·1536) ≈ 1254: 1200 targets' worth is nearer 1024");
+        assert_eq!(shards_for(SHARD_TARGET_BYTES * 1300), 1536);
+        assert_eq!(shards_for(SHARD_TARGET_BYTES * 1800), 2048);
     }
 
     #[test]
