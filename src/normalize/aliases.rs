@@ -258,16 +258,22 @@ const FAL: u64 = le("فال");
 const LL: u64 = le("لل");
 const AL: u64 = le("ال");
 
+/// Letters of the light suffixes as the second UTF-8 byte with the lead's low bit: ا 0x0A7,
+/// ت 0x0AA, ن 0x186, ه 0x187, و 0x188, ي 0x18A (U+0621–U+064A are D8 A1–BF and D9 80–8A).
+mod suffix_letter {
+    pub(super) const ALEF: u16 = 0x0A7;
+    pub(super) const TEH: u16 = 0x0AA;
+    pub(super) const NOON: u16 = 0x186;
+    pub(super) const HEH: u16 = 0x187;
+    pub(super) const WAW: u16 = 0x188;
+    pub(super) const YEH: u16 = 0x18A;
+}
+
 /// How many bytes [`strip_light_suffixes`] takes off `b[start..end]` in one step (0, 2 or 4),
 /// computed without branches. `b` is an Arabic-letters word, `end - start` at least six bytes.
 #[inline(always)]
 fn suffix_step(b: &[u8], start: usize, end: usize) -> usize {
-    const ALEF: u16 = 0x0A7;
-    const TEH: u16 = 0x0AA;
-    const NOON: u16 = 0x186;
-    const HEH: u16 = 0x187;
-    const WAW: u16 = 0x188;
-    const YEH: u16 = 0x18A;
+    use suffix_letter::{ALEF, HEH, NOON, TEH, WAW, YEH};
     let letter = |i: usize| (((b[i] & 1) as u16) << 8) | b[i + 1] as u16;
     let n = (end - start) / 2;
     let (before, last) = (letter(end - 4), letter(end - 2));
@@ -285,14 +291,7 @@ fn suffix_step(b: &[u8], start: usize, end: usize) -> usize {
 /// of the list that fits is decided by the last two letters: the two-letter suffixes all differ
 /// in them, and the one-letter suffixes come after them (يه before ه).
 pub(super) fn strip_light_suffixes(mut s: &str) -> &str {
-    // Letters as the second UTF-8 byte with the lead's low bit: ا 0x0A7, ت 0x0AA, ن 0x186,
-    // ه 0x187, و 0x188, ي 0x18A (U+0621–U+064A are D8 A1–BF and D9 80–8A).
-    const ALEF: u16 = 0x0A7;
-    const TEH: u16 = 0x0AA;
-    const NOON: u16 = 0x186;
-    const HEH: u16 = 0x187;
-    const WAW: u16 = 0x188;
-    const YEH: u16 = 0x18A;
+    use suffix_letter::{ALEF, HEH, NOON, TEH, WAW, YEH};
     let letter = |b: &[u8], i: usize| (((b[i] & 1) as u16) << 8) | b[i + 1] as u16;
     loop {
         let b = s.as_bytes();
