@@ -1,7 +1,8 @@
 //! store: the only writer under `out/`. Artifact files are content-addressed and appear whole
-//! under their name (`write_new`: an unnamed temp file linked in place; `write_atomic`: temp file
-//! + rename, for caches); an existing file with the right hash is reused. The manifest is written last,
-//! also by rename, so a killed build leaves the previous manifest and every file it names intact.
+//! under their name (`write_new`: an unnamed temp file linked in place; `write_atomic`: a temp
+//! file renamed, for caches); an existing file with the right hash is reused. The manifest is
+//! written last, also by rename, so a killed build leaves the previous manifest and every file it
+//! names intact.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
