@@ -341,10 +341,7 @@ pub fn main() -> i32 {
 impl BuildLocation {
     /// The config: `--sources DIR`'s, or the `--config` file's.
     pub fn config(&self) -> Result<Config, Problems> {
-        match &self.sources {
-            Some(dir) => Config::for_sources(dir),
-            None => Config::load(&self.config),
-        }
+        Config::load_or_sources(&self.config, self.sources.as_deref())
     }
 
     /// Loads the config, reporting its problems; `None` means exit with `EXIT_USAGE`.

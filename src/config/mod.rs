@@ -183,16 +183,26 @@ impl Config {
         Config::parse(&text, &display, &base_dir, path)
     }
 
+    /// A command's config: the sources directory's (`--sources DIR`) when one is given, else the
+    /// config file's (`--config`).
+    pub fn load_or_sources(config: &Path, sources: Option<&Path>) -> Result<Config, Problems> {
+        match sources {
+            Some(dir) => Config::for_sources(dir),
+            None => Config::load(config),
+        }
+    }
+
     /// The config of a bare sources directory (`askzico build --sources DIR`): one library named
-    /// after the directory, its Markdown, MDX and HTML files (format by extension), frontmatter `title`, `url` and
-    /// `domains` honoured as in any library, the default settings, and output into `out` under
-    /// the current directory. It is parsed like a written config, so it is checked the same way.
+    /// after the directory, its Markdown, MDX and HTML files (format by extension), frontmatter
+    /// `title`, `url` and `domains` honoured as in any library, the default settings, and output
+    /// into `out` under the current directory. It is parsed like a written config, so it is
+    /// checked the same way.
     pub fn for_sources(dir: &Path) -> Result<Config, Problems> {
         let shown = format!("--sources {}", dir.display());
         if !dir.is_dir() {
             return Err(Problems(vec![Problem::error("sources-dir", format!("{} is not a directory", dir.display()))
                 .in_file(shown)
-                .help("pass the directory that holds the Markdown, MDX, HTML or JSON sources")]));
+                .help("pass the directory that holds the Markdown, MDX or HTML sources")]));
         }
         let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
         let name = canon.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "sources".into());

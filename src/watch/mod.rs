@@ -68,10 +68,6 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
             return crate::cli::EXIT_ERRORS;
         }
     }
-    let load = || match &opts.sources {
-        Some(dir) => Config::for_sources(dir),
-        None => Config::load(&opts.config),
-    };
 
     let mut engine: Option<Engine> = None;
     let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
@@ -83,7 +79,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
     loop {
         if reload_config {
             reload_config = false;
-            match load() {
+            match Config::load_or_sources(&opts.config, opts.sources.as_deref()) {
                 Ok(cfg) => {
                     out_dir = canonical(&cfg.out_dir_or(opts.out.as_deref()));
                     let roots: BTreeSet<PathBuf> = cfg.libraries.iter().map(|l| canonical(&l.root)).collect();
