@@ -154,15 +154,9 @@ impl CompileCache {
         }
         by_pack.into_par_iter().for_each(|(n, entries)| {
             let Some(mut guard) = self.pack(n) else { return };
-            let Some(pack) = guard.as_mut() else { return };
-            for (slot, key, compiled) in entries {
-                if let Ok(bytes) = crate::timings::timed(crate::timings::Stage::Cache, || rmp_serde::to_vec(&compiled.docs)) {
-                    pack.insert(slot.id, (key, serde_bytes::ByteBuf::from(bytes)));
-                }
-            }
-            let bytes = crate::timings::timed(crate::timings::Stage::Cache, || rmp_serde::to_vec(&*pack)).ok();
-            *guard = None; // released as soon as written
-            drop(guard);
+            let Some(pack) = guard.take() else { return };
+            let bytes = crate::timings::timed(crate::timings::Stage::Cache, || render_pack(pack, entries));
+            drop(guard); // released: read again from disk when needed
             if let Some(bytes) = bytes {
                 let _ = crate::artifacts::store::write_atomic(&self.pack_path(n), &bytes);
             }
@@ -172,5 +166,94 @@ impl CompileCache {
                 *p = None;
             }
         }
+    }
+}
+
+/// A pack's bytes, as `rmp_serde` writes a `Pack` (a map by slot, in slot order), with the new
+/// entries' documents serialized straight into it: each entry's bytes are a `bin` whose length
+/// is filled in after (a new entry is not serialized into a buffer of its own and copied).
+fn render_pack(mut old: Pack, entries: Vec<(Slot, String, std::sync::Arc<super::Compiled>)>) -> Option<Vec<u8>> {
+    enum Entry<'a> {
+        Kept(&'a str, &'a [u8]),
+        New(&'a str, &'a [super::BuiltDoc]),
+    }
+    let mut fresh: BTreeMap<String, (String, std::sync::Arc<super::Compiled>)> = BTreeMap::new();
+    for (slot, key, compiled) in entries {
+        old.remove(&slot.id);
+        fresh.insert(slot.id, (key, compiled));
+    }
+    let mut all: Vec<(&str, Entry)> = old.iter().map(|(id, (k, b))| (id.as_str(), Entry::Kept(k, b))).collect();
+    all.extend(fresh.iter().map(|(id, (k, c))| (id.as_str(), Entry::New(k, &c.docs))));
+    all.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    // Room for it all (an over-estimate costs only address space): per chunk its text about
+    // three times (text, search text, tokens) and its vector (5 bytes per f32).
+    let chunk_size = |c: &crate::artifacts::BuiltChunk| 3 * c.text.as_str().len() + 5 * c.vector.len() + 128;
+    let size: usize = old.values().map(|(_, b)| b.len() + 80).sum::<usize>()
+        + fresh.values().map(|(_, c)| c.docs.iter().map(|d| d.chunks.iter().map(chunk_size).sum::<usize>() + 256).sum::<usize>() + 80).sum::<usize>();
+    let mut out = Vec::with_capacity(size);
+    out.push(0xdf); // map 32
+    out.extend_from_slice(&u32::try_from(all.len()).ok()?.to_be_bytes());
+    for (id, entry) in all {
+        rmp_serde::encode::write(&mut out, id).ok()?;
+        out.push(0x92); // [key, bytes]
+        let (key, docs) = match entry {
+            Entry::Kept(k, b) => (k, Err(b)),
+            Entry::New(k, d) => (k, Ok(d)),
+        };
+        rmp_serde::encode::write(&mut out, key).ok()?;
+        out.push(0xc6); // bin 32, its length after
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        match docs {
+            Err(b) => out.extend_from_slice(b),
+            Ok(d) => rmp_serde::encode::write(&mut out, d).ok()?,
+        }
+        let len = u32::try_from(out.len() - at - 4).ok()?;
+        out[at..at + 4].copy_from_slice(&len.to_be_bytes());
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn docs_of(md: &str, rel: &str) -> Arc<crate::db::Compiled> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+        let toml = "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"lib\"\nroot = \"docs\"\n";
+        let cfg = Config::parse(toml, "corpus.toml", dir.path(), &dir.path().join("corpus.toml")).unwrap();
+        let hash = crate::embed::inline_hash(&cfg.embedding);
+        let (docs, problems) = crate::build::compile_file(&cfg, &cfg.libraries[0], rel, md.as_bytes(), Format::Markdown, hash.as_ref());
+        assert!(problems.is_empty() && !docs.is_empty(), "{problems:?}");
+        Arc::new(crate::db::Compiled { docs, problems })
+    }
+
+    fn slot(id: &str) -> Slot {
+        Slot { id: id.to_string(), pack: 0 }
+    }
+
+    /// The pack written in one pass reads back as the `Pack` serde writes: entries kept from
+    /// disk, replaced and added, in slot order, each entry's bytes its documents' msgpack.
+    #[test]
+    fn a_rendered_pack_is_the_pack_serde_writes() {
+        let a = docs_of("# النيل\n\nنهر طويل في أفريقيا.\n", "a.md");
+        let b = docs_of("# القاهرة\n\nعاصمة مصر.\n\n## التاريخ\n\nمدينة قديمة.\n", "b.md");
+        let c = docs_of("# الإسكندرية\n\nمدينة على البحر.\n", "c.md");
+        let bin = |c: &crate::db::Compiled| serde_bytes::ByteBuf::from(rmp_serde::to_vec(&c.docs).unwrap());
+        let mut old = Pack::new();
+        old.insert("bb".into(), ("old-key-b".into(), serde_bytes::ByteBuf::from(b"stale".to_vec())));
+        old.insert("dd".into(), ("key-d".into(), bin(&c)));
+        let entries = vec![(slot("bb"), "key-b".to_string(), b.clone()), (slot("aa"), "key-a".to_string(), a.clone())];
+
+        let mut expected = old.clone();
+        expected.insert("aa".into(), ("key-a".into(), bin(&a)));
+        expected.insert("bb".into(), ("key-b".into(), bin(&b)));
+        let rendered = render_pack(old, entries).unwrap();
+        assert_eq!(rmp_serde::from_slice::<Pack>(&rendered).unwrap(), expected);
+        let docs: Vec<BuiltDoc> = rmp_serde::from_slice(&expected["aa"].1).unwrap();
+        assert_eq!(docs, a.docs);
+        assert!(render_pack(Pack::new(), Vec::new()).is_some_and(|b| rmp_serde::from_slice::<Pack>(&b).unwrap().is_empty()));
     }
 }

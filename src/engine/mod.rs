@@ -34,6 +34,11 @@ const SHARD_FILES: usize = 64;
 /// than 4, 8 parts ~0.2 s; peak memory 4 parts 490 MB, 16 parts ~470 MB).
 const ONE_SHOT_PARTS: usize = 4;
 
+/// Source files per rayon task when reading and compiling. Rayon otherwise splits a list into
+/// a few long runs per thread; the last one then ran alone for ~100 ms of a 10k build while the
+/// other core idled. A few files amortize the task's cost (a database clone per split).
+const FILES_PER_TASK: usize = 8;
+
 fn shard_count(files: usize) -> u32 {
     files.div_ceil(SHARD_FILES).max(1).next_power_of_two() as u32
 }
@@ -178,10 +183,12 @@ impl Engine {
         // Read what may have changed; everything else stays as the database holds it.
         let to_read: Vec<&crate::discover::SourceFile> =
             files.iter().filter(|f| changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)).collect();
-        let read: Vec<Result<(Vec<u8>, [u8; 32]), Problem>> = to_read
+        // Each file in its shared buffer here, in parallel: the loop below only moves them.
+        let read: Vec<Result<(Arc<[u8]>, [u8; 32]), Problem>> = to_read
             .par_iter()
+            .with_max_len(FILES_PER_TASK)
             .map(|f| {
-                let bytes = timed(Stage::Read, || read_source(&cfg, &cfg.libraries[f.library], &f.path, &f.rel))?;
+                let bytes = timed(Stage::Read, || read_source(&cfg, &cfg.libraries[f.library], &f.path, &f.rel).map(Arc::from))?;
                 let hash = *timed(Stage::Hash, || blake3::hash(&bytes)).as_bytes();
                 Ok((bytes, hash))
             })
@@ -195,13 +202,13 @@ impl Engine {
                     match same_place {
                         Some(src) => {
                             // A setter always starts a new revision: compare first.
-                            if src.hash(&self.db) != hash || src.bytes(&self.db).get().is_none_or(|b| b.as_ref() != bytes.as_slice()) {
-                                src.set_bytes(&mut self.db).to(SourceBytes::new(f.path.clone(), Arc::from(bytes)));
+                            if src.hash(&self.db) != hash || src.bytes(&self.db).get().is_none_or(|b| b.as_ref() != bytes.as_ref()) {
+                                src.set_bytes(&mut self.db).to(SourceBytes::new(f.path.clone(), bytes));
                                 src.set_hash(&mut self.db).to(hash);
                             }
                         }
                         None => {
-                            let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, SourceBytes::new(f.path.clone(), Arc::from(bytes)), hash);
+                            let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, SourceBytes::new(f.path.clone(), bytes), hash);
                             self.sources.insert(f.path.clone(), src);
                         }
                     }
@@ -268,6 +275,7 @@ impl Engine {
         });
         let outputs: Vec<Arc<Compiled>> = sources
             .par_iter()
+            .with_max_len(FILES_PER_TASK)
             .map_with(self.db.clone(), |db, f| {
                 let out = compiled(db, settings, *f);
                 if let Some(b) = &bar {
@@ -333,7 +341,7 @@ impl Engine {
         // shards cost nothing and their files are already in place.
         let out = &req.out;
         let shard_stored: Vec<std::io::Result<_>> =
-            list.par_iter().map_with(self.db.clone(), |db, s| store::store_artifacts(out, &shard_artifacts(db, settings, *s), &self.known)).collect();
+            list.par_iter().with_max_len(1).map_with(self.db.clone(), |db, s| store::store_artifacts(out, &shard_artifacts(db, settings, *s), &self.known)).collect();
         let doms = domains(&self.db, settings, set);
         // Every shard's postings per domain, in parallel (memoized; the domain renders merge them).
         // A one-shot build makes them per domain instead, and drops them after its render.
