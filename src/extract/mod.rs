@@ -45,9 +45,18 @@ pub struct Body {
 
 /// Whether `s` holds a control character other than `\n` and `\t` (`char::is_control`: C0,
 /// DEL and C1), by a byte scan: C0 and DEL are single bytes, C1 is `0xC2` then `0x80..=0x9F`.
+///
+/// Every extracted block goes through it: 32 bytes at a time, a test without early exit (which
+/// the compiler vectorizes) says whether any byte could start one (below 0x20, 0x7F, 0xC2), and
+/// only such a group (a line break, `«`) is looked at byte by byte.
 fn has_control(s: &str) -> bool {
+    const GROUP: usize = 32;
     let b = s.as_bytes();
-    b.iter().enumerate().any(|(i, &c)| (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7F || (c == 0xC2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n))))
+    let exact = |i: usize, c: u8| (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7F || (c == 0xC2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)));
+    b.chunks(GROUP).enumerate().any(|(k, group)| {
+        let maybe = group.iter().fold(false, |acc, &c| acc | (c < 0x20) | (c == 0x7F) | (c == 0xC2));
+        maybe && group.iter().enumerate().any(|(j, &c)| exact(k * GROUP + j, c))
+    })
 }
 
 impl Body {
@@ -306,6 +315,12 @@ fn utf16_without_bom(bytes: &[u8]) -> Option<&'static str> {
 }
 
 fn utf8(bytes: &[u8], offset: usize) -> Result<String, Problem> {
+    // Arabic text is mostly 2-byte sequences, where the standard library's check runs at about
+    // 1 GB/s (~0.15 s of a 10k-document build); `simdutf8` checks 16–32 bytes at a time. Its
+    // `basic` check says only whether the bytes are valid: the standard one locates the error.
+    if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
+        return Ok(s.to_string());
+    }
     match std::str::from_utf8(bytes) {
         Ok(s) => Ok(s.to_string()),
         Err(e) => {
