@@ -4,6 +4,11 @@
 //! `normalize`, `embed`, `artifacts::render` — wrapped by thin I/O edges: `config` and
 //! `discover` read, `artifacts::store` writes, `cli` drives.
 
+// `diag::Problem` (a miette diagnostic with its source text, span and help) is the error of
+// every fallible step. Errors are the cold path: boxing each one would add an allocation and
+// an indirection at every `?` for no gain, so its size is accepted.
+#![allow(clippy::result_large_err)]
+
 pub mod artifacts;
 pub mod bench;
 pub mod build;

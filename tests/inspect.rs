@@ -102,7 +102,7 @@ fn sample_corpus_passes_with_a_deterministic_rebuild() {
     let sample = v["sample"].as_array().unwrap();
     for lib in ["articles", "guides", "site", "seneksar"] {
         let n = sample.iter().filter(|s| s["library"] == lib).count();
-        assert!(n >= 1 && n <= 5, "{lib}: {n}");
+        assert!((1..=5).contains(&n), "{lib}: {n}");
     }
     assert!(sample.iter().all(|s| s["span"].is_array() && s["search_text"].is_string()));
     // Same seed, same sample.

@@ -1212,14 +1212,14 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
 
     #[test]
     fn shard_counts_are_the_rungs_nearest_the_target_size() {
-        let rung = |n: usize| n == 1 || n.is_power_of_two() || (n % 3 == 0 && (n / 3).is_power_of_two());
+        let rung = |n: usize| n == 1 || n.is_power_of_two() || (n.is_multiple_of(3) && (n / 3).is_power_of_two());
         let mut last = 1;
         for estimate in (0..40_000_000).step_by(9_973).chain([usize::MAX / 4]) {
             let n = shards_for(estimate);
             assert!(rung(n), "{estimate}: {n} is not 2^k or 3·2^k");
             assert!(n >= last, "monotonic: {estimate} gives {n} after {last}");
             last = n;
-            if estimate >= 4 * SHARD_TARGET_BYTES && estimate < usize::MAX / 4 {
+            if (4 * SHARD_TARGET_BYTES..usize::MAX / 4).contains(&estimate) {
                 let avg = estimate as f64 / n as f64 / SHARD_TARGET_BYTES as f64;
                 assert!((0.81..=1.23).contains(&avg), "{estimate} bytes in {n} shards: {avg:.2}× the target");
             }

@@ -25,13 +25,11 @@ static WRITES: AtomicUsize = AtomicUsize::new(0);
 /// Test hook: `ASKZICO_FAIL_AFTER_WRITES=N` makes the (N+1)-th file write fail, to prove that a
 /// build failing midway leaves the previous build intact.
 fn injected_failure() -> io::Result<()> {
-    if let Ok(n) = std::env::var("ASKZICO_FAIL_AFTER_WRITES") {
-        if let Ok(n) = n.parse::<usize>() {
-            if WRITES.fetch_add(1, Ordering::SeqCst) >= n {
+    if let Ok(n) = std::env::var("ASKZICO_FAIL_AFTER_WRITES")
+        && let Ok(n) = n.parse::<usize>()
+            && WRITES.fetch_add(1, Ordering::SeqCst) >= n {
                 return Err(io::Error::other("injected write failure (ASKZICO_FAIL_AFTER_WRITES)"));
             }
-        }
-    }
     Ok(())
 }
 

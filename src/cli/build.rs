@@ -7,7 +7,7 @@ use crate::engine::Engine;
 pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32 {
     if watch {
         let opts = crate::watch::WatchOptions { config: at.config.clone(), sources: at.sources.clone(), out: at.out.clone(), env: at.env.clone(), stats_json };
-        return crate::watch::run(&opts, |rep, stats| print_watch(rep, stats));
+        return crate::watch::run(&opts, print_watch);
     }
     let Some(cfg) = at.load(json) else { return EXIT_USAGE };
     if let Err(p) = cfg.libraries_for(at.env.as_deref()) {

@@ -67,10 +67,13 @@ fn limit(what: String) -> Problem {
     Problem::error("limit", what).help("this build cannot be uploaded as is; shorten the offending IDs or fields and rebuild")
 }
 
+/// Per vector file: its library and its Vectorize NDJSON objects.
+pub(crate) type VectorLines = Vec<(Option<String>, Vec<Value>)>;
+
 /// Every vector of a build as (vector file's library, the exact Vectorize NDJSON objects), in
 /// manifest order: `{"id", "values", "metadata"}` with `corpus_version` in the metadata. Shared
 /// by `export` and `deploy`; limits are checked by the caller.
-pub(crate) fn vector_lines(out: &Path, m: &Manifest) -> Result<Vec<(Option<String>, Vec<Value>)>, Problem> {
+pub(crate) fn vector_lines(out: &Path, m: &Manifest) -> Result<VectorLines, Problem> {
     let mut chunks: BTreeMap<String, ChunkRecord> = BTreeMap::new();
     for a in m.artifacts_of(Kind::Chunks) {
         let bytes = read(out, &a.path)?;

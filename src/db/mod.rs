@@ -39,13 +39,17 @@ impl Counters {
     }
 }
 
+/// The opened provider of a non-inline embedder (or why it could not be opened), shared by the
+/// database's clones.
+pub type OpenedEmbedder = Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>;
+
 #[salsa::db]
 #[derive(Clone)]
 pub struct Db {
     storage: salsa::Storage<Self>,
     pub counters: Arc<Counters>,
     /// The cached provider for non-inline embedders, opened by the engine on the first build.
-    pub embedder: Arc<std::sync::OnceLock<Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>>>,
+    pub embedder: Arc<std::sync::OnceLock<OpenedEmbedder>>,
     /// The on-disk compile cache of the output directory, set by the engine.
     pub compile_cache: Arc<std::sync::RwLock<Option<Arc<cache::CompileCache>>>>,
     /// Whether `compiled` releases a source's bytes once done (one-shot builds; a watch keeps
@@ -66,7 +70,7 @@ impl salsa::Database for Db {}
 #[salsa::db]
 pub trait AskDb: salsa::Database {
     fn counters(&self) -> &Counters;
-    fn embedder(&self) -> Option<&Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>>;
+    fn embedder(&self) -> Option<&OpenedEmbedder>;
     fn compile_cache(&self) -> Option<Arc<cache::CompileCache>>;
     fn release_sources(&self) -> bool;
 }
@@ -76,7 +80,7 @@ impl AskDb for Db {
     fn counters(&self) -> &Counters {
         &self.counters
     }
-    fn embedder(&self) -> Option<&Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>> {
+    fn embedder(&self) -> Option<&OpenedEmbedder> {
         self.embedder.get()
     }
     fn compile_cache(&self) -> Option<Arc<cache::CompileCache>> {
@@ -175,11 +179,10 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     let cache = db.compile_cache();
     let key = cache.as_ref().map(|c| c.key(lib, file.rel(db), file.format(db), &file.hash(db)));
     let slot = cache::CompileCache::slot(lib, file.rel(db));
-    if let (Some(c), Some(k)) = (&cache, &key) {
-        if let Some(docs) = c.get(&slot, k) {
+    if let (Some(c), Some(k)) = (&cache, &key)
+        && let Some(docs) = c.get(&slot, k) {
             return Arc::new(Compiled { docs, problems: Vec::new() });
         }
-    }
     let hash = crate::embed::inline_hash(&cfg.embedding);
     let source = file.bytes(db);
     let bytes = match source.get() {
@@ -208,11 +211,10 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
         c.vectors_embedded.fetch_add(chunks, Ordering::Relaxed);
     }
     let out = Arc::new(Compiled { docs, problems });
-    if let (Some(c), Some(k)) = (&cache, key) {
-        if out.problems.is_empty() {
+    if let (Some(c), Some(k)) = (&cache, key)
+        && out.problems.is_empty() {
             c.put(slot, k, out.clone());
         }
-    }
     out
 }
 
@@ -262,8 +264,8 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
     let mut refs = docs_of(&compiled);
     // A non-inline provider's vectors are filled into copies of the documents.
     let filled: Vec<BuiltDoc>;
-    if let Ok(vectors) = shard_vectors(db, settings, shard).as_ref() {
-        if !vectors.is_empty() {
+    if let Ok(vectors) = shard_vectors(db, settings, shard).as_ref()
+        && !vectors.is_empty() {
             let mut copies: Vec<BuiltDoc> = refs.iter().map(|d| (*d).clone()).collect();
             let mut it = vectors.iter();
             for c in copies.iter_mut().flat_map(|d| d.chunks.iter_mut()) {
@@ -272,7 +274,6 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
             filled = copies;
             refs = filled.iter().collect();
         }
-    }
     if refs.is_empty() {
         return Arc::new(Vec::new());
     }

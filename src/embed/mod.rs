@@ -145,22 +145,6 @@ pub(crate) fn check_vectors(
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn canonical_json_sorts_keys_at_every_level() {
-        let a = serde_json::json!({"provider": "hash", "model": "m", "dims": 8, "input": {"z": 1, "a": "x\"y"}});
-        let b = serde_json::json!({"input": {"a": "x\"y", "z": 1}, "dims": 8, "model": "m", "provider": "hash"});
-        assert_eq!(canonical_json(&a), canonical_json(&b));
-        assert_eq!(
-            canonical_json(&a),
-            r#"{"dims":8,"input":{"a":"x\"y","z":1},"model":"m","provider":"hash"}"#
-        );
-    }
-}
-
 /// The provider a config names. Network and process providers read their secrets (the API token)
 /// from the environment here, never from the config.
 pub fn provider(s: &crate::config::EmbedSettings) -> Result<Box<dyn Embedder>, EmbedError> {
@@ -194,5 +178,21 @@ pub fn describe(s: &crate::config::EmbedSettings) -> serde_json::Value {
             "input": {"max_chars": s.max_chars.unwrap_or(WorkersAiConfig::default().max_chars), "truncate": "word-boundary", "truncate_inputs": WorkersAiConfig::default().truncate_inputs},
         }),
         _ => serde_json::json!({"provider": s.provider, "model": s.model, "dims": s.dims}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_json_sorts_keys_at_every_level() {
+        let a = serde_json::json!({"provider": "hash", "model": "m", "dims": 8, "input": {"z": 1, "a": "x\"y"}});
+        let b = serde_json::json!({"input": {"a": "x\"y", "z": 1}, "dims": 8, "model": "m", "provider": "hash"});
+        assert_eq!(canonical_json(&a), canonical_json(&b));
+        assert_eq!(
+            canonical_json(&a),
+            r#"{"dims":8,"input":{"a":"x\"y","z":1},"model":"m","provider":"hash"}"#
+        );
     }
 }

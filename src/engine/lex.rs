@@ -42,8 +42,8 @@ impl DomainLex {
         // shard count, documents and parts in the same places (an edit inside document shards).
         let mut todo: Option<BTreeSet<usize>> = None;
         let mut dealt: Vec<Option<Arc<Dealt>>> = vec![None; parts.len()];
-        if let Some(prev) = &prev {
-            if prev.shards == shards && prev.parts.len() == parts.len() && prev.docs.iter().map(String::as_str).eq(table.docs.iter().copied()) {
+        if let Some(prev) = &prev
+            && prev.shards == shards && prev.parts.len() == parts.len() && prev.docs.iter().map(String::as_str).eq(table.docs.iter().copied()) {
                 let mut set = BTreeSet::new();
                 for (i, (old, new)) in prev.parts.iter().zip(&parts).enumerate() {
                     if Arc::ptr_eq(old, new) || old == new {
@@ -54,7 +54,6 @@ impl DomainLex {
                 }
                 todo = Some(set);
             }
-        }
         let dealt: Vec<Arc<Dealt>> = dealt
             .into_par_iter()
             .zip(parts.par_iter())

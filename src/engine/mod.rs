@@ -39,6 +39,9 @@ const ONE_SHOT_PARTS: usize = 4;
 /// other core idled. A few files amortize the task's cost (a database clone per split).
 const FILES_PER_TASK: usize = 8;
 
+/// A source file's bytes and their blake3.
+type SourceRead = (Arc<[u8]>, [u8; 32]);
+
 fn shard_count(files: usize) -> u32 {
     files.div_ceil(SHARD_FILES).max(1).next_power_of_two() as u32
 }
@@ -174,17 +177,16 @@ impl Engine {
         stats.files = files.len();
 
         // The on-disk compile cache of this output directory (a fresh process reuses it).
-        if let Ok(mut c) = self.db.compile_cache.write() {
-            if c.is_none() {
+        if let Ok(mut c) = self.db.compile_cache.write()
+            && c.is_none() {
                 *c = Some(Arc::new(crate::db::cache::CompileCache::new(&req.out, &cfg)));
             }
-        }
 
         // Read what may have changed; everything else stays as the database holds it.
         let to_read: Vec<&crate::discover::SourceFile> =
             files.iter().filter(|f| changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)).collect();
         // Each file in its shared buffer here, in parallel: the loop below only moves them.
-        let read: Vec<Result<(Arc<[u8]>, [u8; 32]), Problem>> = to_read
+        let read: Vec<Result<SourceRead, Problem>> = to_read
             .par_iter()
             .with_max_len(FILES_PER_TASK)
             .map(|f| {
@@ -313,11 +315,10 @@ impl Engine {
                     problems.push(p.clone());
                 }
             }
-            if let Some(Ok(e)) = self.db.embedder.get() {
-                if let Err(err) = e.flush() {
+            if let Some(Ok(e)) = self.db.embedder.get()
+                && let Err(err) = e.flush() {
                     eprintln!("warning: embedding cache not saved: {}", err.message);
                 }
-            }
             [_, _, _, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
             if problems.has_errors() {
                 return finish_failed(problems, stats, run, started);

@@ -71,7 +71,9 @@ pub fn collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples: usiz
     for (w, n) in vocab {
         groups.entry(normalize(w, rules)).or_default().push((w, *n));
     }
-    let mut out: BTreeMap<&'static str, Vec<(String, Vec<(String, usize)>)>> = BTreeMap::new();
+    // Per rule: (normalized form, the distinct words it merges with their counts).
+    type Merges = Vec<(String, Vec<(String, usize)>)>;
+    let mut out: BTreeMap<&'static str, Merges> = BTreeMap::new();
     for rule in ALL_RULE_NAMES {
         let rule: &'static str = rule;
         let merged = out.entry(rule).or_default();

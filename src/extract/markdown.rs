@@ -158,11 +158,10 @@ impl Walker {
             return;
         }
         if let Some(tag) = self.inline_hidden {
-            if let Event::InlineHtml(t) = &ev {
-                if t.to_ascii_lowercase().starts_with(&format!("</{tag}")) {
+            if let Event::InlineHtml(t) = &ev
+                && t.to_ascii_lowercase().starts_with(&format!("</{tag}")) {
                     self.inline_hidden = None;
                 }
-            }
             return;
         }
         if self.unsafe_link > 0 {
@@ -292,11 +291,10 @@ impl Walker {
 
     fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::Paragraph => {
-                if !self.contained() {
+            TagEnd::Paragraph
+                if !self.contained() => {
                     self.flush(BlockKind::Paragraph);
                 }
-            }
             TagEnd::Heading(_) => {
                 let level = self.heading.take().unwrap_or(1);
                 self.flush(BlockKind::Heading(level));

@@ -99,7 +99,7 @@ pub fn render(r: &Report) -> String {
         );
     }
 
-    let _ = write!(h, "<h2>عينة للمراجعة ({} مقطعًا)</h2>\n", r.sample.len());
+    let _ = writeln!(h, "<h2>عينة للمراجعة ({} مقطعًا)</h2>", r.sample.len());
     for s in &r.sample {
         let span = s.span.map(|(a, b)| format!("{a}–{b}")).unwrap_or_default();
         let _ = write!(

@@ -542,7 +542,7 @@ mod tests {
             Just('a'), Just(' '), Just('ا'),
         ], 0..20)) {
             let s: String = v.into_iter().collect();
-            let per_char = s.len() % 2 == 0 && s.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c));
+            let per_char = s.len().is_multiple_of(2) && s.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c));
             prop_assert_eq!(is_arabic_letters(&s), per_char, "{:?}", s);
         }
 

@@ -29,12 +29,11 @@ fn fold_month(word: &str) -> String {
         })
         .collect();
     for prefix in ["ال", "لل", "بال", "وال"] {
-        if let Some(rest) = w.strip_prefix(prefix) {
-            if rest.chars().count() >= 3 {
+        if let Some(rest) = w.strip_prefix(prefix)
+            && rest.chars().count() >= 3 {
                 w = rest.to_string();
                 break;
             }
-        }
     }
     w
 }
