@@ -740,6 +740,13 @@ fn keep_run_end(t: &ArabicFast, b: &[u8], mut i: usize) -> usize {
     }
 }
 
+/// The character of a two-byte UTF-8 sequence `x y` (a lead byte 0xC2–0xDF, then a
+/// continuation byte).
+#[inline(always)]
+fn two_byte_char(x: u8, y: u8) -> char {
+    char::from_u32((((x & 0x1F) as u32) << 6) | (y & 0x3F) as u32).unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
 /// (base, is a digit) of the kept character that ends at byte `end` (a run is never empty and
 /// never ends with a space).
 #[inline(always)]
@@ -1203,8 +1210,9 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// The characters of text that needs no NFC; the same as `feed` on each of them, faster.
     /// Runs of characters kept as they are (ASCII lowercase letters and digits, kept Arabic
     /// letters, single spaces between them) are copied in one piece; characters deleted without
-    /// a trace (harakat, Quranic marks, tatweel; only when no observer records changes) are
-    /// skipped; every other character goes through `feed`.
+    /// a trace (harakat, Quranic marks, tatweel) are skipped and single-letter folds pushed
+    /// (both only when no observer records changes), within runs by `copy_run`; every other
+    /// character goes through `feed`.
     fn feed_plain(&mut self, text: &str, base_off: usize) {
         #[cfg(test)]
         if self.per_char {
@@ -1218,7 +1226,7 @@ impl<'a, O: Observer> Engine<'a, O> {
         while i < b.len() {
             let (class, w) = fast_class(self.fast, b, i);
             match class {
-                Fast::Keep(base, digit) => {
+                Fast::Keep(_, digit) => {
                     // What `emit` does before pushing the run's first character.
                     if self.sep.is_some() {
                         self.resolve_sep(digit);
@@ -1226,24 +1234,11 @@ impl<'a, O: Observer> Engine<'a, O> {
                     if self.space.is_some() {
                         self.flush_space();
                     }
-                    let from = i;
-                    i = keep_run_end(self.fast, b, i + w);
-                    if i - from == w {
-                        // One character (diacritized text: a letter between two marks).
-                        if let Some(c) = text[from..i].chars().next() {
-                            self.out.push(c);
-                        }
-                        self.base = base;
-                        self.last_digit = digit;
-                    } else {
-                        self.out.push_str(&text[from..i]);
-                        // The state `emit` leaves after the run's last character.
-                        (self.base, self.last_digit) = last_kept(self.fast, b, i);
-                    }
+                    i = self.copy_run(text, i);
                 }
                 Fast::Fold(t, base) if !O::ACTIVE => {
                     self.emit(t, base, false);
-                    i += w;
+                    i = self.copy_run(text, i + w);
                 }
                 Fast::Drop if !O::ACTIVE => i += w,
                 _ => {
@@ -1251,6 +1246,44 @@ impl<'a, O: Observer> Engine<'a, O> {
                     self.feed(c, base_off + i);
                     i += c.len_utf8();
                 }
+            }
+        }
+    }
+
+    /// From `i`, a kept character (the space and separator `emit` would settle before it are
+    /// settled): runs of kept characters copied whole, and between them (when no observer
+    /// records changes) characters deleted without a trace (harakat, Quranic marks, tatweel:
+    /// skipped) and single-letter folds (pushed), as `feed` on each would do. Diacritized text,
+    /// a letter between two marks, and prose, whose words begin with أ and end in ة, stay in
+    /// this loop. Returns where the characters it takes end.
+    #[inline(always)]
+    fn copy_run(&mut self, text: &str, mut i: usize) -> usize {
+        let b = text.as_bytes();
+        let t = self.fast;
+        loop {
+            let from = i;
+            i = keep_run_end(t, b, i);
+            if let [x @ 0xC2..=0xDF, y] = b[from..i] {
+                // One letter (diacritized text: a letter between two marks): pushed as a char,
+                // not by a copy call for two bytes.
+                self.out.push(two_byte_char(x, y));
+                (self.base, self.last_digit) = last_kept(t, b, i);
+            } else if i > from {
+                self.out.push_str(&text[from..i]);
+                // The state `emit` leaves after the run's last character.
+                (self.base, self.last_digit) = last_kept(t, b, i);
+            }
+            if O::ACTIVE {
+                return i;
+            }
+            match fast_class(t, b, i) {
+                (Fast::Drop, w) => i += w,
+                (Fast::Fold(c, base), w) => {
+                    self.out.push(c);
+                    (self.base, self.last_digit) = (base, false);
+                    i += w;
+                }
+                _ => return i,
             }
         }
     }
