@@ -89,6 +89,14 @@ impl WordMemo {
         }
     }
 
+    /// Loads the slot of the word whose [`word_hash`](super::rules::word_hash) is `hash` ahead
+    /// of its [`new_word`](Self::new_word): the memo is larger than the L1 cache, and the next
+    /// word's slot is loaded while this word is looked up rather than when its lookup waits.
+    #[inline]
+    pub(super) fn warm(&self, hash: u64) {
+        std::hint::black_box(self.slots[(hash >> self.shift) as usize].chunk);
+    }
+
     /// `None` when the memo remembers `w` (whose [`word_hash`](super::rules::word_hash) is
     /// `hash`) from this chunk; otherwise its [`aliases::word_stems`] (always for a word longer
     /// than [`MAX_WORD`]).

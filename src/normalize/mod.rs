@@ -61,8 +61,12 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
     // words from earlier ones), and recent stems (a stem repeats across the forms of a word).
     let mut stems = Recent::new();
     memo::with_new_chunk(|memo| {
-        for t in words_of(search.as_str()) {
-            let Some((article, light)) = memo.new_word(t, rules::word_hash(t)) else {
+        let mut words = words_of(search.as_str()).map(|t| (t, rules::word_hash(t))).peekable();
+        while let Some((t, hash)) = words.next() {
+            if let Some(&(_, next)) = words.peek() {
+                memo.warm(next);
+            }
+            let Some((article, light)) = memo.new_word(t, hash) else {
                 continue;
             };
             for target in aliases.index_targets(t) {
