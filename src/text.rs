@@ -94,28 +94,30 @@ impl Tokens {
         let mut keys: Vec<u128> = tokens.iter().enumerate().map(|(i, t)| (u128::from(prefix_key(t)) << 64) | i as u128).collect();
         keys.sort_unstable();
         let token = |k: u128| tokens[k as u64 as usize];
-        let mut out = String::with_capacity(tokens.iter().map(|t| t.len() + 1).sum());
-        let mut push = |t: &str| {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(t);
-        };
+        let mut set: Vec<&str> = Vec::with_capacity(keys.len());
         let mut group: Vec<&str> = Vec::new();
         let mut i = 0;
         while i < keys.len() {
             let prefix = keys[i] >> 64;
             let end = keys[i..].iter().position(|k| k >> 64 != prefix).map_or(keys.len(), |n| i + n);
             if end - i == 1 {
-                push(token(keys[i]));
+                set.push(token(keys[i]));
             } else {
                 group.clear();
                 group.extend(keys[i..end].iter().map(|&k| token(k)));
                 group.sort_unstable();
                 group.dedup();
-                group.iter().for_each(|t| push(t));
+                set.extend_from_slice(&group);
             }
             i = end;
+        }
+        // Sized by the set, not by the tokens given (with their repeats): sets are kept.
+        let mut out = String::with_capacity(set.iter().map(|t| t.len() + 1).sum());
+        for (i, t) in set.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(t);
         }
         Tokens(out)
     }
