@@ -210,6 +210,17 @@ mod tests {
         prop::collection::vec(word, 0..1200).prop_map(|v| v.join(" "))
     }
 
+    /// Texts of a whole number of 64-byte blocks end with their last word.
+    #[test]
+    fn tokens_of_whole_blocks() {
+        for n in [63, 64, 65, 127, 128, 129] {
+            let s = format!("{} {}", "a".repeat(n - 2), "b");
+            assert_eq!(tokens(&s).collect::<Vec<_>>(), s.split(' ').collect::<Vec<_>>(), "{n}");
+            let spaced = format!("{s} ");
+            assert_eq!(tokens(&spaced).collect::<Vec<_>>(), s.split(' ').collect::<Vec<_>>(), "{n} and a space");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(
             std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300)
@@ -228,9 +239,10 @@ mod tests {
             );
         }
 
-        /// The eight-bytes-at-a-time word splitter splits like `str::split`.
+        /// The block-at-a-time word splitter splits like `str::split`, across blocks of 64
+        /// bytes and at their edges.
         #[test]
-        fn tokens_as_split(s in "[ اب!a\n]{0,60}") {
+        fn tokens_as_split(s in prop_oneof!["[ اب!a\n]{0,60}", "[ اب!a\n]{0,300}", "[ ا]{0,200}", "[ a]{60,70}", "[ a]{126,130}"]) {
             prop_assert_eq!(tokens(&s).collect::<Vec<_>>(), s.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>());
         }
     }
