@@ -70,38 +70,50 @@ impl Tokens {
     }
 
     /// The same set from borrowed tokens (one allocation: the joined string).
-    pub fn from_strs(tokens: Vec<&str>) -> Self {
-        // Sorted by (first eight bytes as a big-endian number, whole token): the same order as
-        // by token (a smaller prefix number means a smaller token), with most comparisons
-        // decided without a `memcmp` call.
-        let mut keyed: Vec<(u64, &str)> = Vec::with_capacity(tokens.len());
-        for t in tokens {
-            if !t.is_empty() && !has_newline(t.as_bytes()) {
-                keyed.push((prefix_key(t), t));
-            }
-        }
-        Self::from_keyed(keyed)
+    pub fn from_strs(mut tokens: Vec<&str>) -> Self {
+        tokens.retain(|t| !t.is_empty() && !has_newline(t.as_bytes()));
+        Self::from_set(tokens)
     }
 
     /// [`Tokens::from_strs`] for tokens known to hold no newline (the words of a normalized
     /// text that has none, and slices of them): not looked at byte by byte again.
-    pub(crate) fn from_words(tokens: Vec<&str>) -> Self {
+    pub(crate) fn from_words(mut tokens: Vec<&str>) -> Self {
         debug_assert!(tokens.iter().all(|t| !t.contains('\n')));
-        let mut keyed: Vec<(u64, &str)> = Vec::with_capacity(tokens.len());
-        for t in tokens {
-            if !t.is_empty() {
-                keyed.push((prefix_key(t), t));
-            }
-        }
-        Self::from_keyed(keyed)
+        tokens.retain(|t| !t.is_empty());
+        Self::from_set(tokens)
     }
 
-    /// The set of tokens keyed by [`prefix_key`] (none empty, none with a newline).
-    fn from_keyed(mut keyed: Vec<(u64, &str)>) -> Self {
-        keyed.sort_unstable();
-        keyed.dedup_by(|a, b| a.1 == b.1);
-        let mut out = String::with_capacity(keyed.iter().map(|(_, t)| t.len() + 1).sum());
-        for (i, (_, t)) in keyed.iter().enumerate() {
+    /// The set of `tokens` (none empty, none with a newline), sorted and deduplicated.
+    ///
+    /// Sorted as numbers: each token's [`prefix_key`] (its first eight bytes, big-endian) above
+    /// its index, so that a comparison is of two integers, without a branch or a call; a
+    /// smaller prefix key means a smaller token. Only the tokens that share their first eight
+    /// bytes (a few: the same word, or words of one stem) are then sorted and deduplicated by
+    /// their bytes; tokens of different prefix keys differ.
+    fn from_set(tokens: Vec<&str>) -> Self {
+        let mut keys: Vec<u128> = tokens.iter().enumerate().map(|(i, t)| (u128::from(prefix_key(t)) << 64) | i as u128).collect();
+        keys.sort_unstable();
+        let token = |k: u128| tokens[k as u64 as usize];
+        let mut set: Vec<&str> = Vec::with_capacity(keys.len());
+        let mut group: Vec<&str> = Vec::new();
+        let mut i = 0;
+        while i < keys.len() {
+            let prefix = keys[i] >> 64;
+            let end = keys[i..].iter().position(|k| k >> 64 != prefix).map_or(keys.len(), |n| i + n);
+            if end - i == 1 {
+                set.push(token(keys[i]));
+            } else {
+                group.clear();
+                group.extend(keys[i..end].iter().map(|&k| token(k)));
+                group.sort_unstable();
+                group.dedup();
+                set.extend_from_slice(&group);
+            }
+            i = end;
+        }
+        // Sized by the set, not by the tokens given (with their repeats): sets are kept.
+        let mut out = String::with_capacity(set.iter().map(|t| t.len() + 1).sum());
+        for (i, t) in set.iter().enumerate() {
             if i > 0 {
                 out.push('\n');
             }

@@ -61,8 +61,12 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
     // words from earlier ones), and recent stems (a stem repeats across the forms of a word).
     let mut stems = Recent::new();
     memo::with_new_chunk(|memo| {
-        for t in words_of(search.as_str()) {
-            let Some((article, light)) = memo.new_word(t, rules::word_hash(t)) else {
+        let mut words = words_of(search.as_str()).map(|t| (t, rules::word_hash(t))).peekable();
+        while let Some((t, hash)) = words.next() {
+            if let Some(&(_, next)) = words.peek() {
+                memo.warm(next);
+            }
+            let Some((article, light)) = memo.new_word(t, hash) else {
                 continue;
             };
             for target in aliases.index_targets(t) {
@@ -206,6 +210,17 @@ mod tests {
         prop::collection::vec(word, 0..1200).prop_map(|v| v.join(" "))
     }
 
+    /// Texts of a whole number of 64-byte blocks end with their last word.
+    #[test]
+    fn tokens_of_whole_blocks() {
+        for n in [63, 64, 65, 127, 128, 129] {
+            let s = format!("{} {}", "a".repeat(n - 2), "b");
+            assert_eq!(tokens(&s).collect::<Vec<_>>(), s.split(' ').collect::<Vec<_>>(), "{n}");
+            let spaced = format!("{s} ");
+            assert_eq!(tokens(&spaced).collect::<Vec<_>>(), s.split(' ').collect::<Vec<_>>(), "{n} and a space");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(
             std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300)
@@ -224,9 +239,10 @@ mod tests {
             );
         }
 
-        /// The eight-bytes-at-a-time word splitter splits like `str::split`.
+        /// The block-at-a-time word splitter splits like `str::split`, across blocks of 64
+        /// bytes and at their edges.
         #[test]
-        fn tokens_as_split(s in "[ اب!a\n]{0,60}") {
+        fn tokens_as_split(s in prop_oneof!["[ اب!a\n]{0,60}", "[ اب!a\n]{0,300}", "[ ا]{0,200}", "[ a]{60,70}", "[ a]{126,130}"]) {
             prop_assert_eq!(tokens(&s).collect::<Vec<_>>(), s.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>());
         }
     }

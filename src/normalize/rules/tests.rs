@@ -778,6 +778,23 @@ proptest! {
         prop_assert_eq!(normalize(&s, &r), normalize_per_char(&s, &r));
     }
 
+    /// The variant pass (dagger alef and small high yeh after the letters that runs copy,
+    /// marks skipped and folds pushed within runs) gives the same form, hit and edits as
+    /// feeding every character one by one.
+    #[test]
+    fn variant_pass_fast_path_equals_per_char(s in prop_oneof![arabic_words(), arabic_string(), mixed_string()], r in rules_strategy()) {
+        let pass = |per_char: bool| {
+            let mut var = String::new();
+            let mut eng = Engine::new(&r, &mut var, true, NoObs);
+            eng.per_char = per_char;
+            eng.run(&s);
+            let edits: Vec<(usize, bool)> = eng.edits.iter().map(|e| (e.at, e.was_waw)).collect();
+            let hit = eng.variant_hit;
+            (var, hit, edits)
+        };
+        prop_assert_eq!(pass(false), pass(true));
+    }
+
     /// The vectorized pre-check only ever skips blocks the exact check would pass.
     #[test]
     fn nfc_precheck_is_conservative(s in prop_oneof![arabic_string(), mixed_string(), arabic_words(), any::<String>()]) {
