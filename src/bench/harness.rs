@@ -133,16 +133,22 @@ pub struct Report {
 }
 
 pub const NOTE: &str = "each build is a fresh process; cold = a new, empty out dir and caches (sources may be in the OS page cache; \
-every output is deleted after the size's last build, and dirty pages are flushed before each cold build); \
+outputs are deleted after the last size's last build; dirty pages are flushed and earlier runs' outputs dropped from \
+the page cache before each cold build); \
 stage times are thread-time summed over threads (they can exceed the wall time); cpu = user + sys";
 
 /// Runs the benchmark; `progress` receives one line per step.
 pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Report, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
     let mut sizes = Vec::new();
+    let result = opts.sizes.iter().try_for_each(|&docs| bench_size(&exe, opts, docs, progress).map(|r| sizes.push(r)));
+    // Every size's outputs go only now: deleting thousands of files makes ext4 (without a
+    // journal) create files several times slower for minutes, which would charge one size's
+    // cleanup to the next size's cold builds.
     for &docs in &opts.sizes {
-        sizes.push(bench_size(&exe, opts, docs, progress)?);
+        remove_dir(&opts.dir.join(format!("out-{docs}")))?;
     }
+    result?;
     Ok(Report { cpus: std::thread::available_parallelism().map_or(1, |n| n.get()), note: NOTE, sizes })
 }
 
@@ -156,18 +162,23 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
     let mut out = PathBuf::new();
     remove_dir(&outs)?;
     for i in 0..opts.runs {
-        // A new out dir per run, and the earlier runs' outputs deleted only after this size's
-        // last build: for minutes after thousands of deletes, ext4 creates files several times
-        // slower (it skips recently freed inodes), which would charge the bench's own cleanup
-        // to the next build.
+        // A new out dir per run, and the earlier runs' outputs deleted only after the last
+        // size's last build (`run`): for minutes after thousands of deletes, ext4 without a
+        // journal creates files several times slower (it skips recently freed inodes), which
+        // would charge the bench's own cleanup to the next build.
         // The previous build's dirty pages are flushed first (untimed), so a build does not wait
         // for the writeback of the one before it (at 100k a cold build writes ~7.5 GB).
         // SAFETY: sync(2) has no preconditions.
         unsafe { libc::sync() };
-        // The earlier runs' outputs (clean after the sync) leave the page cache too: at 100k
-        // each run adds ~7.5 GB, and a third run on this 23 GB machine otherwise reclaims the
-        // first two runs' pages while it writes (its write stage took ~4× the first run's).
-        evict_from_page_cache(&outs);
+        // Every earlier run's outputs, of any size (clean after the sync), leave the page cache
+        // too: at 100k each run adds ~7.5 GB, and a third run on this 23 GB machine otherwise
+        // reclaims the first two runs' pages while it writes (its write stage took ~4× the
+        // first run's).
+        for entry in std::fs::read_dir(&opts.dir).into_iter().flatten().flatten() {
+            if entry.file_name().to_string_lossy().starts_with("out-") {
+                evict_from_page_cache(&entry.path());
+            }
+        }
         std::thread::sleep(Duration::from_millis(500));
         out = outs.join(format!("run{i}"));
         let r = build(exe, &config, &out)?;
@@ -200,9 +211,6 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
     let watch = watch(exe, &config, &out, &edited, &original, progress);
     std::fs::write(&edited, &original).map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
     let watch = watch?;
-    // Every output of this size goes now, so the next size (or the next bench) does not start
-    // right after a mass delete.
-    remove_dir(&outs)?;
     let series = |runs: &[Run]| Series::of(runs, source_bytes).ok_or_else(|| "no runs (--runs 0)".to_string());
     Ok(SizeReport {
         docs,
