@@ -73,9 +73,10 @@ fn every_synaxarium_record_and_quran_chapter_is_a_document() {
 fn prose_letters(src: &str) -> usize {
     let mut s = src.replace("\r\n", "\n");
     if s.starts_with("---\n")
-        && let Some(end) = s[4..].find("\n---") {
-            s = s[4 + end + 4..].to_string();
-        }
+        && let Some(end) = s[4..].find("\n---")
+    {
+        s = s[4 + end + 4..].to_string();
+    }
     let fences = Regex::new(r"(?ms)^\s*(```|~~~).*?^\s*(```|~~~)").unwrap();
     let blocks = Regex::new(r"(?is)<(script|style)\b.*?</(script|style)>").unwrap();
     let tags = Regex::new(r"<[^>\n]*>").unwrap();

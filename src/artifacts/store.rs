@@ -27,9 +27,10 @@ static WRITES: AtomicUsize = AtomicUsize::new(0);
 fn injected_failure() -> io::Result<()> {
     if let Ok(n) = std::env::var("ASKZICO_FAIL_AFTER_WRITES")
         && let Ok(n) = n.parse::<usize>()
-            && WRITES.fetch_add(1, Ordering::SeqCst) >= n {
-                return Err(io::Error::other("injected write failure (ASKZICO_FAIL_AFTER_WRITES)"));
-            }
+        && WRITES.fetch_add(1, Ordering::SeqCst) >= n
+    {
+        return Err(io::Error::other("injected write failure (ASKZICO_FAIL_AFTER_WRITES)"));
+    }
     Ok(())
 }
 

@@ -67,10 +67,11 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
                 // (a heading-only document) is still bounded.
                 let hc = chars(&text[b.start..b.end]);
                 if let Some(cs) = carry
-                    && carry_chars + 2 + hc > max / 2 {
-                        pieces.push(Piece { start: cs, end: carry_end, chars: carry_chars, section: si, section_start: false });
-                        carry = None;
-                    }
+                    && carry_chars + 2 + hc > max / 2
+                {
+                    pieces.push(Piece { start: cs, end: carry_end, chars: carry_chars, section: si, section_start: false });
+                    carry = None;
+                }
                 if hc > max / 2 {
                     for (s, e) in split_block(text, b, max, max) {
                         pieces.push(Piece { start: s, end: e, chars: chars(&text[s..e]), section: si, section_start: false });
@@ -94,9 +95,10 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
             };
             let mut parts = split_block(text, b, budget, max);
             if let Some(cs) = carry.take()
-                && let Some(first) = parts.first_mut() {
-                    first.0 = cs;
-                }
+                && let Some(first) = parts.first_mut()
+            {
+                first.0 = cs;
+            }
             for (s, e) in parts {
                 pieces.push(Piece { start: s, end: e, chars: chars(&text[s..e]), section: si, section_start: false });
             }

@@ -93,11 +93,12 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
         diff,
     };
     if let Some(path) = &args.html
-        && let Err(e) = std::fs::write(path, inspect::html::render(&rep)) {
-            let p = Problem::error("write", format!("cannot write the HTML report: {e}")).in_file(path.display().to_string()).help("pass a writable path to --html");
-            report(&Problems(vec![p]), json);
-            return EXIT_ERRORS;
-        }
+        && let Err(e) = std::fs::write(path, inspect::html::render(&rep))
+    {
+        let p = Problem::error("write", format!("cannot write the HTML report: {e}")).in_file(path.display().to_string()).help("pass a writable path to --html");
+        report(&Problems(vec![p]), json);
+        return EXIT_ERRORS;
+    }
     if json {
         println!("{}", serde_json::to_string(&rep).expect("report serializes"));
     } else {

@@ -32,9 +32,10 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
         let Ok(text) = std::fs::read_to_string(out.join(&a.path)) else { continue };
         for line in text.lines() {
             if let Ok(r) = serde_json::from_str::<ChunkRecord>(line)
-                && matches(&r, key) {
-                    hits.push(r);
-                }
+                && matches(&r, key)
+            {
+                hits.push(r);
+            }
         }
     }
     if hits.is_empty() {

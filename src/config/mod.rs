@@ -403,9 +403,10 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         let url = lib.url.map(|t| template_or_error(cx, t));
         let records = lib.records.map(|r| records(cx, r));
         if records.is_none()
-            && let Some(f) = lib.format.as_ref().filter(|f| *f.get_ref() == Format::Json) {
-                cx.error("json-mapping", f.span(), format!("library `{id}` reads JSON but has no [library.records] mapping"), "add `[library.records]` with at least `text` (and `select` for files with many records)");
-            }
+            && let Some(f) = lib.format.as_ref().filter(|f| *f.get_ref() == Format::Json)
+        {
+            cx.error("json-mapping", f.span(), format!("library `{id}` reads JSON but has no [library.records] mapping"), "add `[library.records]` with at least `text` (and `select` for files with many records)");
+        }
         if records.is_some() && lib.format.as_ref().is_some_and(|f| *f.get_ref() != Format::Json) {
             let f = lib.format.as_ref().unwrap();
             cx.error("config-value", f.span(), "`records` needs format = \"json\"", "remove `format` or set it to json");
@@ -458,14 +459,15 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
     let out_canon = out_abs.canonicalize().unwrap_or_else(|_| out_abs.clone());
     for lib in &libraries {
         if let Ok(root) = lib.root.canonicalize()
-            && root.starts_with(&out_canon) {
-                cx.error(
-                    "config-value",
-                    corpus.out.span(),
-                    format!("the output directory `{}` contains the root of library `{}`", corpus.out.get_ref(), lib.id),
-                    "build output must live apart from sources: use a dedicated directory such as `out`",
-                );
-            }
+            && root.starts_with(&out_canon)
+        {
+            cx.error(
+                "config-value",
+                corpus.out.span(),
+                format!("the output directory `{}` contains the root of library `{}`", corpus.out.get_ref(), lib.id),
+                "build output must live apart from sources: use a dedicated directory such as `out`",
+            );
+        }
     }
     let out_rel = corpus.out.into_inner();
     let rules = raw.normalize.unwrap_or_default();

@@ -180,9 +180,10 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     let key = cache.as_ref().map(|c| c.key(lib, file.rel(db), file.format(db), &file.hash(db)));
     let slot = cache::CompileCache::slot(lib, file.rel(db));
     if let (Some(c), Some(k)) = (&cache, &key)
-        && let Some(docs) = c.get(&slot, k) {
-            return Arc::new(Compiled { docs, problems: Vec::new() });
-        }
+        && let Some(docs) = c.get(&slot, k)
+    {
+        return Arc::new(Compiled { docs, problems: Vec::new() });
+    }
     let hash = crate::embed::inline_hash(&cfg.embedding);
     let source = file.bytes(db);
     let bytes = match source.get() {
@@ -212,9 +213,10 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     }
     let out = Arc::new(Compiled { docs, problems });
     if let (Some(c), Some(k)) = (&cache, key)
-        && out.problems.is_empty() {
-            c.put(slot, k, out.clone());
-        }
+        && out.problems.is_empty()
+    {
+        c.put(slot, k, out.clone());
+    }
     out
 }
 
@@ -265,15 +267,16 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
     // A non-inline provider's vectors are filled into copies of the documents.
     let filled: Vec<BuiltDoc>;
     if let Ok(vectors) = shard_vectors(db, settings, shard).as_ref()
-        && !vectors.is_empty() {
-            let mut copies: Vec<BuiltDoc> = refs.iter().map(|d| (*d).clone()).collect();
-            let mut it = vectors.iter();
-            for c in copies.iter_mut().flat_map(|d| d.chunks.iter_mut()) {
-                c.vector = it.next().cloned().unwrap_or_default();
-            }
-            filled = copies;
-            refs = filled.iter().collect();
+        && !vectors.is_empty()
+    {
+        let mut copies: Vec<BuiltDoc> = refs.iter().map(|d| (*d).clone()).collect();
+        let mut it = vectors.iter();
+        for c in copies.iter_mut().flat_map(|d| d.chunks.iter_mut()) {
+            c.vector = it.next().cloned().unwrap_or_default();
         }
+        filled = copies;
+        refs = filled.iter().collect();
+    }
     if refs.is_empty() {
         return Arc::new(Vec::new());
     }

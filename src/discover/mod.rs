@@ -92,9 +92,10 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 root_canon.join(rel)
             };
             if let Some(out) = &out_canon
-                && canon.starts_with(out) {
-                    continue;
-                }
+                && canon.starts_with(out)
+            {
+                continue;
+            }
             let display = display_name(lib, &rel_str);
             if !lib.allow_outside_root && !canon.starts_with(&root_canon) {
                 problems.push(

@@ -43,17 +43,18 @@ impl DomainLex {
         let mut todo: Option<BTreeSet<usize>> = None;
         let mut dealt: Vec<Option<Arc<Dealt>>> = vec![None; parts.len()];
         if let Some(prev) = &prev
-            && prev.shards == shards && prev.parts.len() == parts.len() && prev.docs.iter().map(String::as_str).eq(table.docs.iter().copied()) {
-                let mut set = BTreeSet::new();
-                for (i, (old, new)) in prev.parts.iter().zip(&parts).enumerate() {
-                    if Arc::ptr_eq(old, new) || old == new {
-                        dealt[i] = Some(prev.dealt[i].clone());
-                    } else {
-                        changed_shards(old, new, shards, &mut set);
-                    }
+            && prev.shards == shards && prev.parts.len() == parts.len() && prev.docs.iter().map(String::as_str).eq(table.docs.iter().copied())
+        {
+            let mut set = BTreeSet::new();
+            for (i, (old, new)) in prev.parts.iter().zip(&parts).enumerate() {
+                if Arc::ptr_eq(old, new) || old == new {
+                    dealt[i] = Some(prev.dealt[i].clone());
+                } else {
+                    changed_shards(old, new, shards, &mut set);
                 }
-                todo = Some(set);
             }
+            todo = Some(set);
+        }
         let dealt: Vec<Arc<Dealt>> = dealt
             .into_par_iter()
             .zip(parts.par_iter())

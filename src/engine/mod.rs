@@ -178,9 +178,10 @@ impl Engine {
 
         // The on-disk compile cache of this output directory (a fresh process reuses it).
         if let Ok(mut c) = self.db.compile_cache.write()
-            && c.is_none() {
-                *c = Some(Arc::new(crate::db::cache::CompileCache::new(&req.out, &cfg)));
-            }
+            && c.is_none()
+        {
+            *c = Some(Arc::new(crate::db::cache::CompileCache::new(&req.out, &cfg)));
+        }
 
         // Read what may have changed; everything else stays as the database holds it.
         let to_read: Vec<&crate::discover::SourceFile> =
@@ -316,9 +317,10 @@ impl Engine {
                 }
             }
             if let Some(Ok(e)) = self.db.embedder.get()
-                && let Err(err) = e.flush() {
-                    eprintln!("warning: embedding cache not saved: {}", err.message);
-                }
+                && let Err(err) = e.flush()
+            {
+                eprintln!("warning: embedding cache not saved: {}", err.message);
+            }
             [_, _, _, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
             if problems.has_errors() {
                 return finish_failed(problems, stats, run, started);

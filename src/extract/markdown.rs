@@ -159,9 +159,10 @@ impl Walker {
         }
         if let Some(tag) = self.inline_hidden {
             if let Event::InlineHtml(t) = &ev
-                && t.to_ascii_lowercase().starts_with(&format!("</{tag}")) {
-                    self.inline_hidden = None;
-                }
+                && t.to_ascii_lowercase().starts_with(&format!("</{tag}"))
+            {
+                self.inline_hidden = None;
+            }
             return;
         }
         if self.unsafe_link > 0 {
@@ -291,10 +292,9 @@ impl Walker {
 
     fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::Paragraph
-                if !self.contained() => {
-                    self.flush(BlockKind::Paragraph);
-                }
+            TagEnd::Paragraph if !self.contained() => {
+                self.flush(BlockKind::Paragraph);
+            }
             TagEnd::Heading(_) => {
                 let level = self.heading.take().unwrap_or(1);
                 self.flush(BlockKind::Heading(level));

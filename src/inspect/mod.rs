@@ -594,9 +594,10 @@ pub fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> D
             continue;
         }
         if let Some(ids) = old_by_text.get(&(lib.as_str(), text.as_str()))
-            && let Some(old_id) = ids.iter().find(|oid| n.get(**oid).is_none_or(|(_, _, t)| t != text)) {
-                libs.entry(lib.clone()).or_default().shifted.push((old_id.to_string(), id.clone()));
-            }
+            && let Some(old_id) = ids.iter().find(|oid| n.get(**oid).is_none_or(|(_, _, t)| t != text))
+        {
+            libs.entry(lib.clone()).or_default().shifted.push((old_id.to_string(), id.clone()));
+        }
     }
     libs.retain(|_, d| !d.is_empty());
     Diff { from: from.to_string(), to: to.to_string(), libraries: libs }

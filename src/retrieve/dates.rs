@@ -30,10 +30,11 @@ fn fold_month(word: &str) -> String {
         .collect();
     for prefix in ["ال", "لل", "بال", "وال"] {
         if let Some(rest) = w.strip_prefix(prefix)
-            && rest.chars().count() >= 3 {
-                w = rest.to_string();
-                break;
-            }
+            && rest.chars().count() >= 3
+        {
+            w = rest.to_string();
+            break;
+        }
     }
     w
 }

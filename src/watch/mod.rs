@@ -63,10 +63,11 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
     let config_path = opts.sources.is_none().then(|| canonical(&opts.config));
     let config_dir = config_path.as_ref().map(|c| c.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")));
     if let Some(dir) = &config_dir
-        && let Err(e) = debouncer.watch(dir, RecursiveMode::NonRecursive) {
-            eprintln!("cannot watch {}: {e}", dir.display());
-            return crate::cli::EXIT_ERRORS;
-        }
+        && let Err(e) = debouncer.watch(dir, RecursiveMode::NonRecursive)
+    {
+        eprintln!("cannot watch {}: {e}", dir.display());
+        return crate::cli::EXIT_ERRORS;
+    }
 
     let mut engine: Option<Engine> = None;
     let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
