@@ -134,9 +134,10 @@ fn has_newline(b: &[u8]) -> bool {
 }
 
 /// The first eight bytes of `t` as a big-endian number (zero-padded), read as overlapping
-/// fixed-size pieces rather than copied byte by byte.
+/// fixed-size pieces rather than copied byte by byte: ordering by it, then by the whole string,
+/// is ordering by string (token sets here, lexical terms in `artifacts::lexical`).
 #[inline]
-fn prefix_key(t: &str) -> u64 {
+pub(crate) fn prefix_key(t: &str) -> u64 {
     let b = t.as_bytes();
     let be4 = |c: &[u8; 4]| u32::from_be_bytes(*c) as u64;
     match (b.first_chunk::<8>(), b.first_chunk::<4>(), b.last_chunk::<4>()) {

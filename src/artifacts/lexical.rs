@@ -28,6 +28,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{BuiltDoc, Kind, Rendered};
+use crate::text::prefix_key;
 
 /// Target size of one shard, in estimated bytes (`Postings::estimate` runs 10–20 % above the
 /// rendered JSON, so shards average ~70 KB); a Worker reads one shard per question term.
@@ -392,15 +393,6 @@ impl Lists {
         }
         f
     }
-}
-
-/// The first eight bytes of `t` as a big-endian number (zero-padded): ordering by it, then by
-/// the whole term, is ordering by term.
-fn prefix_key(t: &str) -> u64 {
-    let mut k = [0u8; 8];
-    let n = t.len().min(8);
-    k[..n].copy_from_slice(&t.as_bytes()[..n]);
-    u64::from_be_bytes(k)
 }
 
 /// Whether two byte strings are equal, compared a word at a time without a `memcmp` call

@@ -173,17 +173,18 @@ impl CompileCache {
 /// entries' documents serialized straight into it: each entry's bytes are a `bin` whose length
 /// is filled in after (a new entry is not serialized into a buffer of its own and copied).
 fn render_pack(mut old: Pack, entries: Vec<(Slot, String, std::sync::Arc<super::Compiled>)>) -> Option<Vec<u8>> {
-    enum Entry<'a> {
-        Kept(&'a str, &'a [u8]),
-        New(&'a str, &'a [super::BuiltDoc]),
+    /// An entry's documents: bytes kept from disk, or documents to serialize.
+    enum Docs<'a> {
+        Kept(&'a [u8]),
+        New(&'a [super::BuiltDoc]),
     }
     let mut fresh: BTreeMap<String, (String, std::sync::Arc<super::Compiled>)> = BTreeMap::new();
     for (slot, key, compiled) in entries {
         old.remove(&slot.id);
         fresh.insert(slot.id, (key, compiled));
     }
-    let mut all: Vec<(&str, Entry)> = old.iter().map(|(id, (k, b))| (id.as_str(), Entry::Kept(k, b))).collect();
-    all.extend(fresh.iter().map(|(id, (k, c))| (id.as_str(), Entry::New(k, &c.docs))));
+    let mut all: Vec<(&str, &str, Docs)> = old.iter().map(|(id, (k, b))| (id.as_str(), k.as_str(), Docs::Kept(b))).collect();
+    all.extend(fresh.iter().map(|(id, (k, c))| (id.as_str(), k.as_str(), Docs::New(&c.docs))));
     all.sort_unstable_by(|a, b| a.0.cmp(b.0));
     // Room for it all (an over-estimate costs only address space): per chunk its text about
     // three times (text, search text, tokens) and its vector (5 bytes per f32).
@@ -193,20 +194,16 @@ fn render_pack(mut old: Pack, entries: Vec<(Slot, String, std::sync::Arc<super::
     let mut out = Vec::with_capacity(size);
     out.push(0xdf); // map 32
     out.extend_from_slice(&u32::try_from(all.len()).ok()?.to_be_bytes());
-    for (id, entry) in all {
+    for (id, key, docs) in all {
         rmp_serde::encode::write(&mut out, id).ok()?;
         out.push(0x92); // [key, bytes]
-        let (key, docs) = match entry {
-            Entry::Kept(k, b) => (k, Err(b)),
-            Entry::New(k, d) => (k, Ok(d)),
-        };
         rmp_serde::encode::write(&mut out, key).ok()?;
         out.push(0xc6); // bin 32, its length after
         let at = out.len();
         out.extend_from_slice(&[0; 4]);
         match docs {
-            Err(b) => out.extend_from_slice(b),
-            Ok(d) => rmp_serde::encode::write(&mut out, d).ok()?,
+            Docs::Kept(b) => out.extend_from_slice(b),
+            Docs::New(d) => rmp_serde::encode::write(&mut out, d).ok()?,
         }
         let len = u32::try_from(out.len() - at - 4).ok()?;
         out[at..at + 4].copy_from_slice(&len.to_be_bytes());
