@@ -8,6 +8,7 @@ mod jsonl;
 pub mod lexical;
 pub mod manifest;
 pub mod store;
+pub mod writer;
 pub mod vectors;
 pub mod verify;
 

@@ -37,13 +37,13 @@ fn injected_failure() -> io::Result<()> {
 /// Writes `bytes` to `path` atomically: a temp file beside it, then rename. A killed process
 /// leaves either the old file or the new one, never a torn one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomic_opts(path, bytes, false)
+    write_atomic_opts(path, bytes, false, None)
 }
 
 /// As `write_atomic`, with the data flushed to disk before the rename (for the manifest, so a
 /// power loss cannot leave a manifest naming files that never reached the disk).
 pub fn write_atomic_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomic_opts(path, bytes, true)
+    write_atomic_opts(path, bytes, true, None)
 }
 
 /// Writes a content-addressed file that is not in place yet: on Linux an unnamed file
@@ -53,25 +53,135 @@ pub fn write_atomic_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// wrong size), or the filesystem lacks `O_TMPFILE`: `write_atomic`.
 pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     #[cfg(target_os = "linux")]
-    if write_linked(path, bytes)? {
+    if write_linked(path, bytes, None)? {
         return Ok(());
     }
     write_atomic(path, bytes)
 }
 
+/// `write_new` with the bytes written straight to the disk through `buf` (`O_DIRECT`; see
+/// `writer`), where the filesystem takes it.
+pub(super) fn write_new_direct(path: &Path, bytes: &[u8], buf: &mut Aligned) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    if write_linked(path, bytes, Some(buf))? {
+        return Ok(());
+    }
+    let _ = buf;
+    write_atomic(path, bytes)
+}
+
+/// `write_atomic` with the bytes written straight to the disk through `buf`, where the
+/// filesystem takes it.
+pub(super) fn write_atomic_direct(path: &Path, bytes: &[u8], buf: &mut Aligned) -> io::Result<()> {
+    write_atomic_opts(path, bytes, false, Some(buf))
+}
+
+/// Stores a content-addressed artifact not in place yet: queued for the writer thread when it
+/// is large (`writer`), else written now (`write_new`). `key` is its `Known` key.
+fn store_new(path: PathBuf, bytes: Vec<u8>, key: String, known: &Known) -> io::Result<()> {
+    // Queued, it counts as stored (the domain render stores its term shards once as rendered,
+    // then looks them up again); `finish_writes` takes it back if its write fails.
+    if let Err((path, bytes)) = super::writer::submit(path, bytes, super::writer::Mode::New, Some(key.clone()), &known.writes) {
+        write_new(&path, &bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    }
+    if let Ok(mut k) = known.current.lock() {
+        k.insert(key);
+    }
+    Ok(())
+}
+
+/// Best effort, for caches: the bytes `render` makes replace `path`, rendered and written on the
+/// writer thread (while the build goes on), or here when it is off.
+pub fn write_atomic_rendered(path: PathBuf, render: super::writer::Render) {
+    if let Err((path, render)) = super::writer::submit_render(path, render)
+        && let Some(bytes) = render()
+    {
+        let _ = write_atomic(&path, &bytes);
+    }
+}
+
+/// Waits for every file queued for the writer thread and returns the first failure; the
+/// artifacts that failed leave `known` (they are not on disk). The engine calls it before
+/// writing a manifest.
+pub fn finish_writes(known: &Known) -> io::Result<()> {
+    let (failed, first) = known.writes.finish();
+    if let Ok(mut k) = known.current.lock() {
+        for key in &failed {
+            k.remove(key);
+        }
+    }
+    first.map_or(Ok(()), Err)
+}
+
+/// A 1 MiB buffer aligned for `O_DIRECT` (4 KiB, every block size in use), without `unsafe`:
+/// the aligned window of a slightly larger allocation.
+pub(super) struct Aligned {
+    raw: Vec<u8>,
+    at: usize,
+}
+
+impl Aligned {
+    const ALIGN: usize = 4096;
+    const LEN: usize = 1 << 20;
+
+    pub(super) fn new() -> Aligned {
+        let raw = vec![0u8; Self::LEN + Self::ALIGN];
+        let at = raw.as_ptr().align_offset(Self::ALIGN);
+        Aligned { raw, at }
+    }
+
+    fn get(&mut self) -> &mut [u8] {
+        &mut self.raw[self.at..self.at + Self::LEN]
+    }
+}
+
+/// Writes `bytes` to `f` (opened `O_DIRECT`, empty) in aligned pieces through `buf`, the last
+/// padded with zeros to a whole block, then cuts the file to the bytes' length.
+fn write_aligned(f: &std::fs::File, bytes: &[u8], buf: &mut Aligned) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let buf = buf.get();
+    let mut at = 0;
+    while at < bytes.len() {
+        let n = (bytes.len() - at).min(buf.len());
+        buf[..n].copy_from_slice(&bytes[at..at + n]);
+        let whole = n.div_ceil(Aligned::ALIGN) * Aligned::ALIGN;
+        buf[n..whole].fill(0);
+        f.write_all_at(&buf[..whole], at as u64)?;
+        at += n;
+    }
+    f.set_len(bytes.len() as u64)
+}
+
+/// Whether an error is a filesystem refusing `O_DIRECT` (or the alignment it was given).
+fn refuses_direct(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EINVAL | libc::EOPNOTSUPP))
+}
+
 /// `write_new`'s Linux path; `Ok(false)` when it cannot be used (nothing was written).
 #[cfg(target_os = "linux")]
-fn write_linked(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> io::Result<bool> {
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::OpenOptionsExt;
     let _t = crate::timings::start(crate::timings::Stage::Write);
     let dir = path.parent().unwrap_or(Path::new("."));
-    let open = || std::fs::OpenOptions::new().write(true).mode(0o666).custom_flags(libc::O_TMPFILE).open(dir);
-    let opened = match open() {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => std::fs::create_dir_all(dir).and_then(|()| open()),
+    let open = |direct: bool| {
+        let flags = if direct { libc::O_TMPFILE | libc::O_DIRECT } else { libc::O_TMPFILE };
+        std::fs::OpenOptions::new().write(true).mode(0o666).custom_flags(flags).open(dir)
+    };
+    let mut opened = match open(direct.is_some()) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => std::fs::create_dir_all(dir).and_then(|()| open(direct.is_some())),
         r => r,
     };
+    if direct.is_some()
+        && let Err(e) = &opened
+        && refuses_direct(e)
+    {
+        // No O_DIRECT here (or no O_TMPFILE: the plain open tells).
+        super::writer::refused();
+        direct = None;
+        opened = open(false);
+    }
     let mut f = match opened {
         Ok(f) => f,
         // A filesystem or kernel without O_TMPFILE.
@@ -79,7 +189,16 @@ fn write_linked(path: &Path, bytes: &[u8]) -> io::Result<bool> {
         Err(e) => return Err(e),
     };
     injected_failure()?;
-    f.write_all(bytes)?;
+    match direct {
+        Some(buf) => match write_aligned(&f, bytes, buf) {
+            Err(e) if refuses_direct(&e) => {
+                super::writer::refused();
+                return Ok(false);
+            }
+            r => r?,
+        },
+        None => f.write_all(bytes)?,
+    }
     injected_kill();
     let from = std::ffi::CString::new(format!("/proc/self/fd/{}", f.as_raw_fd())).map_err(io::Error::other)?;
     let to = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
@@ -122,23 +241,56 @@ fn pid() -> u32 {
 
 static KILL_WRITES: AtomicUsize = AtomicUsize::new(0);
 
-fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
+/// Temp files made so far by this process: each gets its own name (the writer thread and a
+/// caller may write the same file at once).
+static TEMPS: AtomicUsize = AtomicUsize::new(0);
+
+fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool, mut direct: Option<&mut Aligned>) -> io::Result<()> {
     let _t = crate::timings::start(crate::timings::Stage::Write);
     injected_failure()?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("artifact");
-    let tmp = dir.join(format!(".{name}.tmp-{}", pid()));
+    let tmp = dir.join(format!(".{name}.tmp-{}.{}", pid(), TEMPS.fetch_add(1, Ordering::Relaxed)));
     let result = (|| {
+        let create = |direct: bool| {
+            #[cfg(unix)]
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut o = std::fs::OpenOptions::new();
+            o.write(true).create(true).truncate(true);
+            #[cfg(target_os = "linux")]
+            if direct {
+                o.custom_flags(libc::O_DIRECT);
+            }
+            #[cfg(not(target_os = "linux"))]
+            let _ = direct;
+            o.open(&tmp)
+        };
         // The directory usually exists: create it only when the file cannot be (two syscalls
         // fewer per file than creating it first).
-        let mut f = match std::fs::File::create(&tmp) {
+        let mut f = match create(direct.is_some()) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 std::fs::create_dir_all(dir)?;
-                std::fs::File::create(&tmp)?
+                create(direct.is_some())?
+            }
+            Err(e) if direct.is_some() && refuses_direct(&e) => {
+                super::writer::refused();
+                direct = None;
+                create(false)?
             }
             r => r?,
         };
-        f.write_all(bytes)?;
+        match direct {
+            Some(buf) => match write_aligned(&f, bytes, buf) {
+                Err(e) if refuses_direct(&e) => {
+                    super::writer::refused();
+                    drop(f);
+                    f = create(false)?;
+                    f.write_all(bytes)?;
+                }
+                r => r?,
+            },
+            None => f.write_all(bytes)?,
+        }
         if durable {
             f.sync_data()?;
         }
@@ -183,7 +335,8 @@ pub fn remove_stale_temp_files(out: &Path) {
     }
     for e in walkdir::WalkDir::new(out).into_iter().filter_map(Result::ok) {
         let name = e.file_name().to_string_lossy();
-        let Some(pid) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")).map(|(_, pid)| pid) else { continue };
+        // `.<name>.tmp-<pid>.<n>` (or `.tmp-<pid>`, from older builds).
+        let Some(pid) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")).map(|(_, pid)| pid.split('.').next().unwrap_or_default()) else { continue };
         let own = pid == std::process::id().to_string();
         if e.file_type().is_file() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && !own && !Path::new("/proc").join(pid).exists() {
             let _ = std::fs::remove_file(e.path());
@@ -204,6 +357,8 @@ fn has_content(path: &Path, _hash: &str, len: usize) -> bool {
 pub struct Known {
     pub previous: std::collections::HashSet<String>,
     pub current: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// This engine's files queued for the writer threads (`finish_writes` waits for them).
+    pub writes: std::sync::Arc<super::writer::Tally>,
 }
 
 impl Known {
@@ -237,17 +392,18 @@ pub fn store_one(out: &Path, r: &Rendered, known: &Known) -> io::Result<(Artifac
     let (rel, hash) = r.path_and_hash();
     let path = out.join(&rel);
     let key = path.to_string_lossy().into_owned();
-    if known.previous.contains(&key) || has_content(&path, &hash, r.len as usize) {
+    let stored = known.previous.contains(&key) || known.current.lock().is_ok_and(|k| k.contains(&key));
+    if stored || has_content(&path, &hash, r.len as usize) {
         stats.files_reused += 1;
         let _ = r.take_bytes();
+        if let Ok(mut k) = known.current.lock() {
+            k.insert(key);
+        }
     } else {
         let bytes = r.take_bytes().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{GONE}: {}", path.display())))?;
-        write_new(&path, &bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         stats.files_written += 1;
         stats.bytes_written += bytes.len() as u64;
-    }
-    if let Ok(mut k) = known.current.lock() {
-        k.insert(key);
+        store_new(path, bytes, key, known)?;
     }
     let entry = ArtifactEntry { kind: r.kind, path: rel, blake3: hash, bytes: r.len, records: r.records, domain: r.domain.clone(), library: r.library.clone() };
     Ok((entry, stats))
@@ -338,6 +494,26 @@ mod tests {
             std::fs::write(&plain, b"").unwrap();
             assert_eq!(mode, std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777, "the mode a plain create gives");
         }
+    }
+
+    /// Direct writes (where the filesystem takes them; else the buffered fallback) give the
+    /// bytes exactly, at sizes around the block and the buffer's piece, and leave no temp file.
+    #[test]
+    fn direct_writes_give_the_bytes_exactly() {
+        let t = tempfile::tempdir().unwrap();
+        let mut buf = super::Aligned::new();
+        let piece = 1 << 20;
+        for (i, len) in [0, 1, 4095, 4096, 4097, piece - 1, piece, piece + 1, 2 * piece + 12_345].into_iter().enumerate() {
+            let bytes: Vec<u8> = (0..len).map(|j| (j % 251) as u8 ^ i as u8).collect();
+            let new = t.path().join(format!("lexical/md/{i:04}.json"));
+            super::write_new_direct(&new, &bytes, &mut buf).unwrap();
+            assert_eq!(std::fs::read(&new).unwrap(), bytes, "new, {len} bytes");
+            let replaced = t.path().join("cache/pack-00.mp");
+            super::write_atomic_direct(&replaced, &bytes, &mut buf).unwrap();
+            assert_eq!(std::fs::read(&replaced).unwrap(), bytes, "replaced, {len} bytes");
+        }
+        assert_eq!(entries(&t.path().join("cache")), ["pack-00.mp"]);
+        assert_eq!(entries(&t.path().join("lexical/md")).len(), 9);
     }
 
     #[test]

@@ -117,6 +117,8 @@ impl CompileCache {
     fn pack(&self, n: usize) -> Option<MutexGuard<'_, Option<Pack>>> {
         let mut guard = self.packs[n].lock().ok()?;
         if guard.is_none() {
+            // A pack flushed earlier may still be queued for the writer thread.
+            crate::artifacts::writer::caches_written();
             let read = std::fs::read(self.pack_path(n)).ok().and_then(|b| rmp_serde::from_slice::<Pack>(&b).ok());
             *guard = Some(read.unwrap_or_default());
         }
@@ -144,23 +146,22 @@ impl CompileCache {
 
     /// Best effort: writes the packs that changed since the last flush (a cache that cannot be
     /// written only costs time next run), then releases every pack read so far: they are read
-    /// again from disk when needed.
+    /// again from disk when needed. The packs are rendered and written by the writer thread
+    /// (`artifacts::writer`) while the build renders its artifacts; reading a pack back waits
+    /// for them.
     pub fn flush(&self) {
-        use rayon::prelude::*;
         let pending = self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
         let mut by_pack: BTreeMap<usize, Vec<(Slot, String, std::sync::Arc<super::Compiled>)>> = BTreeMap::new();
         for entry in pending {
             by_pack.entry(entry.0.pack).or_default().push(entry);
         }
-        by_pack.into_par_iter().for_each(|(n, entries)| {
-            let Some(mut guard) = self.pack(n) else { return };
-            let Some(pack) = guard.take() else { return };
-            let bytes = crate::timings::timed(crate::timings::Stage::Cache, || render_pack(pack, entries));
+        for (n, entries) in by_pack {
+            let Some(mut guard) = self.pack(n) else { continue };
+            let Some(pack) = guard.take() else { continue };
             drop(guard); // released: read again from disk when needed
-            if let Some(bytes) = bytes {
-                let _ = crate::artifacts::store::write_atomic(&self.pack_path(n), &bytes);
-            }
-        });
+            let render = move || crate::timings::timed(crate::timings::Stage::Cache, || render_pack(pack, entries));
+            crate::artifacts::store::write_atomic_rendered(self.pack_path(n), Box::new(render));
+        }
         for p in &self.packs {
             if let Ok(mut p) = p.lock() {
                 *p = None;

@@ -339,6 +339,8 @@ impl Engine {
             // The first store of this process: clear what killed builds left behind.
             store::remove_stale_temp_files(&req.out);
         }
+        // What an earlier, failed build left queued (its failures are not this build's).
+        let _ = store::finish_writes(&self.known);
         // Render per document shard, then per domain, and store each render as soon as it is made
         // (in parallel), so no build holds every artifact's bytes at once. Memoized: unchanged
         // shards cost nothing and their files are already in place.
@@ -416,6 +418,11 @@ impl Engine {
             artifacts,
         };
         run.shards_written = stats.write.files_written;
+        // Every queued file on disk before the manifest names it.
+        if let Err(e) = store::finish_writes(&self.known) {
+            problems.push(write_failure(&req.out, e));
+            return finish_failed(problems, stats, run, started);
+        }
         let path = match store::store_manifest(&req.out, req.env.as_deref(), &manifest, &mut stats.write) {
             Ok(p) => p,
             Err(e) => {

@@ -332,6 +332,8 @@ impl Engine {
         if self.known.previous.is_empty() {
             store::remove_stale_temp_files(&req.out);
         }
+        // What an earlier, failed build left queued (its failures are not this build's).
+        let _ = store::finish_writes(&self.known);
         let mut write = store::WriteStats::default();
         let mut stored = Vec::new();
         for r in rendered.iter().map(|r| r.as_slice()).chain(patches.values().map(|p| p.rendered.as_slice())) {
@@ -351,6 +353,9 @@ impl Engine {
         let mut run = run.clone();
         run.shards_written = write.files_written;
         write.files_reused = manifest.artifacts.len() - write.files_written;
+        if let Err(e) = store::finish_writes(&self.known) {
+            return Some(fail(e, stats, &run));
+        }
         let path = match store::store_manifest(&req.out, env, &manifest, &mut write) {
             Ok(p) => p,
             Err(e) => return Some(fail(e, stats, &run)),
