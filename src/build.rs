@@ -277,6 +277,11 @@ fn test_delete_before_read(lib: &Library, rel: &str, path: &Path) {
 }
 
 pub(crate) fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -> Result<Vec<u8>, Problem> {
+    read_source_meta(cfg, lib, path, rel).map(|(bytes, _)| bytes)
+}
+
+/// `read_source`, with the file's metadata as it was before it was read.
+pub(crate) fn read_source_meta(cfg: &Config, lib: &Library, path: &Path, rel: &str) -> Result<(Vec<u8>, std::fs::Metadata), Problem> {
     use std::io::Read;
     let display = display_name(lib, rel);
     test_delete_before_read(lib, rel, path);
@@ -294,7 +299,8 @@ pub(crate) fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -
             .help("split the file, exclude it, or raise `max_file_mb` under [corpus]")
     };
     let file = std::fs::File::open(path).map_err(gone)?;
-    let len = file.metadata().map_err(gone)?.len();
+    let meta = file.metadata().map_err(gone)?;
+    let len = meta.len();
     if len > cfg.max_file_bytes {
         return Err(too_large(len));
     }
@@ -304,7 +310,7 @@ pub(crate) fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -
     if bytes.len() as u64 > cfg.max_file_bytes {
         return Err(too_large(bytes.len() as u64));
     }
-    Ok(bytes)
+    Ok((bytes, meta))
 }
 
 /// Whether progress may be drawn: a terminal on both streams and no machine-readable output.

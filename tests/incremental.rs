@@ -63,6 +63,35 @@ fn a_one_file_edit_redoes_only_that_file() {
     assert!(ours == theirs, "artifact bytes differ from a clean build");
 }
 
+#[test]
+fn a_fresh_process_reads_only_the_files_whose_stat_changed() {
+    let p = sample_project();
+    let out = p.path().join("out");
+    let cfg = || Config::load(&p.path().join("corpus.toml")).unwrap();
+    // Files written 2 s or more before the build that records their stat are not racy.
+    std::thread::sleep(Duration::from_millis(2100));
+    let first = Engine::one_shot(cfg()).build(&request(&out));
+    let v1 = first.manifest.expect("first build").corpus_version;
+    assert!(first.run.files_read > 1);
+    let again = Engine::one_shot(cfg()).build(&request(&out));
+    assert_eq!(again.run.files_read, 0, "a no-op reads no source");
+    assert_eq!(again.manifest.expect("no-op").corpus_version, v1);
+
+    // The same number of bytes, and the old mtime put back: the ctime still tells.
+    let file = p.path().join("sources/articles/faq.md").canonicalize().unwrap();
+    let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let edited = text.replacen("أسئلة", "أجوبة", 1);
+    assert!(edited != text && edited.len() == text.len());
+    std::fs::write(&file, &edited).unwrap();
+    std::fs::File::options().write(true).open(&file).unwrap().set_modified(mtime).unwrap();
+    let rep = Engine::one_shot(cfg()).build(&request(&out));
+    assert_eq!(rep.run.files_read, 1, "{:?}", rep.run);
+    let v2 = rep.manifest.expect("edit builds").corpus_version;
+    assert!(v2 != v1);
+    assert_eq!(v2, clean_build(p.path()).0, "the edit is in the output");
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Edit(usize, String),

@@ -114,6 +114,9 @@ pub struct Source {
     pub hash: [u8; 32],
 }
 
+/// The message of a source whose bytes, read again, are not those its hash was taken from.
+pub const CHANGED_DURING_BUILD: &str = "the file changed during the build";
+
 /// A source's bytes and where they were read. A one-shot build releases them once the file is
 /// compiled (`Db::release_sources`): the compiled documents are what later queries read, and
 /// 10k documents' sources are ~130 MB of a build's peak memory. Should the file be compiled
@@ -128,7 +131,13 @@ impl SourceBytes {
         SourceBytes { path, bytes: std::sync::Mutex::new(Some(bytes)) }
     }
 
-    /// The bytes, unless released.
+    /// Bytes not read yet: the source's hash came from the stat cache (`engine::statcache`);
+    /// a compile that needs them reads them and checks that hash, as for released bytes.
+    pub fn unread(path: std::path::PathBuf) -> Self {
+        SourceBytes { path, bytes: std::sync::Mutex::new(None) }
+    }
+
+    /// The bytes, unless released (or not read).
     pub fn get(&self) -> Option<Arc<[u8]>> {
         self.bytes.lock().ok().and_then(|b| b.clone())
     }
@@ -192,7 +201,7 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
         None => match crate::build::read_source(cfg, lib, &source.path, file.rel(db)) {
             Ok(b) if *blake3::hash(&b).as_bytes() == file.hash(db) => Arc::from(b),
             Ok(_) => {
-                let p = Problem::error("read", "the file changed during the build".to_string()).in_file(crate::build::display_name(lib, file.rel(db))).help("build again");
+                let p = Problem::error("read", CHANGED_DURING_BUILD.to_string()).in_file(crate::build::display_name(lib, file.rel(db))).help("build again");
                 return Arc::new(Compiled { docs: Vec::new(), problems: vec![p] });
             }
             Err(p) => return Arc::new(Compiled { docs: Vec::new(), problems: vec![p] }),

@@ -13,7 +13,7 @@ use salsa::Setter;
 
 use crate::artifacts::manifest::{LibraryEntry, MANIFEST_FORMAT, Manifest, corpus_version};
 use crate::artifacts::store;
-use crate::build::{BuildReport, BuildRequest, BuildStats, read_source, settings_values, write_failure};
+use crate::build::{BuildReport, BuildRequest, BuildStats, read_source_meta, settings_values, write_failure};
 use crate::config::Config;
 use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, SourceBytes, compiled, domains, duplicate_ids, shard_artifacts, shard_postings, shard_vectors};
 use crate::embed::CachedEmbedder;
@@ -24,6 +24,7 @@ use crate::timings::{Stage, timed};
 mod lex;
 mod resume;
 mod stamp;
+mod statcache;
 
 /// Files per document shard: a library's files hash into `next_pow2(files / SHARD_FILES)`
 /// shards, so an edit rewrites one shard's chunks, lookup and vectors files.
@@ -40,7 +41,11 @@ const ONE_SHOT_PARTS: usize = 4;
 const FILES_PER_TASK: usize = 8;
 
 /// A source file's bytes and their blake3.
-type SourceRead = (Arc<[u8]>, [u8; 32]);
+/// A source read (its bytes, blake3 and stat before the read), or taken from the stat cache.
+enum SourceRead {
+    Read(Arc<[u8]>, [u8; 32], Option<statcache::FileStat>),
+    Unread([u8; 32]),
+}
 
 fn shard_count(files: usize) -> u32 {
     files.div_ceil(SHARD_FILES).max(1).next_power_of_two() as u32
@@ -87,6 +92,9 @@ pub struct Engine {
     /// The manifest and resume state this engine last wrote (a watch patches from memory while
     /// the manifest on disk is still that one).
     last: Option<resume::Last>,
+    /// Per source, its stat when this engine last read it or found it unchanged (saved in the
+    /// stat cache after a build).
+    stats: rustc_hash::FxHashMap<PathBuf, statcache::FileStat>,
 }
 
 impl Engine {
@@ -95,7 +103,7 @@ impl Engine {
         let cfg = Arc::new(cfg);
         let settings = Settings::builder(cfg.clone()).durability(salsa::Durability::HIGH).new(&db);
         let set = ShardSet::new(&db, Vec::new());
-        Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new(), estimates: BTreeMap::new(), last: None }
+        Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new(), estimates: BTreeMap::new(), last: None, stats: Default::default() }
     }
 
     /// An engine for one build (`askzico build`): each source's bytes are released once it is
@@ -136,7 +144,19 @@ impl Engine {
     /// read; the libraries are listed again to find new and removed files.
     pub fn build_from(&mut self, req: &BuildRequest, started: Instant, changed: Option<&BTreeSet<PathBuf>>) -> BuildReport {
         self.listed = None;
-        self.build_once(req, started, changed, false)
+        let rep = self.build_once(req, started, changed, false);
+        self.distrust_stats(req, rep)
+    }
+
+    /// After a build that found a source's bytes not those its hash was taken from (possibly a
+    /// stat cache entry that should not have been trusted), forgets the stat cache, so that
+    /// building again reads every file.
+    fn distrust_stats(&mut self, req: &BuildRequest, rep: BuildReport) -> BuildReport {
+        if rep.problems.0.iter().any(|p| p.message == crate::db::CHANGED_DURING_BUILD) {
+            statcache::clear(&req.out, req.env.as_deref());
+            self.stats.clear();
+        }
+        rep
     }
 
     /// A build after events that only changed the contents of files: when every one is a source
@@ -146,7 +166,8 @@ impl Engine {
         if !changed.iter().all(|p| self.sources.contains_key(p)) {
             self.listed = None;
         }
-        self.build_once(req, started, Some(changed), false)
+        let rep = self.build_once(req, started, Some(changed), false);
+        self.distrust_stats(req, rep)
     }
 
     /// Forgets everything memoized (the on-disk caches stay): the next build reads every file.
@@ -184,21 +205,51 @@ impl Engine {
         }
 
         // Read what may have changed; everything else stays as the database holds it.
+        let taken_at = statcache::now_ns();
         let to_read: Vec<&crate::discover::SourceFile> =
             files.iter().filter(|f| changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)).collect();
+        // Files new to this engine whose stat is the one recorded take their hash from the stat
+        // cache instead of being read (a fresh process: a no-op reads nothing).
+        let statted = if to_read.iter().any(|f| !self.sources.contains_key(&f.path)) { statcache::load(&req.out, req.env.as_deref()) } else { statcache::StatCache::default() };
         // Each file in its shared buffer here, in parallel: the loop below only moves them.
         let read: Vec<Result<SourceRead, Problem>> = to_read
             .par_iter()
             .with_max_len(FILES_PER_TASK)
             .map(|f| {
-                let bytes = timed(Stage::Read, || read_source(&cfg, &cfg.libraries[f.library], &f.path, &f.rel).map(Arc::from))?;
+                if !statted.is_empty()
+                    && !self.sources.contains_key(&f.path)
+                    && let Some(hash) = timed(Stage::Read, || statted.hash_of(&f.path))
+                {
+                    return Ok(SourceRead::Unread(hash));
+                }
+                let (bytes, meta) = timed(Stage::Read, || read_source_meta(&cfg, &cfg.libraries[f.library], &f.path, &f.rel))?;
+                let bytes: Arc<[u8]> = Arc::from(bytes);
                 let hash = *timed(Stage::Hash, || blake3::hash(&bytes)).as_bytes();
-                Ok((bytes, hash))
+                Ok(SourceRead::Read(bytes, hash, statcache::FileStat::of(&meta)))
             })
             .collect();
-        run.files_read = to_read.len();
         let mut unreadable = HashSet::new();
         for (f, r) in to_read.iter().zip(read) {
+            let r = match r {
+                Ok(SourceRead::Unread(hash)) => {
+                    // Only for files new to the engine (checked above); the stat is the recorded one.
+                    let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, SourceBytes::unread(f.path.clone()), hash);
+                    self.sources.insert(f.path.clone(), src);
+                    if let Some((stat, _)) = statted.entry(&f.path) {
+                        self.stats.insert(f.path.clone(), stat);
+                    }
+                    continue;
+                }
+                Ok(SourceRead::Read(bytes, hash, stat)) => {
+                    run.files_read += 1;
+                    match stat {
+                        Some(stat) => self.stats.insert(f.path.clone(), stat),
+                        None => self.stats.remove(&f.path),
+                    };
+                    Ok((bytes, hash))
+                }
+                Err(p) => Err(p),
+            };
             match r {
                 Ok((bytes, hash)) => {
                     let same_place = self.sources.get(&f.path).filter(|s| s.library(&self.db) == f.library && s.rel(&self.db) == &f.rel && s.format(&self.db) == f.format).copied();
@@ -224,6 +275,7 @@ impl Engine {
         }
         let present: HashSet<&PathBuf> = files.iter().map(|f| &f.path).collect();
         self.sources.retain(|p, _| present.contains(p));
+        self.stats.retain(|p, _| present.contains(p));
 
         // Inputs exactly those of the manifest in place leave nothing to do, and a few edited
         // files are patched into it (`resume`). The engine's own lexical render (`lex`) may then
@@ -237,11 +289,15 @@ impl Engine {
                 if self.known.previous.is_empty() {
                     store::remove_stale_temp_files(&req.out.join("cache"));
                 }
+                if run.files_read > 0 {
+                    self.save_stats(req, &files, taken_at);
+                }
                 return self.unchanged(req, manifest, stats, run, started);
             }
             if let Some(rep) = self.resume(req, &files, &settings_hash, &stats, &run, started) {
                 if let Some(m) = &rep.manifest {
                     stamp::record(&req.out, req.env.as_deref(), &s, &m.corpus_version);
+                    self.save_stats(req, &files, taken_at);
                     self.listed = Some((files, found));
                 }
                 return rep;
@@ -439,6 +495,7 @@ impl Engine {
             // show the same warnings as the build it stands for).
             let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
             stamp::record(&req.out, req.env.as_deref(), &s, &manifest.corpus_version);
+            self.save_stats(req, &files, taken_at);
             self.last = self.record_state(req, &files, settings_hash, &manifest.corpus_version).map(|state| resume::Last::new(&path, manifest.clone(), state));
         } else {
             self.last = None;
@@ -558,6 +615,13 @@ impl Engine {
             files.iter().filter_map(|f| self.sources.get(&f.path).map(|s| (f.library, f.rel.as_str(), f.format as u8, blake3::Hash::from_bytes(s.hash(&self.db))))).collect();
         let settings_hash = blake3::hash(&serde_json::to_vec(&settings).expect("serializes")).to_hex().to_string();
         (stamp::stamp(&settings, hashes.iter().map(|(l, rel, fmt, h)| (cfg.libraries[*l].id.as_str(), *rel, *fmt, *h))), settings_hash)
+    }
+
+    /// Records the stat cache for `files`: each one's stat when read or found unchanged, and
+    /// its hash (see `statcache`).
+    fn save_stats(&self, req: &BuildRequest, files: &[crate::discover::SourceFile], taken_at: i128) {
+        let entries = files.iter().filter_map(|f| Some((f.path.clone(), *self.stats.get(&f.path)?, self.sources.get(&f.path)?.hash(&self.db))));
+        statcache::save(&req.out, req.env.as_deref(), taken_at, entries);
     }
 
     /// The report of a build that found its manifest already in place: nothing compiled or written.
