@@ -44,7 +44,7 @@ const FILES_PER_TASK: usize = 8;
 /// A source read (its bytes, blake3 and stat before the read), or taken from the stat cache.
 enum SourceRead {
     Read(Arc<[u8]>, [u8; 32], Option<statcache::FileStat>),
-    Unread([u8; 32]),
+    Unread([u8; 32], statcache::FileStat),
 }
 
 fn shard_count(files: usize) -> u32 {
@@ -94,7 +94,7 @@ pub struct Engine {
     last: Option<resume::Last>,
     /// Per source, its stat when this engine last read it or found it unchanged (saved in the
     /// stat cache after a build).
-    stats: rustc_hash::FxHashMap<PathBuf, statcache::FileStat>,
+    stats: rustc_hash::FxHashMap<std::ffi::OsString, statcache::FileStat>,
 }
 
 impl Engine {
@@ -218,9 +218,9 @@ impl Engine {
             .map(|f| {
                 if !statted.is_empty()
                     && !self.sources.contains_key(&f.path)
-                    && let Some(hash) = timed(Stage::Read, || statted.hash_of(&f.path))
+                    && let Some((stat, hash)) = timed(Stage::Read, || statted.hash_of(&f.path))
                 {
-                    return Ok(SourceRead::Unread(hash));
+                    return Ok(SourceRead::Unread(hash, stat));
                 }
                 let (bytes, meta) = timed(Stage::Read, || read_source_meta(&cfg, &cfg.libraries[f.library], &f.path, &f.rel))?;
                 let bytes: Arc<[u8]> = Arc::from(bytes);
@@ -231,20 +231,18 @@ impl Engine {
         let mut unreadable = HashSet::new();
         for (f, r) in to_read.iter().zip(read) {
             let r = match r {
-                Ok(SourceRead::Unread(hash)) => {
+                Ok(SourceRead::Unread(hash, stat)) => {
                     // Only for files new to the engine (checked above); the stat is the recorded one.
                     let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, SourceBytes::unread(f.path.clone()), hash);
                     self.sources.insert(f.path.clone(), src);
-                    if let Some((stat, _)) = statted.entry(&f.path) {
-                        self.stats.insert(f.path.clone(), stat);
-                    }
+                    self.stats.insert(f.path.as_os_str().to_owned(), stat);
                     continue;
                 }
                 Ok(SourceRead::Read(bytes, hash, stat)) => {
                     run.files_read += 1;
                     match stat {
-                        Some(stat) => self.stats.insert(f.path.clone(), stat),
-                        None => self.stats.remove(&f.path),
+                        Some(stat) => self.stats.insert(f.path.as_os_str().to_owned(), stat),
+                        None => self.stats.remove(f.path.as_os_str()),
                     };
                     Ok((bytes, hash))
                 }
@@ -273,9 +271,9 @@ impl Engine {
                 }
             }
         }
-        let present: HashSet<&PathBuf> = files.iter().map(|f| &f.path).collect();
-        self.sources.retain(|p, _| present.contains(p));
-        self.stats.retain(|p, _| present.contains(p));
+        let present: rustc_hash::FxHashSet<&std::ffi::OsStr> = files.iter().map(|f| f.path.as_os_str()).collect();
+        self.sources.retain(|p, _| present.contains(p.as_os_str()));
+        self.stats.retain(|p, _| present.contains(p.as_os_str()));
 
         // Inputs exactly those of the manifest in place leave nothing to do, and a few edited
         // files are patched into it (`resume`). The engine's own lexical render (`lex`) may then
@@ -620,7 +618,7 @@ impl Engine {
     /// Records the stat cache for `files`: each one's stat when read or found unchanged, and
     /// its hash (see `statcache`).
     fn save_stats(&self, req: &BuildRequest, files: &[crate::discover::SourceFile], taken_at: i128) {
-        let entries = files.iter().filter_map(|f| Some((f.path.clone(), *self.stats.get(&f.path)?, self.sources.get(&f.path)?.hash(&self.db))));
+        let entries = files.iter().filter_map(|f| Some((f.path.clone(), *self.stats.get(f.path.as_os_str())?, self.sources.get(&f.path)?.hash(&self.db))));
         statcache::save(&req.out, req.env.as_deref(), taken_at, entries);
     }
 

@@ -15,8 +15,10 @@
 //!   engine forgets the stat cache, so that building again reads every file.
 //! - Like every cache, it never shapes output: deleting it only costs time.
 
-use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -64,22 +66,19 @@ struct StatFile {
 }
 
 /// The recorded entries a fresh process may trust.
+/// (Keyed by the paths' bytes: hashing a `Path` parses its components, and a no-op of 100k
+/// documents looks every source up.)
 #[derive(Debug, Default)]
 pub struct StatCache {
-    entries: HashMap<PathBuf, (FileStat, [u8; 32])>,
+    entries: FxHashMap<OsString, (FileStat, [u8; 32])>,
 }
 
 impl StatCache {
-    /// The blake3 recorded for `path`, when its stat now is the recorded one.
-    pub fn hash_of(&self, path: &Path) -> Option<[u8; 32]> {
-        let (recorded, hash) = self.entries.get(path)?;
+    /// The stat and blake3 recorded for `path`, when its stat now is the recorded one.
+    pub fn hash_of(&self, path: &Path) -> Option<(FileStat, [u8; 32])> {
+        let (recorded, hash) = self.entries.get(path.as_os_str())?;
         let meta = std::fs::metadata(path).ok()?;
-        (meta.is_file() && FileStat::of(&meta).as_ref() == Some(recorded)).then_some(*hash)
-    }
-
-    /// The recorded stat and hash of `path`.
-    pub fn entry(&self, path: &Path) -> Option<(FileStat, [u8; 32])> {
-        self.entries.get(path).copied()
+        (meta.is_file() && FileStat::of(&meta).as_ref() == Some(recorded)).then_some((*recorded, *hash))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -101,7 +100,7 @@ pub fn load(out: &Path, env: Option<&str>) -> StatCache {
         return StatCache::default();
     };
     let settled = |t: i128| t < file.taken_at_ns - RACY_NS;
-    let entries = file.entries.into_iter().filter(|(_, s, _)| settled(s.mtime_ns) && settled(s.ctime_ns)).map(|(p, s, h)| (PathBuf::from(p), (s, h))).collect();
+    let entries = file.entries.into_iter().filter(|(_, s, _)| settled(s.mtime_ns) && settled(s.ctime_ns)).map(|(p, s, h)| (OsString::from(p), (s, h))).collect();
     StatCache { entries }
 }
 
@@ -185,7 +184,7 @@ mod tests {
         // Recorded by a build that started well after both files were written: trusted.
         save(&out, None, now_ns() + 3 * RACY_NS, [(a.clone(), sa, [1; 32]), (b.clone(), sb, [2; 32])].into_iter());
         let c = load(&out, None);
-        assert_eq!((c.hash_of(&a), c.hash_of(&b)), (Some([1; 32]), Some([2; 32])));
+        assert_eq!((c.hash_of(&a), c.hash_of(&b)), (Some((sa, [1; 32])), Some((sb, [2; 32]))));
         // Same size, mtime set back to the recorded one: ctime still tells. (The pauses put the
         // changes on a later timestamp tick than the recorded stats.)
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -194,7 +193,7 @@ mod tests {
         std::fs::File::options().write(true).open(&a).unwrap().set_modified(mtime).unwrap();
         assert_eq!(stat_of(&a).mtime_ns, sa.mtime_ns);
         assert_eq!(c.hash_of(&a), None, "a content change with the old mtime is seen");
-        assert_eq!(c.hash_of(&b), Some([2; 32]));
+        assert_eq!(c.hash_of(&b), Some((sb, [2; 32])));
         // Recorded by a build that started as the files were written: racy, not trusted.
         save(&out, None, now_ns(), [(b.clone(), sb, [2; 32])].into_iter());
         assert!(load(&out, None).is_empty());
