@@ -95,6 +95,10 @@ pub struct Engine {
     /// Per source, its stat when this engine last read it or found it unchanged (saved in the
     /// stat cache after a build).
     stats: rustc_hash::FxHashMap<std::ffi::OsString, statcache::FileStat>,
+    /// Whether this engine saved the stat cache already (a watch saves it once: later saves
+    /// change a few files, which a fresh process then reads again, and rewriting every entry
+    /// per save would cost what the corpus costs, not what the edit does).
+    stats_saved: bool,
 }
 
 impl Engine {
@@ -103,7 +107,7 @@ impl Engine {
         let cfg = Arc::new(cfg);
         let settings = Settings::builder(cfg.clone()).durability(salsa::Durability::HIGH).new(&db);
         let set = ShardSet::new(&db, Vec::new());
-        Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new(), estimates: BTreeMap::new(), last: None, stats: Default::default() }
+        Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new(), estimates: BTreeMap::new(), last: None, stats: Default::default(), stats_saved: false }
     }
 
     /// An engine for one build (`askzico build`): each source's bytes are released once it is
@@ -155,6 +159,7 @@ impl Engine {
         if rep.problems.0.iter().any(|p| p.message == crate::db::CHANGED_DURING_BUILD) {
             statcache::clear(&req.out, req.env.as_deref());
             self.stats.clear();
+            self.stats_saved = false;
         }
         rep
     }
@@ -617,7 +622,11 @@ impl Engine {
 
     /// Records the stat cache for `files`: each one's stat when read or found unchanged, and
     /// its hash (see `statcache`).
-    fn save_stats(&self, req: &BuildRequest, files: &[crate::discover::SourceFile], taken_at: i128) {
+    fn save_stats(&mut self, req: &BuildRequest, files: &[crate::discover::SourceFile], taken_at: i128) {
+        if self.stats_saved && !self.is_one_shot() {
+            return;
+        }
+        self.stats_saved = true;
         let entries = files.iter().filter_map(|f| Some((f.path.clone(), *self.stats.get(f.path.as_os_str())?, self.sources.get(&f.path)?.hash(&self.db))));
         statcache::save(&req.out, req.env.as_deref(), taken_at, entries);
     }

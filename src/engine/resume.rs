@@ -116,7 +116,7 @@ impl Last {
 }
 
 /// The manifest's entries by directory and stem (`<dir>/<stem>.<hash>.<ext>`).
-pub struct Entries(std::collections::HashMap<(String, String), usize>);
+pub struct Entries(rustc_hash::FxHashMap<(String, String), usize>);
 
 /// The directory and stem of an artifact path.
 fn place(path: &str) -> (&str, &str) {
@@ -126,7 +126,8 @@ fn place(path: &str) -> (&str, &str) {
 
 impl Entries {
     pub fn new(artifacts: &[ArtifactEntry]) -> Entries {
-        let mut map = std::collections::HashMap::with_capacity(artifacts.len());
+        let mut map = rustc_hash::FxHashMap::default();
+        map.reserve(artifacts.len());
         for (i, a) in artifacts.iter().enumerate() {
             let (dir, stem) = place(&a.path);
             // Two entries in one place: neither can be patched.
@@ -282,7 +283,7 @@ impl Engine {
             }
         }
         let edited: HashSet<usize> = changed.iter().copied().collect();
-        let mut ids: HashSet<&str> = state.files.iter().enumerate().filter(|(i, _)| !edited.contains(i)).flat_map(|(_, s)| s.docs.iter().map(String::as_str)).collect();
+        let mut ids: rustc_hash::FxHashSet<&str> = state.files.iter().enumerate().filter(|(i, _)| !edited.contains(i)).flat_map(|(_, s)| s.docs.iter().map(String::as_str)).collect();
         if !new_refs.iter().all(|d| ids.insert(d.doc_id.as_str())) {
             return None; // a duplicate doc ID: the full build names both files
         }
