@@ -126,7 +126,7 @@ impl Aligned {
 
     pub(super) fn new() -> Aligned {
         let raw = vec![0u8; Self::LEN + Self::ALIGN];
-        let at = raw.as_ptr().align_offset(Self::ALIGN);
+        let at = (Self::ALIGN - raw.as_ptr() as usize % Self::ALIGN) % Self::ALIGN;
         Aligned { raw, at }
     }
 

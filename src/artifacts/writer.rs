@@ -221,22 +221,31 @@ fn run(rx: &Mutex<mpsc::Receiver<Job>>) {
     let mut buf = super::store::Aligned::new();
     loop {
         let Ok(job) = lock(rx).recv() else { return };
-        let (queued, bytes) = match job.body {
-            Body::Bytes(b) => (b.len(), Some(b)),
-            Body::Render(render) => (0, render()),
+        let queued = match &job.body {
+            Body::Bytes(b) => b.len(),
+            Body::Render(_) => 0,
         };
-        let written = match &bytes {
-            None => Ok(()),
-            Some(b) if !enabled() => match job.mode {
-                Mode::New => super::store::write_new(&job.path, b),
-                Mode::Replace => super::store::write_atomic(&job.path, b),
-            },
-            Some(b) => match job.mode {
-                Mode::New => super::store::write_new_direct(&job.path, b, &mut buf),
-                Mode::Replace => super::store::write_atomic_direct(&job.path, b, &mut buf),
-            },
-        };
-        drop(bytes);
+        // A panic fails this file, not the thread: its tally is still counted down, so nobody
+        // waits for it forever.
+        let (path, mode) = (job.path.clone(), job.mode);
+        let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let bytes = match job.body {
+                Body::Bytes(b) => Some(b),
+                Body::Render(render) => render(),
+            };
+            match &bytes {
+                None => Ok(()),
+                Some(b) if !enabled() => match mode {
+                    Mode::New => super::store::write_new(&path, b),
+                    Mode::Replace => super::store::write_atomic(&path, b),
+                },
+                Some(b) => match mode {
+                    Mode::New => super::store::write_new_direct(&path, b, &mut buf),
+                    Mode::Replace => super::store::write_atomic_direct(&path, b, &mut buf),
+                },
+            }
+        }))
+        .unwrap_or_else(|_| Err(io::Error::other("the writer thread panicked while writing it")));
         *lock(&QUEUED) -= queued;
         let failed = written.err().map(|e| (job.key, io::Error::new(e.kind(), format!("{}: {e}", job.path.display()))));
         job.tally.done(failed);
