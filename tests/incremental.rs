@@ -92,6 +92,25 @@ fn a_fresh_process_reads_only_the_files_whose_stat_changed() {
     assert_eq!(v2, clean_build(p.path()).0, "the edit is in the output");
 }
 
+#[test]
+fn a_lowered_size_limit_is_enforced_on_files_the_stat_cache_knows() {
+    let p = sample_project();
+    let out = p.path().join("out");
+    let big = p.path().join("sources/articles/big.md");
+    std::fs::write(&big, format!("# كبير\n\n{}\n", "نص طويل للاختبار. ".repeat(50_000))).unwrap();
+    assert!(std::fs::metadata(&big).unwrap().len() > 1024 * 1024);
+    std::thread::sleep(Duration::from_millis(2100));
+    let toml = std::fs::read_to_string(p.path().join("corpus.toml")).unwrap();
+    let with_limit = |mb: u32| {
+        std::fs::write(p.path().join("corpus.toml"), toml.replacen("[corpus]\n", &format!("[corpus]\nmax_file_mb = {mb}\n"), 1)).unwrap();
+        Config::load(&p.path().join("corpus.toml")).unwrap()
+    };
+    let first = Engine::one_shot(with_limit(2)).build(&request(&out));
+    assert!(first.manifest.is_some(), "{:?}", first.problems.0.iter().map(|p| p.headline()).collect::<Vec<_>>());
+    let lowered = Engine::one_shot(with_limit(1)).build(&request(&out));
+    assert!(lowered.problems.0.iter().any(|p| p.code == "too-large"), "{:?}", lowered.problems.0.iter().map(|p| p.headline()).collect::<Vec<_>>());
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Edit(usize, String),

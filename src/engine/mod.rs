@@ -40,7 +40,6 @@ const ONE_SHOT_PARTS: usize = 4;
 /// other core idled. A few files amortize the task's cost (a database clone per split).
 const FILES_PER_TASK: usize = 8;
 
-/// A source file's bytes and their blake3.
 /// A source read (its bytes, blake3 and stat before the read), or taken from the stat cache.
 enum SourceRead {
     Read(Arc<[u8]>, [u8; 32], Option<statcache::FileStat>),
@@ -224,6 +223,8 @@ impl Engine {
                 if !statted.is_empty()
                     && !self.sources.contains_key(&f.path)
                     && let Some((stat, hash)) = timed(Stage::Read, || statted.hash_of(&f.path))
+                    // A limit lowered since: read, so the file is reported as too large.
+                    && stat.len <= cfg.max_file_bytes
                 {
                     return Ok(SourceRead::Unread(hash, stat));
                 }
