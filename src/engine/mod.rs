@@ -148,13 +148,15 @@ impl Engine {
     pub fn build_from(&mut self, req: &BuildRequest, started: Instant, changed: Option<&BTreeSet<PathBuf>>) -> BuildReport {
         self.listed = None;
         let rep = self.build_once(req, started, changed, false);
-        self.distrust_stats(req, rep)
+        self.after_build(req, rep)
     }
 
-    /// After a build that found a source's bytes not those its hash was taken from (possibly a
-    /// stat cache entry that should not have been trusted), forgets the stat cache, so that
-    /// building again reads every file.
-    fn distrust_stats(&mut self, req: &BuildRequest, rep: BuildReport) -> BuildReport {
+    /// Ends a build: waits until the compile cache's packs it queued are on disk (nothing of a
+    /// returned build is still being written under `out/`), and after a build that found a
+    /// source's bytes not those its hash was taken from (possibly a stat cache entry that should
+    /// not have been trusted), forgets the stat cache, so that building again reads every file.
+    fn after_build(&mut self, req: &BuildRequest, rep: BuildReport) -> BuildReport {
+        crate::artifacts::writer::caches_written();
         if rep.problems.0.iter().any(|p| p.message == crate::db::CHANGED_DURING_BUILD) {
             statcache::clear(&req.out, req.env.as_deref());
             self.stats.clear();
@@ -171,7 +173,7 @@ impl Engine {
             self.listed = None;
         }
         let rep = self.build_once(req, started, Some(changed), false);
-        self.distrust_stats(req, rep)
+        self.after_build(req, rep)
     }
 
     /// Forgets everything memoized (the on-disk caches stay): the next build reads every file.
