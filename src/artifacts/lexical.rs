@@ -360,12 +360,10 @@ impl Lists {
     /// The field of terms `terms` (by ID): sorted by term, each term's postings in chunk order
     /// (a counting sort by rank, which keeps the entries' order).
     fn field(self, terms: &[&str]) -> Field {
-        // Sorted by (first eight bytes, whole term): most comparisons need no `memcmp`.
-        let mut order: Vec<(u64, &str, u32)> = terms.iter().enumerate().map(|(id, t)| (prefix_key(t), *t, id as u32)).collect();
-        order.sort_unstable();
+        let order = crate::text::sorted_order(terms);
         let mut rank = vec![0u32; terms.len()];
-        for (r, (_, _, id)) in order.iter().enumerate() {
-            rank[*id as usize] = r as u32;
+        for (r, &id) in order.iter().enumerate() {
+            rank[id as usize] = r as u32;
         }
         let mut at = vec![0u32; terms.len() + 1];
         for e in &self.entries {
@@ -379,8 +377,8 @@ impl Lists {
             postings: vec![(0, 0); self.entries.len()],
             ends: Vec::with_capacity(terms.len()),
         };
-        for (r, (_, t, _)) in order.iter().enumerate() {
-            f.text.push_str(t);
+        for (r, &id) in order.iter().enumerate() {
+            f.text.push_str(terms[id as usize]);
             f.ends.push((f.text.len() as u32, at[r + 1]));
         }
         for (k, &(chunk, start)) in self.chunks.iter().enumerate() {

@@ -31,10 +31,15 @@ use crate::extract::Document;
 use crate::normalize::{self, Rules};
 use crate::text::Text;
 
+/// The components, in the table's order.
+pub const COMPONENTS: [&str; 6] = ["chunk", "normalize (build)", "search_text", "conservative", "stem", "stem_key"];
+
 /// What to measure.
 pub struct MicroOptions {
     pub config: PathBuf,
     pub runs: usize,
+    /// Only these components (all when empty).
+    pub components: Vec<String>,
 }
 
 /// One component on one set.
@@ -90,6 +95,9 @@ struct Doc {
 /// receives one line per step.
 pub fn run(opts: &MicroOptions, cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<MicroReport, String> {
     progress(&format!("extracting the documents of {}", opts.config.display()));
+    if let Some(unknown) = opts.components.iter().find(|c| !COMPONENTS.contains(&c.as_str())) {
+        return Err(format!("no component {unknown:?} (the components: {})", COMPONENTS.join(", ")));
+    }
     let docs = load(cfg)?;
     let load_before = load_average();
     let mut sets = Vec::new();
@@ -99,7 +107,7 @@ pub fn run(opts: &MicroOptions, cfg: &Config, progress: &mut dyn FnMut(&str)) ->
             continue;
         }
         progress(&format!("{set}: {} documents", chosen.len()));
-        sets.push(measure_set(cfg, set, &chosen, opts.runs));
+        sets.push(measure_set(cfg, set, &chosen, opts.runs, &opts.components));
     }
     Ok(MicroReport {
         config: opts.config.display().to_string(),
@@ -167,7 +175,7 @@ fn classify(text: &str) -> &'static str {
     }
 }
 
-fn measure_set(cfg: &Config, set: &'static str, docs: &[&Doc], runs: usize) -> SetReport {
+fn measure_set(cfg: &Config, set: &'static str, docs: &[&Doc], runs: usize, only: &[String]) -> SetReport {
     let body_bytes: u64 = docs.iter().map(|d| d.doc.body.text.len() as u64).sum();
     let chunk_bytes: u64 = docs.iter().flat_map(|d| d.spans.iter().map(|s| (s.end - s.start) as u64)).sum();
     let chunks = docs.iter().map(|d| d.spans.len()).sum();
@@ -179,43 +187,47 @@ fn measure_set(cfg: &Config, set: &'static str, docs: &[&Doc], runs: usize) -> S
             }
         }
     };
+    let wanted = |c: &str| only.is_empty() || only.iter().any(|o| o == c);
     let measures = vec![
-        time("chunk", body_bytes, runs, &mut || {
+        wanted("chunk").then(|| time("chunk", body_bytes, runs, &mut || {
             for d in docs {
                 black_box(crate::chunk::chunk(black_box(&d.doc.body), &cfg.chunking));
             }
-        }),
-        time("normalize (build)", chunk_bytes, runs, &mut || {
+        })),
+        wanted("normalize (build)").then(|| time("normalize (build)", chunk_bytes, runs, &mut || {
             each_chunk(&mut |doc, s| {
                 let text = Text::new(&doc.body.text[s.start..s.end]);
                 black_box(normalize::chunk_fields(&text, doc.title.as_deref(), &s.heading_path, &cfg.normalize, &cfg.aliases, cfg.article_stems));
             })
-        }),
-        time("search_text", chunk_bytes, runs, &mut || {
+        })),
+        wanted("search_text").then(|| time("search_text", chunk_bytes, runs, &mut || {
             each_chunk(&mut |doc, s| {
                 black_box(normalize::normalize_with_variants(black_box(&doc.body.text[s.start..s.end]), &cfg.normalize));
             })
-        }),
-        time("conservative", chunk_bytes, runs, &mut || {
+        })),
+        wanted("conservative").then(|| time("conservative", chunk_bytes, runs, &mut || {
             each_chunk(&mut |doc, s| {
                 black_box(normalize::normalize(black_box(&doc.body.text[s.start..s.end]), &conservative));
             })
-        }),
-        time("stem", chunk_bytes, runs, &mut || {
+        })),
+        wanted("stem").then(|| time("stem", chunk_bytes, runs, &mut || {
             for d in docs {
                 for t in d.distinct.iter().flatten() {
                     black_box(normalize::stem::stem(black_box(t)));
                 }
             }
-        }),
-        time("stem_key", chunk_bytes, runs, &mut || {
+        })),
+        wanted("stem_key").then(|| time("stem_key", chunk_bytes, runs, &mut || {
             for d in docs {
                 for t in d.distinct.iter().flatten() {
                     black_box(normalize::stem::stem_key(black_box(t)).map(|k| k.len()));
                 }
             }
-        }),
-    ];
+        })),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     SetReport { set, docs: docs.len(), chunks, body_bytes, chunk_bytes, measures }
 }
 

@@ -260,6 +260,10 @@ enum Command {
         /// The corpus of `--micro` (its sources are extracted once, untimed).
         #[arg(long, default_value = "examples/shared-corpora/corpus.toml", requires = "micro")]
         config: PathBuf,
+        /// With `--micro`: only these components (comma-separated names as in the table, e.g.
+        /// `normalize (build)`), e.g. to profile one of them.
+        #[arg(long, value_delimiter = ',', requires = "micro")]
+        component: Vec<String>,
     },
     /// Scaffold a commented corpus.toml and one sample source.
     Init {
@@ -323,7 +327,7 @@ pub fn main() -> i32 {
         Command::Show { at, key, json } => show::run(&at, &key, json),
         Command::Init { dir } => init::run(&dir),
         Command::Inspect { at, sample, seed, against, html, json, no_rebuild } => inspect::run(&at, inspect::InspectArgs { sample, seed, against, html, json, no_rebuild }),
-        Command::Bench { micro: true, config, runs, json, .. } => bench::micro(crate::bench::micro::MicroOptions { config, runs: runs.unwrap_or(7) }, json),
+        Command::Bench { micro: true, config, runs, json, component, .. } => bench::micro(crate::bench::micro::MicroOptions { config, runs: runs.unwrap_or(7), components: component }, json),
         Command::Bench { docs, runs, seed, corpora, dir, json, .. } => bench::run(crate::bench::harness::BenchOptions { sizes: docs, runs: runs.unwrap_or(3), seed, corpora, dir }, json),
         Command::BenchCorpus { docs, seed, corpora, dest } => match crate::bench::generate(&corpora, &dest, docs, seed) {
             Ok(bytes) => {

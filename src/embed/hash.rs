@@ -47,12 +47,12 @@ impl HashEmbedder {
     /// included: `x + -x` is +0.0). A text of `n` bytes has at most `3n` half units (a word of
     /// `c` chars: 2 + `c` 3-grams + `c - 1` 4-grams), within 2^24 up to `EXACT_MAX_BYTES`.
     fn sum_exact(&self, text: &str) -> Vec<f32> {
-        let slot = Slot::new(self.dims);
         let mut halves = vec![0i32; self.dims];
-        each_word(text, |h, feature| {
-            let weight = if feature == Feature::Word { 2 } else { 1 };
-            halves[slot.index(h)] += if (h >> 63) == 1 { -weight } else { weight };
-        });
+        // The slot function chosen once, not per feature.
+        match Slot::new(self.dims) {
+            Slot::Mask(m) => sum_halves(text, &mut halves, |h| (h & m) as usize),
+            Slot::Modulo(d) => sum_halves(text, &mut halves, |h| (h % d) as usize),
+        }
         halves.iter().map(|&n| n as f32 * 0.5).collect()
     }
 
@@ -66,6 +66,17 @@ impl HashEmbedder {
         });
         v
     }
+}
+
+/// Adds every feature of `text` to `halves` (see `sum_exact`), at `index(hash)`.
+#[inline(always)]
+fn sum_halves(text: &str, halves: &mut [i32], index: impl Fn(u64) -> usize) {
+    each_word(text, |h, feature| {
+        let weight = if feature == Feature::Word { 2 } else { 1 };
+        // The sign is the hash's top bit: ±weight without a branch.
+        let sign = (h >> 63) as i32;
+        halves[index(h)] += (weight ^ -sign) + sign;
+    });
 }
 
 /// Every feature hash with its weight in the published order: per word, the word (1.0), its
@@ -175,18 +186,33 @@ fn word_features(bytes: &[u8], start: usize, emit: &mut impl FnMut(u64, Feature)
         (*a, *b, *c, *d) = (*b, *c, *d, FNV_OFFSET);
     };
     let mut i = start;
-    while i < bytes.len() && bytes[i] != b' ' {
-        let n = utf8_len(bytes[i]);
-        for &x in &bytes[i..i + n] {
-            whole = fnv_step(whole, x);
-            a = fnv_step(a, x);
-            b = fnv_step(b, x);
-            c = fnv_step(c, x);
-            d = fnv_step(d, x);
+    while let Some(&lead) = bytes.get(i) {
+        if lead == b' ' {
+            break;
+        }
+        // Two-byte chars (Arabic letters) without a loop over their bytes.
+        if let (0xC0..0xE0, Some(&y)) = (lead, bytes.get(i + 1)) {
+            for x in [lead, y] {
+                whole = fnv_step(whole, x);
+                a = fnv_step(a, x);
+                b = fnv_step(b, x);
+                c = fnv_step(c, x);
+                d = fnv_step(d, x);
+            }
+            i += 2;
+        } else {
+            let n = utf8_len(lead);
+            for &x in &bytes[i..i + n] {
+                whole = fnv_step(whole, x);
+                a = fnv_step(a, x);
+                b = fnv_step(b, x);
+                c = fnv_step(c, x);
+                d = fnv_step(d, x);
+            }
+            i += n;
         }
         close_char(k, &mut a, &mut b, &mut c, &mut d);
         k += 1;
-        i += n;
     }
     // The trailing space ends the last 3-gram and 4-gram.
     (a, b) = (fnv_step(a, b' '), fnv_step(b, b' '));
