@@ -94,10 +94,10 @@ struct Doc {
 /// Runs the micro-benchmark on the documents of `cfg` (loaded from `opts.config`); `progress`
 /// receives one line per step.
 pub fn run(opts: &MicroOptions, cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<MicroReport, String> {
-    progress(&format!("extracting the documents of {}", opts.config.display()));
     if let Some(unknown) = opts.components.iter().find(|c| !COMPONENTS.contains(&c.as_str())) {
         return Err(format!("no component {unknown:?} (the components: {})", COMPONENTS.join(", ")));
     }
+    progress(&format!("extracting the documents of {}", opts.config.display()));
     let docs = load(cfg)?;
     let load_before = load_average();
     let mut sets = Vec::new();
