@@ -199,7 +199,7 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
         Some(b) => b,
         // Released by an earlier compile of this process: read again, and only the same bytes.
         None => match crate::build::read_source(cfg, lib, &source.path, file.rel(db)) {
-            Ok(b) if *blake3::hash(&b).as_bytes() == file.hash(db) => Arc::from(b),
+            Ok(b) if *blake3::hash(&b).as_bytes() == file.hash(db) => b,
             Ok(_) => {
                 let p = Problem::error("read", CHANGED_DURING_BUILD.to_string()).in_file(crate::build::display_name(lib, file.rel(db))).help("build again");
                 return Arc::new(Compiled { docs: Vec::new(), problems: vec![p] });

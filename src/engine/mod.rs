@@ -252,7 +252,6 @@ impl Engine {
                         return Ok(SourceRead::Unread(hash, stat));
                     }
                     let (bytes, meta) = timed(Stage::Read, || read_source_meta(&cfg, &cfg.libraries[f.library], &f.path, &f.rel))?;
-                    let bytes: Arc<[u8]> = Arc::from(bytes);
                     let hash = *timed(Stage::Hash, || blake3::hash(&bytes)).as_bytes();
                     Ok(SourceRead::Read(bytes, hash, statcache::FileStat::of(&meta)))
                 })
