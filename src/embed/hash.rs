@@ -185,6 +185,17 @@ fn word_features(bytes: &[u8], start: usize, emit: &mut impl FnMut(u64, Feature)
         }
         (*a, *b, *c, *d) = (*b, *c, *d, FNV_OFFSET);
     };
+    // One byte into the word's hash and each open window's.
+    macro_rules! feed {
+        ($x:expr) => {{
+            let x = $x;
+            whole = fnv_step(whole, x);
+            a = fnv_step(a, x);
+            b = fnv_step(b, x);
+            c = fnv_step(c, x);
+            d = fnv_step(d, x);
+        }};
+    }
     let mut i = start;
     while let Some(&lead) = bytes.get(i) {
         if lead == b' ' {
@@ -192,22 +203,13 @@ fn word_features(bytes: &[u8], start: usize, emit: &mut impl FnMut(u64, Feature)
         }
         // Two-byte chars (Arabic letters) without a loop over their bytes.
         if let (0xC0..0xE0, Some(&y)) = (lead, bytes.get(i + 1)) {
-            for x in [lead, y] {
-                whole = fnv_step(whole, x);
-                a = fnv_step(a, x);
-                b = fnv_step(b, x);
-                c = fnv_step(c, x);
-                d = fnv_step(d, x);
-            }
+            feed!(lead);
+            feed!(y);
             i += 2;
         } else {
             let n = utf8_len(lead);
             for &x in &bytes[i..i + n] {
-                whole = fnv_step(whole, x);
-                a = fnv_step(a, x);
-                b = fnv_step(b, x);
-                c = fnv_step(c, x);
-                d = fnv_step(d, x);
+                feed!(x);
             }
             i += n;
         }
