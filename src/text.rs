@@ -83,34 +83,11 @@ impl Tokens {
         Self::from_set(tokens)
     }
 
-    /// The set of `tokens` (none empty, none with a newline), sorted and deduplicated.
-    ///
-    /// Sorted as numbers: each token's [`prefix_key`] (its first eight bytes, big-endian) above
-    /// its index, so that a comparison is of two integers, without a branch or a call; a
-    /// smaller prefix key means a smaller token. Only the tokens that share their first eight
-    /// bytes (a few: the same word, or words of one stem) are then sorted and deduplicated by
-    /// their bytes; tokens of different prefix keys differ.
+    /// The set of `tokens` (none empty, none with a newline), sorted and deduplicated: in
+    /// [`sorted_order`], equal tokens are next to each other.
     fn from_set(tokens: Vec<&str>) -> Self {
-        let mut keys: Vec<u128> = tokens.iter().enumerate().map(|(i, t)| (u128::from(prefix_key(t)) << 64) | i as u128).collect();
-        keys.sort_unstable();
-        let token = |k: u128| tokens[k as u64 as usize];
-        let mut set: Vec<&str> = Vec::with_capacity(keys.len());
-        let mut group: Vec<&str> = Vec::new();
-        let mut i = 0;
-        while i < keys.len() {
-            let prefix = keys[i] >> 64;
-            let end = keys[i..].iter().position(|k| k >> 64 != prefix).map_or(keys.len(), |n| i + n);
-            if end - i == 1 {
-                set.push(token(keys[i]));
-            } else {
-                group.clear();
-                group.extend(keys[i..end].iter().map(|&k| token(k)));
-                group.sort_unstable();
-                group.dedup();
-                set.extend_from_slice(&group);
-            }
-            i = end;
-        }
+        let mut set: Vec<&str> = sorted_order(&tokens).into_iter().map(|i| tokens[i as usize]).collect();
+        set.dedup();
         // Sized by the set, not by the tokens given (with their repeats): sets are kept.
         let mut out = String::with_capacity(set.iter().map(|t| t.len() + 1).sum());
         for (i, t) in set.iter().enumerate() {
