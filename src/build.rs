@@ -178,7 +178,7 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
         .map(|(i, s)| {
             let _t = crate::timings::start(Stage::Normalize);
             let text = Text::new(&doc.body.text[s.start..s.end]);
-            let fields = crate::normalize::chunk_fields(&text, doc.title.as_deref(), &s.heading_path, &cfg.normalize, &cfg.aliases, cfg.article_stems);
+            let fields = crate::normalize::chunk_fields(&text, doc.title.as_deref(), &s.heading_path, &cfg.normalize, cfg.article_stems);
             let vector = timed(Stage::Embed, || hash.map(|h| h.embed(fields.search_text.as_str())).unwrap_or_default());
             BuiltChunk {
                 chunk_id: identity::chunk_id(&doc_id, i, cfg.id_width),

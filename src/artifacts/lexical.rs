@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{BuiltDoc, Kind, Rendered};
 use crate::text::prefix_key;
+use crate::normalize::WordExtras;
 
 /// Target size of one shard, in estimated bytes (`Postings::estimate` runs 10–20 % above the
 /// rendered JSON, so shards average ~70 KB); a Worker reads one shard per question term.
@@ -479,8 +480,10 @@ impl<'a> Interner<'a> {
 
 /// Postings of the chunks of `docs` that carry `domain`. The part takes the documents in `doc_id`
 /// order (stable), so that its local chunk order is the order of the domain's table: a term's
-/// postings from one part need no sorting when rendered.
-pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
+/// postings from one part need no sorting when rendered. The alias field holds each chunk's
+/// `extra_tokens` and the tokens `extras` gives for each of its search words (computed once per
+/// distinct term of the part).
+pub fn postings<'a>(domain: &str, docs: &[&'a BuiltDoc], extras: WordExtras<'a>) -> Postings {
     let _t = crate::timings::start(crate::timings::Stage::Index);
     let mut docs: Vec<&BuiltDoc> = docs.iter().copied().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
     if !docs.is_sorted_by(|a, b| a.doc_id.as_str() <= b.doc_id.as_str()) {
@@ -494,6 +497,8 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
     let mut stem_ids: FxHashMap<String, u32> = FxHashMap::default();
     let mut stem_keys: Vec<String> = Vec::new();
     let mut stems = Lists::new();
+    // Each term's word tokens as alias IDs: term `id`'s are `extra_ids[extra_end[id - 1]..extra_end[id]]`.
+    let (mut extra_ids, mut extra_end): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     for d in docs {
         for c in &d.chunks {
             let idx = p.refs.len() as u32;
@@ -509,6 +514,11 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
             // The chunk's distinct terms with their tf, in order of first occurrence.
             for &(id, tf) in &terms.lists.entries[first..] {
                 if stem_of.len() <= id as usize {
+                    // A term new to the part (IDs are given in order, so this is the next one):
+                    // its word tokens and stem key, once.
+                    debug_assert_eq!(extra_end.len(), id as usize);
+                    extras.each(terms.terms[id as usize], |t| extra_ids.push(alias.id(t)));
+                    extra_end.push(extra_ids.len() as u32);
                     stem_of.resize(id as usize + 1, None);
                     stem_of[id as usize] = crate::normalize::stem::stem_key(terms.terms[id as usize]).map(|k| match stem_ids.get(k.as_str()) {
                         Some(&sid) => sid,
@@ -523,6 +533,10 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc]) -> Postings {
                 }
                 if let Some(sid) = stem_of[id as usize] {
                     stems.add(sid, idx, tf);
+                }
+                let start = if id == 0 { 0 } else { extra_end[id as usize - 1] as usize };
+                for &x in &extra_ids[start..extra_end[id as usize] as usize] {
+                    alias.lists.add_once(x, idx);
                 }
             }
             // Additive fields count presence, not frequency.
@@ -1083,8 +1097,9 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
         }
     }
 
-    /// What `postings` computes, the plain way: documents by ID, per chunk a map of term counts.
-    fn reference(domain: &str, docs: &[&BuiltDoc]) -> Postings {
+    /// What `postings` computes, the plain way: documents by ID, per chunk a map of term counts,
+    /// and its alias tokens: its own and those of each of its words.
+    fn reference(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Postings {
         let mut docs: Vec<&BuiltDoc> = docs.iter().copied().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
         docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
         let mut p = Postings::default();
@@ -1097,6 +1112,15 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
                 }
                 let len = tf.values().sum();
                 let idx = p.push_chunk(d.doc_id.as_str(), c.index as u32, c.chunk_id.as_str().len(), len);
+                let mut alias: std::collections::BTreeSet<String> = c.extra_tokens.iter().map(str::to_string).collect();
+                for t in tf.keys() {
+                    extras.each(t, |x| {
+                        alias.insert(x.to_string());
+                    });
+                }
+                for x in alias {
+                    fields[1].entry(x).or_default().push((idx, 1));
+                }
                 let mut stems: BTreeMap<String, u32> = BTreeMap::new();
                 for (t, n) in tf {
                     fields[0].entry(t.to_string()).or_default().push((idx, n));
@@ -1107,10 +1131,8 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
                 for (k, n) in stems {
                     fields[3].entry(k).or_default().push((idx, n));
                 }
-                for (f, tokens) in [(1, &c.extra_tokens), (2, &c.context_tokens)] {
-                    for t in tokens.iter() {
-                        fields[f].entry(t.to_string()).or_default().push((idx, 1));
-                    }
+                for t in c.context_tokens.iter() {
+                    fields[2].entry(t.to_string()).or_default().push((idx, 1));
                 }
             }
         }
@@ -1122,7 +1144,7 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
     /// term longer than 16 bytes; not in `doc_id` order.
     fn sample_docs() -> Vec<BuiltDoc> {
         vec![
-            built("zeta", "d", &[("ميلاد المسيح في بيت لحم ميلاد", &["ميلاد"], &["عيد", "الميلاد"]), ("مولد النبي اتولد في", &[], &["عيد"])]),
+            built("zeta", "d", &[("ميلاد المسيح في بيت لحم ميلاد", &["ميلاد"], &["عيد", "الميلاد"]), ("مولد النبي اتولد في فين", &[], &["عيد"])]),
             built("alpha", "d", &[("القديسين القديسون قديس a b a", &["قديس", "قديسين"], &[])]),
             built("other", "x", &[("ميلاد خارج", &[], &[])]),
             built("mid", "d", &[("supercalifragilisticexpialidocious supercalifragilisticexpialidociouz ab abc abcd", &[], &["ab"]), ("", &[], &[]), ("بيت بيت بيت لحم", &["لحم"], &["بيت"])]),
@@ -1130,30 +1152,44 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
         ]
     }
 
+    /// The shipped aliases, for word tokens.
+    fn shipped_table() -> crate::normalize::aliases::AliasTable {
+        crate::normalize::aliases::AliasTable::new(crate::normalize::aliases::shipped(), &crate::normalize::Rules::default())
+    }
+
     #[test]
     fn postings_equal_the_plain_computation() {
         let docs = sample_docs();
         let refs: Vec<&BuiltDoc> = docs.iter().collect();
-        let p = postings("d", &refs);
-        assert_eq!(p, reference("d", &refs));
-        assert_eq!(p.docs, ["lib:alpha", "lib:beta", "lib:mid", "lib:zeta"], "in doc_id order");
-        assert!(!p.fields[3].is_empty(), "the sample has stem keys");
-        // The same documents in another order make the same part.
-        let reversed: Vec<&BuiltDoc> = refs.iter().rev().copied().collect();
-        assert_eq!(postings("d", &reversed), p);
+        let table = shipped_table();
+        for (extras, stems) in [(WordExtras::new(&table, true), true), (WordExtras::new(&table, false), false), (WordExtras::NONE, false)] {
+            let p = postings("d", &refs, extras);
+            assert_eq!(p, reference("d", &refs, extras));
+            assert_eq!(p.docs, ["lib:alpha", "lib:beta", "lib:mid", "lib:zeta"], "in doc_id order");
+            assert!(!p.fields[3].is_empty(), "the sample has stem keys");
+            // A word's alias target and article stem are in the alias field, no other field.
+            assert_eq!(p.fields[1].find("اين").is_some(), extras.aliases_on(), "فين → اين");
+            assert_eq!(p.fields[1].find("قديسون").is_some(), stems, "القديسون → قديسون");
+            assert!(p.fields[0].find("اين").is_none() && p.fields[0].find("قديسون").is_none());
+            // The same documents in another order make the same part.
+            let reversed: Vec<&BuiltDoc> = refs.iter().rev().copied().collect();
+            assert_eq!(postings("d", &reversed, extras), p);
+        }
     }
 
     #[test]
     fn a_render_is_serdes_and_does_not_depend_on_the_grouping() {
         let docs = sample_docs();
         let refs: Vec<&BuiltDoc> = docs.iter().collect();
-        let whole = postings("d", &refs);
+        let table = shipped_table();
+        let extras = WordExtras::new(&table, true);
+        let whole = postings("d", &refs, extras);
         // Contiguous documents per part (a one-shot build), interleaved ones (document shards).
         let groupings: [Vec<Vec<usize>>; 3] = [vec![vec![0, 1, 2, 3, 4]], vec![vec![1, 4], vec![3, 0]], vec![vec![0, 1], vec![4], vec![3]]];
         for shards in [1, 2, 4] {
             let full = render_with("d", &[&whole], shards);
             for (gi, g) in groupings.iter().enumerate() {
-                let parts: Vec<Postings> = g.iter().map(|ix| postings("d", &ix.iter().map(|&i| &docs[i]).collect::<Vec<_>>())).collect();
+                let parts: Vec<Postings> = g.iter().map(|ix| postings("d", &ix.iter().map(|&i| &docs[i]).collect::<Vec<_>>(), extras)).collect();
                 let parts: Vec<&Postings> = parts.iter().collect();
                 let out = render_with("d", &parts, shards);
                 assert_eq!(out.len(), shards + 1);
@@ -1170,7 +1206,7 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
         // Every posting of the render is the plain computation's.
         let meta: LexMeta = serde_json::from_slice(&render_with("d", &[&whole], 1)[0].bytes().unwrap()).unwrap();
         let shard: LexShard = serde_json::from_slice(&render_with("d", &[&whole], 1)[1].bytes().unwrap()).unwrap();
-        let plain = reference("d", &refs);
+        let plain = reference("d", &refs, extras);
         for f in 0..FIELDS {
             assert_eq!(shard.map(f).len(), plain.fields[f].len(), "field {f}");
             for i in 0..plain.fields[f].len() {

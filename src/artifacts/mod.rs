@@ -25,8 +25,9 @@ pub struct BuiltChunk {
     pub index: usize,
     pub text: Text,
     pub search_text: SearchText,
-    /// Additive lexical tokens kept apart from `search_text`: spelling variants (dagger alef
-    /// read as ا) and the MSA forms of colloquial words (`both` aliases).
+    /// Additive lexical tokens of the text kept apart from `search_text`: spelling variants
+    /// (dagger alef read as ا, Uthmani madda). The index adds those of each search word (the
+    /// MSA forms of colloquial words, article and light stems: `normalize::WordExtras`).
     pub extra_tokens: Tokens,
     /// Search tokens of where the chunk sits — document title and section headings — a
     /// separate field so a question naming the title matches every chunk under it.

@@ -7,13 +7,17 @@
 //! Components, each the code the build runs:
 //! - `chunk`: `chunk::chunk` on each document body (bytes: the body text);
 //! - `normalize (build)`: `normalize::chunk_fields` on each chunk, what the build's `normalize`
-//!   stage does (search text, dagger-alef variants, aliases, article/light stems, madda
-//!   variants, title and heading tokens with their stems; bytes: the chunk text);
+//!   stage does (search text, dagger-alef and madda variants, title and heading tokens with
+//!   their stems; bytes: the chunk text);
 //! - `search_text`: `normalize::search_text_with_variants` alone, with the configured rules;
 //! - `conservative`: `normalize::normalize` with `Rules::conservative()` (no lossy folds);
 //! - `stem`: `normalize::stem::stem` on each distinct token of each chunk's search text, as the
 //!   lexical postings call it (bytes: the chunk text the tokens came from);
-//! - `stem_key`: the same with `normalize::stem::stem_key`, which does not allocate the key.
+//! - `word_extras`: `normalize::WordExtras::each` (a word's `both` aliases, article and light
+//!   stems) on each distinct token of each chunk, as the lexical postings call it per distinct
+//!   term of a part (an upper bound: a part's terms are fewer than its chunks' distinct tokens);
+//! - `stem_key`: the same as `stem` with `normalize::stem::stem_key`, which does not allocate
+//!   the key.
 //!
 //! Documents fall into sets by their letters: `diacritized` (at least one Arabic mark per three
 //! Arabic letters: the Quran, most liturgy), `prose` (other text whose letters are mostly Arabic)
@@ -32,7 +36,7 @@ use crate::normalize::{self, Rules};
 use crate::text::Text;
 
 /// The components, in the table's order.
-pub const COMPONENTS: [&str; 6] = ["chunk", "normalize (build)", "search_text", "conservative", "stem", "stem_key"];
+pub const COMPONENTS: [&str; 7] = ["chunk", "normalize (build)", "search_text", "conservative", "stem", "word_extras", "stem_key"];
 
 /// What to measure.
 pub struct MicroOptions {
@@ -197,7 +201,7 @@ fn measure_set(cfg: &Config, set: &'static str, docs: &[&Doc], runs: usize, only
         wanted("normalize (build)").then(|| time("normalize (build)", chunk_bytes, runs, &mut || {
             each_chunk(&mut |doc, s| {
                 let text = Text::new(&doc.body.text[s.start..s.end]);
-                black_box(normalize::chunk_fields(&text, doc.title.as_deref(), &s.heading_path, &cfg.normalize, &cfg.aliases, cfg.article_stems));
+                black_box(normalize::chunk_fields(&text, doc.title.as_deref(), &s.heading_path, &cfg.normalize, cfg.article_stems));
             })
         })),
         wanted("search_text").then(|| time("search_text", chunk_bytes, runs, &mut || {
@@ -214,6 +218,16 @@ fn measure_set(cfg: &Config, set: &'static str, docs: &[&Doc], runs: usize, only
             for d in docs {
                 for t in d.distinct.iter().flatten() {
                     black_box(normalize::stem::stem(black_box(t)));
+                }
+            }
+        })),
+        wanted("word_extras").then(|| time("word_extras", chunk_bytes, runs, &mut || {
+            let extras = normalize::WordExtras::of(cfg);
+            for d in docs {
+                for t in d.distinct.iter().flatten() {
+                    extras.each(black_box(t.as_str()), |x| {
+                        black_box(x);
+                    });
                 }
             }
         })),

@@ -33,7 +33,7 @@ pub struct CompileCache {
 impl CompileCache {
     pub fn new(out: &Path, cfg: &Config) -> Self {
         let shape = serde_json::json!({
-            "format": 2,
+            "format": 3,
             "pipeline": crate::build::PIPELINE_VERSION,
             "rules": crate::normalize::RULES_VERSION,
             "chunking": cfg.chunking,

@@ -305,14 +305,17 @@ pub fn domain_postings(db: &Db, settings: Settings, shards: &[Shard], domain: &s
     docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
     // No more parts than document shards: a small domain is not cut finer than before.
     let per = docs.len().div_ceil(parts.min(shards.len()).max(1)).max(1);
-    docs.par_chunks(per).map(|group| Arc::new(postings(domain, group))).filter(|p| p.chunks > 0).collect()
+    let cfg = settings.config(db);
+    let extras = crate::normalize::WordExtras::of(&cfg);
+    docs.par_chunks(per).map(|group| Arc::new(postings(domain, group, extras))).filter(|p| p.chunks > 0).collect()
 }
 
 /// One shard's lexical postings for one domain.
 #[salsa::tracked(returns(clone))]
 pub fn shard_postings(db: &dyn AskDb, settings: Settings, shard: Shard, domain: String) -> Arc<Postings> {
     let compiled = shard_compiled(db, settings, shard);
-    Arc::new(postings(&domain, &docs_of(&compiled)))
+    let cfg = settings.config(db);
+    Arc::new(postings(&domain, &docs_of(&compiled), crate::normalize::WordExtras::of(&cfg)))
 }
 
 /// The domains documents of the build carry, sorted.

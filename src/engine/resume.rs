@@ -155,14 +155,16 @@ pub struct InPlace<'a> {
     pub out: &'a Path,
     pub manifest: &'a Manifest,
     pub entries: &'a Entries,
+    /// The tokens the index adds for each search word (the build's settings).
+    pub extras: crate::normalize::WordExtras<'a>,
 }
 
 /// Patches domain `domain` of the build in place (`meta`: its meta, if already parsed; `cache`:
 /// parsed term shards): `old` and `new` are the edited files' documents before and after.
 pub fn patch_domain(build: &InPlace, cache: &mut ShardCache, domain: &str, meta: Option<LexMeta>, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
-    let InPlace { out, manifest, entries } = *build;
-    let op: Postings = lexical::postings(domain, old);
-    let np: Postings = lexical::postings(domain, new);
+    let InPlace { out, manifest, entries, extras } = *build;
+    let op: Postings = lexical::postings(domain, old, extras);
+    let np: Postings = lexical::postings(domain, new, extras);
     let estimate = (estimate + np.estimate).checked_sub(op.estimate)?;
     let dir = format!("lexical/{domain}");
     let read = |stem: &str| -> Option<Vec<u8>> {
@@ -309,7 +311,7 @@ impl Engine {
         // Per domain of the edited documents: the meta and the term shards whose postings changed.
         let mut patches: BTreeMap<String, DomainPatch> = BTreeMap::new();
         for d in domains_of(&old_refs) {
-            let build = InPlace { out: &req.out, manifest: &manifest, entries: &entries };
+            let build = InPlace { out: &req.out, manifest: &manifest, entries: &entries, extras: crate::normalize::WordExtras::of(&cfg) };
             let p = patch_domain(&build, &mut shard_cache, &d, metas.remove(&d), *state.domains.get(&d)?, &old_refs, &new_refs)?;
             patches.insert(d, p);
         }

@@ -4,7 +4,6 @@
 
 pub mod aliases;
 pub mod latin;
-mod memo;
 pub mod query_words;
 mod rules;
 pub mod stem;
@@ -35,8 +34,9 @@ pub fn query_text(q: &str, rules: &Rules) -> SearchText {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkFields {
     pub search_text: SearchText,
-    /// Additive recall tokens: dagger-alef variants, `both` aliases, article and light stems,
-    /// Uthmani madda variants.
+    /// Additive recall tokens of the text as a whole: dagger-alef variants and Uthmani madda
+    /// variants. The tokens of each search word (its `both` aliases, article and light stems)
+    /// are added by the index ([`WordExtras`]), once per distinct term.
     pub extra_tokens: Tokens,
     /// The document title and the chunk's headings: their words, light stems and stem keys.
     pub context_tokens: Tokens,
@@ -44,52 +44,16 @@ pub struct ChunkFields {
 
 /// Everything the build derives from one chunk's text for lexical search (the `normalize`
 /// stage; `askzico bench --micro` measures this function). `title` and `headings` give the
-/// context tokens; `article_stems` adds article and light stems (`[aliases] article_stems`).
-pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, aliases: &aliases::AliasTable, article_stems: bool) -> ChunkFields {
+/// context tokens; `article_stems` adds their light stems and stem keys (`[aliases]
+/// article_stems`).
+pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, article_stems: bool) -> ChunkFields {
     let (search, variants) = search_text_with_variants(text, rules);
     // Uthmani madda variants: most texts have no ءا at all.
     let madda = aliases::madda_variants(search.as_str());
-    // Borrowed: aliases and stems are slices of a word or of the alias table. The result is
-    // sorted and deduplicated, so a word seen recently is skipped (a chunk repeats its words).
-    let mut extra: Vec<&str> = Vec::with_capacity(search.as_str().len() / 8 + variants.len() + madda.len());
+    let mut extra: Vec<&str> = Vec::with_capacity(variants.len() + madda.len());
     extra.extend(variants.iter().map(String::as_str));
     extra.extend(madda.iter().map(String::as_str));
-    // Whether every token is known to hold no newline: words of a search text without one and
-    // slices of them (madda variants are such words, rewritten); the others are looked at.
-    let mut no_newline = memchr::memchr(b'\n', search.as_str().as_bytes()).is_none() && variants.iter().all(|v| !v.contains('\n'));
-    // Each word once (this thread's memo remembers the words of this chunk, and the stems of
-    // words from earlier ones), and recent stems (a stem repeats across the forms of a word).
-    let mut stems = Recent::new();
-    memo::with_new_chunk(|memo| {
-        let mut words = words_of(search.as_str()).map(|t| (t, rules::word_hash(t))).peekable();
-        while let Some((t, hash)) = words.next() {
-            if let Some(&(_, next)) = words.peek() {
-                memo.warm(next);
-            }
-            let Some((article, light)) = memo.new_word(t, hash) else {
-                continue;
-            };
-            for target in aliases.index_targets(t) {
-                no_newline &= !target.contains('\n');
-                extra.push(target);
-            }
-            if article_stems {
-                if let Some(a) = article
-                    && !stems.seen(a)
-                {
-                    extra.push(a);
-                }
-                // Often the same slice as the article stem (الكتاب → كتاب, كتاب).
-                if let Some(l) = light
-                    && article.is_none_or(|a| a.len() != l.len() || a.as_ptr() != l.as_ptr())
-                    && !stems.seen(l)
-                {
-                    extra.push(l);
-                }
-            }
-        }
-    });
-    let extra_tokens = if no_newline { Tokens::from_words(extra) } else { Tokens::from_strs(extra) };
+    let extra_tokens = Tokens::from_strs(extra);
 
     let mut path = String::from(title.unwrap_or_default());
     for h in headings {
@@ -112,49 +76,69 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
     ChunkFields { search_text: search, extra_tokens, context_tokens }
 }
 
+/// The additive tokens of one search word, which the index adds to the alias field of every
+/// chunk holding the word: its `both` alias targets and, with `[aliases] article_stems`, its
+/// article and light stems. Functions of the word alone, so the index computes them once per
+/// distinct term of a part of the index, not once per occurrence.
+#[derive(Debug, Clone, Copy)]
+pub struct WordExtras<'a> {
+    aliases: Option<&'a aliases::AliasTable>,
+    article_stems: bool,
+}
+
+impl<'a> WordExtras<'a> {
+    /// No word tokens at all.
+    pub const NONE: WordExtras<'static> = WordExtras { aliases: None, article_stems: false };
+
+    pub fn new(aliases: &'a aliases::AliasTable, article_stems: bool) -> Self {
+        WordExtras { aliases: Some(aliases), article_stems }
+    }
+
+    /// Those of a corpus's settings.
+    pub fn of(cfg: &'a crate::config::Config) -> Self {
+        Self::new(&cfg.aliases, cfg.article_stems)
+    }
+
+    /// Whether a word's `both` alias targets are added.
+    pub fn aliases_on(&self) -> bool {
+        self.aliases.is_some_and(|a| !a.is_empty())
+    }
+
+    /// Calls `f` on each token of search word `word` (a token may come twice; none is empty or
+    /// holds a newline, as in a [`Tokens`] set).
+    #[inline]
+    pub fn each<'w>(&self, word: &'w str, mut f: impl FnMut(&'w str))
+    where
+        'a: 'w,
+    {
+        let mut keep = |t: &'w str| {
+            if !t.is_empty() && memchr::memchr(b'\n', t.as_bytes()).is_none() {
+                f(t);
+            }
+        };
+        if let Some(table) = self.aliases {
+            for t in table.index_targets(word) {
+                keep(t);
+            }
+        }
+        if self.article_stems {
+            let (article, light) = aliases::word_stems(word);
+            if let Some(a) = article {
+                keep(a);
+            }
+            // Often the same slice as the article stem (الكتاب → كتاب, كتاب).
+            if let Some(l) = light
+                && article.is_none_or(|a| a.len() != l.len() || a.as_ptr() != l.as_ptr())
+            {
+                keep(l);
+            }
+        }
+    }
+}
+
 /// The words of a normalized text (split on ASCII space, empty pieces skipped).
 fn words_of(s: &str) -> impl Iterator<Item = &str> {
     tokens(s)
-}
-
-/// Recently seen words, direct-mapped (one word per slot, chosen by a hash of the word): says
-/// "seen" only for a word seen before, but may forget one when another took its slot. Enough
-/// to skip most repeats of a chunk's words without a growing set or an allocation per word.
-struct Recent<'a> {
-    slots: [&'a str; RECENT_SLOTS],
-}
-
-const RECENT_SLOTS: usize = 512;
-
-impl<'a> Recent<'a> {
-    fn new() -> Self {
-        Recent { slots: [""; RECENT_SLOTS] }
-    }
-
-    /// Whether `w` (not empty) is in its slot; if not, it takes the slot.
-    #[inline]
-    fn seen(&mut self, w: &'a str) -> bool {
-        let slot = &mut self.slots[(rules::word_hash(w) >> (64 - RECENT_SLOTS.trailing_zeros())) as usize];
-        if same_word(slot, w) {
-            return true;
-        }
-        *slot = w;
-        false
-    }
-}
-
-/// `a == b`, comparing a word of 8 to 16 bytes (most Arabic words) as two numbers rather than
-/// with a `memcmp` call.
-#[inline]
-fn same_word(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    match (a.first_chunk::<8>(), a.last_chunk::<8>(), b.first_chunk::<8>(), b.last_chunk::<8>()) {
-        (Some(ah), Some(at), Some(bh), Some(bt)) if a.len() <= 16 => ah == bh && at == bt,
-        _ => a == b,
-    }
 }
 
 #[cfg(test)]
@@ -163,21 +147,13 @@ mod tests {
 
     use super::*;
 
-    /// `chunk_fields` as first written: every word occurrence looked up and stemmed, no word
-    /// skipped (the reference for the skipping of recent words and stems).
-    fn chunk_fields_reference(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, aliases: &aliases::AliasTable, article_stems: bool) -> ChunkFields {
+    /// `chunk_fields` written plainly (allocating).
+    fn chunk_fields_reference(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, article_stems: bool) -> ChunkFields {
         let (search, variants) = search_text_with_variants(text, rules);
         let words = || search.as_str().split(' ').filter(|w| !w.is_empty());
         let madda: Vec<String> = words().filter_map(aliases::madda_variant).collect();
         let mut extra: Vec<String> = variants.clone();
         extra.extend(madda);
-        for t in words() {
-            extra.extend(aliases.index_tokens(std::iter::once(t)));
-            if article_stems {
-                extra.extend(aliases::article_stem(t).map(str::to_string));
-                extra.extend(aliases::light_stem(t));
-            }
-        }
         let mut path = String::from(title.unwrap_or_default());
         for h in headings {
             path.push(' ');
@@ -229,14 +205,36 @@ mod tests {
         #[test]
         fn chunk_fields_as_the_reference(s in repetitive_text(), title in repetitive_text(), stems in any::<bool>()) {
             let rules = Rules::default();
-            let table = aliases::AliasTable::new(aliases::shipped(), &rules);
             let title: String = title.chars().take(200).collect();
             let headings = vec![s.chars().take(60).collect::<String>()];
             let text = Text::new(&s);
             prop_assert_eq!(
-                chunk_fields(&text, Some(&title), &headings, &rules, &table, stems),
-                chunk_fields_reference(&text, Some(&title), &headings, &rules, &table, stems)
+                chunk_fields(&text, Some(&title), &headings, &rules, stems),
+                chunk_fields_reference(&text, Some(&title), &headings, &rules, stems)
             );
+        }
+
+        /// A word's tokens are its `both` alias targets and, with article stems, its article and
+        /// light stems (as first written: allocating, stem by stem).
+        #[test]
+        fn word_extras_as_the_reference(s in repetitive_text(), stems in any::<bool>()) {
+            let rules = Rules::default();
+            let table = aliases::AliasTable::new(aliases::shipped(), &rules);
+            let extras = WordExtras::new(&table, stems);
+            for w in normalize(&s, &rules).split(' ').filter(|w| !w.is_empty()) {
+                let mut expected: Vec<String> = table.index_tokens(std::iter::once(w));
+                if stems {
+                    expected.extend(aliases::article_stem(w).map(str::to_string));
+                    expected.extend(aliases::light_stem(w));
+                }
+                let mut got: Vec<String> = Vec::new();
+                extras.each(w, |t| got.push(t.to_string()));
+                prop_assert!(got.iter().all(|t| !t.is_empty() && !t.contains('\n')));
+                prop_assert_eq!(Tokens::new(got), Tokens::new(expected), "{}", w);
+                let mut none = 0;
+                WordExtras::NONE.each(w, |_| none += 1);
+                prop_assert_eq!(none, 0);
+            }
         }
 
         /// The block-at-a-time word splitter splits like `str::split`, across blocks of 64
