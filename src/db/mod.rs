@@ -306,7 +306,7 @@ pub fn domain_postings(db: &Db, settings: Settings, shards: &[Shard], domain: &s
     // No more parts than document shards: a small domain is not cut finer than before.
     let per = docs.len().div_ceil(parts.min(shards.len()).max(1)).max(1);
     let cfg = settings.config(db);
-    let extras = crate::normalize::WordExtras::of(&cfg);
+    let extras = crate::normalize::WordExtras::of(cfg);
     docs.par_chunks(per).map(|group| Arc::new(postings(domain, group, extras))).filter(|p| p.chunks > 0).collect()
 }
 
@@ -315,7 +315,7 @@ pub fn domain_postings(db: &Db, settings: Settings, shards: &[Shard], domain: &s
 pub fn shard_postings(db: &dyn AskDb, settings: Settings, shard: Shard, domain: String) -> Arc<Postings> {
     let compiled = shard_compiled(db, settings, shard);
     let cfg = settings.config(db);
-    Arc::new(postings(&domain, &docs_of(&compiled), crate::normalize::WordExtras::of(&cfg)))
+    Arc::new(postings(&domain, &docs_of(&compiled), crate::normalize::WordExtras::of(cfg)))
 }
 
 /// The domains documents of the build carry, sorted.
