@@ -412,69 +412,74 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// Terms of one field while a part is built: each distinct term once (borrowed from the
-/// documents), with its postings. A part looks up every token of its chunks, so the table is
-/// small (a term ID per slot) and a lookup compares the token with a copy of the term in
-/// `bytes`, compact where the documents' bytes are spread over memory (each a likely cache
-/// miss).
-struct Interner<'a> {
+/// Terms of one field while a part is built: each distinct term once, with its postings. A
+/// part looks up every token of its chunks, so the table is small (a term ID per slot) and a
+/// lookup compares the token with the term's copy in `text`, compact where the documents' bytes
+/// are spread over memory (each a likely cache miss). Terms computed on the way (stem keys)
+/// are interned the same way, without an allocation each.
+struct Interner {
     ids: hashbrown::HashTable<u32>,
     /// Per term: its hash (the table's, when it grows).
     hashes: Vec<u64>,
-    terms: Vec<&'a str>,
-    /// The terms' bytes one after another, and where each term's end.
-    bytes: Vec<u8>,
+    /// The terms one after another, and where each term ends.
+    text: String,
     ends: Vec<u32>,
     lists: Lists,
 }
 
-/// The bytes of term `id` in an interner's `bytes`.
-fn bytes_of<'b>(bytes: &'b [u8], ends: &[u32], id: u32) -> &'b [u8] {
+/// Term `id` of an interner's `text` and `ends`.
+fn term_of<'b>(text: &'b str, ends: &[u32], id: u32) -> &'b str {
     let start = if id == 0 { 0 } else { ends[id as usize - 1] as usize };
-    &bytes[start..ends[id as usize] as usize]
+    &text[start..ends[id as usize] as usize]
 }
 
-impl<'a> Interner<'a> {
+impl Interner {
     fn new() -> Self {
-        Interner { ids: hashbrown::HashTable::new(), hashes: Vec::new(), terms: Vec::new(), bytes: Vec::new(), ends: Vec::new(), lists: Lists::new() }
+        Interner { ids: hashbrown::HashTable::new(), hashes: Vec::new(), text: String::new(), ends: Vec::new(), lists: Lists::new() }
     }
 
-    fn id(&mut self, term: &'a str) -> u32 {
+    fn id(&mut self, term: &str) -> u32 {
         use std::hash::BuildHasher;
         self.id_hashed(term, rustc_hash::FxBuildHasher.hash_one(term))
     }
 
     /// The ID of `term`, whose hash is `h`.
-    fn id_hashed(&mut self, term: &'a str, h: u64) -> u32 {
-        let (bytes, ends) = (&self.bytes, &self.ends);
-        if let Some(&id) = self.ids.find(h, |&id| same_bytes(bytes_of(bytes, ends, id), term.as_bytes())) {
+    fn id_hashed(&mut self, term: &str, h: u64) -> u32 {
+        let (text, ends) = (&self.text, &self.ends);
+        if let Some(&id) = self.ids.find(h, |&id| same_bytes(term_of(text, ends, id).as_bytes(), term.as_bytes())) {
             return id;
         }
-        let id = self.terms.len() as u32;
-        self.terms.push(term);
+        let id = self.ends.len() as u32;
         self.hashes.push(h);
-        self.bytes.extend_from_slice(term.as_bytes());
-        self.ends.push(self.bytes.len() as u32);
-        self.lists.grow(self.terms.len());
+        self.text.push_str(term);
+        self.ends.push(self.text.len() as u32);
+        self.lists.grow(self.ends.len());
         let hashes = &self.hashes;
         self.ids.insert_unique(h, id, |&id| hashes[id as usize]);
         id
     }
 
+    /// Term `id`.
+    fn term(&self, id: u32) -> &str {
+        term_of(&self.text, &self.ends, id)
+    }
+
     /// Adds one occurrence of `term` to chunk `chunk`.
-    fn add(&mut self, term: &'a str, chunk: u32) {
+    fn add(&mut self, term: &str, chunk: u32) {
         let id = self.id(term);
         self.lists.add(id, chunk, 1);
     }
 
     /// Adds `term` to chunk `chunk` once.
-    fn add_once(&mut self, term: &'a str, chunk: u32) {
+    fn add_once(&mut self, term: &str, chunk: u32) {
         let id = self.id(term);
         self.lists.add_once(id, chunk);
     }
 
     fn field(self) -> Field {
-        self.lists.field(&self.terms)
+        let Interner { text, ends, lists, .. } = self;
+        let terms: Vec<&str> = (0..ends.len() as u32).map(|id| term_of(&text, &ends, id)).collect();
+        lists.field(&terms)
     }
 }
 
@@ -483,20 +488,16 @@ impl<'a> Interner<'a> {
 /// postings from one part need no sorting when rendered. The alias field holds each chunk's
 /// `extra_tokens` and the tokens `extras` gives for each of its search words (computed once per
 /// distinct term of the part).
-pub fn postings<'a>(domain: &str, docs: &[&'a BuiltDoc], extras: WordExtras<'a>) -> Postings {
+pub fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Postings {
     let _t = crate::timings::start(crate::timings::Stage::Index);
     let mut docs: Vec<&BuiltDoc> = docs.iter().copied().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
     if !docs.is_sorted_by(|a, b| a.doc_id.as_str() <= b.doc_id.as_str()) {
         docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
     }
     let mut p = Postings::default();
-    // Terms borrow the documents' tokens while the part is built.
-    let [mut terms, mut alias, mut context] = [Interner::new(), Interner::new(), Interner::new()];
+    let [mut terms, mut alias, mut context, mut stems] = [Interner::new(), Interner::new(), Interner::new(), Interner::new()];
     // Stem keys: computed once per distinct term of the part (`stem_of[term id]`), interned.
     let mut stem_of: Vec<Option<u32>> = Vec::new();
-    let mut stem_ids: FxHashMap<String, u32> = FxHashMap::default();
-    let mut stem_keys: Vec<String> = Vec::new();
-    let mut stems = Lists::new();
     // Each term's word tokens as alias IDs: term `id`'s are `extra_ids[extra_end[id - 1]..extra_end[id]]`.
     let (mut extra_ids, mut extra_end): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     for d in docs {
@@ -516,23 +517,14 @@ pub fn postings<'a>(domain: &str, docs: &[&'a BuiltDoc], extras: WordExtras<'a>)
                 if stem_of.len() <= id as usize {
                     // A term new to the part (IDs are given in order, so this is the next one):
                     // its word tokens and stem key, once.
-                    debug_assert_eq!(extra_end.len(), id as usize);
-                    extras.each(terms.terms[id as usize], |t| extra_ids.push(alias.id(t)));
+                    debug_assert_eq!((extra_end.len(), stem_of.len()), (id as usize, id as usize));
+                    let term = terms.term(id);
+                    extras.each(term, |t| extra_ids.push(alias.id(t)));
                     extra_end.push(extra_ids.len() as u32);
-                    stem_of.resize(id as usize + 1, None);
-                    stem_of[id as usize] = crate::normalize::stem::stem_key(terms.terms[id as usize]).map(|k| match stem_ids.get(k.as_str()) {
-                        Some(&sid) => sid,
-                        None => {
-                            let sid = stem_keys.len() as u32;
-                            stem_ids.insert(k.as_str().to_string(), sid);
-                            stem_keys.push(k.as_str().to_string());
-                            stems.grow(stem_keys.len());
-                            sid
-                        }
-                    });
+                    stem_of.push(crate::normalize::stem::stem_key(term).map(|k| stems.id(k.as_str())));
                 }
                 if let Some(sid) = stem_of[id as usize] {
-                    stems.add(sid, idx, tf);
+                    stems.lists.add(sid, idx, tf);
                 }
                 let start = if id == 0 { 0 } else { extra_end[id as usize - 1] as usize };
                 for &x in &extra_ids[start..extra_end[id as usize] as usize] {
@@ -548,8 +540,7 @@ pub fn postings<'a>(domain: &str, docs: &[&'a BuiltDoc], extras: WordExtras<'a>)
             }
         }
     }
-    let stem_keys: Vec<&str> = stem_keys.iter().map(String::as_str).collect();
-    p.set_fields([terms.field(), alias.field(), context.field(), stems.field(&stem_keys)]);
+    p.set_fields([terms.field(), alias.field(), context.field(), stems.field()]);
     p
 }
 
