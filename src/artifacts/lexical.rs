@@ -427,10 +427,17 @@ struct Interner {
     lists: Lists,
 }
 
-/// Term `id` of an interner's `text` and `ends`.
-fn term_of<'b>(text: &'b str, ends: &[u32], id: u32) -> &'b str {
+/// Where term `id` of an interner's `text` starts and ends.
+#[inline]
+fn span_of(ends: &[u32], id: u32) -> std::ops::Range<usize> {
     let start = if id == 0 { 0 } else { ends[id as usize - 1] as usize };
-    &text[start..ends[id as usize] as usize]
+    start..ends[id as usize] as usize
+}
+
+/// Term `id` of an interner's `text` and `ends`.
+#[inline]
+fn term_of<'b>(text: &'b str, ends: &[u32], id: u32) -> &'b str {
+    &text[span_of(ends, id)]
 }
 
 impl Interner {
@@ -446,7 +453,7 @@ impl Interner {
     /// The ID of `term`, whose hash is `h`.
     fn id_hashed(&mut self, term: &str, h: u64) -> u32 {
         let (text, ends) = (&self.text, &self.ends);
-        if let Some(&id) = self.ids.find(h, |&id| same_bytes(term_of(text, ends, id).as_bytes(), term.as_bytes())) {
+        if let Some(&id) = self.ids.find(h, |&id| same_bytes(&text.as_bytes()[span_of(ends, id)], term.as_bytes())) {
             return id;
         }
         let id = self.ends.len() as u32;
