@@ -30,10 +30,13 @@ mod statcache;
 /// shards, so an edit rewrites one shard's chunks, lookup and vectors files.
 const SHARD_FILES: usize = 64;
 
-/// Lexical parts per domain in a one-shot build: enough to keep both cores busy, few because a
-/// term costs work in every part that has it (10k documents: 16 parts cost ~0.4 s of CPU more
-/// than 4, 8 parts ~0.2 s; peak memory 4 parts 490 MB, 16 parts ~470 MB).
-const ONE_SHOT_PARTS: usize = 4;
+/// Lexical parts per domain in a one-shot build: one per thread, enough to keep every core
+/// busy, and no more, because a term costs work in every part that has it (on 2 cores, 10k
+/// documents: 2 parts took ~0.1 s of CPU less than 4, 16 parts ~0.4 s more; peak memory 2 parts
+/// ~520 MB, 4 parts ~470 MB). The bytes do not depend on the count.
+fn one_shot_parts() -> usize {
+    rayon::current_num_threads().max(1)
+}
 
 /// Source files per rayon task when reading and compiling. Rayon otherwise splits a list into
 /// a few long runs per thread; the last one then ran alone for ~100 ms of a 10k build while the
@@ -544,7 +547,7 @@ impl Engine {
         let parts: Vec<Arc<crate::artifacts::lexical::Postings>> = if self.is_one_shot() {
             // Nothing is patched later: a few large parts of contiguous documents instead of one
             // per document shard.
-            crate::db::domain_postings(&self.db, settings, list, domain, ONE_SHOT_PARTS)
+            crate::db::domain_postings(&self.db, settings, list, domain, one_shot_parts())
         } else {
             list.iter().map(|s| shard_postings(&self.db, settings, *s, domain.to_string())).filter(|p| p.chunks > 0).collect()
         };
