@@ -440,9 +440,11 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
                     }
                     brackets = brackets.saturating_sub(1);
                 }
-                let ch = line[i..].chars().next()?;
-                p.text.push(ch);
-                i += ch.len_utf8();
+                // This byte and every one after it up to the next that a branch above looks at
+                // (all ASCII, so the run ends on a character boundary) are copied as they are.
+                let end = b[i + 1..].iter().position(|&x| INLINE_SPECIAL[x as usize]).map_or(b.len(), |n| i + 1 + n);
+                p.text.push_str(line.get(i..end)?);
+                i = end;
             }
         }
     }
@@ -483,6 +485,18 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
     p.cuts.extend(cuts.iter().map(|c| c.0));
     Some(())
 }
+
+/// The bytes `inline_line` does more with than copy them: all ASCII.
+const INLINE_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let special = b"\\`{<}~*_[]";
+    let mut k = 0;
+    while k < special.len() {
+        t[special[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
 
 /// Characters that end or start no Markdown construct when they become neighbours.
 fn safe_neighbour(c: char) -> bool {
