@@ -271,6 +271,10 @@ fn utf16(bytes: &[u8]) -> Result<String, Problem> {
 
 /// Checks and line endings shared by every decoding.
 fn finish_text(mut text: String) -> Result<String, Problem> {
+    // One pass finds whether any of NUL, CR or a BOM's lead byte occurs (most texts have none).
+    if memchr::memchr3(0, b'\r', 0xEF, text.as_bytes()).is_none() {
+        return Ok(text);
+    }
     if let Some(pos) = text.find('\0') {
         let (message, help) = match utf16_without_bom(text.as_bytes()) {
             Some(order) => (
