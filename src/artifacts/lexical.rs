@@ -427,7 +427,7 @@ struct Interner {
     lists: Lists,
 }
 
-/// Where term `id` of an interner's `text` starts and ends.
+/// Where item `id` starts and ends in a sequence whose items end at `ends` (the first at 0).
 #[inline]
 fn span_of(ends: &[u32], id: u32) -> std::ops::Range<usize> {
     let start = if id == 0 { 0 } else { ends[id as usize - 1] as usize };
@@ -505,7 +505,8 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Posting
     let [mut terms, mut alias, mut context, mut stems] = [Interner::new(), Interner::new(), Interner::new(), Interner::new()];
     // Stem keys: computed once per distinct term of the part (`stem_of[term id]`), interned.
     let mut stem_of: Vec<Option<u32>> = Vec::new();
-    // Each term's word tokens as alias IDs: term `id`'s are `extra_ids[extra_end[id - 1]..extra_end[id]]`.
+    // Each term's word tokens as alias IDs, one after another: term `id`'s are
+    // `extra_ids[span_of(&extra_end, id)]`.
     let (mut extra_ids, mut extra_end): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     for d in docs {
         for c in &d.chunks {
@@ -533,8 +534,7 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Posting
                 if let Some(sid) = stem_of[id as usize] {
                     stems.lists.add(sid, idx, tf);
                 }
-                let start = if id == 0 { 0 } else { extra_end[id as usize - 1] as usize };
-                for &x in &extra_ids[start..extra_end[id as usize] as usize] {
+                for &x in &extra_ids[span_of(&extra_end, id)] {
                     alias.lists.add_once(x, idx);
                 }
             }
