@@ -193,6 +193,11 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
     }
     let edited = first_source(&corpus.join("sources/md"))?;
     let original = std::fs::read(&edited).map_err(|e| format!("{}: {e}", edited.display()))?;
+    // Saved before the first edit (temp file + rename: a partial copy is never taken for the
+    // original), deleted after the last restore.
+    let saved = corpus.join(EDIT_ORIGINAL);
+    let temp = corpus.join(format!("{EDIT_ORIGINAL}.tmp"));
+    std::fs::write(&temp, &original).and_then(|()| std::fs::rename(&temp, &saved)).map_err(|e| format!("{}: {e}", saved.display()))?;
     let mut edit = Vec::new();
     let result = (|| {
         for i in 0..opts.runs {
@@ -210,6 +215,7 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
     result?;
     let watch = watch(exe, &config, &out, &edited, &original, progress);
     std::fs::write(&edited, &original).map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
+    std::fs::remove_file(&saved).map_err(|e| format!("{}: {e}", saved.display()))?;
     let watch = watch?;
     let series = |runs: &[Run]| Series::of(runs, source_bytes).ok_or_else(|| "no runs (--runs 0)".to_string());
     Ok(SizeReport {
@@ -284,8 +290,21 @@ fn corpus_dir(opts: &BenchOptions, docs: usize, progress: &mut dyn FnMut(&str)) 
         super::generate(&opts.corpora, &dir, docs, opts.seed)?;
         std::fs::write(&done, b"").map_err(|e| format!("{}: {e}", done.display()))?;
     }
+    // A bench stopped during its edit or watch runs (Ctrl-C, a kill) left its last edit in the
+    // corpus: the saved original goes back before anything is measured.
+    let saved = dir.join(EDIT_ORIGINAL);
+    if let Ok(original) = std::fs::read(&saved) {
+        let edited = first_source(&dir.join("sources/md"))?;
+        progress(&format!("{docs} docs: restoring {} (an earlier bench stopped while it was edited)", edited.display()));
+        std::fs::write(&edited, original).map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
+        std::fs::remove_file(&saved).map_err(|e| format!("{}: {e}", saved.display()))?;
+    }
     Ok(dir)
 }
+
+/// The original bytes of the source the edit and watch runs change, kept in the corpus directory
+/// (outside `sources/`) while they run.
+pub const EDIT_ORIGINAL: &str = "edited-source.orig";
 
 /// Drops every file under `dir` from the page cache (best effort: `POSIX_FADV_DONTNEED`, which
 /// drops clean pages only; the files stay on disk).
