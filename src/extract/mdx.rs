@@ -141,14 +141,7 @@ fn too_nested_for_mdx(text: &str) -> Option<String> {
 }
 
 /// The bytes `too_nested_for_mdx` counts.
-const NESTING: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b'[' as usize] = true;
-    t[b']' as usize] = true;
-    t[b'<' as usize] = true;
-    t[b'/' as usize] = true;
-    t
-};
+const NESTING: [bool; 256] = super::byte_set(b"[]</");
 
 /// MDX syntax that plain Markdown would keep as text: ESM lines and `{expressions}` outside
 /// code. Used when a file is read as Markdown after all.

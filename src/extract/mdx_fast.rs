@@ -487,16 +487,7 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
 }
 
 /// The bytes `inline_line` does more with than copy them: all ASCII.
-const INLINE_SPECIAL: [bool; 256] = {
-    let mut t = [false; 256];
-    let special = b"\\`{<}~*_[]";
-    let mut k = 0;
-    while k < special.len() {
-        t[special[k] as usize] = true;
-        k += 1;
-    }
-    t
-};
+const INLINE_SPECIAL: [bool; 256] = super::byte_set(b"\\`{<}~*_[]");
 
 /// Characters that end or start no Markdown construct when they become neighbours.
 fn safe_neighbour(c: char) -> bool {

@@ -339,6 +339,18 @@ fn utf8(bytes: &[u8], offset: usize) -> Result<&str, Problem> {
     }
 }
 
+/// A 256-entry membership table of `bytes`, for scanners that skip every other byte with one
+/// lookup.
+pub(crate) const fn byte_set(bytes: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut k = 0;
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+}
+
 /// Decodes HTML character references (`&quot;`, `&#1575;`, `&amp;`) in text from any format.
 pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
     if s.contains('&') { html_escape::decode_html_entities(s) } else { std::borrow::Cow::Borrowed(s) }
