@@ -49,11 +49,9 @@ impl HashEmbedder {
     fn sum_exact(&self, text: &str) -> Vec<f32> {
         let mut halves = vec![0i32; self.dims];
         // The slot function chosen once, not per feature.
-        match (Slot::new(self.dims), <&mut [i32; 256]>::try_from(&mut halves[..])) {
-            // The default size: a byte of the hash indexes a 256-entry array with no bounds check.
-            (_, Ok(array)) => sum_halves(text, array, |h| h as u8 as usize),
-            (Slot::Mask(m), _) => sum_halves(text, &mut halves, |h| (h & m) as usize),
-            (Slot::Modulo(d), _) => sum_halves(text, &mut halves, |h| (h % d) as usize),
+        match Slot::new(self.dims) {
+            Slot::Mask(m) => sum_halves(text, &mut halves, |h| (h & m) as usize),
+            Slot::Modulo(d) => sum_halves(text, &mut halves, |h| (h % d) as usize),
         }
         halves.iter().map(|&n| n as f32 * 0.5).collect()
     }
