@@ -99,8 +99,9 @@ impl<'a> WordExtras<'a> {
         Self::new(&cfg.aliases, cfg.article_stems)
     }
 
-    /// Whether a word's `both` alias targets are added.
-    pub fn aliases_on(&self) -> bool {
+    /// Whether a word's `both` alias targets are added (what the tests expect of a part).
+    #[cfg(test)]
+    pub(crate) fn aliases_on(&self) -> bool {
         self.aliases.is_some_and(|a| !a.is_empty())
     }
 
