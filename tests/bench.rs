@@ -70,6 +70,31 @@ fn bench_restores_a_source_left_edited_by_a_stopped_bench() {
     assert!(!corpus.join("edited-source.orig").exists());
 }
 
+/// A corpus kept from an older generator is made again before it is measured: a bench of
+/// today's binary never times yesterday's documents under today's name.
+#[test]
+fn bench_regenerates_a_corpus_an_older_generator_made() {
+    let Some(corpora) = shared_corpora("bench_regenerates_a_corpus_an_older_generator_made") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = || run(bin().args(["bench", "--docs", "20", "--runs", "1", "--json", "--corpora"]).arg(&corpora).arg("--dir").arg(dir.path()));
+    assert!(bench().status.success());
+    let corpus = dir.path().join("corpus-20-seed1");
+    let marker = std::fs::read_to_string(corpus.join(".complete")).unwrap();
+    assert!(marker.starts_with("generator "), "the marker names the generator version: {marker:?}");
+    let pristine = out_tree(&corpus.join("sources"));
+    // What an older generator left: other documents, marked complete by an older version.
+    std::fs::write(corpus.join(".complete"), b"").unwrap();
+    std::fs::write(corpus.join("sources/md/stale.md"), "# قديم\n\nوثيقة من مولد أقدم.\n").unwrap();
+    let out = bench();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("generating the corpus"), "{}", stderr(&out));
+    assert_eq!(out_tree(&corpus.join("sources")), pristine, "today's generator's documents, and only those");
+    assert_eq!(std::fs::read_to_string(corpus.join(".complete")).unwrap(), marker);
+    // Kept when current: the next bench does not generate again.
+    let out = bench();
+    assert!(!stderr(&out).contains("generating the corpus"), "{}", stderr(&out));
+}
+
 /// `bench --micro` on a small generated corpus: every component on every set of documents,
 /// single-threaded, with sizes that add up. No timing is asserted.
 #[test]

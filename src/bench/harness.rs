@@ -283,12 +283,14 @@ fn watch(exe: &Path, config: &Path, out: &Path, edited: &Path, original: &[u8], 
 /// The generated corpus of this size and seed, generated once and kept in `dir`.
 fn corpus_dir(opts: &BenchOptions, docs: usize, progress: &mut dyn FnMut(&str)) -> Result<PathBuf, String> {
     let dir = opts.dir.join(format!("corpus-{docs}-seed{}", opts.seed));
+    // `.complete` names the generator version that wrote the corpus; it is written last.
     let done = dir.join(".complete");
-    if !done.is_file() {
+    let version = format!("generator {}\n", super::GENERATOR_VERSION);
+    if std::fs::read_to_string(&done).ok().as_deref() != Some(version.as_str()) {
         progress(&format!("{docs} docs: generating the corpus in {}", dir.display()));
         remove_dir(&dir)?;
         super::generate(&opts.corpora, &dir, docs, opts.seed)?;
-        std::fs::write(&done, b"").map_err(|e| format!("{}: {e}", done.display()))?;
+        std::fs::write(&done, version).map_err(|e| format!("{}: {e}", done.display()))?;
     }
     // A bench stopped during its edit or watch runs (Ctrl-C, a kill) left its last edit in the
     // corpus: the saved original goes back before anything is measured.
