@@ -239,15 +239,23 @@ fn source_display(cfg: &Config, source: &str) -> String {
     }
 }
 
-/// Duplicate doc IDs across the build, each an error naming every source.
-pub fn duplicate_problems(cfg: &Config, docs: Vec<(String, String)>) -> Vec<Problem> {
-    let mut by_id: BTreeMap<String, Vec<String>> = BTreeMap::new();
+/// Duplicate doc IDs across the build, each an error naming every source. The IDs are
+/// counted first; only a duplicate's sources are formatted.
+pub fn duplicate_problems<'a>(cfg: &Config, docs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<Problem> {
+    let docs: Vec<(&str, &str)> = docs.into_iter().collect();
+    let mut count: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    count.reserve(docs.len());
+    for (id, _) in &docs {
+        *count.entry(id).or_default() += 1;
+    }
+    let mut by_id: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (id, source) in docs {
-        by_id.entry(id).or_default().push(source_display(cfg, &source));
+        if count[id] > 1 {
+            by_id.entry(id).or_default().push(source_display(cfg, source));
+        }
     }
     by_id
         .into_iter()
-        .filter(|(_, s)| s.len() > 1)
         .map(|(id, mut sources)| {
             sources.sort();
             Problem::error("duplicate-id", format!("doc_id `{id}` is produced by {} sources: {}", sources.len(), sources.join(", ")))

@@ -63,6 +63,30 @@ fn a_one_file_edit_redoes_only_that_file() {
     assert!(ours == theirs, "artifact bytes differ from a clean build");
 }
 
+/// The build-wide ID check reads each shard's IDs from a memo: in a long-lived engine, an edit
+/// that makes a duplicate ID is refused, naming both sources, and undoing it builds again.
+#[test]
+fn an_edit_that_duplicates_a_doc_id_is_refused_and_undoing_it_builds() {
+    let p = sample_project();
+    let out = p.path().join("out");
+    let mut engine = Engine::new(Config::load(&p.path().join("corpus.toml")).unwrap());
+    let first = engine.build(&request(&out)).manifest.expect("the sample builds").corpus_version;
+    let file = p.path().join("sources/articles/faq.md").canonicalize().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let changed: BTreeSet<PathBuf> = [file.clone()].into();
+    // faq.md now claims calligraphy.md's ID.
+    std::fs::write(&file, text.replacen("---\n", "---\nid: calligraphy\n", 1)).unwrap();
+    let rep = engine.build_from(&request(&out), Instant::now(), Some(&changed));
+    assert!(rep.manifest.is_none(), "a duplicate ID fails the build");
+    let dup: Vec<String> = rep.problems.0.iter().filter(|p| p.code == "duplicate-id").map(|p| p.message.clone()).collect();
+    assert_eq!(dup.len(), 1, "{:?}", rep.problems.0.iter().map(|p| p.headline()).collect::<Vec<_>>());
+    assert!(dup[0].contains(":calligraphy` is produced by 2 sources") && dup[0].contains("calligraphy.md") && dup[0].contains("faq.md"), "{}", dup[0]);
+    std::fs::write(&file, &text).unwrap();
+    let rep = engine.build_from(&request(&out), Instant::now(), Some(&changed));
+    assert!(rep.problems.0.iter().all(|p| p.code != "duplicate-id"), "{:?}", rep.problems.0.iter().map(|p| p.headline()).collect::<Vec<_>>());
+    assert_eq!(rep.manifest.expect("builds again").corpus_version, first);
+}
+
 #[test]
 fn a_fresh_process_reads_only_the_files_whose_stat_changed() {
     let p = sample_project();
