@@ -207,6 +207,24 @@ fn output_directory_may_not_contain_the_sources() {
     assert!(stderr(&o).contains("contains the root of library `docs`"), "{}", stderr(&o));
 }
 
+/// An output directory inside a library's root is not read as sources, reached directly or
+/// through a symlink: the second build sees the one document the first did.
+#[test]
+fn an_output_directory_inside_a_library_root_is_not_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("corpus.toml"), "[corpus]\nname = \"t\"\nout = \"out\"\n\n[[library]]\nid = \"docs\"\nroot = \".\"\ninclude = [\"**/*.md\", \"**/*.json\"]\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("docs/a.md"), "# عنوان\n\nنص قصير.\n").unwrap();
+    let first = run(bin().current_dir(dir.path()).arg("build"));
+    assert!(first.status.success(), "{}", stderr(&first));
+    std::os::unix::fs::symlink("../out", dir.path().join("docs/linked-out")).unwrap();
+    let again = run(bin().current_dir(dir.path()).arg("build"));
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stdout(&first).contains("1 docs") && stdout(&again).contains("1 docs"), "{}\n{}", stdout(&first), stdout(&again));
+    let version = |o: &std::process::Output| stdout(o).split_whitespace().nth(1).map(str::to_string);
+    assert_eq!(version(&first), version(&again));
+}
+
 #[test]
 fn a_closed_pipe_ends_quietly() {
     let p = sample_project();

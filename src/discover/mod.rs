@@ -2,7 +2,6 @@
 //! deterministic order. The only stage besides `artifacts::store` that touches the file system
 //! for listing.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::build::display_name;
@@ -35,9 +34,10 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
     let mut problems = Problems::default();
     let mut files = Vec::new();
     let out_canon = out_dir.canonicalize().ok();
-    // Looked up once per file: hashed (an ordered map compared paths component by component,
-    // ~30 ms at 10k files).
-    let mut claimed: HashMap<PathBuf, String> = HashMap::new();
+    // Looked up once per file: hashed by the canonical path's bytes (an ordered map compared
+    // paths component by component, ~30 ms at 10k files, and `Path`'s own hash walks its
+    // components too; a canonical path has one spelling).
+    let mut claimed: rustc_hash::FxHashMap<std::ffi::OsString, String> = rustc_hash::FxHashMap::default();
     for lib in libs {
         let lib_index = cfg.libraries.iter().position(|l| l.id == lib.id).expect("library from this config");
         let Ok(root_canon) = lib.root.canonicalize() else {
@@ -48,6 +48,9 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
             );
             continue;
         };
+        // Whether a file reached without a symlink (the canonical root joined with its path)
+        // may lie in the output directory: only when the output is inside this root.
+        let out_in_root = out_canon.as_ref().is_some_and(|o| o.starts_with(&root_canon) || root_canon.starts_with(o));
         let walker = walkdir::WalkDir::new(&lib.root).follow_links(true).sort_by_file_name();
         let mut lib_files = Vec::new();
         // Directories reached through a symlink: files under them (and symlinked files) are
@@ -91,13 +94,15 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
             } else {
                 root_canon.join(rel)
             };
-            if let Some(out) = &out_canon
+            if (linked || out_in_root)
+                && let Some(out) = &out_canon
                 && canon.starts_with(out)
             {
                 continue;
             }
             let display = display_name(lib, &rel_str);
-            if !lib.allow_outside_root && !canon.starts_with(&root_canon) {
+            // Without a symlink, the canonical root joined with a path under it stays under it.
+            if linked && !lib.allow_outside_root && !canon.starts_with(&root_canon) {
                 problems.push(
                     Problem::error("outside-root", format!("{display} resolves outside the library root (to {})", canon.display()))
                         .in_file(display.clone())
@@ -116,7 +121,7 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                     continue;
                 }
             };
-            if let Some(other) = claimed.get(&canon) {
+            if let Some(other) = claimed.get(canon.as_os_str()) {
                 problems.push(
                     Problem::error("claimed-twice", format!("{display} is claimed by two libraries: `{other}` and `{}`", lib.id))
                         .in_file(display.clone())
@@ -124,7 +129,7 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 );
                 continue;
             }
-            claimed.insert(canon.clone(), lib.id.clone());
+            claimed.insert(canon.as_os_str().to_owned(), lib.id.clone());
             lib_files.push(SourceFile { library: lib_index, rel: rel_str, path: canon, format });
         }
         lib_files.sort_by(|a, b| a.rel.cmp(&b.rel));
