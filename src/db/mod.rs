@@ -299,13 +299,15 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
 /// domain's table, so a term's postings from the parts in order are sorted by chunk already, and
 /// a common term has an entry per part, not one per document shard (the bytes do not depend on
 /// the grouping).
-pub fn domain_postings(db: &Db, settings: Settings, shards: &[Shard], domain: &str, parts: usize) -> Vec<Arc<Postings>> {
-    let compiled: Vec<Arc<Compiled>> = shards.par_iter().map_with(db.clone(), |db, s| shard_compiled(db, settings, *s)).flatten_iter().collect();
-    let mut docs: Vec<&BuiltDoc> = docs_of(&compiled).into_iter().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
+///
+/// `compiled` is what every file of the build compiled to (the engine has it from compiling;
+/// fetching it again from the database per domain cost a memo lookup per file and domain), and
+/// `shards` the number of document shards.
+pub fn domain_postings(cfg: &Config, compiled: &[Arc<Compiled>], shards: usize, domain: &str, parts: usize) -> Vec<Arc<Postings>> {
+    let mut docs: Vec<&BuiltDoc> = docs_of(compiled).into_iter().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
     docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
     // No more parts than document shards: a small domain is not cut finer than before.
-    let per = docs.len().div_ceil(parts.min(shards.len()).max(1)).max(1);
-    let cfg = settings.config(db);
+    let per = docs.len().div_ceil(parts.min(shards).max(1)).max(1);
     let extras = crate::normalize::WordExtras::of(cfg);
     docs.par_chunks(per).map(|group| Arc::new(postings(domain, group, extras))).filter(|p| p.chunks > 0).collect()
 }

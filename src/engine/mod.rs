@@ -451,7 +451,7 @@ impl Engine {
         self.estimates.retain(|d, _| doms.contains(d));
         let mut domain_stored: Vec<std::io::Result<_>> = Vec::new();
         for d in doms.iter() {
-            let (rendered, early) = self.render_domain(settings, &list, d, out);
+            let (rendered, early) = self.render_domain(settings, &list, &outputs, d, out);
             domain_stored.push(match early.error {
                 Some(e) => Err(e),
                 // Already written as rendered: this only collects the entries (and counts reuse).
@@ -548,11 +548,11 @@ impl Engine {
 impl Engine {
     /// The lexical artifacts of a domain: a full render the first time, then a patch of the term
     /// shards whose postings changed.
-    fn render_domain(&mut self, settings: Settings, list: &[Shard], domain: &str, out: &std::path::Path) -> (Arc<Vec<crate::artifacts::Rendered>>, WriteOutcome) {
+    fn render_domain(&mut self, settings: Settings, list: &[Shard], compiled: &[Arc<Compiled>], domain: &str, out: &std::path::Path) -> (Arc<Vec<crate::artifacts::Rendered>>, WriteOutcome) {
         let parts: Vec<Arc<crate::artifacts::lexical::Postings>> = if self.is_one_shot() {
             // Nothing is patched later: a few large parts of contiguous documents instead of one
             // per document shard.
-            crate::db::domain_postings(&self.db, settings, list, domain, one_shot_parts())
+            crate::db::domain_postings(&self.cfg, compiled, list.len(), domain, one_shot_parts())
         } else {
             list.iter().map(|s| shard_postings(&self.db, settings, *s, domain.to_string())).filter(|p| p.chunks > 0).collect()
         };
