@@ -606,9 +606,10 @@ impl Engine {
     fn record_state(&self, req: &BuildRequest, files: &[crate::discover::SourceFile], settings: String, corpus_version: &str) -> Option<resume::State> {
         // Each source's document IDs, from its shard's memo (a fetch of every file's documents
         // on this thread cost ~12 ms at 10k files).
-        let ids: Vec<Arc<crate::db::ShardIds>> = self.set.shards(&self.db).iter().map(|s| shard_ids(&self.db, self.settings, *s)).collect();
+        let shards = self.set.shards(&self.db);
+        let ids: Vec<Arc<crate::db::ShardIds>> = shards.iter().map(|s| shard_ids(&self.db, self.settings, *s)).collect();
         let mut docs_of: rustc_hash::FxHashMap<Source, &[(String, String)]> = rustc_hash::FxHashMap::default();
-        for (shard, ids) in self.set.shards(&self.db).iter().zip(&ids) {
+        for (shard, ids) in shards.iter().zip(&ids) {
             let mut at = 0;
             for (src, &n) in shard.files(&self.db).iter().zip(&ids.per_file) {
                 docs_of.insert(*src, &ids.docs[at..at + n as usize]);
@@ -618,17 +619,14 @@ impl Engine {
         let states: Option<Vec<resume::FileState>> = files
             .iter()
             .map(|f| {
+                // Every file of a build without problems is in a shard.
                 let src = self.sources.get(&f.path)?;
-                let docs = match docs_of.get(src) {
-                    Some(d) => d.iter().map(|(id, _)| id.clone()).collect(),
-                    None => compiled(&self.db, self.settings, *src).docs.iter().map(|d| d.doc_id.as_str().to_string()).collect(),
-                };
                 Some(resume::FileState {
                     library: self.cfg.libraries[f.library].id.clone(),
                     rel: f.rel.clone(),
                     format: f.format as u8,
                     hash: src.hash(&self.db),
-                    docs,
+                    docs: docs_of.get(src)?.iter().map(|(id, _)| id.clone()).collect(),
                 })
             })
             .collect();
