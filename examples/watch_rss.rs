@@ -21,14 +21,24 @@ use std::time::{Duration, Instant};
 
 fn arg(name: &str, default: u64) -> u64 {
     let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// `VmRSS` and `VmHWM` of a process, in MiB.
 fn rss(pid: u32) -> (f64, f64) {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let field = |name: &str| {
-        status.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 1024.0
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+            / 1024.0
     };
     (field("VmRSS:"), field("VmHWM:"))
 }
@@ -36,7 +46,11 @@ fn rss(pid: u32) -> (f64, f64) {
 /// The askzico binary next to this example's directory (`target/release/askzico`).
 fn askzico() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).map(|d| d.join("askzico")).filter(|p| p.is_file()).expect("build the binary first: cargo build --release")
+    exe.parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("askzico"))
+        .filter(|p| p.is_file())
+        .expect("build the binary first: cargo build --release")
 }
 
 /// Waits until no build has finished for `quiet`, returning the build count.
@@ -55,16 +69,36 @@ fn settle(builds: &AtomicUsize, quiet: Duration) -> usize {
 }
 
 fn main() {
-    let (docs, edits, pause) = (arg("--docs", 1000), arg("--edits", 10_000), Duration::from_micros(arg("--pause-us", 2000)));
+    let (docs, edits, pause) = (
+        arg("--docs", 1000),
+        arg("--edits", 10_000),
+        Duration::from_micros(arg("--pause-us", 2000)),
+    );
     let tmp = std::env::temp_dir().join(format!("askzico-watch-rss-{}", std::process::id()));
     let corpus = tmp.join("corpus");
-    let st = Command::new(askzico()).args(["bench-corpus", "--docs", &docs.to_string(), "--dest"]).arg(&corpus).status().unwrap();
-    assert!(st.success(), "bench-corpus failed (it needs ../shared/corpora)");
+    let st = Command::new(askzico())
+        .args(["bench-corpus", "--docs", &docs.to_string(), "--dest"])
+        .arg(&corpus)
+        .status()
+        .unwrap();
+    assert!(
+        st.success(),
+        "bench-corpus failed (it needs ../shared/corpora)"
+    );
 
-    let mut files: Vec<(PathBuf, String)> = walk(&corpus.join("sources")).into_iter().map(|p| (p.clone(), std::fs::read_to_string(&p).unwrap())).collect();
+    let mut files: Vec<(PathBuf, String)> = walk(&corpus.join("sources"))
+        .into_iter()
+        .map(|p| (p.clone(), std::fs::read_to_string(&p).unwrap()))
+        .collect();
     files.sort();
     files.truncate(arg("--files", files.len() as u64).max(1) as usize);
-    let mut child = Command::new(askzico()).args(["build", "--watch", "--stats-json"]).current_dir(&corpus).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = Command::new(askzico())
+        .args(["build", "--watch", "--stats-json"])
+        .current_dir(&corpus)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let pid = child.id();
     let builds = Arc::new(AtomicUsize::new(0));
     let counter = builds.clone();
@@ -81,7 +115,10 @@ fn main() {
         let (r, hwm) = rss(pid);
         println!("edits {edits:>6}  builds {builds:>6}  rss {r:>8.1} MiB  peak {hwm:>8.1} MiB");
     };
-    println!("{} sources edited, {edits} edits, {pause:?} between edits", files.len());
+    println!(
+        "{} sources edited, {edits} edits, {pause:?} between edits",
+        files.len()
+    );
     sample(0, builds.load(Ordering::SeqCst));
     let start = Instant::now();
     for i in 1..=edits {
@@ -99,7 +136,10 @@ fn main() {
         }
     }
     let settled = settle(&builds, Duration::from_secs(3));
-    println!("edits done in {:.1?}; settled after {settled} builds", start.elapsed());
+    println!(
+        "edits done in {:.1?}; settled after {settled} builds",
+        start.elapsed()
+    );
     sample(edits, settled);
     let _ = child.kill();
     let _ = child.wait();

@@ -57,15 +57,28 @@ pub struct BuildReport {
 /// CI annotation opens the file from the project directory.
 pub fn display_name(lib: &Library, rel: &str) -> String {
     let root = lib.root_display.trim_end_matches('/');
-    if root.is_empty() || root == "." { rel.to_string() } else { format!("{root}/{rel}") }
+    if root.is_empty() || root == "." {
+        rel.to_string()
+    } else {
+        format!("{root}/{rel}")
+    }
 }
 
 /// Pure per-file compile: a source file's bytes to its built documents.
 /// `hash` embeds inline when the offline provider is configured; other providers fill vectors
 /// later, in batches, through the on-disk cache (`db::shard_vectors`).
-pub fn compile_file(cfg: &Config, lib: &Library, rel: &str, bytes: &[u8], format: Format, hash: Option<&HashEmbedder>) -> (Vec<BuiltDoc>, Vec<Problem>) {
+pub fn compile_file(
+    cfg: &Config,
+    lib: &Library,
+    rel: &str,
+    bytes: &[u8],
+    format: Format,
+    hash: Option<&HashEmbedder>,
+) -> (Vec<BuiltDoc>, Vec<Problem>) {
     let display = display_name(lib, rel);
-    let ex = timed(Stage::Extract, || extract::extract(&display, bytes, format, lib));
+    let ex = timed(Stage::Extract, || {
+        extract::extract(&display, bytes, format, lib)
+    });
     let mut problems = ex.problems;
     let mut docs: Vec<BuiltDoc> = Vec::with_capacity(ex.docs.len());
     // Where each doc_id of this file came from, to name both records of a duplicate.
@@ -74,7 +87,12 @@ pub fn compile_file(cfg: &Config, lib: &Library, rel: &str, bytes: &[u8], format
         let position = doc.position.clone();
         match build_doc(cfg, lib, rel, &display, doc, hash) {
             Ok(d) => match first.get(d.doc_id.as_str()) {
-                Some(prev) => problems.push(duplicate_in_file(&display, d.doc_id.as_str(), prev.as_deref(), position.as_deref())),
+                Some(prev) => problems.push(duplicate_in_file(
+                    &display,
+                    d.doc_id.as_str(),
+                    prev.as_deref(),
+                    position.as_deref(),
+                )),
                 None => {
                     first.insert(d.doc_id.as_str().to_string(), position);
                     docs.push(d);
@@ -87,20 +105,37 @@ pub fn compile_file(cfg: &Config, lib: &Library, rel: &str, bytes: &[u8], format
 }
 
 /// Two documents of one file (JSON records) with one doc_id: both records are named.
-fn duplicate_in_file(display: &str, id: &str, first: Option<&str>, second: Option<&str>) -> Problem {
-    let (a, b) = (first.unwrap_or("a document"), second.unwrap_or("another document"));
+fn duplicate_in_file(
+    display: &str,
+    id: &str,
+    first: Option<&str>,
+    second: Option<&str>,
+) -> Problem {
+    let (a, b) = (
+        first.unwrap_or("a document"),
+        second.unwrap_or("another document"),
+    );
     Problem::error("duplicate-id", format!("doc_id `{id}` is produced twice in this file: by {a} and by {b}"))
         .in_file(display.to_string())
         .help("IDs must be unique: make the records `id` template include a distinguishing field (e.g. `$index` or the url's fragment)")
 }
 
-fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Document, hash: Option<&HashEmbedder>) -> Result<BuiltDoc, Problem> {
+fn build_doc(
+    cfg: &Config,
+    lib: &Library,
+    rel: &str,
+    display: &str,
+    doc: Document,
+    hash: Option<&HashEmbedder>,
+) -> Result<BuiltDoc, Problem> {
     let fail = |msg: String, help: &str| {
         let msg = match &doc.position {
             Some(pos) => format!("{pos}: {msg}"),
             None => msg,
         };
-        let mut p = Problem::error("identity", msg).in_file(display.to_string()).help(help.to_string());
+        let mut p = Problem::error("identity", msg)
+            .in_file(display.to_string())
+            .help(help.to_string());
         if let Some(l) = doc.line {
             p = p.at_line(l);
         }
@@ -136,22 +171,43 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
                     _ => None,
                 }),
             })
-            .map_err(|missing| fail(format!("url template `{}` needs `{missing}`, which this document lacks", t.source()), "use {slug}, {library} or a frontmatter field every document has"))?,
+            .map_err(|missing| {
+                fail(
+                    format!(
+                        "url template `{}` needs `{missing}`, which this document lacks",
+                        t.source()
+                    ),
+                    "use {slug}, {library} or a frontmatter field every document has",
+                )
+            })?,
         (None, None) => format!("/{}/{slug}", lib.id),
     };
-    let scheme_ok = url.starts_with("https://") || url.starts_with("http://") || (url.starts_with('/') && !url.starts_with("//"));
+    let scheme_ok = url.starts_with("https://")
+        || url.starts_with("http://")
+        || (url.starts_with('/') && !url.starts_with("//"));
     if !scheme_ok || url.len() > 2048 || url.chars().any(char::is_whitespace) {
         let shown: String = url.chars().take(80).collect();
         return Err(fail(
-            format!("url `{shown}` must be absolute (http/https) or site-relative (/…), without spaces, at most 2048 bytes"),
+            format!(
+                "url `{shown}` must be absolute (http/https) or site-relative (/…), without spaces, at most 2048 bytes"
+            ),
             "fix the frontmatter `url`, the record's url field, or the library's url template",
         ));
     }
     let domains = match &doc.domains {
         Some(ds) => {
             for d in ds {
-                if d.is_empty() || !d.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
-                    return Err(fail(format!("frontmatter domain `{d}` must be ASCII letters, digits, `-` or `_`"), "domains name lexical shards and KV keys"));
+                if d.is_empty()
+                    || !d
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                {
+                    return Err(fail(
+                        format!(
+                            "frontmatter domain `{d}` must be ASCII letters, digits, `-` or `_`"
+                        ),
+                        "domains name lexical shards and KV keys",
+                    ));
                 }
             }
             ds.clone()
@@ -161,14 +217,20 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
     let spans = timed(Stage::Chunk, || chunk(&doc.body, &cfg.chunking));
     if spans.len() > cfg.max_chunks {
         return Err(fail(
-            format!("`{doc_id}` would make {} chunks, over the limit of {} per document", spans.len(), cfg.max_chunks),
+            format!(
+                "`{doc_id}` would make {} chunks, over the limit of {} per document",
+                spans.len(),
+                cfg.max_chunks
+            ),
             "split the document, exclude it, or raise `max_chunks` under [chunking] in corpus.toml",
         ));
     }
     let longest = identity::longest_chunk_id_len(&doc_id, spans.len(), cfg.id_width);
     if longest > MAX_ID_BYTES {
         return Err(fail(
-            format!("chunk IDs of `{doc_id}` would be {longest} bytes, over the {MAX_ID_BYTES}-byte Vectorize limit"),
+            format!(
+                "chunk IDs of `{doc_id}` would be {longest} bytes, over the {MAX_ID_BYTES}-byte Vectorize limit"
+            ),
             "give the document a shorter slug: a frontmatter `id`, or a shorter records `id` template",
         ));
     }
@@ -178,8 +240,17 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
         .map(|(i, s)| {
             let _t = crate::timings::start(Stage::Normalize);
             let text = Text::new(&doc.body.text[s.start..s.end]);
-            let fields = crate::normalize::chunk_fields(&text, doc.title.as_deref(), &s.heading_path, &cfg.normalize, cfg.article_stems);
-            let vector = timed(Stage::Embed, || hash.map(|h| h.embed(fields.search_text.as_str())).unwrap_or_default());
+            let fields = crate::normalize::chunk_fields(
+                &text,
+                doc.title.as_deref(),
+                &s.heading_path,
+                &cfg.normalize,
+                cfg.article_stems,
+            );
+            let vector = timed(Stage::Embed, || {
+                hash.map(|h| h.embed(fields.search_text.as_str()))
+                    .unwrap_or_default()
+            });
             BuiltChunk {
                 chunk_id: identity::chunk_id(&doc_id, i, cfg.id_width),
                 index: i,
@@ -209,7 +280,10 @@ fn build_doc(cfg: &Config, lib: &Library, rel: &str, display: &str, doc: Documen
 pub fn settings_values(cfg: &Config, libs: &[&Library]) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("pipeline_version".into(), Value::from(PIPELINE_VERSION));
-    m.insert("chunker".into(), serde_json::to_value(&cfg.chunking).expect("serializes"));
+    m.insert(
+        "chunker".into(),
+        serde_json::to_value(&cfg.chunking).expect("serializes"),
+    );
     m.insert(
         "normalizer".into(),
         serde_json::json!({
@@ -223,8 +297,14 @@ pub fn settings_values(cfg: &Config, libs: &[&Library]) -> Map<String, Value> {
         }),
     );
     m.insert("embedder".into(), crate::embed::describe(&cfg.embedding));
-    m.insert("identity".into(), serde_json::json!({"id_width": cfg.id_width, "max_id_bytes": MAX_ID_BYTES}));
-    m.insert("libraries".into(), Value::from(libs.iter().map(|l| l.shape()).collect::<Vec<_>>()));
+    m.insert(
+        "identity".into(),
+        serde_json::json!({"id_width": cfg.id_width, "max_id_bytes": MAX_ID_BYTES}),
+    );
+    m.insert(
+        "libraries".into(),
+        Value::from(libs.iter().map(|l| l.shape()).collect::<Vec<_>>()),
+    );
     let fp = fingerprint(&m);
     m.insert("fingerprint".into(), Value::from(fp));
     m
@@ -241,7 +321,10 @@ fn source_display(cfg: &Config, source: &str) -> String {
 
 /// Duplicate doc IDs across the build, each an error naming every source. The IDs are
 /// counted first; only a duplicate's sources are formatted.
-pub fn duplicate_problems<'a>(cfg: &Config, docs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<Problem> {
+pub fn duplicate_problems<'a>(
+    cfg: &Config,
+    docs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Vec<Problem> {
     let docs: Vec<(&str, &str)> = docs.into_iter().collect();
     let mut count: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
     count.reserve(docs.len());
@@ -251,7 +334,10 @@ pub fn duplicate_problems<'a>(cfg: &Config, docs: impl IntoIterator<Item = (&'a 
     let mut by_id: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (id, source) in docs {
         if count[id] > 1 {
-            by_id.entry(id).or_default().push(source_display(cfg, source));
+            by_id
+                .entry(id)
+                .or_default()
+                .push(source_display(cfg, source));
         }
     }
     by_id
@@ -280,12 +366,19 @@ pub(crate) fn write_failure(out: &Path, e: std::io::Error) -> Problem {
 /// discovery listed it and right before it is read, so a test meets the race of a file removed
 /// mid-build deterministically. Never set it outside tests.
 fn test_delete_before_read(lib: &Library, rel: &str, path: &Path) {
-    if std::env::var("ASKZICO_TEST_DELETE_BEFORE_READ").is_ok_and(|target| target == format!("{}/{rel}", lib.id)) {
+    if std::env::var("ASKZICO_TEST_DELETE_BEFORE_READ")
+        .is_ok_and(|target| target == format!("{}/{rel}", lib.id))
+    {
         let _ = std::fs::remove_file(path);
     }
 }
 
-pub(crate) fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -> Result<Arc<[u8]>, Problem> {
+pub(crate) fn read_source(
+    cfg: &Config,
+    lib: &Library,
+    path: &Path,
+    rel: &str,
+) -> Result<Arc<[u8]>, Problem> {
     read_source_meta(cfg, lib, path, rel).map(|(bytes, _)| bytes)
 }
 
@@ -294,22 +387,39 @@ pub(crate) fn read_source(cfg: &Config, lib: &Library, path: &Path, rel: &str) -
 /// The bytes are read straight into their shared buffer: reading into a `Vec` and moving it
 /// into an `Arc<[u8]>` copied every source once more (10k documents: ~110 MB copied, and as
 /// much fresh memory faulted in, by the read phase's threads at once).
-pub(crate) fn read_source_meta(cfg: &Config, lib: &Library, path: &Path, rel: &str) -> Result<(Arc<[u8]>, std::fs::Metadata), Problem> {
+pub(crate) fn read_source_meta(
+    cfg: &Config,
+    lib: &Library,
+    path: &Path,
+    rel: &str,
+) -> Result<(Arc<[u8]>, std::fs::Metadata), Problem> {
     use std::io::Read;
     let display = display_name(lib, rel);
     test_delete_before_read(lib, rel, path);
     let gone = |e: std::io::Error| {
         let help = match e.kind() {
-            std::io::ErrorKind::NotFound => "the file was deleted or moved during the build; build again",
-            std::io::ErrorKind::PermissionDenied => "make the file readable (chmod +r), or exclude it in corpus.toml",
+            std::io::ErrorKind::NotFound => {
+                "the file was deleted or moved during the build; build again"
+            }
+            std::io::ErrorKind::PermissionDenied => {
+                "make the file readable (chmod +r), or exclude it in corpus.toml"
+            }
             _ => "check the file and its permissions, or exclude it in corpus.toml",
         };
-        Problem::error("read", format!("cannot read: {e}")).in_file(display.clone()).help(help)
+        Problem::error("read", format!("cannot read: {e}"))
+            .in_file(display.clone())
+            .help(help)
     };
     let too_large = |len: u64| {
-        Problem::error("too-large", format!("{len} bytes is over the {} MiB limit per source file", cfg.max_file_bytes / (1024 * 1024)))
-            .in_file(display.clone())
-            .help("split the file, exclude it, or raise `max_file_mb` under [corpus]")
+        Problem::error(
+            "too-large",
+            format!(
+                "{len} bytes is over the {} MiB limit per source file",
+                cfg.max_file_bytes / (1024 * 1024)
+            ),
+        )
+        .in_file(display.clone())
+        .help("split the file, exclude it, or raise `max_file_mb` under [corpus]")
     };
     let mut file = std::fs::File::open(path).map_err(gone)?;
     let meta = file.metadata().map_err(gone)?;
@@ -332,7 +442,9 @@ pub(crate) fn read_source_meta(cfg: &Config, lib: &Library, path: &Path, rel: &s
     // A file that shrank or grew while it was read (rare): what it holds now, never more than
     // the limit.
     let mut more = Vec::new();
-    file.take(cfg.max_file_bytes + 1 - filled as u64).read_to_end(&mut more).map_err(gone)?;
+    file.take(cfg.max_file_bytes + 1 - filled as u64)
+        .read_to_end(&mut more)
+        .map_err(gone)?;
     if filled < buf.len() || !more.is_empty() {
         let mut bytes = buf[..filled].to_vec();
         bytes.extend_from_slice(&more);
@@ -355,7 +467,8 @@ mod read_tests {
 
     fn config(dir: &Path, max_file_mb: Option<u64>) -> Config {
         let limit = max_file_mb.map_or(String::new(), |mb| format!("max_file_mb = {mb}\n"));
-        let toml = format!("[corpus]\nname = \"t\"\n{limit}\n[[library]]\nid = \"lib\"\nroot = \".\"\n");
+        let toml =
+            format!("[corpus]\nname = \"t\"\n{limit}\n[[library]]\nid = \"lib\"\nroot = \".\"\n");
         Config::parse(&toml, "corpus.toml", dir, &dir.join("corpus.toml")).unwrap()
     }
 

@@ -45,7 +45,10 @@ impl Problem {
     }
 
     pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
-        Problem { level: Level::Warning, ..Problem::error(code, message) }
+        Problem {
+            level: Level::Warning,
+            ..Problem::error(code, message)
+        }
     }
 
     /// Names the file (a leading `./` is dropped: one path style everywhere).
@@ -69,7 +72,12 @@ impl Problem {
     }
 
     /// Points into `text` (the file's content) at a byte range; the line is derived from it.
-    pub fn with_span(mut self, text: &Arc<str>, span: std::ops::Range<usize>, label: impl Into<String>) -> Self {
+    pub fn with_span(
+        mut self,
+        text: &Arc<str>,
+        span: std::ops::Range<usize>,
+        label: impl Into<String>,
+    ) -> Self {
         let name = self.file.clone().unwrap_or_default();
         let start = span.start.min(text.len());
         let end = span.end.clamp(start, text.len());
@@ -108,13 +116,27 @@ impl Problem {
 /// 1-based line number of a byte offset.
 pub fn line_of(text: &str, offset: usize) -> usize {
     let offset = offset.min(text.len());
-    text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..offset]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// Equal when they say the same thing (the rendered source snippet is not compared).
 impl PartialEq for Problem {
     fn eq(&self, o: &Self) -> bool {
-        (self.level, self.code, &self.file, self.line, &self.message, &self.help, self.span) == (o.level, o.code, &o.file, o.line, &o.message, &o.help, o.span)
+        (
+            self.level,
+            self.code,
+            &self.file,
+            self.line,
+            &self.message,
+            &self.help,
+            self.span,
+        ) == (
+            o.level, o.code, &o.file, o.line, &o.message, &o.help, o.span,
+        )
     }
 }
 
@@ -137,14 +159,19 @@ impl Diagnostic for Problem {
         })
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h.as_str()) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h.as_str()) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn SourceCode> {
         self.source.as_deref().map(|s| s as &dyn SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = self.span?;
-        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(self.label.clone(), span))))
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
+            self.label.clone(),
+            span,
+        ))))
     }
 }
 

@@ -86,7 +86,10 @@ impl Tokens {
     /// The set of `tokens` (none empty, none with a newline), sorted and deduplicated: in
     /// [`sorted_order`], equal tokens are next to each other.
     fn from_set(tokens: Vec<&str>) -> Self {
-        let mut set: Vec<&str> = sorted_order(&tokens).into_iter().map(|i| tokens[i as usize]).collect();
+        let mut set: Vec<&str> = sorted_order(&tokens)
+            .into_iter()
+            .map(|i| tokens[i as usize])
+            .collect();
         set.dedup();
         // Sized by the set, not by the tokens given (with their repeats): sets are kept.
         let mut out = String::with_capacity(set.iter().map(|t| t.len() + 1).sum());
@@ -117,12 +120,21 @@ fn has_newline(b: &[u8]) -> bool {
 pub(crate) fn prefix_key(t: &str) -> u64 {
     let b = t.as_bytes();
     let be4 = |c: &[u8; 4]| u32::from_be_bytes(*c) as u64;
-    match (b.first_chunk::<8>(), b.first_chunk::<4>(), b.last_chunk::<4>()) {
+    match (
+        b.first_chunk::<8>(),
+        b.first_chunk::<4>(),
+        b.last_chunk::<4>(),
+    ) {
         (Some(k), ..) => u64::from_be_bytes(*k),
         // 4–7 bytes: the last four moved into place over the first four (the bytes they share
         // are the same).
-        (None, Some(head), Some(tail)) => (be4(head) << 32) | (be4(tail) << (8 * (8 - b.len() as u32))),
-        _ => b.iter().enumerate().fold(0u64, |k, (i, &x)| k | ((x as u64) << (56 - 8 * i))),
+        (None, Some(head), Some(tail)) => {
+            (be4(head) << 32) | (be4(tail) << (8 * (8 - b.len() as u32)))
+        }
+        _ => b
+            .iter()
+            .enumerate()
+            .fold(0u64, |k, (i, &x)| k | ((x as u64) << (56 - 8 * i))),
     }
 }
 
@@ -132,13 +144,20 @@ pub(crate) fn prefix_key(t: &str) -> u64 {
 /// without a branch or a call, and 16-byte elements to move); only the strings sharing their
 /// first eight bytes are then sorted by their bytes.
 pub(crate) fn sorted_order(strs: &[&str]) -> Vec<u32> {
-    let mut keys: Vec<u128> = strs.iter().enumerate().map(|(i, t)| (u128::from(prefix_key(t)) << 64) | i as u128).collect();
+    let mut keys: Vec<u128> = strs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (u128::from(prefix_key(t)) << 64) | i as u128)
+        .collect();
     keys.sort_unstable();
     let mut order: Vec<u32> = keys.iter().map(|&k| k as u64 as u32).collect();
     let mut i = 0;
     while i < keys.len() {
         let prefix = keys[i] >> 64;
-        let end = keys[i + 1..].iter().position(|k| k >> 64 != prefix).map_or(keys.len(), |n| i + 1 + n);
+        let end = keys[i + 1..]
+            .iter()
+            .position(|k| k >> 64 != prefix)
+            .map_or(keys.len(), |n| i + 1 + n);
         if end - i > 1 {
             order[i..end].sort_unstable_by(|&a, &b| strs[a as usize].cmp(strs[b as usize]));
         }
@@ -153,17 +172,45 @@ mod tokens_tests {
 
     #[test]
     fn tokens_are_a_sorted_set_and_keep_inner_spaces() {
-        let t = Tokens::new(vec!["ب".into(), "ا".into(), "ب".into(), "".into(), "في اين".into()]);
+        let t = Tokens::new(vec![
+            "ب".into(),
+            "ا".into(),
+            "ب".into(),
+            "".into(),
+            "في اين".into(),
+        ]);
         assert_eq!(t.iter().collect::<Vec<_>>(), vec!["ا", "ب", "في اين"]);
         assert_eq!(Tokens::new(Vec::new()).iter().count(), 0);
-        let owned = vec!["ب".to_string(), "ا".into(), "ب".into(), "".into(), "في اين".into(), "x\ny".into()];
+        let owned = vec![
+            "ب".to_string(),
+            "ا".into(),
+            "ب".into(),
+            "".into(),
+            "في اين".into(),
+            "x\ny".into(),
+        ];
         let borrowed: Vec<&str> = owned.iter().map(String::as_str).collect();
         assert_eq!(Tokens::from_strs(borrowed), Tokens::new(owned));
         // Prefix keys never reorder: shared 8-byte prefixes, prefixes of each other, NULs.
-        let words = ["abcdefghz", "abcdefgha", "abcdefgh", "abc", "abc\0", "ab\0\0\0\0\0\0\0x", "ab", "الكنيسة", "الكنيسه", "الكن", "b"];
+        let words = [
+            "abcdefghz",
+            "abcdefgha",
+            "abcdefgh",
+            "abc",
+            "abc\0",
+            "ab\0\0\0\0\0\0\0x",
+            "ab",
+            "الكنيسة",
+            "الكنيسه",
+            "الكن",
+            "b",
+        ];
         let mut sorted: Vec<&str> = words.to_vec();
         sorted.sort_unstable();
-        assert_eq!(Tokens::from_strs(words.to_vec()).iter().collect::<Vec<_>>(), sorted);
+        assert_eq!(
+            Tokens::from_strs(words.to_vec()).iter().collect::<Vec<_>>(),
+            sorted
+        );
     }
 
     use proptest::prelude::*;

@@ -38,8 +38,18 @@ pub enum Stage {
     Cache,
 }
 
-pub const STAGES: [Stage; 10] =
-    [Stage::Read, Stage::Extract, Stage::Chunk, Stage::Normalize, Stage::Embed, Stage::Index, Stage::Serialize, Stage::Hash, Stage::Write, Stage::Cache];
+pub const STAGES: [Stage; 10] = [
+    Stage::Read,
+    Stage::Extract,
+    Stage::Chunk,
+    Stage::Normalize,
+    Stage::Embed,
+    Stage::Index,
+    Stage::Serialize,
+    Stage::Hash,
+    Stage::Write,
+    Stage::Cache,
+];
 
 impl Stage {
     pub fn name(self) -> &'static str {
@@ -74,21 +84,30 @@ pub fn enabled() -> bool {
 }
 
 fn add(stage: Stage, since: Instant, now: Instant) {
-    TOTALS[stage as usize].fetch_add(now.duration_since(since).as_nanos() as u64, Ordering::Relaxed);
+    TOTALS[stage as usize].fetch_add(
+        now.duration_since(since).as_nanos() as u64,
+        Ordering::Relaxed,
+    );
 }
 
 /// Times `stage` until the guard drops.
 #[must_use = "the stage is timed until the guard drops"]
 pub fn start(stage: Stage) -> Guard {
     if !enabled() {
-        return Guard { parent: None, on: false };
+        return Guard {
+            parent: None,
+            on: false,
+        };
     }
     let now = Instant::now();
     let parent = CURRENT.with(|c| c.replace(Some((stage, now))));
     if let Some((s, since)) = parent {
         add(s, since, now);
     }
-    Guard { parent: parent.map(|(s, _)| s), on: true }
+    Guard {
+        parent: parent.map(|(s, _)| s),
+        on: true,
+    }
 }
 
 /// `f`, timed as `stage`.
@@ -122,12 +141,18 @@ impl Drop for Guard {
 
 /// Nanoseconds per stage so far, in `STAGES` order.
 pub fn totals() -> Vec<(&'static str, u64)> {
-    STAGES.iter().map(|s| (s.name(), TOTALS[*s as usize].load(Ordering::Relaxed))).collect()
+    STAGES
+        .iter()
+        .map(|s| (s.name(), TOTALS[*s as usize].load(Ordering::Relaxed)))
+        .collect()
 }
 
 /// The JSON line `build` prints on stderr when timing is on: `{"stage_ns": {"read": …, …}}`.
 pub fn json_line() -> String {
-    let m: serde_json::Map<String, serde_json::Value> = totals().into_iter().map(|(k, v)| (k.to_string(), v.into())).collect();
+    let m: serde_json::Map<String, serde_json::Value> = totals()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.into()))
+        .collect();
     serde_json::json!({ "stage_ns": m }).to_string()
 }
 
@@ -141,7 +166,12 @@ mod tests {
             assert_eq!(*s as usize, i, "{}", s.name());
         }
         let line: serde_json::Value = serde_json::from_str(&json_line()).unwrap();
-        let names: Vec<&str> = line["stage_ns"].as_object().unwrap().keys().map(String::as_str).collect();
+        let names: Vec<&str> = line["stage_ns"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         assert_eq!(names, STAGES.iter().map(|s| s.name()).collect::<Vec<_>>());
     }
 }

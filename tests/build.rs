@@ -15,16 +15,40 @@ fn builds_and_verifies_the_repo_corpus() {
     assert!(o.status.success(), "{}", stderr(&o));
 
     let m = manifest(&p.path().join("out"));
-    let libs: Vec<&str> = m["libraries"].as_array().unwrap().iter().map(|l| l["id"].as_str().unwrap()).collect();
+    let libs: Vec<&str> = m["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
     assert_eq!(libs, ["articles", "guides", "site", "seneksar"]);
     assert_eq!(m["environment"], "default");
     for kind in ["chunks", "lookup", "lexical", "vectors"] {
-        assert!(m["artifacts"].as_array().unwrap().iter().any(|a| a["kind"] == kind), "no {kind} artifact");
+        assert!(
+            m["artifacts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a["kind"] == kind),
+            "no {kind} artifact"
+        );
     }
     let recs = chunk_records(&p.path().join("out"), "manifest.json");
     assert!(recs.len() >= 12);
     for r in &recs {
-        for field in ["doc_id", "chunk_id", "library", "source", "title", "url", "chunk_index", "domains", "text", "search_text", "metadata"] {
+        for field in [
+            "doc_id",
+            "chunk_id",
+            "library",
+            "source",
+            "title",
+            "url",
+            "chunk_index",
+            "domains",
+            "text",
+            "search_text",
+            "metadata",
+        ] {
             assert!(r.get(field).is_some(), "missing {field} in {r}");
         }
         let id = r["chunk_id"].as_str().unwrap();
@@ -32,12 +56,24 @@ fn builds_and_verifies_the_repo_corpus() {
         assert!(!r["title"].as_str().unwrap().is_empty());
     }
     // The Coptic date key becomes structured metadata.
-    let nativity = recs.iter().find(|r| r["doc_id"] == "seneksar:4-29-1").expect("29 Kiahk record");
-    assert_eq!(nativity["metadata"]["date"], serde_json::json!({"calendar": "coptic", "month": 4, "day": 29}));
+    let nativity = recs
+        .iter()
+        .find(|r| r["doc_id"] == "seneksar:4-29-1")
+        .expect("29 Kiahk record");
+    assert_eq!(
+        nativity["metadata"]["date"],
+        serde_json::json!({"calendar": "coptic", "month": 4, "day": 29})
+    );
     assert_eq!(nativity["source"], "seneksar/commemorations.json#4-29-1");
     // The long article is split, and each piece starts at a heading.
-    let cal: Vec<_> = recs.iter().filter(|r| r["doc_id"] == "articles:calendar").collect();
-    assert!(cal.len() >= 2, "the >7000-char article should have several chunks");
+    let cal: Vec<_> = recs
+        .iter()
+        .filter(|r| r["doc_id"] == "articles:calendar")
+        .collect();
+    assert!(
+        cal.len() >= 2,
+        "the >7000-char article should have several chunks"
+    );
     for c in &cal {
         assert!(c["text"].as_str().unwrap().chars().count() <= 7000);
     }
@@ -49,29 +85,57 @@ fn builds_and_verifies_the_repo_corpus() {
 fn same_inputs_give_identical_bytes_across_directories_and_thread_counts() {
     let a = sample_project();
     let b = sample_project();
-    let oa = run(bin().current_dir(a.path()).env("RAYON_NUM_THREADS", "1").arg("build"));
-    let ob = run(bin().current_dir(b.path()).env("RAYON_NUM_THREADS", "2").args(["build", "--config"]).arg(b.path().join("corpus.toml")));
-    assert!(oa.status.success() && ob.status.success(), "{}{}", stderr(&oa), stderr(&ob));
+    let oa = run(bin()
+        .current_dir(a.path())
+        .env("RAYON_NUM_THREADS", "1")
+        .arg("build"));
+    let ob = run(bin()
+        .current_dir(b.path())
+        .env("RAYON_NUM_THREADS", "2")
+        .args(["build", "--config"])
+        .arg(b.path().join("corpus.toml")));
+    assert!(
+        oa.status.success() && ob.status.success(),
+        "{}{}",
+        stderr(&oa),
+        stderr(&ob)
+    );
     let fa = out_files(&a.path().join("out"));
     let fb = out_files(&b.path().join("out"));
-    assert_eq!(fa.iter().map(|f| &f.0).collect::<Vec<_>>(), fb.iter().map(|f| &f.0).collect::<Vec<_>>());
+    assert_eq!(
+        fa.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        fb.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
     assert!(fa == fb, "artifact bytes differ between the two builds");
-    assert_eq!(manifest(&a.path().join("out"))["corpus_version"], manifest(&b.path().join("out"))["corpus_version"]);
+    assert_eq!(
+        manifest(&a.path().join("out"))["corpus_version"],
+        manifest(&b.path().join("out"))["corpus_version"]
+    );
     // No absolute path of either build leaks into an artifact.
     let root = a.path().to_string_lossy().into_owned();
     for (path, bytes) in &fa {
-        assert!(!String::from_utf8_lossy(bytes).contains(&root), "{path} contains the build directory");
+        assert!(
+            !String::from_utf8_lossy(bytes).contains(&root),
+            "{path} contains the build directory"
+        );
     }
 }
 
 #[test]
 fn search_text_is_computed_from_its_own_text() {
     let p = sample_project();
-    assert!(run(bin().current_dir(p.path()).arg("build")).status.success());
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
     for r in chunk_records(&p.path().join("out"), "manifest.json") {
         let text = r["text"].as_str().unwrap();
         let search = r["search_text"].as_str().unwrap();
-        assert_eq!(search, askzico::normalize::normalize(text, &askzico::normalize::Rules::default()));
+        assert_eq!(
+            search,
+            askzico::normalize::normalize(text, &askzico::normalize::Rules::default())
+        );
         assert!(!search.contains('\u{064E}'), "harakat left in search_text");
     }
 }
@@ -79,10 +143,22 @@ fn search_text_is_computed_from_its_own_text() {
 #[test]
 fn verify_names_a_corrupted_artifact() {
     let p = sample_project();
-    assert!(run(bin().current_dir(p.path()).arg("build")).status.success());
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
     let out = p.path().join("out");
     let m = manifest(&out);
-    let victim = m["artifacts"].as_array().unwrap().iter().find(|a| a["kind"] == "lookup").unwrap()["path"].as_str().unwrap().to_string();
+    let victim = m["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "lookup")
+        .unwrap()["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let mut bytes = std::fs::read(out.join(&victim)).unwrap();
     let i = bytes.len() / 2;
     bytes[i] ^= 0x01;
@@ -92,13 +168,20 @@ fn verify_names_a_corrupted_artifact() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["ok"], false);
     let diags = v["diagnostics"].as_array().unwrap();
-    assert!(diags.iter().any(|d| d["file"] == victim.as_str()), "verify did not name {victim}: {diags:?}");
+    assert!(
+        diags.iter().any(|d| d["file"] == victim.as_str()),
+        "verify did not name {victim}: {diags:?}"
+    );
 }
 
 #[test]
 fn verify_catches_an_unhydratable_vector_id() {
     let p = sample_project();
-    assert!(run(bin().current_dir(p.path()).arg("build")).status.success());
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
     let out = p.path().join("out");
     // Drop the last lookup record and re-seal the manifest so only the invariant can catch it.
     let mut m = manifest(&out);
@@ -113,20 +196,33 @@ fn verify_catches_an_unhydratable_vector_id() {
     a["blake3"] = blake3::hash(new.as_bytes()).to_hex().to_string().into();
     a["bytes"] = (new.len() as u64).into();
     a["records"] = (lines.len() as u64).into();
-    let entries: Vec<askzico::artifacts::manifest::ArtifactEntry> = serde_json::from_value(serde_json::Value::Array(arts.clone())).unwrap();
+    let entries: Vec<askzico::artifacts::manifest::ArtifactEntry> =
+        serde_json::from_value(serde_json::Value::Array(arts.clone())).unwrap();
     let fp = m["settings"]["fingerprint"].as_str().unwrap().to_string();
     m["corpus_version"] = askzico::artifacts::manifest::corpus_version(&fp, &entries).into();
-    std::fs::write(out.join("manifest.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    std::fs::write(
+        out.join("manifest.json"),
+        serde_json::to_vec_pretty(&m).unwrap(),
+    )
+    .unwrap();
     let o = run(bin().current_dir(p.path()).arg("verify"));
     assert_eq!(o.status.code(), Some(1));
     let id = dropped["chunk_id"].as_str().unwrap();
-    assert!(stderr(&o).contains(&format!("vector ID {id} cannot be hydrated")), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("vector ID {id} cannot be hydrated")),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn a_build_failing_midway_leaves_the_previous_build_intact() {
     let p = sample_project();
-    assert!(run(bin().current_dir(p.path()).arg("build")).status.success());
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
     let out = p.path().join("out");
     let before = out_files(&out);
     // Change a source so the next build must write new files, then fail after a few writes.
@@ -134,38 +230,76 @@ fn a_build_failing_midway_leaves_the_previous_build_intact() {
     let text = std::fs::read_to_string(&f).unwrap();
     std::fs::write(&f, format!("{text}\n\nفقرة جديدة أضيفت للتجربة.\n")).unwrap();
     for n in [0, 1, 3] {
-        let o = run(bin().current_dir(p.path()).env("ASKZICO_FAIL_AFTER_WRITES", n.to_string()).arg("build"));
+        let o = run(bin()
+            .current_dir(p.path())
+            .env("ASKZICO_FAIL_AFTER_WRITES", n.to_string())
+            .arg("build"));
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-        assert!(stderr(&o).contains("injected write failure"), "{}", stderr(&o));
-        assert_eq!(manifest(&out), serde_json::from_slice::<serde_json::Value>(&before.iter().find(|f| f.0 == "manifest.json").unwrap().1).unwrap());
+        assert!(
+            stderr(&o).contains("injected write failure"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(
+            manifest(&out),
+            serde_json::from_slice::<serde_json::Value>(
+                &before.iter().find(|f| f.0 == "manifest.json").unwrap().1
+            )
+            .unwrap()
+        );
         let o = run(bin().current_dir(p.path()).arg("verify"));
-        assert!(o.status.success(), "previous build no longer verifies after failure at write {n}: {}", stderr(&o));
+        assert!(
+            o.status.success(),
+            "previous build no longer verifies after failure at write {n}: {}",
+            stderr(&o)
+        );
         // Every file of the previous build is byte-identical.
         let now = out_files(&out);
         for (path, bytes) in &before {
-            let cur = now.iter().find(|f| &f.0 == path).unwrap_or_else(|| panic!("{path} vanished"));
+            let cur = now
+                .iter()
+                .find(|f| &f.0 == path)
+                .unwrap_or_else(|| panic!("{path} vanished"));
             assert_eq!(&cur.1, bytes, "{path} changed");
         }
     }
     let o = run(bin().current_dir(p.path()).arg("build"));
     assert!(o.status.success());
-    assert!(run(bin().current_dir(p.path()).arg("verify")).status.success());
+    assert!(
+        run(bin().current_dir(p.path()).arg("verify"))
+            .status
+            .success()
+    );
 }
 
 #[test]
 fn environments_build_only_their_libraries() {
     let p = sample_project();
-    let o = run(bin().current_dir(p.path()).args(["build", "--env", "public", "--json"]));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["build", "--env", "public", "--json"]));
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["environment"], "public");
     let out = p.path().join("out");
     assert!(!out.join("manifest.json").exists());
-    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("manifest.public.json")).unwrap()).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.public.json")).unwrap()).unwrap();
     assert_eq!(m["environment"], "public");
-    let libs: Vec<&str> = m["libraries"].as_array().unwrap().iter().map(|l| l["id"].as_str().unwrap()).collect();
+    let libs: Vec<&str> = m["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
     assert_eq!(libs, ["articles", "guides", "site"]);
-    assert!(run(bin().current_dir(p.path()).args(["verify", "--env", "public"])).status.success());
+    assert!(
+        run(bin()
+            .current_dir(p.path())
+            .args(["verify", "--env", "public"]))
+        .status
+        .success()
+    );
     let o = run(bin().current_dir(p.path()).args(["build", "--env", "nope"]));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no environment `nope`"));
@@ -174,16 +308,28 @@ fn environments_build_only_their_libraries() {
 #[test]
 fn export_writes_vectorize_ndjson_and_kv_bulk_json() {
     let p = sample_project();
-    assert!(run(bin().current_dir(p.path()).arg("build")).status.success());
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
     let dest = p.path().join("upload");
-    let o = run(bin().current_dir(p.path()).args(["export", "--format", "vectorize", "--dest"]).arg(&dest));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["export", "--format", "vectorize", "--dest"])
+        .arg(&dest));
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = run(bin().current_dir(p.path()).args(["export", "--format", "kv", "--prefix", "az/", "--dest"]).arg(&dest));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["export", "--format", "kv", "--prefix", "az/", "--dest"])
+        .arg(&dest));
     assert!(o.status.success(), "{}", stderr(&o));
     let m = manifest(&p.path().join("out"));
     let version = m["corpus_version"].as_str().unwrap();
-    let kv: Vec<serde_json::Value> = serde_json::from_slice(&std::fs::read(dest.join("kv.json")).unwrap()).unwrap();
-    let keys: std::collections::BTreeSet<&str> = kv.iter().map(|p| p["key"].as_str().unwrap()).collect();
+    let kv: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(dest.join("kv.json")).unwrap()).unwrap();
+    let keys: std::collections::BTreeSet<&str> =
+        kv.iter().map(|p| p["key"].as_str().unwrap()).collect();
     assert!(keys.contains(format!("az/{version}/manifest").as_str()));
     let mut vectors = 0;
     for e in std::fs::read_dir(&dest).unwrap() {
@@ -193,15 +339,40 @@ fn export_writes_vectorize_ndjson_and_kv_bulk_json() {
                 let v: serde_json::Value = serde_json::from_str(line).unwrap();
                 let id = v["id"].as_str().unwrap();
                 assert_eq!(v["values"].as_array().unwrap().len(), 256);
-                assert!(v["metadata"].get("text").is_none(), "vector metadata must hold no full text");
-                assert!(keys.contains(format!("az/{version}/chunk/{id}").as_str()), "vector {id} has no KV lookup key");
+                assert!(
+                    v["metadata"].get("text").is_none(),
+                    "vector metadata must hold no full text"
+                );
+                assert!(
+                    keys.contains(format!("az/{version}/chunk/{id}").as_str()),
+                    "vector {id} has no KV lookup key"
+                );
                 vectors += 1;
             }
         }
     }
-    assert_eq!(vectors, m["libraries"].as_array().unwrap().iter().map(|l| l["chunks"].as_u64().unwrap()).sum::<u64>());
-    assert!(keys.iter().any(|k| k.starts_with(&format!("az/{version}/lex/faith/"))));
-    let lookup = kv.iter().find(|p| p["key"].as_str().unwrap().ends_with("/chunk/seneksar:4-29-1:000")).unwrap();
+    assert_eq!(
+        vectors,
+        m["libraries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["chunks"].as_u64().unwrap())
+            .sum::<u64>()
+    );
+    assert!(
+        keys.iter()
+            .any(|k| k.starts_with(&format!("az/{version}/lex/faith/")))
+    );
+    let lookup = kv
+        .iter()
+        .find(|p| {
+            p["key"]
+                .as_str()
+                .unwrap()
+                .ends_with("/chunk/seneksar:4-29-1:000")
+        })
+        .unwrap();
     let value: serde_json::Value = serde_json::from_str(lookup["value"].as_str().unwrap()).unwrap();
     assert!(value["text"].as_str().unwrap().contains("بيت لحم"));
 }
@@ -213,9 +384,16 @@ fn init_scaffolds_a_project_that_builds() {
     assert!(o.status.success(), "{}", stderr(&o));
     let o = run(bin().current_dir(dir.path()).arg("build"));
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(run(bin().current_dir(dir.path()).arg("verify")).status.success());
+    assert!(
+        run(bin().current_dir(dir.path()).arg("verify"))
+            .status
+            .success()
+    );
     // A second init refuses to overwrite.
-    assert_eq!(run(bin().arg("init").arg(dir.path())).status.code(), Some(1));
+    assert_eq!(
+        run(bin().arg("init").arg(dir.path())).status.code(),
+        Some(1)
+    );
 }
 
 /// `verify` checks lexical postings against the domain's document table: a shard whose bytes
@@ -229,9 +407,16 @@ fn verify_rejects_lexical_postings_outside_the_document_table() {
     let o = run(bin().current_dir(p.path()).arg("build"));
     assert!(o.status.success(), "{}", stderr(&o));
     let out = p.path().join("out");
-    for (case, want) in [("ordinal", "does not list"), ("malformed", "not a multiple")] {
+    for (case, want) in [
+        ("ordinal", "does not list"),
+        ("malformed", "not a multiple"),
+    ] {
         let mut m = askzico::artifacts::store::read_manifest(&out, None).unwrap();
-        let i = m.artifacts.iter().position(|a| a.kind == askzico::artifacts::Kind::Lexical && !a.path.contains("/meta.")).expect("a term shard");
+        let i = m
+            .artifacts
+            .iter()
+            .position(|a| a.kind == askzico::artifacts::Kind::Lexical && !a.path.contains("/meta."))
+            .expect("a term shard");
         let path = out.join(&m.artifacts[i].path);
         let original = std::fs::read(&path).unwrap();
         let mut shard: LexShard = serde_json::from_slice(&original).unwrap();

@@ -36,24 +36,40 @@ struct Project {
 /// names `../../../shared/corpora`), or the sample project.
 fn project() -> Project {
     let tmp = tempfile::tempdir().unwrap();
-    if let Some(corpora) = shared_corpora("crash_consistency (using the repo's sample project instead)") {
+    if let Some(corpora) =
+        shared_corpora("crash_consistency (using the repo's sample project instead)")
+    {
         let dir = tmp.path().join("repo/examples/shared-corpora");
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::copy(repo().join("examples/shared-corpora/corpus.toml"), dir.join("corpus.toml")).unwrap();
+        std::fs::copy(
+            repo().join("examples/shared-corpora/corpus.toml"),
+            dir.join("corpus.toml"),
+        )
+        .unwrap();
         let sources = tmp.path().join("shared/corpora");
         copy_tree(&corpora, &sources);
-        Project { _tmp: tmp, dir, sources }
+        Project {
+            _tmp: tmp,
+            dir,
+            sources,
+        }
     } else {
         let dir = tmp.path().to_path_buf();
         std::fs::copy(repo().join("corpus.toml"), dir.join("corpus.toml")).unwrap();
         copy_tree(&repo().join("sources"), &dir.join("sources"));
-        Project { _tmp: tmp, dir: dir.clone(), sources: dir.join("sources") }
+        Project {
+            _tmp: tmp,
+            dir: dir.clone(),
+            sources: dir.join("sources"),
+        }
     }
 }
 
 fn askzico(dir: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_askzico"));
-    c.current_dir(dir).env_remove("ASKZICO_KILL_AFTER_WRITES").env_remove("ASKZICO_FAIL_AFTER_WRITES");
+    c.current_dir(dir)
+        .env_remove("ASKZICO_KILL_AFTER_WRITES")
+        .env_remove("ASKZICO_FAIL_AFTER_WRITES");
     c
 }
 
@@ -61,7 +77,11 @@ fn ok(c: &mut Command, what: &str) {
     let o = c.output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("panicked at"), "{what} panicked:\n{err}");
-    assert!(o.status.success(), "{what} failed ({:?}):\n{err}", o.status.code());
+    assert!(
+        o.status.success(),
+        "{what} failed ({:?}):\n{err}",
+        o.status.code()
+    );
 }
 
 /// Appends a paragraph to a spread of Markdown/MDX/HTML sources and deletes one, so the next
@@ -71,10 +91,17 @@ fn edit_sources(sources: &Path) {
         .into_iter()
         .filter_map(Result::ok)
         .map(|e| e.into_path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md" || x == "mdx" || x == "html"))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| x == "md" || x == "mdx" || x == "html")
+        })
         .collect();
     files.sort();
-    assert!(files.len() >= 4, "too few sources to edit under {}", sources.display());
+    assert!(
+        files.len() >= 4,
+        "too few sources to edit under {}",
+        sources.display()
+    );
     let step = files.len() / 4;
     for (i, f) in files.iter().step_by(step.max(1)).take(7).enumerate() {
         let text = std::fs::read_to_string(f).unwrap();
@@ -114,7 +141,12 @@ fn inodes(dir: &Path) -> HashMap<PathBuf, u64> {
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(dir).unwrap().to_path_buf(), e.metadata().unwrap().ino()))
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                e.metadata().unwrap().ino(),
+            )
+        })
         .collect()
 }
 
@@ -125,7 +157,10 @@ fn named_files(out: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut files = BTreeMap::new();
     for a in m["artifacts"].as_array().unwrap() {
         let p = a["path"].as_str().unwrap();
-        files.insert(p.to_string(), std::fs::read(out.join(p)).unwrap_or_else(|e| panic!("{p}: {e}")));
+        files.insert(
+            p.to_string(),
+            std::fs::read(out.join(p)).unwrap_or_else(|e| panic!("{p}: {e}")),
+        );
     }
     files.insert("manifest.json".into(), bytes);
     files
@@ -134,7 +169,10 @@ fn named_files(out: &Path) -> BTreeMap<String, Vec<u8>> {
 fn assert_same(got: &BTreeMap<String, Vec<u8>>, want: &BTreeMap<String, Vec<u8>>, what: &str) {
     let missing: Vec<_> = want.keys().filter(|k| !got.contains_key(*k)).collect();
     let extra: Vec<_> = got.keys().filter(|k| !want.contains_key(*k)).collect();
-    assert!(missing.is_empty() && extra.is_empty(), "{what}: not the same files; missing {missing:?}, extra {extra:?}");
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{what}: not the same files; missing {missing:?}, extra {extra:?}"
+    );
     for (p, b) in want {
         assert!(&got[p] == b, "{what}: {p} differs");
     }
@@ -143,17 +181,33 @@ fn assert_same(got: &BTreeMap<String, Vec<u8>>, want: &BTreeMap<String, Vec<u8>>
 /// The checks after a kill: the build in place verifies and is byte-identical to the previous
 /// build, or, when the kill came after the manifest's rename (the caches are written after it),
 /// to the complete new one; the next build succeeds and equals the clean build.
-fn check_after_kill(dir: &Path, out: &Path, prev: &BTreeMap<String, Vec<u8>>, clean: &BTreeMap<String, Vec<u8>>, what: &str) {
+fn check_after_kill(
+    dir: &Path,
+    out: &Path,
+    prev: &BTreeMap<String, Vec<u8>>,
+    clean: &BTreeMap<String, Vec<u8>>,
+    what: &str,
+) {
     ok(askzico(dir).arg("verify"), &format!("verify after {what}"));
     let in_place = named_files(out);
     if &in_place != clean {
         assert_same(&in_place, prev, &format!("previous build after {what}"));
     }
     ok(askzico(dir).arg("build"), &format!("build after {what}"));
-    let stray: Vec<_> = inodes(out).into_keys().filter(|p| p.to_string_lossy().contains(".tmp-")).collect();
-    assert!(stray.is_empty(), "temp files of the killed build left after {what}: {stray:?}");
+    let stray: Vec<_> = inodes(out)
+        .into_keys()
+        .filter(|p| p.to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(
+        stray.is_empty(),
+        "temp files of the killed build left after {what}: {stray:?}"
+    );
     // Byte-identical to the clean build, which verifies.
-    assert_same(&named_files(out), clean, &format!("build after {what} vs a clean build"));
+    assert_same(
+        &named_files(out),
+        clean,
+        &format!("build after {what} vs a clean build"),
+    );
 }
 
 #[test]
@@ -169,8 +223,14 @@ fn a_build_killed_at_any_write_leaves_the_previous_build_and_the_next_build_is_c
 
     // The clean build of the edited sources (its own out dir, no cache).
     let clean_out = p.dir.join("out.clean");
-    ok(askzico(&dir).arg("build").arg("--out").arg(&clean_out), "clean build");
-    ok(askzico(&dir).arg("verify").arg("--out").arg(&clean_out), "verify of the clean build");
+    ok(
+        askzico(&dir).arg("build").arg("--out").arg(&clean_out),
+        "clean build",
+    );
+    ok(
+        askzico(&dir).arg("verify").arg("--out").arg(&clean_out),
+        "verify of the clean build",
+    );
     let clean = named_files(&clean_out);
     assert!(clean != prev, "the edits changed nothing");
 
@@ -180,7 +240,10 @@ fn a_build_killed_at_any_write_leaves_the_previous_build_and_the_next_build_is_c
     let t = Instant::now();
     ok(askzico(&dir).arg("build"), "changed build");
     let build_time = t.elapsed();
-    let writes = inodes(&out).into_iter().filter(|(p, ino)| before.get(p) != Some(ino)).count();
+    let writes = inodes(&out)
+        .into_iter()
+        .filter(|(p, ino)| before.get(p) != Some(ino))
+        .count();
     assert!(writes >= 3, "the changed build wrote only {writes} files");
     assert_same(&named_files(&out), &clean, "changed build vs a clean build");
 
@@ -188,17 +251,38 @@ fn a_build_killed_at_any_write_leaves_the_previous_build_and_the_next_build_is_c
     let points: Vec<usize> = if writes <= MAX_HOOK_POINTS {
         (0..writes).collect()
     } else {
-        (0..MAX_HOOK_POINTS).map(|i| i * (writes - 1) / (MAX_HOOK_POINTS - 1)).collect()
+        (0..MAX_HOOK_POINTS)
+            .map(|i| i * (writes - 1) / (MAX_HOOK_POINTS - 1))
+            .collect()
     };
     for &n in &points {
         link_tree(&snapshot, &out);
-        let o = askzico(&dir).arg("build").env("ASKZICO_KILL_AFTER_WRITES", n.to_string()).output().unwrap();
-        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&o.status), Some(9), "build with kill at write {n} was not killed: {:?}", o.status);
-        check_after_kill(&dir, &out, &prev, &clean, &format!("a kill at write {n} of {writes}"));
+        let o = askzico(&dir)
+            .arg("build")
+            .env("ASKZICO_KILL_AFTER_WRITES", n.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&o.status),
+            Some(9),
+            "build with kill at write {n} was not killed: {:?}",
+            o.status
+        );
+        check_after_kill(
+            &dir,
+            &out,
+            &prev,
+            &clean,
+            &format!("a kill at write {n} of {writes}"),
+        );
     }
 
     // Kills from outside at random moments of the build.
-    let mut seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
     println!("outside kills: seed {seed}, changed build took {build_time:?}");
     for _ in 0..OUTSIDE_KILLS {
         seed ^= seed << 13;
@@ -206,17 +290,40 @@ fn a_build_killed_at_any_write_leaves_the_previous_build_and_the_next_build_is_c
         seed ^= seed << 17;
         let delay = Duration::from_micros(seed % (build_time.as_micros() as u64).max(1));
         link_tree(&snapshot, &out);
-        let mut child = askzico(&dir).arg("build").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+        let mut child = askzico(&dir)
+            .arg("build")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
         std::thread::sleep(delay);
         let _ = child.kill(); // SIGKILL (a no-op when the build has already exited)
         let status = child.wait().unwrap();
         if status.success() {
             // Finished before the kill: that is the changed build, complete.
-            assert_same(&named_files(&out), &clean, "a build that finished before its kill");
+            assert_same(
+                &named_files(&out),
+                &clean,
+                "a build that finished before its kill",
+            );
             continue;
         }
-        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(9), "build neither finished nor was killed: {status:?}");
-        check_after_kill(&dir, &out, &prev, &clean, &format!("an outside kill after {delay:?}"));
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(9),
+            "build neither finished nor was killed: {status:?}"
+        );
+        check_after_kill(
+            &dir,
+            &out,
+            &prev,
+            &clean,
+            &format!("an outside kill after {delay:?}"),
+        );
     }
-    println!("{} kill points over {writes} writes, {OUTSIDE_KILLS} outside kills, in {:?}", points.len(), started.elapsed());
+    println!(
+        "{} kill points over {writes} writes, {OUTSIDE_KILLS} outside kills, in {:?}",
+        points.len(),
+        started.elapsed()
+    );
 }

@@ -85,7 +85,11 @@ struct Reply {
 }
 
 fn reply(status: u16, body: String) -> Reply {
-    Reply { status, body, headers: vec![] }
+    Reply {
+        status,
+        body,
+        headers: vec![],
+    }
 }
 
 struct Mock {
@@ -132,7 +136,10 @@ fn content(v: &Value) -> Value {
 
 impl State {
     fn pointer(&self) -> Option<Value> {
-        self.store.kv.get(POINTER).map(|p| serde_json::from_str(p).unwrap())
+        self.store
+            .kv
+            .get(POINTER)
+            .map(|p| serde_json::from_str(p).unwrap())
     }
 
     fn write(&mut self, what: String) {
@@ -143,27 +150,45 @@ impl State {
     /// A write into an index the pointer names is the one thing a deploy must never do.
     fn guard_live(&mut self, index: &str) {
         if self.pointer().is_some_and(|p| p["index"] == index) {
-            self.problems.push(format!("request {} wrote the live index {index}", self.requests));
+            self.problems.push(format!(
+                "request {} wrote the live index {index}",
+                self.requests
+            ));
         }
     }
 
     /// When the pointer is written: the version it names must be complete in the index it names.
     fn check_flip(&mut self, body: &str) {
         let p: Value = serde_json::from_str(body).unwrap();
-        let (v, index) = (p["version"].as_str().unwrap().to_string(), p["index"].as_str().unwrap().to_string());
+        let (v, index) = (
+            p["version"].as_str().unwrap().to_string(),
+            p["index"].as_str().unwrap().to_string(),
+        );
         let held = self.store.indexes.get(&index).cloned().unwrap_or_default();
         for id in held.keys() {
             if !self.store.kv.contains_key(&format!("zico/{v}/chunk/{id}")) {
-                self.problems.push(format!("pointer flipped to {v} while vector {id} has no lookup key"));
+                self.problems.push(format!(
+                    "pointer flipped to {v} while vector {id} has no lookup key"
+                ));
             }
         }
         if let Some(e) = self.expect.get(&v) {
-            let same = held.len() == e.vectors.len() && e.vectors.iter().all(|(id, rec)| held.get(id).is_some_and(|h| content(h) == content(rec)));
+            let same = held.len() == e.vectors.len()
+                && e.vectors
+                    .iter()
+                    .all(|(id, rec)| held.get(id).is_some_and(|h| content(h) == content(rec)));
             if !same {
-                self.problems.push(format!("pointer flipped to {v} on {index}, which does not hold exactly its vectors"));
+                self.problems.push(format!(
+                    "pointer flipped to {v} on {index}, which does not hold exactly its vectors"
+                ));
             }
-            if let Some((k, _)) = e.kv.iter().find(|(k, val)| self.store.kv.get(*k) != Some(*val)) {
-                self.problems.push(format!("pointer flipped to {v} while {k} is missing or different"));
+            if let Some((k, _)) =
+                e.kv.iter()
+                    .find(|(k, val)| self.store.kv.get(*k) != Some(*val))
+            {
+                self.problems.push(format!(
+                    "pointer flipped to {v} while {k} is missing or different"
+                ));
             }
         }
     }
@@ -206,14 +231,26 @@ impl State {
                 self.log.push(format!("kv-bulk {}", pairs.len()));
                 let keys: Vec<&str> = pairs.iter().map(|p| p["key"].as_str().unwrap()).collect();
                 self.write(format!("kv-bulk {keys:?}"));
-                let dropped: Vec<String> = if pairs.len() > 2 && std::mem::take(&mut self.drop_bulk_keys) { keys.iter().take(2).map(|k| k.to_string()).collect() } else { vec![] };
+                let dropped: Vec<String> =
+                    if pairs.len() > 2 && std::mem::take(&mut self.drop_bulk_keys) {
+                        keys.iter().take(2).map(|k| k.to_string()).collect()
+                    } else {
+                        vec![]
+                    };
                 for p in &pairs {
                     let k = p["key"].as_str().unwrap();
                     if !dropped.iter().any(|d| d == k) {
-                        self.store.kv.insert(k.into(), p["value"].as_str().unwrap().into());
+                        self.store
+                            .kv
+                            .insert(k.into(), p["value"].as_str().unwrap().into());
                     }
                 }
-                reply(200, ok(json!({"successful_key_count": pairs.len() - dropped.len(), "unsuccessful_keys": dropped})))
+                reply(
+                    200,
+                    ok(
+                        json!({"successful_key_count": pairs.len() - dropped.len(), "unsuccessful_keys": dropped}),
+                    ),
+                )
             }
             ("POST", "bulk/delete") => {
                 let keys: Vec<String> = serde_json::from_str(body).unwrap();
@@ -228,7 +265,10 @@ impl State {
                     }
                     self.store.kv.remove(k);
                 }
-                reply(200, ok(json!({"successful_key_count": keys.len(), "unsuccessful_keys": []})))
+                reply(
+                    200,
+                    ok(json!({"successful_key_count": keys.len(), "unsuccessful_keys": []})),
+                )
             }
             _ => {
                 self.log.push(format!("kv-unknown {method} {rest}"));
@@ -252,34 +292,56 @@ impl State {
                 self.throttle_upserts -= 1;
                 self.log.push("upsert-429".into());
                 let mut r = reply(429, cf_error(971, "rate limited"));
-                r.headers.push(("Retry-After", self.retry_after.to_string()));
+                r.headers
+                    .push(("Retry-After", self.retry_after.to_string()));
                 r
             }
-            ("POST", "upsert") if self.fail_upserts_after.is_some_and(|n| self.log.iter().filter(|l| l.starts_with("upsert ")).count() >= n) => {
+            ("POST", "upsert")
+                if self.fail_upserts_after.is_some_and(|n| {
+                    self.log.iter().filter(|l| l.starts_with("upsert ")).count() >= n
+                }) =>
+            {
                 self.log.push("upsert-500".into());
                 reply(500, cf_error(10001, "internal"))
             }
             ("POST", "upsert") => {
-                if !ctype.starts_with("multipart/form-data; boundary=") || !url.contains("unparsable-behavior=error") {
+                if !ctype.starts_with("multipart/form-data; boundary=")
+                    || !url.contains("unparsable-behavior=error")
+                {
                     self.problems.push(format!("upsert content type {ctype}"));
                 }
-                if !body.contains("name=\"vectors\"") || !body.contains("Content-Type: application/x-ndjson") {
+                if !body.contains("name=\"vectors\"")
+                    || !body.contains("Content-Type: application/x-ndjson")
+                {
                     self.problems.push("no vectors part".into());
                 }
                 let start = body.find("\r\n\r\n").unwrap() + 4;
                 let end = body.rfind("\r\n--").unwrap();
-                let lines: Vec<Value> = body[start..end].lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+                let lines: Vec<Value> = body[start..end]
+                    .lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect();
                 if lines.len() > 1000 {
                     self.problems.push("upsert over 1000".into());
                 }
                 self.log.push(format!("upsert {index} {}", lines.len()));
                 self.guard_live(&index);
-                self.write(format!("upsert {index} {:?}", lines.iter().map(|l| l["id"].as_str().unwrap()).collect::<Vec<_>>()));
+                self.write(format!(
+                    "upsert {index} {:?}",
+                    lines
+                        .iter()
+                        .map(|l| l["id"].as_str().unwrap())
+                        .collect::<Vec<_>>()
+                ));
                 for l in lines {
                     if l["metadata"]["corpus_version"].as_str().is_none() {
                         self.problems.push("no corpus_version".into());
                     }
-                    self.store.indexes.entry(index.clone()).or_default().insert(l["id"].as_str().unwrap().into(), l);
+                    self.store
+                        .indexes
+                        .entry(index.clone())
+                        .or_default()
+                        .insert(l["id"].as_str().unwrap().into(), l);
                 }
                 mutation(self, index)
             }
@@ -290,7 +352,11 @@ impl State {
                 self.guard_live(&index);
                 self.write(format!("delete {index} {ids:?}"));
                 for id in ids {
-                    self.store.indexes.entry(index.clone()).or_default().remove(id.as_str().unwrap());
+                    self.store
+                        .indexes
+                        .entry(index.clone())
+                        .or_default()
+                        .remove(id.as_str().unwrap());
                 }
                 mutation(self, index)
             }
@@ -303,19 +369,36 @@ impl State {
                     return reply(200, ok(json!([])));
                 }
                 let held = self.store.indexes.get(&index);
-                let found: Vec<Value> = ids.iter().filter_map(|id| held.and_then(|h| h.get(id.as_str().unwrap())).cloned()).collect();
+                let found: Vec<Value> = ids
+                    .iter()
+                    .filter_map(|id| held.and_then(|h| h.get(id.as_str().unwrap())).cloned())
+                    .collect();
                 reply(200, ok(json!(found)))
             }
             ("GET", "list") => {
                 // Pages of at most 7 IDs, to exercise the cursor.
                 let q = rest.split_once('?').map_or("", |(_, q)| q);
-                let cursor = q.split('&').find_map(|kv| kv.strip_prefix("cursor=")).map(decode).unwrap_or_default();
+                let cursor = q
+                    .split('&')
+                    .find_map(|kv| kv.strip_prefix("cursor="))
+                    .map(decode)
+                    .unwrap_or_default();
                 let all = self.store.indexes.get(&index).cloned().unwrap_or_default();
-                let ids: Vec<String> = all.keys().filter(|k| **k > cursor).take(7).cloned().collect();
+                let ids: Vec<String> = all
+                    .keys()
+                    .filter(|k| **k > cursor)
+                    .take(7)
+                    .cloned()
+                    .collect();
                 let more = ids.len() == 7 && all.keys().any(|k| k > ids.last().unwrap());
                 self.log.push(format!("list {index}"));
-                reply(200, ok(json!({"count": ids.len(), "totalCount": all.len(), "isTruncated": more, "nextCursor": if more { json!(ids.last().unwrap()) } else { Value::Null },
-                                     "vectors": ids.iter().map(|i| json!({"id": i})).collect::<Vec<_>>()})))
+                reply(
+                    200,
+                    ok(
+                        json!({"count": ids.len(), "totalCount": all.len(), "isTruncated": more, "nextCursor": if more { json!(ids.last().unwrap()) } else { Value::Null },
+                                     "vectors": ids.iter().map(|i| json!({"id": i})).collect::<Vec<_>>()}),
+                    ),
+                )
             }
             ("GET", "info") => {
                 self.log.push(format!("info {index}"));
@@ -327,7 +410,12 @@ impl State {
                 } else {
                     json!(self.store.last_mutation.get(&index))
                 };
-                reply(200, ok(json!({"dimensions": 256, "vectorCount": n, "processedUpToMutation": processed, "processedUpToDatetime": "2026-11-29T00:00:00Z"})))
+                reply(
+                    200,
+                    ok(
+                        json!({"dimensions": 256, "vectorCount": n, "processedUpToMutation": processed, "processedUpToDatetime": "2026-11-29T00:00:00Z"}),
+                    ),
+                )
             }
             _ => reply(404, cf_error(10000, "no such route")),
         }
@@ -374,8 +462,11 @@ fn relay(backend: std::net::SocketAddr) -> u16 {
     std::thread::spawn(move || {
         for client in listener.incoming() {
             let Ok(client) = client else { continue };
-            let Ok(server) = std::net::TcpStream::connect(backend) else { continue };
-            let (mut from_client, mut to_server) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            let Ok(server) = std::net::TcpStream::connect(backend) else {
+                continue;
+            };
+            let (mut from_client, mut to_server) =
+                (client.try_clone().unwrap(), server.try_clone().unwrap());
             std::thread::spawn(move || {
                 let _ = std::io::copy(&mut from_client, &mut to_server);
                 let _ = to_server.shutdown(std::net::Shutdown::Write);
@@ -388,7 +479,10 @@ fn relay(backend: std::net::SocketAddr) -> u16 {
                         Ok(0) | Err(_) => break,
                         Ok(n) => n,
                     };
-                    if buf[..n].windows(CUT.len()).any(|w| w.eq_ignore_ascii_case(CUT.as_bytes())) {
+                    if buf[..n]
+                        .windows(CUT.len())
+                        .any(|w| w.eq_ignore_ascii_case(CUT.as_bytes()))
+                    {
                         break;
                     }
                     if to_client.write_all(&buf[..n]).is_err() {
@@ -406,7 +500,11 @@ fn relay(backend: std::net::SocketAddr) -> u16 {
 fn mock_from(store: Store) -> Mock {
     let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
     let backend = server.server_addr().to_ip().unwrap();
-    let state = Arc::new(Mutex::new(State { store, retry_after: "0", ..State::default() }));
+    let state = Arc::new(Mutex::new(State {
+        store,
+        retry_after: "0",
+        ..State::default()
+    }));
     let (reached_tx, reached) = mpsc::channel();
     let (resume, resume_rx) = mpsc::channel::<()>();
     let st = state.clone();
@@ -414,7 +512,13 @@ fn mock_from(store: Store) -> Mock {
         for mut rq in server.incoming_requests() {
             let url = rq.url().to_string();
             let method = rq.method().to_string();
-            let header = |n: &'static str| rq.headers().iter().find(|h| h.field.equiv(n)).map(|h| h.value.as_str().to_string()).unwrap_or_default();
+            let header = |n: &'static str| {
+                rq.headers()
+                    .iter()
+                    .find(|h| h.field.equiv(n))
+                    .map(|h| h.value.as_str().to_string())
+                    .unwrap_or_default()
+            };
             let (auth, ctype) = (header("Authorization"), header("Content-Type"));
             let mut body = String::new();
             let _ = std::io::Read::read_to_string(rq.as_reader(), &mut body);
@@ -441,7 +545,8 @@ fn mock_from(store: Store) -> Mock {
             }
             let mut resp = match r {
                 Some(r) => {
-                    let mut resp = tiny_http::Response::from_string(r.body).with_status_code(r.status);
+                    let mut resp =
+                        tiny_http::Response::from_string(r.body).with_status_code(r.status);
                     for (k, v) in r.headers {
                         resp.add_header(tiny_http::Header::from_bytes(k, v).unwrap());
                     }
@@ -456,7 +561,12 @@ fn mock_from(store: Store) -> Mock {
         }
     });
     let port = relay(backend);
-    Mock { base: format!("http://127.0.0.1:{port}/client/v4"), state, reached: Mutex::new(reached), resume }
+    Mock {
+        base: format!("http://127.0.0.1:{port}/client/v4"),
+        state,
+        reached: Mutex::new(reached),
+        resume,
+    }
 }
 
 fn mock() -> Mock {
@@ -473,7 +583,10 @@ fn assert_consistent(m: &Mock) {
     let held = &s.store.indexes[index];
     assert!(!held.is_empty());
     for id in held.keys() {
-        assert!(s.store.kv.contains_key(&format!("zico/{v}/chunk/{id}")), "active vector {id} of {v} has no lookup key");
+        assert!(
+            s.store.kv.contains_key(&format!("zico/{v}/chunk/{id}")),
+            "active vector {id} of {v} has no lookup key"
+        );
     }
     assert!(s.store.kv.contains_key(&format!("zico/{v}/manifest")));
 }
@@ -493,23 +606,45 @@ fn deploy(dir: &Path, mock: Option<&Mock>, extra: &[&str]) -> std::process::Outp
     deploy_with(dir, mock, extra, &[])
 }
 
-fn deploy_with(dir: &Path, mock: Option<&Mock>, extra: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+fn deploy_with(
+    dir: &Path,
+    mock: Option<&Mock>,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
     let mut cmd = bin();
-    cmd.current_dir(dir).args(["deploy", "--target", "prod"]).args(extra);
-    cmd.env_remove("CLOUDFLARE_API_TOKEN").env_remove("CLOUDFLARE_ACCOUNT_ID");
+    cmd.current_dir(dir)
+        .args(["deploy", "--target", "prod"])
+        .args(extra);
+    cmd.env_remove("CLOUDFLARE_API_TOKEN")
+        .env_remove("CLOUDFLARE_ACCOUNT_ID");
     if let Some(m) = mock {
-        cmd.env("CLOUDFLARE_API_TOKEN", TOKEN).env("ASKZICO_CF_API_BASE", &m.base).env("ASKZICO_DEPLOY_MAX_ATTEMPTS", "2").env("ASKZICO_DEPLOY_RETRY_MS", "1");
+        cmd.env("CLOUDFLARE_API_TOKEN", TOKEN)
+            .env("ASKZICO_CF_API_BASE", &m.base)
+            .env("ASKZICO_DEPLOY_MAX_ATTEMPTS", "2")
+            .env("ASKZICO_DEPLOY_RETRY_MS", "1");
     }
     cmd.envs(env.iter().copied());
     let o = run(&mut cmd);
-    assert!(!stdout(&o).contains(TOKEN) && !stderr(&o).contains(TOKEN), "the token leaked");
+    assert!(
+        !stdout(&o).contains(TOKEN) && !stderr(&o).contains(TOKEN),
+        "the token leaked"
+    );
     o
 }
 
 /// The `kv: N pairs` count of a printed plan.
 fn report_count(out: &str) -> usize {
-    let line = out.lines().find(|l| l.trim_start().starts_with("kv: ")).expect("a plan line `kv: N pairs`");
-    line.trim_start()[4..].split(' ').next().unwrap().parse().unwrap()
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("kv: "))
+        .expect("a plan line `kv: N pairs`");
+    line.trim_start()[4..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 fn journal(dir: &Path) -> String {
@@ -517,7 +652,10 @@ fn journal(dir: &Path) -> String {
 }
 
 fn version(dir: &Path) -> String {
-    manifest(&dir.join("out"))["corpus_version"].as_str().unwrap().to_string()
+    manifest(&dir.join("out"))["corpus_version"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 #[test]
@@ -525,7 +663,11 @@ fn dry_run_without_credentials_plans_against_the_journal_within_limits() {
     let p = project();
     let o = deploy(p.path(), None, &["--dry-run", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("no CLOUDFLARE_API_TOKEN: planning against the local deploy journal"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no CLOUDFLARE_API_TOKEN: planning against the local deploy journal"),
+        "{}",
+        stderr(&o)
+    );
     let plan: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(plan["to"]["index"], "corpus-blue");
     assert_eq!(plan["to"]["version"], version(p.path()).as_str());
@@ -533,15 +675,26 @@ fn dry_run_without_credentials_plans_against_the_journal_within_limits() {
     let vectors = plan["vectors"]["upsert"].as_u64().unwrap();
     assert!(vectors >= 12);
     for b in plan["vectors"]["upsert_batches"].as_array().unwrap() {
-        assert!(b["vectors"].as_u64().unwrap() <= 1000 && b["bytes"].as_u64().unwrap() < 100_000_000);
+        assert!(
+            b["vectors"].as_u64().unwrap() <= 1000 && b["bytes"].as_u64().unwrap() < 100_000_000
+        );
     }
     for b in plan["kv"]["batches"].as_array().unwrap() {
-        assert!(b["pairs"].as_u64().unwrap() <= 10_000 && b["bytes"].as_u64().unwrap() <= 100_000_000);
+        assert!(
+            b["pairs"].as_u64().unwrap() <= 10_000 && b["bytes"].as_u64().unwrap() <= 100_000_000
+        );
     }
-    assert!(plan["kv"]["write"].as_u64().unwrap() > vectors, "lookup records, lexical shards and the manifest");
+    assert!(
+        plan["kv"]["write"].as_u64().unwrap() > vectors,
+        "lookup records, lexical shards and the manifest"
+    );
     // Human form; nothing written without credentials.
     let o = deploy(p.path(), None, &["--dry-run"]);
-    assert!(stdout(&o).contains("switch: nothing deployed -> "), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("switch: nothing deployed -> "),
+        "{}",
+        stdout(&o)
+    );
     assert!(stdout(&o).contains("upsert batch 1: "));
     let o = deploy(p.path(), None, &[]);
     assert_eq!(o.status.code(), Some(1));
@@ -563,35 +716,102 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
     // Retry-After: 1 is honoured (the configured backoff is 1 ms).
-    assert!(stderr(&o).contains("HTTP 429: rate limited (code 971); retrying in 1.0s"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("HTTP 429: rate limited (code 971); retrying in 1.0s"),
+        "{}",
+        stderr(&o)
+    );
     assert_consistent(&m);
     let v1 = version(p.path());
     let log = { m.state.lock().unwrap().log.clone() };
     let s = m.state.lock().unwrap();
-    assert_eq!(log.iter().filter(|l| *l == "info-lagging").count(), 2, "the deploy waits for the last mutation: {log:?}");
-    assert_eq!(&log[..4], ["kv-get zico/current", "kv-get zico/versions", "list corpus-blue", "kv-put zico/versions"], "the registry claims the index first: {log:?}");
-    assert!(log.contains(&"kv-bulk 2".to_string()), "unsuccessful_keys are retried: {log:?}");
+    assert_eq!(
+        log.iter().filter(|l| *l == "info-lagging").count(),
+        2,
+        "the deploy waits for the last mutation: {log:?}"
+    );
+    assert_eq!(
+        &log[..4],
+        [
+            "kv-get zico/current",
+            "kv-get zico/versions",
+            "list corpus-blue",
+            "kv-put zico/versions"
+        ],
+        "the registry claims the index first: {log:?}"
+    );
+    assert!(
+        log.contains(&"kv-bulk 2".to_string()),
+        "unsuccessful_keys are retried: {log:?}"
+    );
     assert_eq!(log.last().unwrap(), "kv-put zico/current");
-    let last_vec = log.iter().rposition(|l| l.starts_with("upsert") || l.starts_with("delete") || l.starts_with("info")).unwrap();
+    let last_vec = log
+        .iter()
+        .rposition(|l| l.starts_with("upsert") || l.starts_with("delete") || l.starts_with("info"))
+        .unwrap();
     let first_kv = log.iter().position(|l| l.starts_with("kv-bulk")).unwrap();
     assert!(last_vec < first_kv, "{log:?}");
     // The manifest is stored alone and first, then its key pages, then the records they name.
     assert_eq!(log[first_kv], "kv-bulk 1", "{log:?}");
-    let check = log.iter().rposition(|l| l.starts_with("get-by-ids corpus-blue ")).expect("a check query before the flip");
-    assert!(check > log.iter().rposition(|l| l.starts_with("kv-bulk")).unwrap() && check < log.len() - 1, "{log:?}");
+    let check = log
+        .iter()
+        .rposition(|l| l.starts_with("get-by-ids corpus-blue "))
+        .expect("a check query before the flip");
+    assert!(
+        check > log.iter().rposition(|l| l.starts_with("kv-bulk")).unwrap()
+            && check < log.len() - 1,
+        "{log:?}"
+    );
     let registry: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
-    assert_eq!(registry, json!({"versions": [v1], "indexes": {"corpus-blue": v1}}));
-    let page: Vec<String> = serde_json::from_str(&s.store.kv[&format!("zico/{v1}/keys/0")]).unwrap();
-    assert_eq!(page.len(), s.store.kv.keys().filter(|k| k.starts_with(&format!("zico/{v1}/chunk/"))).count());
-    assert!(log.iter().filter(|l| l.starts_with("upsert ")).all(|l| l.starts_with("upsert corpus-blue ")), "{log:?}");
-    assert_eq!(log.iter().filter(|l| *l == "kv-put zico/current").count(), 1);
+    assert_eq!(
+        registry,
+        json!({"versions": [v1], "indexes": {"corpus-blue": v1}})
+    );
+    let page: Vec<String> =
+        serde_json::from_str(&s.store.kv[&format!("zico/{v1}/keys/0")]).unwrap();
+    assert_eq!(
+        page.len(),
+        s.store
+            .kv
+            .keys()
+            .filter(|k| k.starts_with(&format!("zico/{v1}/chunk/")))
+            .count()
+    );
+    assert!(
+        log.iter()
+            .filter(|l| l.starts_with("upsert "))
+            .all(|l| l.starts_with("upsert corpus-blue ")),
+        "{log:?}"
+    );
+    assert_eq!(
+        log.iter().filter(|l| *l == "kv-put zico/current").count(),
+        1
+    );
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(pointer, json!({"version": v1, "index": "corpus-blue"}));
     assert!(s.store.kv.contains_key(&format!("zico/{v1}/manifest")));
-    assert!(s.store.kv.keys().any(|k| k.starts_with(&format!("zico/{v1}/chunk/"))));
-    assert!(s.store.kv.keys().any(|k| k.starts_with(&format!("zico/{v1}/lex/"))));
+    assert!(
+        s.store
+            .kv
+            .keys()
+            .any(|k| k.starts_with(&format!("zico/{v1}/chunk/")))
+    );
+    assert!(
+        s.store
+            .kv
+            .keys()
+            .any(|k| k.starts_with(&format!("zico/{v1}/lex/")))
+    );
     let kv_written = report_count(&stdout(&o));
-    assert_eq!(s.store.kv.keys().filter(|k| k.starts_with(&format!("zico/{v1}/"))).count(), kv_written, "every planned pair is stored");
+    assert_eq!(
+        s.store
+            .kv
+            .keys()
+            .filter(|k| k.starts_with(&format!("zico/{v1}/")))
+            .count(),
+        kv_written,
+        "every planned pair is stored"
+    );
     let blue = s.store.indexes["corpus-blue"].len();
     assert!(blue >= 12);
     drop(s);
@@ -624,13 +844,36 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = m.state.lock().unwrap();
-    assert!(s.log.iter().filter(|l| l.starts_with("upsert ") || l.starts_with("delete ")).all(|l| l.contains("corpus-green")), "{:?}", s.log);
-    assert!(s.log.iter().filter(|l| l.starts_with("list corpus-green")).count() >= 2, "{:?}", s.log);
+    assert!(
+        s.log
+            .iter()
+            .filter(|l| l.starts_with("upsert ") || l.starts_with("delete "))
+            .all(|l| l.contains("corpus-green")),
+        "{:?}",
+        s.log
+    );
+    assert!(
+        s.log
+            .iter()
+            .filter(|l| l.starts_with("list corpus-green"))
+            .count()
+            >= 2,
+        "{:?}",
+        s.log
+    );
     drop(s);
     assert_consistent(&m);
     let s = m.state.lock().unwrap();
-    assert!(s.log.contains(&"delete corpus-green 9".to_string()), "{:?}", s.log);
-    assert!(!s.store.indexes["corpus-green"].keys().any(|k| k.starts_with("stray:")));
+    assert!(
+        s.log.contains(&"delete corpus-green 9".to_string()),
+        "{:?}",
+        s.log
+    );
+    assert!(
+        !s.store.indexes["corpus-green"]
+            .keys()
+            .any(|k| k.starts_with("stray:"))
+    );
     assert_eq!(s.store.indexes["corpus-blue"].len(), blue);
     assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
@@ -649,12 +892,35 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     assert_consistent(&m);
     let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert!(report["checked_ids"].as_u64().unwrap() >= 2, "{report}");
-    assert!(report["plan"]["vectors"]["delete"].as_u64().unwrap() >= 1, "{report}");
-    assert!(report["plan"]["vectors"]["unchanged"].as_u64().unwrap() >= 1, "{report}");
+    assert!(
+        report["plan"]["vectors"]["delete"].as_u64().unwrap() >= 1,
+        "{report}"
+    );
+    assert!(
+        report["plan"]["vectors"]["unchanged"].as_u64().unwrap() >= 1,
+        "{report}"
+    );
     let s = m.state.lock().unwrap();
-    assert!(s.log.iter().any(|l| l.starts_with("delete corpus-blue ")), "{:?}", s.log);
-    assert!(s.log.iter().filter(|l| l.starts_with("upsert ") || l.starts_with("delete ")).all(|l| l.contains("corpus-blue")), "{:?}", s.log);
-    assert!(!s.store.indexes["corpus-blue"].keys().any(|k| k.starts_with("articles:nile")), "{:?}", s.store.indexes["corpus-blue"].keys());
+    assert!(
+        s.log.iter().any(|l| l.starts_with("delete corpus-blue ")),
+        "{:?}",
+        s.log
+    );
+    assert!(
+        s.log
+            .iter()
+            .filter(|l| l.starts_with("upsert ") || l.starts_with("delete "))
+            .all(|l| l.contains("corpus-blue")),
+        "{:?}",
+        s.log
+    );
+    assert!(
+        !s.store.indexes["corpus-blue"]
+            .keys()
+            .any(|k| k.starts_with("articles:nile")),
+        "{:?}",
+        s.store.indexes["corpus-blue"].keys()
+    );
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(pointer, json!({"version": v3, "index": "corpus-blue"}));
 }
@@ -669,7 +935,10 @@ fn an_interrupted_deploy_resumes_without_resending_and_flips_the_pointer_once() 
     assert!(stderr(&o).contains("KV bulk batch 1/"), "{}", stderr(&o));
     let upserts_before = {
         let s = m.state.lock().unwrap();
-        assert!(!s.store.kv.contains_key("zico/current"), "the pointer must not be written before everything else");
+        assert!(
+            !s.store.kv.contains_key("zico/current"),
+            "the pointer must not be written before everything else"
+        );
         assert!(!s.log.iter().any(|l| l == "kv-put zico/current"));
         s.log.iter().filter(|l| l.starts_with("upsert")).count()
     };
@@ -680,11 +949,23 @@ fn an_interrupted_deploy_resumes_without_resending_and_flips_the_pointer_once() 
     m.state.lock().unwrap().fail_kv = false;
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("resuming the unfinished deploy"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("resuming the unfinished deploy"),
+        "{}",
+        stderr(&o)
+    );
     assert_consistent(&m);
     let s = m.state.lock().unwrap();
-    assert_eq!(s.log.iter().filter(|l| l.starts_with("upsert")).count(), upserts_before, "confirmed upserts were re-sent: {:?}", s.log);
-    assert_eq!(s.log.iter().filter(|l| *l == "kv-put zico/current").count(), 1);
+    assert_eq!(
+        s.log.iter().filter(|l| l.starts_with("upsert")).count(),
+        upserts_before,
+        "confirmed upserts were re-sent: {:?}",
+        s.log
+    );
+    assert_eq!(
+        s.log.iter().filter(|l| *l == "kv-put zico/current").count(),
+        1
+    );
     assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(pointer["index"], "corpus-blue");
@@ -696,13 +977,27 @@ fn an_over_limit_plan_is_refused_before_anything_is_sent() {
     let p = project();
     let m = mock();
     let mut cmd = bin();
-    cmd.current_dir(p.path()).args(["deploy", "--target", "prod"]).env("CLOUDFLARE_API_TOKEN", TOKEN).env("ASKZICO_CF_API_BASE", &m.base).env("ASKZICO_DEPLOY_MAX_METADATA_BYTES", "40");
+    cmd.current_dir(p.path())
+        .args(["deploy", "--target", "prod"])
+        .env("CLOUDFLARE_API_TOKEN", TOKEN)
+        .env("ASKZICO_CF_API_BASE", &m.base)
+        .env("ASKZICO_DEPLOY_MAX_METADATA_BYTES", "40");
     let o = run(&mut cmd);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("deploy refused") && stderr(&o).contains("metadata of vector"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("deploy refused") && stderr(&o).contains("metadata of vector"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!stderr(&o).contains(TOKEN));
     let s = m.state.lock().unwrap();
-    assert!(s.log.iter().all(|l| l.starts_with("kv-get") || l.starts_with("list ")), "only reads: {:?}", s.log);
+    assert!(
+        s.log
+            .iter()
+            .all(|l| l.starts_with("kv-get") || l.starts_with("list ")),
+        "only reads: {:?}",
+        s.log
+    );
 }
 
 #[test]
@@ -714,7 +1009,12 @@ fn a_deploy_dying_mid_upsert_resumes_from_the_next_batch() {
         o.env("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "4");
     };
     let mut cmd = bin();
-    cmd.current_dir(p.path()).args(["deploy", "--target", "prod"]).env("CLOUDFLARE_API_TOKEN", TOKEN).env("ASKZICO_CF_API_BASE", &m.base).env("ASKZICO_DEPLOY_MAX_ATTEMPTS", "2").env("ASKZICO_DEPLOY_RETRY_MS", "1");
+    cmd.current_dir(p.path())
+        .args(["deploy", "--target", "prod"])
+        .env("CLOUDFLARE_API_TOKEN", TOKEN)
+        .env("ASKZICO_CF_API_BASE", &m.base)
+        .env("ASKZICO_DEPLOY_MAX_ATTEMPTS", "2")
+        .env("ASKZICO_DEPLOY_RETRY_MS", "1");
     small(&mut cmd);
     let o = run(&mut cmd);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
@@ -722,22 +1022,41 @@ fn a_deploy_dying_mid_upsert_resumes_from_the_next_batch() {
     assert!(!stderr(&o).contains(TOKEN) && !journal(p.path()).contains(TOKEN));
     {
         let mut s = m.state.lock().unwrap();
-        assert!(!s.log.iter().any(|l| l.starts_with("kv-bulk") || l == "kv-put zico/current"), "{:?}", s.log);
+        assert!(
+            !s.log
+                .iter()
+                .any(|l| l.starts_with("kv-bulk") || l == "kv-put zico/current"),
+            "{:?}",
+            s.log
+        );
         s.fail_upserts_after = None;
     }
     let mut cmd = bin();
-    cmd.current_dir(p.path()).args(["deploy", "--target", "prod"]).env("CLOUDFLARE_API_TOKEN", TOKEN).env("ASKZICO_CF_API_BASE", &m.base);
+    cmd.current_dir(p.path())
+        .args(["deploy", "--target", "prod"])
+        .env("CLOUDFLARE_API_TOKEN", TOKEN)
+        .env("ASKZICO_CF_API_BASE", &m.base);
     small(&mut cmd);
     let o = run(&mut cmd);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_consistent(&m);
     let s = m.state.lock().unwrap();
     let sizes: Vec<&String> = s.log.iter().filter(|l| l.starts_with("upsert ")).collect();
-    let total: usize = sizes.iter().map(|l| l.rsplit(' ').next().unwrap().parse::<usize>().unwrap()).sum();
+    let total: usize = sizes
+        .iter()
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<usize>().unwrap())
+        .sum();
     let vectors = s.store.indexes["corpus-blue"].len();
-    assert_eq!(total, vectors, "each vector sent exactly once across both runs: {:?}", s.log);
+    assert_eq!(
+        total, vectors,
+        "each vector sent exactly once across both runs: {:?}",
+        s.log
+    );
     assert!(sizes.len() >= 4);
-    assert_eq!(s.log.iter().filter(|l| *l == "kv-put zico/current").count(), 1);
+    assert_eq!(
+        s.log.iter().filter(|l| *l == "kv-put zico/current").count(),
+        1
+    );
     assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
 }
 
@@ -745,17 +1064,26 @@ fn a_deploy_dying_mid_upsert_resumes_from_the_next_batch() {
 fn a_target_needs_two_distinct_indexes() {
     let p = sample_project();
     let cfg = p.path().join("corpus.toml");
-    let s = std::fs::read_to_string(&cfg).unwrap() + "\n[deploy.prod]\nindexes = [\"only\"]\nkv_namespace_id = \"ns1\"\n";
+    let s = std::fs::read_to_string(&cfg).unwrap()
+        + "\n[deploy.prod]\nindexes = [\"only\"]\nkv_namespace_id = \"ns1\"\n";
     std::fs::write(&cfg, s).unwrap();
-    let o = run(bin().current_dir(p.path()).args(["deploy", "--target", "prod", "--dry-run"]));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["deploy", "--target", "prod", "--dry-run"]));
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("indexes must name two distinct Vectorize indexes"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("indexes must name two distinct Vectorize indexes"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn unknown_target_is_a_usage_error() {
     let p = project();
-    let o = run(bin().current_dir(p.path()).args(["deploy", "--target", "nope", "--dry-run"]));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["deploy", "--target", "nope", "--dry-run"]));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("known: prod"), "{}", stderr(&o));
 }
@@ -772,11 +1100,21 @@ fn cut_connections_and_5xx_mid_request_are_retried_to_a_complete_version() {
         ("kv-bulk", Fault::BadGateway),
         ("get-by-ids", Fault::CutUnapplied),
     ];
-    let o = deploy_with(p.path(), Some(&m), &[], &[("ASKZICO_DEPLOY_MAX_ATTEMPTS", "4")]);
+    let o = deploy_with(
+        p.path(),
+        Some(&m),
+        &[],
+        &[("ASKZICO_DEPLOY_MAX_ATTEMPTS", "4")],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     assert_eq!(err.matches("could not reach").count(), 4, "{err}");
-    assert_eq!(err.matches("HTTP 502: bad gateway (code 10002); retrying").count(), 2, "{err}");
+    assert_eq!(
+        err.matches("HTTP 502: bad gateway (code 10002); retrying")
+            .count(),
+        2,
+        "{err}"
+    );
     assert_consistent(&m);
     let exp = expected(p.path(), None);
     let s = m.state.lock().unwrap();
@@ -792,7 +1130,11 @@ fn the_check_query_refuses_the_flip_when_the_index_does_not_answer() {
     let o = deploy(p.path(), Some(&m), &[]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(stderr(&o).contains("check query refused the pointer flip: Vectorize index corpus-blue did not return vector"), "{}", stderr(&o));
-    assert!(stderr(&o).contains("the pointer still names nothing"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the pointer still names nothing"),
+        "{}",
+        stderr(&o)
+    );
     let writes = {
         let s = m.state.lock().unwrap();
         assert!(!s.store.kv.contains_key(POINTER));
@@ -800,11 +1142,23 @@ fn the_check_query_refuses_the_flip_when_the_index_does_not_answer() {
     };
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("resuming the unfinished deploy"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("resuming the unfinished deploy"),
+        "{}",
+        stderr(&o)
+    );
     assert_consistent(&m);
     let s = m.state.lock().unwrap();
-    assert_eq!(s.writes.len(), writes, "nothing confirmed is re-sent: {:?}", s.log);
-    assert_eq!(s.log.iter().rev().take(2).collect::<Vec<_>>(), ["kv-put zico/current", "get-by-ids corpus-blue 2"]);
+    assert_eq!(
+        s.writes.len(),
+        writes,
+        "nothing confirmed is re-sent: {:?}",
+        s.log
+    );
+    assert_eq!(
+        s.log.iter().rev().take(2).collect::<Vec<_>>(),
+        ["kv-put zico/current", "get-by-ids corpus-blue 2"]
+    );
 }
 
 /// Every KV pair and vector a build uploads, from `askzico export` (the same key scheme).
@@ -812,7 +1166,11 @@ fn expected(dir: &Path, env: Option<&str>) -> Expected {
     let dest = tempfile::tempdir().unwrap();
     let envs: Vec<&str> = env.map(|e| vec!["--env", e]).unwrap_or_default();
     for format in ["vectorize", "kv"] {
-        let o = run(bin().current_dir(dir).args(["export", "--format", format, "--prefix", "zico/", "--dest"]).arg(dest.path()).args(&envs));
+        let o = run(bin()
+            .current_dir(dir)
+            .args(["export", "--format", format, "--prefix", "zico/", "--dest"])
+            .arg(dest.path())
+            .args(&envs));
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let mut e = Expected::default();
@@ -826,7 +1184,10 @@ fn expected(dir: &Path, env: Option<&str>) -> Expected {
             }
         } else {
             for pair in serde_json::from_str::<Vec<Value>>(&text).unwrap() {
-                e.kv.insert(pair["key"].as_str().unwrap().to_string(), pair["value"].as_str().unwrap().to_string());
+                e.kv.insert(
+                    pair["key"].as_str().unwrap().to_string(),
+                    pair["value"].as_str().unwrap().to_string(),
+                );
             }
         }
     }
@@ -837,7 +1198,11 @@ fn expected(dir: &Path, env: Option<&str>) -> Expected {
 /// `index` holds exactly the version's vectors and KV every pair of it.
 fn assert_complete(s: &State, v: &str, index: &str, e: &Expected) {
     let held = &s.store.indexes[index];
-    assert_eq!(held.keys().collect::<Vec<_>>(), e.vectors.keys().collect::<Vec<_>>(), "index {index} does not hold exactly the vectors of {v}");
+    assert_eq!(
+        held.keys().collect::<Vec<_>>(),
+        e.vectors.keys().collect::<Vec<_>>(),
+        "index {index} does not hold exactly the vectors of {v}"
+    );
     for (id, rec) in &e.vectors {
         assert_eq!(content(&held[id]), content(rec), "vector {id}");
     }
@@ -847,7 +1212,11 @@ fn assert_complete(s: &State, v: &str, index: &str, e: &Expected) {
 }
 
 fn keys_of<'a>(s: &'a State, v: &str) -> Vec<&'a String> {
-    s.store.kv.keys().filter(|k| k.starts_with(&format!("zico/{v}/"))).collect()
+    s.store
+        .kv
+        .keys()
+        .filter(|k| k.starts_with(&format!("zico/{v}/")))
+        .collect()
 }
 
 /// Appends a paragraph to a source and rebuilds: a new version.
@@ -868,32 +1237,75 @@ fn gc_deletes_exactly_the_keys_of_versions_no_index_holds() {
     let small = [("ASKZICO_DEPLOY_MAX_KV_PAIRS", "5")];
     let v1 = version(p.path());
     let e1 = expected(p.path(), None);
-    assert!(deploy_with(p.path(), Some(&m), &[], &small).status.success());
-    let v2 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة ثانية عن جمع المخلفات.");
+    assert!(
+        deploy_with(p.path(), Some(&m), &[], &small)
+            .status
+            .success()
+    );
+    let v2 = rebuild_changed(
+        p.path(),
+        "sources/articles/faq.md",
+        "فقرة ثانية عن جمع المخلفات.",
+    );
     let e2 = expected(p.path(), None);
-    assert!(deploy_with(p.path(), Some(&m), &["--gc"], &small).status.success());
+    assert!(
+        deploy_with(p.path(), Some(&m), &["--gc"], &small)
+            .status
+            .success()
+    );
     // Blue still holds v1: nothing to collect.
     {
         let s = m.state.lock().unwrap();
-        assert!(!s.log.iter().any(|l| l.starts_with("kv-delete")), "{:?}", s.log);
+        assert!(
+            !s.log.iter().any(|l| l.starts_with("kv-delete")),
+            "{:?}",
+            s.log
+        );
         assert_eq!(keys_of(&s, &v1).len(), e1.kv.len());
     }
-    m.state.lock().unwrap().store.kv.insert("zico/unrelated".into(), "kept".into());
-    let v3 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة ثالثة عن جمع المخلفات.");
+    m.state
+        .lock()
+        .unwrap()
+        .store
+        .kv
+        .insert("zico/unrelated".into(), "kept".into());
+    let v3 = rebuild_changed(
+        p.path(),
+        "sources/articles/faq.md",
+        "فقرة ثالثة عن جمع المخلفات.",
+    );
     let e3 = expected(p.path(), None);
 
     // The plan of a GC reads only: it names v1, whose index now holds v3.
     let o = deploy_with(p.path(), Some(&m), &["--dry-run", "--gc"], &small);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains(&format!("gc: would delete {} keys of version {v1}", e1.kv.len())), "{}", stdout(&o));
-    assert!(m.state.lock().unwrap().writes.iter().all(|(_, w)| !w.starts_with("kv-delete")));
+    assert!(
+        stdout(&o).contains(&format!(
+            "gc: would delete {} keys of version {v1}",
+            e1.kv.len()
+        )),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        m.state
+            .lock()
+            .unwrap()
+            .writes
+            .iter()
+            .all(|(_, w)| !w.starts_with("kv-delete"))
+    );
 
     m.state.lock().unwrap().log.clear();
     let o = deploy_with(p.path(), Some(&m), &["--gc", "--json"], &small);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_consistent(&m);
     let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(report["gc"]["deleted"], json!([{"version": v1, "keys": e1.kv.len()}]), "{report}");
+    assert_eq!(
+        report["gc"]["deleted"],
+        json!([{"version": v1, "keys": e1.kv.len()}]),
+        "{report}"
+    );
     let s = m.state.lock().unwrap();
     assert!(keys_of(&s, &v1).is_empty(), "{:?}", keys_of(&s, &v1));
     assert_complete(&s, &v3, "corpus-blue", &e3);
@@ -901,28 +1313,69 @@ fn gc_deletes_exactly_the_keys_of_versions_no_index_holds() {
     assert_eq!(s.store.kv["zico/unrelated"], "kept");
     // Exact keys in bulk deletes within the (lowered) limit, after the pointer, the manifest last;
     // no key listing.
-    let deletes: Vec<usize> = s.log.iter().filter_map(|l| l.strip_prefix("kv-delete ")).map(|n| n.parse().unwrap()).collect();
+    let deletes: Vec<usize> = s
+        .log
+        .iter()
+        .filter_map(|l| l.strip_prefix("kv-delete "))
+        .map(|n| n.parse().unwrap())
+        .collect();
     assert_eq!(deletes.iter().sum::<usize>(), e1.kv.len());
-    assert!(deletes.len() >= 3 && deletes.iter().all(|n| *n <= 5), "{deletes:?}");
-    let pointer_at = s.log.iter().position(|l| l == "kv-put zico/current").unwrap();
-    assert!(s.log.iter().position(|l| l.starts_with("kv-delete")).unwrap() > pointer_at);
-    assert!(!s.log.iter().any(|l| l.starts_with("kv-unknown")), "{:?}", s.log);
-    let last_delete = s.writes.iter().rev().find(|(_, w)| w.starts_with("kv-delete")).unwrap();
+    assert!(
+        deletes.len() >= 3 && deletes.iter().all(|n| *n <= 5),
+        "{deletes:?}"
+    );
+    let pointer_at = s
+        .log
+        .iter()
+        .position(|l| l == "kv-put zico/current")
+        .unwrap();
+    assert!(
+        s.log
+            .iter()
+            .position(|l| l.starts_with("kv-delete"))
+            .unwrap()
+            > pointer_at
+    );
+    assert!(
+        !s.log.iter().any(|l| l.starts_with("kv-unknown")),
+        "{:?}",
+        s.log
+    );
+    let last_delete = s
+        .writes
+        .iter()
+        .rev()
+        .find(|(_, w)| w.starts_with("kv-delete"))
+        .unwrap();
     assert_eq!(last_delete.1, format!("kv-delete [\"zico/{v1}/manifest\"]"));
     assert_eq!(s.log.last().unwrap(), "kv-put zico/versions");
     let registry: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
-    assert_eq!(registry, json!({"versions": [v2, v3], "indexes": {"corpus-blue": v3, "corpus-green": v2}}));
+    assert_eq!(
+        registry,
+        json!({"versions": [v2, v3], "indexes": {"corpus-blue": v3, "corpus-green": v2}})
+    );
     drop(s);
 
     // Again: nothing left to collect.
     let o = deploy_with(p.path(), Some(&m), &["--gc"], &small);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("already serves") && stdout(&o).contains("gc: nothing to collect"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("already serves") && stdout(&o).contains("gc: nothing to collect"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// A deploy run as a child process, killed (SIGKILL) while request `kill_at` is in flight;
 /// `false` when it finished before reaching it.
-fn run_killed(dir: &Path, m: &Mock, env: &[(&str, &str)], args: &[&str], kill_at: usize, applies: bool) -> bool {
+fn run_killed(
+    dir: &Path,
+    m: &Mock,
+    env: &[(&str, &str)],
+    args: &[&str],
+    kill_at: usize,
+    applies: bool,
+) -> bool {
     {
         let mut s = m.state.lock().unwrap();
         s.requests = 0;
@@ -998,15 +1451,32 @@ fn kill_setup(env: &[(&str, &str)]) -> KillSetup {
     let (v1, e1) = (version(p1.path()), expected(p1.path(), None));
     let p = project();
     std::fs::remove_file(p.path().join("sources/articles/nile-flood.md")).unwrap();
-    let v2 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة جديدة للتجربة عن النشر والقتل والاستئناف.");
+    let v2 = rebuild_changed(
+        p.path(),
+        "sources/articles/faq.md",
+        "فقرة جديدة للتجربة عن النشر والقتل والاستئناف.",
+    );
     let e2 = expected(p.path(), None);
-    let o = run(bin().current_dir(p.path()).args(["build", "--env", "public"]));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["build", "--env", "public"]));
     assert!(o.status.success(), "{}", stderr(&o));
     let e3 = expected(p.path(), Some("public"));
-    let m3: Value = serde_json::from_slice(&std::fs::read(p.path().join("out/manifest.public.json")).unwrap()).unwrap();
+    let m3: Value =
+        serde_json::from_slice(&std::fs::read(p.path().join("out/manifest.public.json")).unwrap())
+            .unwrap();
     let v3 = m3["corpus_version"].as_str().unwrap().to_string();
     assert!(v1 != v2 && v2 != v3 && v1 != v3);
-    KillSetup { base, v1, e1, p, v2, e2, v3, e3 }
+    KillSetup {
+        base,
+        v1,
+        e1,
+        p,
+        v2,
+        e2,
+        v3,
+        e3,
+    }
 }
 
 /// A fresh stand-in holding `v1` live on blue, expecting completeness at every flip.
@@ -1031,7 +1501,10 @@ fn assert_final(k: &KillSetup, m: &Mock, v: &str, e: &Expected, what: &str) {
     let index = p["index"].as_str().unwrap();
     assert_complete(&s, v, index, e);
     if index == "corpus-green" {
-        assert_eq!(s.store.indexes["corpus-blue"], k.base.indexes["corpus-blue"], "{what}: the live index was written");
+        assert_eq!(
+            s.store.indexes["corpus-blue"], k.base.indexes["corpus-blue"],
+            "{what}: the live index was written"
+        );
         assert!(!s.log.iter().any(|l| l.starts_with("upsert corpus-blue") || l.starts_with("delete corpus-blue")), "{what}");
     }
     assert!(!journal(k.p.path()).contains("\"pending\": {"), "{what}");
@@ -1041,7 +1514,11 @@ fn assert_final(k: &KillSetup, m: &Mock, v: &str, e: &Expected, what: &str) {
 #[test]
 fn killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version() {
     // Small batches, so the deploy is many requests: every one is a kill point.
-    let env = [("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "3"), ("ASKZICO_DEPLOY_MAX_KV_PAIRS", "4"), ("ASKZICO_DEPLOY_MAX_ATTEMPTS", "1")];
+    let env = [
+        ("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "3"),
+        ("ASKZICO_DEPLOY_MAX_KV_PAIRS", "4"),
+        ("ASKZICO_DEPLOY_MAX_ATTEMPTS", "1"),
+    ];
     let k = kill_setup(&env);
     let m = kill_mock(&k);
     let o = deploy_with(k.p.path(), Some(&m), &[], &env);
@@ -1058,7 +1535,12 @@ fn killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version() {
             assert!(run_killed(k.p.path(), &m, &env, &[], n, applies), "{what}");
             let before: Vec<(usize, String)> = m.state.lock().unwrap().writes.clone();
             // Every write answered before the kill is confirmed in the journal, and never re-sent.
-            let answered: Vec<&String> = before.iter().filter(|(i, _)| *i < n).map(|(_, w)| w).filter(|w| !w.starts_with("kv-delete")).collect();
+            let answered: Vec<&String> = before
+                .iter()
+                .filter(|(i, _)| *i < n)
+                .map(|(_, w)| w)
+                .filter(|w| !w.starts_with("kv-delete"))
+                .collect();
             let flipped = m.state.lock().unwrap().pointer().unwrap()["version"] == k.v2.as_str();
             if !flipped {
                 assert_eq!(confirmed(k.p.path()), answered.len(), "{what}");
@@ -1067,9 +1549,21 @@ fn killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version() {
             let o = deploy_with(k.p.path(), Some(&m), &[], &env);
             assert!(o.status.success(), "{what}: {}", stderr(&o));
             let s = m.state.lock().unwrap();
-            let resent: Vec<&String> = s.writes.iter().skip(before.len()).map(|(_, w)| w).filter(|w| answered.contains(w)).collect();
-            assert!(resent.is_empty(), "{what}: confirmed batches re-sent: {resent:?}");
-            assert!(s.log.iter().filter(|l| *l == "kv-put zico/current").count() <= 1, "{what}");
+            let resent: Vec<&String> = s
+                .writes
+                .iter()
+                .skip(before.len())
+                .map(|(_, w)| w)
+                .filter(|w| answered.contains(w))
+                .collect();
+            assert!(
+                resent.is_empty(),
+                "{what}: confirmed batches re-sent: {resent:?}"
+            );
+            assert!(
+                s.log.iter().filter(|l| *l == "kv-put zico/current").count() <= 1,
+                "{what}"
+            );
             drop(s);
             assert_final(&k, &m, &k.v2, &k.e2, &what);
         }
@@ -1093,17 +1587,28 @@ fn killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version() {
 
 #[test]
 fn a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_its_keys() {
-    let env = [("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "3"), ("ASKZICO_DEPLOY_MAX_KV_PAIRS", "4"), ("ASKZICO_DEPLOY_MAX_ATTEMPTS", "1")];
+    let env = [
+        ("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "3"),
+        ("ASKZICO_DEPLOY_MAX_KV_PAIRS", "4"),
+        ("ASKZICO_DEPLOY_MAX_ATTEMPTS", "1"),
+    ];
     let k = kill_setup(&env);
     let m = kill_mock(&k);
-    assert!(deploy_with(k.p.path(), Some(&m), &[], &env).status.success());
+    assert!(
+        deploy_with(k.p.path(), Some(&m), &[], &env)
+            .status
+            .success()
+    );
     let total = m.state.lock().unwrap().requests;
     // Kill v2's deploy at spread points, then deploy v3 (the `public` build) from the same
     // journal, then collect.
     for n in (1..=total).step_by(3) {
         let what = format!("v2 killed at request {n}/{total}, then v3");
         let m = kill_mock(&k);
-        assert!(run_killed(k.p.path(), &m, &env, &[], n, n % 2 == 0), "{what}");
+        assert!(
+            run_killed(k.p.path(), &m, &env, &[], n, n % 2 == 0),
+            "{what}"
+        );
         let o = deploy_with(k.p.path(), Some(&m), &["--env", "public"], &env);
         assert!(o.status.success(), "{what}: {}", stderr(&o));
         assert_final(&k, &m, &k.v3, &k.e3, &what);
@@ -1112,14 +1617,26 @@ fn a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_it
         assert_consistent(&m);
         let s = m.state.lock().unwrap();
         let p = s.pointer().unwrap();
-        let inactive = if p["index"] == "corpus-blue" { "corpus-green" } else { "corpus-blue" };
+        let inactive = if p["index"] == "corpus-blue" {
+            "corpus-green"
+        } else {
+            "corpus-blue"
+        };
         let registry: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
         let held = registry["indexes"][inactive].as_str().unwrap_or("");
         for (v, e) in [(&k.v1, &k.e1), (&k.v2, &k.e2)] {
             if v == held {
-                assert_eq!(keys_of(&s, v).len(), e.kv.len(), "{what}: {v} is held by {inactive} and must be kept");
+                assert_eq!(
+                    keys_of(&s, v).len(),
+                    e.kv.len(),
+                    "{what}: {v} is held by {inactive} and must be kept"
+                );
             } else {
-                assert!(keys_of(&s, v).is_empty(), "{what}: {v} is held by no index; left: {:?}", keys_of(&s, v));
+                assert!(
+                    keys_of(&s, v).is_empty(),
+                    "{what}: {v} is held by no index; left: {:?}",
+                    keys_of(&s, v)
+                );
             }
         }
         assert_complete(&s, &k.v3, p["index"].as_str().unwrap(), &k.e3);

@@ -41,21 +41,54 @@ fn fuzz_regressions_extract_and_chunk_with_invariants() {
         let ex = extract(&name, &bytes, format, cfg.library(lib).unwrap());
         for doc in &ex.docs {
             let body = &doc.body;
-            for s in [cfg.chunking.clone(), ChunkSettings { max_chars: 40, min_chars: 10 }] {
+            for s in [
+                cfg.chunking.clone(),
+                ChunkSettings {
+                    max_chars: 40,
+                    min_chars: 10,
+                },
+            ] {
                 let chunks = chunk(body, &s);
-                assert!(!chunks.is_empty(), "{name}: a document with text has no chunk");
+                assert!(
+                    !chunks.is_empty(),
+                    "{name}: a document with text has no chunk"
+                );
                 let mut prev = 0;
                 for c in &chunks {
                     let t = &body.text[c.start..c.end];
-                    assert!(!t.is_empty() && t == t.trim(), "{name}: empty or untrimmed chunk");
-                    assert!(c.start >= prev && body.text[prev..c.start].trim().is_empty(), "{name}: text dropped or overlap");
-                    assert!(t.chars().count() <= s.max_chars, "{name}: chunk over {}", s.max_chars);
+                    assert!(
+                        !t.is_empty() && t == t.trim(),
+                        "{name}: empty or untrimmed chunk"
+                    );
+                    assert!(
+                        c.start >= prev && body.text[prev..c.start].trim().is_empty(),
+                        "{name}: text dropped or overlap"
+                    );
+                    assert!(
+                        t.chars().count() <= s.max_chars,
+                        "{name}: chunk over {}",
+                        s.max_chars
+                    );
                     prev = c.end;
                 }
-                assert!(body.text[prev..].trim().is_empty(), "{name}: text after the last chunk dropped");
-                for b in body.blocks.iter().filter(|b| matches!(b.kind, BlockKind::Heading(_))) {
+                assert!(
+                    body.text[prev..].trim().is_empty(),
+                    "{name}: text after the last chunk dropped"
+                );
+                for b in body
+                    .blocks
+                    .iter()
+                    .filter(|b| matches!(b.kind, BlockKind::Heading(_)))
+                {
                     if body.block_text(b).chars().count() * 2 <= s.max_chars {
-                        assert_eq!(chunks.iter().filter(|c| c.start <= b.start && b.end <= c.end).count(), 1, "{name}: heading split");
+                        assert_eq!(
+                            chunks
+                                .iter()
+                                .filter(|c| c.start <= b.start && b.end <= c.end)
+                                .count(),
+                            1,
+                            "{name}: heading split"
+                        );
                     }
                 }
             }
@@ -67,18 +100,35 @@ fn fuzz_regressions_extract_and_chunk_with_invariants() {
 fn fuzz_regressions_build_without_a_panic() {
     let p = sample_project();
     for (path, _, lib) in cases() {
-        let dest = p.path().join("sources").join(lib).join(path.file_name().unwrap());
+        let dest = p
+            .path()
+            .join("sources")
+            .join(lib)
+            .join(path.file_name().unwrap());
         std::fs::copy(&path, dest).unwrap();
     }
     let o = run(bin().current_dir(p.path()).arg("build")); // `run` asserts no `panicked at`
-    assert!(matches!(o.status.code(), Some(0 | 1)), "exit {:?}: {}", o.status.code(), stderr(&o));
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "exit {:?}: {}",
+        o.status.code(),
+        stderr(&o)
+    );
 }
 
 #[test]
 fn mdx_that_crashes_the_mdx_parser_is_read_as_markdown_with_a_warning() {
     let cfg = Config::load(&repo().join("corpus.toml")).unwrap();
-    let bytes = std::fs::read(repo().join("tests/fuzz_regressions/mdx-adjacent-setext-underlines.mdx")).unwrap();
+    let bytes =
+        std::fs::read(repo().join("tests/fuzz_regressions/mdx-adjacent-setext-underlines.mdx"))
+            .unwrap();
     let ex = extract("x.mdx", &bytes, Format::Mdx, cfg.library("guides").unwrap());
-    assert!(ex.problems.iter().any(|p| p.code == "mdx-fallback" && p.message.contains("markdown-rs bug") && !p.is_error()), "{:?}", ex.problems);
+    assert!(
+        ex.problems.iter().any(|p| p.code == "mdx-fallback"
+            && p.message.contains("markdown-rs bug")
+            && !p.is_error()),
+        "{:?}",
+        ex.problems
+    );
     assert_eq!(ex.docs.len(), 1);
 }

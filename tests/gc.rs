@@ -9,16 +9,33 @@ use common::*;
 fn build(project: &Path) -> String {
     let o = run(bin().current_dir(project).args(["build", "--json"]));
     assert!(o.status.success(), "{}", stderr(&o));
-    manifest(&project.join("out"))["corpus_version"].as_str().unwrap().to_string()
+    manifest(&project.join("out"))["corpus_version"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 fn named(version_file: &Path) -> Vec<String> {
-    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(version_file).unwrap()).unwrap();
-    m["artifacts"].as_array().unwrap().iter().map(|a| a["path"].as_str().unwrap().to_string()).collect()
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(version_file).unwrap()).unwrap();
+    m["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["path"].as_str().unwrap().to_string())
+        .collect()
 }
 
 fn artifact_files(out: &Path) -> Vec<String> {
-    out_files(out).into_iter().map(|(p, _)| p).filter(|p| ["chunks/", "lookup/", "lexical/", "vectors/"].iter().any(|d| p.starts_with(d))).collect()
+    out_files(out)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| {
+            ["chunks/", "lookup/", "lexical/", "vectors/"]
+                .iter()
+                .any(|d| p.starts_with(d))
+        })
+        .collect()
 }
 
 #[test]
@@ -28,17 +45,27 @@ fn gc_keeps_the_current_and_newest_versions_and_removes_the_rest() {
     let faq = p.path().join("sources/articles/faq.md");
     let original = std::fs::read_to_string(&faq).unwrap();
     let v1 = build(p.path());
-    std::fs::write(&faq, format!("{original}\n\nفقرة جديدة عن مواعيد الزيارة في الصيف.\n")).unwrap();
+    std::fs::write(
+        &faq,
+        format!("{original}\n\nفقرة جديدة عن مواعيد الزيارة في الصيف.\n"),
+    )
+    .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     let v2 = build(p.path());
-    std::fs::write(&faq, format!("{original}\n\nفقرة أخرى عن مواعيد الزيارة في الشتاء.\n")).unwrap();
+    std::fs::write(
+        &faq,
+        format!("{original}\n\nفقرة أخرى عن مواعيد الزيارة في الشتاء.\n"),
+    )
+    .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     let v3 = build(p.path());
     assert!(v1 != v2 && v2 != v3);
     let before = artifact_files(&out);
 
     // A dry run removes nothing.
-    let o = run(bin().current_dir(p.path()).args(["gc", "--keep", "1", "--dry-run", "--json"]));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["gc", "--keep", "1", "--dry-run", "--json"]));
     assert!(o.status.success(), "{}", stderr(&o));
     let r: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(r["versions_removed"], 1, "{r}");
@@ -46,13 +73,20 @@ fn gc_keeps_the_current_and_newest_versions_and_removes_the_rest() {
     assert_eq!(artifact_files(&out), before);
 
     // --keep 1: the current version (v3) and the newest other one (v2) stay; v1's own files go.
-    let o = run(bin().current_dir(p.path()).args(["gc", "--keep", "1", "--json"]));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["gc", "--keep", "1", "--json"]));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!out.join(format!("versions/{v1}.json")).exists());
-    let kept: std::collections::BTreeSet<String> =
-        [&v2, &v3].iter().flat_map(|v| named(&out.join(format!("versions/{v}.json")))).collect();
+    let kept: std::collections::BTreeSet<String> = [&v2, &v3]
+        .iter()
+        .flat_map(|v| named(&out.join(format!("versions/{v}.json"))))
+        .collect();
     let after: std::collections::BTreeSet<String> = artifact_files(&out).into_iter().collect();
-    assert_eq!(after, kept, "exactly the files of the kept manifests remain");
+    assert_eq!(
+        after, kept,
+        "exactly the files of the kept manifests remain"
+    );
     assert!(after.len() < before.len());
     let o = run(bin().current_dir(p.path()).args(["verify"]));
     assert!(o.status.success(), "{}", stderr(&o));
@@ -61,7 +95,10 @@ fn gc_keeps_the_current_and_newest_versions_and_removes_the_rest() {
     let o = run(bin().current_dir(p.path()).args(["gc", "--keep", "0"]));
     assert!(o.status.success(), "{}", stderr(&o));
     let after: std::collections::BTreeSet<String> = artifact_files(&out).into_iter().collect();
-    assert_eq!(after, named(&out.join("manifest.json")).into_iter().collect());
+    assert_eq!(
+        after,
+        named(&out.join("manifest.json")).into_iter().collect()
+    );
     std::fs::write(&faq, &original).unwrap();
     assert_eq!(build(p.path()), v1);
     let o = run(bin().current_dir(p.path()).args(["verify"]));

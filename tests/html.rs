@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use askzico::extract::html::readable::{BlockKind, HtmlOutcome, arabic_script_majority, doc_text, extract_html};
+use askzico::extract::html::readable::{
+    BlockKind, HtmlOutcome, arabic_script_majority, doc_text, extract_html,
+};
 
 mod common;
 
@@ -178,25 +180,53 @@ fn every_other_page_is_skipped_with_a_reason() {
     }
 }
 
-
 #[test]
 fn sample_pages_keep_the_article_and_drop_the_chrome() {
     let dir = common::repo().join("sources/site");
     let mut pages = 0;
-    for e in walkdir::WalkDir::new(&dir).into_iter().filter_map(Result::ok) {
+    for e in walkdir::WalkDir::new(&dir)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
         if e.path().extension().is_none_or(|x| x != "html") {
             continue;
         }
         pages += 1;
         let src = std::fs::read_to_string(e.path()).unwrap();
-        let HtmlOutcome::Doc(doc) = extract_html(&src) else { panic!("{}: skipped", e.path().display()) };
+        let HtmlOutcome::Doc(doc) = extract_html(&src) else {
+            panic!("{}: skipped", e.path().display())
+        };
         let text = doc_text(&doc);
-        assert!(text.chars().count() > 1500, "{}: article too short", e.path().display());
-        for chrome in ["الوضع الداكن", "تُقرأ خلال", "© ٢٠٢٦", "مقالات ذات صلة", "&quot;", "&amp;", "&nbsp;", "<", "function("] {
-            assert!(!text.contains(chrome), "{}: chrome or markup {chrome:?} leaked", e.path().display());
+        assert!(
+            text.chars().count() > 1500,
+            "{}: article too short",
+            e.path().display()
+        );
+        for chrome in [
+            "الوضع الداكن",
+            "تُقرأ خلال",
+            "© ٢٠٢٦",
+            "مقالات ذات صلة",
+            "&quot;",
+            "&amp;",
+            "&nbsp;",
+            "<",
+            "function(",
+        ] {
+            assert!(
+                !text.contains(chrome),
+                "{}: chrome or markup {chrome:?} leaked",
+                e.path().display()
+            );
         }
         for item in ["الرئيسية", "المقالات", "من نحن", "اتصل بنا"] {
-            assert!(doc.blocks.iter().all(|(_, t)| t.lines().all(|l| l.trim() != item)), "{}: menu item {item}", e.path().display());
+            assert!(
+                doc.blocks
+                    .iter()
+                    .all(|(_, t)| t.lines().all(|l| l.trim() != item)),
+                "{}: menu item {item}",
+                e.path().display()
+            );
         }
         assert!(doc.title.is_some());
     }

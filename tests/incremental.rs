@@ -15,7 +15,11 @@ use common::*;
 use proptest::prelude::*;
 
 fn request(out: &Path) -> BuildRequest {
-    BuildRequest { out: out.to_path_buf(), env: None, progress: false }
+    BuildRequest {
+        out: out.to_path_buf(),
+        env: None,
+        progress: false,
+    }
 }
 
 /// A clean build of the project into a fresh directory: (corpus version, artifact files).
@@ -23,8 +27,23 @@ fn clean_build(project: &Path) -> (String, Vec<(String, Vec<u8>)>) {
     let out = tempfile::tempdir().unwrap();
     let cfg = Config::load(&project.join("corpus.toml")).unwrap();
     let rep = Engine::new(cfg).build(&request(out.path()));
-    let m = rep.manifest.unwrap_or_else(|| panic!("clean build failed: {:?}", rep.problems.0.iter().map(|p| p.headline()).collect::<Vec<_>>()));
-    (m.corpus_version, out_files(out.path()).into_iter().filter(|(p, _)| !p.starts_with("versions")).collect())
+    let m = rep.manifest.unwrap_or_else(|| {
+        panic!(
+            "clean build failed: {:?}",
+            rep.problems
+                .0
+                .iter()
+                .map(|p| p.headline())
+                .collect::<Vec<_>>()
+        )
+    });
+    (
+        m.corpus_version,
+        out_files(out.path())
+            .into_iter()
+            .filter(|(p, _)| !p.starts_with("versions"))
+            .collect(),
+    )
 }
 
 #[test]
@@ -39,12 +58,28 @@ fn a_one_file_edit_redoes_only_that_file() {
 
     // No change: nothing is extracted, nothing written.
     let again = engine.build(&request(&out));
-    assert_eq!((again.run.docs_extracted, again.run.shards_written), (0, 0), "{:?}", again.run);
-    assert_eq!(again.manifest.as_ref().unwrap().corpus_version, first.manifest.as_ref().unwrap().corpus_version);
+    assert_eq!(
+        (again.run.docs_extracted, again.run.shards_written),
+        (0, 0),
+        "{:?}",
+        again.run
+    );
+    assert_eq!(
+        again.manifest.as_ref().unwrap().corpus_version,
+        first.manifest.as_ref().unwrap().corpus_version
+    );
 
-    let file = p.path().join("sources/articles/faq.md").canonicalize().unwrap();
+    let file = p
+        .path()
+        .join("sources/articles/faq.md")
+        .canonicalize()
+        .unwrap();
     let text = std::fs::read_to_string(&file).unwrap();
-    std::fs::write(&file, text.replace("أسئلة بتتكرر كتير", "أسئلة بتتكرر كتير جدا")).unwrap();
+    std::fs::write(
+        &file,
+        text.replace("أسئلة بتتكرر كتير", "أسئلة بتتكرر كتير جدا"),
+    )
+    .unwrap();
     let changed: BTreeSet<PathBuf> = [file].into();
     let rep = engine.build_from(&request(&out), Instant::now(), Some(&changed));
     let m = rep.manifest.expect("edit builds");
@@ -55,11 +90,23 @@ fn a_one_file_edit_redoes_only_that_file() {
     // One document shard (chunks, lookup, vectors) plus the lexical files of its domains.
     assert!(rep.run.shards_written >= 3, "{:?}", rep.run);
     let lexical_written = rep.run.shards_written - 3;
-    println!("one-file edit: {} files written ({lexical_written} lexical)", rep.run.shards_written);
+    println!(
+        "one-file edit: {} files written ({lexical_written} lexical)",
+        rep.run.shards_written
+    );
     let (clean_version, clean_files) = clean_build(p.path());
-    assert_eq!(m.corpus_version, clean_version, "incremental and clean builds differ");
-    let ours: Vec<_> = out_files(&out).into_iter().filter(|(path, _)| m.artifacts.iter().any(|a| &a.path == path)).collect();
-    let theirs: Vec<_> = clean_files.into_iter().filter(|(path, _)| m.artifacts.iter().any(|a| &a.path == path)).collect();
+    assert_eq!(
+        m.corpus_version, clean_version,
+        "incremental and clean builds differ"
+    );
+    let ours: Vec<_> = out_files(&out)
+        .into_iter()
+        .filter(|(path, _)| m.artifacts.iter().any(|a| &a.path == path))
+        .collect();
+    let theirs: Vec<_> = clean_files
+        .into_iter()
+        .filter(|(path, _)| m.artifacts.iter().any(|a| &a.path == path))
+        .collect();
     assert!(ours == theirs, "artifact bytes differ from a clean build");
 }
 
@@ -70,20 +117,57 @@ fn an_edit_that_duplicates_a_doc_id_is_refused_and_undoing_it_builds() {
     let p = sample_project();
     let out = p.path().join("out");
     let mut engine = Engine::new(Config::load(&p.path().join("corpus.toml")).unwrap());
-    let first = engine.build(&request(&out)).manifest.expect("the sample builds").corpus_version;
-    let file = p.path().join("sources/articles/faq.md").canonicalize().unwrap();
+    let first = engine
+        .build(&request(&out))
+        .manifest
+        .expect("the sample builds")
+        .corpus_version;
+    let file = p
+        .path()
+        .join("sources/articles/faq.md")
+        .canonicalize()
+        .unwrap();
     let text = std::fs::read_to_string(&file).unwrap();
     let changed: BTreeSet<PathBuf> = [file.clone()].into();
     // faq.md now claims calligraphy.md's ID.
     std::fs::write(&file, text.replacen("---\n", "---\nid: calligraphy\n", 1)).unwrap();
     let rep = engine.build_from(&request(&out), Instant::now(), Some(&changed));
     assert!(rep.manifest.is_none(), "a duplicate ID fails the build");
-    let dup: Vec<String> = rep.problems.0.iter().filter(|p| p.code == "duplicate-id").map(|p| p.message.clone()).collect();
-    assert_eq!(dup.len(), 1, "{:?}", rep.problems.0.iter().map(|p| p.headline()).collect::<Vec<_>>());
-    assert!(dup[0].contains(":calligraphy` is produced by 2 sources") && dup[0].contains("calligraphy.md") && dup[0].contains("faq.md"), "{}", dup[0]);
+    let dup: Vec<String> = rep
+        .problems
+        .0
+        .iter()
+        .filter(|p| p.code == "duplicate-id")
+        .map(|p| p.message.clone())
+        .collect();
+    assert_eq!(
+        dup.len(),
+        1,
+        "{:?}",
+        rep.problems
+            .0
+            .iter()
+            .map(|p| p.headline())
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        dup[0].contains(":calligraphy` is produced by 2 sources")
+            && dup[0].contains("calligraphy.md")
+            && dup[0].contains("faq.md"),
+        "{}",
+        dup[0]
+    );
     std::fs::write(&file, &text).unwrap();
     let rep = engine.build_from(&request(&out), Instant::now(), Some(&changed));
-    assert!(rep.problems.0.iter().all(|p| p.code != "duplicate-id"), "{:?}", rep.problems.0.iter().map(|p| p.headline()).collect::<Vec<_>>());
+    assert!(
+        rep.problems.0.iter().all(|p| p.code != "duplicate-id"),
+        "{:?}",
+        rep.problems
+            .0
+            .iter()
+            .map(|p| p.headline())
+            .collect::<Vec<_>>()
+    );
     assert_eq!(rep.manifest.expect("builds again").corpus_version, first);
 }
 
@@ -102,13 +186,22 @@ fn a_fresh_process_reads_only_the_files_whose_stat_changed() {
     assert_eq!(again.manifest.expect("no-op").corpus_version, v1);
 
     // The same number of bytes, and the old mtime put back: the ctime still tells.
-    let file = p.path().join("sources/articles/faq.md").canonicalize().unwrap();
+    let file = p
+        .path()
+        .join("sources/articles/faq.md")
+        .canonicalize()
+        .unwrap();
     let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
     let text = std::fs::read_to_string(&file).unwrap();
     let edited = text.replacen("أسئلة", "أجوبة", 1);
     assert!(edited != text && edited.len() == text.len());
     std::fs::write(&file, &edited).unwrap();
-    std::fs::File::options().write(true).open(&file).unwrap().set_modified(mtime).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
     let rep = Engine::one_shot(cfg()).build(&request(&out));
     assert_eq!(rep.run.files_read, 1, "{:?}", rep.run);
     let v2 = rep.manifest.expect("edit builds").corpus_version;
@@ -121,18 +214,44 @@ fn a_lowered_size_limit_is_enforced_on_files_the_stat_cache_knows() {
     let p = sample_project();
     let out = p.path().join("out");
     let big = p.path().join("sources/articles/big.md");
-    std::fs::write(&big, format!("# كبير\n\n{}\n", "نص طويل للاختبار. ".repeat(50_000))).unwrap();
+    std::fs::write(
+        &big,
+        format!("# كبير\n\n{}\n", "نص طويل للاختبار. ".repeat(50_000)),
+    )
+    .unwrap();
     assert!(std::fs::metadata(&big).unwrap().len() > 1024 * 1024);
     std::thread::sleep(Duration::from_millis(2100));
     let toml = std::fs::read_to_string(p.path().join("corpus.toml")).unwrap();
     let with_limit = |mb: u32| {
-        std::fs::write(p.path().join("corpus.toml"), toml.replacen("[corpus]\n", &format!("[corpus]\nmax_file_mb = {mb}\n"), 1)).unwrap();
+        std::fs::write(
+            p.path().join("corpus.toml"),
+            toml.replacen("[corpus]\n", &format!("[corpus]\nmax_file_mb = {mb}\n"), 1),
+        )
+        .unwrap();
         Config::load(&p.path().join("corpus.toml")).unwrap()
     };
     let first = Engine::one_shot(with_limit(2)).build(&request(&out));
-    assert!(first.manifest.is_some(), "{:?}", first.problems.0.iter().map(|p| p.headline()).collect::<Vec<_>>());
+    assert!(
+        first.manifest.is_some(),
+        "{:?}",
+        first
+            .problems
+            .0
+            .iter()
+            .map(|p| p.headline())
+            .collect::<Vec<_>>()
+    );
     let lowered = Engine::one_shot(with_limit(1)).build(&request(&out));
-    assert!(lowered.problems.0.iter().any(|p| p.code == "too-large"), "{:?}", lowered.problems.0.iter().map(|p| p.headline()).collect::<Vec<_>>());
+    assert!(
+        lowered.problems.0.iter().any(|p| p.code == "too-large"),
+        "{:?}",
+        lowered
+            .problems
+            .0
+            .iter()
+            .map(|p| p.headline())
+            .collect::<Vec<_>>()
+    );
 }
 
 #[derive(Debug, Clone)]
@@ -145,7 +264,18 @@ enum Op {
 }
 
 fn op() -> impl Strategy<Value = Op> {
-    let word = prop::sample::select(vec!["النيل", "القاهرة", "الكنيسة", "مكتبة", "كتاب", "الشمس", "فيضان", "تقويم", "قبطي", "رحلة"]);
+    let word = prop::sample::select(vec![
+        "النيل",
+        "القاهرة",
+        "الكنيسة",
+        "مكتبة",
+        "كتاب",
+        "الشمس",
+        "فيضان",
+        "تقويم",
+        "قبطي",
+        "رحلة",
+    ]);
     let sentence = prop::collection::vec(word, 3..12).prop_map(|w| format!("{}.", w.join(" ")));
     prop_oneof![
         (0usize..50, sentence.clone()).prop_map(|(i, s)| Op::Edit(i, s)),
@@ -157,7 +287,12 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn markdown_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir).into_iter().filter_map(Result::ok).filter(|e| e.path().extension().is_some_and(|x| x == "md")).map(|e| e.into_path()).collect();
+    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .map(|e| e.into_path())
+        .collect();
     v.sort();
     v
 }
@@ -174,7 +309,9 @@ fn apply(root: &Path, op: &Op) {
                 std::fs::write(&f, format!("{t}\n\n{s}\n")).unwrap();
             }
         }
-        Op::Insert(n, s) => std::fs::write(a.join(format!("{n}.md")), format!("# {n}\n\n{s}\n")).unwrap(),
+        Op::Insert(n, s) => {
+            std::fs::write(a.join(format!("{n}.md")), format!("# {n}\n\n{s}\n")).unwrap()
+        }
         Op::Delete(i) => {
             if files.len() > 1 {
                 std::fs::remove_file(pick(*i).unwrap()).unwrap();
@@ -254,7 +391,19 @@ proptest! {
 }
 
 fn edit_op() -> impl Strategy<Value = Op> {
-    let word = prop::sample::select(vec!["النيل", "القاهرة", "الكنيسة", "مكتبة", "كتاب", "الشمس", "فيضان", "تقويم", "قبطي", "رحلة", "جديد"]);
+    let word = prop::sample::select(vec![
+        "النيل",
+        "القاهرة",
+        "الكنيسة",
+        "مكتبة",
+        "كتاب",
+        "الشمس",
+        "فيضان",
+        "تقويم",
+        "قبطي",
+        "رحلة",
+        "جديد",
+    ]);
     let sentence = prop::collection::vec(word, 1..40).prop_map(|w| format!("{}.", w.join(" ")));
     (0usize..50, sentence).prop_map(|(i, s)| Op::Edit(i, s))
 }
@@ -272,13 +421,19 @@ fn watch_rebuilds_on_save_and_stops_cleanly() {
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     let stdout = child.stdout.take().unwrap();
     std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
             let _ = tx.send(line);
         }
     });
     let next = |what: &str| -> serde_json::Value {
-        let line = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("no stats line for {what}"));
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout holds only stats lines: {line}: {e}"))
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no stats line for {what}"));
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout holds only stats lines: {line}: {e}"))
     };
     let first = next("the first build");
     assert!(first["corpus_version"].is_string());
@@ -298,7 +453,11 @@ fn watch_rebuilds_on_save_and_stops_cleanly() {
 
     // A file created in a brand-new directory is found.
     std::fs::create_dir_all(p.path().join("sources/articles/new/deep")).unwrap();
-    std::fs::write(p.path().join("sources/articles/new/deep/x.md"), "# جديد\n\nملف في مجلد جديد تماما.\n").unwrap();
+    std::fs::write(
+        p.path().join("sources/articles/new/deep/x.md"),
+        "# جديد\n\nملف في مجلد جديد تماما.\n",
+    )
+    .unwrap();
     let third = next("the new directory");
     assert!(third["docs_extracted"].as_u64().unwrap() >= 1, "{third}");
 
@@ -308,19 +467,30 @@ fn watch_rebuilds_on_save_and_stops_cleanly() {
     let before = std::fs::read(&manifest).unwrap();
     std::fs::write(&cfg, format!("{good}\nbroken = [\n")).unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(std::fs::read(&manifest).unwrap(), before, "a bad config must keep the last good build");
+    assert_eq!(
+        std::fs::read(&manifest).unwrap(),
+        before,
+        "a bad config must keep the last good build"
+    );
     std::fs::write(&cfg, &good).unwrap();
     let fourth = next("the fixed config");
     assert!(fourth["corpus_version"].is_string());
 
     // Ctrl-C exits cleanly.
-    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(!err.contains("panicked at"), "{err}");
-    assert!(run(bin().current_dir(p.path()).arg("verify")).status.success());
+    assert!(
+        run(bin().current_dir(p.path()).arg("verify"))
+            .status
+            .success()
+    );
 }
 
 /// A deterministic external embedder: 8 numbers from the text's bytes.
@@ -335,7 +505,11 @@ for line in sys.stdin:
 
 #[test]
 fn a_rebuild_embeds_only_the_edited_document() {
-    if std::process::Command::new("python3").arg("--version").output().is_err() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         println!("SKIP a_rebuild_embeds_only_the_edited_document: python3 is not installed");
         return;
     }
@@ -347,13 +521,19 @@ fn a_rebuild_embeds_only_the_edited_document() {
     );
     assert!(cfg.contains("provider = \"command\""));
     std::fs::write(p.path().join("corpus.toml"), cfg).unwrap();
-    let stats = |o: &std::process::Output| -> serde_json::Value { serde_json::from_str(stdout(o).lines().last().unwrap()).unwrap() };
+    let stats = |o: &std::process::Output| -> serde_json::Value {
+        serde_json::from_str(stdout(o).lines().last().unwrap()).unwrap()
+    };
     let o = run(bin().current_dir(p.path()).args(["build", "--stats-json"]));
     assert!(o.status.success(), "{}", stderr(&o));
     let first = stats(&o);
     let chunks = first["chunks_built"].as_u64().unwrap();
     assert_eq!(first["vectors_embedded"].as_u64().unwrap(), chunks);
-    assert!(run(bin().current_dir(p.path()).arg("verify")).status.success());
+    assert!(
+        run(bin().current_dir(p.path()).arg("verify"))
+            .status
+            .success()
+    );
 
     // A fresh process after editing one single-chunk document: only its chunk is embedded.
     let f = p.path().join("sources/articles/faq.md");
@@ -363,36 +543,59 @@ fn a_rebuild_embeds_only_the_edited_document() {
     assert!(o.status.success(), "{}", stderr(&o));
     let second = stats(&o);
     assert_eq!(second["vectors_embedded"], 1, "{second}");
-    assert_eq!(second["vectors_cached"].as_u64().unwrap(), chunks - 1, "{second}");
+    assert_eq!(
+        second["vectors_cached"].as_u64().unwrap(),
+        chunks - 1,
+        "{second}"
+    );
     // Deleting the cache changes no output.
     let version = second["corpus_version"].clone();
     std::fs::remove_dir_all(p.path().join("out/cache")).unwrap();
     let o = run(bin().current_dir(p.path()).args(["build", "--stats-json"]));
     assert_eq!(stats(&o)["corpus_version"], version);
     // The query side uses the same provider.
-    let o = run(bin().current_dir(p.path()).args(["query", "--mode", "vector", "النيل"]));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["query", "--mode", "vector", "النيل"]));
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
 #[test]
 fn a_fresh_process_recompiles_only_changed_files() {
     let p = sample_project();
-    let stats = |o: &std::process::Output| -> serde_json::Value { serde_json::from_str(stdout(o).lines().last().unwrap()).unwrap() };
-    let first = stats(&run(bin().current_dir(p.path()).args(["build", "--stats-json"])));
-    let again = stats(&run(bin().current_dir(p.path()).args(["build", "--stats-json"])));
-    assert_eq!((again["docs_extracted"].as_u64(), again["shards_written"].as_u64()), (Some(0), Some(0)), "{again}");
+    let stats = |o: &std::process::Output| -> serde_json::Value {
+        serde_json::from_str(stdout(o).lines().last().unwrap()).unwrap()
+    };
+    let first = stats(&run(bin()
+        .current_dir(p.path())
+        .args(["build", "--stats-json"])));
+    let again = stats(&run(bin()
+        .current_dir(p.path())
+        .args(["build", "--stats-json"])));
+    assert_eq!(
+        (
+            again["docs_extracted"].as_u64(),
+            again["shards_written"].as_u64()
+        ),
+        (Some(0), Some(0)),
+        "{again}"
+    );
     assert_eq!(again["corpus_version"], first["corpus_version"]);
     let f = p.path().join("sources/articles/faq.md");
     let t = std::fs::read_to_string(&f).unwrap();
     std::fs::write(&f, format!("{t}\n\nجملة أخرى.\n")).unwrap();
-    let edited = stats(&run(bin().current_dir(p.path()).args(["build", "--stats-json"])));
+    let edited = stats(&run(bin()
+        .current_dir(p.path())
+        .args(["build", "--stats-json"])));
     assert_eq!(edited["docs_extracted"], 1, "{edited}");
     // The cache never changes output: a clean build of the same tree agrees, and so does a build
     // after deleting the cache.
     let (clean, _) = clean_build(p.path());
     assert_eq!(edited["corpus_version"].as_str().unwrap(), clean);
     std::fs::remove_dir_all(p.path().join("out/cache")).unwrap();
-    let rebuilt = stats(&run(bin().current_dir(p.path()).args(["build", "--stats-json"])));
+    let rebuilt = stats(&run(bin()
+        .current_dir(p.path())
+        .args(["build", "--stats-json"])));
     assert_eq!(rebuilt["corpus_version"], edited["corpus_version"]);
     assert!(rebuilt["docs_extracted"].as_u64().unwrap() > 1);
 }

@@ -29,21 +29,34 @@ fn doc(title: &str, body: &str) -> String {
 }
 
 fn build(dir: &Path) {
-    let o = run(bin().args(["build", "--config"]).arg(dir.join("corpus.toml")));
+    let o = run(bin()
+        .args(["build", "--config"])
+        .arg(dir.join("corpus.toml")));
     assert!(o.status.success(), "build failed:\n{}", stderr(&o));
 }
 
 fn inspect(dir: &Path, extra: &[&str]) -> std::process::Output {
-    run(bin().args(["inspect", "--config"]).arg(dir.join("corpus.toml")).args(extra))
+    run(bin()
+        .args(["inspect", "--config"])
+        .arg(dir.join("corpus.toml"))
+        .args(extra))
 }
 
 fn checks(o: &std::process::Output) -> serde_json::Value {
-    let v: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(o)));
+    let v: serde_json::Value = serde_json::from_str(&stdout(o))
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(o)));
     v
 }
 
 fn count(v: &serde_json::Value, name: &str) -> u64 {
-    v["checks"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no check {name}"))["count"].as_u64().unwrap()
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name}"))["count"]
+        .as_u64()
+        .unwrap()
 }
 
 #[test]
@@ -55,8 +68,17 @@ fn bad_sources_fire_their_checks_and_exit_1() {
         ("d.md", doc("د", &format!("{NAV}\n\nد {PROSE}"))),
         ("e.md", doc("هـ", &format!("{NAV}\n\nهـ {PROSE}"))),
     ];
-    files.push(("moj.md", doc("مشوه", "Ø§Ù„ÙƒØªØ§Ø¨ Ø§Ù„Ù…Ù‚Ø¯Ø³ ÙÙŠ Ø§Ù„Ù…ÙƒØªØ¨Ø©")));
-    files.push(("esc.md", doc("مهرب", &format!("و {PROSE}\n\nحرف \\u0627 في النص بدل الألف"))));
+    files.push((
+        "moj.md",
+        doc("مشوه", "Ø§Ù„ÙƒØªØ§Ø¨ Ø§Ù„Ù…Ù‚Ø¯Ø³ ÙÙŠ Ø§Ù„Ù…ÙƒØªØ¨Ø©"),
+    ));
+    files.push((
+        "esc.md",
+        doc(
+            "مهرب",
+            &format!("و {PROSE}\n\nحرف \\u0627 في النص بدل الألف"),
+        ),
+    ));
     files.push(("dup1.md", doc("عنوان مكرر", &format!("ز {PROSE}"))));
     files.push(("dup2.md", doc("عنوان مكرر", &format!("ح {PROSE}"))));
     let dir = project(&files, "\n[inspect]\nmax = { duplicate-title = 0 }\n");
@@ -64,18 +86,47 @@ fn bad_sources_fire_their_checks_and_exit_1() {
     let o = inspect(dir.path(), &["--no-rebuild"]);
     assert_eq!(o.status.code(), Some(1), "{}\n{}", stdout(&o), stderr(&o));
     let text = stdout(&o);
-    for name in ["mojibake", "escaped-prose", "boilerplate", "duplicate-title"] {
-        assert!(text.lines().any(|l| l.contains(name) && l.contains("FAIL")), "{name} not failing:\n{text}");
+    for name in [
+        "mojibake",
+        "escaped-prose",
+        "boilerplate",
+        "duplicate-title",
+    ] {
+        assert!(
+            text.lines().any(|l| l.contains(name) && l.contains("FAIL")),
+            "{name} not failing:\n{text}"
+        );
     }
     assert!(text.contains("inspect: FAILED"));
-    let v = checks(&inspect(dir.path(), &["--no-rebuild", "--json", "--sample", "0"]));
+    let v = checks(&inspect(
+        dir.path(),
+        &["--no-rebuild", "--json", "--sample", "0"],
+    ));
     assert_eq!(count(&v, "boilerplate"), 1);
     assert!(count(&v, "mojibake") >= 1 && count(&v, "escaped-prose") >= 1);
-    for name in ["replacement-char", "markup", "bad-url", "repeated-url", "long-id", "coverage", "unknown-domain"] {
+    for name in [
+        "replacement-char",
+        "markup",
+        "bad-url",
+        "repeated-url",
+        "long-id",
+        "coverage",
+        "unknown-domain",
+    ] {
         assert_eq!(count(&v, name), 0, "{name} fired on good records");
     }
-    let b = v["checks"].as_array().unwrap().iter().find(|c| c["name"] == "boilerplate").unwrap();
-    assert!(b["examples"][0]["excerpt"].as_str().unwrap().contains("الرئيسية"));
+    let b = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "boilerplate")
+        .unwrap();
+    assert!(
+        b["examples"][0]["excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("الرئيسية")
+    );
     assert_eq!(v["ok"], false);
 
     // The allowlist accepts the line; thresholds lift the others.
@@ -104,14 +155,25 @@ fn sample_corpus_passes_with_a_deterministic_rebuild() {
         let n = sample.iter().filter(|s| s["library"] == lib).count();
         assert!((1..=5).contains(&n), "{lib}: {n}");
     }
-    assert!(sample.iter().all(|s| s["span"].is_array() && s["search_text"].is_string()));
+    assert!(
+        sample
+            .iter()
+            .all(|s| s["span"].is_array() && s["search_text"].is_string())
+    );
     // Same seed, same sample.
-    let again = checks(&inspect(dir.path(), &["--json", "--seed", "3", "--no-rebuild"]));
+    let again = checks(&inspect(
+        dir.path(),
+        &["--json", "--seed", "3", "--no-rebuild"],
+    ));
     assert_eq!(again["sample"], v["sample"]);
     assert!(again["determinism"].is_null());
     // The human output names every check and the verdict.
     let text = stdout(&inspect(dir.path(), &["--no-rebuild", "--sample", "1"]));
-    assert!(text.contains("── search_text") && text.contains("inspect: ok") && text.contains("coverage"));
+    assert!(
+        text.contains("── search_text")
+            && text.contains("inspect: ok")
+            && text.contains("coverage")
+    );
 }
 
 #[test]
@@ -121,27 +183,56 @@ fn html_report_escapes_an_xss_payload() {
     let dir = project(&[("x.md", doc(title, &body))], "");
     build(dir.path());
     let html = dir.path().join("report.html");
-    let o = inspect(dir.path(), &["--no-rebuild", "--html", html.to_str().unwrap()]);
+    let o = inspect(
+        dir.path(),
+        &["--no-rebuild", "--html", html.to_str().unwrap()],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let h = std::fs::read_to_string(&html).unwrap();
     assert!(h.starts_with("<!DOCTYPE html>") && h.contains("<html lang=\"ar\" dir=\"rtl\">"));
-    assert!(h.contains("\"Noto Naskh Arabic\"") && h.contains("overflow-wrap:anywhere") && h.contains("white-space:pre-wrap"));
-    assert!(!h.contains("<script") && !h.contains("<img"), "unescaped payload in the report");
+    assert!(
+        h.contains("\"Noto Naskh Arabic\"")
+            && h.contains("overflow-wrap:anywhere")
+            && h.contains("white-space:pre-wrap")
+    );
+    assert!(
+        !h.contains("<script") && !h.contains("<img"),
+        "unescaped payload in the report"
+    );
     assert!(h.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(h.contains("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"));
-    assert!(!h.contains("<link") && !h.contains("src=\"http") && !h.contains("@import"), "the report fetches nothing");
+    assert!(
+        !h.contains("<link") && !h.contains("src=\"http") && !h.contains("@import"),
+        "the report fetches nothing"
+    );
 }
 
 #[test]
 fn against_shows_the_edited_document_as_changed() {
-    let files: Vec<(&str, String)> = vec![("one.md", doc("واحد", PROSE)), ("two.md", doc("اثنان", &format!("{PROSE} اثنان")))];
+    let files: Vec<(&str, String)> = vec![
+        ("one.md", doc("واحد", PROSE)),
+        ("two.md", doc("اثنان", &format!("{PROSE} اثنان"))),
+    ];
     let dir = project(&files, "");
     build(dir.path());
-    let v1 = manifest(&dir.path().join("out"))["corpus_version"].as_str().unwrap().to_string();
-    std::fs::write(dir.path().join("src/two.md"), doc("اثنان", "فقرة جديدة تماما كتبت بعد البناء الأول لتغيير النص.")).unwrap();
+    let v1 = manifest(&dir.path().join("out"))["corpus_version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    std::fs::write(
+        dir.path().join("src/two.md"),
+        doc(
+            "اثنان",
+            "فقرة جديدة تماما كتبت بعد البناء الأول لتغيير النص.",
+        ),
+    )
+    .unwrap();
     build(dir.path());
     let old = dir.path().join(format!("out/versions/{v1}.json"));
-    let o = inspect(dir.path(), &["--no-rebuild", "--json", "--against", old.to_str().unwrap()]);
+    let o = inspect(
+        dir.path(),
+        &["--no-rebuild", "--json", "--against", old.to_str().unwrap()],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = checks(&o);
     assert_eq!(v["diff"]["from"], v1.as_str());
@@ -149,10 +240,23 @@ fn against_shows_the_edited_document_as_changed() {
     assert_eq!(lib["docs_changed"], serde_json::json!(["docs:two"]));
     assert_eq!(lib["chunks_changed"], serde_json::json!(["docs:two:000"]));
     assert_eq!(lib["docs_added"], serde_json::json!([]));
-    let text = stdout(&inspect(dir.path(), &["--no-rebuild", "--sample", "0", "--against", old.to_str().unwrap()]));
+    let text = stdout(&inspect(
+        dir.path(),
+        &[
+            "--no-rebuild",
+            "--sample",
+            "0",
+            "--against",
+            old.to_str().unwrap(),
+        ],
+    ));
     assert!(text.contains("docs changed: docs:two"), "{text}");
     // A stale build is reported by the determinism rebuild.
-    std::fs::write(dir.path().join("src/one.md"), doc("واحد", "تعديل بعد البناء الأخير.")).unwrap();
+    std::fs::write(
+        dir.path().join("src/one.md"),
+        doc("واحد", "تعديل بعد البناء الأخير."),
+    )
+    .unwrap();
     let o = inspect(dir.path(), &["--json", "--sample", "0"]);
     assert_eq!(o.status.code(), Some(1));
     let d = &checks(&o)["determinism"];
@@ -162,69 +266,169 @@ fn against_shows_the_edited_document_as_changed() {
 
 #[test]
 fn inspect_config_is_validated() {
-    let dir = project(&[("x.md", doc("س", PROSE))], "\n[inspect]\nmax = { mojibak = 0 }\n[inspect.allow]\nnope = [\"x\"]\n");
+    let dir = project(
+        &[("x.md", doc("س", PROSE))],
+        "\n[inspect]\nmax = { mojibak = 0 }\n[inspect.allow]\nnope = [\"x\"]\n",
+    );
     let o = inspect(dir.path(), &["--no-rebuild"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.contains("unknown inspect check `mojibak`") && e.contains("unknown library `nope`"), "{e}");
-    let dir = project(&[("x.md", doc("س", PROSE))], "\n[inspect]\nboilerplate_percent = 0\ncolour = 1\n");
+    assert!(
+        e.contains("unknown inspect check `mojibak`") && e.contains("unknown library `nope`"),
+        "{e}"
+    );
+    let dir = project(
+        &[("x.md", doc("س", PROSE))],
+        "\n[inspect]\nboilerplate_percent = 0\ncolour = 1\n",
+    );
     let o = inspect(dir.path(), &["--no-rebuild"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]
 fn shared_corpora_inspect_clean() {
-    let Some(_) = shared_corpora("shared_corpora_inspect_clean") else { return };
+    let Some(_) = shared_corpora("shared_corpora_inspect_clean") else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let config = repo().join("examples/shared-corpora/corpus.toml");
-    let o = run(bin().args(["build", "--config"]).arg(&config).arg("--out").arg(&out));
+    let o = run(bin()
+        .args(["build", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(&out));
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = run(bin().args(["inspect", "--no-rebuild", "--json", "--config"]).arg(&config).arg("--out").arg(&out));
+    let o = run(bin()
+        .args(["inspect", "--no-rebuild", "--json", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(&out));
     let v = checks(&o);
-    assert_eq!(o.status.code(), Some(0), "{}", serde_json::to_string_pretty(&v["checks"]).unwrap());
-    assert_eq!(v["checks"].as_array().unwrap().len(), 17, "every check listed");
-    let b = v["checks"].as_array().unwrap().iter().find(|c| c["name"] == "boilerplate").unwrap();
-    assert!(b["examples"].as_array().unwrap().iter().all(|e| !e["chunk_id"].as_str().unwrap().starts_with("eis1600:")), "eis1600 chrome leaked: {b}");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        serde_json::to_string_pretty(&v["checks"]).unwrap()
+    );
+    assert_eq!(
+        v["checks"].as_array().unwrap().len(),
+        17,
+        "every check listed"
+    );
+    let b = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "boilerplate")
+        .unwrap();
+    assert!(
+        b["examples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| !e["chunk_id"].as_str().unwrap().starts_with("eis1600:")),
+        "eis1600 chrome leaked: {b}"
+    );
 }
 
 #[test]
 fn html_report_screenshot_in_headless_chromium() {
-    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|b| std::process::Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success())) else {
-        println!("SKIP html_report_screenshot_in_headless_chromium: Chromium is not installed here (.ci/run installs Debian's chromium); nothing checked");
+    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    else {
+        println!(
+            "SKIP html_report_screenshot_in_headless_chromium: Chromium is not installed here (.ci/run installs Debian's chromium); nothing checked"
+        );
         return;
     };
     let p = sample_project();
-    assert!(run(bin().current_dir(p.path()).arg("build")).status.success());
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
     let html = p.path().join("report.html");
-    let o = run(bin().current_dir(p.path()).args(["inspect", "--no-rebuild", "--html", html.to_str().unwrap()]));
+    let o = run(bin().current_dir(p.path()).args([
+        "inspect",
+        "--no-rebuild",
+        "--html",
+        html.to_str().unwrap(),
+    ]));
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let flags = |profile: &std::path::Path| -> Vec<String> {
-        ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1280,1000"]
-            .iter()
-            .map(|s| s.to_string())
-            .chain([format!("--user-data-dir={}", profile.display())])
-            .collect()
+        [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1280,1000",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([format!("--user-data-dir={}", profile.display())])
+        .collect()
     };
     // A probe copy of the report measures the layout the way a reader's browser lays it out.
     let probe = p.path().join("probe.html");
     let report = std::fs::read_to_string(&html).unwrap();
     let script = "<script>addEventListener('load',()=>{const d=document.documentElement;document.body.setAttribute('data-probe',getComputedStyle(d).direction+' '+d.scrollWidth+' '+d.clientWidth)})</script>";
-    std::fs::write(&probe, report.replace("</body>", &format!("{script}</body>"))).unwrap();
+    std::fs::write(
+        &probe,
+        report.replace("</body>", &format!("{script}</body>")),
+    )
+    .unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(browser).args(flags(profile.path())).args(["--virtual-time-budget=3000", "--dump-dom"]).arg(format!("file://{}", probe.display())).output().unwrap();
+    let out = std::process::Command::new(browser)
+        .args(flags(profile.path()))
+        .args(["--virtual-time-budget=3000", "--dump-dom"])
+        .arg(format!("file://{}", probe.display()))
+        .output()
+        .unwrap();
     let dom = String::from_utf8_lossy(&out.stdout);
-    let probe_value = dom.split("data-probe=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or_else(|| panic!("the probe did not run:\n{}", String::from_utf8_lossy(&out.stderr)));
+    let probe_value = dom
+        .split("data-probe=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_else(|| {
+            panic!(
+                "the probe did not run:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
     let parts: Vec<&str> = probe_value.split(' ').collect();
     assert_eq!(parts[0], "rtl", "the report is not laid out right to left");
     let (scroll, client): (u32, u32) = (parts[1].parse().unwrap(), parts[2].parse().unwrap());
-    assert!(scroll <= client, "horizontal scrolling at 1280 px: {scroll} > {client}");
+    assert!(
+        scroll <= client,
+        "horizontal scrolling at 1280 px: {scroll} > {client}"
+    );
     // And a screenshot a reviewer can look at: a real, non-trivial PNG of the requested width.
     let png = p.path().join("report.png");
     let profile = tempfile::tempdir().unwrap();
-    let st = std::process::Command::new(browser).args(flags(profile.path())).arg(format!("--screenshot={}", png.display())).arg(format!("file://{}", html.display())).output().unwrap();
-    let bytes = std::fs::read(&png).unwrap_or_else(|_| panic!("no screenshot:\n{}", String::from_utf8_lossy(&st.stderr)));
+    let st = std::process::Command::new(browser)
+        .args(flags(profile.path()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .unwrap();
+    let bytes = std::fs::read(&png)
+        .unwrap_or_else(|_| panic!("no screenshot:\n{}", String::from_utf8_lossy(&st.stderr)));
     assert_eq!(&bytes[1..4], b"PNG");
     assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 1280);
-    assert!(bytes.len() > 20_000, "the screenshot looks blank ({} bytes)", bytes.len());
+    assert!(
+        bytes.len() > 20_000,
+        "the screenshot looks blank ({} bytes)",
+        bytes.len()
+    );
 }

@@ -9,17 +9,30 @@ use common::*;
 /// Top doc_ids of `question` in a fresh build of `files` with `retrieval` settings.
 fn top(retrieval: &str, files: &[(&str, &str)], question: &str) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = format!("[corpus]\nname = \"t\"\n\n[retrieval]\nvector_weight = 0.0\n{retrieval}\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\nurl = \"https://docs.test/{{slug}}\"\n");
+    let cfg = format!(
+        "[corpus]\nname = \"t\"\n\n[retrieval]\nvector_weight = 0.0\n{retrieval}\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\nurl = \"https://docs.test/{{slug}}\"\n"
+    );
     std::fs::write(dir.path().join("corpus.toml"), cfg).unwrap();
     std::fs::create_dir_all(dir.path().join("src")).unwrap();
     for (name, body) in files {
         std::fs::write(dir.path().join("src").join(name), body).unwrap();
     }
-    assert!(run(bin().current_dir(dir.path()).arg("build")).status.success());
-    let o = run(bin().current_dir(dir.path()).args(["query", "--json", question]));
+    assert!(
+        run(bin().current_dir(dir.path()).arg("build"))
+            .status
+            .success()
+    );
+    let o = run(bin()
+        .current_dir(dir.path())
+        .args(["query", "--json", question]));
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    v["hits"].as_array().unwrap().iter().map(|h| h["doc_id"].as_str().unwrap().to_string()).collect()
+    v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["doc_id"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// "Where was John born?": a story that says أين twice outranks the record of the birth while the
@@ -27,9 +40,18 @@ fn top(retrieval: &str, files: &[(&str, &str)], question: &str) -> Vec<String> {
 #[test]
 fn an_interrogative_is_intent_not_topic() {
     let files = [
-        ("trip.md", "# رحلة\n\nسأل الرجل أين الطريق؟ ثم قال أين نذهب الآن؟ وكان يوحنا معهم في الطريق الطويل.\n"),
-        ("life.md", "# سيرة\n\nولد يوحنا في قرية صغيرة بجوار النهر وعاش فيها سنين كثيرة مع أهله.\n"),
-        ("nile.md", "# النيل\n\nيجري النهر من الجنوب إلى الشمال ويمر بمدن كثيرة.\n"),
+        (
+            "trip.md",
+            "# رحلة\n\nسأل الرجل أين الطريق؟ ثم قال أين نذهب الآن؟ وكان يوحنا معهم في الطريق الطويل.\n",
+        ),
+        (
+            "life.md",
+            "# سيرة\n\nولد يوحنا في قرية صغيرة بجوار النهر وعاش فيها سنين كثيرة مع أهله.\n",
+        ),
+        (
+            "nile.md",
+            "# النيل\n\nيجري النهر من الجنوب إلى الشمال ويمر بمدن كثيرة.\n",
+        ),
     ];
     let q = "فين اتولد يوحنا؟";
     assert_eq!(top("question_word_weight = 1.0", &files, q)[0], "docs:trip");
@@ -41,11 +63,26 @@ fn an_interrogative_is_intent_not_topic() {
 #[test]
 fn url_words_and_english_inflections_find_the_page_named_after_the_question() {
     let files = [
-        ("invalid-hook-call.md", "# تحذير\n\nتظهر هذه الرسالة عندما تستدعي hooks خارج دالة المكون، أو عند call من مكان آخر.\n"),
-        ("state.md", "# الحالة\n\nكل hook يحفظ قيمة، وكل hook يعيد دالة للتحديث داخل المكون.\n"),
-        ("nile.md", "# النيل\n\nيجري النهر من الجنوب إلى الشمال ويمر بمدن كثيرة.\n"),
+        (
+            "invalid-hook-call.md",
+            "# تحذير\n\nتظهر هذه الرسالة عندما تستدعي hooks خارج دالة المكون، أو عند call من مكان آخر.\n",
+        ),
+        (
+            "state.md",
+            "# الحالة\n\nكل hook يحفظ قيمة، وكل hook يعيد دالة للتحديث داخل المكون.\n",
+        ),
+        (
+            "nile.md",
+            "# النيل\n\nيجري النهر من الجنوب إلى الشمال ويمر بمدن كثيرة.\n",
+        ),
     ];
     let q = "ليه بيطلعلي Invalid hook call؟";
-    assert_eq!(top("url_weight = 0.0\nlatin_inflection_weight = 0.0", &files, q)[0], "docs:state");
-    assert_eq!(top("url_weight = 0.5\nlatin_inflection_weight = 0.5", &files, q)[0], "docs:invalid-hook-call");
+    assert_eq!(
+        top("url_weight = 0.0\nlatin_inflection_weight = 0.0", &files, q)[0],
+        "docs:state"
+    );
+    assert_eq!(
+        top("url_weight = 0.5\nlatin_inflection_weight = 0.5", &files, q)[0],
+        "docs:invalid-hook-call"
+    );
 }

@@ -28,44 +28,110 @@ fn built(test: &str) -> Option<&'static Built> {
     Some(BUILT.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
-        let o = run(bin().args(["build", "--config"]).arg(config()).arg("--out").arg(&out));
-        assert!(o.status.success(), "shared-corpora build failed:\n{}", stderr(&o));
+        let o = run(bin()
+            .args(["build", "--config"])
+            .arg(config())
+            .arg("--out")
+            .arg(&out));
+        assert!(
+            o.status.success(),
+            "shared-corpora build failed:\n{}",
+            stderr(&o)
+        );
         let records = chunk_records(&out, "manifest.json");
-        Built { stderr: stderr(&o), records, out, _dir: dir }
+        Built {
+            stderr: stderr(&o),
+            records,
+            out,
+            _dir: dir,
+        }
     }))
 }
 
 fn docs_of<'a>(b: &'a Built, lib: &str) -> BTreeSet<&'a str> {
-    b.records.iter().filter(|r| r["library"] == lib).map(|r| r["doc_id"].as_str().unwrap()).collect()
+    b.records
+        .iter()
+        .filter(|r| r["library"] == lib)
+        .map(|r| r["doc_id"].as_str().unwrap())
+        .collect()
 }
 
 #[test]
 fn builds_and_verifies() {
-    let Some(b) = built("builds_and_verifies") else { return };
-    let o = run(bin().args(["verify", "--config"]).arg(config()).arg("--out").arg(&b.out));
+    let Some(b) = built("builds_and_verifies") else {
+        return;
+    };
+    let o = run(bin()
+        .args(["verify", "--config"])
+        .arg(config())
+        .arg("--out")
+        .arg(&b.out));
     assert!(o.status.success(), "{}", stderr(&o));
     let m = manifest(&b.out);
-    let libs: Vec<&str> = m["libraries"].as_array().unwrap().iter().map(|l| l["id"].as_str().unwrap()).collect();
-    for lib in ["seneksar", "react-ar", "vue-ar", "redis-ar", "eis1600", "fahdlabs", "quran", "agpeya", "liturgy", "tasbeha", "incense"] {
+    let libs: Vec<&str> = m["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    for lib in [
+        "seneksar", "react-ar", "vue-ar", "redis-ar", "eis1600", "fahdlabs", "quran", "agpeya",
+        "liturgy", "tasbeha", "incense",
+    ] {
         assert!(libs.contains(&lib), "library {lib} missing");
-        assert!(!docs_of(b, lib).is_empty(), "library {lib} has no documents");
+        assert!(
+            !docs_of(b, lib).is_empty(),
+            "library {lib} has no documents"
+        );
     }
 }
 
 #[test]
 fn every_synaxarium_record_and_quran_chapter_is_a_document() {
-    let Some(b) = built("every_synaxarium_record_and_quran_chapter_is_a_document") else { return };
+    let Some(b) = built("every_synaxarium_record_and_quran_chapter_is_a_document") else {
+        return;
+    };
     let seneksar = docs_of(b, "seneksar");
-    assert_eq!(seneksar.len(), 856, "all 856 records, none dropped or merged");
-    let nativity = b.records.iter().find(|r| r["url"].as_str().is_some_and(|u| u.ends_with("4_29.html?lang=ar#1"))).expect("29 Kiahk #1");
+    assert_eq!(
+        seneksar.len(),
+        856,
+        "all 856 records, none dropped or merged"
+    );
+    let nativity = b
+        .records
+        .iter()
+        .find(|r| {
+            r["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("4_29.html?lang=ar#1"))
+        })
+        .expect("29 Kiahk #1");
     assert_eq!(nativity["doc_id"], "seneksar:4-29-1");
-    assert_eq!(nativity["metadata"]["date"], serde_json::json!({"calendar": "coptic", "month": 4, "day": 29}));
-    let months: BTreeSet<u64> = b.records.iter().filter(|r| r["library"] == "seneksar").map(|r| r["metadata"]["date"]["month"].as_u64().unwrap()).collect();
+    assert_eq!(
+        nativity["metadata"]["date"],
+        serde_json::json!({"calendar": "coptic", "month": 4, "day": 29})
+    );
+    let months: BTreeSet<u64> = b
+        .records
+        .iter()
+        .filter(|r| r["library"] == "seneksar")
+        .map(|r| r["metadata"]["date"]["month"].as_u64().unwrap())
+        .collect();
     assert_eq!(months, (1..=13).collect());
     let quran = docs_of(b, "quran");
-    let expected: BTreeSet<String> = [1, 12, 18, 19, 36, 55, 67, 112, 113, 114].iter().map(|n| format!("quran:{n}")).collect();
-    assert_eq!(quran.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(), expected);
-    let q112 = b.records.iter().find(|r| r["doc_id"] == "quran:112").unwrap();
+    let expected: BTreeSet<String> = [1, 12, 18, 19, 36, 55, 67, 112, 113, 114]
+        .iter()
+        .map(|n| format!("quran:{n}"))
+        .collect();
+    assert_eq!(
+        quran.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(),
+        expected
+    );
+    let q112 = b
+        .records
+        .iter()
+        .find(|r| r["doc_id"] == "quran:112")
+        .unwrap();
     assert_eq!(q112["source"], "quran/chapters/112.json");
 }
 
@@ -92,25 +158,50 @@ fn prose_letters(src: &str) -> usize {
 
 #[test]
 fn every_page_with_prose_yields_chunks_and_layout_pages_warn() {
-    let Some(b) = built("every_page_with_prose_yields_chunks_and_layout_pages_warn") else { return };
+    let Some(b) = built("every_page_with_prose_yields_chunks_and_layout_pages_warn") else {
+        return;
+    };
     let corpora = shared_corpora("").unwrap();
-    let sources: BTreeSet<&str> = b.records.iter().map(|r| r["source"].as_str().unwrap()).collect();
-    for (lib, root) in [("react-ar", "react-dev-ar/src/content"), ("vue-ar", "vue-docs-ar/src")] {
+    let sources: BTreeSet<&str> = b
+        .records
+        .iter()
+        .map(|r| r["source"].as_str().unwrap())
+        .collect();
+    for (lib, root) in [
+        ("react-ar", "react-dev-ar/src/content"),
+        ("vue-ar", "vue-docs-ar/src"),
+    ] {
         let root = corpora.join(root);
         let mut checked = 0;
-        for e in walkdir::WalkDir::new(&root).into_iter().filter_map(Result::ok) {
+        for e in walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_map(Result::ok)
+        {
             if e.path().extension().is_none_or(|x| x != "md") {
                 continue;
             }
-            let rel = e.path().strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = e
+                .path()
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             let src = std::fs::read_to_string(e.path()).unwrap();
             let source = format!("{lib}/{rel}");
             if prose_letters(&src) >= 200 {
                 checked += 1;
-                assert!(sources.contains(source.as_str()), "{source} has prose but yields no chunk");
+                assert!(
+                    sources.contains(source.as_str()),
+                    "{source} has prose but yields no chunk"
+                );
             } else if !sources.contains(source.as_str()) {
                 let name = e.path().file_name().unwrap().to_string_lossy().into_owned();
-                assert!(b.stderr.lines().any(|l| l.contains(&name) && l.contains("nothing to index")), "{source}: no document and no warning");
+                assert!(
+                    b.stderr
+                        .lines()
+                        .any(|l| l.contains(&name) && l.contains("nothing to index")),
+                    "{source}: no document and no warning"
+                );
             }
         }
         assert!(checked > 30, "{lib}: only {checked} files checked");
@@ -119,7 +210,9 @@ fn every_page_with_prose_yields_chunks_and_layout_pages_warn() {
 
 #[test]
 fn evidence_holds_no_markup_entities_or_frontmatter() {
-    let Some(b) = built("evidence_holds_no_markup_entities_or_frontmatter") else { return };
+    let Some(b) = built("evidence_holds_no_markup_entities_or_frontmatter") else {
+        return;
+    };
     let entity = Regex::new(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]{1,31});").unwrap();
     let inline = Regex::new(r"``.+?``|`[^`\n]+`").unwrap();
     let esm = Regex::new(r#"(?m)^\s*(import\s.*\sfrom\s+['"]|import\s+['"]|export\s+(const|default|function|let)\b)"#).unwrap();
@@ -156,7 +249,17 @@ fn evidence_holds_no_markup_entities_or_frontmatter() {
             "{id}: search_text is not the normalized form of its own text"
         );
     }
-    assert!(failures.is_empty(), "{} chunks hold markup:\n{}", failures.len(), failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} chunks hold markup:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }
 
 /// The text outside fenced code, with CommonMark fence rules (a closing fence has no info
@@ -184,14 +287,22 @@ fn outside_fences(text: &str, open: &mut Option<usize>) -> String {
 
 #[test]
 fn shared_build_is_byte_identical_across_directories_and_threads() {
-    let Some(b) = built("shared_build_is_byte_identical_across_directories_and_threads") else { return };
+    let Some(b) = built("shared_build_is_byte_identical_across_directories_and_threads") else {
+        return;
+    };
     let a = out_files(&b.out);
     // Another working directory, another output directory, another thread count than the
     // default (a one-shot build cuts each domain's lexical postings into one part per thread).
     for threads in ["1", "3"] {
         let other = tempfile::tempdir().unwrap();
         let out = other.path().join("elsewhere/out");
-        let o = run(bin().current_dir(other.path()).env("RAYON_NUM_THREADS", threads).args(["build", "--config"]).arg(config()).arg("--out").arg(&out));
+        let o = run(bin()
+            .current_dir(other.path())
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["build", "--config"])
+            .arg(config())
+            .arg("--out")
+            .arg(&out));
         assert!(o.status.success(), "{}", stderr(&o));
         let c = out_files(&out);
         assert_eq!(a.len(), c.len());
@@ -204,20 +315,27 @@ fn shared_build_is_byte_identical_across_directories_and_threads() {
 
 #[test]
 fn ids_are_ascii_short_and_unique() {
-    let Some(b) = built("ids_are_ascii_short_and_unique") else { return };
+    let Some(b) = built("ids_are_ascii_short_and_unique") else {
+        return;
+    };
     let mut seen = BTreeMap::new();
     for r in &b.records {
         let id = r["chunk_id"].as_str().unwrap();
         assert!(id.is_ascii() && id.len() <= 64, "{id}");
         assert!(seen.insert(id.to_string(), ()).is_none(), "duplicate {id}");
         let src = r["source"].as_str().unwrap();
-        assert!(!Path::new(src).is_absolute() && !src.contains(".."), "{src}");
+        assert!(
+            !Path::new(src).is_absolute() && !src.contains(".."),
+            "{src}"
+        );
     }
 }
 
 #[test]
 fn eval_gate_holds_against_the_committed_baseline() {
-    let Some(b) = built("eval_gate_holds_against_the_committed_baseline") else { return };
+    let Some(b) = built("eval_gate_holds_against_the_committed_baseline") else {
+        return;
+    };
     let ex = repo().join("examples/shared-corpora");
     let o = run(bin()
         .args(["eval", "--json", "--config"])
@@ -228,35 +346,91 @@ fn eval_gate_holds_against_the_committed_baseline() {
         .arg(ex.join("fixtures.toml"))
         .arg("--baseline")
         .arg(ex.join("baseline.json")));
-    assert!(o.status.success(), "retrieval regressed against baseline.json:\n{}", stderr(&o));
+    assert!(
+        o.status.success(),
+        "retrieval regressed against baseline.json:\n{}",
+        stderr(&o)
+    );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert!(v["overall"]["cases"].as_u64().unwrap() >= 80);
     // Every dated case finds its commemoration in the top 5.
-    for c in v["cases"].as_array().unwrap().iter().filter(|c| c["set"] == "dated") {
-        assert!(c["rank"].as_u64().is_some_and(|r| r <= 5), "dated case {} missed: {c}", c["id"]);
+    for c in v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["set"] == "dated")
+    {
+        assert!(
+            c["rank"].as_u64().is_some_and(|r| r <= 5),
+            "dated case {} missed: {c}",
+            c["id"]
+        );
     }
     // The default fusion never scores below lexical-only on the fixture sets.
-    let o = run(bin().args(["eval", "--json", "--mode", "lexical", "--config"]).arg(config()).arg("--out").arg(&b.out).arg("--fixtures").arg(ex.join("fixtures.toml")));
+    let o = run(bin()
+        .args(["eval", "--json", "--mode", "lexical", "--config"])
+        .arg(config())
+        .arg("--out")
+        .arg(&b.out)
+        .arg("--fixtures")
+        .arg(ex.join("fixtures.toml")));
     let lex: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     for m in ["hit@1", "hit@5", "mrr@10"] {
-        assert!(v["overall"][m].as_f64().unwrap() >= lex["overall"][m].as_f64().unwrap(), "fused {m} below lexical-only");
+        assert!(
+            v["overall"][m].as_f64().unwrap() >= lex["overall"][m].as_f64().unwrap(),
+            "fused {m} below lexical-only"
+        );
     }
 }
 
 #[test]
 fn deploy_dry_run_plan_respects_every_limit() {
-    let Some(b) = built("deploy_dry_run_plan_respects_every_limit") else { return };
-    let o = run(bin().env_remove("CLOUDFLARE_API_TOKEN").args(["deploy", "--target", "staging", "--dry-run", "--json", "--config"]).arg(config()).arg("--out").arg(&b.out));
+    let Some(b) = built("deploy_dry_run_plan_respects_every_limit") else {
+        return;
+    };
+    let o = run(bin()
+        .env_remove("CLOUDFLARE_API_TOKEN")
+        .args([
+            "deploy",
+            "--target",
+            "staging",
+            "--dry-run",
+            "--json",
+            "--config",
+        ])
+        .arg(config())
+        .arg("--out")
+        .arg(&b.out));
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let chunks: u64 = manifest(&b.out)["libraries"].as_array().unwrap().iter().map(|l| l["chunks"].as_u64().unwrap()).sum();
-    assert_eq!(v["vectors"]["upsert"].as_u64(), Some(chunks), "a first deploy upserts every vector");
+    let chunks: u64 = manifest(&b.out)["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["chunks"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        v["vectors"]["upsert"].as_u64(),
+        Some(chunks),
+        "a first deploy upserts every vector"
+    );
     // reference/cloudflare.md: ≤ 1000 vectors and < 100 MB per upsert request here; KV bulk ≤ 10,000 pairs and ≤ 100 MB.
     for batch in v["vectors"]["upsert_batches"].as_array().unwrap() {
-        assert!(batch["vectors"].as_u64().unwrap() <= 1000 && batch["bytes"].as_u64().unwrap() < 100 * 1024 * 1024, "{batch}");
+        assert!(
+            batch["vectors"].as_u64().unwrap() <= 1000
+                && batch["bytes"].as_u64().unwrap() < 100 * 1024 * 1024,
+            "{batch}"
+        );
     }
     for batch in v["kv"]["batches"].as_array().unwrap() {
-        assert!(batch["pairs"].as_u64().unwrap() <= 10_000 && batch["bytes"].as_u64().unwrap() <= 100 * 1024 * 1024, "{batch}");
+        assert!(
+            batch["pairs"].as_u64().unwrap() <= 10_000
+                && batch["bytes"].as_u64().unwrap() <= 100 * 1024 * 1024,
+            "{batch}"
+        );
     }
-    assert!(v["kv"]["write"].as_u64().unwrap() > chunks, "lookup records plus lexical shards and the manifest");
+    assert!(
+        v["kv"]["write"].as_u64().unwrap() > chunks,
+        "lookup records plus lexical shards and the manifest"
+    );
 }

@@ -26,10 +26,23 @@ fn extraction_and_chunking_of_every_sample_source() {
             writeln!(snap, "problem: {}", p.headline()).unwrap();
         }
         for doc in &ex.docs {
-            writeln!(snap, "== document {}", doc.record_slug.as_deref().or(doc.slug_override.as_deref()).unwrap_or("(file slug)")).unwrap();
+            writeln!(
+                snap,
+                "== document {}",
+                doc.record_slug
+                    .as_deref()
+                    .or(doc.slug_override.as_deref())
+                    .unwrap_or("(file slug)")
+            )
+            .unwrap();
             writeln!(snap, "title: {}", doc.title.as_deref().unwrap_or("")).unwrap();
             if !doc.metadata.is_empty() {
-                writeln!(snap, "metadata: {}", serde_json::Value::Object(doc.metadata.clone())).unwrap();
+                writeln!(
+                    snap,
+                    "metadata: {}",
+                    serde_json::Value::Object(doc.metadata.clone())
+                )
+                .unwrap();
             }
             writeln!(snap, "blocks:").unwrap();
             for b in &doc.body.blocks {
@@ -38,11 +51,26 @@ fn extraction_and_chunking_of_every_sample_source() {
                     other => format!("{other:?}").to_lowercase(),
                 };
                 let text: String = doc.body.block_text(b).chars().take(60).collect();
-                writeln!(snap, "  {kind:<9} {:>5}..{:<5} {}", b.start, b.end, text.replace('\n', "⏎")).unwrap();
+                writeln!(
+                    snap,
+                    "  {kind:<9} {:>5}..{:<5} {}",
+                    b.start,
+                    b.end,
+                    text.replace('\n', "⏎")
+                )
+                .unwrap();
             }
             for c in chunk(&doc.body, &cfg.chunking) {
                 let text = &doc.body.text[c.start..c.end];
-                writeln!(snap, "-- chunk {}..{} ({} chars) [{}]", c.start, c.end, text.chars().count(), c.heading_path.join(" › ")).unwrap();
+                writeln!(
+                    snap,
+                    "-- chunk {}..{} ({} chars) [{}]",
+                    c.start,
+                    c.end,
+                    text.chars().count(),
+                    c.heading_path.join(" › ")
+                )
+                .unwrap();
                 writeln!(snap, "{text}").unwrap();
             }
         }

@@ -15,16 +15,32 @@ fn site(root: &Path) -> std::path::PathBuf {
     let dir = root.join("My Site");
     std::fs::create_dir_all(dir.join("guides")).unwrap();
     let w = |rel: &str, text: String| std::fs::write(dir.join(rel), text).unwrap();
-    w("fasting.md", format!("---\ntitle: الصوم الكبير\nurl: https://example.org/fasting\ndomains: [faq, fasting]\n---\n\n# متى يبدأ الصوم؟\n\n{PROSE}\n"));
-    w("guides/prayer.mdx", format!("import X from './x'\n\n# الصلاة\n\n{PROSE}\n\n<X />\n"));
-    w("page.html", format!("<html><head><title>صفحة الأعياد</title></head><body><nav>الرئيسية | اتصل بنا</nav><main><h1>الأعياد</h1><p>{PROSE}</p><p>{PROSE}</p></main></body></html>"));
+    w(
+        "fasting.md",
+        format!(
+            "---\ntitle: الصوم الكبير\nurl: https://example.org/fasting\ndomains: [faq, fasting]\n---\n\n# متى يبدأ الصوم؟\n\n{PROSE}\n"
+        ),
+    );
+    w(
+        "guides/prayer.mdx",
+        format!("import X from './x'\n\n# الصلاة\n\n{PROSE}\n\n<X />\n"),
+    );
+    w(
+        "page.html",
+        format!(
+            "<html><head><title>صفحة الأعياد</title></head><body><nav>الرئيسية | اتصل بنا</nav><main><h1>الأعياد</h1><p>{PROSE}</p><p>{PROSE}</p></main></body></html>"
+        ),
+    );
     w("notes.txt", "ملاحظات داخلية لا تُنشر".into());
     w("data.json", "[{\"title\": \"x\"}]".into());
     dir
 }
 
 fn version(out: &Path) -> String {
-    manifest(out)["corpus_version"].as_str().unwrap().to_string()
+    manifest(out)["corpus_version"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 #[test]
@@ -32,38 +48,105 @@ fn a_directory_builds_as_one_library_named_after_it() {
     let t = tempfile::tempdir().unwrap();
     let dir = site(t.path());
     let out = t.path().join("build");
-    let o = run(bin().current_dir(t.path()).arg("build").arg("--sources").arg(&dir).arg("--out").arg(&out));
+    let o = run(bin()
+        .current_dir(t.path())
+        .arg("build")
+        .arg("--sources")
+        .arg(&dir)
+        .arg("--out")
+        .arg(&out));
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(!stderr(&o).contains("notes.txt") && !stderr(&o).contains("data.json"), "only Markdown, MDX and HTML are read: {}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("notes.txt") && !stderr(&o).contains("data.json"),
+        "only Markdown, MDX and HTML are read: {}",
+        stderr(&o)
+    );
 
     let m = manifest(&out);
-    let libs: Vec<&str> = m["libraries"].as_array().unwrap().iter().map(|l| l["id"].as_str().unwrap()).collect();
+    let libs: Vec<&str> = m["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
     assert_eq!(libs, ["my-site"]);
     let recs = chunk_records(&out, "manifest.json");
     let mut sources: Vec<&str> = recs.iter().map(|r| r["source"].as_str().unwrap()).collect();
     sources.dedup();
-    assert_eq!(sources, ["my-site/fasting.md", "my-site/guides/prayer.mdx", "my-site/page.html"], "every format by its extension");
-    let fasting = recs.iter().find(|r| r["source"] == "my-site/fasting.md").unwrap();
+    assert_eq!(
+        sources,
+        [
+            "my-site/fasting.md",
+            "my-site/guides/prayer.mdx",
+            "my-site/page.html"
+        ],
+        "every format by its extension"
+    );
+    let fasting = recs
+        .iter()
+        .find(|r| r["source"] == "my-site/fasting.md")
+        .unwrap();
     assert_eq!(fasting["doc_id"], "my-site:fasting");
     assert_eq!(fasting["title"], "الصوم الكبير", "frontmatter title");
-    assert_eq!(fasting["url"], "https://example.org/fasting", "frontmatter url");
-    assert_eq!(fasting["domains"], serde_json::json!(["faq", "fasting"]), "frontmatter domains");
-    let prayer = recs.iter().find(|r| r["source"] == "my-site/guides/prayer.mdx").unwrap();
-    assert_eq!(prayer["domains"], serde_json::json!(["my-site"]), "the default domain is the library id");
-    assert!(!prayer["text"].as_str().unwrap().contains("import"), "MDX is parsed as MDX: {}", prayer["text"]);
-    let page = recs.iter().find(|r| r["source"] == "my-site/page.html").unwrap();
-    assert!(!page["text"].as_str().unwrap().contains("اتصل بنا"), "HTML chrome stays out: {}", page["text"]);
+    assert_eq!(
+        fasting["url"], "https://example.org/fasting",
+        "frontmatter url"
+    );
+    assert_eq!(
+        fasting["domains"],
+        serde_json::json!(["faq", "fasting"]),
+        "frontmatter domains"
+    );
+    let prayer = recs
+        .iter()
+        .find(|r| r["source"] == "my-site/guides/prayer.mdx")
+        .unwrap();
+    assert_eq!(
+        prayer["domains"],
+        serde_json::json!(["my-site"]),
+        "the default domain is the library id"
+    );
+    assert!(
+        !prayer["text"].as_str().unwrap().contains("import"),
+        "MDX is parsed as MDX: {}",
+        prayer["text"]
+    );
+    let page = recs
+        .iter()
+        .find(|r| r["source"] == "my-site/page.html")
+        .unwrap();
+    assert!(
+        !page["text"].as_str().unwrap().contains("اتصل بنا"),
+        "HTML chrome stays out: {}",
+        page["text"]
+    );
 
     // The other commands read the same build through the same option.
-    let o = run(bin().current_dir(t.path()).arg("verify").arg("--sources").arg(&dir).arg("--out").arg(&out));
+    let o = run(bin()
+        .current_dir(t.path())
+        .arg("verify")
+        .arg("--sources")
+        .arg(&dir)
+        .arg("--out")
+        .arg(&out));
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = run(bin().current_dir(t.path()).args(["query", "--json", "--sources"]).arg(&dir).arg("--out").arg(&out).arg("متى يبدأ الصوم"));
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["query", "--json", "--sources"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(&out)
+        .arg("متى يبدأ الصوم"));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("my-site:fasting:000"), "{}", stdout(&o));
 
     // The same directory, reached by a relative path from elsewhere, gives the same build.
     let again = t.path().join("again");
-    let o = run(bin().current_dir(dir.join("guides")).args(["build", "--sources", ".."]).arg("--out").arg(&again));
+    let o = run(bin()
+        .current_dir(dir.join("guides"))
+        .args(["build", "--sources", ".."])
+        .arg("--out")
+        .arg(&again));
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(version(&again), version(&out));
 }
@@ -74,12 +157,22 @@ fn output_defaults_to_out_in_the_current_directory() {
     let dir = site(t.path());
     let cwd = t.path().join("work");
     std::fs::create_dir_all(&cwd).unwrap();
-    let o = run(bin().current_dir(&cwd).arg("build").arg("--sources").arg(&dir));
+    let o = run(bin()
+        .current_dir(&cwd)
+        .arg("build")
+        .arg("--sources")
+        .arg(&dir));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(cwd.join("out/manifest.json").is_file());
-    assert!(!dir.join("out").exists(), "nothing is written into the sources");
+    assert!(
+        !dir.join("out").exists(),
+        "nothing is written into the sources"
+    );
     // Rebuilding the unchanged directory writes nothing new.
-    let o = run(bin().current_dir(&cwd).args(["build", "--json", "--sources"]).arg(&dir));
+    let o = run(bin()
+        .current_dir(&cwd)
+        .args(["build", "--json", "--sources"])
+        .arg(&dir));
     assert!(o.status.success(), "{}", stderr(&o));
     let s: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(s["files_written"], 0, "{s}");
@@ -88,11 +181,20 @@ fn output_defaults_to_out_in_the_current_directory() {
 #[test]
 fn a_missing_directory_or_a_config_beside_it_is_a_usage_error() {
     let t = tempfile::tempdir().unwrap();
-    let o = run(bin().current_dir(t.path()).args(["build", "--sources", "no-such-dir"]));
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--sources", "no-such-dir"]));
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no-such-dir is not a directory"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no-such-dir is not a directory"),
+        "{}",
+        stderr(&o)
+    );
     let dir = site(t.path());
-    let o = run(bin().current_dir(t.path()).args(["build", "--config", "corpus.toml", "--sources"]).arg(&dir));
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--config", "corpus.toml", "--sources"])
+        .arg(&dir));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
 }

@@ -17,7 +17,9 @@ const NAMESPACE: &str = "askzico-compat";
 
 fn wrangler_cmd(exe: &Path) -> Command {
     let mut c = Command::new(exe);
-    c.env("WRANGLER_SEND_METRICS", "false").env("CI", "true").env_remove("CLOUDFLARE_API_TOKEN");
+    c.env("WRANGLER_SEND_METRICS", "false")
+        .env("CI", "true")
+        .env_remove("CLOUDFLARE_API_TOKEN");
     c
 }
 
@@ -28,7 +30,8 @@ fn find_wrangler() -> Result<PathBuf, String> {
         candidates.push(p.into());
     }
     if let Some(home) = std::env::var_os("HOME") {
-        candidates.push(Path::new(&home).join(".cache/askzico-wrangler/node_modules/.bin/wrangler"));
+        candidates
+            .push(Path::new(&home).join(".cache/askzico-wrangler/node_modules/.bin/wrangler"));
     }
     candidates.push("wrangler".into());
     let mut tried = Vec::new();
@@ -36,12 +39,18 @@ fn find_wrangler() -> Result<PathBuf, String> {
         match wrangler_cmd(&exe).arg("--version").output() {
             Ok(o) if o.status.success() => {
                 let v = String::from_utf8_lossy(&o.stdout).trim().to_string();
-                if v.split('.').next().is_some_and(|major| major.trim_start_matches(|c: char| !c.is_ascii_digit()) == "4") {
+                if v.split('.').next().is_some_and(|major| {
+                    major.trim_start_matches(|c: char| !c.is_ascii_digit()) == "4"
+                }) {
                     return Ok(exe);
                 }
                 tried.push(format!("{} is version {v:?}, not 4.x", exe.display()));
             }
-            Ok(o) => tried.push(format!("{} --version failed: {}", exe.display(), String::from_utf8_lossy(&o.stderr).trim())),
+            Ok(o) => tried.push(format!(
+                "{} --version failed: {}",
+                exe.display(),
+                String::from_utf8_lossy(&o.stderr).trim()
+            )),
             Err(e) => tried.push(format!("{}: {e}", exe.display())),
         }
     }
@@ -49,9 +58,19 @@ fn find_wrangler() -> Result<PathBuf, String> {
 }
 
 fn wrangler_ok(exe: &Path, dir: &Path, args: &[&str]) -> String {
-    let o = wrangler_cmd(exe).current_dir(dir).args(args).output().unwrap();
-    let (out, err) = (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned());
-    assert!(o.status.success(), "wrangler {args:?} failed:\n{out}\n{err}");
+    let o = wrangler_cmd(exe)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
+    assert!(
+        o.status.success(),
+        "wrangler {args:?} failed:\n{out}\n{err}"
+    );
     out
 }
 
@@ -60,7 +79,9 @@ fn wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records() {
     let exe = match find_wrangler() {
         Ok(exe) => exe,
         Err(why) => {
-            println!("SKIP wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records: no wrangler 4.x ({why}); .ci/run installs one");
+            println!(
+                "SKIP wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records: no wrangler 4.x ({why}); .ci/run installs one"
+            );
             return;
         }
     };
@@ -68,26 +89,85 @@ fn wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records() {
     let o = run(bin().current_dir(p.path()).arg("build"));
     assert!(o.status.success(), "{}", stderr(&o));
     let dest = p.path().join("upload");
-    let o = run(bin().current_dir(p.path()).args(["export", "--format", "kv", "--prefix", "zico/", "--dest"]).arg(&dest));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["export", "--format", "kv", "--prefix", "zico/", "--dest"])
+        .arg(&dest));
     assert!(o.status.success(), "{}", stderr(&o));
     let files: Vec<String> = stdout(&o).lines().map(String::from).collect();
-    assert_eq!(files.len(), 1, "the sample build fits one bulk file: {files:?}");
+    assert_eq!(
+        files.len(),
+        1,
+        "the sample build fits one bulk file: {files:?}"
+    );
 
     let state = p.path().join("wrangler-state");
     let state_arg = state.to_str().unwrap();
-    let out = wrangler_ok(&exe, p.path(), &["kv", "bulk", "put", &files[0], "--namespace-id", NAMESPACE, "--local", "--persist-to", state_arg]);
+    let out = wrangler_ok(
+        &exe,
+        p.path(),
+        &[
+            "kv",
+            "bulk",
+            "put",
+            &files[0],
+            "--namespace-id",
+            NAMESPACE,
+            "--local",
+            "--persist-to",
+            state_arg,
+        ],
+    );
     assert!(out.contains("Success"), "{out}");
 
     let pairs: Vec<Value> = serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
-    let version = manifest(&p.path().join("out"))["corpus_version"].as_str().unwrap().to_string();
-    let pick = |prefix: String| pairs.iter().find(|pair| pair["key"].as_str().unwrap().starts_with(&prefix)).unwrap_or_else(|| panic!("no key {prefix}*"));
+    let version = manifest(&p.path().join("out"))["corpus_version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pick = |prefix: String| {
+        pairs
+            .iter()
+            .find(|pair| pair["key"].as_str().unwrap().starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no key {prefix}*"))
+    };
     // A lookup record with Arabic evidence, a lexical shard, a key page and the manifest.
-    for pair in [pick(format!("zico/{version}/chunk/")), pick(format!("zico/{version}/lex/")), pick(format!("zico/{version}/keys/")), pick(format!("zico/{version}/manifest"))] {
+    for pair in [
+        pick(format!("zico/{version}/chunk/")),
+        pick(format!("zico/{version}/lex/")),
+        pick(format!("zico/{version}/keys/")),
+        pick(format!("zico/{version}/manifest")),
+    ] {
         let key = pair["key"].as_str().unwrap();
-        let got = wrangler_ok(&exe, p.path(), &["kv", "key", "get", key, "--namespace-id", NAMESPACE, "--local", "--persist-to", state_arg]);
-        assert_eq!(got, pair["value"].as_str().unwrap(), "wrangler returned another value for {key}");
+        let got = wrangler_ok(
+            &exe,
+            p.path(),
+            &[
+                "kv",
+                "key",
+                "get",
+                key,
+                "--namespace-id",
+                NAMESPACE,
+                "--local",
+                "--persist-to",
+                state_arg,
+            ],
+        );
+        assert_eq!(
+            got,
+            pair["value"].as_str().unwrap(),
+            "wrangler returned another value for {key}"
+        );
     }
     let chunk = pick(format!("zico/{version}/chunk/"));
     let record: Value = serde_json::from_str(chunk["value"].as_str().unwrap()).unwrap();
-    assert!(record["text"].as_str().unwrap().chars().any(|c| ('\u{0600}'..='\u{06FF}').contains(&c)), "an Arabic record: {record}");
+    assert!(
+        record["text"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .any(|c| ('\u{0600}'..='\u{06FF}').contains(&c)),
+        "an Arabic record: {record}"
+    );
 }

@@ -25,10 +25,14 @@ pub struct GcReport {
 /// Runs gc on `out`; with `dry_run` nothing is removed and the report says what would be.
 pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
     let fail = |what: String| Problem::error("gc", what).in_file(out.display().to_string());
-    let _lock = OutLock::acquire(out).map_err(|e| fail(format!("cannot lock the output directory: {e}")))?;
+    let _lock = OutLock::acquire(out)
+        .map_err(|e| fail(format!("cannot lock the output directory: {e}")))?;
     let mut kept: Vec<Manifest> = Vec::new();
     // Current manifests of every environment.
-    for entry in std::fs::read_dir(out).map_err(|e| fail(format!("cannot read: {e}")))?.flatten() {
+    for entry in std::fs::read_dir(out)
+        .map_err(|e| fail(format!("cannot read: {e}")))?
+        .flatten()
+    {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name == "manifest.json" || (name.starts_with("manifest.") && name.ends_with(".json")) {
             let m = store::read_manifest_file(&entry.path())?;
@@ -36,17 +40,18 @@ pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
         }
     }
     // The N newest version manifests.
-    let mut versions: Vec<(std::time::SystemTime, String, PathBuf)> = std::fs::read_dir(out.join("versions"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let version = name.strip_suffix(".json")?.to_string();
-            let modified = e.metadata().ok()?.modified().ok()?;
-            Some((modified, version, e.path()))
-        })
-        .collect();
+    let mut versions: Vec<(std::time::SystemTime, String, PathBuf)> =
+        std::fs::read_dir(out.join("versions"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let version = name.strip_suffix(".json")?.to_string();
+                let modified = e.metadata().ok()?.modified().ok()?;
+                Some((modified, version, e.path()))
+            })
+            .collect();
     versions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let current: HashSet<String> = kept.iter().map(|m| m.corpus_version.clone()).collect();
     let mut report = GcReport::default();
@@ -61,11 +66,17 @@ pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
         } else {
             report.versions_removed += 1;
             if !dry_run {
-                std::fs::remove_file(path).map_err(|e| fail(format!("cannot remove {}: {e}", path.display())))?;
+                std::fs::remove_file(path)
+                    .map_err(|e| fail(format!("cannot remove {}: {e}", path.display())))?;
             }
         }
     }
-    let named: HashSet<PathBuf> = kept.iter().flat_map(|m| m.artifacts.iter()).filter(|a| store::is_safe_artifact_path(&a.path)).map(|a| out.join(&a.path)).collect();
+    let named: HashSet<PathBuf> = kept
+        .iter()
+        .flat_map(|m| m.artifacts.iter())
+        .filter(|a| store::is_safe_artifact_path(&a.path))
+        .map(|a| out.join(&a.path))
+        .collect();
     for dir in SWEPT {
         for entry in walkdir::WalkDir::new(out.join(dir)).into_iter().flatten() {
             if !entry.file_type().is_file() || named.contains(entry.path()) {
@@ -74,7 +85,8 @@ pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
             report.files_removed += 1;
             report.bytes_removed += entry.metadata().map(|m| m.len()).unwrap_or(0);
             if !dry_run {
-                std::fs::remove_file(entry.path()).map_err(|e| fail(format!("cannot remove {}: {e}", entry.path().display())))?;
+                std::fs::remove_file(entry.path())
+                    .map_err(|e| fail(format!("cannot remove {}: {e}", entry.path().display())))?;
             }
         }
         if !dry_run {
@@ -85,7 +97,12 @@ pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
 }
 
 fn remove_empty_dirs(dir: &Path) {
-    for entry in walkdir::WalkDir::new(dir).contents_first(true).min_depth(1).into_iter().flatten() {
+    for entry in walkdir::WalkDir::new(dir)
+        .contents_first(true)
+        .min_depth(1)
+        .into_iter()
+        .flatten()
+    {
         if entry.file_type().is_dir() {
             let _ = std::fs::remove_dir(entry.path()); // fails (and stays) when not empty
         }

@@ -21,7 +21,9 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     // the block, which the compiler turns into vector compares.
     while i + BLOCK <= bytes.len() {
         let block: &[u8; BLOCK] = bytes[i..i + BLOCK].try_into().expect("one block");
-        if block.iter().fold(false, |any, &b| any | (b < 0x20) | (b == b'"') | (b == b'\\')) {
+        if block.iter().fold(false, |any, &b| {
+            any | (b < 0x20) | (b == b'"') | (b == b'\\')
+        }) {
             for (j, &b) in block.iter().enumerate() {
                 if let Some(esc) = escape(b) {
                     out.extend_from_slice(&bytes[copied..i + j]);
@@ -50,7 +52,10 @@ const BLOCK: usize = 32;
 #[inline]
 fn escape(b: u8) -> Option<EscapeBytes> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let short = |c: u8| EscapeBytes { bytes: [b'\\', c, 0, 0, 0, 0], len: 2 };
+    let short = |c: u8| EscapeBytes {
+        bytes: [b'\\', c, 0, 0, 0, 0],
+        len: 2,
+    };
     match b {
         b'"' => Some(short(b'"')),
         b'\\' => Some(short(b'\\')),
@@ -59,7 +64,17 @@ fn escape(b: u8) -> Option<EscapeBytes> {
         0x0A => Some(short(b'n')),
         0x0C => Some(short(b'f')),
         0x0D => Some(short(b'r')),
-        0x00..0x20 => Some(EscapeBytes { bytes: [b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 0xF) as usize]], len: 6 }),
+        0x00..0x20 => Some(EscapeBytes {
+            bytes: [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 0xF) as usize],
+            ],
+            len: 6,
+        }),
         _ => None,
     }
 }
@@ -283,7 +298,13 @@ mod tests {
                 assert_eq!(str_json(&s), serde_json::to_vec(&s).unwrap(), "{s:?}");
             }
         }
-        for s in ["", "\"", "\\\\\"\"", "سطر\nسطر\r\n\t\u{7f}\u{1f}\u{0}", "🙂 e\u{301} \u{2028}\u{2029}"] {
+        for s in [
+            "",
+            "\"",
+            "\\\\\"\"",
+            "سطر\nسطر\r\n\t\u{7f}\u{1f}\u{0}",
+            "🙂 e\u{301} \u{2028}\u{2029}",
+        ] {
             assert_eq!(str_json(s), serde_json::to_vec(s).unwrap(), "{s:?}");
         }
     }
@@ -330,7 +351,10 @@ mod tests {
             for c in &d.chunks {
                 let mut metadata = d.metadata.clone();
                 metadata.insert("heading_path".into(), Value::from(c.heading_path.clone()));
-                metadata.insert("span".into(), Value::from(vec![c.span.0 as u64, c.span.1 as u64]));
+                metadata.insert(
+                    "span".into(),
+                    Value::from(vec![c.span.0 as u64, c.span.1 as u64]),
+                );
                 let row = ChunkRecordOut {
                     doc_id: &d.doc_id,
                     chunk_id: &c.chunk_id,
@@ -346,7 +370,15 @@ mod tests {
                 };
                 serde_json::to_writer(&mut chunks, &row).unwrap();
                 chunks.push(b'\n');
-                let row = LookupOut { chunk_id: &c.chunk_id, title: &d.title, url: &d.url, text: &c.text, domains: &d.domains, library: &d.library, metadata };
+                let row = LookupOut {
+                    chunk_id: &c.chunk_id,
+                    title: &d.title,
+                    url: &d.url,
+                    text: &c.text,
+                    domains: &d.domains,
+                    library: &d.library,
+                    metadata,
+                };
                 serde_json::to_writer(&mut lookup, &row).unwrap();
                 lookup.push(b'\n');
             }
@@ -386,22 +418,40 @@ mod tests {
     #[test]
     fn records_match_serde_rendering() {
         let docs = [
-            doc("plain", json!({}), &["نص أول\n\nفقرة ثانية", "نص \"مقتبس\" \\ \u{1}"]),
+            doc(
+                "plain",
+                json!({}),
+                &["نص أول\n\nفقرة ثانية", "نص \"مقتبس\" \\ \u{1}"],
+            ),
             doc(
                 "meta",
                 json!({"date": "2024-01-07", "n": 3, "x": 1.5e-7, "neg": -12, "big": 18446744073709551615u64, "nested": {"b": [1, null, true], "a": "س"}, "مفتاح\n": "قيمة"}),
                 &["واحد"],
             ),
             // Keys the chunk overrides keep their place; the other is appended.
-            doc("override", json!({"span": "old", "z": 1, "a": 2}), &["اثنان", "ثلاثة"]),
-            doc("both", json!({"heading_path": ["x"], "k": false, "span": [0, 0]}), &["أربعة"]),
+            doc(
+                "override",
+                json!({"span": "old", "z": 1, "a": 2}),
+                &["اثنان", "ثلاثة"],
+            ),
+            doc(
+                "both",
+                json!({"heading_path": ["x"], "k": false, "span": [0, 0]}),
+                &["أربعة"],
+            ),
             doc("empty", json!({"k": "v"}), &[]),
         ];
         let refs: Vec<&BuiltDoc> = docs.iter().collect();
         let (chunks, lookup, n) = chunks_and_lookup(&refs);
         let (want_chunks, want_lookup) = oracle(&refs);
-        assert_eq!(String::from_utf8(chunks).unwrap(), String::from_utf8(want_chunks).unwrap());
-        assert_eq!(String::from_utf8(lookup).unwrap(), String::from_utf8(want_lookup).unwrap());
+        assert_eq!(
+            String::from_utf8(chunks).unwrap(),
+            String::from_utf8(want_chunks).unwrap()
+        );
+        assert_eq!(
+            String::from_utf8(lookup).unwrap(),
+            String::from_utf8(want_lookup).unwrap()
+        );
         assert_eq!(n, 6);
         // The records read back as the read-side types.
         let (chunks, lookup, _) = chunks_and_lookup(&refs);

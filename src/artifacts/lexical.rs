@@ -28,8 +28,8 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{BuiltDoc, Kind, Rendered};
-use crate::text::prefix_key;
 use crate::normalize::WordExtras;
+use crate::text::prefix_key;
 
 /// Target size of one shard, in estimated bytes (`Postings::estimate` runs 10–20 % above the
 /// rendered JSON, so shards average ~70 KB); a Worker reads one shard per question term.
@@ -75,24 +75,40 @@ impl LexMeta {
 
     /// The length in tokens of a chunk a posting names.
     pub fn len_of(&self, c: ChunkRef) -> Option<u32> {
-        self.docs.get(c.ord as usize)?.1.get(c.index as usize).copied()
+        self.docs
+            .get(c.ord as usize)?
+            .1
+            .get(c.index as usize)
+            .copied()
     }
 
     /// The ordinal of a document.
     pub fn ord_of(&self, doc_id: &str) -> Option<u32> {
-        self.docs.binary_search_by(|(d, _)| d.as_str().cmp(doc_id)).ok().map(|i| i as u32)
+        self.docs
+            .binary_search_by(|(d, _)| d.as_str().cmp(doc_id))
+            .ok()
+            .map(|i| i as u32)
     }
 
     /// Sets `chunks`, `total_len` and `avgdl` from the document table.
     fn recount(&mut self) {
         self.chunks = self.docs.iter().map(|(_, l)| l.len()).sum();
-        self.total_len = self.docs.iter().flat_map(|(_, l)| l).map(|l| *l as u64).sum();
+        self.total_len = self
+            .docs
+            .iter()
+            .flat_map(|(_, l)| l)
+            .map(|l| *l as u64)
+            .sum();
         self.avgdl = avgdl(self.total_len, self.chunks);
     }
 }
 
 fn avgdl(total_len: u64, chunks: usize) -> f64 {
-    if chunks == 0 { 0.0 } else { total_len as f64 / chunks as f64 }
+    if chunks == 0 {
+        0.0
+    } else {
+        total_len as f64 / chunks as f64
+    }
 }
 
 /// A term shard as stored: per field, term → encoded postings (see the module docs).
@@ -146,7 +162,11 @@ impl LexShard {
 
     /// Every posting of every field, with its field and term (for `verify`).
     pub fn all(&self) -> impl Iterator<Item = (usize, &str, Result<Vec<Posting>, String>)> {
-        (0..FIELDS).flat_map(move |f| self.map(f).iter().map(move |(t, l)| (f, t.as_str(), decode(l, has_tf(f)))))
+        (0..FIELDS).flat_map(move |f| {
+            self.map(f)
+                .iter()
+                .map(move |(t, l)| (f, t.as_str(), decode(l, has_tf(f))))
+        })
     }
 }
 
@@ -154,19 +174,30 @@ impl LexShard {
 pub fn decode(list: &[u32], tf: bool) -> Result<Vec<Posting>, String> {
     let step = if tf { 3 } else { 2 };
     if !list.len().is_multiple_of(step) {
-        return Err(format!("a posting list of {} numbers is not a multiple of {step}", list.len()));
+        return Err(format!(
+            "a posting list of {} numbers is not a multiple of {step}",
+            list.len()
+        ));
     }
     let mut ord: u32 = 0;
     let mut out = Vec::with_capacity(list.len() / step);
     let mut prev: Option<ChunkRef> = None;
     for p in list.chunks_exact(step) {
-        ord = ord.checked_add(p[0]).ok_or("a posting's ordinal overflows")?;
+        ord = ord
+            .checked_add(p[0])
+            .ok_or("a posting's ordinal overflows")?;
         let chunk = ChunkRef { ord, index: p[1] };
         if prev.is_some_and(|q| q >= chunk) {
-            return Err(format!("postings out of order at ordinal {ord}, index {}", p[1]));
+            return Err(format!(
+                "postings out of order at ordinal {ord}, index {}",
+                p[1]
+            ));
         }
         prev = Some(chunk);
-        out.push(Posting { chunk, tf: if tf { p[2] } else { 1 } });
+        out.push(Posting {
+            chunk,
+            tf: if tf { p[2] } else { 1 },
+        });
     }
     Ok(out)
 }
@@ -215,7 +246,9 @@ fn prefetch<T>(p: &T) {
     // SAFETY: a prefetch reads nothing and cannot fault (the address is a live reference's);
     // SSE, which it needs, is part of every x86_64 target.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((p as *const T).cast::<i8>());
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (p as *const T).cast::<i8>(),
+        );
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
@@ -259,7 +292,11 @@ impl Field {
     }
 
     fn starts(&self, i: usize) -> (usize, usize) {
-        if i == 0 { (0, 0) } else { (self.ends[i - 1].0 as usize, self.ends[i - 1].1 as usize) }
+        if i == 0 {
+            (0, 0)
+        } else {
+            (self.ends[i - 1].0 as usize, self.ends[i - 1].1 as usize)
+        }
     }
 
     /// Term `i`.
@@ -344,7 +381,11 @@ struct Lists {
 
 impl Lists {
     fn new() -> Self {
-        Lists { last: Vec::new(), entries: Vec::new(), chunks: Vec::new() }
+        Lists {
+            last: Vec::new(),
+            entries: Vec::new(),
+            chunks: Vec::new(),
+        }
     }
 
     /// Appends a posting of term `id` in chunk `chunk`.
@@ -405,7 +446,10 @@ impl Lists {
             f.ends.push((f.text.len() as u32, at[r + 1]));
         }
         for (k, &(chunk, start)) in self.chunks.iter().enumerate() {
-            let end = self.chunks.get(k + 1).map_or(self.entries.len(), |c| c.1 as usize);
+            let end = self
+                .chunks
+                .get(k + 1)
+                .map_or(self.entries.len(), |c| c.1 as usize);
             for &(id, tf) in &self.entries[start as usize..end] {
                 let slot = &mut at[rank[id as usize] as usize];
                 f.postings[*slot as usize] = (chunk, tf);
@@ -428,7 +472,10 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let half = |s: &[u8], i: usize| u32::from_ne_bytes(s[i..i + 4].try_into().expect("4 bytes"));
     match n {
         // Whole words, the last one overlapping the one before.
-        8.. => (0..n - 8).step_by(8).all(|i| word(a, i) == word(b, i)) && word(a, n - 8) == word(b, n - 8),
+        8.. => {
+            (0..n - 8).step_by(8).all(|i| word(a, i) == word(b, i))
+                && word(a, n - 8) == word(b, n - 8)
+        }
         4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
         _ => a == b,
     }
@@ -452,7 +499,11 @@ struct Interner {
 /// Where item `id` starts and ends in a sequence whose items end at `ends` (the first at 0).
 #[inline]
 fn span_of(ends: &[u32], id: u32) -> std::ops::Range<usize> {
-    let start = if id == 0 { 0 } else { ends[id as usize - 1] as usize };
+    let start = if id == 0 {
+        0
+    } else {
+        ends[id as usize - 1] as usize
+    };
     start..ends[id as usize] as usize
 }
 
@@ -464,7 +515,13 @@ fn term_of<'b>(text: &'b str, ends: &[u32], id: u32) -> &'b str {
 
 impl Interner {
     fn new() -> Self {
-        Interner { ids: hashbrown::HashTable::new(), hashes: Vec::new(), text: String::new(), ends: Vec::new(), lists: Lists::new() }
+        Interner {
+            ids: hashbrown::HashTable::new(),
+            hashes: Vec::new(),
+            text: String::new(),
+            ends: Vec::new(),
+            lists: Lists::new(),
+        }
     }
 
     fn id(&mut self, term: &str) -> u32 {
@@ -475,7 +532,9 @@ impl Interner {
     /// The ID of `term`, whose hash is `h`.
     fn id_hashed(&mut self, term: &str, h: u64) -> u32 {
         let (text, ends) = (&self.text, &self.ends);
-        if let Some(&id) = self.ids.find(h, |&id| same_bytes(&text.as_bytes()[span_of(ends, id)], term.as_bytes())) {
+        if let Some(&id) = self.ids.find(h, |&id| {
+            same_bytes(&text.as_bytes()[span_of(ends, id)], term.as_bytes())
+        }) {
             return id;
         }
         let id = self.ends.len() as u32;
@@ -506,8 +565,12 @@ impl Interner {
     }
 
     fn field(self) -> Field {
-        let Interner { text, ends, lists, .. } = self;
-        let terms: Vec<&str> = (0..ends.len() as u32).map(|id| term_of(&text, &ends, id)).collect();
+        let Interner {
+            text, ends, lists, ..
+        } = self;
+        let terms: Vec<&str> = (0..ends.len() as u32)
+            .map(|id| term_of(&text, &ends, id))
+            .collect();
         lists.field(&terms)
     }
 }
@@ -519,12 +582,21 @@ impl Interner {
 /// distinct term of the part).
 pub fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Postings {
     let _t = crate::timings::start(crate::timings::Stage::Index);
-    let mut docs: Vec<&BuiltDoc> = docs.iter().copied().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
+    let mut docs: Vec<&BuiltDoc> = docs
+        .iter()
+        .copied()
+        .filter(|d| d.domains.iter().any(|x| x == domain))
+        .collect();
     if !docs.is_sorted_by(|a, b| a.doc_id.as_str() <= b.doc_id.as_str()) {
         docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
     }
     let mut p = Postings::default();
-    let [mut terms, mut alias, mut context, mut stems] = [Interner::new(), Interner::new(), Interner::new(), Interner::new()];
+    let [mut terms, mut alias, mut context, mut stems] = [
+        Interner::new(),
+        Interner::new(),
+        Interner::new(),
+        Interner::new(),
+    ];
     // Stem keys: computed once per distinct term of the part (`stem_of[term id]`), interned.
     let mut stem_of: Vec<Option<u32>> = Vec::new();
     // Each term's word tokens as alias IDs, one after another: term `id`'s are
@@ -539,9 +611,17 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Posting
                 terms.add(t, idx);
                 len += 1;
             }
-            let pushed = p.push_chunk(d.doc_id.as_str(), c.index as u32, c.chunk_id.as_str().len(), len);
+            let pushed = p.push_chunk(
+                d.doc_id.as_str(),
+                c.index as u32,
+                c.chunk_id.as_str().len(),
+                len,
+            );
             debug_assert_eq!(pushed, idx);
-            debug_assert_eq!(c.chunk_id.as_str(), format!("{}:{:0w$}", d.doc_id.as_str(), c.index, w = p.width));
+            debug_assert_eq!(
+                c.chunk_id.as_str(),
+                format!("{}:{:0w$}", d.doc_id.as_str(), c.index, w = p.width)
+            );
             // The chunk's distinct terms with their tf, in order of first occurrence.
             for &(id, tf) in &terms.lists.entries[first..] {
                 if stem_of.len() <= id as usize {
@@ -551,7 +631,8 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Posting
                     let term = terms.term(id);
                     extras.each(term, |t| extra_ids.push(alias.id(t)));
                     extra_end.push(extra_ids.len() as u32);
-                    stem_of.push(crate::normalize::stem::stem_key(term).map(|k| stems.id(k.as_str())));
+                    stem_of
+                        .push(crate::normalize::stem::stem_key(term).map(|k| stems.id(k.as_str())));
                 }
                 if let Some(sid) = stem_of[id as usize] {
                     stems.lists.add(sid, idx, tf);
@@ -598,14 +679,21 @@ impl Postings {
     pub fn set_fields(&mut self, fields: [Field; FIELDS]) {
         self.estimate = self.id_lens.iter().map(|l| *l as usize + 10).sum();
         for (f, field) in fields.into_iter().enumerate() {
-            let per = if has_tf(f) { POSTING_BYTES + 2 } else { POSTING_BYTES };
+            let per = if has_tf(f) {
+                POSTING_BYTES + 2
+            } else {
+                POSTING_BYTES
+            };
             self.estimate += field.postings_len() * per;
             self.fields[f] = field;
         }
     }
 
     /// A term's postings by document ID: `(doc_id, chunk index, tf)` in part order.
-    fn resolved<'a>(&'a self, list: &'a [(u32, u32)]) -> impl Iterator<Item = (&'a str, u32, u32)> + 'a {
+    fn resolved<'a>(
+        &'a self,
+        list: &'a [(u32, u32)],
+    ) -> impl Iterator<Item = (&'a str, u32, u32)> + 'a {
         list.iter().map(|(c, tf)| {
             let (d, index) = self.refs[*c as usize];
             (self.docs[d as usize].as_str(), index, *tf)
@@ -630,15 +718,28 @@ pub struct Table<'a> {
 
 /// The document table of a domain's parts (a document ID is unique in a build).
 pub fn table<'a>(parts: &[&'a Postings]) -> Table<'a> {
-    let mut docs: Vec<&str> = parts.iter().flat_map(|p| p.docs.iter().map(String::as_str)).collect();
+    let mut docs: Vec<&str> = parts
+        .iter()
+        .flat_map(|p| p.docs.iter().map(String::as_str))
+        .collect();
     docs.par_sort_unstable();
     docs.dedup();
-    let ord: FxHashMap<&str, u32> = docs.iter().enumerate().map(|(i, d)| (*d, i as u32)).collect();
+    let ord: FxHashMap<&str, u32> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (*d, i as u32))
+        .collect();
     let chunks = parts
         .iter()
         .map(|p| {
             let ords: Vec<u32> = p.docs.iter().map(|d| ord[d.as_str()]).collect();
-            p.refs.iter().map(|&(d, index)| ChunkRef { ord: ords[d as usize], index }).collect()
+            p.refs
+                .iter()
+                .map(|&(d, index)| ChunkRef {
+                    ord: ords[d as usize],
+                    index,
+                })
+                .collect()
         })
         .collect();
     Table { docs, chunks }
@@ -753,14 +854,18 @@ impl Dealt {
 
     /// The entries of shard `k` from `at` (a `start_of(k)`, or where shard `k - 1` ended).
     fn run(&self, k: usize, at: usize) -> &[(u32, u8, u32)] {
-        let len = self.0[at..].iter().take_while(|e| e.0 as usize == k).count();
+        let len = self.0[at..]
+            .iter()
+            .take_while(|e| e.0 as usize == k)
+            .count();
         &self.0[at..at + len]
     }
 }
 
 pub fn deal(part: &Postings, shards: usize) -> Dealt {
     let _t = crate::timings::start(crate::timings::Stage::Index);
-    let mut keyed: Vec<(u32, u8, u32)> = Vec::with_capacity(part.fields.iter().map(Field::len).sum());
+    let mut keyed: Vec<(u32, u8, u32)> =
+        Vec::with_capacity(part.fields.iter().map(Field::len).sum());
     let shards = shards.max(1);
     let mut at = vec![0usize; shards + 1];
     for (f, field) in part.fields.iter().enumerate() {
@@ -785,7 +890,13 @@ pub fn deal(part: &Postings, shards: usize) -> Dealt {
 /// Renders term shard `k` of a domain from its parts, their dealt entries and the domain's
 /// table. A term's postings are sorted by chunk, so the bytes do not depend on how chunks are
 /// grouped into parts.
-pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt], table: &Table) -> Rendered {
+pub fn render_shard(
+    domain: &str,
+    k: usize,
+    parts: &[&Postings],
+    dealt: &[&Dealt],
+    table: &Table,
+) -> Rendered {
     let runs: Vec<&[(u32, u8, u32)]> = dealt.iter().map(|d| d.run(k, d.start_of(k))).collect();
     render_runs(domain, k, parts, &runs, table)
 }
@@ -793,11 +904,19 @@ pub fn render_shard(domain: &str, k: usize, parts: &[&Postings], dealt: &[&Dealt
 /// Renders term shards `range`, in order. Each part's dealt list is walked once from the
 /// range's start: looking every shard up in every part costs parts × shards searches, which
 /// grows with the square of the corpus.
-pub fn render_range(domain: &str, range: std::ops::Range<usize>, parts: &[&Postings], dealt: &[&Dealt], table: &Table, sink: &(dyn Fn(&Rendered) + Sync)) -> Vec<Rendered> {
+pub fn render_range(
+    domain: &str,
+    range: std::ops::Range<usize>,
+    parts: &[&Postings],
+    dealt: &[&Dealt],
+    table: &Table,
+    sink: &(dyn Fn(&Rendered) + Sync),
+) -> Vec<Rendered> {
     let mut at: Vec<usize> = dealt.iter().map(|d| d.start_of(range.start)).collect();
     let mut out = Vec::with_capacity(range.len());
     for k in range {
-        let runs: Vec<&[(u32, u8, u32)]> = dealt.iter().zip(&at).map(|(d, &a)| d.run(k, a)).collect();
+        let runs: Vec<&[(u32, u8, u32)]> =
+            dealt.iter().zip(&at).map(|(d, &a)| d.run(k, a)).collect();
         for (a, r) in at.iter_mut().zip(&runs) {
             *a += r.len();
         }
@@ -814,7 +933,13 @@ pub const SHARDS_PER_TASK: usize = 16;
 /// Renders term shard `k` from each part's run of dealt entries for it: `LexShard`'s fields in
 /// order, the additive ones skipped when empty, each field's terms merged across the parts in
 /// term order and written straight out (no map per shard, no list per term).
-fn render_runs(domain: &str, k: usize, parts: &[&Postings], runs: &[&[(u32, u8, u32)]], table: &Table) -> Rendered {
+fn render_runs(
+    domain: &str,
+    k: usize,
+    parts: &[&Postings],
+    runs: &[&[(u32, u8, u32)]],
+    table: &Table,
+) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
     let mut out = Vec::with_capacity(64 + runs_size(parts, runs));
     out.extend_from_slice(b"{\"domain\":");
@@ -830,7 +955,10 @@ fn render_runs(domain: &str, k: usize, parts: &[&Postings], runs: &[&[(u32, u8, 
         merged.clear();
         for (pi, (p, run)) in parts.iter().zip(runs).enumerate() {
             // A run is sorted by field, then term.
-            let (a, b) = (run.partition_point(|e| (e.1 as usize) < f), run.partition_point(|e| (e.1 as usize) <= f));
+            let (a, b) = (
+                run.partition_point(|e| (e.1 as usize) < f),
+                run.partition_point(|e| (e.1 as usize) <= f),
+            );
             merged.extend(run[a..b].iter().map(|e| {
                 let field = &p.fields[f];
                 // The term's postings are read once the field's terms are merged; they lie in
@@ -860,7 +988,12 @@ fn render_runs(domain: &str, k: usize, parts: &[&Postings], runs: &[&[(u32, u8, 
             while j < merged.len() && merged[j].0 == key && merged[j].1 == term {
                 let (_, _, pi, i) = merged[j];
                 let chunks = &table.chunks[pi as usize];
-                list.extend(parts[pi as usize].fields[f].list(i as usize).iter().map(|&(c, tf)| Posting { chunk: chunks[c as usize], tf }));
+                list.extend(parts[pi as usize].fields[f].list(i as usize).iter().map(
+                    |&(c, tf)| Posting {
+                        chunk: chunks[c as usize],
+                        tf,
+                    },
+                ));
                 j += 1;
             }
             // Each part's postings are in chunk order (`postings`); parts of contiguous ranges of
@@ -877,7 +1010,15 @@ fn render_runs(domain: &str, k: usize, parts: &[&Postings], runs: &[&[(u32, u8, 
         out.push(b'}');
     }
     out.push(b'}');
-    Rendered::new(Kind::Lexical, format!("lexical/{domain}/{k:04}"), "json", out, records, Some(domain.to_string()), None)
+    Rendered::new(
+        Kind::Lexical,
+        format!("lexical/{domain}/{k:04}"),
+        "json",
+        out,
+        records,
+        Some(domain.to_string()),
+        None,
+    )
 }
 
 /// About the bytes of a shard's fields: a term's bytes and 8 per posting.
@@ -908,8 +1049,25 @@ pub fn render_meta(domain: &str, parts: &[&Postings], shards: usize, table: &Tab
         }
     }
     let width = parts.iter().map(|p| p.width).max().unwrap_or(0);
-    let meta = MetaOut { domain, chunks: n, total_len, avgdl: avgdl(total_len, n), shards, hash: "fnv1a64", width, docs: table.docs.iter().copied().zip(lens).collect() };
-    Rendered::new(Kind::Lexical, format!("lexical/{domain}/meta"), "json", serde_json::to_vec(&meta).expect("meta serializes"), n, Some(domain.to_string()), None)
+    let meta = MetaOut {
+        domain,
+        chunks: n,
+        total_len,
+        avgdl: avgdl(total_len, n),
+        shards,
+        hash: "fnv1a64",
+        width,
+        docs: table.docs.iter().copied().zip(lens).collect(),
+    };
+    Rendered::new(
+        Kind::Lexical,
+        format!("lexical/{domain}/meta"),
+        "json",
+        serde_json::to_vec(&meta).expect("meta serializes"),
+        n,
+        Some(domain.to_string()),
+        None,
+    )
 }
 
 /// Renders a domain's meta and its `shards` term shards (the engine's `DomainLex` does this with
@@ -919,8 +1077,14 @@ fn render_with(domain: &str, parts: &[&Postings], shards: usize) -> Vec<Rendered
     let table = table(parts);
     let dealt: Vec<Dealt> = parts.par_iter().map(|p| deal(p, shards)).collect();
     let dealt_refs: Vec<&Dealt> = dealt.iter().collect();
-    let tasks: Vec<std::ops::Range<usize>> = (0..shards).step_by(SHARDS_PER_TASK).map(|s| s..(s + SHARDS_PER_TASK).min(shards)).collect();
-    let mut out: Vec<Rendered> = tasks.into_par_iter().flat_map_iter(|r| render_range(domain, r, parts, &dealt_refs, &table, &|_| {})).collect();
+    let tasks: Vec<std::ops::Range<usize>> = (0..shards)
+        .step_by(SHARDS_PER_TASK)
+        .map(|s| s..(s + SHARDS_PER_TASK).min(shards))
+        .collect();
+    let mut out: Vec<Rendered> = tasks
+        .into_par_iter()
+        .flat_map_iter(|r| render_range(domain, r, parts, &dealt_refs, &table, &|_| {}))
+        .collect();
     out.insert(0, render_meta(domain, parts, shards, &table));
     out
 }
@@ -941,7 +1105,11 @@ fn each_changed<'a>(old: &'a Postings, new: &'a Postings, mut f: impl FnMut(usiz
             match ord {
                 std::cmp::Ordering::Equal => {
                     let (x, y) = (a.list(i), b.list(j));
-                    let equal = if same { x == y } else { old.resolved(x).eq(new.resolved(y)) };
+                    let equal = if same {
+                        x == y
+                    } else {
+                        old.resolved(x).eq(new.resolved(y))
+                    };
                     if !equal {
                         f(field, a.term(i));
                     }
@@ -964,7 +1132,12 @@ fn each_changed<'a>(old: &'a Postings, new: &'a Postings, mut f: impl FnMut(usiz
 /// The term shards whose content differs between two versions of one part (same position in
 /// the domain's part list, same document table): those holding a term whose postings changed.
 /// Lengths live in the meta, which is always rendered.
-pub fn changed_shards(old: &Postings, new: &Postings, shards: usize, into: &mut std::collections::BTreeSet<usize>) {
+pub fn changed_shards(
+    old: &Postings,
+    new: &Postings,
+    shards: usize,
+    into: &mut std::collections::BTreeSet<usize>,
+) {
     each_changed(old, new, |_, t| {
         into.insert(shard_of(t, shards));
     });
@@ -972,7 +1145,10 @@ pub fn changed_shards(old: &Postings, new: &Postings, shards: usize, into: &mut 
 
 /// The terms, per field, whose postings differ between `old` and `new` (the same documents
 /// before and after an edit, e.g. one file's): the only ones a patch has to rewrite.
-pub fn changed_terms(old: &Postings, new: &Postings) -> [std::collections::BTreeSet<String>; FIELDS] {
+pub fn changed_terms(
+    old: &Postings,
+    new: &Postings,
+) -> [std::collections::BTreeSet<String>; FIELDS] {
     let mut out: [std::collections::BTreeSet<String>; FIELDS] = Default::default();
     each_changed(old, new, |f, t| {
         out[f].insert(t.to_string());
@@ -992,16 +1168,41 @@ fn sorted_docs(p: &Postings) -> Vec<&str> {
 /// postings of the documents of `old` are replaced by those of `new` (the same documents);
 /// a term left without postings goes. `None` when a document is not in the meta's table or
 /// the shard is malformed. The bytes equal those of a full render of the same chunks.
-pub fn patch_shard(shard: &mut LexShard, terms: &[Vec<&String>; FIELDS], meta: &LexMeta, old: &Postings, new: &Postings) -> Option<()> {
-    let gone: rustc_hash::FxHashSet<u32> = old.docs.iter().map(|d| meta.ord_of(d)).collect::<Option<_>>()?;
-    let ords: Vec<u32> = new.docs.iter().map(|d| meta.ord_of(d)).collect::<Option<_>>()?;
+pub fn patch_shard(
+    shard: &mut LexShard,
+    terms: &[Vec<&String>; FIELDS],
+    meta: &LexMeta,
+    old: &Postings,
+    new: &Postings,
+) -> Option<()> {
+    let gone: rustc_hash::FxHashSet<u32> = old
+        .docs
+        .iter()
+        .map(|d| meta.ord_of(d))
+        .collect::<Option<_>>()?;
+    let ords: Vec<u32> = new
+        .docs
+        .iter()
+        .map(|d| meta.ord_of(d))
+        .collect::<Option<_>>()?;
     for (f, list) in terms.iter().enumerate() {
         for t in list {
-            let mut v: Vec<Posting> = shard.field(f, t).ok()?.into_iter().filter(|p| !gone.contains(&p.chunk.ord)).collect();
+            let mut v: Vec<Posting> = shard
+                .field(f, t)
+                .ok()?
+                .into_iter()
+                .filter(|p| !gone.contains(&p.chunk.ord))
+                .collect();
             if let Some(i) = new.fields[f].find(t) {
                 v.extend(new.fields[f].list(i).iter().map(|&(c, tf)| {
                     let (d, index) = new.refs[c as usize];
-                    Posting { chunk: ChunkRef { ord: ords[d as usize], index }, tf }
+                    Posting {
+                        chunk: ChunkRef {
+                            ord: ords[d as usize],
+                            index,
+                        },
+                        tf,
+                    }
                 }));
             }
             v.sort_unstable_by_key(|p| p.chunk);
@@ -1019,7 +1220,15 @@ pub fn patch_shard(shard: &mut LexShard, terms: &[Vec<&String>; FIELDS], meta: &
 /// A patched term shard, rendered.
 pub fn render_patched(shard: &LexShard) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
-    Rendered::new(Kind::Lexical, format!("lexical/{}/{:04}", shard.domain, shard.shard), "json", serde_json::to_vec(shard).expect("shard serializes"), shard.terms.len(), Some(shard.domain.clone()), None)
+    Rendered::new(
+        Kind::Lexical,
+        format!("lexical/{}/{:04}", shard.domain, shard.shard),
+        "json",
+        serde_json::to_vec(shard).expect("shard serializes"),
+        shard.terms.len(),
+        Some(shard.domain.clone()),
+        None,
+    )
 }
 
 /// Patches a domain's meta: the chunk lengths of the documents of `new` replace those of `old`.
@@ -1048,27 +1257,39 @@ pub fn patch_meta(meta: &mut LexMeta, old: &Postings, new: &Postings) -> Option<
 /// A patched meta, rendered.
 pub fn render_patched_meta(meta: &LexMeta) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
-    Rendered::new(Kind::Lexical, format!("lexical/{}/meta", meta.domain), "json", serde_json::to_vec(meta).expect("meta serializes"), meta.chunks, Some(meta.domain.clone()), None)
+    Rendered::new(
+        Kind::Lexical,
+        format!("lexical/{}/meta", meta.domain),
+        "json",
+        serde_json::to_vec(meta).expect("meta serializes"),
+        meta.chunks,
+        Some(meta.domain.clone()),
+        None,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-/// Adds a posting; a repeated (term, chunk) of an additive field counts once.
-fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K, LocalList>, term: &str, posting: (u32, u32), key: impl FnOnce() -> K) {
-    match map.get_mut(term) {
-        Some(v) => {
-            if v.last().is_none_or(|l| l.0 != posting.0) {
-                v.push(posting);
+    /// Adds a posting; a repeated (term, chunk) of an additive field counts once.
+    fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(
+        map: &mut FxHashMap<K, LocalList>,
+        term: &str,
+        posting: (u32, u32),
+        key: impl FnOnce() -> K,
+    ) {
+        match map.get_mut(term) {
+            Some(v) => {
+                if v.last().is_none_or(|l| l.0 != posting.0) {
+                    v.push(posting);
+                }
+            }
+            None => {
+                map.insert(key(), vec![posting]);
             }
         }
-        None => {
-            map.insert(key(), vec![posting]);
-        }
     }
-}
-
 
     /// A part of one-chunk documents `lib:doc{d}` whose tokens come from `words`.
     fn part(docs: &[(u32, &[&str])]) -> Postings {
@@ -1125,7 +1346,11 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
     /// What `postings` computes, the plain way: documents by ID, per chunk a map of term counts,
     /// and its alias tokens: its own and those of each of its words.
     fn reference(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Postings {
-        let mut docs: Vec<&BuiltDoc> = docs.iter().copied().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
+        let mut docs: Vec<&BuiltDoc> = docs
+            .iter()
+            .copied()
+            .filter(|d| d.domains.iter().any(|x| x == domain))
+            .collect();
         docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
         let mut p = Postings::default();
         let mut fields: [BTreeMap<String, LocalList>; FIELDS] = Default::default();
@@ -1136,8 +1361,14 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
                     *tf.entry(t).or_default() += 1;
                 }
                 let len = tf.values().sum();
-                let idx = p.push_chunk(d.doc_id.as_str(), c.index as u32, c.chunk_id.as_str().len(), len);
-                let mut alias: std::collections::BTreeSet<String> = c.extra_tokens.iter().map(str::to_string).collect();
+                let idx = p.push_chunk(
+                    d.doc_id.as_str(),
+                    c.index as u32,
+                    c.chunk_id.as_str().len(),
+                    len,
+                );
+                let mut alias: std::collections::BTreeSet<String> =
+                    c.extra_tokens.iter().map(str::to_string).collect();
                 for t in tf.keys() {
                     extras.each(t, |x| {
                         alias.insert(x.to_string());
@@ -1169,17 +1400,47 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
     /// term longer than 16 bytes; not in `doc_id` order.
     fn sample_docs() -> Vec<BuiltDoc> {
         vec![
-            built("zeta", "d", &[("ميلاد المسيح في بيت لحم ميلاد", &["ميلاد"], &["عيد", "الميلاد"]), ("مولد النبي اتولد في فين", &[], &["عيد"])]),
-            built("alpha", "d", &[("القديسين القديسون قديس a b a", &["قديس", "قديسين"], &[])]),
+            built(
+                "zeta",
+                "d",
+                &[
+                    ("ميلاد المسيح في بيت لحم ميلاد", &["ميلاد"], &["عيد", "الميلاد"]),
+                    ("مولد النبي اتولد في فين", &[], &["عيد"]),
+                ],
+            ),
+            built(
+                "alpha",
+                "d",
+                &[("القديسين القديسون قديس a b a", &["قديس", "قديسين"], &[])],
+            ),
             built("other", "x", &[("ميلاد خارج", &[], &[])]),
-            built("mid", "d", &[("supercalifragilisticexpialidocious supercalifragilisticexpialidociouz ab abc abcd", &[], &["ab"]), ("", &[], &[]), ("بيت بيت بيت لحم", &["لحم"], &["بيت"])]),
-            built("beta", "d", &[("في في في الكنيسة الكنيسه كنيسة", &["كنيسه"], &["الكنيسة"])]),
+            built(
+                "mid",
+                "d",
+                &[
+                    (
+                        "supercalifragilisticexpialidocious supercalifragilisticexpialidociouz ab abc abcd",
+                        &[],
+                        &["ab"],
+                    ),
+                    ("", &[], &[]),
+                    ("بيت بيت بيت لحم", &["لحم"], &["بيت"]),
+                ],
+            ),
+            built(
+                "beta",
+                "d",
+                &[("في في في الكنيسة الكنيسه كنيسة", &["كنيسه"], &["الكنيسة"])],
+            ),
         ]
     }
 
     /// The shipped aliases, for word tokens.
     fn shipped_table() -> crate::normalize::aliases::AliasTable {
-        crate::normalize::aliases::AliasTable::new(crate::normalize::aliases::shipped(), &crate::normalize::Rules::default())
+        crate::normalize::aliases::AliasTable::new(
+            crate::normalize::aliases::shipped(),
+            &crate::normalize::Rules::default(),
+        )
     }
 
     #[test]
@@ -1187,14 +1448,30 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
         let docs = sample_docs();
         let refs: Vec<&BuiltDoc> = docs.iter().collect();
         let table = shipped_table();
-        for (extras, stems) in [(WordExtras::new(&table, true), true), (WordExtras::new(&table, false), false), (WordExtras::NONE, false)] {
+        for (extras, stems) in [
+            (WordExtras::new(&table, true), true),
+            (WordExtras::new(&table, false), false),
+            (WordExtras::NONE, false),
+        ] {
             let p = postings("d", &refs, extras);
             assert_eq!(p, reference("d", &refs, extras));
-            assert_eq!(p.docs, ["lib:alpha", "lib:beta", "lib:mid", "lib:zeta"], "in doc_id order");
+            assert_eq!(
+                p.docs,
+                ["lib:alpha", "lib:beta", "lib:mid", "lib:zeta"],
+                "in doc_id order"
+            );
             assert!(!p.fields[3].is_empty(), "the sample has stem keys");
             // A word's alias target and article stem are in the alias field, no other field.
-            assert_eq!(p.fields[1].find("اين").is_some(), extras.aliases_on(), "فين → اين");
-            assert_eq!(p.fields[1].find("قديسون").is_some(), stems, "القديسون → قديسون");
+            assert_eq!(
+                p.fields[1].find("اين").is_some(),
+                extras.aliases_on(),
+                "فين → اين"
+            );
+            assert_eq!(
+                p.fields[1].find("قديسون").is_some(),
+                stems,
+                "القديسون → قديسون"
+            );
             assert!(p.fields[0].find("اين").is_none() && p.fields[0].find("قديسون").is_none());
             // The same documents in another order make the same part.
             let reversed: Vec<&BuiltDoc> = refs.iter().rev().copied().collect();
@@ -1210,36 +1487,68 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
         let extras = WordExtras::new(&table, true);
         let whole = postings("d", &refs, extras);
         // Contiguous documents per part (a one-shot build), interleaved ones (document shards).
-        let groupings: [Vec<Vec<usize>>; 3] = [vec![vec![0, 1, 2, 3, 4]], vec![vec![1, 4], vec![3, 0]], vec![vec![0, 1], vec![4], vec![3]]];
+        let groupings: [Vec<Vec<usize>>; 3] = [
+            vec![vec![0, 1, 2, 3, 4]],
+            vec![vec![1, 4], vec![3, 0]],
+            vec![vec![0, 1], vec![4], vec![3]],
+        ];
         for shards in [1, 2, 4] {
             let full = render_with("d", &[&whole], shards);
             for (gi, g) in groupings.iter().enumerate() {
-                let parts: Vec<Postings> = g.iter().map(|ix| postings("d", &ix.iter().map(|&i| &docs[i]).collect::<Vec<_>>(), extras)).collect();
+                let parts: Vec<Postings> = g
+                    .iter()
+                    .map(|ix| {
+                        postings(
+                            "d",
+                            &ix.iter().map(|&i| &docs[i]).collect::<Vec<_>>(),
+                            extras,
+                        )
+                    })
+                    .collect();
                 let parts: Vec<&Postings> = parts.iter().collect();
                 let out = render_with("d", &parts, shards);
                 assert_eq!(out.len(), shards + 1);
                 for (a, b) in out.iter().zip(&full) {
-                    assert_eq!(a.path_and_hash(), b.path_and_hash(), "grouping {gi}, {shards} shards");
+                    assert_eq!(
+                        a.path_and_hash(),
+                        b.path_and_hash(),
+                        "grouping {gi}, {shards} shards"
+                    );
                 }
                 for r in &out[1..] {
                     let bytes = r.bytes().unwrap();
                     let shard: LexShard = serde_json::from_slice(&bytes).unwrap();
-                    assert_eq!(serde_json::to_vec(&shard).unwrap(), bytes, "the hand-written JSON is serde's");
+                    assert_eq!(
+                        serde_json::to_vec(&shard).unwrap(),
+                        bytes,
+                        "the hand-written JSON is serde's"
+                    );
                 }
             }
         }
         // Every posting of the render is the plain computation's.
-        let meta: LexMeta = serde_json::from_slice(&render_with("d", &[&whole], 1)[0].bytes().unwrap()).unwrap();
-        let shard: LexShard = serde_json::from_slice(&render_with("d", &[&whole], 1)[1].bytes().unwrap()).unwrap();
+        let meta: LexMeta =
+            serde_json::from_slice(&render_with("d", &[&whole], 1)[0].bytes().unwrap()).unwrap();
+        let shard: LexShard =
+            serde_json::from_slice(&render_with("d", &[&whole], 1)[1].bytes().unwrap()).unwrap();
         let plain = reference("d", &refs, extras);
         for f in 0..FIELDS {
             assert_eq!(shard.map(f).len(), plain.fields[f].len(), "field {f}");
             for i in 0..plain.fields[f].len() {
-                let got: Vec<(String, u32)> = shard.field(f, plain.fields[f].term(i)).unwrap().iter().map(|p| (meta.chunk_id(p.chunk).unwrap(), p.tf)).collect();
-                let want: Vec<(String, u32)> = plain.fields[f].list(i).iter().map(|&(c, tf)| {
-                    let (d, index) = plain.refs[c as usize];
-                    (format!("{}:{index:03}", plain.docs[d as usize]), tf)
-                }).collect();
+                let got: Vec<(String, u32)> = shard
+                    .field(f, plain.fields[f].term(i))
+                    .unwrap()
+                    .iter()
+                    .map(|p| (meta.chunk_id(p.chunk).unwrap(), p.tf))
+                    .collect();
+                let want: Vec<(String, u32)> = plain.fields[f]
+                    .list(i)
+                    .iter()
+                    .map(|&(c, tf)| {
+                        let (d, index) = plain.refs[c as usize];
+                        (format!("{}:{index:03}", plain.docs[d as usize]), tf)
+                    })
+                    .collect();
                 assert_eq!(got, want, "field {f}, term {}", plain.fields[f].term(i));
             }
         }
@@ -1249,7 +1558,10 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
     fn terms_with_the_same_hash_stay_apart() {
         let mut i = Interner::new();
         // Three terms under one hash (a collision), one under another.
-        let ids: Vec<u32> = ["قديس", "قديسين", "قديس", "a", "قديسين", "a"].iter().map(|t| i.id_hashed(t, 7)).collect();
+        let ids: Vec<u32> = ["قديس", "قديسين", "قديس", "a", "قديسين", "a"]
+            .iter()
+            .map(|t| i.id_hashed(t, 7))
+            .collect();
         assert_eq!(ids, [0, 1, 0, 2, 1, 2]);
         assert_eq!(i.id_hashed("b", 8), 3);
         for (chunk, t) in [(0, "قديس"), (0, "a"), (1, "قديسين"), (1, "قديس")] {
@@ -1257,13 +1569,24 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
             i.lists.add(id, chunk, 1);
         }
         let f = i.field();
-        let got: Vec<(&str, &[(u32, u32)])> = (0..f.len()).map(|k| (f.term(k), f.list(k))).collect();
-        assert_eq!(got, [("a", &[(0, 1)][..]), ("b", &[][..]), ("قديس", &[(0, 1), (1, 1)][..]), ("قديسين", &[(1, 1)][..])]);
+        let got: Vec<(&str, &[(u32, u32)])> =
+            (0..f.len()).map(|k| (f.term(k), f.list(k))).collect();
+        assert_eq!(
+            got,
+            [
+                ("a", &[(0, 1)][..]),
+                ("b", &[][..]),
+                ("قديس", &[(0, 1), (1, 1)][..]),
+                ("قديسين", &[(1, 1)][..])
+            ]
+        );
     }
 
     #[test]
     fn shard_counts_are_the_rungs_nearest_the_target_size() {
-        let rung = |n: usize| n == 1 || n.is_power_of_two() || (n.is_multiple_of(3) && (n / 3).is_power_of_two());
+        let rung = |n: usize| {
+            n == 1 || n.is_power_of_two() || (n.is_multiple_of(3) && (n / 3).is_power_of_two())
+        };
         let mut last = 1;
         for estimate in (0..40_000_000).step_by(9_973).chain([usize::MAX / 4]) {
             let n = shards_for(estimate);
@@ -1272,13 +1595,20 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
             last = n;
             if (4 * SHARD_TARGET_BYTES..usize::MAX / 4).contains(&estimate) {
                 let avg = estimate as f64 / n as f64 / SHARD_TARGET_BYTES as f64;
-                assert!((0.81..=1.23).contains(&avg), "{estimate} bytes in {n} shards: {avg:.2}× the target");
+                assert!(
+                    (0.81..=1.23).contains(&avg),
+                    "{estimate} bytes in {n} shards: {avg:.2}× the target"
+                );
             }
         }
         assert_eq!(shards_for(0), 1);
         assert_eq!(shards_for(SHARD_TARGET_BYTES), 1);
         assert_eq!(shards_for(SHARD_TARGET_BYTES * 2), 2);
-        assert_eq!(shards_for(SHARD_TARGET_BYTES * 1200), 1024, "√(1024·1536) ≈ 1254: 1200 targets' worth is nearer 1024");
+        assert_eq!(
+            shards_for(SHARD_TARGET_BYTES * 1200),
+            1024,
+            "√(1024·1536) ≈ 1254: 1200 targets' worth is nearer 1024"
+        );
         assert_eq!(shards_for(SHARD_TARGET_BYTES * 1300), 1536);
         assert_eq!(shards_for(SHARD_TARGET_BYTES * 1800), 2048);
     }
@@ -1286,18 +1616,46 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
     #[test]
     fn postings_round_trip_through_their_encoding() {
         let ps = vec![
-            Posting { chunk: ChunkRef { ord: 0, index: 2 }, tf: 1 },
-            Posting { chunk: ChunkRef { ord: 0, index: 5 }, tf: 3 },
-            Posting { chunk: ChunkRef { ord: 7, index: 0 }, tf: 2 },
-            Posting { chunk: ChunkRef { ord: 1000, index: 1 }, tf: 1 },
+            Posting {
+                chunk: ChunkRef { ord: 0, index: 2 },
+                tf: 1,
+            },
+            Posting {
+                chunk: ChunkRef { ord: 0, index: 5 },
+                tf: 3,
+            },
+            Posting {
+                chunk: ChunkRef { ord: 7, index: 0 },
+                tf: 2,
+            },
+            Posting {
+                chunk: ChunkRef {
+                    ord: 1000,
+                    index: 1,
+                },
+                tf: 1,
+            },
         ];
         let enc = encode(ps.clone(), true);
         assert_eq!(enc, vec![0, 2, 1, 0, 5, 3, 7, 0, 2, 993, 1, 1]);
         assert_eq!(decode(&enc, true).unwrap(), ps);
         let plain = encode(ps.clone(), false);
-        assert_eq!(decode(&plain, false).unwrap().iter().map(|p| p.chunk).collect::<Vec<_>>(), ps.iter().map(|p| p.chunk).collect::<Vec<_>>());
-        assert!(decode(&[1, 0], true).is_err(), "a truncated list is malformed");
-        assert!(decode(&[3, 1, 0, 0], false).is_err(), "a repeated chunk is out of order");
+        assert_eq!(
+            decode(&plain, false)
+                .unwrap()
+                .iter()
+                .map(|p| p.chunk)
+                .collect::<Vec<_>>(),
+            ps.iter().map(|p| p.chunk).collect::<Vec<_>>()
+        );
+        assert!(
+            decode(&[1, 0], true).is_err(),
+            "a truncated list is malformed"
+        );
+        assert!(
+            decode(&[3, 1, 0, 0], false).is_err(),
+            "a repeated chunk is out of order"
+        );
     }
 
     #[test]
@@ -1305,14 +1663,29 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
         let a = part(&[(2, &["نيل", "مصر", "نيل"]), (1, &["قاهره", "مصر"])]);
         let out = render_with("d", &[&a], 1);
         let meta: LexMeta = serde_json::from_slice(&out[0].bytes().unwrap()).unwrap();
-        assert_eq!(meta.docs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>(), ["lib:doc1", "lib:doc2"], "sorted by doc_id");
+        assert_eq!(
+            meta.docs
+                .iter()
+                .map(|(d, _)| d.as_str())
+                .collect::<Vec<_>>(),
+            ["lib:doc1", "lib:doc2"],
+            "sorted by doc_id"
+        );
         assert_eq!((meta.width, meta.chunks, meta.total_len), (3, 2, 5));
         let shard: LexShard = serde_json::from_slice(&out[1].bytes().unwrap()).unwrap();
         let nile = shard.field(0, "نيل").unwrap();
         assert_eq!(nile.len(), 1);
-        assert_eq!(meta.chunk_id(nile[0].chunk).as_deref(), Some("lib:doc2:000"));
+        assert_eq!(
+            meta.chunk_id(nile[0].chunk).as_deref(),
+            Some("lib:doc2:000")
+        );
         assert_eq!((nile[0].tf, meta.len_of(nile[0].chunk)), (2, Some(3)));
-        let egypt: Vec<String> = shard.field(0, "مصر").unwrap().iter().map(|p| meta.chunk_id(p.chunk).unwrap()).collect();
+        let egypt: Vec<String> = shard
+            .field(0, "مصر")
+            .unwrap()
+            .iter()
+            .map(|p| meta.chunk_id(p.chunk).unwrap())
+            .collect();
         assert_eq!(egypt, ["lib:doc1:000", "lib:doc2:000"]);
         assert_eq!(meta.chunk_id(ChunkRef { ord: 2, index: 0 }), None);
         assert_eq!(meta.chunk_id(ChunkRef { ord: 0, index: 1 }), None);
@@ -1324,14 +1697,25 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
         let b_old = part(&[(3, &["نيل", "بحر"]), (4, &["اسكندريه"])]);
         let b_new = part(&[(3, &["نيل", "نيل", "جبل"]), (4, &["اسكندريه"])]);
         // The edited file alone, before and after.
-        let (f_old, f_new) = (part(&[(3, &["نيل", "بحر"])]), part(&[(3, &["نيل", "نيل", "جبل"])]));
-        assert_eq!(a.estimate + b_old.estimate - f_old.estimate + f_new.estimate, a.estimate + b_new.estimate, "the estimate adds up");
+        let (f_old, f_new) = (
+            part(&[(3, &["نيل", "بحر"])]),
+            part(&[(3, &["نيل", "نيل", "جبل"])]),
+        );
+        assert_eq!(
+            a.estimate + b_old.estimate - f_old.estimate + f_new.estimate,
+            a.estimate + b_new.estimate,
+            "the estimate adds up"
+        );
         assert_eq!(shard_count(&[&a, &b_new]), shard_count(&[&a, &b_old]));
         for n in [1, 2, 4] {
             let before = render_with("d", &[&a, &b_old], n);
             let after = render_with("d", &[&a, &b_new], n);
             let changed = changed_terms(&f_old, &f_new);
-            assert!(changed[0].contains("جبل") && changed[0].contains("نيل") && !changed[0].contains("مصر"));
+            assert!(
+                changed[0].contains("جبل")
+                    && changed[0].contains("نيل")
+                    && !changed[0].contains("مصر")
+            );
             let mut meta: LexMeta = serde_json::from_slice(&before[0].bytes().unwrap()).unwrap();
             let old_meta = meta.clone();
             patch_meta(&mut meta, &f_old, &f_new).expect("same documents");
@@ -1341,13 +1725,20 @@ fn add<K: std::borrow::Borrow<str> + std::hash::Hash + Eq>(map: &mut FxHashMap<K
                 for (f, set) in changed.iter().enumerate() {
                     terms[f] = set.iter().filter(|t| shard_of(t, n) == k).collect();
                 }
-                let mut shard: LexShard = serde_json::from_slice(&before[k + 1].bytes().unwrap()).unwrap();
+                let mut shard: LexShard =
+                    serde_json::from_slice(&before[k + 1].bytes().unwrap()).unwrap();
                 patch_shard(&mut shard, &terms, &old_meta, &f_old, &f_new).expect("patchable");
-                assert_eq!(render_patched(&shard).bytes(), after[k + 1].bytes(), "shard {k}");
+                assert_eq!(
+                    render_patched(&shard).bytes(),
+                    after[k + 1].bytes(),
+                    "shard {k}"
+                );
             }
         }
         // Another document set moves ordinals: no patch.
-        let mut meta: LexMeta = serde_json::from_slice(&render_with("d", &[&a, &b_old], 1)[0].bytes().unwrap()).unwrap();
+        let mut meta: LexMeta =
+            serde_json::from_slice(&render_with("d", &[&a, &b_old], 1)[0].bytes().unwrap())
+                .unwrap();
         assert!(patch_meta(&mut meta, &f_old, &part(&[(5, &["نيل"])])).is_none());
     }
 }

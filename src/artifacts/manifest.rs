@@ -59,14 +59,27 @@ pub fn corpus_version(fingerprint: &str, artifacts: &[ArtifactEntry]) -> String 
     h.update(b"askzico-corpus-version-1\n");
     h.update(fingerprint.as_bytes());
     for a in sorted {
-        h.update(format!("\n{}\t{}\t{}\t{}\t{}", a.kind.as_str(), a.path, a.blake3, a.bytes, a.records).as_bytes());
+        h.update(
+            format!(
+                "\n{}\t{}\t{}\t{}\t{}",
+                a.kind.as_str(),
+                a.path,
+                a.blake3,
+                a.bytes,
+                a.records
+            )
+            .as_bytes(),
+        );
     }
     h.finalize().to_hex()[..32].to_string()
 }
 
 impl Manifest {
     pub fn fingerprint(&self) -> &str {
-        self.settings.get("fingerprint").and_then(Value::as_str).unwrap_or("")
+        self.settings
+            .get("fingerprint")
+            .and_then(Value::as_str)
+            .unwrap_or("")
     }
 
     pub fn artifacts_of(&self, kind: Kind) -> impl Iterator<Item = &ArtifactEntry> {

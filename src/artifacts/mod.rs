@@ -8,9 +8,9 @@ mod jsonl;
 pub mod lexical;
 pub mod manifest;
 pub mod store;
-pub mod writer;
 pub mod vectors;
 pub mod verify;
+pub mod writer;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -137,22 +137,53 @@ impl Clone for Rendered {
 /// Two renders are equal when they name the same content: the hash stands for the bytes.
 impl PartialEq for Rendered {
     fn eq(&self, o: &Self) -> bool {
-        (self.kind, &self.stem, self.ext, self.len, self.records, &self.domain, &self.library, &self.hash)
-            == (o.kind, &o.stem, o.ext, o.len, o.records, &o.domain, &o.library, &o.hash)
+        (
+            self.kind,
+            &self.stem,
+            self.ext,
+            self.len,
+            self.records,
+            &self.domain,
+            &self.library,
+            &self.hash,
+        ) == (
+            o.kind, &o.stem, o.ext, o.len, o.records, &o.domain, &o.library, &o.hash,
+        )
     }
 }
 impl Eq for Rendered {}
 
 impl Rendered {
-    pub fn new(kind: Kind, stem: String, ext: &'static str, bytes: Vec<u8>, records: usize, domain: Option<String>, library: Option<String>) -> Self {
+    pub fn new(
+        kind: Kind,
+        stem: String,
+        ext: &'static str,
+        bytes: Vec<u8>,
+        records: usize,
+        domain: Option<String>,
+        library: Option<String>,
+    ) -> Self {
         let hash = crate::timings::blake3(&bytes).to_hex().to_string();
         let len = bytes.len() as u64;
-        Rendered { kind, stem, ext, body: std::sync::Mutex::new(Some(bytes)), len, records, domain, library, hash }
+        Rendered {
+            kind,
+            stem,
+            ext,
+            body: std::sync::Mutex::new(Some(bytes)),
+            len,
+            records,
+            domain,
+            library,
+            hash,
+        }
     }
 
     /// The content-addressed path under `out/`: `<stem>.<first 16 hex of blake3>.<ext>`.
     pub fn path_and_hash(&self) -> (String, String) {
-        (format!("{}.{}.{}", self.stem, &self.hash[..16], self.ext), self.hash.clone())
+        (
+            format!("{}.{}.{}", self.stem, &self.hash[..16], self.ext),
+            self.hash.clone(),
+        )
     }
 
     /// A copy of the bytes, if the store has not taken them yet.
@@ -168,15 +199,51 @@ impl Rendered {
 
 /// Renders the chunks, lookup and vectors artifacts of one shard of a library's documents;
 /// `shard` names it (`seneksar/003`), so an edit rewrites only its own shard's files.
-pub fn render_library(library: &str, shard: &str, docs: &[&BuiltDoc], dims: usize) -> Vec<Rendered> {
+pub fn render_library(
+    library: &str,
+    shard: &str,
+    docs: &[&BuiltDoc],
+    dims: usize,
+) -> Vec<Rendered> {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
     let (chunks, lookup, n) = jsonl::chunks_and_lookup(docs);
-    let ids_and_vectors: Vec<(&str, &[f32])> = docs.iter().flat_map(|d| d.chunks.iter().map(|c| (c.chunk_id.as_str(), c.vector.as_slice()))).collect();
+    let ids_and_vectors: Vec<(&str, &[f32])> = docs
+        .iter()
+        .flat_map(|d| {
+            d.chunks
+                .iter()
+                .map(|c| (c.chunk_id.as_str(), c.vector.as_slice()))
+        })
+        .collect();
     let vecs = vectors::encode(dims, ids_and_vectors.into_iter());
     let lib = Some(library.to_string());
     vec![
-        Rendered::new(Kind::Chunks, format!("chunks/{shard}"), "jsonl", chunks, n, None, lib.clone()),
-        Rendered::new(Kind::Lookup, format!("lookup/{shard}"), "jsonl", lookup, n, None, lib.clone()),
-        Rendered::new(Kind::Vectors, format!("vectors/{shard}"), "bin", vecs.0, vecs.1, None, lib),
+        Rendered::new(
+            Kind::Chunks,
+            format!("chunks/{shard}"),
+            "jsonl",
+            chunks,
+            n,
+            None,
+            lib.clone(),
+        ),
+        Rendered::new(
+            Kind::Lookup,
+            format!("lookup/{shard}"),
+            "jsonl",
+            lookup,
+            n,
+            None,
+            lib.clone(),
+        ),
+        Rendered::new(
+            Kind::Vectors,
+            format!("vectors/{shard}"),
+            "bin",
+            vecs.0,
+            vecs.1,
+            None,
+            lib,
+        ),
     ]
 }

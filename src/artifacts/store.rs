@@ -29,7 +29,9 @@ fn injected_failure() -> io::Result<()> {
         && let Ok(n) = n.parse::<usize>()
         && WRITES.fetch_add(1, Ordering::SeqCst) >= n
     {
-        return Err(io::Error::other("injected write failure (ASKZICO_FAIL_AFTER_WRITES)"));
+        return Err(io::Error::other(
+            "injected write failure (ASKZICO_FAIL_AFTER_WRITES)",
+        ));
     }
     Ok(())
 }
@@ -81,8 +83,15 @@ pub(super) fn write_atomic_direct(path: &Path, bytes: &[u8], buf: &mut Aligned) 
 fn store_new(path: PathBuf, bytes: Vec<u8>, key: String, known: &Known) -> io::Result<()> {
     // Queued, it counts as stored (the domain render stores its term shards once as rendered,
     // then looks them up again); `finish_writes` takes it back if its write fails.
-    if let Err((path, bytes)) = super::writer::submit(path, bytes, super::writer::Mode::New, Some(key.clone()), &known.writes) {
-        write_new(&path, &bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    if let Err((path, bytes)) = super::writer::submit(
+        path,
+        bytes,
+        super::writer::Mode::New,
+        Some(key.clone()),
+        &known.writes,
+    ) {
+        write_new(&path, &bytes)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     }
     if let Ok(mut k) = known.current.lock() {
         k.insert(key);
@@ -166,11 +175,21 @@ fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> 
     let _t = crate::timings::start(crate::timings::Stage::Write);
     let dir = path.parent().unwrap_or(Path::new("."));
     let open = |direct: bool| {
-        let flags = if direct { libc::O_TMPFILE | libc::O_DIRECT } else { libc::O_TMPFILE };
-        std::fs::OpenOptions::new().write(true).mode(0o666).custom_flags(flags).open(dir)
+        let flags = if direct {
+            libc::O_TMPFILE | libc::O_DIRECT
+        } else {
+            libc::O_TMPFILE
+        };
+        std::fs::OpenOptions::new()
+            .write(true)
+            .mode(0o666)
+            .custom_flags(flags)
+            .open(dir)
     };
     let mut opened = match open(direct.is_some()) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => std::fs::create_dir_all(dir).and_then(|()| open(direct.is_some())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).and_then(|()| open(direct.is_some()))
+        }
         r => r,
     };
     if direct.is_some()
@@ -185,7 +204,14 @@ fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> 
     let mut f = match opened {
         Ok(f) => f,
         // A filesystem or kernel without O_TMPFILE.
-        Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) => return Ok(false),
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)
+            ) =>
+        {
+            return Ok(false);
+        }
         Err(e) => return Err(e),
     };
     injected_failure()?;
@@ -200,11 +226,21 @@ fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> 
         None => f.write_all(bytes)?,
     }
     injected_kill();
-    let from = std::ffi::CString::new(format!("/proc/self/fd/{}", f.as_raw_fd())).map_err(io::Error::other)?;
+    let from = std::ffi::CString::new(format!("/proc/self/fd/{}", f.as_raw_fd()))
+        .map_err(io::Error::other)?;
     let to = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
     // SAFETY: linkat(2) with two NUL-terminated paths that outlive the call; the descriptor
     // named by `from` is open (owned by `f`).
-    if unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) } == 0 {
+    if unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    } == 0
+    {
         return Ok(true);
     }
     let e = io::Error::last_os_error();
@@ -221,7 +257,8 @@ fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> 
 /// leaves at that point (N files in place, one stray temp file), to prove crash consistency.
 fn injected_kill() {
     if let Ok(n) = std::env::var("ASKZICO_KILL_AFTER_WRITES")
-        && n.parse::<usize>().is_ok_and(|n| KILL_WRITES.fetch_add(1, Ordering::SeqCst) >= n)
+        && n.parse::<usize>()
+            .is_ok_and(|n| KILL_WRITES.fetch_add(1, Ordering::SeqCst) >= n)
     {
         // SAFETY: raise(2) has no preconditions; SIGKILL cannot be caught, so nothing after
         // this point (destructors, buffered output) runs, as with a kill from outside.
@@ -245,12 +282,24 @@ static KILL_WRITES: AtomicUsize = AtomicUsize::new(0);
 /// caller may write the same file at once).
 static TEMPS: AtomicUsize = AtomicUsize::new(0);
 
-fn write_atomic_opts(path: &Path, bytes: &[u8], durable: bool, mut direct: Option<&mut Aligned>) -> io::Result<()> {
+fn write_atomic_opts(
+    path: &Path,
+    bytes: &[u8],
+    durable: bool,
+    mut direct: Option<&mut Aligned>,
+) -> io::Result<()> {
     let _t = crate::timings::start(crate::timings::Stage::Write);
     injected_failure()?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("artifact");
-    let tmp = dir.join(format!(".{name}.tmp-{}.{}", pid(), TEMPS.fetch_add(1, Ordering::Relaxed)));
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("artifact");
+    let tmp = dir.join(format!(
+        ".{name}.tmp-{}.{}",
+        pid(),
+        TEMPS.fetch_add(1, Ordering::Relaxed)
+    ));
     let result = (|| {
         let create = |direct: bool| {
             #[cfg(unix)]
@@ -315,7 +364,11 @@ impl OutLock {
     pub fn acquire(out: &Path) -> io::Result<OutLock> {
         use std::os::fd::AsRawFd;
         std::fs::create_dir_all(out)?;
-        let f = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(out.join(".askzico.lock"))?;
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(out.join(".askzico.lock"))?;
         // SAFETY: flock on a file descriptor this struct owns.
         if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
             return Err(io::Error::last_os_error());
@@ -333,12 +386,26 @@ pub fn remove_stale_temp_files(out: &Path) {
     if !Path::new("/proc/self").exists() {
         return;
     }
-    for e in walkdir::WalkDir::new(out).into_iter().filter_map(Result::ok) {
+    for e in walkdir::WalkDir::new(out)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
         let name = e.file_name().to_string_lossy();
         // `.<name>.tmp-<pid>.<n>` (or `.tmp-<pid>`, from older builds).
-        let Some(pid) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")).map(|(_, pid)| pid.split('.').next().unwrap_or_default()) else { continue };
+        let Some(pid) = name
+            .strip_prefix('.')
+            .and_then(|n| n.rsplit_once(".tmp-"))
+            .map(|(_, pid)| pid.split('.').next().unwrap_or_default())
+        else {
+            continue;
+        };
         let own = pid == std::process::id().to_string();
-        if e.file_type().is_file() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && !own && !Path::new("/proc").join(pid).exists() {
+        if e.file_type().is_file()
+            && !pid.is_empty()
+            && pid.bytes().all(|b| b.is_ascii_digit())
+            && !own
+            && !Path::new("/proc").join(pid).exists()
+        {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -371,9 +438,16 @@ impl Known {
 /// Stores rendered artifacts under `out` (in parallel), returning their manifest entries (in
 /// input order) and what was written. A written artifact's bytes are released (see
 /// `Rendered::take_bytes`).
-pub fn store_artifacts(out: &Path, rendered: &[Rendered], known: &Known) -> io::Result<(Vec<ArtifactEntry>, WriteStats)> {
+pub fn store_artifacts(
+    out: &Path,
+    rendered: &[Rendered],
+    known: &Known,
+) -> io::Result<(Vec<ArtifactEntry>, WriteStats)> {
     use rayon::prelude::*;
-    let stored: Vec<io::Result<(ArtifactEntry, WriteStats)>> = rendered.par_iter().map(|r| store_one(out, r, known)).collect();
+    let stored: Vec<io::Result<(ArtifactEntry, WriteStats)>> = rendered
+        .par_iter()
+        .map(|r| store_one(out, r, known))
+        .collect();
     let mut entries = Vec::with_capacity(stored.len());
     let mut stats = WriteStats::default();
     for s in stored {
@@ -387,12 +461,17 @@ pub fn store_artifacts(out: &Path, rendered: &[Rendered], known: &Known) -> io::
 }
 
 /// Stores one rendered artifact (see `store_artifacts`).
-pub fn store_one(out: &Path, r: &Rendered, known: &Known) -> io::Result<(ArtifactEntry, WriteStats)> {
+pub fn store_one(
+    out: &Path,
+    r: &Rendered,
+    known: &Known,
+) -> io::Result<(ArtifactEntry, WriteStats)> {
     let mut stats = WriteStats::default();
     let (rel, hash) = r.path_and_hash();
     let path = out.join(&rel);
     let key = path.to_string_lossy().into_owned();
-    let stored = known.previous.contains(&key) || known.current.lock().is_ok_and(|k| k.contains(&key));
+    let stored =
+        known.previous.contains(&key) || known.current.lock().is_ok_and(|k| k.contains(&key));
     if stored || has_content(&path, &hash, r.len as usize) {
         stats.files_reused += 1;
         let _ = r.take_bytes();
@@ -400,12 +479,25 @@ pub fn store_one(out: &Path, r: &Rendered, known: &Known) -> io::Result<(Artifac
             k.insert(key);
         }
     } else {
-        let bytes = r.take_bytes().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{GONE}: {}", path.display())))?;
+        let bytes = r.take_bytes().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{GONE}: {}", path.display()),
+            )
+        })?;
         stats.files_written += 1;
         stats.bytes_written += bytes.len() as u64;
         store_new(path, bytes, key, known)?;
     }
-    let entry = ArtifactEntry { kind: r.kind, path: rel, blake3: hash, bytes: r.len, records: r.records, domain: r.domain.clone(), library: r.library.clone() };
+    let entry = ArtifactEntry {
+        kind: r.kind,
+        path: rel,
+        blake3: hash,
+        bytes: r.len,
+        records: r.records,
+        domain: r.domain.clone(),
+        library: r.library.clone(),
+    };
     Ok((entry, stats))
 }
 
@@ -415,10 +507,21 @@ pub const GONE: &str = "an artifact written earlier in this session is missing f
 
 /// Writes the manifest: first its content-addressed copy `versions/<version>.json`, then the
 /// environment's `manifest[.env].json`, last.
-pub fn store_manifest(out: &Path, env: Option<&str>, m: &Manifest, stats: &mut WriteStats) -> io::Result<PathBuf> {
+pub fn store_manifest(
+    out: &Path,
+    env: Option<&str>,
+    m: &Manifest,
+    stats: &mut WriteStats,
+) -> io::Result<PathBuf> {
     let bytes = m.to_pretty_json();
-    let version_path = out.join("versions").join(format!("{}.json", m.corpus_version));
-    if !has_content(&version_path, crate::timings::blake3(&bytes).to_hex().as_str(), bytes.len()) {
+    let version_path = out
+        .join("versions")
+        .join(format!("{}.json", m.corpus_version));
+    if !has_content(
+        &version_path,
+        crate::timings::blake3(&bytes).to_hex().as_str(),
+        bytes.len(),
+    ) {
         write_atomic(&version_path, &bytes)?;
         stats.files_written += 1;
         stats.bytes_written += bytes.len() as u64;
@@ -443,10 +546,13 @@ pub fn read_manifest_file(path: &Path) -> Result<Manifest, Problem> {
             .help("run `askzico build` first (with the same --config/--out/--env)")
     })?;
     let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| {
-        Problem::error("bad-manifest", format!("{display} is not a valid manifest: {e}"))
-            .in_file(display.clone())
-            .at_line(e.line())
-            .help("rebuild with `askzico build`; never edit manifests by hand")
+        Problem::error(
+            "bad-manifest",
+            format!("{display} is not a valid manifest: {e}"),
+        )
+        .in_file(display.clone())
+        .at_line(e.line())
+        .help("rebuild with `askzico build`; never edit manifests by hand")
     })?;
     // A hand-edited manifest must not lead readers (query, show, export, deploy) out of `out/`.
     if let Some(a) = m.artifacts.iter().find(|a| !is_safe_artifact_path(&a.path)) {
@@ -459,7 +565,11 @@ pub fn read_manifest_file(path: &Path) -> Result<Manifest, Problem> {
 
 /// A manifest's artifact path: relative, `/`-separated, no empty, `.` or `..` segment.
 pub fn is_safe_artifact_path(p: &str) -> bool {
-    !p.is_empty() && !p.starts_with('/') && !p.contains('\\') && !p.contains(':') && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+    !p.is_empty()
+        && !p.starts_with('/')
+        && !p.contains('\\')
+        && !p.contains(':')
+        && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
 #[cfg(test)]
@@ -468,7 +578,18 @@ mod tests {
 
     /// Every entry under `dir`, as relative paths, sorted (hidden temp files included).
     fn entries(dir: &std::path::Path) -> Vec<String> {
-        let mut v: Vec<String> = walkdir::WalkDir::new(dir).min_depth(1).into_iter().map(|e| e.unwrap().path().strip_prefix(dir).unwrap().display().to_string()).collect();
+        let mut v: Vec<String> = walkdir::WalkDir::new(dir)
+            .min_depth(1)
+            .into_iter()
+            .map(|e| {
+                e.unwrap()
+                    .path()
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
         v.sort();
         v
     }
@@ -478,21 +599,40 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let path = t.path().join("lexical/md/0001.abc.json");
         write_new(&path, b"{\"terms\":{}}").unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"{\"terms\":{}}", "the missing directories are made");
-        assert_eq!(entries(t.path()), ["lexical", "lexical/md", "lexical/md/0001.abc.json"]);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"{\"terms\":{}}",
+            "the missing directories are made"
+        );
+        assert_eq!(
+            entries(t.path()),
+            ["lexical", "lexical/md", "lexical/md/0001.abc.json"]
+        );
         // A torn copy under the name (the wrong size) is replaced.
         let torn = t.path().join("lexical/md/0002.def.json");
         std::fs::write(&torn, b"{\"te").unwrap();
         write_new(&torn, b"{\"terms\":{\"x\":[]}}").unwrap();
         assert_eq!(std::fs::read(&torn).unwrap(), b"{\"terms\":{\"x\":[]}}");
-        assert_eq!(entries(t.path()), ["lexical", "lexical/md", "lexical/md/0001.abc.json", "lexical/md/0002.def.json"]);
+        assert_eq!(
+            entries(t.path()),
+            [
+                "lexical",
+                "lexical/md",
+                "lexical/md/0001.abc.json",
+                "lexical/md/0002.def.json"
+            ]
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
             let plain = t.path().join("plain");
             std::fs::write(&plain, b"").unwrap();
-            assert_eq!(mode, std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777, "the mode a plain create gives");
+            assert_eq!(
+                mode,
+                std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777,
+                "the mode a plain create gives"
+            );
         }
     }
 
@@ -503,14 +643,31 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let mut buf = super::Aligned::new();
         let piece = 1 << 20;
-        for (i, len) in [0, 1, 4095, 4096, 4097, piece - 1, piece, piece + 1, 2 * piece + 12_345].into_iter().enumerate() {
+        for (i, len) in [
+            0,
+            1,
+            4095,
+            4096,
+            4097,
+            piece - 1,
+            piece,
+            piece + 1,
+            2 * piece + 12_345,
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let bytes: Vec<u8> = (0..len).map(|j| (j % 251) as u8 ^ i as u8).collect();
             let new = t.path().join(format!("lexical/md/{i:04}.json"));
             super::write_new_direct(&new, &bytes, &mut buf).unwrap();
             assert_eq!(std::fs::read(&new).unwrap(), bytes, "new, {len} bytes");
             let replaced = t.path().join("cache/pack-00.mp");
             super::write_atomic_direct(&replaced, &bytes, &mut buf).unwrap();
-            assert_eq!(std::fs::read(&replaced).unwrap(), bytes, "replaced, {len} bytes");
+            assert_eq!(
+                std::fs::read(&replaced).unwrap(),
+                bytes,
+                "replaced, {len} bytes"
+            );
         }
         assert_eq!(entries(&t.path().join("cache")), ["pack-00.mp"]);
         assert_eq!(entries(&t.path().join("lexical/md")).len(), 9);
@@ -520,7 +677,16 @@ mod tests {
     fn artifact_paths_stay_inside_out() {
         assert!(is_safe_artifact_path("chunks/docs.0123.jsonl"));
         assert!(is_safe_artifact_path("lexical/history/0001.ab.json"));
-        for bad in ["", "/etc/passwd", "../x", "chunks/../../x", "a//b", "./x", "C:\\x", "a\\..\\b"] {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "chunks/../../x",
+            "a//b",
+            "./x",
+            "C:\\x",
+            "a\\..\\b",
+        ] {
             assert!(!is_safe_artifact_path(bad), "{bad}");
         }
     }

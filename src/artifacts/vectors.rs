@@ -7,7 +7,10 @@
 const MAGIC: &[u8; 8] = b"AZVEC001";
 
 /// Encodes the records into one buffer, sized up front from the iterator's lower bound.
-pub fn encode<'a>(dims: usize, items: impl Iterator<Item = (&'a str, &'a [f32])>) -> (Vec<u8>, usize) {
+pub fn encode<'a>(
+    dims: usize,
+    items: impl Iterator<Item = (&'a str, &'a [f32])>,
+) -> (Vec<u8>, usize) {
     let mut out = Vec::with_capacity(16 + items.size_hint().0 * (1 + 64 + dims * 4));
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(dims as u32).to_le_bytes());
@@ -42,19 +45,33 @@ pub fn decode(bytes: &[u8]) -> Result<(usize, Vec<VectorRecord>), String> {
     let mut pos = 16;
     let mut out = Vec::with_capacity(count.min(1 << 20));
     for i in 0..count {
-        let len = *bytes.get(pos).ok_or_else(|| format!("truncated at record {i}"))? as usize;
+        let len = *bytes
+            .get(pos)
+            .ok_or_else(|| format!("truncated at record {i}"))? as usize;
         pos += 1;
-        let id = bytes.get(pos..pos + len).ok_or_else(|| format!("truncated id at record {i}"))?;
-        let id = std::str::from_utf8(id).map_err(|_| format!("record {i}: id is not UTF-8"))?.to_string();
+        let id = bytes
+            .get(pos..pos + len)
+            .ok_or_else(|| format!("truncated id at record {i}"))?;
+        let id = std::str::from_utf8(id)
+            .map_err(|_| format!("record {i}: id is not UTF-8"))?
+            .to_string();
         pos += len;
         let need = dims * 4;
-        let raw = bytes.get(pos..pos + need).ok_or_else(|| format!("truncated values at record {i}"))?;
-        let values = raw.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+        let raw = bytes
+            .get(pos..pos + need)
+            .ok_or_else(|| format!("truncated values at record {i}"))?;
+        let values = raw
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
         pos += need;
         out.push(VectorRecord { id, values });
     }
     if pos != bytes.len() {
-        return Err(format!("{} trailing bytes after {count} records", bytes.len() - pos));
+        return Err(format!(
+            "{} trailing bytes after {count} records",
+            bytes.len() - pos
+        ));
     }
     Ok((dims, out))
 }

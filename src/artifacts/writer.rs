@@ -118,7 +118,12 @@ impl Tally {
 }
 
 /// The caches' tally (best effort: their failures are not collected).
-static CACHES: LazyLock<Arc<Tally>> = LazyLock::new(|| Arc::new(Tally { quiet: true, ..Tally::default() }));
+static CACHES: LazyLock<Arc<Tally>> = LazyLock::new(|| {
+    Arc::new(Tally {
+        quiet: true,
+        ..Tally::default()
+    })
+});
 
 /// Bytes queued and not yet written, against `PENDING_MAX`.
 static QUEUED: Mutex<usize> = Mutex::new(0);
@@ -137,14 +142,19 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 fn queue() -> Option<&'static Mutex<mpsc::Sender<Job>>> {
     QUEUE
         .get_or_init(|| {
-            if !cfg!(target_os = "linux") || std::env::var("ASKZICO_DIRECT_WRITES").is_ok_and(|v| v == "0") {
+            if !cfg!(target_os = "linux")
+                || std::env::var("ASKZICO_DIRECT_WRITES").is_ok_and(|v| v == "0")
+            {
                 return None;
             }
             let (tx, rx) = mpsc::channel::<Job>();
             let rx = Arc::new(Mutex::new(rx));
             for _ in 0..THREADS {
                 let rx = rx.clone();
-                std::thread::Builder::new().name("askzico-writer".into()).spawn(move || run(&rx)).ok()?;
+                std::thread::Builder::new()
+                    .name("askzico-writer".into())
+                    .spawn(move || run(&rx))
+                    .ok()?;
             }
             Some(Mutex::new(tx))
         })
@@ -188,7 +198,13 @@ fn job_done() {
 
 /// Queues `bytes` for `path` under `tally`, or hands them back when the caller should write
 /// them itself: too small, direct writes off, or the queue full.
-pub(super) fn submit(path: PathBuf, bytes: Vec<u8>, mode: Mode, key: Option<String>, tally: &Arc<Tally>) -> Result<(), (PathBuf, Vec<u8>)> {
+pub(super) fn submit(
+    path: PathBuf,
+    bytes: Vec<u8>,
+    mode: Mode,
+    key: Option<String>,
+    tally: &Arc<Tally>,
+) -> Result<(), (PathBuf, Vec<u8>)> {
     let len = bytes.len();
     if len < DIRECT_MIN || !enabled() {
         return Err((path, bytes));
@@ -200,7 +216,17 @@ pub(super) fn submit(path: PathBuf, bytes: Vec<u8>, mode: Mode, key: Option<Stri
         }
         *queued += len;
     }
-    send(Job { path, body: Body::Bytes(bytes), mode, key, tally: tally.clone() }, len).map_err(|job| match job.body {
+    send(
+        Job {
+            path,
+            body: Body::Bytes(bytes),
+            mode,
+            key,
+            tally: tally.clone(),
+        },
+        len,
+    )
+    .map_err(|job| match job.body {
         Body::Bytes(b) => (job.path, b),
         Body::Render(_) => unreachable!("sent as bytes"),
     })
@@ -210,7 +236,17 @@ pub(super) fn submit(path: PathBuf, bytes: Vec<u8>, mode: Mode, key: Option<Stri
 /// thread, or hands `render` back when direct writes are off. Not counted against
 /// `PENDING_MAX`: its inputs are held elsewhere anyway, and its bytes exist only while written.
 pub(super) fn submit_render(path: PathBuf, render: Render) -> Result<(), (PathBuf, Render)> {
-    send(Job { path, body: Body::Render(render), mode: Mode::Replace, key: None, tally: CACHES.clone() }, 0).map_err(|job| match job.body {
+    send(
+        Job {
+            path,
+            body: Body::Render(render),
+            mode: Mode::Replace,
+            key: None,
+            tally: CACHES.clone(),
+        },
+        0,
+    )
+    .map_err(|job| match job.body {
         Body::Render(r) => (job.path, r),
         Body::Bytes(_) => unreachable!("sent as a render"),
     })
@@ -245,9 +281,18 @@ fn run(rx: &Mutex<mpsc::Receiver<Job>>) {
                 },
             }
         }))
-        .unwrap_or_else(|_| Err(io::Error::other("the writer thread panicked while writing it")));
+        .unwrap_or_else(|_| {
+            Err(io::Error::other(
+                "the writer thread panicked while writing it",
+            ))
+        });
         *lock(&QUEUED) -= queued;
-        let failed = written.err().map(|e| (job.key, io::Error::new(e.kind(), format!("{}: {e}", job.path.display()))));
+        let failed = written.err().map(|e| {
+            (
+                job.key,
+                io::Error::new(e.kind(), format!("{}: {e}", job.path.display())),
+            )
+        });
         job.tally.done(failed);
         job_done();
     }
@@ -277,11 +322,21 @@ mod tests {
     /// Sizes around the direct threshold, the block and the 1 MiB piece.
     fn sizes() -> Vec<usize> {
         let piece = 1 << 20;
-        vec![DIRECT_MIN, DIRECT_MIN + 1, DIRECT_MIN + 4095, piece - 1, piece, piece + 1, 3 * piece + 4097]
+        vec![
+            DIRECT_MIN,
+            DIRECT_MIN + 1,
+            DIRECT_MIN + 4095,
+            piece - 1,
+            piece,
+            piece + 1,
+            3 * piece + 4097,
+        ]
     }
 
     fn bytes_of(len: usize, seed: u8) -> Vec<u8> {
-        (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+        (0..len)
+            .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+            .collect()
     }
 
     #[test]
@@ -292,7 +347,13 @@ mod tests {
         for (i, len) in sizes().into_iter().enumerate() {
             let path = t.path().join(format!("chunks/lib/{i:03}.jsonl"));
             let bytes = bytes_of(len, i as u8);
-            if let Err((path, bytes)) = submit(path.clone(), bytes.clone(), Mode::New, Some(format!("k{i}")), &mine) {
+            if let Err((path, bytes)) = submit(
+                path.clone(),
+                bytes.clone(),
+                Mode::New,
+                Some(format!("k{i}")),
+                &mine,
+            ) {
                 // Handed back (the queue full, or direct writes off): the caller's write.
                 super::super::store::write_new(&path, &bytes).unwrap();
             }
@@ -303,7 +364,10 @@ mod tests {
         for (path, bytes) in &expected {
             assert_eq!(std::fs::read(path).unwrap(), *bytes, "{}", path.display());
         }
-        let names: Vec<String> = std::fs::read_dir(t.path().join("chunks/lib")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = std::fs::read_dir(t.path().join("chunks/lib"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names.len(), expected.len(), "no temp files left: {names:?}");
     }
 
@@ -314,7 +378,14 @@ mod tests {
         std::fs::write(t.path().join("blocked"), b"").unwrap();
         let path = t.path().join("blocked/000.jsonl");
         let (mine, other) = (tally(), tally());
-        let queued = submit(path.clone(), bytes_of(DIRECT_MIN * 2, 7), Mode::New, Some("the-key".into()), &mine).is_ok();
+        let queued = submit(
+            path.clone(),
+            bytes_of(DIRECT_MIN * 2, 7),
+            Mode::New,
+            Some("the-key".into()),
+            &mine,
+        )
+        .is_ok();
         let (failed, first) = mine.finish();
         assert!(other.finish().1.is_none(), "another tally sees none of it");
         if queued {
@@ -340,7 +411,10 @@ mod tests {
         super::super::store::write_atomic_rendered(path.clone(), Box::new(move || Some(bytes)));
         caches_written();
         assert_eq!(std::fs::read(&path).unwrap(), want);
-        let names: Vec<String> = std::fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names, ["pack-00.mp"], "no temp file left");
     }
 }

@@ -37,8 +37,16 @@ impl Summary {
         let mut v = values.to_vec();
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
-        Some(Summary { median, min: v[0], max: v[n - 1] })
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Some(Summary {
+            median,
+            min: v[0],
+            max: v[n - 1],
+        })
     }
 }
 
@@ -76,9 +84,20 @@ impl Series {
         let stat = |k: &str| col(&|r: &Run| r.stats[k].as_f64().unwrap_or(0.0));
         let mut stages = serde_json::Map::new();
         for s in timings::STAGES {
-            let v: Vec<f64> = runs.iter().filter_map(|r| r.stages_ms.iter().find(|(n, _)| n == s.name()).map(|(_, ms)| *ms)).collect();
+            let v: Vec<f64> = runs
+                .iter()
+                .filter_map(|r| {
+                    r.stages_ms
+                        .iter()
+                        .find(|(n, _)| n == s.name())
+                        .map(|(_, ms)| *ms)
+                })
+                .collect();
             if let Some(sum) = Summary::of(&v) {
-                stages.insert(s.name().to_string(), serde_json::to_value(sum).expect("serializes"));
+                stages.insert(
+                    s.name().to_string(),
+                    serde_json::to_value(sum).expect("serializes"),
+                );
             }
         }
         Some(Series {
@@ -141,7 +160,10 @@ stage times are thread-time summed over threads (they can exceed the wall time);
 pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Report, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
     let mut sizes = Vec::new();
-    let result = opts.sizes.iter().try_for_each(|&docs| bench_size(&exe, opts, docs, progress).map(|r| sizes.push(r)));
+    let result = opts
+        .sizes
+        .iter()
+        .try_for_each(|&docs| bench_size(&exe, opts, docs, progress).map(|r| sizes.push(r)));
     // Every size's outputs go only now: deleting thousands of files makes ext4 (without a
     // journal) create files several times slower for minutes, which would charge one size's
     // cleanup to the next size's cold builds.
@@ -149,10 +171,19 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Report
         remove_dir(&opts.dir.join(format!("out-{docs}")))?;
     }
     result?;
-    Ok(Report { cpus: std::thread::available_parallelism().map_or(1, |n| n.get()), note: NOTE, sizes })
+    Ok(Report {
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        note: NOTE,
+        sizes,
+    })
 }
 
-fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn FnMut(&str)) -> Result<SizeReport, String> {
+fn bench_size(
+    exe: &Path,
+    opts: &BenchOptions,
+    docs: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<SizeReport, String> {
     let corpus = corpus_dir(opts, docs, progress)?;
     let (files, source_bytes) = source_size(&corpus.join("sources"))?;
     let load_before = load_average();
@@ -182,13 +213,24 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
         std::thread::sleep(Duration::from_millis(500));
         out = outs.join(format!("run{i}"));
         let r = build(exe, &config, &out)?;
-        progress(&format!("{docs} docs: cold build {}/{}: {:.0} ms, {:.0} MB peak RSS", i + 1, opts.runs, r.wall_ms, r.max_rss_mb));
+        progress(&format!(
+            "{docs} docs: cold build {}/{}: {:.0} ms, {:.0} MB peak RSS",
+            i + 1,
+            opts.runs,
+            r.wall_ms,
+            r.max_rss_mb
+        ));
         cold.push(r);
     }
     let mut noop = Vec::new();
     for i in 0..opts.runs {
         let r = build(exe, &config, &out)?;
-        progress(&format!("{docs} docs: no-op rebuild {}/{}: {:.0} ms", i + 1, opts.runs, r.wall_ms));
+        progress(&format!(
+            "{docs} docs: no-op rebuild {}/{}: {:.0} ms",
+            i + 1,
+            opts.runs,
+            r.wall_ms
+        ));
         noop.push(r);
     }
     let edited = first_source(&corpus.join("sources/md"))?;
@@ -197,7 +239,9 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
     // original), deleted after the last restore.
     let saved = corpus.join(EDIT_ORIGINAL);
     let temp = corpus.join(format!("{EDIT_ORIGINAL}.tmp"));
-    std::fs::write(&temp, &original).and_then(|()| std::fs::rename(&temp, &saved)).map_err(|e| format!("{}: {e}", saved.display()))?;
+    std::fs::write(&temp, &original)
+        .and_then(|()| std::fs::rename(&temp, &saved))
+        .map_err(|e| format!("{}: {e}", saved.display()))?;
     let mut edit = Vec::new();
     let result = (|| {
         for i in 0..opts.runs {
@@ -206,18 +250,27 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
             bytes.extend_from_slice(format!("\n\nجملة مضافة للقياس رقم {i}.\n").as_bytes());
             std::fs::write(&edited, bytes).map_err(|e| format!("{}: {e}", edited.display()))?;
             let r = build(exe, &config, &out)?;
-            progress(&format!("{docs} docs: one-file edit {}/{}: {:.0} ms", i + 1, opts.runs, r.wall_ms));
+            progress(&format!(
+                "{docs} docs: one-file edit {}/{}: {:.0} ms",
+                i + 1,
+                opts.runs,
+                r.wall_ms
+            ));
             edit.push(r);
         }
         Ok::<(), String>(())
     })();
-    std::fs::write(&edited, &original).map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
+    std::fs::write(&edited, &original)
+        .map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
     result?;
     let watch = watch(exe, &config, &out, &edited, &original, progress);
-    std::fs::write(&edited, &original).map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
+    std::fs::write(&edited, &original)
+        .map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
     std::fs::remove_file(&saved).map_err(|e| format!("{}: {e}", saved.display()))?;
     let watch = watch?;
-    let series = |runs: &[Run]| Series::of(runs, source_bytes).ok_or_else(|| "no runs (--runs 0)".to_string());
+    let series = |runs: &[Run]| {
+        Series::of(runs, source_bytes).ok_or_else(|| "no runs (--runs 0)".to_string())
+    };
     Ok(SizeReport {
         docs,
         seed: opts.seed,
@@ -234,7 +287,14 @@ fn bench_size(exe: &Path, opts: &BenchOptions, docs: usize, progress: &mut dyn F
 
 /// `build --watch --stats-json` on the built output: after its first (no-op) build, `WATCH_SAVES`
 /// saves of `edited`, each a different appended sentence, 300 ms apart; each save's stats line.
-fn watch(exe: &Path, config: &Path, out: &Path, edited: &Path, original: &[u8], progress: &mut dyn FnMut(&str)) -> Result<WatchSeries, String> {
+fn watch(
+    exe: &Path,
+    config: &Path,
+    out: &Path,
+    edited: &Path,
+    original: &[u8],
+    progress: &mut dyn FnMut(&str),
+) -> Result<WatchSeries, String> {
     use std::io::BufRead;
     let mut child = Command::new(exe)
         .args(["build", "--watch", "--stats-json", "--config"])
@@ -249,13 +309,19 @@ fn watch(exe: &Path, config: &Path, out: &Path, edited: &Path, original: &[u8], 
     let stdout = child.stdout.take().ok_or("no stdout")?;
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
             if tx.send(line).is_err() {
                 break;
             }
         }
     });
-    let next = || rx.recv_timeout(Duration::from_secs(120)).map_err(|_| "build --watch printed no stats line within 120 s".to_string());
+    let next = || {
+        rx.recv_timeout(Duration::from_secs(120))
+            .map_err(|_| "build --watch printed no stats line within 120 s".to_string())
+    };
     let result = (|| {
         next()?; // the first build
         let mut stats = Vec::new();
@@ -264,8 +330,13 @@ fn watch(exe: &Path, config: &Path, out: &Path, edited: &Path, original: &[u8], 
             let mut bytes = original.to_vec();
             bytes.extend_from_slice(format!("\n\nجملة مضافة أثناء المراقبة رقم {i}.\n").as_bytes());
             std::fs::write(edited, bytes).map_err(|e| format!("{}: {e}", edited.display()))?;
-            let v: serde_json::Value = serde_json::from_str(&next()?).map_err(|e| format!("watch stats: {e}"))?;
-            progress(&format!("watch save {}/{WATCH_SAVES}: {} ms", i + 1, v["ms"]));
+            let v: serde_json::Value =
+                serde_json::from_str(&next()?).map_err(|e| format!("watch stats: {e}"))?;
+            progress(&format!(
+                "watch save {}/{WATCH_SAVES}: {} ms",
+                i + 1,
+                v["ms"]
+            ));
             stats.push(v);
         }
         Ok::<_, String>(stats)
@@ -276,18 +347,38 @@ fn watch(exe: &Path, config: &Path, out: &Path, edited: &Path, original: &[u8], 
     }
     let _ = child.wait();
     let stats = result?;
-    let field = |name: &str, scale: f64| Summary::of(&stats.iter().map(|v| v[name].as_f64().unwrap_or(0.0) / scale).collect::<Vec<_>>()).ok_or("no saves");
-    Ok(WatchSeries { saves: stats.len(), ms: field("ms", 1.0)?, files_written: field("shards_written", 1.0)?, bytes_written_mb: field("bytes_written", 1e6)? })
+    let field = |name: &str, scale: f64| {
+        Summary::of(
+            &stats
+                .iter()
+                .map(|v| v[name].as_f64().unwrap_or(0.0) / scale)
+                .collect::<Vec<_>>(),
+        )
+        .ok_or("no saves")
+    };
+    Ok(WatchSeries {
+        saves: stats.len(),
+        ms: field("ms", 1.0)?,
+        files_written: field("shards_written", 1.0)?,
+        bytes_written_mb: field("bytes_written", 1e6)?,
+    })
 }
 
 /// The generated corpus of this size and seed, generated once and kept in `dir`.
-fn corpus_dir(opts: &BenchOptions, docs: usize, progress: &mut dyn FnMut(&str)) -> Result<PathBuf, String> {
+fn corpus_dir(
+    opts: &BenchOptions,
+    docs: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<PathBuf, String> {
     let dir = opts.dir.join(format!("corpus-{docs}-seed{}", opts.seed));
     // `.complete` names the generator version that wrote the corpus; it is written last.
     let done = dir.join(".complete");
     let version = format!("generator {}\n", super::GENERATOR_VERSION);
     if std::fs::read_to_string(&done).ok().as_deref() != Some(version.as_str()) {
-        progress(&format!("{docs} docs: generating the corpus in {}", dir.display()));
+        progress(&format!(
+            "{docs} docs: generating the corpus in {}",
+            dir.display()
+        ));
         remove_dir(&dir)?;
         super::generate(&opts.corpora, &dir, docs, opts.seed)?;
         std::fs::write(&done, version).map_err(|e| format!("{}: {e}", done.display()))?;
@@ -297,8 +388,12 @@ fn corpus_dir(opts: &BenchOptions, docs: usize, progress: &mut dyn FnMut(&str)) 
     let saved = dir.join(EDIT_ORIGINAL);
     if let Ok(original) = std::fs::read(&saved) {
         let edited = first_source(&dir.join("sources/md"))?;
-        progress(&format!("{docs} docs: restoring {} (an earlier bench stopped while it was edited)", edited.display()));
-        std::fs::write(&edited, original).map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
+        progress(&format!(
+            "{docs} docs: restoring {} (an earlier bench stopped while it was edited)",
+            edited.display()
+        ));
+        std::fs::write(&edited, original)
+            .map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
         std::fs::remove_file(&saved).map_err(|e| format!("{}: {e}", saved.display()))?;
     }
     Ok(dir)
@@ -312,7 +407,11 @@ pub const EDIT_ORIGINAL: &str = "edited-source.orig";
 /// drops clean pages only; the files stay on disk).
 fn evict_from_page_cache(dir: &Path) {
     use std::os::fd::AsRawFd;
-    for entry in walkdir::WalkDir::new(dir).into_iter().flatten().filter(|e| e.file_type().is_file()) {
+    for entry in walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+    {
         if let Ok(f) = std::fs::File::open(entry.path()) {
             // SAFETY: a valid open descriptor; the advice only concerns the page cache.
             unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
@@ -322,7 +421,9 @@ fn evict_from_page_cache(dir: &Path) {
 
 fn remove_dir(dir: &Path) -> Result<(), String> {
     match std::fs::remove_dir_all(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("cannot delete {}: {e}", dir.display())),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(format!("cannot delete {}: {e}", dir.display()))
+        }
         _ => Ok(()),
     }
 }
@@ -343,14 +444,23 @@ fn source_size(dir: &Path) -> Result<(usize, u64), String> {
 
 /// The first file (by name) of a directory: the one the edit runs change.
 fn first_source(dir: &Path) -> Result<PathBuf, String> {
-    let mut names: Vec<PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
     names.sort();
-    names.into_iter().next().ok_or_else(|| format!("{} holds no file to edit", dir.display()))
+    names
+        .into_iter()
+        .next()
+        .ok_or_else(|| format!("{} holds no file to edit", dir.display()))
 }
 
 /// `/proc/loadavg`'s three averages, or `?` where there is none.
 pub fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").map_or_else(|_| "?".into(), |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "?".into(),
+        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    )
 }
 
 /// One `build --stats-json` in a fresh process, measured by `wait4`.
@@ -380,14 +490,47 @@ fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, String> {
     let stderr = read(child.stderr.take().map(|s| Box::new(s) as _));
     let (status, usage) = wait4(child.id())?;
     let wall_ms = started.elapsed().as_secs_f64() * 1e3;
-    let (stdout, stderr) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
+    let (stdout, stderr) = (
+        stdout.join().unwrap_or_default(),
+        stderr.join().unwrap_or_default(),
+    );
     if status != 0 {
-        return Err(format!("build of {} failed (status {status}):\n{stderr}", config.display()));
+        return Err(format!(
+            "build of {} failed (status {status}):\n{stderr}",
+            config.display()
+        ));
     }
-    let stats = stdout.lines().rev().find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).ok_or("the build printed no --stats-json line")?;
-    let stages = stderr.lines().rev().find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok().filter(|v| v["stage_ns"].is_object())).ok_or("the build printed no stage times")?;
-    let stages_ms = timings::STAGES.iter().map(|s| (s.name().to_string(), stages["stage_ns"][s.name()].as_f64().unwrap_or(0.0) / 1e6)).collect();
-    Ok(Run { wall_ms, user_ms: usage.0, sys_ms: usage.1, max_rss_mb: usage.2, stages_ms, stats })
+    let stats = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .ok_or("the build printed no --stats-json line")?;
+    let stages = stderr
+        .lines()
+        .rev()
+        .find_map(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .ok()
+                .filter(|v| v["stage_ns"].is_object())
+        })
+        .ok_or("the build printed no stage times")?;
+    let stages_ms = timings::STAGES
+        .iter()
+        .map(|s| {
+            (
+                s.name().to_string(),
+                stages["stage_ns"][s.name()].as_f64().unwrap_or(0.0) / 1e6,
+            )
+        })
+        .collect();
+    Ok(Run {
+        wall_ms,
+        user_ms: usage.0,
+        sys_ms: usage.1,
+        max_rss_mb: usage.2,
+        stages_ms,
+        stats,
+    })
 }
 
 /// Waits for `pid`: its exit status (or 128 + signal) and (user ms, sys ms, peak RSS MB).
@@ -399,10 +542,21 @@ fn wait4(pid: u32) -> Result<(i32, (f64, f64, f64)), String> {
     if got < 0 {
         return Err(format!("wait4: {}", std::io::Error::last_os_error()));
     }
-    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + libc::WTERMSIG(status)
+    };
     let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
     // ru_maxrss is in kilobytes on Linux.
-    Ok((code, (ms(usage.ru_utime), ms(usage.ru_stime), usage.ru_maxrss as f64 / 1024.0)))
+    Ok((
+        code,
+        (
+            ms(usage.ru_utime),
+            ms(usage.ru_stime),
+            usage.ru_maxrss as f64 / 1024.0,
+        ),
+    ))
 }
 
 /// The human report: one table per size.
@@ -421,7 +575,11 @@ pub fn render_table(r: &Report) -> String {
         ));
         s.push_str("median [min–max] over fresh processes\n\n");
         s.push_str("| | wall | user+sys CPU | peak RSS | source MB/s | files read | docs extracted | files written |\n|---|---|---|---|---|---|---|---|\n");
-        for (name, x) in [("cold build", &z.cold), ("no-op rebuild", &z.noop), ("one-file edit", &z.edit)] {
+        for (name, x) in [
+            ("cold build", &z.cold),
+            ("no-op rebuild", &z.noop),
+            ("one-file edit", &z.edit),
+        ] {
             s.push_str(&format!(
                 "| {name} ({} runs) | {} | {} | {} | {} | {} | {} | {} |\n",
                 x.runs,
@@ -445,7 +603,17 @@ pub fn render_table(r: &Report) -> String {
         s.push_str("\ncold build by stage (thread-time summed over threads, so it can exceed the wall time):\n\n| stage | ms |\n|---|---|\n");
         for (name, v) in &z.cold.stages_ms {
             if let Ok(sum) = serde_json::from_value::<SummaryIn>(v.clone()) {
-                s.push_str(&format!("| {name} | {} |\n", fmt(&Summary { median: sum.median, min: sum.min, max: sum.max }, "")));
+                s.push_str(&format!(
+                    "| {name} | {} |\n",
+                    fmt(
+                        &Summary {
+                            median: sum.median,
+                            min: sum.min,
+                            max: sum.max
+                        },
+                        ""
+                    )
+                ));
             }
         }
     }
@@ -461,8 +629,18 @@ struct SummaryIn {
 
 /// `median [min–max]unit`, or just `median unit` when all runs agree; whole numbers from 100 up.
 pub fn fmt(s: &Summary, unit: &str) -> String {
-    let n = |x: f64| if x.abs() >= 100.0 { format!("{x:.0}") } else { format!("{x:.1}") };
-    if n(s.min) == n(s.max) { format!("{}{unit}", n(s.median)) } else { format!("{}{unit} [{}–{}]", n(s.median), n(s.min), n(s.max)) }
+    let n = |x: f64| {
+        if x.abs() >= 100.0 {
+            format!("{x:.0}")
+        } else {
+            format!("{x:.1}")
+        }
+    };
+    if n(s.min) == n(s.max) {
+        format!("{}{unit}", n(s.median))
+    } else {
+        format!("{}{unit} [{}–{}]", n(s.median), n(s.min), n(s.max))
+    }
 }
 
 #[cfg(test)]
@@ -472,16 +650,67 @@ mod tests {
     #[test]
     fn median_min_max() {
         assert_eq!(Summary::of(&[]), None);
-        assert_eq!(Summary::of(&[3.0]), Some(Summary { median: 3.0, min: 3.0, max: 3.0 }));
-        assert_eq!(Summary::of(&[5.0, 1.0, 3.0]), Some(Summary { median: 3.0, min: 1.0, max: 5.0 }));
-        assert_eq!(Summary::of(&[4.0, 1.0, 2.0, 10.0]), Some(Summary { median: 3.0, min: 1.0, max: 10.0 }));
+        assert_eq!(
+            Summary::of(&[3.0]),
+            Some(Summary {
+                median: 3.0,
+                min: 3.0,
+                max: 3.0
+            })
+        );
+        assert_eq!(
+            Summary::of(&[5.0, 1.0, 3.0]),
+            Some(Summary {
+                median: 3.0,
+                min: 1.0,
+                max: 5.0
+            })
+        );
+        assert_eq!(
+            Summary::of(&[4.0, 1.0, 2.0, 10.0]),
+            Some(Summary {
+                median: 3.0,
+                min: 1.0,
+                max: 10.0
+            })
+        );
     }
 
     #[test]
     fn formatting() {
-        assert_eq!(fmt(&Summary { median: 1234.4, min: 1000.2, max: 1500.9 }, " ms"), "1234 ms [1000–1501]");
-        assert_eq!(fmt(&Summary { median: 12.34, min: 12.31, max: 12.349 }, " MB"), "12.3 MB");
-        assert_eq!(fmt(&Summary { median: 9.96, min: 9.9, max: 150.0 }, ""), "10.0 [9.9–150]");
+        assert_eq!(
+            fmt(
+                &Summary {
+                    median: 1234.4,
+                    min: 1000.2,
+                    max: 1500.9
+                },
+                " ms"
+            ),
+            "1234 ms [1000–1501]"
+        );
+        assert_eq!(
+            fmt(
+                &Summary {
+                    median: 12.34,
+                    min: 12.31,
+                    max: 12.349
+                },
+                " MB"
+            ),
+            "12.3 MB"
+        );
+        assert_eq!(
+            fmt(
+                &Summary {
+                    median: 9.96,
+                    min: 9.9,
+                    max: 150.0
+                },
+                ""
+            ),
+            "10.0 [9.9–150]"
+        );
     }
 
     fn run(wall: f64, rss: f64, read_ms: f64) -> Run {
@@ -497,13 +726,34 @@ mod tests {
 
     #[test]
     fn series_and_table() {
-        let runs = [run(1000.0, 300.0, 50.0), run(3000.0, 310.0, 70.0), run(2000.0, 305.0, 60.0)];
+        let runs = [
+            run(1000.0, 300.0, 50.0),
+            run(3000.0, 310.0, 70.0),
+            run(2000.0, 305.0, 60.0),
+        ];
         let s = Series::of(&runs, 10_000_000).unwrap();
-        assert_eq!(s.wall_ms, Summary { median: 2000.0, min: 1000.0, max: 3000.0 });
+        assert_eq!(
+            s.wall_ms,
+            Summary {
+                median: 2000.0,
+                min: 1000.0,
+                max: 3000.0
+            }
+        );
         assert_eq!(s.cpu_ms.median, 2010.0);
-        assert_eq!(s.mb_per_s, Summary { median: 5.0, min: 10.0 / 3.0, max: 10.0 });
+        assert_eq!(
+            s.mb_per_s,
+            Summary {
+                median: 5.0,
+                min: 10.0 / 3.0,
+                max: 10.0
+            }
+        );
         assert_eq!(s.stages_ms["read"]["median"], 60.0);
-        assert!(!s.stages_ms.contains_key("write"), "a stage no run reported is left out");
+        assert!(
+            !s.stages_ms.contains_key("write"),
+            "a stage no run reported is left out"
+        );
         let report = Report {
             cpus: 2,
             note: NOTE,
@@ -519,9 +769,21 @@ mod tests {
                 edit: s,
                 watch: WatchSeries {
                     saves: 3,
-                    ms: Summary { median: 80.0, min: 60.0, max: 120.0 },
-                    files_written: Summary { median: 9.0, min: 5.0, max: 12.0 },
-                    bytes_written_mb: Summary { median: 8.0, min: 7.5, max: 9.0 },
+                    ms: Summary {
+                        median: 80.0,
+                        min: 60.0,
+                        max: 120.0,
+                    },
+                    files_written: Summary {
+                        median: 9.0,
+                        min: 5.0,
+                        max: 12.0,
+                    },
+                    bytes_written_mb: Summary {
+                        median: 8.0,
+                        min: 7.5,
+                        max: 9.0,
+                    },
                 },
             }],
         };

@@ -36,7 +36,15 @@ use crate::normalize::{self, Rules};
 use crate::text::Text;
 
 /// The components, in the table's order.
-pub const COMPONENTS: [&str; 7] = ["chunk", "normalize (build)", "search_text", "conservative", "stem", "word_extras", "stem_key"];
+pub const COMPONENTS: [&str; 7] = [
+    "chunk",
+    "normalize (build)",
+    "search_text",
+    "conservative",
+    "stem",
+    "word_extras",
+    "stem_key",
+];
 
 /// What to measure.
 pub struct MicroOptions {
@@ -97,16 +105,33 @@ struct Doc {
 
 /// Runs the micro-benchmark on the documents of `cfg` (loaded from `opts.config`); `progress`
 /// receives one line per step.
-pub fn run(opts: &MicroOptions, cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<MicroReport, String> {
-    if let Some(unknown) = opts.components.iter().find(|c| !COMPONENTS.contains(&c.as_str())) {
-        return Err(format!("no component {unknown:?} (the components: {})", COMPONENTS.join(", ")));
+pub fn run(
+    opts: &MicroOptions,
+    cfg: &Config,
+    progress: &mut dyn FnMut(&str),
+) -> Result<MicroReport, String> {
+    if let Some(unknown) = opts
+        .components
+        .iter()
+        .find(|c| !COMPONENTS.contains(&c.as_str()))
+    {
+        return Err(format!(
+            "no component {unknown:?} (the components: {})",
+            COMPONENTS.join(", ")
+        ));
     }
-    progress(&format!("extracting the documents of {}", opts.config.display()));
+    progress(&format!(
+        "extracting the documents of {}",
+        opts.config.display()
+    ));
     let docs = load(cfg)?;
     let load_before = load_average();
     let mut sets = Vec::new();
     for set in SETS {
-        let chosen: Vec<&Doc> = docs.iter().filter(|d| set == "all" || classify(&d.doc.body.text) == set).collect();
+        let chosen: Vec<&Doc> = docs
+            .iter()
+            .filter(|d| set == "all" || classify(&d.doc.body.text) == set)
+            .collect();
         if chosen.is_empty() {
             continue;
         }
@@ -130,7 +155,12 @@ fn load(cfg: &Config) -> Result<Vec<Doc>, String> {
     let out = cfg.out_dir_or(None);
     let (files, problems) = crate::discover::discover(cfg, &libs, &out);
     if problems.has_errors() {
-        let lines: Vec<String> = problems.0.iter().filter(|p| p.is_error()).map(|p| p.headline()).collect();
+        let lines: Vec<String> = problems
+            .0
+            .iter()
+            .filter(|p| p.is_error())
+            .map(|p| p.headline())
+            .collect();
         return Err(lines.join("; "));
     }
     let mut docs = Vec::new();
@@ -143,14 +173,21 @@ fn load(cfg: &Config) -> Result<Vec<Doc>, String> {
             let distinct = spans
                 .iter()
                 .map(|s| {
-                    let search = normalize::search_text(&Text::new(&doc.body.text[s.start..s.end]), &cfg.normalize);
+                    let search = normalize::search_text(
+                        &Text::new(&doc.body.text[s.start..s.end]),
+                        &cfg.normalize,
+                    );
                     let mut t: Vec<String> = search.tokens().map(str::to_string).collect();
                     t.sort_unstable();
                     t.dedup();
                     t
                 })
                 .collect();
-            docs.push(Doc { doc, spans, distinct });
+            docs.push(Doc {
+                doc,
+                spans,
+                distinct,
+            });
         }
     }
     if docs.is_empty() {
@@ -179,9 +216,18 @@ fn classify(text: &str) -> &'static str {
     }
 }
 
-fn measure_set(cfg: &Config, set: &'static str, docs: &[&Doc], runs: usize, only: &[String]) -> SetReport {
+fn measure_set(
+    cfg: &Config,
+    set: &'static str,
+    docs: &[&Doc],
+    runs: usize,
+    only: &[String],
+) -> SetReport {
     let body_bytes: u64 = docs.iter().map(|d| d.doc.body.text.len() as u64).sum();
-    let chunk_bytes: u64 = docs.iter().flat_map(|d| d.spans.iter().map(|s| (s.end - s.start) as u64)).sum();
+    let chunk_bytes: u64 = docs
+        .iter()
+        .flat_map(|d| d.spans.iter().map(|s| (s.end - s.start) as u64))
+        .sum();
     let chunks = docs.iter().map(|d| d.spans.len()).sum();
     let conservative = Rules::conservative();
     let each_chunk = |f: &mut dyn FnMut(&Document, &crate::chunk::ChunkSpan)| {
@@ -193,56 +239,89 @@ fn measure_set(cfg: &Config, set: &'static str, docs: &[&Doc], runs: usize, only
     };
     let wanted = |c: &str| only.is_empty() || only.iter().any(|o| o == c);
     let measures = vec![
-        wanted("chunk").then(|| time("chunk", body_bytes, runs, &mut || {
-            for d in docs {
-                black_box(crate::chunk::chunk(black_box(&d.doc.body), &cfg.chunking));
-            }
-        })),
-        wanted("normalize (build)").then(|| time("normalize (build)", chunk_bytes, runs, &mut || {
-            each_chunk(&mut |doc, s| {
-                let text = Text::new(&doc.body.text[s.start..s.end]);
-                black_box(normalize::chunk_fields(&text, doc.title.as_deref(), &s.heading_path, &cfg.normalize, cfg.article_stems));
-            })
-        })),
-        wanted("search_text").then(|| time("search_text", chunk_bytes, runs, &mut || {
-            each_chunk(&mut |doc, s| {
-                black_box(normalize::normalize_with_variants(black_box(&doc.body.text[s.start..s.end]), &cfg.normalize));
-            })
-        })),
-        wanted("conservative").then(|| time("conservative", chunk_bytes, runs, &mut || {
-            each_chunk(&mut |doc, s| {
-                black_box(normalize::normalize(black_box(&doc.body.text[s.start..s.end]), &conservative));
-            })
-        })),
-        wanted("stem").then(|| time("stem", chunk_bytes, runs, &mut || {
-            for d in docs {
-                for t in d.distinct.iter().flatten() {
-                    black_box(normalize::stem::stem(black_box(t)));
+        wanted("chunk").then(|| {
+            time("chunk", body_bytes, runs, &mut || {
+                for d in docs {
+                    black_box(crate::chunk::chunk(black_box(&d.doc.body), &cfg.chunking));
                 }
-            }
-        })),
-        wanted("word_extras").then(|| time("word_extras", chunk_bytes, runs, &mut || {
-            let extras = normalize::WordExtras::of(cfg);
-            for d in docs {
-                for t in d.distinct.iter().flatten() {
-                    extras.each(black_box(t.as_str()), |x| {
-                        black_box(x);
-                    });
+            })
+        }),
+        wanted("normalize (build)").then(|| {
+            time("normalize (build)", chunk_bytes, runs, &mut || {
+                each_chunk(&mut |doc, s| {
+                    let text = Text::new(&doc.body.text[s.start..s.end]);
+                    black_box(normalize::chunk_fields(
+                        &text,
+                        doc.title.as_deref(),
+                        &s.heading_path,
+                        &cfg.normalize,
+                        cfg.article_stems,
+                    ));
+                })
+            })
+        }),
+        wanted("search_text").then(|| {
+            time("search_text", chunk_bytes, runs, &mut || {
+                each_chunk(&mut |doc, s| {
+                    black_box(normalize::normalize_with_variants(
+                        black_box(&doc.body.text[s.start..s.end]),
+                        &cfg.normalize,
+                    ));
+                })
+            })
+        }),
+        wanted("conservative").then(|| {
+            time("conservative", chunk_bytes, runs, &mut || {
+                each_chunk(&mut |doc, s| {
+                    black_box(normalize::normalize(
+                        black_box(&doc.body.text[s.start..s.end]),
+                        &conservative,
+                    ));
+                })
+            })
+        }),
+        wanted("stem").then(|| {
+            time("stem", chunk_bytes, runs, &mut || {
+                for d in docs {
+                    for t in d.distinct.iter().flatten() {
+                        black_box(normalize::stem::stem(black_box(t)));
+                    }
                 }
-            }
-        })),
-        wanted("stem_key").then(|| time("stem_key", chunk_bytes, runs, &mut || {
-            for d in docs {
-                for t in d.distinct.iter().flatten() {
-                    black_box(normalize::stem::stem_key(black_box(t)).map(|k| k.len()));
+            })
+        }),
+        wanted("word_extras").then(|| {
+            time("word_extras", chunk_bytes, runs, &mut || {
+                let extras = normalize::WordExtras::of(cfg);
+                for d in docs {
+                    for t in d.distinct.iter().flatten() {
+                        extras.each(black_box(t.as_str()), |x| {
+                            black_box(x);
+                        });
+                    }
                 }
-            }
-        })),
+            })
+        }),
+        wanted("stem_key").then(|| {
+            time("stem_key", chunk_bytes, runs, &mut || {
+                for d in docs {
+                    for t in d.distinct.iter().flatten() {
+                        black_box(normalize::stem::stem_key(black_box(t)).map(|k| k.len()));
+                    }
+                }
+            })
+        }),
     ]
     .into_iter()
     .flatten()
     .collect();
-    SetReport { set, docs: docs.len(), chunks, body_bytes, chunk_bytes, measures }
+    SetReport {
+        set,
+        docs: docs.len(),
+        chunks,
+        body_bytes,
+        chunk_bytes,
+        measures,
+    }
 }
 
 /// Runs `f` once to warm up, then `runs` times, timed by this thread's CPU time (time the
@@ -256,14 +335,30 @@ fn time(component: &'static str, bytes: u64, runs: usize, f: &mut dyn FnMut()) -
         wall.push(t.elapsed().as_secs_f64().max(1e-9));
         cpu.push((thread_cpu_secs() - c).max(1e-9));
     }
-    let mbs = |secs: &[f64]| Summary::of(&secs.iter().map(|s| bytes as f64 / 1e6 / s).collect::<Vec<_>>()).expect("runs >= 1");
+    let mbs = |secs: &[f64]| {
+        Summary::of(
+            &secs
+                .iter()
+                .map(|s| bytes as f64 / 1e6 / s)
+                .collect::<Vec<_>>(),
+        )
+        .expect("runs >= 1")
+    };
     let ms: Vec<f64> = cpu.iter().map(|s| s * 1e3).collect();
-    Measure { component, mb_per_s: mbs(&cpu), wall_mb_per_s: mbs(&wall), ms: Summary::of(&ms).expect("runs >= 1") }
+    Measure {
+        component,
+        mb_per_s: mbs(&cpu),
+        wall_mb_per_s: mbs(&wall),
+        ms: Summary::of(&ms).expect("runs >= 1"),
+    }
 }
 
 /// CPU time of the calling thread, in seconds.
 fn thread_cpu_secs() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec; the call only writes to it.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     if rc != 0 {
@@ -280,7 +375,12 @@ pub fn render_table(r: &MicroReport) -> String {
     );
     for set in &r.sets {
         for m in &set.measures {
-            let mb = if m.component == "chunk" { set.body_bytes } else { set.chunk_bytes } as f64 / 1e6;
+            let mb = if m.component == "chunk" {
+                set.body_bytes
+            } else {
+                set.chunk_bytes
+            } as f64
+                / 1e6;
             s.push_str(&format!(
                 "| {} | {} | {} | {mb:.2} | {} | {} | {} | {} |\n",
                 set.set,
@@ -304,7 +404,10 @@ mod tests {
     fn documents_fall_into_sets_by_their_letters() {
         assert_eq!(classify("بِسۡمِ ٱللَّهِ ٱلرَّحۡمَٰنِ ٱلرَّحِيمِ"), "diacritized");
         assert_eq!(classify("ولد السيد المسيح في بيت لحم"), "prose");
-        assert_eq!(classify("استخدم useState في React: const [a, setA] = useState(0)"), "mixed");
+        assert_eq!(
+            classify("استخدم useState في React: const [a, setA] = useState(0)"),
+            "mixed"
+        );
         assert_eq!(classify("let x = 1;"), "mixed");
     }
 }

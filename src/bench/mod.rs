@@ -31,17 +31,31 @@ impl Rng {
 pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
     let mut pool = Vec::new();
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
-    let syn: serde_json::Value = serde_json::from_str(&read(&corpora.join("coptic-io-ar/packages/data/src/ar/synaxarium/canonical.json"))?).map_err(|e| e.to_string())?;
+    let syn: serde_json::Value = serde_json::from_str(&read(
+        &corpora.join("coptic-io-ar/packages/data/src/ar/synaxarium/canonical.json"),
+    )?)
+    .map_err(|e| e.to_string())?;
     for entries in syn.as_object().into_iter().flat_map(|m| m.values()) {
         for e in entries.as_array().into_iter().flatten() {
             if let Some(t) = e.get("text").and_then(|t| t.as_str()) {
-                pool.extend(t.split("\n\n").map(|p| crate::extract::decode_entities(p.trim()).into_owned()).filter(|p| p.chars().count() > 80));
+                pool.extend(
+                    t.split("\n\n")
+                        .map(|p| crate::extract::decode_entities(p.trim()).into_owned())
+                        .filter(|p| p.chars().count() > 80),
+                );
             }
         }
     }
-    let quran: serde_json::Value = serde_json::from_str(&read(&corpora.join("quran-json/dist/quran.json"))?).map_err(|e| e.to_string())?;
+    let quran: serde_json::Value =
+        serde_json::from_str(&read(&corpora.join("quran-json/dist/quran.json"))?)
+            .map_err(|e| e.to_string())?;
     for s in quran.as_array().into_iter().flatten() {
-        let verses: Vec<&str> = s["verses"].as_array().into_iter().flatten().filter_map(|v| v["text"].as_str()).collect();
+        let verses: Vec<&str> = s["verses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v["text"].as_str())
+            .collect();
         for group in verses.chunks(4) {
             pool.push(group.join(" "));
         }
@@ -95,11 +109,23 @@ pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u
                 text.push('\n');
             }
             if rng.below(6) == 0 {
-                text.push_str(&format!("```js\nconst item{s} = \"{}\";\nconsole.log(item{s});\n```\n\n", words(&mut rng, 3)));
+                text.push_str(&format!(
+                    "```js\nconst item{s} = \"{}\";\nconsole.log(item{s});\n```\n\n",
+                    words(&mut rng, 3)
+                ));
             }
             match kind {
-                "html" => body.push_str(&format!("<h2>{heading}</h2>\n{}\n", text.split("\n\n").filter(|p| !p.trim().is_empty()).map(|p| format!("<p>{}</p>", p.trim())).collect::<Vec<_>>().join("\n"))),
-                "mdx" if s == 0 => body.push_str(&format!("## {heading} {{/*s{s}*/}}\n\n<Note type=\"tip\">\n\n{text}</Note>\n\n")),
+                "html" => body.push_str(&format!(
+                    "<h2>{heading}</h2>\n{}\n",
+                    text.split("\n\n")
+                        .filter(|p| !p.trim().is_empty())
+                        .map(|p| format!("<p>{}</p>", p.trim()))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                )),
+                "mdx" if s == 0 => body.push_str(&format!(
+                    "## {heading} {{/*s{s}*/}}\n\n<Note type=\"tip\">\n\n{text}</Note>\n\n"
+                )),
                 _ => body.push_str(&format!("## {heading}\n\n{text}")),
             }
         }
@@ -110,8 +136,20 @@ pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u
                     "<!doctype html><html lang=\"ar\" dir=\"rtl\"><head><meta charset=\"utf-8\"><title>{title}</title></head><body><nav><a href=\"/\">الرئيسية</a> <a href=\"/a\">المقالات</a></nav><main><article><h1>{title}</h1>\n{body}</article></main><footer>© موقع تجريبي</footer></body></html>\n"
                 ),
             ),
-            "mdx" => (format!("sources/mdx/doc{i:06}.mdx"), format!("---\ntitle: \"{}\"\n---\nimport Note from '../components/Note.astro';\n\n# {title}\n\n{body}", title.replace('"', ""))),
-            _ => (format!("sources/md/doc{i:06}.md"), format!("---\ntitle: \"{}\"\n---\n\n# {title}\n\n{body}", title.replace('"', ""))),
+            "mdx" => (
+                format!("sources/mdx/doc{i:06}.mdx"),
+                format!(
+                    "---\ntitle: \"{}\"\n---\nimport Note from '../components/Note.astro';\n\n# {title}\n\n{body}",
+                    title.replace('"', "")
+                ),
+            ),
+            _ => (
+                format!("sources/md/doc{i:06}.md"),
+                format!(
+                    "---\ntitle: \"{}\"\n---\n\n# {title}\n\n{body}",
+                    title.replace('"', "")
+                ),
+            ),
         };
         bytes += content.len() as u64;
         std::fs::write(dest.join(path), content).map_err(|e| e.to_string())?;

@@ -39,7 +39,11 @@ struct Piece {
 }
 
 fn chars(s: &str) -> usize {
-    if s.is_ascii() { s.len() } else { s.chars().count() }
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
 }
 
 /// Splits a body into chunks.
@@ -51,13 +55,22 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
     for (si, sec) in sections.iter().enumerate() {
         let size = chars(&text[sec.start..sec.end]);
         if size <= max {
-            pieces.push(Piece { start: sec.start, end: sec.end, chars: size, section: si, section_start: true });
+            pieces.push(Piece {
+                start: sec.start,
+                end: sec.end,
+                chars: size,
+                section: si,
+                section_start: true,
+            });
             continue;
         }
         let first_piece = pieces.len();
         let blocks = &body.blocks[sec.blocks.clone()];
         // Leading headings travel with the first part of the content after them.
-        let lead = blocks.iter().take_while(|b| matches!(b.kind, BlockKind::Heading(_))).count();
+        let lead = blocks
+            .iter()
+            .take_while(|b| matches!(b.kind, BlockKind::Heading(_)))
+            .count();
         let mut carry: Option<usize> = None; // start of pending headings
         let mut carry_chars = 0;
         let mut carry_end = 0;
@@ -69,12 +82,24 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
                 if let Some(cs) = carry
                     && carry_chars + 2 + hc > max / 2
                 {
-                    pieces.push(Piece { start: cs, end: carry_end, chars: carry_chars, section: si, section_start: false });
+                    pieces.push(Piece {
+                        start: cs,
+                        end: carry_end,
+                        chars: carry_chars,
+                        section: si,
+                        section_start: false,
+                    });
                     carry = None;
                 }
                 if hc > max / 2 {
                     for (s, e) in split_block(text, b, max, max) {
-                        pieces.push(Piece { start: s, end: e, chars: chars(&text[s..e]), section: si, section_start: false });
+                        pieces.push(Piece {
+                            start: s,
+                            end: e,
+                            chars: chars(&text[s..e]),
+                            section: si,
+                            section_start: false,
+                        });
                     }
                     continue;
                 }
@@ -86,7 +111,13 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
             // Pending headings and the blank line after them take their room in the first part.
             // Only a tiny `max` (under 8) can leave none: then the headings go alone.
             if let Some(cs) = carry.filter(|_| carry_chars + 2 >= max) {
-                pieces.push(Piece { start: cs, end: carry_end, chars: carry_chars, section: si, section_start: false });
+                pieces.push(Piece {
+                    start: cs,
+                    end: carry_end,
+                    chars: carry_chars,
+                    section: si,
+                    section_start: false,
+                });
                 carry = None;
             }
             let budget = match carry {
@@ -100,12 +131,24 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
                 first.0 = cs;
             }
             for (s, e) in parts {
-                pieces.push(Piece { start: s, end: e, chars: chars(&text[s..e]), section: si, section_start: false });
+                pieces.push(Piece {
+                    start: s,
+                    end: e,
+                    chars: chars(&text[s..e]),
+                    section: si,
+                    section_start: false,
+                });
             }
         }
         if let Some(cs) = carry {
             // A document that ends in headings with nothing under them.
-            pieces.push(Piece { start: cs, end: carry_end, chars: carry_chars, section: si, section_start: false });
+            pieces.push(Piece {
+                start: cs,
+                end: carry_end,
+                chars: carry_chars,
+                section: si,
+                section_start: false,
+            });
         }
         if let Some(p) = pieces.get_mut(first_piece) {
             p.section_start = true;
@@ -116,7 +159,11 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
         .into_iter()
         .map(|(s, e, si)| {
             let (s, e) = trim(text, s, e);
-            ChunkSpan { start: s, end: e, heading_path: sections[si].path.clone() }
+            ChunkSpan {
+                start: s,
+                end: e,
+                heading_path: sections[si].path.clone(),
+            }
         })
         .filter(|c| c.end > c.start)
         .collect()
@@ -171,7 +218,11 @@ fn split_block(text: &str, b: &Block, budget: usize, max: usize) -> Vec<(usize, 
     if size <= budget {
         return vec![(b.start, b.end)];
     }
-    let levels: &[Sep] = if b.kind == BlockKind::Code { &[Sep::Line, Sep::Word] } else { &[Sep::Line, Sep::Sentence, Sep::Word] };
+    let levels: &[Sep] = if b.kind == BlockKind::Code {
+        &[Sep::Line, Sep::Word]
+    } else {
+        &[Sep::Line, Sep::Sentence, Sep::Word]
+    };
     let mut out = Vec::new();
     split_range(text, b.start, b.end, budget, max, levels, &mut out);
     out
@@ -202,7 +253,15 @@ fn cuts(s: &str, sep: Sep) -> Vec<usize> {
     out
 }
 
-fn split_range(text: &str, start: usize, end: usize, budget: usize, max: usize, levels: &[Sep], out: &mut Vec<(usize, usize)>) {
+fn split_range(
+    text: &str,
+    start: usize,
+    end: usize,
+    budget: usize,
+    max: usize,
+    levels: &[Sep],
+    out: &mut Vec<(usize, usize)>,
+) {
     let budget_now = |out: &Vec<(usize, usize)>| if out.is_empty() { budget } else { max };
     if chars(&text[start..end]) <= budget_now(out) {
         out.push((start, end));
@@ -213,7 +272,11 @@ fn split_range(text: &str, start: usize, end: usize, budget: usize, max: usize, 
         let mut s = start;
         while s < end {
             let lim = budget_now(out);
-            let e = text[s..end].char_indices().nth(lim).map(|(i, _)| s + i).unwrap_or(end);
+            let e = text[s..end]
+                .char_indices()
+                .nth(lim)
+                .map(|(i, _)| s + i)
+                .unwrap_or(end);
             out.push((s, e));
             s = e;
         }
@@ -249,7 +312,13 @@ fn split_range(text: &str, start: usize, end: usize, budget: usize, max: usize, 
 }
 
 /// Greedy packing of pieces into chunks; returns (start, end, section of the start).
-fn pack(text: &str, pieces: &[Piece], sections: &[Section], max: usize, min: usize) -> Vec<(usize, usize, usize)> {
+fn pack(
+    text: &str,
+    pieces: &[Piece],
+    sections: &[Section],
+    max: usize,
+    min: usize,
+) -> Vec<(usize, usize, usize)> {
     let mut chunks: Vec<(usize, usize, usize, usize)> = Vec::new(); // start, end, chars, section
     let mut cur: Option<(usize, usize, usize, usize)> = None;
     for p in pieces {
@@ -301,7 +370,10 @@ fn pack(text: &str, pieces: &[Piece], sections: &[Section], max: usize, min: usi
         }
         i += 1;
     }
-    chunks.into_iter().map(|(s, e, _, sec)| (s, e, sec)).collect()
+    chunks
+        .into_iter()
+        .map(|(s, e, _, sec)| (s, e, sec))
+        .collect()
 }
 
 #[cfg(test)]
@@ -309,7 +381,10 @@ mod tests {
     use super::*;
 
     fn settings(max: usize, min: usize) -> ChunkSettings {
-        ChunkSettings { max_chars: max, min_chars: min }
+        ChunkSettings {
+            max_chars: max,
+            min_chars: min,
+        }
     }
 
     fn body(parts: &[(BlockKind, &str)]) -> Body {
@@ -322,7 +397,10 @@ mod tests {
 
     #[test]
     fn small_document_is_one_chunk() {
-        let b = body(&[(BlockKind::Heading(1), "عنوان"), (BlockKind::Paragraph, "فقرة قصيرة.")]);
+        let b = body(&[
+            (BlockKind::Heading(1), "عنوان"),
+            (BlockKind::Paragraph, "فقرة قصيرة."),
+        ]);
         let c = chunk(&b, &settings(7000, 200));
         assert_eq!(c.len(), 1);
         assert_eq!(&b.text[c[0].start..c[0].end], b.text);
@@ -354,7 +432,10 @@ mod tests {
     fn oversized_paragraph_splits_at_sentences_never_inside_words() {
         let sentence = "هذه جملة عربية طويلة نسبيا تنتهي بنقطة. ";
         let para = sentence.repeat(60);
-        let b = body(&[(BlockKind::Heading(2), "قسم"), (BlockKind::Paragraph, &para)]);
+        let b = body(&[
+            (BlockKind::Heading(2), "قسم"),
+            (BlockKind::Paragraph, &para),
+        ]);
         let c = chunk(&b, &settings(500, 100));
         assert!(c.len() > 4);
         assert!(b.text[c[0].start..].starts_with("قسم"));
@@ -368,16 +449,25 @@ mod tests {
     #[test]
     fn code_block_is_not_split_when_it_fits() {
         let code = format!("```js\n{}```", "let x = 1;\n".repeat(40));
-        let b = body(&[(BlockKind::Paragraph, &"نص ".repeat(100)), (BlockKind::Code, &code)]);
+        let b = body(&[
+            (BlockKind::Paragraph, &"نص ".repeat(100)),
+            (BlockKind::Code, &code),
+        ]);
         let c = chunk(&b, &settings(500, 50));
-        assert!(c.iter().any(|x| &b.text[x.start..x.end] == code.trim_matches('\n')));
+        assert!(
+            c.iter()
+                .any(|x| &b.text[x.start..x.end] == code.trim_matches('\n'))
+        );
     }
 
     #[test]
     fn heading_only_documents_stay_bounded() {
         let mut b = Body::default();
         for i in 0..3000 {
-            b.push(BlockKind::Heading(1 + (i % 3) as u8), &format!("عنوان رقم {i}"));
+            b.push(
+                BlockKind::Heading(1 + (i % 3) as u8),
+                &format!("عنوان رقم {i}"),
+            );
         }
         b.push(BlockKind::Heading(2), &"ح".repeat(20_000));
         for c in chunk(&b, &settings(1000, 100)) {
@@ -389,12 +479,19 @@ mod tests {
     /// part of the next block made a chunk over the limit (and a budget of 0 could never end).
     #[test]
     fn a_carried_heading_never_pushes_a_chunk_over_a_tiny_max() {
-        let b = body(&[(BlockKind::Heading(2), "ab"), (BlockKind::Paragraph, "cdefgh ijk")]);
+        let b = body(&[
+            (BlockKind::Heading(2), "ab"),
+            (BlockKind::Paragraph, "cdefgh ijk"),
+        ]);
         for max in 1..12 {
             let c = chunk(&b, &settings(max, 0));
             assert!(!c.is_empty());
             for x in &c {
-                assert!(chars(&b.text[x.start..x.end]) <= max, "max {max}: {:?}", &b.text[x.start..x.end]);
+                assert!(
+                    chars(&b.text[x.start..x.end]) <= max,
+                    "max {max}: {:?}",
+                    &b.text[x.start..x.end]
+                );
             }
         }
     }
@@ -411,7 +508,10 @@ mod tests {
         for max in [460, 500, 900, 1000] {
             for x in chunk(&b, &settings(max, 10)) {
                 let t = &b.text[x.start..x.end];
-                assert!(!t.ends_with("فارغ") && !t.ends_with("فرعي"), "max {max}: {t}");
+                assert!(
+                    !t.ends_with("فارغ") && !t.ends_with("فرعي"),
+                    "max {max}: {t}"
+                );
             }
         }
     }

@@ -13,7 +13,10 @@ pub fn run(opts: BenchOptions, json: bool) -> i32 {
     match harness::run(&opts, &mut |line| eprintln!("[bench] {line}")) {
         Ok(report) => {
             if json {
-                println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).expect("report serializes")
+                );
                 eprintln!("{}", harness::render_table(&report));
             } else {
                 println!("{}", harness::render_table(&report));
@@ -34,11 +37,16 @@ pub fn micro(opts: MicroOptions, json: bool) -> i32 {
         eprintln!("bench: --runs must be at least 1");
         return EXIT_USAGE;
     }
-    let Some(cfg) = super::load_config(&opts.config, false) else { return EXIT_USAGE };
+    let Some(cfg) = super::load_config(&opts.config, false) else {
+        return EXIT_USAGE;
+    };
     match micro_bench::run(&opts, &cfg, &mut |line| eprintln!("[bench] {line}")) {
         Ok(report) => {
             if json {
-                println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).expect("report serializes")
+                );
                 eprintln!("{}", micro_bench::render_table(&report));
             } else {
                 println!("{}", micro_bench::render_table(&report));

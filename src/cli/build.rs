@@ -6,15 +6,27 @@ use crate::engine::Engine;
 
 pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32 {
     if watch {
-        let opts = crate::watch::WatchOptions { config: at.config.clone(), sources: at.sources.clone(), out: at.out.clone(), env: at.env.clone(), stats_json };
+        let opts = crate::watch::WatchOptions {
+            config: at.config.clone(),
+            sources: at.sources.clone(),
+            out: at.out.clone(),
+            env: at.env.clone(),
+            stats_json,
+        };
         return crate::watch::run(&opts, print_watch);
     }
-    let Some(cfg) = at.load(json) else { return EXIT_USAGE };
+    let Some(cfg) = at.load(json) else {
+        return EXIT_USAGE;
+    };
     if let Err(p) = cfg.libraries_for(at.env.as_deref()) {
         report(&crate::diag::Problems(vec![p]), json);
         return EXIT_USAGE;
     }
-    let req = BuildRequest { out: cfg.out_dir_or(at.out.as_deref()), env: at.env.clone(), progress: crate::build::want_progress(json || stats_json) };
+    let req = BuildRequest {
+        out: cfg.out_dir_or(at.out.as_deref()),
+        env: at.env.clone(),
+        progress: crate::build::want_progress(json || stats_json),
+    };
     let mut engine = Engine::one_shot(cfg);
     let rep = engine.build_from(&req, super::process_start(), None);
     // Everything is written (manifest last); tearing the database down would only free memory
@@ -28,7 +40,10 @@ pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32
         eprintln!("{}", crate::timings::json_line());
     }
     if stats_json {
-        println!("{}", serde_json::to_string(&rep.run).expect("stats serialize"));
+        println!(
+            "{}",
+            serde_json::to_string(&rep.run).expect("stats serialize")
+        );
     } else if json {
         println!("{}", summary(at, &rep, ok));
     } else {
@@ -74,7 +89,10 @@ fn print_human(rep: &BuildReport) {
             println!("  {} warning(s)", rep.problems.warnings());
         }
     } else {
-        eprintln!("build failed: {} error(s); the previous build is untouched", rep.problems.errors());
+        eprintln!(
+            "build failed: {} error(s); the previous build is untouched",
+            rep.problems.errors()
+        );
     }
 }
 
@@ -82,10 +100,23 @@ fn print_human(rep: &BuildReport) {
 fn print_watch(rep: &BuildReport, stats_json: bool) {
     report(&rep.problems, false);
     match &rep.manifest {
-        Some(m) => eprintln!("[watch] built {} in {} ms ({} files read, {} docs extracted, {} files written)", m.corpus_version, rep.run.ms, rep.run.files_read, rep.run.docs_extracted, rep.run.shards_written),
-        None => eprintln!("[watch] build failed: {} error(s); keeping the last good build", rep.problems.errors()),
+        Some(m) => eprintln!(
+            "[watch] built {} in {} ms ({} files read, {} docs extracted, {} files written)",
+            m.corpus_version,
+            rep.run.ms,
+            rep.run.files_read,
+            rep.run.docs_extracted,
+            rep.run.shards_written
+        ),
+        None => eprintln!(
+            "[watch] build failed: {} error(s); keeping the last good build",
+            rep.problems.errors()
+        ),
     }
     if stats_json {
-        println!("{}", serde_json::to_string(&rep.run).expect("stats serialize"));
+        println!(
+            "{}",
+            serde_json::to_string(&rep.run).expect("stats serialize")
+        );
     }
 }

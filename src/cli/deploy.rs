@@ -3,10 +3,20 @@
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 
 pub fn run(at: &BuildLocation, target: &str, dry_run: bool, gc: bool, json: bool) -> i32 {
-    let Some(config) = at.load(json) else { return EXIT_USAGE };
+    let Some(config) = at.load(json) else {
+        return EXIT_USAGE;
+    };
     let Some(t) = config.deploy.get(target) else {
         let known: Vec<&str> = config.deploy.keys().map(String::as_str).collect();
-        eprintln!("no deploy target `{target}` in {} (known: {})", at.shown(), if known.is_empty() { "none; add a [deploy.NAME] table".to_string() } else { known.join(", ") });
+        eprintln!(
+            "no deploy target `{target}` in {} (known: {})",
+            at.shown(),
+            if known.is_empty() {
+                "none; add a [deploy.NAME] table".to_string()
+            } else {
+                known.join(", ")
+            }
+        );
         return EXIT_USAGE;
     };
     let out = at.out.clone().unwrap_or(config.out_dir.clone());
@@ -14,7 +24,17 @@ pub fn run(at: &BuildLocation, target: &str, dry_run: bool, gc: bool, json: bool
         Ok(m) => m,
         Err(code) => return code,
     };
-    match crate::deploy::run::deploy(&out, &manifest, t, &crate::deploy::run::Args { target, dry_run, json, gc }) {
+    match crate::deploy::run::deploy(
+        &out,
+        &manifest,
+        t,
+        &crate::deploy::run::Args {
+            target,
+            dry_run,
+            json,
+            gc,
+        },
+    ) {
         Ok(()) => EXIT_OK,
         Err(e) => {
             eprintln!("{e}");

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::store::{read_manifest, write_atomic};
 use crate::diag::{Problem, Problems};
-use crate::eval::{Report, checkpoint, load_fixtures, read_checkpoints, regressions, run as run_eval};
+use crate::eval::{
+    Report, checkpoint, load_fixtures, read_checkpoints, regressions, run as run_eval,
+};
 use crate::retrieve::{Mode, Searcher};
 
 pub struct EvalArgs {
@@ -21,7 +23,10 @@ pub struct EvalArgs {
 }
 
 fn checkpoints_path(config: &Path) -> PathBuf {
-    config.parent().unwrap_or(Path::new(".")).join("checkpoints.jsonl")
+    config
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("checkpoints.jsonl")
 }
 
 fn fail(p: Problem, json: bool) -> i32 {
@@ -32,15 +37,36 @@ fn fail(p: Problem, json: bool) -> i32 {
 pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
     if a.history {
         let rows = read_checkpoints(&checkpoints_path(&at.config));
-        println!("{:<24} {:<34} {:>6}  hit@5 per set / per library", "label", "corpus_version", "cases");
+        println!(
+            "{:<24} {:<34} {:>6}  hit@5 per set / per library",
+            "label", "corpus_version", "cases"
+        );
         for r in rows {
-            let sets: Vec<String> = r.sets.iter().map(|(k, (n, h))| format!("{k} {h:.3} ({n})")).collect();
-            let libs: Vec<String> = r.per_library.iter().map(|(k, (n, h))| format!("{k} {h:.3} ({n})")).collect();
-            println!("{:<24} {:<34} {:>6}  {}\n{:66}  {}", r.label, r.corpus_version, r.cases, sets.join(", "), "", libs.join(", "));
+            let sets: Vec<String> = r
+                .sets
+                .iter()
+                .map(|(k, (n, h))| format!("{k} {h:.3} ({n})"))
+                .collect();
+            let libs: Vec<String> = r
+                .per_library
+                .iter()
+                .map(|(k, (n, h))| format!("{k} {h:.3} ({n})"))
+                .collect();
+            println!(
+                "{:<24} {:<34} {:>6}  {}\n{:66}  {}",
+                r.label,
+                r.corpus_version,
+                r.cases,
+                sets.join(", "),
+                "",
+                libs.join(", ")
+            );
         }
         return EXIT_OK;
     }
-    let Some(cfg) = at.load(a.json) else { return EXIT_USAGE };
+    let Some(cfg) = at.load(a.json) else {
+        return EXIT_USAGE;
+    };
     if a.fixtures.is_empty() {
         eprintln!("eval needs --fixtures FILE");
         return EXIT_USAGE;
@@ -53,10 +79,11 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         }
     };
     let out = cfg.out_dir_or(at.out.as_deref());
-    let searcher = match read_manifest(&out, at.env.as_deref()).and_then(|m| Searcher::open(&cfg, &out, m)) {
-        Ok(s) => s,
-        Err(p) => return fail(p, a.json),
-    };
+    let searcher =
+        match read_manifest(&out, at.env.as_deref()).and_then(|m| Searcher::open(&cfg, &out, m)) {
+            Ok(s) => s,
+            Err(p) => return fail(p, a.json),
+        };
     let report_of = |mode| run_eval(&searcher, &cases, a.k, mode);
     let now = match report_of(a.mode) {
         Ok(r) => r,
@@ -79,29 +106,63 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         let mut bytes = serde_json::to_vec_pretty(&now).expect("serializes");
         bytes.push(b'\n');
         if let Err(e) = write_atomic(path, &bytes) {
-            return fail(Problem::error("write", format!("cannot write baseline {}: {e}", path.display())), a.json);
+            return fail(
+                Problem::error(
+                    "write",
+                    format!("cannot write baseline {}: {e}", path.display()),
+                ),
+                a.json,
+            );
         }
         eprintln!("baseline written to {}", path.display());
     }
     if let Some(label) = &a.record {
-        let row = checkpoint(label, &now, searcher.manifest.libraries.iter().map(|l| l.id.clone()).collect());
+        let row = checkpoint(
+            label,
+            &now,
+            searcher
+                .manifest
+                .libraries
+                .iter()
+                .map(|l| l.id.clone())
+                .collect(),
+        );
         let path = checkpoints_path(&at.config);
         let mut text = std::fs::read_to_string(&path).unwrap_or_default();
         text.push_str(&serde_json::to_string(&row).expect("serializes"));
         text.push('\n');
         if let Err(e) = write_atomic(&path, text.as_bytes()) {
-            return fail(Problem::error("write", format!("cannot write {}: {e}", path.display())), a.json);
+            return fail(
+                Problem::error("write", format!("cannot write {}: {e}", path.display())),
+                a.json,
+            );
         }
         eprintln!("checkpoint `{label}` appended to {}", path.display());
     }
     if let Some(path) = &a.baseline {
-        let base: Report = match std::fs::read(path).map_err(|e| e.to_string()).and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string())) {
+        let base: Report = match std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+        {
             Ok(b) => b,
-            Err(e) => return fail(Problem::error("baseline", format!("cannot read baseline {}: {e}", path.display())).help("write one with --write-baseline"), a.json),
+            Err(e) => {
+                return fail(
+                    Problem::error(
+                        "baseline",
+                        format!("cannot read baseline {}: {e}", path.display()),
+                    )
+                    .help("write one with --write-baseline"),
+                    a.json,
+                );
+            }
         };
         let regs = regressions(&now, &base);
         if !regs.is_empty() {
-            eprintln!("REGRESSION against {} ({}):", path.display(), base.corpus_version);
+            eprintln!(
+                "REGRESSION against {} ({}):",
+                path.display(),
+                base.corpus_version
+            );
             for r in &regs {
                 eprintln!("  - {r}");
             }
@@ -114,22 +175,40 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
 
 fn print_summary(label: &str, r: &Report) {
     let o = &r.overall;
-    println!("{label:<8} cases {:>3}  hit@1 {:.3}  hit@5 {:.3}  MRR@10 {:.3}", o.cases, o.hit1, o.hit5, o.mrr10);
+    println!(
+        "{label:<8} cases {:>3}  hit@1 {:.3}  hit@5 {:.3}  MRR@10 {:.3}",
+        o.cases, o.hit1, o.hit5, o.mrr10
+    );
 }
 
 fn print_report(r: &Report) {
     println!("corpus_version {}  mode {}\n", r.corpus_version, r.mode);
-    println!("{:<16} {:>5} {:>7} {:>7} {:>7}", "set", "cases", "hit@1", "hit@5", "MRR@10");
-    let row = |name: &str, m: &crate::eval::Metrics| println!("{:<16} {:>5} {:>7.3} {:>7.3} {:>7.3}", name, m.cases, m.hit1, m.hit5, m.mrr10);
+    println!(
+        "{:<16} {:>5} {:>7} {:>7} {:>7}",
+        "set", "cases", "hit@1", "hit@5", "MRR@10"
+    );
+    let row = |name: &str, m: &crate::eval::Metrics| {
+        println!(
+            "{:<16} {:>5} {:>7.3} {:>7.3} {:>7.3}",
+            name, m.cases, m.hit1, m.hit5, m.mrr10
+        )
+    };
     row("overall", &r.overall);
     for (k, m) in &r.sets {
         row(k, m);
     }
-    println!("\n{:<16} {:>5} {:>7} {:>7} {:>7}", "library", "cases", "hit@1", "hit@5", "MRR@10");
+    println!(
+        "\n{:<16} {:>5} {:>7} {:>7} {:>7}",
+        "library", "cases", "hit@1", "hit@5", "MRR@10"
+    );
     for (k, m) in &r.libraries {
         row(k, m);
     }
-    let missed: Vec<_> = r.cases.iter().filter(|c| c.rank.is_none_or(|x| x > 5)).collect();
+    let missed: Vec<_> = r
+        .cases
+        .iter()
+        .filter(|c| c.rank.is_none_or(|x| x > 5))
+        .collect();
     if !missed.is_empty() {
         println!("\nnot in the top 5:");
         for c in missed {

@@ -30,8 +30,11 @@ const MAX_VALUE_BYTES: usize = 25 * 1024 * 1024;
 const KV_PAIRS_PER_FILE: usize = 10_000;
 
 pub fn run(at: &BuildLocation, format: ExportFormat, dest: &Path, prefix: &str) -> i32 {
-    let Some(out) = super::verify::out_dir(at, false) else { return EXIT_USAGE };
-    let manifest = match super::verify::verified_manifest(&out, at.env.as_deref(), false, "export") {
+    let Some(out) = super::verify::out_dir(at, false) else {
+        return EXIT_USAGE;
+    };
+    let manifest = match super::verify::verified_manifest(&out, at.env.as_deref(), false, "export")
+    {
         Ok(m) => m,
         Err(code) => return code,
     };
@@ -54,17 +57,24 @@ pub fn run(at: &BuildLocation, format: ExportFormat, dest: &Path, prefix: &str) 
 }
 
 fn read(out: &Path, path: &str) -> Result<Vec<u8>, Problem> {
-    std::fs::read(out.join(path)).map_err(|e| Problem::error("read", format!("cannot read {path}: {e}")).in_file(path.to_string()))
+    std::fs::read(out.join(path)).map_err(|e| {
+        Problem::error("read", format!("cannot read {path}: {e}")).in_file(path.to_string())
+    })
 }
 
 fn write(dest: &Path, name: &str, bytes: &[u8]) -> Result<String, Problem> {
     let path = dest.join(name);
-    write_atomic(&path, bytes).map_err(|e| Problem::error("write", format!("cannot write {}: {e}", path.display())).in_file(path.display().to_string()))?;
+    write_atomic(&path, bytes).map_err(|e| {
+        Problem::error("write", format!("cannot write {}: {e}", path.display()))
+            .in_file(path.display().to_string())
+    })?;
     Ok(path.display().to_string())
 }
 
 fn limit(what: String) -> Problem {
-    Problem::error("limit", what).help("this build cannot be uploaded as is; shorten the offending IDs or fields and rebuild")
+    Problem::error("limit", what).help(
+        "this build cannot be uploaded as is; shorten the offending IDs or fields and rebuild",
+    )
 }
 
 /// Per vector file: its library and its Vectorize NDJSON objects.
@@ -78,16 +88,20 @@ pub(crate) fn vector_lines(out: &Path, m: &Manifest) -> Result<VectorLines, Prob
     for a in m.artifacts_of(Kind::Chunks) {
         let bytes = read(out, &a.path)?;
         for line in String::from_utf8_lossy(&bytes).lines() {
-            let r: ChunkRecord = serde_json::from_str(line).map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
+            let r: ChunkRecord = serde_json::from_str(line)
+                .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
             chunks.insert(r.chunk_id.clone(), r);
         }
     }
     let mut files = Vec::new();
     for a in m.artifacts_of(Kind::Vectors) {
-        let (_, recs) = vectors::decode(&read(out, &a.path)?).map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
+        let (_, recs) = vectors::decode(&read(out, &a.path)?)
+            .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
         let mut lines = Vec::with_capacity(recs.len());
         for r in recs {
-            let c = chunks.get(&r.id).ok_or_else(|| Problem::error("invariant", format!("vector {} has no chunk record", r.id)))?;
+            let c = chunks.get(&r.id).ok_or_else(|| {
+                Problem::error("invariant", format!("vector {} has no chunk record", r.id))
+            })?;
             let metadata = json!({
                 "doc_id": c.doc_id,
                 "library": c.library,
@@ -110,11 +124,17 @@ fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Probl
         for line in lines {
             let id = line["id"].as_str().unwrap_or("");
             if id.len() > MAX_VECTOR_ID {
-                return Err(limit(format!("vector ID {id} is over {MAX_VECTOR_ID} bytes")));
+                return Err(limit(format!(
+                    "vector ID {id} is over {MAX_VECTOR_ID} bytes"
+                )));
             }
-            let meta_len = serde_json::to_vec(&line["metadata"]).map(|v| v.len()).unwrap_or(0);
+            let meta_len = serde_json::to_vec(&line["metadata"])
+                .map(|v| v.len())
+                .unwrap_or(0);
             if meta_len > MAX_METADATA_BYTES {
-                return Err(limit(format!("metadata of vector {id} is {meta_len} bytes, over {MAX_METADATA_BYTES}")));
+                return Err(limit(format!(
+                    "metadata of vector {id} is {meta_len} bytes, over {MAX_METADATA_BYTES}"
+                )));
             }
             serde_json::to_writer(&mut buf, &line).expect("serializes");
             buf.push(b'\n');
@@ -128,14 +148,19 @@ fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Probl
 /// Every KV pair of a build under the key scheme of DESIGN §4, in three groups a deploy writes
 /// one after the other (`deploy::keys`): the manifest; the key pages naming its chunk keys; the
 /// lookup records and lexical shards. Shared by `export` and `deploy`; limits are checked by the caller.
-pub(crate) fn kv_pairs(out: &Path, m: &Manifest, prefix: &str) -> Result<[Vec<(String, String)>; 3], Problem> {
+pub(crate) fn kv_pairs(
+    out: &Path,
+    m: &Manifest,
+    prefix: &str,
+) -> Result<[Vec<(String, String)>; 3], Problem> {
     let v = &m.corpus_version;
     let mut content = Vec::new();
     let mut ids = Vec::new();
     for a in m.artifacts_of(Kind::Lookup) {
         let bytes = read(out, &a.path)?;
         for line in String::from_utf8_lossy(&bytes).lines() {
-            let r: LookupRecord = serde_json::from_str(line).map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
+            let r: LookupRecord = serde_json::from_str(line)
+                .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
             let value = json!({"title": r.title, "url": r.url, "text": r.text, "domains": r.domains, "library": r.library, "metadata": r.metadata});
             content.push((keys::chunk_key(prefix, v, &r.chunk_id), value.to_string()));
             ids.push(r.chunk_id);
@@ -143,10 +168,20 @@ pub(crate) fn kv_pairs(out: &Path, m: &Manifest, prefix: &str) -> Result<[Vec<(S
     }
     for a in m.artifacts_of(Kind::Lexical) {
         let bytes = read(out, &a.path)?;
-        content.push((keys::lex_key(prefix, v, a.domain.as_deref().unwrap_or(""), &a.path), String::from_utf8_lossy(&bytes).into_owned()));
+        content.push((
+            keys::lex_key(prefix, v, a.domain.as_deref().unwrap_or(""), &a.path),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
     }
-    let manifest = vec![(keys::manifest_key(prefix, v), String::from_utf8_lossy(&m.to_pretty_json()).into_owned())];
-    Ok([manifest, keys::pages(prefix, v, &ids, keys::PAGE_IDS), content])
+    let manifest = vec![(
+        keys::manifest_key(prefix, v),
+        String::from_utf8_lossy(&m.to_pretty_json()).into_owned(),
+    )];
+    Ok([
+        manifest,
+        keys::pages(prefix, v, &ids, keys::PAGE_IDS),
+        content,
+    ])
 }
 
 fn kv(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>, Problem> {
@@ -163,7 +198,11 @@ fn kv(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>
     let mut files = Vec::new();
     let parts: Vec<&[Value]> = pairs.chunks(KV_PAIRS_PER_FILE).collect();
     for (i, part) in parts.iter().enumerate() {
-        let name = if parts.len() == 1 { "kv.json".to_string() } else { format!("kv.{i:03}.json") };
+        let name = if parts.len() == 1 {
+            "kv.json".to_string()
+        } else {
+            format!("kv.{i:03}.json")
+        };
         let bytes = serde_json::to_vec(part).expect("serializes");
         files.push(write(dest, &name, &bytes)?);
     }

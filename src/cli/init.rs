@@ -74,7 +74,12 @@ pub fn run(dir: &Path) -> i32 {
     })();
     match result {
         Ok(()) => {
-            println!("created {} and {}\nnext: askzico build --config {}", config.display(), sample.display(), config.display());
+            println!(
+                "created {} and {}\nnext: askzico build --config {}",
+                config.display(),
+                sample.display(),
+                config.display()
+            );
             EXIT_OK
         }
         Err(e) => {

@@ -24,17 +24,41 @@ pub struct InspectArgs {
 /// Builds the same inputs into a temp directory and compares corpus versions.
 fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> Determinism {
     let rebuild = |tag: &str| -> Result<String, String> {
-        let dir = std::env::temp_dir().join(format!("askzico-inspect-{}-{tag}", std::process::id()));
-        let rep = build(cfg, &BuildRequest { out: dir.clone(), env: env.map(str::to_string), progress: false });
+        let dir =
+            std::env::temp_dir().join(format!("askzico-inspect-{}-{tag}", std::process::id()));
+        let rep = build(
+            cfg,
+            &BuildRequest {
+                out: dir.clone(),
+                env: env.map(str::to_string),
+                progress: false,
+            },
+        );
         let _ = std::fs::remove_dir_all(&dir);
         match rep.manifest {
             Some(m) => Ok(m.corpus_version),
-            None => Err(rep.problems.0.iter().find(|p| p.is_error()).map(|p| p.headline()).unwrap_or_else(|| "the rebuild failed".into())),
+            None => Err(rep
+                .problems
+                .0
+                .iter()
+                .find(|p| p.is_error())
+                .map(|p| p.headline())
+                .unwrap_or_else(|| "the rebuild failed".into())),
         }
     };
     match rebuild("a") {
-        Err(e) => Determinism { equal: false, built: built.into(), rebuilt: String::new(), note: format!("the rebuild failed: {e}") },
-        Ok(v) if v == built => Determinism { equal: true, built: built.into(), rebuilt: v, note: "rebuilding the same inputs gives the same corpus version".into() },
+        Err(e) => Determinism {
+            equal: false,
+            built: built.into(),
+            rebuilt: String::new(),
+            note: format!("the rebuild failed: {e}"),
+        },
+        Ok(v) if v == built => Determinism {
+            equal: true,
+            built: built.into(),
+            rebuilt: v,
+            note: "rebuilding the same inputs gives the same corpus version".into(),
+        },
         Ok(v) => {
             // Tell a stale build (inputs changed since) from a non-deterministic compiler.
             let note = match rebuild("b") {
@@ -42,14 +66,21 @@ fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> Determinism {
                 Ok(w) => format!("two fresh rebuilds differ ({v} vs {w}): the compiler is not deterministic"),
                 Err(e) => format!("the second rebuild failed: {e}"),
             };
-            Determinism { equal: false, built: built.into(), rebuilt: v, note }
+            Determinism {
+                equal: false,
+                built: built.into(),
+                rebuilt: v,
+                note,
+            }
         }
     }
 }
 
 pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
     let json = args.json;
-    let Some(cfg) = at.load(json) else { return EXIT_USAGE };
+    let Some(cfg) = at.load(json) else {
+        return EXIT_USAGE;
+    };
     let env = at.env.as_deref();
     if let Err(p) = cfg.libraries_for(env) {
         report(&Problems(vec![p]), json);
@@ -71,7 +102,12 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
         Some(path) => match inspect::load_other(path) {
             Ok((other, other_out)) => {
                 let old = inspect::load_records(&other_out, &other);
-                Some(inspect::diff(&old, &records, &other.corpus_version, &manifest.corpus_version))
+                Some(inspect::diff(
+                    &old,
+                    &records,
+                    &other.corpus_version,
+                    &manifest.corpus_version,
+                ))
             }
             Err(p) => {
                 report(&Problems(vec![p]), json);
@@ -95,12 +131,17 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
     if let Some(path) = &args.html
         && let Err(e) = std::fs::write(path, inspect::html::render(&rep))
     {
-        let p = Problem::error("write", format!("cannot write the HTML report: {e}")).in_file(path.display().to_string()).help("pass a writable path to --html");
+        let p = Problem::error("write", format!("cannot write the HTML report: {e}"))
+            .in_file(path.display().to_string())
+            .help("pass a writable path to --html");
         report(&Problems(vec![p]), json);
         return EXIT_ERRORS;
     }
     if json {
-        println!("{}", serde_json::to_string(&rep).expect("report serializes"));
+        println!(
+            "{}",
+            serde_json::to_string(&rep).expect("report serializes")
+        );
     } else {
         print_text(&rep, &args);
     }
@@ -108,16 +149,31 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
 }
 
 fn print_text(r: &Report, args: &InspectArgs) {
-    let libs: std::collections::BTreeSet<&str> = r.sample.iter().map(|s| s.library.as_str()).collect();
-    println!("inspect {} {} (environment {}): {} chunks, {} libraries\n", r.corpus, r.corpus_version, r.environment, r.chunks, libs.len());
+    let libs: std::collections::BTreeSet<&str> =
+        r.sample.iter().map(|s| s.library.as_str()).collect();
+    println!(
+        "inspect {} {} (environment {}): {} chunks, {} libraries\n",
+        r.corpus,
+        r.corpus_version,
+        r.environment,
+        r.chunks,
+        libs.len()
+    );
     if !r.sample.is_empty() {
         println!("sample: {} per library, seed {}\n", args.sample, args.seed);
     }
     for s in &r.sample {
         println!("━━ {}", s.title);
         println!("   {} · {}", s.chunk_id, s.url);
-        let span = s.span.map(|(a, b)| format!("bytes {a}–{b}")).unwrap_or_else(|| "bytes ?".into());
-        println!("   {span} · {} chars · [{}]", s.chars, s.heading_path.join(" › "));
+        let span = s
+            .span
+            .map(|(a, b)| format!("bytes {a}–{b}"))
+            .unwrap_or_else(|| "bytes ?".into());
+        println!(
+            "   {span} · {} chars · [{}]",
+            s.chars,
+            s.heading_path.join(" › ")
+        );
         println!("── text");
         println!("{}", s.text);
         println!("── search_text");
@@ -140,10 +196,22 @@ fn print_text(r: &Report, args: &InspectArgs) {
                 l.chunks_changed.len(),
                 l.shifted.len()
             );
-            for (label, ids) in [("docs added", &l.docs_added), ("docs removed", &l.docs_removed), ("docs changed", &l.docs_changed), ("chunks changed", &l.chunks_changed)] {
+            for (label, ids) in [
+                ("docs added", &l.docs_added),
+                ("docs removed", &l.docs_removed),
+                ("docs changed", &l.docs_changed),
+                ("chunks changed", &l.chunks_changed),
+            ] {
                 if !ids.is_empty() {
-                    let more = if ids.len() > 10 { format!(" … (+{})", ids.len() - 10) } else { String::new() };
-                    println!("    {label}: {}{more}", ids.iter().take(10).cloned().collect::<Vec<_>>().join(" "));
+                    let more = if ids.len() > 10 {
+                        format!(" … (+{})", ids.len() - 10)
+                    } else {
+                        String::new()
+                    };
+                    println!(
+                        "    {label}: {}{more}",
+                        ids.iter().take(10).cloned().collect::<Vec<_>>().join(" ")
+                    );
                 }
             }
             for (a, b) in l.shifted.iter().take(10) {
@@ -154,7 +222,13 @@ fn print_text(r: &Report, args: &InspectArgs) {
     }
     println!("checks (count / max)");
     for c in &r.checks {
-        println!("  {:<18} {:>6} / {:<6} {}", c.name, c.count, c.max, if c.ok { "ok" } else { "FAIL" });
+        println!(
+            "  {:<18} {:>6} / {:<6} {}",
+            c.name,
+            c.count,
+            c.max,
+            if c.ok { "ok" } else { "FAIL" }
+        );
         if c.count > 0 {
             for e in &c.examples {
                 if e.chunk_id.is_empty() {
@@ -166,10 +240,27 @@ fn print_text(r: &Report, args: &InspectArgs) {
         }
     }
     match &r.determinism {
-        Some(d) => println!("\ndeterminism: {} ({} vs {}) — {}", if d.equal { "equal" } else { "DIFFERENT" }, d.built, d.rebuilt, d.note),
+        Some(d) => println!(
+            "\ndeterminism: {} ({} vs {}) — {}",
+            if d.equal { "equal" } else { "DIFFERENT" },
+            d.built,
+            d.rebuilt,
+            d.note
+        ),
         None => println!("\ndeterminism: skipped (--no-rebuild)"),
     }
-    let failed: Vec<&str> = r.checks.iter().filter(|c| !c.ok).map(|c| c.name.as_str()).chain(r.determinism.iter().filter(|d| !d.equal).map(|_| "determinism")).collect();
+    let failed: Vec<&str> = r
+        .checks
+        .iter()
+        .filter(|c| !c.ok)
+        .map(|c| c.name.as_str())
+        .chain(
+            r.determinism
+                .iter()
+                .filter(|d| !d.equal)
+                .map(|_| "determinism"),
+        )
+        .collect();
     if failed.is_empty() {
         println!("inspect: ok");
     } else {

@@ -7,11 +7,11 @@ mod bench;
 mod build;
 mod deploy;
 mod eval;
-mod query;
 pub(crate) mod export;
 mod init;
 mod inspect;
 mod normalize;
+mod query;
 mod rules;
 pub mod show;
 mod verify;
@@ -28,7 +28,11 @@ pub const EXIT_ERRORS: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 
 #[derive(Parser, Debug)]
-#[command(name = "askzico", version, about = "Compile curated Arabic site content into citation-ready RAG artifacts for Cloudflare")]
+#[command(
+    name = "askzico",
+    version,
+    about = "Compile curated Arabic site content into citation-ready RAG artifacts for Cloudflare"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -258,7 +262,11 @@ enum Command {
         #[arg(long)]
         micro: bool,
         /// The corpus of `--micro` (its sources are extracted once, untimed).
-        #[arg(long, default_value = "examples/shared-corpora/corpus.toml", requires = "micro")]
+        #[arg(
+            long,
+            default_value = "examples/shared-corpora/corpus.toml",
+            requires = "micro"
+        )]
         config: PathBuf,
         /// With `--micro`: only these components (comma-separated names as in the table, e.g.
         /// `normalize (build)`), e.g. to profile one of them.
@@ -302,8 +310,14 @@ pub fn process_start() -> std::time::Instant {
 pub fn main() -> i32 {
     process_start();
     // Logs and CI read diagnostics as whole lines: wrap only on a terminal.
-    let width = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { 100 } else { 1000 };
-    let _ = miette::set_hook(Box::new(move |_| Box::new(miette::MietteHandlerOpts::new().width(width).build())));
+    let width = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        100
+    } else {
+        1000
+    };
+    let _ = miette::set_hook(Box::new(move |_| {
+        Box::new(miette::MietteHandlerOpts::new().width(width).build())
+    }));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -313,25 +327,155 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Build { at, json, watch, stats_json } => build::run(&at, json, watch, stats_json),
+        Command::Build {
+            at,
+            json,
+            watch,
+            stats_json,
+        } => build::run(&at, json, watch, stats_json),
         Command::Verify { at, json } => verify::run(&at, json),
-        Command::Gc { at, keep, dry_run, json } => verify::gc(&at, keep, dry_run, json),
-        Command::Export { at, format, dest, prefix } => export::run(&at, format, &dest, &prefix),
-        Command::Deploy { at, target, dry_run, gc, json } => deploy::run(&at, &target, dry_run, gc, json),
-        Command::Query { at, k, domains, mode, json, question } => query::run(&at, query::QueryArgs { question: &question, k, domains: &domains, mode, json }),
-        Command::Eval { at, fixtures, k, baseline, write_baseline, record, history, compare, mode, json } => {
-            eval::run(&at, eval::EvalArgs { fixtures, k, baseline, write_baseline, record, history, compare, mode, json })
-        }
-        Command::Normalize { config, aliases, explain, text } => normalize::run(&config, &text, aliases, explain),
-        Command::Rules { command: RulesCommand::Check { at, fixtures, no_rebuild, examples } } => rules::check(&at, fixtures, no_rebuild, examples),
+        Command::Gc {
+            at,
+            keep,
+            dry_run,
+            json,
+        } => verify::gc(&at, keep, dry_run, json),
+        Command::Export {
+            at,
+            format,
+            dest,
+            prefix,
+        } => export::run(&at, format, &dest, &prefix),
+        Command::Deploy {
+            at,
+            target,
+            dry_run,
+            gc,
+            json,
+        } => deploy::run(&at, &target, dry_run, gc, json),
+        Command::Query {
+            at,
+            k,
+            domains,
+            mode,
+            json,
+            question,
+        } => query::run(
+            &at,
+            query::QueryArgs {
+                question: &question,
+                k,
+                domains: &domains,
+                mode,
+                json,
+            },
+        ),
+        Command::Eval {
+            at,
+            fixtures,
+            k,
+            baseline,
+            write_baseline,
+            record,
+            history,
+            compare,
+            mode,
+            json,
+        } => eval::run(
+            &at,
+            eval::EvalArgs {
+                fixtures,
+                k,
+                baseline,
+                write_baseline,
+                record,
+                history,
+                compare,
+                mode,
+                json,
+            },
+        ),
+        Command::Normalize {
+            config,
+            aliases,
+            explain,
+            text,
+        } => normalize::run(&config, &text, aliases, explain),
+        Command::Rules {
+            command:
+                RulesCommand::Check {
+                    at,
+                    fixtures,
+                    no_rebuild,
+                    examples,
+                },
+        } => rules::check(&at, fixtures, no_rebuild, examples),
         Command::Show { at, key, json } => show::run(&at, &key, json),
         Command::Init { dir } => init::run(&dir),
-        Command::Inspect { at, sample, seed, against, html, json, no_rebuild } => inspect::run(&at, inspect::InspectArgs { sample, seed, against, html, json, no_rebuild }),
-        Command::Bench { micro: true, config, runs, json, component, .. } => bench::micro(crate::bench::micro::MicroOptions { config, runs: runs.unwrap_or(7), components: component }, json),
-        Command::Bench { docs, runs, seed, corpora, dir, json, .. } => bench::run(crate::bench::harness::BenchOptions { sizes: docs, runs: runs.unwrap_or(3), seed, corpora, dir }, json),
-        Command::BenchCorpus { docs, seed, corpora, dest } => match crate::bench::generate(&corpora, &dest, docs, seed) {
+        Command::Inspect {
+            at,
+            sample,
+            seed,
+            against,
+            html,
+            json,
+            no_rebuild,
+        } => inspect::run(
+            &at,
+            inspect::InspectArgs {
+                sample,
+                seed,
+                against,
+                html,
+                json,
+                no_rebuild,
+            },
+        ),
+        Command::Bench {
+            micro: true,
+            config,
+            runs,
+            json,
+            component,
+            ..
+        } => bench::micro(
+            crate::bench::micro::MicroOptions {
+                config,
+                runs: runs.unwrap_or(7),
+                components: component,
+            },
+            json,
+        ),
+        Command::Bench {
+            docs,
+            runs,
+            seed,
+            corpora,
+            dir,
+            json,
+            ..
+        } => bench::run(
+            crate::bench::harness::BenchOptions {
+                sizes: docs,
+                runs: runs.unwrap_or(3),
+                seed,
+                corpora,
+                dir,
+            },
+            json,
+        ),
+        Command::BenchCorpus {
+            docs,
+            seed,
+            corpora,
+            dest,
+        } => match crate::bench::generate(&corpora, &dest, docs, seed) {
             Ok(bytes) => {
-                println!("{docs} documents, {:.1} MB, in {}", bytes as f64 / 1e6, dest.display());
+                println!(
+                    "{docs} documents, {:.1} MB, in {}",
+                    bytes as f64 / 1e6,
+                    dest.display()
+                );
                 EXIT_OK
             }
             Err(e) => {

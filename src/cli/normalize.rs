@@ -25,8 +25,19 @@ pub fn run(config: &std::path::Path, text: &str, show_aliases: bool, show_explai
     if show_aliases {
         for (to, from, i) in table.expand_query(primary.split(' ')) {
             let a = &table.aliases[i];
-            let shown = a.to.iter().find(|t| crate::normalize::normalize(t, &rules).split(' ').any(|x| x == to)).cloned().unwrap_or_else(|| to.clone());
-            println!("alias: {from} → {shown} (search form {to}; {:?}; case {})", a.direction, a.case);
+            let shown =
+                a.to.iter()
+                    .find(|t| {
+                        crate::normalize::normalize(t, &rules)
+                            .split(' ')
+                            .any(|x| x == to)
+                    })
+                    .cloned()
+                    .unwrap_or_else(|| to.clone());
+            println!(
+                "alias: {from} → {shown} (search form {to}; {:?}; case {})",
+                a.direction, a.case
+            );
         }
         if stems {
             for t in primary.split(' ') {
@@ -38,8 +49,15 @@ pub fn run(config: &std::path::Path, text: &str, show_aliases: bool, show_explai
     }
     if show_explain {
         for c in explain(text, &rules) {
-            let shown = if c.replacement.is_empty() { "(dropped)".to_string() } else { format!("→ {:?}", c.replacement) };
-            println!("explain: byte {:>4}  U+{:04X} {:?}  {}  {shown}", c.offset, c.ch as u32, c.ch, c.rule);
+            let shown = if c.replacement.is_empty() {
+                "(dropped)".to_string()
+            } else {
+                format!("→ {:?}", c.replacement)
+            };
+            println!(
+                "explain: byte {:>4}  U+{:04X} {:?}  {}  {shown}",
+                c.offset, c.ch as u32, c.ch, c.rule
+            );
         }
     }
     EXIT_OK

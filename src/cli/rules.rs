@@ -11,13 +11,20 @@ use crate::artifacts::{ChunkRecord, Kind};
 use crate::build::{BuildRequest, run as build};
 use crate::config::Config;
 use crate::diag::{Problem, Problems};
-use crate::eval::rules_check::{case_prefix, collisions, is_on, pairs, stem_collisions, vocabulary, with_rule};
+use crate::eval::rules_check::{
+    case_prefix, collisions, is_on, pairs, stem_collisions, vocabulary, with_rule,
+};
 use crate::eval::{Case, load_fixtures, run as run_eval};
 use crate::normalize::ALL_RULE_NAMES;
 use crate::normalize::aliases::AliasTable;
 use crate::retrieve::{Mode, Searcher};
 
-fn ranks(cfg: &Config, out: &std::path::Path, env: Option<&str>, cases: &[Case]) -> Result<BTreeMap<String, Option<usize>>, Problem> {
+fn ranks(
+    cfg: &Config,
+    out: &std::path::Path,
+    env: Option<&str>,
+    cases: &[Case],
+) -> Result<BTreeMap<String, Option<usize>>, Problem> {
     if cases.is_empty() {
         return Ok(BTreeMap::new());
     }
@@ -28,14 +35,29 @@ fn ranks(cfg: &Config, out: &std::path::Path, env: Option<&str>, cases: &[Case])
 }
 
 /// Ranks of `cases` in a fresh build of `cfg` (a variant of the corpus config) in a temp dir.
-fn ranks_rebuilt(cfg: &Config, env: Option<&str>, cases: &[Case], tag: &str) -> Result<BTreeMap<String, Option<usize>>, Problem> {
+fn ranks_rebuilt(
+    cfg: &Config,
+    env: Option<&str>,
+    cases: &[Case],
+    tag: &str,
+) -> Result<BTreeMap<String, Option<usize>>, Problem> {
     if cases.is_empty() {
         return Ok(BTreeMap::new());
     }
     let dir = std::env::temp_dir().join(format!("askzico-rules-{}-{tag}", std::process::id()));
-    let rep = build(cfg, &BuildRequest { out: dir.clone(), env: env.map(str::to_string), progress: false });
+    let rep = build(
+        cfg,
+        &BuildRequest {
+            out: dir.clone(),
+            env: env.map(str::to_string),
+            progress: false,
+        },
+    );
     let result = if rep.manifest.is_none() {
-        Err(Problem::error("rules", format!("the build without `{tag}` failed")))
+        Err(Problem::error(
+            "rules",
+            format!("the build without `{tag}` failed"),
+        ))
     } else {
         ranks(cfg, &dir, env, cases)
     };
@@ -51,10 +73,31 @@ fn show(r: Option<usize>) -> String {
 /// it and without it (`stem_field_weight` 0: query side, no rebuild), and the distinct search
 /// forms it merges per stem key, the worst groups listed.
 #[allow(clippy::too_many_arguments)]
-fn print_stemmer(cfg: &Config, out: &std::path::Path, env: Option<&str>, cases: &[Case], with: &BTreeMap<String, Option<usize>>, vocab: &BTreeMap<String, usize>, examples: usize, unjustified: &mut Vec<String>) {
+fn print_stemmer(
+    cfg: &Config,
+    out: &std::path::Path,
+    env: Option<&str>,
+    cases: &[Case],
+    with: &BTreeMap<String, Option<usize>>,
+    vocab: &BTreeMap<String, usize>,
+    examples: usize,
+    unjustified: &mut Vec<String>,
+) {
     let on = cfg.retrieval.stem_field_weight > 0.0;
-    let served: Vec<Case> = cases.iter().filter(|c| c.id.starts_with("stem-")).cloned().collect();
-    println!("{:<20} [{}]", "stemmer", if on { format!("on, stem_field_weight {}", cfg.retrieval.stem_field_weight) } else { "off".into() });
+    let served: Vec<Case> = cases
+        .iter()
+        .filter(|c| c.id.starts_with("stem-"))
+        .cloned()
+        .collect();
+    println!(
+        "{:<20} [{}]",
+        "stemmer",
+        if on {
+            format!("on, stem_field_weight {}", cfg.retrieval.stem_field_weight)
+        } else {
+            "off".into()
+        }
+    );
     if served.is_empty() && on {
         unjustified.push("stemmer".into());
     }
@@ -63,21 +106,39 @@ fn print_stemmer(cfg: &Config, out: &std::path::Path, env: Option<&str>, cases: 
     let without = ranks(&off, out, env, &served).ok();
     for c in &served {
         let w = show(with.get(&c.id).copied().flatten());
-        let wo = without.as_ref().map(|m| show(m.get(&c.id).copied().flatten())).unwrap_or_else(|| "n/a".into());
+        let wo = without
+            .as_ref()
+            .map(|m| show(m.get(&c.id).copied().flatten()))
+            .unwrap_or_else(|| "n/a".into());
         let (a, b) = if on { (w, wo) } else { (wo, w) };
         println!("    case {:<28} rank with {a:>5}   without {b}", c.id);
     }
     let c = stem_collisions(vocab, &cfg.normalize, examples);
-    println!("    {} {} stem keys of several distinct words ({} words); the worst:", if on { "merges" } else { "would merge" }, c.groups, c.words);
+    println!(
+        "    {} {} stem keys of several distinct words ({} words); the worst:",
+        if on { "merges" } else { "would merge" },
+        c.groups,
+        c.words
+    );
     for (key, forms) in &c.examples {
-        let shown: Vec<String> = forms.iter().take(12).map(|(w, n)| format!("{w}×{n}")).collect();
-        let more = if forms.len() > 12 { format!(", … ({} forms)", forms.len()) } else { String::new() };
+        let shown: Vec<String> = forms
+            .iter()
+            .take(12)
+            .map(|(w, n)| format!("{w}×{n}"))
+            .collect();
+        let more = if forms.len() > 12 {
+            format!(", … ({} forms)", forms.len())
+        } else {
+            String::new()
+        };
         println!("      {key:<16} ← {}{more}", shown.join(", "));
     }
 }
 
 pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examples: usize) -> i32 {
-    let Some(cfg) = at.load(false) else { return EXIT_USAGE };
+    let Some(cfg) = at.load(false) else {
+        return EXIT_USAGE;
+    };
     let out = cfg.out_dir_or(at.out.as_deref());
     let env = at.env.as_deref();
     let manifest = match read_manifest(&out, env) {
@@ -104,7 +165,11 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
     let mut texts = Vec::new();
     for a in manifest.artifacts_of(Kind::Chunks) {
         if let Ok(t) = std::fs::read_to_string(out.join(&a.path)) {
-            texts.extend(t.lines().filter_map(|l| serde_json::from_str::<ChunkRecord>(l).ok()).map(|r| r.text));
+            texts.extend(
+                t.lines()
+                    .filter_map(|l| serde_json::from_str::<ChunkRecord>(l).ok())
+                    .map(|r| r.text),
+            );
         }
     }
     let vocab = vocabulary(texts.iter().map(String::as_str));
@@ -116,11 +181,20 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
             return EXIT_ERRORS;
         }
     };
-    println!("rules check over {} ({} distinct words, {} focused cases)\n", manifest.corpus_version, vocab.len(), cases.iter().filter(|c| c.set == "focused").count());
+    println!(
+        "rules check over {} ({} distinct words, {} focused cases)\n",
+        manifest.corpus_version,
+        vocab.len(),
+        cases.iter().filter(|c| c.set == "focused").count()
+    );
     let mut unjustified = Vec::new();
     for rule in ALL_RULE_NAMES {
         let prefix = case_prefix(rule);
-        let served: Vec<Case> = cases.iter().filter(|c| c.id == prefix || c.id.starts_with(&format!("{prefix}-"))).cloned().collect();
+        let served: Vec<Case> = cases
+            .iter()
+            .filter(|c| c.id == prefix || c.id.starts_with(&format!("{prefix}-")))
+            .cloned()
+            .collect();
         let on = is_on(&cfg.normalize, rule);
         let lossy = crate::normalize::LOSSY_RULE_NAMES.contains(rule);
         let flipped = with_rule(&cfg.normalize, rule, !on);
@@ -154,13 +228,25 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
         }
         let c = &coll[rule];
         let verb = if on { "merges" } else { "would merge" };
-        println!("    {verb} {} groups of distinct words ({} words)", c.groups, c.words);
+        println!(
+            "    {verb} {} groups of distinct words ({} words)",
+            c.groups, c.words
+        );
         for (key, ws) in &c.examples {
             let ws: Vec<String> = ws.iter().map(|(w, n)| format!("{w}×{n}")).collect();
             println!("      {key:<16} ← {}", ws.join(", "));
         }
     }
-    print_stemmer(&cfg, &out, env, &cases, &with, &vocab, examples, &mut unjustified);
+    print_stemmer(
+        &cfg,
+        &out,
+        env,
+        &cases,
+        &with,
+        &vocab,
+        examples,
+        &mut unjustified,
+    );
     println!();
     for (i, a) in cfg.aliases.aliases.iter().enumerate() {
         let served: Vec<Case> = cases.iter().filter(|c| c.id == a.case).cloned().collect();
@@ -173,17 +259,33 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
             c2.aliases = AliasTable::new(rest, &cfg.normalize);
             ranks_rebuilt(&c2, env, &served, &format!("alias{i}")).ok()
         };
-        println!("alias {} → {} [{:?}]", a.from.join("/"), a.to.join("/"), a.direction);
+        println!(
+            "alias {} → {} [{:?}]",
+            a.from.join("/"),
+            a.to.join("/"),
+            a.direction
+        );
         if served.is_empty() {
             println!("    no focused case `{}` in the fixtures", a.case);
             unjustified.push(format!("alias {}", a.from.join("/")));
         }
         for c in &served {
-            let wo = without.as_ref().map(|m| show(m.get(&c.id).copied().flatten())).unwrap_or_else(|| "not rebuilt".into());
-            println!("    case {:<28} rank with {:>5}   without {wo}", c.id, show(with.get(&c.id).copied().flatten()));
+            let wo = without
+                .as_ref()
+                .map(|m| show(m.get(&c.id).copied().flatten()))
+                .unwrap_or_else(|| "not rebuilt".into());
+            println!(
+                "    case {:<28} rank with {:>5}   without {wo}",
+                c.id,
+                show(with.get(&c.id).copied().flatten())
+            );
         }
         // What this alias joins in the corpus: how often its colloquial words occur.
-        let uses: Vec<String> = a.from.iter().filter_map(|f| vocab.get(f).map(|n| format!("{f}×{n}"))).collect();
+        let uses: Vec<String> = a
+            .from
+            .iter()
+            .filter_map(|f| vocab.get(f).map(|n| format!("{f}×{n}")))
+            .collect();
         if !uses.is_empty() {
             println!("    colloquial forms in the corpus: {}", uses.join(", "));
         }
@@ -200,14 +302,20 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
             }
             (false, _) => "kept apart".to_string(),
         };
-        let by = if v.by.is_empty() { String::new() } else { format!(" by {}", v.by.join(", ")) };
+        let by = if v.by.is_empty() {
+            String::new()
+        } else {
+            format!(" by {}", v.by.join(", "))
+        };
         println!("collision {} / {}: {status}{by} — {}", v.a, v.b, v.why);
     }
     if !unjustified.is_empty() {
         println!("\nwithout a focused case: {}", unjustified.join(", "));
     }
     if violations > 0 {
-        eprintln!("rules check failed: {violations} collision pair(s) merged without `accept = true`");
+        eprintln!(
+            "rules check failed: {violations} collision pair(s) merged without `accept = true`"
+        );
         return EXIT_ERRORS;
     }
     EXIT_OK

@@ -13,13 +13,22 @@ pub fn matches(r: &ChunkRecord, key: &str) -> bool {
         return true;
     }
     match r.source.strip_suffix(key) {
-        Some(head) => head.is_empty() || head.ends_with('/') || key.starts_with('#') || head.ends_with('#'),
-        None => r.source.split('#').next().and_then(|path| path.strip_suffix(key)).is_some_and(|h| h.is_empty() || h.ends_with('/')),
+        Some(head) => {
+            head.is_empty() || head.ends_with('/') || key.starts_with('#') || head.ends_with('#')
+        }
+        None => r
+            .source
+            .split('#')
+            .next()
+            .and_then(|path| path.strip_suffix(key))
+            .is_some_and(|h| h.is_empty() || h.ends_with('/')),
     }
 }
 
 pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
-    let Some(out) = super::verify::out_dir(at, json) else { return EXIT_USAGE };
+    let Some(out) = super::verify::out_dir(at, json) else {
+        return EXIT_USAGE;
+    };
     let manifest = match read_manifest(&out, at.env.as_deref()) {
         Ok(m) => m,
         Err(p) => {
@@ -29,7 +38,9 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
     };
     let mut hits: Vec<ChunkRecord> = Vec::new();
     for a in manifest.artifacts_of(Kind::Chunks) {
-        let Ok(text) = std::fs::read_to_string(out.join(&a.path)) else { continue };
+        let Ok(text) = std::fs::read_to_string(out.join(&a.path)) else {
+            continue;
+        };
         for line in text.lines() {
             if let Ok(r) = serde_json::from_str::<ChunkRecord>(line)
                 && matches(&r, key)
@@ -65,9 +76,27 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
             }
             last_doc = r.doc_id.clone();
         }
-        let span = r.metadata.get("span").map(|s| s.to_string()).unwrap_or_default();
-        let path = r.metadata.get("heading_path").and_then(|p| p.as_array()).map(|p| p.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(" › ")).unwrap_or_default();
-        println!("── chunk {}  bytes {span}  {} chars  [{path}]", r.chunk_id, r.text.chars().count());
+        let span = r
+            .metadata
+            .get("span")
+            .map(|s| s.to_string())
+            .unwrap_or_default();
+        let path = r
+            .metadata
+            .get("heading_path")
+            .and_then(|p| p.as_array())
+            .map(|p| {
+                p.iter()
+                    .filter_map(|x| x.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" › ")
+            })
+            .unwrap_or_default();
+        println!(
+            "── chunk {}  bytes {span}  {} chars  [{path}]",
+            r.chunk_id,
+            r.text.chars().count()
+        );
         println!("{}", r.text);
         println!("── search_text:");
         println!("{}", r.search_text);

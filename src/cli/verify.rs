@@ -21,7 +21,12 @@ pub fn out_dir(at: &BuildLocation, json: bool) -> Option<std::path::PathBuf> {
 
 /// The manifest of a build that verifies, for commands that upload it; `Err` is the exit code
 /// after the problems were reported. An upload must never carry a half-written version.
-pub fn verified_manifest(out: &std::path::Path, env: Option<&str>, json: bool, what: &str) -> Result<crate::artifacts::manifest::Manifest, i32> {
+pub fn verified_manifest(
+    out: &std::path::Path,
+    env: Option<&str>,
+    json: bool,
+    what: &str,
+) -> Result<crate::artifacts::manifest::Manifest, i32> {
     let manifest = read_manifest(out, env).map_err(|p| {
         report(&Problems(vec![p]), json);
         EXIT_ERRORS
@@ -36,7 +41,9 @@ pub fn verified_manifest(out: &std::path::Path, env: Option<&str>, json: bool, w
 }
 
 pub fn run(at: &BuildLocation, json: bool) -> i32 {
-    let Some(out) = out_dir(at, json) else { return EXIT_USAGE };
+    let Some(out) = out_dir(at, json) else {
+        return EXIT_USAGE;
+    };
     let manifest = match read_manifest(&out, at.env.as_deref()) {
         Ok(m) => m,
         Err(p) => {
@@ -58,17 +65,31 @@ pub fn run(at: &BuildLocation, json: bool) -> i32 {
     } else {
         report(&problems, false);
         if problems.0.is_empty() {
-            println!("ok: {} — {} artifacts re-hashed, invariants hold", manifest.corpus_version, manifest.artifacts.len());
+            println!(
+                "ok: {} — {} artifacts re-hashed, invariants hold",
+                manifest.corpus_version,
+                manifest.artifacts.len()
+            );
         } else {
-            eprintln!("verify failed: {} problem(s) in {}", problems.0.len(), manifest.corpus_version);
+            eprintln!(
+                "verify failed: {} problem(s) in {}",
+                problems.0.len(),
+                manifest.corpus_version
+            );
         }
     }
-    if problems.0.is_empty() { EXIT_OK } else { EXIT_ERRORS }
+    if problems.0.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_ERRORS
+    }
 }
 
 /// `askzico gc`
 pub fn gc(at: &BuildLocation, keep: usize, dry_run: bool, json: bool) -> i32 {
-    let Some(out) = out_dir(at, json) else { return EXIT_USAGE };
+    let Some(out) = out_dir(at, json) else {
+        return EXIT_USAGE;
+    };
     match crate::artifacts::gc::gc(&out, keep, dry_run) {
         Ok(r) => {
             if json {

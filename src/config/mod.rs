@@ -174,12 +174,18 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, Problems> {
         let display = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| {
-            Problems(vec![Problem::error("config-read", format!("cannot read config {display}: {e}"))
-                .in_file(display.clone())
-                .help("pass the config with --config PATH, or create one with `askzico init`")])
+            Problems(vec![
+                Problem::error("config-read", format!("cannot read config {display}: {e}"))
+                    .in_file(display.clone())
+                    .help("pass the config with --config PATH, or create one with `askzico init`"),
+            ])
         })?;
         let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let base_dir = if base_dir.as_os_str().is_empty() { PathBuf::from(".") } else { base_dir };
+        let base_dir = if base_dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            base_dir
+        };
         Config::parse(&text, &display, &base_dir, path)
     }
 
@@ -200,25 +206,50 @@ impl Config {
     pub fn for_sources(dir: &Path) -> Result<Config, Problems> {
         let shown = format!("--sources {}", dir.display());
         if !dir.is_dir() {
-            return Err(Problems(vec![Problem::error("sources-dir", format!("{} is not a directory", dir.display()))
+            return Err(Problems(vec![
+                Problem::error(
+                    "sources-dir",
+                    format!("{} is not a directory", dir.display()),
+                )
                 .in_file(shown)
-                .help("pass the directory that holds the Markdown, MDX or HTML sources")]));
+                .help("pass the directory that holds the Markdown, MDX or HTML sources"),
+            ]));
         }
         let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        let name = canon.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "sources".into());
-        let out = std::env::current_dir().map(|d| d.join("out")).unwrap_or_else(|_| PathBuf::from("out"));
+        let name = canon
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "sources".into());
+        let out = std::env::current_dir()
+            .map(|d| d.join("out"))
+            .unwrap_or_else(|_| PathBuf::from("out"));
         let text = sources_config_text(&name, &out);
         Config::parse(&text, &shown, &canon, &canon.join("corpus.toml"))
     }
 
     /// Parses config text; `base_dir` is where relative paths resolve.
-    pub fn parse(text: &str, display: &str, base_dir: &Path, path: &Path) -> Result<Config, Problems> {
+    pub fn parse(
+        text: &str,
+        display: &str,
+        base_dir: &Path,
+        path: &Path,
+    ) -> Result<Config, Problems> {
         let src: Arc<str> = Arc::from(text);
-        let mut cx = Cx { src: src.clone(), file: display.to_string(), problems: Problems::default() };
+        let mut cx = Cx {
+            src: src.clone(),
+            file: display.to_string(),
+            problems: Problems::default(),
+        };
         let raw = raw::parse(&mut cx);
-        let Some(raw) = raw else { return Err(cx.problems) };
+        let Some(raw) = raw else {
+            return Err(cx.problems);
+        };
         let cfg = build(&mut cx, raw, base_dir, path);
-        if cx.problems.has_errors() { Err(cx.problems) } else { Ok(cfg) }
+        if cx.problems.has_errors() {
+            Err(cx.problems)
+        } else {
+            Ok(cfg)
+        }
     }
 
     pub fn library(&self, id: &str) -> Option<&Library> {
@@ -232,21 +263,29 @@ impl Config {
             Some(name) => {
                 let ids = self.envs.get(name).ok_or_else(|| {
                     let known: Vec<_> = self.envs.keys().cloned().collect();
-                    Problem::error("unknown-env", format!("no environment `{name}` in {}", self.path.display()))
-                        .help(if known.is_empty() {
-                            "add an [env.NAME] table with `libraries = [..]` to the config".to_string()
-                        } else {
-                            format!("known environments: {}", known.join(", "))
-                        })
+                    Problem::error(
+                        "unknown-env",
+                        format!("no environment `{name}` in {}", self.path.display()),
+                    )
+                    .help(if known.is_empty() {
+                        "add an [env.NAME] table with `libraries = [..]` to the config".to_string()
+                    } else {
+                        format!("known environments: {}", known.join(", "))
+                    })
                 })?;
-                Ok(self.libraries.iter().filter(|l| ids.contains(&l.id)).collect())
+                Ok(self
+                    .libraries
+                    .iter()
+                    .filter(|l| ids.contains(&l.id))
+                    .collect())
             }
         }
     }
 
     /// The output directory, overridable on the command line.
     pub fn out_dir_or(&self, over: Option<&Path>) -> PathBuf {
-        over.map(Path::to_path_buf).unwrap_or_else(|| self.out_dir.clone())
+        over.map(Path::to_path_buf)
+            .unwrap_or_else(|| self.out_dir.clone())
     }
 }
 
@@ -288,9 +327,18 @@ pub(crate) struct Cx {
 }
 
 impl Cx {
-    pub fn error(&mut self, code: &'static str, span: std::ops::Range<usize>, msg: impl Into<String>, help: impl Into<String>) {
+    pub fn error(
+        &mut self,
+        code: &'static str,
+        span: std::ops::Range<usize>,
+        msg: impl Into<String>,
+        help: impl Into<String>,
+    ) {
         let msg = msg.into();
-        let p = Problem::error(code, msg.clone()).in_file(self.file.clone()).with_span(&self.src, span, msg).help(help);
+        let p = Problem::error(code, msg.clone())
+            .in_file(self.file.clone())
+            .with_span(&self.src, span, msg)
+            .help(help);
         self.problems.push(p);
     }
 }
@@ -304,20 +352,37 @@ fn inside_corpus(base_dir: &Path, root: &Path) -> bool {
 }
 
 fn is_ascii_id(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Config {
     let corpus = raw.corpus.unwrap_or_default();
     let chunking = raw.chunking.unwrap_or_default();
     if chunking.max_chars.get_ref() < &500 {
-        cx.error("config-value", chunking.max_chars.span(), "max_chars must be at least 500", "the default is 7000");
+        cx.error(
+            "config-value",
+            chunking.max_chars.span(),
+            "max_chars must be at least 500",
+            "the default is 7000",
+        );
     }
     if chunking.min_chars.get_ref() >= chunking.max_chars.get_ref() {
-        cx.error("config-value", chunking.min_chars.span(), "min_chars must be below max_chars", "the default is 200");
+        cx.error(
+            "config-value",
+            chunking.min_chars.span(),
+            "min_chars must be below max_chars",
+            "the default is 200",
+        );
     }
     if !(1..=1_000_000).contains(chunking.max_chunks.get_ref()) {
-        cx.error("config-value", chunking.max_chunks.span(), "max_chunks must be between 1 and 1000000", "the default is 10000");
+        cx.error(
+            "config-value",
+            chunking.max_chunks.span(),
+            "max_chunks must be between 1 and 1000000",
+            "the default is 10000",
+        );
     }
     let embedding = raw.embedding.unwrap_or_default();
     match embedding.provider.get_ref().as_str() {
@@ -332,11 +397,21 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         ),
     }
     if !(8..=4096).contains(embedding.dims.get_ref()) {
-        cx.error("config-value", embedding.dims.span(), "dims must be between 8 and 4096", "the default is 256");
+        cx.error(
+            "config-value",
+            embedding.dims.span(),
+            "dims must be between 8 and 4096",
+            "the default is 256",
+        );
     }
     let id_width = *corpus.id_width.get_ref();
     if !(1..=6).contains(&id_width) {
-        cx.error("config-value", corpus.id_width.span(), "id_width must be between 1 and 6", "the default is 3");
+        cx.error(
+            "config-value",
+            corpus.id_width.span(),
+            "id_width must be between 1 and 6",
+            "the default is 3",
+        );
     }
 
     let mut libraries = Vec::new();
@@ -369,7 +444,10 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
             cx.error(
                 "library-root",
                 lib.root.span(),
-                format!("library `{id}`: root `{root_display}` is not a directory (resolved to {})", root.display()),
+                format!(
+                    "library `{id}`: root `{root_display}` is not a directory (resolved to {})",
+                    root.display()
+                ),
                 "paths in corpus.toml are relative to the config file's directory",
             );
         } else if !allow_outside && !inside_corpus(base_dir, &root) {
@@ -380,21 +458,36 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
                 "move the sources under the config's directory, or set `allow_outside_root = true` on this library to read them there on purpose",
             );
         }
-        let include_patterns: Vec<Spanned<String>> = lib.include.unwrap_or_else(|| vec![Spanned::new(0..0, "**/*".to_string())]);
+        let include_patterns: Vec<Spanned<String>> = lib
+            .include
+            .unwrap_or_else(|| vec![Spanned::new(0..0, "**/*".to_string())]);
         let include = globs(cx, &include_patterns);
         let exclude_patterns = lib.exclude.unwrap_or_default();
         let exclude = globs(cx, &exclude_patterns);
         let mut domains = Vec::new();
         if let Some(ds) = lib.domains.as_ref().filter(|d| d.is_empty()) {
             let _ = ds;
-            cx.error("domain", lib.id.span(), format!("library `{id}` has `domains = []`: its documents would be in no lexical shard"), "name at least one domain, or leave `domains` out (it defaults to the library id)");
+            cx.error(
+                "domain",
+                lib.id.span(),
+                format!(
+                    "library `{id}` has `domains = []`: its documents would be in no lexical shard"
+                ),
+                "name at least one domain, or leave `domains` out (it defaults to the library id)",
+            );
         }
-        for d in lib.domains.unwrap_or_else(|| vec![Spanned::new(lib.id.span(), id.clone())]) {
+        for d in lib
+            .domains
+            .unwrap_or_else(|| vec![Spanned::new(lib.id.span(), id.clone())])
+        {
             if !is_ascii_id(d.get_ref()) {
                 cx.error(
                     "domain",
                     d.span(),
-                    format!("domain `{}` must be ASCII letters, digits, `-` or `_`", d.get_ref()),
+                    format!(
+                        "domain `{}` must be ASCII letters, digits, `-` or `_`",
+                        d.get_ref()
+                    ),
                     "domains name lexical shards and KV keys",
                 );
             }
@@ -407,18 +500,34 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         {
             cx.error("json-mapping", f.span(), format!("library `{id}` reads JSON but has no [library.records] mapping"), "add `[library.records]` with at least `text` (and `select` for files with many records)");
         }
-        if records.is_some() && lib.format.as_ref().is_some_and(|f| *f.get_ref() != Format::Json) {
+        if records.is_some()
+            && lib
+                .format
+                .as_ref()
+                .is_some_and(|f| *f.get_ref() != Format::Json)
+        {
             let f = lib.format.as_ref().unwrap();
-            cx.error("config-value", f.span(), "`records` needs format = \"json\"", "remove `format` or set it to json");
+            cx.error(
+                "config-value",
+                f.span(),
+                "`records` needs format = \"json\"",
+                "remove `format` or set it to json",
+            );
         }
         libraries.push(Library {
             id,
             root,
             root_display,
             include,
-            include_patterns: include_patterns.into_iter().map(Spanned::into_inner).collect(),
+            include_patterns: include_patterns
+                .into_iter()
+                .map(Spanned::into_inner)
+                .collect(),
             exclude,
-            exclude_patterns: exclude_patterns.into_iter().map(Spanned::into_inner).collect(),
+            exclude_patterns: exclude_patterns
+                .into_iter()
+                .map(Spanned::into_inner)
+                .collect(),
             format: lib.format.map(Spanned::into_inner),
             domains,
             url: url.flatten(),
@@ -428,7 +537,12 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         });
     }
     if libraries.is_empty() {
-        cx.error("config-value", 0..0, "the config declares no [[library]]", "add a [[library]] table with id and root");
+        cx.error(
+            "config-value",
+            0..0,
+            "the config declares no [[library]]",
+            "add a [[library]] table with id and root",
+        );
     }
 
     let mut envs = BTreeMap::new();
@@ -440,8 +554,14 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
                 cx.error(
                     "env",
                     l.span(),
-                    format!("environment `{name}` names unknown library `{}`", l.get_ref()),
-                    format!("known libraries: {}", seen.keys().cloned().collect::<Vec<_>>().join(", ")),
+                    format!(
+                        "environment `{name}` names unknown library `{}`",
+                        l.get_ref()
+                    ),
+                    format!(
+                        "known libraries: {}",
+                        seen.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
                 );
             }
             if dup.insert(l.get_ref().clone()) {
@@ -453,7 +573,12 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
 
     let max_mb = *corpus.max_file_mb.get_ref();
     if !(1..=4096).contains(&max_mb) {
-        cx.error("config-value", corpus.max_file_mb.span(), "max_file_mb must be between 1 and 4096", "the default is 64");
+        cx.error(
+            "config-value",
+            corpus.max_file_mb.span(),
+            "max_file_mb must be between 1 and 4096",
+            "the default is 64",
+        );
     }
     let out_abs = base_dir.join(corpus.out.get_ref());
     let out_canon = out_abs.canonicalize().unwrap_or_else(|_| out_abs.clone());
@@ -471,7 +596,11 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
     }
     let out_rel = corpus.out.into_inner();
     let rules = raw.normalize.unwrap_or_default();
-    let mut alias_list = if raw.aliases.as_ref().is_none_or(|a| a.shipped) { crate::normalize::aliases::shipped() } else { Vec::new() };
+    let mut alias_list = if raw.aliases.as_ref().is_none_or(|a| a.shipped) {
+        crate::normalize::aliases::shipped()
+    } else {
+        Vec::new()
+    };
     alias_list.extend(raw.alias);
     let aliases = crate::normalize::aliases::AliasTable::new(alias_list, &rules);
     let article_stems = raw.aliases.as_ref().is_none_or(|a| a.article_stems);
@@ -484,7 +613,10 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         out_dir: base_dir.join(out_rel),
         id_width,
         max_chunks: *chunking.max_chunks.get_ref(),
-        chunking: ChunkSettings { max_chars: chunking.max_chars.into_inner(), min_chars: chunking.min_chars.into_inner() },
+        chunking: ChunkSettings {
+            max_chars: chunking.max_chars.into_inner(),
+            min_chars: chunking.min_chars.into_inner(),
+        },
         normalize: rules,
         embedding: EmbedSettings {
             provider: embedding.provider.into_inner(),
@@ -506,12 +638,20 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
     }
 }
 
-fn deploy_targets(cx: &mut Cx, raw: Option<BTreeMap<String, raw::RawDeploy>>) -> BTreeMap<String, DeployTarget> {
+fn deploy_targets(
+    cx: &mut Cx,
+    raw: Option<BTreeMap<String, raw::RawDeploy>>,
+) -> BTreeMap<String, DeployTarget> {
     let mut out = BTreeMap::new();
     for (name, t) in raw.unwrap_or_default() {
         let span = t.indexes.span();
         let idx = t.indexes.into_inner();
-        let ok_name = |s: &str| !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        let ok_name = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 64
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        };
         if idx.len() != 2 || idx[0] == idx[1] || !idx.iter().all(|i| ok_name(i)) {
             cx.error("config-value", span, format!("[deploy.{name}] indexes must name two distinct Vectorize indexes"), "write e.g. indexes = [\"corpus-blue\", \"corpus-green\"] (letters, digits, - and _, at most 64 bytes)");
             continue;
@@ -519,21 +659,43 @@ fn deploy_targets(cx: &mut Cx, raw: Option<BTreeMap<String, raw::RawDeploy>>) ->
         let ns_span = t.kv_namespace_id.span();
         let ns = t.kv_namespace_id.into_inner();
         if !ok_name(&ns) {
-            cx.error("config-value", ns_span, format!("[deploy.{name}] kv_namespace_id {ns:?} is not a namespace ID"), "copy the KV namespace ID from the Cloudflare dashboard");
+            cx.error(
+                "config-value",
+                ns_span,
+                format!("[deploy.{name}] kv_namespace_id {ns:?} is not a namespace ID"),
+                "copy the KV namespace ID from the Cloudflare dashboard",
+            );
             continue;
         }
         let [a, b]: [String; 2] = idx.try_into().expect("two indexes");
-        out.insert(name, DeployTarget { account_id: t.account_id, indexes: [a, b], kv_namespace_id: ns, prefix: t.prefix.unwrap_or_default() });
+        out.insert(
+            name,
+            DeployTarget {
+                account_id: t.account_id,
+                indexes: [a, b],
+                kv_namespace_id: ns,
+                prefix: t.prefix.unwrap_or_default(),
+            },
+        );
     }
     out
 }
 
-fn inspect_settings(cx: &mut Cx, raw: Option<raw::RawInspect>, libraries: &BTreeMap<String, std::ops::Range<usize>>) -> crate::inspect::InspectSettings {
+fn inspect_settings(
+    cx: &mut Cx,
+    raw: Option<raw::RawInspect>,
+    libraries: &BTreeMap<String, std::ops::Range<usize>>,
+) -> crate::inspect::InspectSettings {
     let mut s = crate::inspect::InspectSettings::default();
     let Some(raw) = raw else { return s };
     if let Some(p) = raw.boilerplate_percent {
         if !(*p.get_ref() > 0.0 && *p.get_ref() <= 100.0) {
-            cx.error("config-value", p.span(), "boilerplate_percent must be above 0 and at most 100", "the default is 20");
+            cx.error(
+                "config-value",
+                p.span(),
+                "boilerplate_percent must be above 0 and at most 100",
+                "the default is 20",
+            );
         }
         s.boilerplate_percent = p.into_inner();
     }
@@ -546,7 +708,12 @@ fn inspect_settings(cx: &mut Cx, raw: Option<raw::RawInspect>, libraries: &BTree
         for (name, n) in max.into_inner() {
             if !crate::inspect::CHECKS.iter().any(|(c, _)| *c == name) {
                 let names: Vec<&str> = crate::inspect::CHECKS.iter().map(|(c, _)| *c).collect();
-                cx.error("config-value", span.clone(), format!("unknown inspect check `{name}`"), format!("checks are: {}", names.join(", ")));
+                cx.error(
+                    "config-value",
+                    span.clone(),
+                    format!("unknown inspect check `{name}`"),
+                    format!("checks are: {}", names.join(", ")),
+                );
             }
             s.max.insert(name, n);
         }
@@ -555,7 +722,15 @@ fn inspect_settings(cx: &mut Cx, raw: Option<raw::RawInspect>, libraries: &BTree
         let span = allow.span();
         for (lib, lines) in allow.into_inner() {
             if !libraries.contains_key(&lib) {
-                cx.error("config-value", span.clone(), format!("[inspect.allow] names unknown library `{lib}`"), format!("known libraries: {}", libraries.keys().cloned().collect::<Vec<_>>().join(", ")));
+                cx.error(
+                    "config-value",
+                    span.clone(),
+                    format!("[inspect.allow] names unknown library `{lib}`"),
+                    format!(
+                        "known libraries: {}",
+                        libraries.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                );
             }
             s.allow.insert(lib, lines);
         }
@@ -585,7 +760,12 @@ fn template_or_error(cx: &mut Cx, t: Spanned<String>) -> Option<Template> {
     match Template::parse(t.get_ref()) {
         Ok(tpl) => Some(tpl),
         Err(e) => {
-            cx.error("template", t.span(), format!("bad template `{}`: {e}", t.get_ref()), "use {name} for a variable, {{ and }} for braces");
+            cx.error(
+                "template",
+                t.span(),
+                format!("bad template `{}`: {e}", t.get_ref()),
+                "use {name} for a variable, {{ and }} for braces",
+            );
             None
         }
     }
@@ -606,7 +786,12 @@ fn records(cx: &mut Cx, r: raw::RawRecords) -> Option<RecordMapping> {
         Some(m) => match regex::Regex::new(m.pattern.get_ref()) {
             Ok(re) => Some((m.field, re)),
             Err(e) => {
-                cx.error("regex", m.pattern.span(), format!("bad pattern: {e}"), "id_match.pattern is a Rust regex with named groups (?<name>..)");
+                cx.error(
+                    "regex",
+                    m.pattern.span(),
+                    format!("bad pattern: {e}"),
+                    "id_match.pattern is a Rust regex with named groups (?<name>..)",
+                );
                 None
             }
         },

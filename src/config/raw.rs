@@ -93,7 +93,12 @@ fn default_max_file_mb() -> Spanned<u64> {
 }
 impl Default for RawCorpus {
     fn default() -> Self {
-        RawCorpus { name: default_name(), out: default_out(), id_width: default_id_width(), max_file_mb: default_max_file_mb() }
+        RawCorpus {
+            name: default_name(),
+            out: default_out(),
+            id_width: default_id_width(),
+            max_file_mb: default_max_file_mb(),
+        }
     }
 }
 
@@ -119,7 +124,11 @@ fn default_max_chunks() -> Spanned<usize> {
 }
 impl Default for RawChunking {
     fn default() -> Self {
-        RawChunking { max_chars: default_max_chars(), min_chars: default_min_chars(), max_chunks: default_max_chunks() }
+        RawChunking {
+            max_chars: default_max_chars(),
+            min_chars: default_min_chars(),
+            max_chunks: default_max_chunks(),
+        }
     }
 }
 
@@ -147,7 +156,14 @@ fn default_dims() -> Spanned<usize> {
 }
 impl Default for RawEmbedding {
     fn default() -> Self {
-        RawEmbedding { provider: default_provider(), dims: default_dims(), model: None, account_id: None, max_chars: None, command: None }
+        RawEmbedding {
+            provider: default_provider(),
+            dims: default_dims(),
+            model: None,
+            account_id: None,
+            max_chars: None,
+            command: None,
+        }
     }
 }
 
@@ -220,7 +236,20 @@ pub(super) struct RawEnv {
     pub libraries: Vec<Spanned<String>>,
 }
 
-const KEYS: &[&str] = &["corpus", "chunking", "normalize", "aliases", "alias", "collision", "embedding", "retrieval", "library", "env", "inspect", "deploy"];
+const KEYS: &[&str] = &[
+    "corpus",
+    "chunking",
+    "normalize",
+    "aliases",
+    "alias",
+    "collision",
+    "embedding",
+    "retrieval",
+    "library",
+    "env",
+    "inspect",
+    "deploy",
+];
 
 pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
     let src = cx.src.clone();
@@ -228,7 +257,12 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
         Ok(t) => t,
         Err(e) => {
             let span = e.span().unwrap_or(0..0);
-            cx.error("config-syntax", span, format!("invalid TOML: {}", e.message().trim()), "fix the TOML syntax at the marked place");
+            cx.error(
+                "config-syntax",
+                span,
+                format!("invalid TOML: {}", e.message().trim()),
+                "fix the TOML syntax at the marked place",
+            );
             return None;
         }
     };
@@ -264,7 +298,12 @@ fn de_tables<T: DeserializeOwned>(cx: &mut Cx, name: &str, value: &Spanned<DeVal
     match value.get_ref().as_array() {
         Some(items) => items.iter().filter_map(|item| de(cx, item)).collect(),
         None => {
-            cx.error("config-type", value.span(), format!("`{name}` must be an array of tables"), format!("write each entry as a [[{name}]] table"));
+            cx.error(
+                "config-type",
+                value.span(),
+                format!("`{name}` must be an array of tables"),
+                format!("write each entry as a [[{name}]] table"),
+            );
             Vec::new()
         }
     }
@@ -288,7 +327,12 @@ fn de<T: DeserializeOwned>(cx: &mut Cx, value: &Spanned<DeValue<'_>>) -> Option<
                 if pruned.iter().any(|k| msg == format!("missing field `{k}`")) {
                     return None;
                 }
-                cx.error("config-value", span.clone(), msg, "see the commented corpus.toml that `askzico init` writes for every key");
+                cx.error(
+                    "config-value",
+                    span.clone(),
+                    msg,
+                    "see the commented corpus.toml that `askzico init` writes for every key",
+                );
                 match remove_entry_at(&mut value, &span) {
                     Some(key) => pruned.push(key),
                     None => return None,
@@ -300,11 +344,18 @@ fn de<T: DeserializeOwned>(cx: &mut Cx, value: &Spanned<DeValue<'_>>) -> Option<
 }
 
 /// Removes the innermost table entry whose key or value covers `span`; returns its key.
-fn remove_entry_at(value: &mut Spanned<DeValue<'_>>, span: &std::ops::Range<usize>) -> Option<String> {
-    let covers = |outer: std::ops::Range<usize>| outer.start <= span.start && span.end <= outer.end && outer != (0..0);
+fn remove_entry_at(
+    value: &mut Spanned<DeValue<'_>>,
+    span: &std::ops::Range<usize>,
+) -> Option<String> {
+    let covers = |outer: std::ops::Range<usize>| {
+        outer.start <= span.start && span.end <= outer.end && outer != (0..0)
+    };
     match value.get_mut() {
         DeValue::Table(t) => {
-            let hit = t.iter_mut().find(|(k, v)| covers(k.span()) || covers(v.span()));
+            let hit = t
+                .iter_mut()
+                .find(|(k, v)| covers(k.span()) || covers(v.span()));
             let (key, child) = hit?;
             let name = key.get_ref().to_string();
             if !covers(key.span())
@@ -316,7 +367,10 @@ fn remove_entry_at(value: &mut Spanned<DeValue<'_>>, span: &std::ops::Range<usiz
             t.remove(&key);
             Some(name)
         }
-        DeValue::Array(items) => items.iter_mut().find(|v| covers(v.span())).and_then(|v| remove_entry_at(v, span)),
+        DeValue::Array(items) => items
+            .iter_mut()
+            .find(|v| covers(v.span()))
+            .and_then(|v| remove_entry_at(v, span)),
         _ => None,
     }
 }
@@ -327,13 +381,19 @@ mod tests {
 
     fn problems(text: &str) -> Vec<(usize, String)> {
         let dir = std::env::temp_dir();
-        let errs = Config::parse(text, "corpus.toml", &dir, &dir.join("corpus.toml")).expect_err("errors");
-        errs.0.iter().map(|p| (p.line.unwrap_or(0), p.message.clone())).collect()
+        let errs =
+            Config::parse(text, "corpus.toml", &dir, &dir.join("corpus.toml")).expect_err("errors");
+        errs.0
+            .iter()
+            .map(|p| (p.line.unwrap_or(0), p.message.clone()))
+            .collect()
     }
 
     #[test]
     fn every_bad_key_of_one_table_is_reported() {
-        let got = problems("[corpus]\nid_width = \"x\"\ncolour = 1\nmax_file_mb = \"y\"\n\n[[library]]\nid = \"a\"\nroot = \".\"\n");
+        let got = problems(
+            "[corpus]\nid_width = \"x\"\ncolour = 1\nmax_file_mb = \"y\"\n\n[[library]]\nid = \"a\"\nroot = \".\"\n",
+        );
         for line in [2, 3, 4] {
             assert!(got.iter().any(|(l, _)| *l == line), "line {line}: {got:?}");
         }
@@ -342,7 +402,14 @@ mod tests {
     #[test]
     fn a_pruned_required_field_is_not_reported_missing() {
         let got = problems("[[library]]\nid = \"a\"\nroot = 5\n");
-        assert!(got.iter().any(|(l, m)| *l == 3 && m.contains("invalid type")), "{got:?}");
-        assert!(!got.iter().any(|(_, m)| m.contains("missing field")), "{got:?}");
+        assert!(
+            got.iter()
+                .any(|(l, m)| *l == 3 && m.contains("invalid type")),
+            "{got:?}"
+        );
+        assert!(
+            !got.iter().any(|(_, m)| m.contains("missing field")),
+            "{got:?}"
+        );
     }
 }

@@ -61,7 +61,10 @@ impl Template {
         if !lit.is_empty() {
             parts.push(Part::Lit(lit));
         }
-        Ok(Template { source: s.to_string(), parts })
+        Ok(Template {
+            source: s.to_string(),
+            parts,
+        })
     }
 
     pub fn source(&self) -> &str {
@@ -95,7 +98,9 @@ mod tests {
     #[test]
     fn renders_vars_and_escapes() {
         let t = Template::parse("https://x/{slug}/{{raw}}").unwrap();
-        let out = t.render(|v| (v == "slug").then(|| "a/b".to_string())).unwrap();
+        let out = t
+            .render(|v| (v == "slug").then(|| "a/b".to_string()))
+            .unwrap();
         assert_eq!(out, "https://x/a/b/{raw}");
         assert_eq!(t.render(|_| None), Err("slug".to_string()));
     }

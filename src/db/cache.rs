@@ -47,12 +47,23 @@ impl CompileCache {
             // Any change to the compiler itself invalidates the cache, not only version bumps.
             "binary": binary_id(),
         });
-        let settings_key = blake3::hash(&serde_json::to_vec(&shape).expect("serializes")).to_hex().to_string();
+        let settings_key = blake3::hash(&serde_json::to_vec(&shape).expect("serializes"))
+            .to_hex()
+            .to_string();
         let packs = (0..256).map(|_| Mutex::new(None)).collect();
-        let shapes = cfg.libraries.iter().map(|l| (l.id.clone(), shape_bytes(l))).collect();
-        CompileCache { dir: out.join("cache").join("compiled"), settings_key, shapes, packs, pending: Mutex::default() }
+        let shapes = cfg
+            .libraries
+            .iter()
+            .map(|l| (l.id.clone(), shape_bytes(l)))
+            .collect();
+        CompileCache {
+            dir: out.join("cache").join("compiled"),
+            settings_key,
+            shapes,
+            packs,
+            pending: Mutex::default(),
+        }
     }
-
 }
 
 impl CompileCache {
@@ -70,10 +81,15 @@ fn binary_id() -> String {
     ID.get_or_init(|| {
         let id = std::env::current_exe().and_then(|p| {
             let m = std::fs::metadata(&p)?;
-            let modified = m.modified()?.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+            let modified = m
+                .modified()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0);
             Ok(format!("{}\0{}\0{modified}", p.display(), m.len()))
         });
-        id.map(|s| blake3::hash(s.as_bytes()).to_hex().to_string()).unwrap_or_else(|_| "unknown".into())
+        id.map(|s| blake3::hash(s.as_bytes()).to_hex().to_string())
+            .unwrap_or_else(|_| "unknown".into())
     })
     .clone()
 }
@@ -91,7 +107,10 @@ pub struct Slot {
 impl CompileCache {
     pub fn slot(lib: &Library, rel: &str) -> Slot {
         let h = blake3::hash(format!("{}\0{rel}", lib.id).as_bytes());
-        Slot { id: h.to_hex().to_string(), pack: h.as_bytes()[0] as usize }
+        Slot {
+            id: h.to_hex().to_string(),
+            pack: h.as_bytes()[0] as usize,
+        }
     }
 
     /// The compile key of a source whose bytes hash (blake3) to `content`.
@@ -119,7 +138,9 @@ impl CompileCache {
         if guard.is_none() {
             // A pack flushed earlier may still be queued for the writer thread.
             crate::artifacts::writer::caches_written();
-            let read = std::fs::read(self.pack_path(n)).ok().and_then(|b| rmp_serde::from_slice::<Pack>(&b).ok());
+            let read = std::fs::read(self.pack_path(n))
+                .ok()
+                .and_then(|b| rmp_serde::from_slice::<Pack>(&b).ok());
             *guard = Some(read.unwrap_or_default());
         }
         Some(guard)
@@ -150,16 +171,25 @@ impl CompileCache {
     /// (`artifacts::writer`) while the build renders its artifacts; reading a pack back waits
     /// for them.
     pub fn flush(&self) {
-        let pending = self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
-        let mut by_pack: BTreeMap<usize, Vec<(Slot, String, std::sync::Arc<super::Compiled>)>> = BTreeMap::new();
+        let pending = self
+            .pending
+            .lock()
+            .map(|mut p| std::mem::take(&mut *p))
+            .unwrap_or_default();
+        let mut by_pack: BTreeMap<usize, Vec<(Slot, String, std::sync::Arc<super::Compiled>)>> =
+            BTreeMap::new();
         for entry in pending {
             by_pack.entry(entry.0.pack).or_default().push(entry);
         }
         for (n, entries) in by_pack {
-            let Some(mut guard) = self.pack(n) else { continue };
+            let Some(mut guard) = self.pack(n) else {
+                continue;
+            };
             let Some(pack) = guard.take() else { continue };
             drop(guard); // released: read again from disk when needed
-            let render = move || crate::timings::timed(crate::timings::Stage::Cache, || render_pack(pack, entries));
+            let render = move || {
+                crate::timings::timed(crate::timings::Stage::Cache, || render_pack(pack, entries))
+            };
             crate::artifacts::store::write_atomic_rendered(self.pack_path(n), Box::new(render));
         }
         for p in &self.packs {
@@ -173,7 +203,10 @@ impl CompileCache {
 /// A pack's bytes, as `rmp_serde` writes a `Pack` (a map by slot, in slot order), with the new
 /// entries' documents serialized straight into it: each entry's bytes are a `bin` whose length
 /// is filled in after (a new entry is not serialized into a buffer of its own and copied).
-fn render_pack(mut old: Pack, entries: Vec<(Slot, String, std::sync::Arc<super::Compiled>)>) -> Option<Vec<u8>> {
+fn render_pack(
+    mut old: Pack,
+    entries: Vec<(Slot, String, std::sync::Arc<super::Compiled>)>,
+) -> Option<Vec<u8>> {
     /// An entry's documents: bytes kept from disk, or documents to serialize.
     enum Docs<'a> {
         Kept(&'a [u8]),
@@ -184,14 +217,31 @@ fn render_pack(mut old: Pack, entries: Vec<(Slot, String, std::sync::Arc<super::
         old.remove(&slot.id);
         fresh.insert(slot.id, (key, compiled));
     }
-    let mut all: Vec<(&str, &str, Docs)> = old.iter().map(|(id, (k, b))| (id.as_str(), k.as_str(), Docs::Kept(b))).collect();
-    all.extend(fresh.iter().map(|(id, (k, c))| (id.as_str(), k.as_str(), Docs::New(&c.docs))));
+    let mut all: Vec<(&str, &str, Docs)> = old
+        .iter()
+        .map(|(id, (k, b))| (id.as_str(), k.as_str(), Docs::Kept(b)))
+        .collect();
+    all.extend(
+        fresh
+            .iter()
+            .map(|(id, (k, c))| (id.as_str(), k.as_str(), Docs::New(&c.docs))),
+    );
     all.sort_unstable_by(|a, b| a.0.cmp(b.0));
     // Room for it all (an over-estimate costs only address space): per chunk its text about
     // three times (text, search text, tokens) and its vector (5 bytes per f32).
-    let chunk_size = |c: &crate::artifacts::BuiltChunk| 3 * c.text.as_str().len() + 5 * c.vector.len() + 128;
+    let chunk_size =
+        |c: &crate::artifacts::BuiltChunk| 3 * c.text.as_str().len() + 5 * c.vector.len() + 128;
     let size: usize = old.values().map(|(_, b)| b.len() + 80).sum::<usize>()
-        + fresh.values().map(|(_, c)| c.docs.iter().map(|d| d.chunks.iter().map(chunk_size).sum::<usize>() + 256).sum::<usize>() + 80).sum::<usize>();
+        + fresh
+            .values()
+            .map(|(_, c)| {
+                c.docs
+                    .iter()
+                    .map(|d| d.chunks.iter().map(chunk_size).sum::<usize>() + 256)
+                    .sum::<usize>()
+                    + 80
+            })
+            .sum::<usize>();
     let mut out = Vec::with_capacity(size);
     out.push(0xdf); // map 32
     out.extend_from_slice(&u32::try_from(all.len()).ok()?.to_be_bytes());
@@ -221,15 +271,31 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("docs")).unwrap();
         let toml = "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"lib\"\nroot = \"docs\"\n";
-        let cfg = Config::parse(toml, "corpus.toml", dir.path(), &dir.path().join("corpus.toml")).unwrap();
+        let cfg = Config::parse(
+            toml,
+            "corpus.toml",
+            dir.path(),
+            &dir.path().join("corpus.toml"),
+        )
+        .unwrap();
         let hash = crate::embed::inline_hash(&cfg.embedding);
-        let (docs, problems) = crate::build::compile_file(&cfg, &cfg.libraries[0], rel, md.as_bytes(), Format::Markdown, hash.as_ref());
+        let (docs, problems) = crate::build::compile_file(
+            &cfg,
+            &cfg.libraries[0],
+            rel,
+            md.as_bytes(),
+            Format::Markdown,
+            hash.as_ref(),
+        );
         assert!(problems.is_empty() && !docs.is_empty(), "{problems:?}");
         Arc::new(crate::db::Compiled { docs, problems })
     }
 
     fn slot(id: &str) -> Slot {
-        Slot { id: id.to_string(), pack: 0 }
+        Slot {
+            id: id.to_string(),
+            pack: 0,
+        }
     }
 
     /// The pack written in one pass reads back as the `Pack` serde writes: entries kept from
@@ -237,13 +303,27 @@ mod tests {
     #[test]
     fn a_rendered_pack_is_the_pack_serde_writes() {
         let a = docs_of("# النيل\n\nنهر طويل في أفريقيا.\n", "a.md");
-        let b = docs_of("# القاهرة\n\nعاصمة مصر.\n\n## التاريخ\n\nمدينة قديمة.\n", "b.md");
+        let b = docs_of(
+            "# القاهرة\n\nعاصمة مصر.\n\n## التاريخ\n\nمدينة قديمة.\n",
+            "b.md",
+        );
         let c = docs_of("# الإسكندرية\n\nمدينة على البحر.\n", "c.md");
-        let bin = |c: &crate::db::Compiled| serde_bytes::ByteBuf::from(rmp_serde::to_vec(&c.docs).unwrap());
+        let bin = |c: &crate::db::Compiled| {
+            serde_bytes::ByteBuf::from(rmp_serde::to_vec(&c.docs).unwrap())
+        };
         let mut old = Pack::new();
-        old.insert("bb".into(), ("old-key-b".into(), serde_bytes::ByteBuf::from(b"stale".to_vec())));
+        old.insert(
+            "bb".into(),
+            (
+                "old-key-b".into(),
+                serde_bytes::ByteBuf::from(b"stale".to_vec()),
+            ),
+        );
         old.insert("dd".into(), ("key-d".into(), bin(&c)));
-        let entries = vec![(slot("bb"), "key-b".to_string(), b.clone()), (slot("aa"), "key-a".to_string(), a.clone())];
+        let entries = vec![
+            (slot("bb"), "key-b".to_string(), b.clone()),
+            (slot("aa"), "key-a".to_string(), a.clone()),
+        ];
 
         let mut expected = old.clone();
         expected.insert("aa".into(), ("key-a".into(), bin(&a)));
@@ -252,6 +332,9 @@ mod tests {
         assert_eq!(rmp_serde::from_slice::<Pack>(&rendered).unwrap(), expected);
         let docs: Vec<BuiltDoc> = rmp_serde::from_slice(&expected["aa"].1).unwrap();
         assert_eq!(docs, a.docs);
-        assert!(render_pack(Pack::new(), Vec::new()).is_some_and(|b| rmp_serde::from_slice::<Pack>(&b).unwrap().is_empty()));
+        assert!(
+            render_pack(Pack::new(), Vec::new())
+                .is_some_and(|b| rmp_serde::from_slice::<Pack>(&b).unwrap().is_empty())
+        );
     }
 }

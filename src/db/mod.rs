@@ -59,7 +59,13 @@ pub struct Db {
 
 impl Default for Db {
     fn default() -> Self {
-        Db { storage: salsa::Storage::default(), counters: Arc::new(Counters::default()), embedder: Arc::default(), compile_cache: Arc::default(), release_sources: false }
+        Db {
+            storage: salsa::Storage::default(),
+            counters: Arc::new(Counters::default()),
+            embedder: Arc::default(),
+            compile_cache: Arc::default(),
+            release_sources: false,
+        }
     }
 }
 
@@ -128,13 +134,19 @@ pub struct SourceBytes {
 
 impl SourceBytes {
     pub fn new(path: std::path::PathBuf, bytes: Arc<[u8]>) -> Self {
-        SourceBytes { path, bytes: std::sync::Mutex::new(Some(bytes)) }
+        SourceBytes {
+            path,
+            bytes: std::sync::Mutex::new(Some(bytes)),
+        }
     }
 
     /// Bytes not read yet: the source's hash came from the stat cache (`engine::statcache`);
     /// a compile that needs them reads them and checks that hash, as for released bytes.
     pub fn unread(path: std::path::PathBuf) -> Self {
-        SourceBytes { path, bytes: std::sync::Mutex::new(None) }
+        SourceBytes {
+            path,
+            bytes: std::sync::Mutex::new(None),
+        }
     }
 
     /// The bytes, unless released (or not read).
@@ -151,7 +163,16 @@ impl SourceBytes {
 
 impl std::fmt::Debug for SourceBytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SourceBytes({}, {})", self.path.display(), if self.get().is_some() { "held" } else { "released" })
+        write!(
+            f,
+            "SourceBytes({}, {})",
+            self.path.display(),
+            if self.get().is_some() {
+                "held"
+            } else {
+                "released"
+            }
+        )
     }
 }
 
@@ -186,12 +207,17 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     let cfg = settings.config(db);
     let lib = &cfg.libraries[file.library(db)];
     let cache = db.compile_cache();
-    let key = cache.as_ref().map(|c| c.key(lib, file.rel(db), file.format(db), &file.hash(db)));
+    let key = cache
+        .as_ref()
+        .map(|c| c.key(lib, file.rel(db), file.format(db), &file.hash(db)));
     let slot = cache::CompileCache::slot(lib, file.rel(db));
     if let (Some(c), Some(k)) = (&cache, &key)
         && let Some(docs) = c.get(&slot, k)
     {
-        return Arc::new(Compiled { docs, problems: Vec::new() });
+        return Arc::new(Compiled {
+            docs,
+            problems: Vec::new(),
+        });
     }
     let hash = crate::embed::inline_hash(&cfg.embedding);
     let source = file.bytes(db);
@@ -201,13 +227,30 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
         None => match crate::build::read_source(cfg, lib, &source.path, file.rel(db)) {
             Ok(b) if *blake3::hash(&b).as_bytes() == file.hash(db) => b,
             Ok(_) => {
-                let p = Problem::error("read", CHANGED_DURING_BUILD.to_string()).in_file(crate::build::display_name(lib, file.rel(db))).help("build again");
-                return Arc::new(Compiled { docs: Vec::new(), problems: vec![p] });
+                let p = Problem::error("read", CHANGED_DURING_BUILD.to_string())
+                    .in_file(crate::build::display_name(lib, file.rel(db)))
+                    .help("build again");
+                return Arc::new(Compiled {
+                    docs: Vec::new(),
+                    problems: vec![p],
+                });
             }
-            Err(p) => return Arc::new(Compiled { docs: Vec::new(), problems: vec![p] }),
+            Err(p) => {
+                return Arc::new(Compiled {
+                    docs: Vec::new(),
+                    problems: vec![p],
+                });
+            }
         },
     };
-    let (docs, problems) = crate::build::compile_file(cfg, lib, file.rel(db), &bytes, file.format(db), hash.as_ref());
+    let (docs, problems) = crate::build::compile_file(
+        cfg,
+        lib,
+        file.rel(db),
+        &bytes,
+        file.format(db),
+        hash.as_ref(),
+    );
     drop(bytes);
     if db.release_sources() {
         source.release();
@@ -231,7 +274,11 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
 
 /// What a shard's files compiled to, in file order (memo hits: nothing is copied).
 pub fn shard_compiled(db: &dyn AskDb, settings: Settings, shard: Shard) -> Vec<Arc<Compiled>> {
-    shard.files(db).iter().map(|f| compiled(db, settings, *f)).collect()
+    shard
+        .files(db)
+        .iter()
+        .map(|f| compiled(db, settings, *f))
+        .collect()
 }
 
 /// The documents of compiled files, in order.
@@ -242,26 +289,40 @@ fn docs_of(compiled: &[Arc<Compiled>]) -> Vec<&BuiltDoc> {
 /// Vectors of a shard's chunks from a non-inline provider, through the on-disk cache (empty for
 /// the inline `hash` provider). Costly derived data: memoized here and cached on disk by content.
 #[salsa::tracked(returns(clone))]
-pub fn shard_vectors(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<Result<Vec<Vec<f32>>, Problem>> {
+pub fn shard_vectors(
+    db: &dyn AskDb,
+    settings: Settings,
+    shard: Shard,
+) -> Arc<Result<Vec<Vec<f32>>, Problem>> {
     let cfg = settings.config(db);
     if crate::embed::inline_hash(&cfg.embedding).is_some() {
         return Arc::new(Ok(Vec::new()));
     }
     let compiled = shard_compiled(db, settings, shard);
     let docs = docs_of(&compiled);
-    let texts: Vec<&str> = docs.iter().flat_map(|d| d.chunks.iter().map(|c| c.search_text.as_str())).collect();
-    let fail = |e: &crate::embed::EmbedError| Problem::error("embed", e.message.clone()).help(e.help.clone());
+    let texts: Vec<&str> = docs
+        .iter()
+        .flat_map(|d| d.chunks.iter().map(|c| c.search_text.as_str()))
+        .collect();
+    let fail = |e: &crate::embed::EmbedError| {
+        Problem::error("embed", e.message.clone()).help(e.help.clone())
+    };
     let result = match db.embedder() {
         Some(Ok(emb)) => match emb.embed_all(&texts) {
             Ok((vectors, stats)) => {
-                db.counters().vectors_embedded.fetch_add(stats.misses, Ordering::Relaxed);
-                db.counters().vectors_cached.fetch_add(stats.hits, Ordering::Relaxed);
+                db.counters()
+                    .vectors_embedded
+                    .fetch_add(stats.misses, Ordering::Relaxed);
+                db.counters()
+                    .vectors_cached
+                    .fetch_add(stats.hits, Ordering::Relaxed);
                 Ok(vectors)
             }
             Err(e) => Err(fail(&e)),
         },
         Some(Err(e)) => Err(fail(e)),
-        None => Err(Problem::error("embed", "no embedding provider was opened").help("this is a bug in askzico")),
+        None => Err(Problem::error("embed", "no embedding provider was opened")
+            .help("this is a bug in askzico")),
     };
     Arc::new(result)
 }
@@ -303,21 +364,42 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
 /// `compiled` is what every file of the build compiled to (the engine has it from compiling;
 /// fetching it again from the database per domain cost a memo lookup per file and domain), and
 /// `shards` the number of document shards.
-pub fn domain_postings(cfg: &Config, compiled: &[Arc<Compiled>], shards: usize, domain: &str, parts: usize) -> Vec<Arc<Postings>> {
-    let mut docs: Vec<&BuiltDoc> = docs_of(compiled).into_iter().filter(|d| d.domains.iter().any(|x| x == domain)).collect();
+pub fn domain_postings(
+    cfg: &Config,
+    compiled: &[Arc<Compiled>],
+    shards: usize,
+    domain: &str,
+    parts: usize,
+) -> Vec<Arc<Postings>> {
+    let mut docs: Vec<&BuiltDoc> = docs_of(compiled)
+        .into_iter()
+        .filter(|d| d.domains.iter().any(|x| x == domain))
+        .collect();
     docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
     // No more parts than document shards: a small domain is not cut finer than before.
     let per = docs.len().div_ceil(parts.min(shards).max(1)).max(1);
     let extras = crate::normalize::WordExtras::of(cfg);
-    docs.par_chunks(per).map(|group| Arc::new(postings(domain, group, extras))).filter(|p| p.chunks > 0).collect()
+    docs.par_chunks(per)
+        .map(|group| Arc::new(postings(domain, group, extras)))
+        .filter(|p| p.chunks > 0)
+        .collect()
 }
 
 /// One shard's lexical postings for one domain.
 #[salsa::tracked(returns(clone))]
-pub fn shard_postings(db: &dyn AskDb, settings: Settings, shard: Shard, domain: String) -> Arc<Postings> {
+pub fn shard_postings(
+    db: &dyn AskDb,
+    settings: Settings,
+    shard: Shard,
+    domain: String,
+) -> Arc<Postings> {
     let compiled = shard_compiled(db, settings, shard);
     let cfg = settings.config(db);
-    Arc::new(postings(&domain, &docs_of(&compiled), crate::normalize::WordExtras::of(cfg)))
+    Arc::new(postings(
+        &domain,
+        &docs_of(&compiled),
+        crate::normalize::WordExtras::of(cfg),
+    ))
 }
 
 /// What the build-wide checks read of one shard's documents: each document's ID and source, in
@@ -337,12 +419,26 @@ pub struct ShardIds {
 #[salsa::tracked(returns(clone))]
 pub fn shard_ids(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<ShardIds> {
     let compiled = shard_compiled(db, settings, shard);
-    let docs = compiled.iter().flat_map(|c| c.docs.iter().map(|d| (d.doc_id.as_str().to_string(), d.source.clone()))).collect();
+    let docs = compiled
+        .iter()
+        .flat_map(|c| {
+            c.docs
+                .iter()
+                .map(|d| (d.doc_id.as_str().to_string(), d.source.clone()))
+        })
+        .collect();
     let per_file = compiled.iter().map(|c| c.docs.len() as u32).collect();
-    let mut domains: Vec<String> = docs_of(&compiled).iter().flat_map(|d| d.domains.iter().cloned()).collect();
+    let mut domains: Vec<String> = docs_of(&compiled)
+        .iter()
+        .flat_map(|d| d.domains.iter().cloned())
+        .collect();
     domains.sort_unstable();
     domains.dedup();
-    Arc::new(ShardIds { docs, per_file, domains })
+    Arc::new(ShardIds {
+        docs,
+        per_file,
+        domains,
+    })
 }
 
 /// The domains documents of the build carry, sorted.
@@ -360,8 +456,19 @@ pub fn domains(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<Vec<Str
 /// Duplicate doc IDs across the whole build.
 #[salsa::tracked(returns(clone))]
 pub fn duplicate_ids(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<Vec<Problem>> {
-    let ids: Vec<Arc<ShardIds>> = set.shards(db).iter().map(|s| shard_ids(db, settings, *s)).collect();
-    Arc::new(crate::build::duplicate_problems(settings.config(db), ids.iter().flat_map(|i| i.docs.iter().map(|(id, source)| (id.as_str(), source.as_str())))))
+    let ids: Vec<Arc<ShardIds>> = set
+        .shards(db)
+        .iter()
+        .map(|s| shard_ids(db, settings, *s))
+        .collect();
+    Arc::new(crate::build::duplicate_problems(
+        settings.config(db),
+        ids.iter().flat_map(|i| {
+            i.docs
+                .iter()
+                .map(|(id, source)| (id.as_str(), source.as_str()))
+        }),
+    ))
 }
 
 #[cfg(test)]
@@ -380,26 +487,56 @@ mod tests {
         let body = "# عنوان\n\nفقرة أولى عن النيل.\n";
         std::fs::write(&file, body).unwrap();
         let toml = "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"lib\"\nroot = \"docs\"\n";
-        let cfg = Config::parse(toml, "corpus.toml", dir.path(), &dir.path().join("corpus.toml")).unwrap();
-        let mut db = Db { release_sources: true, ..Db::default() };
+        let cfg = Config::parse(
+            toml,
+            "corpus.toml",
+            dir.path(),
+            &dir.path().join("corpus.toml"),
+        )
+        .unwrap();
+        let mut db = Db {
+            release_sources: true,
+            ..Db::default()
+        };
         let settings = Settings::new(&db, Arc::new(cfg.clone()));
         let bytes: Arc<[u8]> = Arc::from(body.as_bytes());
-        let src = Source::new(&db, "a.md".to_string(), 0, Format::Markdown, SourceBytes::new(file.clone(), bytes), *blake3::hash(body.as_bytes()).as_bytes());
+        let src = Source::new(
+            &db,
+            "a.md".to_string(),
+            0,
+            Format::Markdown,
+            SourceBytes::new(file.clone(), bytes),
+            *blake3::hash(body.as_bytes()).as_bytes(),
+        );
         let first = compiled(&db, settings, src);
-        assert!(first.problems.is_empty() && first.docs.len() == 1, "{:?}", first.problems);
+        assert!(
+            first.problems.is_empty() && first.docs.len() == 1,
+            "{:?}",
+            first.problems
+        );
         assert!(src.bytes(&db).get().is_none(), "the bytes are released");
 
         let mut other = cfg.clone();
         other.chunking.max_chars += 1;
         settings.set_config(&mut db).to(Arc::new(other.clone()));
         let again = compiled(&db, settings, src);
-        assert_eq!(again.docs, first.docs, "read again from disk, same documents");
+        assert_eq!(
+            again.docs, first.docs,
+            "read again from disk, same documents"
+        );
 
         std::fs::write(&file, "# آخر\n\nنص مختلف.\n").unwrap();
         other.chunking.max_chars += 1;
         settings.set_config(&mut db).to(Arc::new(other));
         let changed = compiled(&db, settings, src);
         assert!(changed.docs.is_empty());
-        assert!(changed.problems.iter().any(|p| p.message.contains("changed during the build")), "{:?}", changed.problems);
+        assert!(
+            changed
+                .problems
+                .iter()
+                .any(|p| p.message.contains("changed during the build")),
+            "{:?}",
+            changed.problems
+        );
     }
 }

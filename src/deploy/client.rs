@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::embed::workers_ai::{DEFAULT_API_BASE, Secret, backoff, cf_messages, is_loopback, parse_retry_after};
-
+use crate::embed::workers_ai::{
+    DEFAULT_API_BASE, Secret, backoff, cf_messages, is_loopback, parse_retry_after,
+};
 
 #[derive(Debug)]
 pub struct Client {
@@ -25,22 +26,41 @@ const MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
 impl Client {
     /// `Ok(None)` when `CLOUDFLARE_API_TOKEN` is not set (plan offline).
     pub fn from_env(account_id: Option<&str>) -> Result<Option<Client>, String> {
-        let var = |n: &str| std::env::var(n).ok().map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-        let Some(token) = var("CLOUDFLARE_API_TOKEN") else { return Ok(None) };
+        let var = |n: &str| {
+            std::env::var(n)
+                .ok()
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let Some(token) = var("CLOUDFLARE_API_TOKEN") else {
+            return Ok(None);
+        };
         if !token.bytes().all(|b| b.is_ascii_graphic()) {
             return Err("CLOUDFLARE_API_TOKEN contains spaces or non-ASCII characters".into());
         }
         let account = var("CLOUDFLARE_ACCOUNT_ID")
             .or_else(|| account_id.map(|a| a.trim().to_string()).filter(|a| !a.is_empty()))
             .ok_or("a deploy needs a Cloudflare account ID: set account_id in [deploy.NAME] or export CLOUDFLARE_ACCOUNT_ID")?;
-        if !account.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        if !account
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
             return Err(format!("invalid Cloudflare account ID {account:?}"));
         }
-        let base = var("ASKZICO_CF_API_BASE").unwrap_or_else(|| DEFAULT_API_BASE.to_string()).trim_end_matches('/').to_string();
+        let base = var("ASKZICO_CF_API_BASE")
+            .unwrap_or_else(|| DEFAULT_API_BASE.to_string())
+            .trim_end_matches('/')
+            .to_string();
         if !(base.starts_with("https://") || base.starts_with("http://")) {
-            return Err(format!("ASKZICO_CF_API_BASE {base:?} is not an http(s) URL"));
+            return Err(format!(
+                "ASKZICO_CF_API_BASE {base:?} is not an http(s) URL"
+            ));
         }
-        let proxy = if is_loopback(&base) { None } else { ureq::Proxy::try_from_env() };
+        let proxy = if is_loopback(&base) {
+            None
+        } else {
+            ureq::Proxy::try_from_env()
+        };
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(300)))
@@ -63,7 +83,11 @@ impl Client {
     }
 
     fn scrub(&self, s: String) -> String {
-        if self.token.0.is_empty() || !s.contains(&self.token.0) { s } else { s.replace(&self.token.0, "[redacted]") }
+        if self.token.0.is_empty() || !s.contains(&self.token.0) {
+            s
+        } else {
+            s.replace(&self.token.0, "[redacted]")
+        }
     }
 
     fn account_url(&self, rest: &str) -> String {
@@ -71,26 +95,62 @@ impl Client {
     }
 
     /// One call with retries. `Ok((status, body))` for 2xx and 404; an error otherwise.
-    fn call(&self, method: &str, url: &str, content_type: Option<&str>, body: Option<&[u8]>, what: &str) -> Result<(u16, String), String> {
+    fn call(
+        &self,
+        method: &str,
+        url: &str,
+        content_type: Option<&str>,
+        body: Option<&[u8]>,
+        what: &str,
+    ) -> Result<(u16, String), String> {
         let bearer = format!("Bearer {}", self.token.0);
         let mut last = String::new();
         for attempt in 1..=self.max_attempts {
             let sent = match (method, body) {
                 ("GET", _) => self.agent.get(url).header("Authorization", &bearer).call(),
-                ("PUT", Some(b)) => self.agent.put(url).header("Authorization", &bearer).header("Content-Type", content_type.unwrap_or("application/json")).send(b),
-                (_, b) => self.agent.post(url).header("Authorization", &bearer).header("Content-Type", content_type.unwrap_or("application/json")).send(b.unwrap_or(&[])),
+                ("PUT", Some(b)) => self
+                    .agent
+                    .put(url)
+                    .header("Authorization", &bearer)
+                    .header("Content-Type", content_type.unwrap_or("application/json"))
+                    .send(b),
+                (_, b) => self
+                    .agent
+                    .post(url)
+                    .header("Authorization", &bearer)
+                    .header("Content-Type", content_type.unwrap_or("application/json"))
+                    .send(b.unwrap_or(&[])),
             };
             let mut retry_after = None;
             match sent {
                 Err(e) => last = format!("could not reach {}: {e}", self.base),
                 Ok(mut resp) => {
                     let status = resp.status().as_u16();
-                    retry_after = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
-                    match (status, resp.body_mut().with_config().limit(MAX_RESPONSE_BYTES).read_to_string()) {
+                    retry_after = resp
+                        .headers()
+                        .get("retry-after")
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(parse_retry_after);
+                    match (
+                        status,
+                        resp.body_mut()
+                            .with_config()
+                            .limit(MAX_RESPONSE_BYTES)
+                            .read_to_string(),
+                    ) {
                         (200..=299 | 404, Ok(text)) => return Ok((status, text)),
-                        (_, Err(e)) => last = format!("HTTP {status}, and reading the response failed: {e}"),
-                        (429 | 408 | 500..=599, Ok(text)) => last = format!("HTTP {status}{}", cf_messages(&text)),
-                        (_, Ok(text)) => return Err(self.scrub(format!("{what} failed: HTTP {status}{}", cf_messages(&text)))),
+                        (_, Err(e)) => {
+                            last = format!("HTTP {status}, and reading the response failed: {e}")
+                        }
+                        (429 | 408 | 500..=599, Ok(text)) => {
+                            last = format!("HTTP {status}{}", cf_messages(&text))
+                        }
+                        (_, Ok(text)) => {
+                            return Err(self.scrub(format!(
+                                "{what} failed: HTTP {status}{}",
+                                cf_messages(&text)
+                            )));
+                        }
                     }
                 }
             }
@@ -99,11 +159,18 @@ impl Client {
                     Some(d) => d.min(self.max_backoff),
                     None => backoff(attempt, self.retry_base, self.max_backoff),
                 };
-                eprintln!("  {what}: {}; retrying in {:.1}s", self.scrub(last.clone()), wait.as_secs_f64());
+                eprintln!(
+                    "  {what}: {}; retrying in {:.1}s",
+                    self.scrub(last.clone()),
+                    wait.as_secs_f64()
+                );
                 std::thread::sleep(wait);
             }
         }
-        Err(self.scrub(format!("{what} failed after {} attempts: {last}", self.max_attempts)))
+        Err(self.scrub(format!(
+            "{what} failed after {} attempts: {last}",
+            self.max_attempts
+        )))
     }
 
     /// The `result` of a v4 envelope.
@@ -111,7 +178,8 @@ impl Client {
         if status == 404 {
             return Err(format!("{what} failed: HTTP 404{}", cf_messages(text)));
         }
-        let v: Value = serde_json::from_str(text).map_err(|e| format!("{what}: unexpected response ({e})"))?;
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| format!("{what}: unexpected response ({e})"))?;
         if v.get("success") == Some(&Value::Bool(false)) {
             return Err(self.scrub(format!("{what} failed{}", cf_messages(text))));
         }
@@ -124,35 +192,84 @@ impl Client {
 
     /// `GET …/values/{key}`: the raw value, `None` when absent.
     pub fn kv_get(&self, ns: &str, key: &str) -> Result<Option<String>, String> {
-        let (status, text) = self.call("GET", &self.kv_url(ns, &format!("values/{}", encode(key))), None, None, &format!("reading KV key {key}"))?;
+        let (status, text) = self.call(
+            "GET",
+            &self.kv_url(ns, &format!("values/{}", encode(key))),
+            None,
+            None,
+            &format!("reading KV key {key}"),
+        )?;
         Ok((status != 404).then_some(text))
     }
 
     /// `PUT …/values/{key}` with a raw body.
     pub fn kv_put(&self, ns: &str, key: &str, value: &str) -> Result<(), String> {
         let what = format!("writing KV key {key}");
-        let (status, text) = self.call("PUT", &self.kv_url(ns, &format!("values/{}", encode(key))), Some("text/plain"), Some(value.as_bytes()), &what)?;
+        let (status, text) = self.call(
+            "PUT",
+            &self.kv_url(ns, &format!("values/{}", encode(key))),
+            Some("text/plain"),
+            Some(value.as_bytes()),
+            &what,
+        )?;
         self.result(status, &text, &what).map(|_| ())
     }
 
     /// `PUT …/bulk`: the keys KV reports unsuccessful.
     pub fn kv_bulk(&self, ns: &str, body: &[u8], what: &str) -> Result<Vec<String>, String> {
-        let (status, text) = self.call("PUT", &self.kv_url(ns, "bulk"), Some("application/json"), Some(body), what)?;
+        let (status, text) = self.call(
+            "PUT",
+            &self.kv_url(ns, "bulk"),
+            Some("application/json"),
+            Some(body),
+            what,
+        )?;
         let r = self.result(status, &text, what)?;
-        Ok(r.get("unsuccessful_keys").and_then(Value::as_array).map(|a| a.iter().filter_map(|k| k.as_str().map(String::from)).collect()).unwrap_or_default())
+        Ok(r.get("unsuccessful_keys")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|k| k.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default())
     }
 
     /// `POST …/bulk/delete` with a JSON array of keys: the keys KV reports unsuccessful.
-    pub fn kv_bulk_delete(&self, ns: &str, keys: &[String], what: &str) -> Result<Vec<String>, String> {
+    pub fn kv_bulk_delete(
+        &self,
+        ns: &str,
+        keys: &[String],
+        what: &str,
+    ) -> Result<Vec<String>, String> {
         let body = serde_json::to_vec(keys).expect("serializes");
-        let (status, text) = self.call("POST", &self.kv_url(ns, "bulk/delete"), Some("application/json"), Some(&body), what)?;
+        let (status, text) = self.call(
+            "POST",
+            &self.kv_url(ns, "bulk/delete"),
+            Some("application/json"),
+            Some(&body),
+            what,
+        )?;
         let r = self.result(status, &text, what)?;
-        Ok(r.get("unsuccessful_keys").and_then(Value::as_array).map(|a| a.iter().filter_map(|k| k.as_str().map(String::from)).collect()).unwrap_or_default())
+        Ok(r.get("unsuccessful_keys")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|k| k.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default())
     }
 
     /// Sends `items`, then resends the ones the response names unsuccessful (KV bulk writes and
     /// deletes report `unsuccessful_keys`), with backoff, up to `max_attempts` rounds.
-    pub fn until_all_succeed<T>(&self, items: &[T], key: impl Fn(&T) -> &str, what: &str, mut send: impl FnMut(&[&T]) -> Result<Vec<String>, String>) -> Result<(), String> {
+    pub fn until_all_succeed<T>(
+        &self,
+        items: &[T],
+        key: impl Fn(&T) -> &str,
+        what: &str,
+        mut send: impl FnMut(&[&T]) -> Result<Vec<String>, String>,
+    ) -> Result<(), String> {
         let mut todo: Vec<&T> = items.iter().collect();
         for round in 1..=self.max_attempts {
             let failed: std::collections::BTreeSet<String> = send(&todo)?.into_iter().collect();
@@ -165,7 +282,11 @@ impl Client {
                 std::thread::sleep(backoff(round, self.retry_base, self.max_backoff));
             }
         }
-        Err(format!("{what}: {} keys stayed unsuccessful (e.g. {}); rerun the deploy to retry", todo.len(), key(todo[0])))
+        Err(format!(
+            "{what}: {} keys stayed unsuccessful (e.g. {}); rerun the deploy to retry",
+            todo.len(),
+            key(todo[0])
+        ))
     }
 
     fn index_url(&self, index: &str, op: &str) -> String {
@@ -174,37 +295,70 @@ impl Client {
 
     fn mutation(&self, status: u16, text: &str, what: &str) -> Result<String, String> {
         let r = self.result(status, text, what)?;
-        r.get("mutationId").and_then(Value::as_str).map(String::from).ok_or_else(|| format!("{what}: no mutationId in the response"))
+        r.get("mutationId")
+            .and_then(Value::as_str)
+            .map(String::from)
+            .ok_or_else(|| format!("{what}: no mutationId in the response"))
     }
 
     /// `POST …/upsert`: a multipart part `vectors` holding the NDJSON, like wrangler.
     pub fn upsert(&self, index: &str, ndjson: &str, what: &str) -> Result<String, String> {
-        let boundary = format!("askzico-{}", &blake3::hash(ndjson.as_bytes()).to_hex()[..24]);
+        let boundary = format!(
+            "askzico-{}",
+            &blake3::hash(ndjson.as_bytes()).to_hex()[..24]
+        );
         let mut body = Vec::with_capacity(ndjson.len() + 256);
         body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"vectors\"; filename=\"vectors.ndjson\"\r\nContent-Type: application/x-ndjson\r\n\r\n").as_bytes());
         body.extend_from_slice(ndjson.as_bytes());
         body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
         let ct = format!("multipart/form-data; boundary={boundary}");
-        let (status, text) = self.call("POST", &format!("{}?unparsable-behavior=error", self.index_url(index, "upsert")), Some(&ct), Some(&body), what)?;
+        let (status, text) = self.call(
+            "POST",
+            &format!(
+                "{}?unparsable-behavior=error",
+                self.index_url(index, "upsert")
+            ),
+            Some(&ct),
+            Some(&body),
+            what,
+        )?;
         self.mutation(status, &text, what)
     }
 
     /// `POST …/delete_by_ids` `{"ids": [...]}`.
     pub fn delete_ids(&self, index: &str, ids: &[String], what: &str) -> Result<String, String> {
         let body = serde_json::to_vec(&serde_json::json!({ "ids": ids })).expect("serializes");
-        let (status, text) = self.call("POST", &self.index_url(index, "delete_by_ids"), Some("application/json"), Some(&body), what)?;
+        let (status, text) = self.call(
+            "POST",
+            &self.index_url(index, "delete_by_ids"),
+            Some("application/json"),
+            Some(&body),
+            what,
+        )?;
         self.mutation(status, &text, what)
     }
 
     /// `POST …/get_by_ids` `{"ids": [...]}`: the vectors the index returns (`id`, `values`, `metadata`).
     pub fn get_by_ids(&self, index: &str, ids: &[String]) -> Result<Vec<Value>, String> {
-        let what = format!("reading {} vectors back from Vectorize index {index}", ids.len());
+        let what = format!(
+            "reading {} vectors back from Vectorize index {index}",
+            ids.len()
+        );
         let body = serde_json::to_vec(&serde_json::json!({ "ids": ids })).expect("serializes");
-        let (status, text) = self.call("POST", &self.index_url(index, "get_by_ids"), Some("application/json"), Some(&body), &what)?;
+        let (status, text) = self.call(
+            "POST",
+            &self.index_url(index, "get_by_ids"),
+            Some("application/json"),
+            Some(&body),
+            &what,
+        )?;
         match self.result(status, &text, &what)? {
             Value::Array(a) => Ok(a),
             Value::Null => Ok(Vec::new()),
-            other => Err(format!("{what}: expected an array of vectors, got {}", other.to_string().chars().take(80).collect::<String>())),
+            other => Err(format!(
+                "{what}: expected an array of vectors, got {}",
+                other.to_string().chars().take(80).collect::<String>()
+            )),
         }
     }
 
@@ -220,9 +374,18 @@ impl Client {
             }
             let (status, text) = self.call("GET", &url, None, None, &what)?;
             let r = self.result(status, &text, &what)?;
-            let page = r.get("vectors").and_then(Value::as_array).ok_or_else(|| format!("{what}: no `vectors` in the response"))?;
-            ids.extend(page.iter().filter_map(|v| v.get("id").and_then(Value::as_str).map(String::from)));
-            match (r.get("isTruncated").and_then(Value::as_bool), r.get("nextCursor").and_then(Value::as_str)) {
+            let page = r
+                .get("vectors")
+                .and_then(Value::as_array)
+                .ok_or_else(|| format!("{what}: no `vectors` in the response"))?;
+            ids.extend(
+                page.iter()
+                    .filter_map(|v| v.get("id").and_then(Value::as_str).map(String::from)),
+            );
+            match (
+                r.get("isTruncated").and_then(Value::as_bool),
+                r.get("nextCursor").and_then(Value::as_str),
+            ) {
                 (Some(true), Some(c)) if !page.is_empty() => cursor = Some(c.to_string()),
                 _ => return Ok(ids),
             }

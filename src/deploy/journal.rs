@@ -47,13 +47,16 @@ pub struct Pending {
 }
 
 pub fn path(out: &Path, target: &str) -> PathBuf {
-    out.join("cache").join("deploy").join(format!("{target}.json"))
+    out.join("cache")
+        .join("deploy")
+        .join(format!("{target}.json"))
 }
 
 /// Reads the journal; a missing file is an empty target.
 pub fn load(path: &Path) -> Result<Journal, String> {
     match std::fs::read(path) {
-        Ok(b) => serde_json::from_slice(&b).map_err(|e| format!("{} is not a deploy journal: {e}", path.display())),
+        Ok(b) => serde_json::from_slice(&b)
+            .map_err(|e| format!("{} is not a deploy journal: {e}", path.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Journal::default()),
         Err(e) => Err(format!("cannot read {}: {e}", path.display())),
     }
@@ -62,5 +65,6 @@ pub fn load(path: &Path) -> Result<Journal, String> {
 pub fn save(path: &Path, j: &Journal) -> Result<(), String> {
     let mut bytes = serde_json::to_vec_pretty(j).expect("journal serializes");
     bytes.push(b'\n');
-    crate::artifacts::store::write_atomic(path, &bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    crate::artifacts::store::write_atomic(path, &bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -47,7 +47,13 @@ pub fn page_key(prefix: &str, version: &str, n: usize) -> String {
 
 /// A lexical shard's key: its domain and the file name before the content hash.
 pub fn lex_key(prefix: &str, version: &str, domain: &str, path: &str) -> String {
-    let name = path.rsplit('/').next().unwrap_or("").split('.').next().unwrap_or("");
+    let name = path
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .split('.')
+        .next()
+        .unwrap_or("");
     format!("{prefix}{version}/lex/{domain}/{name}")
 }
 
@@ -57,11 +63,21 @@ pub fn lookup_records(m: &Manifest) -> usize {
 }
 
 /// The key pages of a version: (key, JSON array of chunk IDs), `page_ids` a page.
-pub fn pages(prefix: &str, version: &str, chunk_ids: &[String], page_ids: usize) -> Vec<(String, String)> {
+pub fn pages(
+    prefix: &str,
+    version: &str,
+    chunk_ids: &[String],
+    page_ids: usize,
+) -> Vec<(String, String)> {
     chunk_ids
         .chunks(page_ids.max(1))
         .enumerate()
-        .map(|(n, ids)| (page_key(prefix, version, n), serde_json::to_string(ids).expect("serializes")))
+        .map(|(n, ids)| {
+            (
+                page_key(prefix, version, n),
+                serde_json::to_string(ids).expect("serializes"),
+            )
+        })
         .collect()
 }
 
@@ -84,31 +100,54 @@ impl VersionKeys {
 
 /// The key page names a stored manifest implies.
 pub fn page_keys(m: &Manifest, prefix: &str, page_ids: usize) -> Vec<String> {
-    (0..lookup_records(m).div_ceil(page_ids.max(1))).map(|n| page_key(prefix, &m.corpus_version, n)).collect()
+    (0..lookup_records(m).div_ceil(page_ids.max(1)))
+        .map(|n| page_key(prefix, &m.corpus_version, n))
+        .collect()
 }
 
 /// The exact keys of a version from its stored manifest and its pages as read (`None`: absent).
 /// A page that is present must hold exactly the IDs the manifest's counts imply; an absent one
 /// means the deploy stopped before writing it, hence before any chunk key it would name.
-pub fn version_keys(m: &Manifest, prefix: &str, pages: &[Option<String>], page_ids: usize) -> Result<VersionKeys, String> {
+pub fn version_keys(
+    m: &Manifest,
+    prefix: &str,
+    pages: &[Option<String>],
+    page_ids: usize,
+) -> Result<VersionKeys, String> {
     let v = &m.corpus_version;
     let names = page_keys(m, prefix, page_ids);
     if pages.len() != names.len() {
-        return Err(format!("version {v}: {} key pages read, the manifest implies {}", pages.len(), names.len()));
+        return Err(format!(
+            "version {v}: {} key pages read, the manifest implies {}",
+            pages.len(),
+            names.len()
+        ));
     }
     let total = lookup_records(m);
     let mut content = Vec::with_capacity(total);
     for (n, page) in pages.iter().enumerate() {
         let Some(text) = page else { continue };
-        let ids: Vec<String> = serde_json::from_str(text).map_err(|e| format!("{} is not a JSON array of chunk IDs: {e}", names[n]))?;
+        let ids: Vec<String> = serde_json::from_str(text)
+            .map_err(|e| format!("{} is not a JSON array of chunk IDs: {e}", names[n]))?;
         let expected = page_ids.min(total - n * page_ids);
         if ids.len() != expected {
-            return Err(format!("{} names {} chunk IDs; the manifest of {v} implies {expected}", names[n], ids.len()));
+            return Err(format!(
+                "{} names {} chunk IDs; the manifest of {v} implies {expected}",
+                names[n],
+                ids.len()
+            ));
         }
         content.extend(ids.iter().map(|id| chunk_key(prefix, v, id)));
     }
-    content.extend(m.artifacts_of(Kind::Lexical).map(|a| lex_key(prefix, v, a.domain.as_deref().unwrap_or(""), &a.path)));
-    Ok(VersionKeys { content, pages: names, manifest: manifest_key(prefix, v) })
+    content.extend(
+        m.artifacts_of(Kind::Lexical)
+            .map(|a| lex_key(prefix, v, a.domain.as_deref().unwrap_or(""), &a.path)),
+    );
+    Ok(VersionKeys {
+        content,
+        pages: names,
+        manifest: manifest_key(prefix, v),
+    })
 }
 
 /// `<prefix>versions`: what this target's KV may hold, and what each index holds.
@@ -124,7 +163,9 @@ pub struct Registry {
 
 impl Registry {
     pub fn parse(text: &str, key: &str) -> Result<Registry, String> {
-        serde_json::from_str(text).map_err(|e| format!("{key} is not a deploy registry {{\"versions\", \"indexes\"}}: {e}"))
+        serde_json::from_str(text).map_err(|e| {
+            format!("{key} is not a deploy registry {{\"versions\", \"indexes\"}}: {e}")
+        })
     }
 
     pub fn to_json(&self) -> String {

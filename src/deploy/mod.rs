@@ -83,7 +83,11 @@ pub struct VectorItem {
 impl VectorItem {
     /// From a Vectorize record `{"id", "values", "metadata"}`.
     pub fn from_record(record: &Value) -> VectorItem {
-        let id = record.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+        let id = record
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         let line = record.to_string();
         let metadata = record.get("metadata").cloned().unwrap_or(Value::Null);
         let metadata_bytes = metadata.to_string().len();
@@ -92,7 +96,12 @@ impl VectorItem {
             m.remove("corpus_version");
         }
         let content = blake3::hash(stable.to_string().as_bytes()).to_hex()[..32].to_string();
-        VectorItem { id, line, metadata_bytes, content }
+        VectorItem {
+            id,
+            line,
+            metadata_bytes,
+            content,
+        }
     }
 }
 
@@ -155,18 +164,35 @@ impl Plan {
 }
 
 /// Computes the plan, or every limit the records break (nothing may be sent then).
-pub fn plan(records: &Records, previous: Option<&IndexState>, limits: &Limits) -> Result<Plan, Vec<String>> {
+pub fn plan(
+    records: &Records,
+    previous: Option<&IndexState>,
+    limits: &Limits,
+) -> Result<Plan, Vec<String>> {
     let mut errors = Vec::new();
     let mut seen = BTreeSet::new();
     for v in &records.vectors {
         if v.id.is_empty() || v.id.len() > limits.max_id_bytes {
-            errors.push(format!("vector ID {:?} is {} bytes; Vectorize takes 1 to {}", v.id, v.id.len(), limits.max_id_bytes));
+            errors.push(format!(
+                "vector ID {:?} is {} bytes; Vectorize takes 1 to {}",
+                v.id,
+                v.id.len(),
+                limits.max_id_bytes
+            ));
         }
         if v.metadata_bytes > limits.max_metadata_bytes {
-            errors.push(format!("metadata of vector {} is {} bytes, over Vectorize's {}", v.id, v.metadata_bytes, limits.max_metadata_bytes));
+            errors.push(format!(
+                "metadata of vector {} is {} bytes, over Vectorize's {}",
+                v.id, v.metadata_bytes, limits.max_metadata_bytes
+            ));
         }
         if v.line.len() + 1 + MULTIPART_OVERHEAD > limits.upsert_max_bytes {
-            errors.push(format!("vector {} alone is {} bytes, over the {}-byte upload limit", v.id, v.line.len(), limits.upsert_max_bytes));
+            errors.push(format!(
+                "vector {} alone is {} bytes, over the {}-byte upload limit",
+                v.id,
+                v.line.len(),
+                limits.upsert_max_bytes
+            ));
         }
         if !seen.insert(v.id.as_str()) {
             errors.push(format!("duplicate vector ID {}", v.id));
@@ -175,13 +201,24 @@ pub fn plan(records: &Records, previous: Option<&IndexState>, limits: &Limits) -
     let mut keys = BTreeSet::new();
     for (k, v) in &records.kv {
         if k.is_empty() || k == "." || k == ".." || k.len() > limits.max_key_bytes {
-            errors.push(format!("KV key {k:?} is {} bytes; KV takes 1 to {} (and not . or ..)", k.len(), limits.max_key_bytes));
+            errors.push(format!(
+                "KV key {k:?} is {} bytes; KV takes 1 to {} (and not . or ..)",
+                k.len(),
+                limits.max_key_bytes
+            ));
         }
         if v.len() > limits.max_value_bytes {
-            errors.push(format!("KV value of {k} is {} bytes, over {}", v.len(), limits.max_value_bytes));
+            errors.push(format!(
+                "KV value of {k} is {} bytes, over {}",
+                v.len(),
+                limits.max_value_bytes
+            ));
         }
         if kv_pair_bytes(k, v) + 2 > limits.kv_max_bytes {
-            errors.push(format!("KV pair {k} alone is over the {}-byte bulk request limit", limits.kv_max_bytes));
+            errors.push(format!(
+                "KV pair {k} alone is over the {}-byte bulk request limit",
+                limits.kv_max_bytes
+            ));
         }
         if !keys.insert(k.as_str()) {
             errors.push(format!("KV key {k} is written twice"));
@@ -209,25 +246,56 @@ pub fn plan(records: &Records, previous: Option<&IndexState>, limits: &Limits) -
             }
         }
     }
-    let deletes: Vec<String> = previous.map(|p| p.keys().filter(|id| !seen.contains(id.as_str())).cloned().collect()).unwrap_or_default();
+    let deletes: Vec<String> = previous
+        .map(|p| {
+            p.keys()
+                .filter(|id| !seen.contains(id.as_str()))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
 
     let upserts = pack(
-        to_upsert.iter().map(|v| (v.line.clone(), v.line.len() + 1, false)),
+        to_upsert
+            .iter()
+            .map(|v| (v.line.clone(), v.line.len() + 1, false)),
         limits.upsert_max_vectors,
         limits.upsert_max_bytes - MULTIPART_OVERHEAD,
         0,
         "upsert",
     );
-    let deletes = pack(deletes.into_iter().map(|id| (id.clone(), id.len() + 3, false)), limits.delete_max_ids, usize::MAX, 10, "delete");
+    let deletes = pack(
+        deletes
+            .into_iter()
+            .map(|id| (id.clone(), id.len() + 3, false)),
+        limits.delete_max_ids,
+        usize::MAX,
+        10,
+        "delete",
+    );
     let breaks: BTreeSet<usize> = records.kv_breaks.iter().copied().collect();
     let kv = pack(
-        records.kv.iter().enumerate().map(|(i, (k, v))| ((k.clone(), v.clone()), kv_pair_bytes(k, v) + 1, breaks.contains(&i))),
+        records.kv.iter().enumerate().map(|(i, (k, v))| {
+            (
+                (k.clone(), v.clone()),
+                kv_pair_bytes(k, v) + 1,
+                breaks.contains(&i),
+            )
+        }),
         limits.kv_max_pairs,
         limits.kv_max_bytes,
         1,
         "kv",
     );
-    Ok(Plan { version: records.version.clone(), upserts, deletes, kv, unchanged, vectors_new: new, vectors_changed: changed })
+    Ok(Plan {
+        version: records.version.clone(),
+        upserts,
+        deletes,
+        kv,
+        unchanged,
+        vectors_new: new,
+        vectors_changed: changed,
+    })
 }
 
 /// Bytes of `{"key":…,"value":…}` as JSON.
@@ -238,12 +306,24 @@ pub fn kv_pair_bytes(k: &str, v: &str) -> usize {
 /// KV keys to delete, per bulk delete request (a JSON array of key strings), within the limits.
 pub fn delete_batches(keys: &[String], limits: &Limits) -> Vec<Batch<String>> {
     let cost = |k: &String| serde_json::to_string(k).expect("serializes").len() + 1;
-    pack(keys.iter().map(|k| (k.clone(), cost(k), false)), limits.kv_delete_max_keys.max(1), limits.kv_max_bytes, 1, "kv-delete")
+    pack(
+        keys.iter().map(|k| (k.clone(), cost(k), false)),
+        limits.kv_delete_max_keys.max(1),
+        limits.kv_max_bytes,
+        1,
+        "kv-delete",
+    )
 }
 
 /// Greedy packing: each item's cost counts toward `max_bytes` (after a fixed `frame`); an item
 /// flagged `true` always opens a new batch.
-fn pack<T: BatchKey>(items: impl Iterator<Item = (T, usize, bool)>, max_items: usize, max_bytes: usize, frame: usize, kind: &str) -> Vec<Batch<T>> {
+fn pack<T: BatchKey>(
+    items: impl Iterator<Item = (T, usize, bool)>,
+    max_items: usize,
+    max_bytes: usize,
+    frame: usize,
+    kind: &str,
+) -> Vec<Batch<T>> {
     let mut batches = Vec::new();
     let mut cur: Vec<T> = Vec::new();
     let mut bytes = frame;
@@ -253,7 +333,11 @@ fn pack<T: BatchKey>(items: impl Iterator<Item = (T, usize, bool)>, max_items: u
         for it in &cur {
             it.hash_into(&mut h);
         }
-        batches.push(Batch { id: h.finalize().to_hex()[..32].to_string(), items: cur, bytes });
+        batches.push(Batch {
+            id: h.finalize().to_hex()[..32].to_string(),
+            items: cur,
+            bytes,
+        });
     };
     for (item, cost, opens) in items {
         if !cur.is_empty() && (opens || cur.len() >= max_items || bytes + cost > max_bytes) {
@@ -287,7 +371,11 @@ impl BatchKey for (String, String) {
 
 /// The state an index holds after a plan for `records` completed on it.
 pub fn state_after(records: &Records) -> IndexState {
-    records.vectors.iter().map(|v| (v.id.clone(), v.content.clone())).collect()
+    records
+        .vectors
+        .iter()
+        .map(|v| (v.id.clone(), v.content.clone()))
+        .collect()
 }
 
 #[cfg(test)]

@@ -29,18 +29,33 @@ pub struct Args<'a> {
 /// Loads the upload records of a verified build.
 pub fn records(out: &Path, m: &Manifest, prefix: &str) -> Result<Records, String> {
     let files = crate::cli::export::vector_lines(out, m).map_err(|p| p.to_string())?;
-    let vectors = files.iter().flat_map(|(_, lines)| lines.iter()).map(VectorItem::from_record).collect();
-    let [manifest, pages, content] = crate::cli::export::kv_pairs(out, m, prefix).map_err(|p| p.to_string())?;
+    let vectors = files
+        .iter()
+        .flat_map(|(_, lines)| lines.iter())
+        .map(VectorItem::from_record)
+        .collect();
+    let [manifest, pages, content] =
+        crate::cli::export::kv_pairs(out, m, prefix).map_err(|p| p.to_string())?;
     // Each group is confirmed before the next is sent (`keys`): manifest, key pages, records.
     let kv_breaks = vec![manifest.len(), manifest.len() + pages.len()];
     let kv = manifest.into_iter().chain(pages).chain(content).collect();
-    Ok(Records { version: m.corpus_version.clone(), vectors, kv, kv_breaks })
+    Ok(Records {
+        version: m.corpus_version.clone(),
+        vectors,
+        kv,
+        kv_breaks,
+    })
 }
 
 /// The limits, with test hooks that can only lower them.
 pub fn limits() -> Limits {
     let mut l = Limits::default();
-    let var = |n: &str| std::env::var(n).ok().and_then(|v| v.parse::<usize>().ok()).filter(|n| *n > 0);
+    let var = |n: &str| {
+        std::env::var(n)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+    };
     if let Some(n) = var("ASKZICO_DEPLOY_MAX_METADATA_BYTES") {
         l.max_metadata_bytes = l.max_metadata_bytes.min(n);
     }
@@ -55,10 +70,21 @@ pub fn limits() -> Limits {
 }
 
 fn other<'a>(t: &'a DeployTarget, live: &str) -> &'a str {
-    if t.indexes[0] == live { &t.indexes[1] } else { &t.indexes[0] }
+    if t.indexes[0] == live {
+        &t.indexes[1]
+    } else {
+        &t.indexes[0]
+    }
 }
 
-fn plan_json(p: &Plan, target: &str, from: Option<&Pointer>, index: &str, source: &str, dry_run: bool) -> Value {
+fn plan_json(
+    p: &Plan,
+    target: &str,
+    from: Option<&Pointer>,
+    index: &str,
+    source: &str,
+    dry_run: bool,
+) -> Value {
     json!({
         "target": target,
         "dry_run": dry_run,
@@ -77,22 +103,65 @@ fn plan_json(p: &Plan, target: &str, from: Option<&Pointer>, index: &str, source
 fn print_plan(v: &Value) {
     let from = match &v["from"] {
         Value::Null => "nothing deployed".to_string(),
-        f => format!("{} on {}", f["version"].as_str().unwrap_or(""), f["index"].as_str().unwrap_or("")),
+        f => format!(
+            "{} on {}",
+            f["version"].as_str().unwrap_or(""),
+            f["index"].as_str().unwrap_or("")
+        ),
     };
-    println!("deploy plan for target {} (pointer from {}):", v["target"].as_str().unwrap_or(""), v["pointer_source"].as_str().unwrap_or(""));
-    println!("  switch: {from} -> {} on {}", v["to"]["version"].as_str().unwrap_or(""), v["to"]["index"].as_str().unwrap_or(""));
+    println!(
+        "deploy plan for target {} (pointer from {}):",
+        v["target"].as_str().unwrap_or(""),
+        v["pointer_source"].as_str().unwrap_or("")
+    );
+    println!(
+        "  switch: {from} -> {} on {}",
+        v["to"]["version"].as_str().unwrap_or(""),
+        v["to"]["index"].as_str().unwrap_or("")
+    );
     let vec = &v["vectors"];
     println!(
         "  vectors: {} to upsert ({} new, {} changed; {} unchanged), {} bytes in {} batches; {} to delete in {} batches",
-        vec["upsert"], vec["new"], vec["changed"], vec["unchanged"], vec["upsert_bytes"], vec["upsert_batches"].as_array().map_or(0, Vec::len), vec["delete"],
+        vec["upsert"],
+        vec["new"],
+        vec["changed"],
+        vec["unchanged"],
+        vec["upsert_bytes"],
+        vec["upsert_batches"].as_array().map_or(0, Vec::len),
+        vec["delete"],
         vec["delete_batches"].as_array().map_or(0, Vec::len)
     );
-    for (i, b) in vec["upsert_batches"].as_array().into_iter().flatten().enumerate() {
-        println!("    upsert batch {}: {} vectors, {} bytes", i + 1, b["vectors"], b["bytes"]);
+    for (i, b) in vec["upsert_batches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        println!(
+            "    upsert batch {}: {} vectors, {} bytes",
+            i + 1,
+            b["vectors"],
+            b["bytes"]
+        );
     }
-    println!("  kv: {} pairs, {} bytes in {} batches", v["kv"]["write"], v["kv"]["bytes"], v["kv"]["batches"].as_array().map_or(0, Vec::len));
-    for (i, b) in v["kv"]["batches"].as_array().into_iter().flatten().enumerate() {
-        println!("    kv batch {}: {} pairs, {} bytes", i + 1, b["pairs"], b["bytes"]);
+    println!(
+        "  kv: {} pairs, {} bytes in {} batches",
+        v["kv"]["write"],
+        v["kv"]["bytes"],
+        v["kv"]["batches"].as_array().map_or(0, Vec::len)
+    );
+    for (i, b) in v["kv"]["batches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        println!(
+            "    kv batch {}: {} pairs, {} bytes",
+            i + 1,
+            b["pairs"],
+            b["bytes"]
+        );
     }
 }
 
@@ -103,15 +172,29 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     let client = Client::from_env(t.account_id.as_deref())?;
     let pointer_key = keys::pointer_key(&t.prefix);
     let (pointer, registry, source) = match &client {
-        Some(c) => (read_pointer(c, &t.kv_namespace_id, &pointer_key)?, gc::read_registry(c, t)?, "Cloudflare KV"),
+        Some(c) => (
+            read_pointer(c, &t.kv_namespace_id, &pointer_key)?,
+            gc::read_registry(c, t)?,
+            "Cloudflare KV",
+        ),
         None => {
-            let note = if j.pointer.is_some() { "the local deploy journal" } else { "the local deploy journal (empty target)" };
-            eprintln!("no CLOUDFLARE_API_TOKEN: planning against {note}, {}", jpath.display());
+            let note = if j.pointer.is_some() {
+                "the local deploy journal"
+            } else {
+                "the local deploy journal (empty target)"
+            };
+            eprintln!(
+                "no CLOUDFLARE_API_TOKEN: planning against {note}, {}",
+                jpath.display()
+            );
             (j.pointer.clone(), None, "local journal (no credentials)")
         }
     };
     if let Some(p) = pointer.as_ref().filter(|p| !t.indexes.contains(&p.index)) {
-        return Err(format!("the pointer names index {}, which is not one of this target's indexes {:?}", p.index, t.indexes));
+        return Err(format!(
+            "the pointer names index {}, which is not one of this target's indexes {:?}",
+            p.index, t.indexes
+        ));
     }
     let version = m.corpus_version.as_str();
     if let Some(live) = pointer.as_ref().filter(|p| p.version == version) {
@@ -125,36 +208,66 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     // What the inactive index holds. The registry names the version last written into it (by any
     // machine); the journal's record of it is trusted only when the two agree. An unfinished deploy
     // of another version into it left it in an unknown state: upsert everything then.
-    let claimed = registry.as_ref().and_then(|r| r.indexes.get(&index)).cloned();
+    let claimed = registry
+        .as_ref()
+        .and_then(|r| r.indexes.get(&index))
+        .cloned();
     let agrees = |v: &str| claimed.as_deref().is_none_or(|c| c == v);
-    let pending_here = j.pending.as_ref().is_some_and(|p| p.version == version && p.index == index);
+    let pending_here = j
+        .pending
+        .as_ref()
+        .is_some_and(|p| p.version == version && p.index == index);
     let resuming = pending_here && agrees(version);
     if pending_here && !resuming {
-        eprintln!("the unfinished deploy of {version} into {index} is stale: the registry says {index} was since claimed for {}; starting over", claimed.as_deref().unwrap_or(""));
+        eprintln!(
+            "the unfinished deploy of {version} into {index} is stale: the registry says {index} was since claimed for {}; starting over",
+            claimed.as_deref().unwrap_or("")
+        );
     }
-    let stale_pending = j.pending.as_ref().is_some_and(|p| p.index == index && !resuming);
-    let trusted = !stale_pending && (resuming || j.indexes.get(&index).is_some_and(|r| agrees(&r.version)));
-    let mut previous = if trusted { j.indexes.get(&index).map(|r| r.vectors.clone()) } else { None };
+    let stale_pending = j
+        .pending
+        .as_ref()
+        .is_some_and(|p| p.index == index && !resuming);
+    let trusted =
+        !stale_pending && (resuming || j.indexes.get(&index).is_some_and(|r| agrees(&r.version)));
+    let mut previous = if trusted {
+        j.indexes.get(&index).map(|r| r.vectors.clone())
+    } else {
+        None
+    };
     if let (None, Some(c)) = (&previous, &client) {
         // The journal does not know what the inactive index holds (first deploy from this machine,
         // another machine wrote it since, or an unfinished deploy of another version): list its IDs,
         // upsert everything and delete the IDs the new build does not have.
         let ids = c.list_ids(&index)?;
         if !ids.is_empty() {
-            eprintln!("the journal does not know index {index}: it holds {} vectors (listed); all vectors are upserted", ids.len());
+            eprintln!(
+                "the journal does not know index {index}: it holds {} vectors (listed); all vectors are upserted",
+                ids.len()
+            );
         }
         previous = Some(ids.into_iter().map(|id| (id, String::new())).collect());
     }
     let limits = limits();
     let p = plan(&recs, previous.as_ref(), &limits).map_err(|errs| {
-        let mut s = format!("deploy refused: the plan breaks {} Cloudflare limit(s); nothing was sent:", errs.len());
+        let mut s = format!(
+            "deploy refused: the plan breaks {} Cloudflare limit(s); nothing was sent:",
+            errs.len()
+        );
         for e in errs {
             s.push_str("\n  ");
             s.push_str(&e);
         }
         s
     })?;
-    let mut summary = plan_json(&p, args.target, pointer.as_ref(), &index, source, args.dry_run);
+    let mut summary = plan_json(
+        &p,
+        args.target,
+        pointer.as_ref(),
+        &index,
+        source,
+        args.dry_run,
+    );
     if args.dry_run {
         if !args.json {
             print_plan(&summary);
@@ -163,8 +276,19 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
             // What GC would delete once this plan is deployed.
             let mut after = registry.clone().unwrap_or_default();
             after.claim(&index, version);
-            let new_pointer = Pointer { version: version.to_string(), index: index.clone() };
-            summary["gc"] = dry_gc(client.as_ref(), t, Some(after), &j, Some(&new_pointer), &limits, args.json)?;
+            let new_pointer = Pointer {
+                version: version.to_string(),
+                index: index.clone(),
+            };
+            summary["gc"] = dry_gc(
+                client.as_ref(),
+                t,
+                Some(after),
+                &j,
+                Some(&new_pointer),
+                &limits,
+                args.json,
+            )?;
         }
         if args.json {
             println!("{summary}");
@@ -179,9 +303,15 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     }
     if resuming {
         let done = j.pending.as_ref().map_or(0, |p| p.done.len());
-        eprintln!("resuming the unfinished deploy of {version} into {index}: {done} batches already confirmed");
+        eprintln!(
+            "resuming the unfinished deploy of {version} into {index}: {done} batches already confirmed"
+        );
     } else {
-        j.pending = Some(Pending { version: version.to_string(), index: index.clone(), ..Pending::default() });
+        j.pending = Some(Pending {
+            version: version.to_string(),
+            index: index.clone(),
+            ..Pending::default()
+        });
         if !trusted {
             j.indexes.remove(&index);
         }
@@ -190,7 +320,11 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     // 0. Claim the inactive index for the new version before changing it.
     let mut reg = registry.unwrap_or_default();
     if reg.claim(&index, version) {
-        c.kv_put(&t.kv_namespace_id, &keys::registry_key(&t.prefix), &reg.to_json())?;
+        c.kv_put(
+            &t.kv_namespace_id,
+            &keys::registry_key(&t.prefix),
+            &reg.to_json(),
+        )?;
     }
     // 1. Vectors into the inactive index.
     let mut sent = send_vectors(&c, &p, &index, &mut j, &jpath)?;
@@ -198,25 +332,59 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     let pd = j.pending.as_ref().expect("a deploy in progress");
     if let (Some(last), false) = (pd.last_mutation.clone(), pd.vectors_applied) {
         wait_applied(&c, &index, &last)?;
-        j.pending.as_mut().expect("a deploy in progress").vectors_applied = true;
+        j.pending
+            .as_mut()
+            .expect("a deploy in progress")
+            .vectors_applied = true;
         journal::save(&jpath, &j)?;
     }
     // 3. KV records of the new version (never the keys the live version reads).
     sent += send_kv(&c, t, &p, &mut j, &jpath)?;
     // 4. The inactive index must answer for the new version before anyone is sent to it.
-    let from = pointer.as_ref().map_or("nothing".to_string(), |p| format!("{} on {}", p.version, p.index));
+    let from = pointer.as_ref().map_or("nothing".to_string(), |p| {
+        format!("{} on {}", p.version, p.index)
+    });
     let checked = check_index(&c, &index, &p, &recs, &from)?;
     // 5. The pointer, last.
-    let new_pointer = Pointer { version: version.to_string(), index: index.clone() };
-    c.kv_put(&t.kv_namespace_id, &pointer_key, &serde_json::to_string(&new_pointer).expect("serializes"))?;
-    j.indexes.insert(index.clone(), IndexRecord { version: version.to_string(), vectors: state_after(&recs) });
+    let new_pointer = Pointer {
+        version: version.to_string(),
+        index: index.clone(),
+    };
+    c.kv_put(
+        &t.kv_namespace_id,
+        &pointer_key,
+        &serde_json::to_string(&new_pointer).expect("serializes"),
+    )?;
+    j.indexes.insert(
+        index.clone(),
+        IndexRecord {
+            version: version.to_string(),
+            vectors: state_after(&recs),
+        },
+    );
     j.pointer = Some(new_pointer.clone());
     j.pending = None;
     journal::save(&jpath, &j)?;
     if !args.json {
-        println!("deployed {version} to {} (index {index}); pointer {pointer_key} written last", args.target);
+        println!(
+            "deployed {version} to {} (index {index}); pointer {pointer_key} written last",
+            args.target
+        );
     }
-    let gc = if args.gc { Some(gc::run(&c, t, gc::read_registry(&c, t)?, &j, Some(&new_pointer), &limits, false, args.json)?) } else { None };
+    let gc = if args.gc {
+        Some(gc::run(
+            &c,
+            t,
+            gc::read_registry(&c, t)?,
+            &j,
+            Some(&new_pointer),
+            &limits,
+            false,
+            args.json,
+        )?)
+    } else {
+        None
+    };
     if args.json {
         let mut report = json!({"target": args.target, "deployed": version, "index": index, "requests": sent + 1, "checked_ids": checked, "plan": summary});
         if let Some(g) = gc {
@@ -229,7 +397,10 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
 
 fn read_pointer(c: &Client, ns: &str, key: &str) -> Result<Option<Pointer>, String> {
     c.kv_get(ns, key)?
-        .map(|s| serde_json::from_str::<Pointer>(&s).map_err(|e| format!("the pointer {key} is not {{\"version\",\"index\"}}: {e}")))
+        .map(|s| {
+            serde_json::from_str::<Pointer>(&s)
+                .map_err(|e| format!("the pointer {key} is not {{\"version\",\"index\"}}: {e}"))
+        })
         .transpose()
 }
 
@@ -237,20 +408,53 @@ fn read_pointer(c: &Client, ns: &str, key: &str) -> Result<Option<Pointer>, Stri
 /// saving the journal is completed in the journal here (the pointer is written only once
 /// everything else was confirmed), so the next deploy diffs against what the index really holds.
 #[allow(clippy::too_many_arguments)]
-fn up_to_date(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args, client: Option<&Client>, j: &mut Journal, jpath: &Path, live: &Pointer) -> Result<(), String> {
-    let finished = j.pending.as_ref().is_some_and(|p| p.version == live.version && p.index == live.index);
+fn up_to_date(
+    out: &Path,
+    m: &Manifest,
+    t: &DeployTarget,
+    args: &Args,
+    client: Option<&Client>,
+    j: &mut Journal,
+    jpath: &Path,
+    live: &Pointer,
+) -> Result<(), String> {
+    let finished = j
+        .pending
+        .as_ref()
+        .is_some_and(|p| p.version == live.version && p.index == live.index);
     if finished && client.is_some() && !args.dry_run {
         let recs = records(out, m, &t.prefix)?;
-        j.indexes.insert(live.index.clone(), IndexRecord { version: live.version.clone(), vectors: state_after(&recs) });
+        j.indexes.insert(
+            live.index.clone(),
+            IndexRecord {
+                version: live.version.clone(),
+                vectors: state_after(&recs),
+            },
+        );
         j.pointer = Some(live.clone());
         j.pending = None;
         journal::save(jpath, j)?;
-        eprintln!("the interrupted deploy of {} had already written the pointer; the journal is completed", live.version);
+        eprintln!(
+            "the interrupted deploy of {} had already written the pointer; the journal is completed",
+            live.version
+        );
     }
-    let msg = format!("target {} already serves {} (index {}); nothing to do", args.target, live.version, live.index);
+    let msg = format!(
+        "target {} already serves {} (index {}); nothing to do",
+        args.target, live.version, live.index
+    );
     let gc = match client {
         _ if !args.gc => None,
-        Some(c) => Some(gc::run(c, t, gc::read_registry(c, t)?, j, Some(live), &limits(), args.dry_run, args.json)?),
+        Some(c) => Some(gc::run(
+            c,
+            t,
+            gc::read_registry(c, t)?,
+            j,
+            Some(live),
+            &limits(),
+            args.dry_run,
+            args.json,
+        )?),
         None => Some(dry_gc(None, t, None, j, Some(live), &limits(), args.json)?),
     };
     if args.json {
@@ -266,18 +470,35 @@ fn up_to_date(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args, client: O
 }
 
 /// `--gc --dry-run`: what GC would delete (it reads KV, so it needs credentials).
-fn dry_gc(client: Option<&Client>, t: &DeployTarget, registry: Option<Registry>, j: &Journal, pointer: Option<&Pointer>, limits: &Limits, quiet: bool) -> Result<Value, String> {
+fn dry_gc(
+    client: Option<&Client>,
+    t: &DeployTarget,
+    registry: Option<Registry>,
+    j: &Journal,
+    pointer: Option<&Pointer>,
+    limits: &Limits,
+    quiet: bool,
+) -> Result<Value, String> {
     match client {
         Some(c) => gc::run(c, t, registry, j, pointer, limits, true, quiet),
         None => {
-            eprintln!("gc: without CLOUDFLARE_API_TOKEN the registry {} cannot be read; nothing planned", keys::registry_key(&t.prefix));
+            eprintln!(
+                "gc: without CLOUDFLARE_API_TOKEN the registry {} cannot be read; nothing planned",
+                keys::registry_key(&t.prefix)
+            );
             Ok(json!({"dry_run": true, "skipped": "no credentials"}))
         }
     }
 }
 
 /// Upserts and deletes the planned vector batches not yet confirmed; returns requests sent.
-fn send_vectors(c: &Client, p: &Plan, index: &str, j: &mut Journal, jpath: &Path) -> Result<usize, String> {
+fn send_vectors(
+    c: &Client,
+    p: &Plan,
+    index: &str,
+    j: &mut Journal,
+    jpath: &Path,
+) -> Result<usize, String> {
     let mut sent = 0;
     let n = p.upserts.len();
     for (i, b) in p.upserts.iter().enumerate() {
@@ -285,7 +506,15 @@ fn send_vectors(c: &Client, p: &Plan, index: &str, j: &mut Journal, jpath: &Path
             continue;
         }
         let body = b.items.join("\n");
-        let mutation = c.upsert(index, &body, &format!("upsert batch {}/{n} ({} vectors) into {index}", i + 1, b.items.len()))?;
+        let mutation = c.upsert(
+            index,
+            &body,
+            &format!(
+                "upsert batch {}/{n} ({} vectors) into {index}",
+                i + 1,
+                b.items.len()
+            ),
+        )?;
         confirm_mutation(j, jpath, &b.id, mutation)?;
         sent += 1;
     }
@@ -294,7 +523,15 @@ fn send_vectors(c: &Client, p: &Plan, index: &str, j: &mut Journal, jpath: &Path
         if is_done(j, &b.id) {
             continue;
         }
-        let mutation = c.delete_ids(index, &b.items, &format!("delete batch {}/{n} ({} ids) from {index}", i + 1, b.items.len()))?;
+        let mutation = c.delete_ids(
+            index,
+            &b.items,
+            &format!(
+                "delete batch {}/{n} ({} ids) from {index}",
+                i + 1,
+                b.items.len()
+            ),
+        )?;
         confirm_mutation(j, jpath, &b.id, mutation)?;
         sent += 1;
     }
@@ -302,7 +539,13 @@ fn send_vectors(c: &Client, p: &Plan, index: &str, j: &mut Journal, jpath: &Path
 }
 
 /// Writes the planned KV batches not yet confirmed, in order, retrying `unsuccessful_keys`.
-fn send_kv(c: &Client, t: &DeployTarget, p: &Plan, j: &mut Journal, jpath: &Path) -> Result<usize, String> {
+fn send_kv(
+    c: &Client,
+    t: &DeployTarget,
+    p: &Plan,
+    j: &mut Journal,
+    jpath: &Path,
+) -> Result<usize, String> {
     let mut sent = 0;
     let n = p.kv.len();
     for (i, b) in p.kv.iter().enumerate() {
@@ -310,11 +553,26 @@ fn send_kv(c: &Client, t: &DeployTarget, p: &Plan, j: &mut Journal, jpath: &Path
             continue;
         }
         let what = format!("KV bulk batch {}/{n} ({} pairs)", i + 1, b.items.len());
-        c.until_all_succeed(&b.items, |(k, _)| k.as_str(), &what, |todo| {
-            let body = serde_json::to_vec(&todo.iter().map(|(k, v)| json!({"key": k, "value": v})).collect::<Vec<_>>()).expect("serializes");
-            c.kv_bulk(&t.kv_namespace_id, &body, &what)
-        })?;
-        j.pending.as_mut().expect("a deploy in progress").done.insert(b.id.clone());
+        c.until_all_succeed(
+            &b.items,
+            |(k, _)| k.as_str(),
+            &what,
+            |todo| {
+                let body = serde_json::to_vec(
+                    &todo
+                        .iter()
+                        .map(|(k, v)| json!({"key": k, "value": v}))
+                        .collect::<Vec<_>>(),
+                )
+                .expect("serializes");
+                c.kv_bulk(&t.kv_namespace_id, &body, &what)
+            },
+        )?;
+        j.pending
+            .as_mut()
+            .expect("a deploy in progress")
+            .done
+            .insert(b.id.clone());
         journal::save(jpath, j)?;
         sent += 1;
     }
@@ -326,48 +584,112 @@ fn is_done(j: &Journal, batch: &str) -> bool {
 }
 
 fn line_id(line: &str) -> Option<String> {
-    serde_json::from_str::<Value>(line).ok()?.get("id")?.as_str().map(String::from)
+    serde_json::from_str::<Value>(line)
+        .ok()?
+        .get("id")?
+        .as_str()
+        .map(String::from)
 }
 
 /// The check query before the flip: reads a few vectors back from the inactive index
 /// (`get_by_ids`). Vectors this deploy upserted must carry the new `corpus_version`, unchanged
 /// ones must be there, a deleted one must be gone. Returns how many IDs were checked.
-fn check_index(c: &Client, index: &str, p: &Plan, recs: &Records, from: &str) -> Result<usize, String> {
-    let refuse = |why: String| format!("check query refused the pointer flip: {why}; the pointer still names {from}. Rerun the deploy once the index answers (nothing confirmed is re-sent)");
+fn check_index(
+    c: &Client,
+    index: &str,
+    p: &Plan,
+    recs: &Records,
+    from: &str,
+) -> Result<usize, String> {
+    let refuse = |why: String| {
+        format!(
+            "check query refused the pointer flip: {why}; the pointer still names {from}. Rerun the deploy once the index answers (nothing confirmed is re-sent)"
+        )
+    };
     let mut upserted: Vec<String> = Vec::new();
-    let picks = [p.upserts.first().and_then(|b| b.items.first()), p.upserts.get(p.upserts.len() / 2).and_then(|b| b.items.first()), p.upserts.last().and_then(|b| b.items.last())];
+    let picks = [
+        p.upserts.first().and_then(|b| b.items.first()),
+        p.upserts
+            .get(p.upserts.len() / 2)
+            .and_then(|b| b.items.first()),
+        p.upserts.last().and_then(|b| b.items.last()),
+    ];
     for line in picks.into_iter().flatten() {
         if let Some(id) = line_id(line).filter(|id| !upserted.contains(id)) {
             upserted.push(id);
         }
     }
-    let present: Vec<String> = [recs.vectors.first(), recs.vectors.last()].into_iter().flatten().map(|v| v.id.clone()).filter(|id| !upserted.contains(id)).collect();
-    let absent: Vec<String> = p.deletes.first().and_then(|b| b.items.first()).cloned().into_iter().collect();
-    let mut ids: Vec<String> = upserted.iter().chain(&present).chain(&absent).cloned().collect();
+    let present: Vec<String> = [recs.vectors.first(), recs.vectors.last()]
+        .into_iter()
+        .flatten()
+        .map(|v| v.id.clone())
+        .filter(|id| !upserted.contains(id))
+        .collect();
+    let absent: Vec<String> = p
+        .deletes
+        .first()
+        .and_then(|b| b.items.first())
+        .cloned()
+        .into_iter()
+        .collect();
+    let mut ids: Vec<String> = upserted
+        .iter()
+        .chain(&present)
+        .chain(&absent)
+        .cloned()
+        .collect();
     ids.dedup();
     if ids.is_empty() {
         return Ok(0);
     }
-    let got = c.get_by_ids(index, &ids).map_err(|e| refuse(format!("Vectorize index {index} did not answer ({e})")))?;
-    let by_id: std::collections::BTreeMap<&str, &Value> = got.iter().filter_map(|v| Some((v.get("id")?.as_str()?, v))).collect();
+    let got = c
+        .get_by_ids(index, &ids)
+        .map_err(|e| refuse(format!("Vectorize index {index} did not answer ({e})")))?;
+    let by_id: std::collections::BTreeMap<&str, &Value> = got
+        .iter()
+        .filter_map(|v| Some((v.get("id")?.as_str()?, v)))
+        .collect();
     for id in &upserted {
-        match by_id.get(id.as_str()).and_then(|v| v.pointer("/metadata/corpus_version")).and_then(Value::as_str) {
+        match by_id
+            .get(id.as_str())
+            .and_then(|v| v.pointer("/metadata/corpus_version"))
+            .and_then(Value::as_str)
+        {
             Some(v) if v == recs.version => {}
-            Some(v) => return Err(refuse(format!("Vectorize index {index} returned vector {id} of version {v}, not {}", recs.version))),
-            None => return Err(refuse(format!("Vectorize index {index} did not return vector {id} of version {}", recs.version))),
+            Some(v) => {
+                return Err(refuse(format!(
+                    "Vectorize index {index} returned vector {id} of version {v}, not {}",
+                    recs.version
+                )));
+            }
+            None => {
+                return Err(refuse(format!(
+                    "Vectorize index {index} did not return vector {id} of version {}",
+                    recs.version
+                )));
+            }
         }
     }
     if let Some(id) = present.iter().find(|id| !by_id.contains_key(id.as_str())) {
-        return Err(refuse(format!("Vectorize index {index} did not return vector {id}")));
+        return Err(refuse(format!(
+            "Vectorize index {index} did not return vector {id}"
+        )));
     }
     if let Some(id) = absent.iter().find(|id| by_id.contains_key(id.as_str())) {
-        return Err(refuse(format!("Vectorize index {index} still returns deleted vector {id}")));
+        return Err(refuse(format!(
+            "Vectorize index {index} still returns deleted vector {id}"
+        )));
     }
     Ok(ids.len())
 }
 
 /// Records a Vectorize batch the API confirmed, so a rerun never sends it again.
-fn confirm_mutation(j: &mut journal::Journal, jpath: &Path, batch: &str, mutation: String) -> Result<(), String> {
+fn confirm_mutation(
+    j: &mut journal::Journal,
+    jpath: &Path,
+    batch: &str,
+    mutation: String,
+) -> Result<(), String> {
     let pd = j.pending.as_mut().expect("a deploy in progress");
     pd.done.insert(batch.to_string());
     pd.last_mutation = Some(mutation);
@@ -377,7 +699,12 @@ fn confirm_mutation(j: &mut journal::Journal, jpath: &Path, batch: &str, mutatio
 
 /// Polls `info` until `processedUpToMutation` is the last mutationId (bounded).
 fn wait_applied(c: &Client, index: &str, last: &str) -> Result<(), String> {
-    let limit = Duration::from_secs(std::env::var("ASKZICO_DEPLOY_WAIT_SECS").ok().and_then(|v| v.parse().ok()).unwrap_or(600));
+    let limit = Duration::from_secs(
+        std::env::var("ASKZICO_DEPLOY_WAIT_SECS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(600),
+    );
     let start = Instant::now();
     let mut wait = Duration::from_millis(200);
     loop {

@@ -37,21 +37,37 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
     // Looked up once per file: hashed by the canonical path's bytes (an ordered map compared
     // paths component by component, ~30 ms at 10k files, and `Path`'s own hash walks its
     // components too; a canonical path has one spelling).
-    let mut claimed: rustc_hash::FxHashMap<std::ffi::OsString, String> = rustc_hash::FxHashMap::default();
+    let mut claimed: rustc_hash::FxHashMap<std::ffi::OsString, String> =
+        rustc_hash::FxHashMap::default();
     for lib in libs {
-        let lib_index = cfg.libraries.iter().position(|l| l.id == lib.id).expect("library from this config");
+        let lib_index = cfg
+            .libraries
+            .iter()
+            .position(|l| l.id == lib.id)
+            .expect("library from this config");
         let Ok(root_canon) = lib.root.canonicalize() else {
             problems.push(
-                Problem::error("library-root", format!("library `{}`: cannot open root {}", lib.id, lib.root.display()))
-                    .in_file(cfg.path.display().to_string())
-                    .help("check the `root` path in corpus.toml"),
+                Problem::error(
+                    "library-root",
+                    format!(
+                        "library `{}`: cannot open root {}",
+                        lib.id,
+                        lib.root.display()
+                    ),
+                )
+                .in_file(cfg.path.display().to_string())
+                .help("check the `root` path in corpus.toml"),
             );
             continue;
         };
         // Whether a file reached without a symlink (the canonical root joined with its path)
         // may lie in the output directory: only when the output is inside this root.
-        let out_in_root = out_canon.as_ref().is_some_and(|o| o.starts_with(&root_canon) || root_canon.starts_with(o));
-        let walker = walkdir::WalkDir::new(&lib.root).follow_links(true).sort_by_file_name();
+        let out_in_root = out_canon
+            .as_ref()
+            .is_some_and(|o| o.starts_with(&root_canon) || root_canon.starts_with(o));
+        let walker = walkdir::WalkDir::new(&lib.root)
+            .follow_links(true)
+            .sort_by_file_name();
         let mut lib_files = Vec::new();
         // Directories reached through a symlink: files under them (and symlinked files) are
         // resolved with `canonicalize`; any other file's canonical path is the canonical root
@@ -80,8 +96,14 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 continue;
             }
             let path = entry.path();
-            let Ok(rel) = path.strip_prefix(&lib.root) else { continue };
-            let rel_str = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            let Ok(rel) = path.strip_prefix(&lib.root) else {
+                continue;
+            };
+            let rel_str = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
             if !lib.include.is_match(&rel_str) || lib.exclude.is_match(&rel_str) {
                 continue;
             }
@@ -114,23 +136,37 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 Some(f) => f,
                 None => {
                     problems.push(
-                        Problem::warning("unknown-format", "no format for this file extension; skipped")
-                            .in_file(display.clone())
-                            .help("narrow the library's `include` globs, or set `format`"),
+                        Problem::warning(
+                            "unknown-format",
+                            "no format for this file extension; skipped",
+                        )
+                        .in_file(display.clone())
+                        .help("narrow the library's `include` globs, or set `format`"),
                     );
                     continue;
                 }
             };
             if let Some(other) = claimed.get(canon.as_os_str()) {
                 problems.push(
-                    Problem::error("claimed-twice", format!("{display} is claimed by two libraries: `{other}` and `{}`", lib.id))
-                        .in_file(display.clone())
-                        .help("make the libraries' roots or include/exclude globs disjoint"),
+                    Problem::error(
+                        "claimed-twice",
+                        format!(
+                            "{display} is claimed by two libraries: `{other}` and `{}`",
+                            lib.id
+                        ),
+                    )
+                    .in_file(display.clone())
+                    .help("make the libraries' roots or include/exclude globs disjoint"),
                 );
                 continue;
             }
             claimed.insert(canon.as_os_str().to_owned(), lib.id.clone());
-            lib_files.push(SourceFile { library: lib_index, rel: rel_str, path: canon, format });
+            lib_files.push(SourceFile {
+                library: lib_index,
+                rel: rel_str,
+                path: canon,
+                format,
+            });
         }
         lib_files.sort_by(|a, b| a.rel.cmp(&b.rel));
         files.extend(lib_files);
@@ -141,7 +177,13 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
 /// A path under a library's root as diagnostics name files (relative to the config's directory).
 fn shown(lib: &Library, path: &Path) -> String {
     match path.strip_prefix(&lib.root) {
-        Ok(rel) => display_name(lib, &rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")),
+        Ok(rel) => display_name(
+            lib,
+            &rel.components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+        ),
         Err(_) => path.display().to_string(),
     }
 }

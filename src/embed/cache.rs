@@ -73,7 +73,10 @@ impl<E: Embedder> CachedEmbedder<E> {
         let dir = dir.join(FORMAT_DIR);
         std::fs::create_dir_all(&dir).map_err(|e| {
             EmbedError::new(
-                format!("could not create the embedding cache directory {}: {e}", dir.display()),
+                format!(
+                    "could not create the embedding cache directory {}: {e}",
+                    dir.display()
+                ),
                 "check that the output directory is writable, or choose another cache directory",
             )
         })?;
@@ -87,7 +90,11 @@ impl<E: Embedder> CachedEmbedder<E> {
             dir,
             key_prefix,
             dims,
-            state: Mutex::new(State { shards, io_error: None, read_only: false }),
+            state: Mutex::new(State {
+                shards,
+                io_error: None,
+                read_only: false,
+            }),
         })
     }
 
@@ -141,7 +148,13 @@ impl<E: Embedder> CachedEmbedder<E> {
                 None => out[first[&keys[i]]].clone().unwrap_or_default(),
             })
             .collect();
-        Ok((vectors, CacheStats { hits: texts.len() - misses, misses }))
+        Ok((
+            vectors,
+            CacheStats {
+                hits: texts.len() - misses,
+                misses,
+            },
+        ))
     }
 
     /// Makes the records written so far durable (fsync). Returns the first cache I/O failure
@@ -243,7 +256,10 @@ fn decode_record(bytes: &[u8]) -> Option<(Key, Vec<f32>, usize)> {
         return None;
     }
     let key: Key = bytes[4..36].try_into().ok()?;
-    let values = payload.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let values = payload
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
     Some((key, values, record_len(dims)))
 }
 
@@ -311,7 +327,8 @@ impl State {
                 match File::open(&path) {
                     Ok(f) => f,
                     Err(_) => {
-                        let err = cache_error(dir, &format!("could not open {}", path.display()), e);
+                        let err =
+                            cache_error(dir, &format!("could not open {}", path.display()), e);
                         self.record_error(err);
                         return;
                     }
@@ -362,20 +379,28 @@ impl State {
         }
     }
 
-    fn append_shard(&mut self, dir: &Path, byte: u8, recs: Vec<(Key, usize, Vec<u8>)>) -> Result<(), EmbedError> {
+    fn append_shard(
+        &mut self,
+        dir: &Path,
+        byte: u8,
+        recs: Vec<(Key, usize, Vec<u8>)>,
+    ) -> Result<(), EmbedError> {
         if !self.shards[byte as usize].loaded {
             self.load(dir, byte);
         }
         let shard = &mut self.shards[byte as usize];
         let path = shard_path(dir, byte);
         if shard.file.is_none() {
-            std::fs::create_dir_all(dir).map_err(|e| cache_error(dir, "could not create the directory", e))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| cache_error(dir, "could not create the directory", e))?;
             let f = OpenOptions::new()
                 .read(true)
                 .append(true)
                 .create(true)
                 .open(&path)
-                .map_err(|e| cache_error(dir, &format!("could not create {}", path.display()), e))?;
+                .map_err(|e| {
+                    cache_error(dir, &format!("could not create {}", path.display()), e)
+                })?;
             shard.file = Some(f);
         }
         let file = shard.file.as_ref().expect("opened above");
@@ -389,7 +414,8 @@ impl State {
             Ok(start)
         });
         let _ = file.unlock();
-        let start = written.map_err(|e| cache_error(dir, &format!("could not write {}", path.display()), e))?;
+        let start = written
+            .map_err(|e| cache_error(dir, &format!("could not write {}", path.display()), e))?;
         let mut offset = start;
         for (key, len, _) in recs {
             shard.index.insert(key, offset);

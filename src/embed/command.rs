@@ -38,7 +38,13 @@ impl CommandEmbedder {
                 "set the embedding dims to the model's output size",
             ));
         }
-        Ok(CommandEmbedder { argv, dims, model_name, batch: 256, timeout: Duration::from_secs(600) })
+        Ok(CommandEmbedder {
+            argv,
+            dims,
+            model_name,
+            batch: 256,
+            timeout: Duration::from_secs(600),
+        })
     }
 
     /// Texts per process run (default 256).
@@ -55,7 +61,11 @@ impl CommandEmbedder {
 
     fn shown(&self) -> String {
         let joined = self.argv.join(" ");
-        if joined.chars().count() > 120 { format!("{}…", joined.chars().take(120).collect::<String>()) } else { joined }
+        if joined.chars().count() > 120 {
+            format!("{}…", joined.chars().take(120).collect::<String>())
+        } else {
+            joined
+        }
     }
 
     fn run(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -78,12 +88,16 @@ impl CommandEmbedder {
         // Input, output and stderr each on their own thread, so no pipe can fill up and block.
         let mut input = Vec::new();
         for (i, t) in texts.iter().enumerate() {
-            serde_json::to_writer(&mut input, &serde_json::json!({"id": i.to_string(), "text": t}))
-                .expect("serializing a string map cannot fail");
+            serde_json::to_writer(
+                &mut input,
+                &serde_json::json!({"id": i.to_string(), "text": t}),
+            )
+            .expect("serializing a string map cannot fail");
             input.push(b'\n');
         }
         let mut stdin = child.stdin.take().expect("piped stdin");
-        let writer = std::thread::spawn(move || stdin.write_all(&input).and_then(|()| stdin.flush()));
+        let writer =
+            std::thread::spawn(move || stdin.write_all(&input).and_then(|()| stdin.flush()));
         let mut stderr = child.stderr.take().expect("piped stderr");
         let stderr_reader = std::thread::spawn(move || {
             let mut buf = Vec::new();
@@ -132,7 +146,10 @@ impl CommandEmbedder {
             Ok(Err(e)) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(err(format!("reading the output of `{shown}` failed: {e}"), "check the command"));
+                return Err(err(
+                    format!("reading the output of `{shown}` failed: {e}"),
+                    "check the command",
+                ));
             }
             Err(_) => return Err(timeout_error(&mut child)),
         };
@@ -140,18 +157,31 @@ impl CommandEmbedder {
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break status,
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
                 Ok(None) => return Err(timeout_error(&mut child)),
-                Err(e) => return Err(err(format!("waiting for `{shown}` failed: {e}"), "check the command")),
+                Err(e) => {
+                    return Err(err(
+                        format!("waiting for `{shown}` failed: {e}"),
+                        "check the command",
+                    ));
+                }
             }
         };
         let write_result = writer.join().unwrap_or(Ok(()));
         let stderr_tail = stderr_reader.join().unwrap_or_default();
-        let stderr_tail = String::from_utf8_lossy(&stderr_tail[stderr_tail.len().saturating_sub(STDERR_TAIL_BYTES)..])
-            .trim()
-            .to_string();
+        let stderr_tail = String::from_utf8_lossy(
+            &stderr_tail[stderr_tail.len().saturating_sub(STDERR_TAIL_BYTES)..],
+        )
+        .trim()
+        .to_string();
         let with_stderr = |m: String| {
-            if stderr_tail.is_empty() { m } else { format!("{m}; its stderr ends with:\n{stderr_tail}") }
+            if stderr_tail.is_empty() {
+                m
+            } else {
+                format!("{m}; its stderr ends with:\n{stderr_tail}")
+            }
         };
 
         if !status.success() {
@@ -162,7 +192,9 @@ impl CommandEmbedder {
         }
         if let Err(e) = write_result {
             return Err(err(
-                with_stderr(format!("the embedding command `{shown}` did not read all its input: {e}")),
+                with_stderr(format!(
+                    "the embedding command `{shown}` did not read all its input: {e}"
+                )),
                 "the command must read every line of stdin before it exits",
             ));
         }
@@ -179,15 +211,18 @@ impl CommandEmbedder {
             }
             let short: String = text.chars().take(80).collect();
             let bad = |why: String| {
-                err(format!("line {lineno} of the output of `{shown}` {why}: {short}"), protocol_help)
+                err(
+                    format!("line {lineno} of the output of `{shown}` {why}: {short}"),
+                    protocol_help,
+                )
             };
             #[derive(serde::Deserialize)]
             struct Answer {
                 id: serde_json::Value,
                 values: Vec<f32>,
             }
-            let answer: Answer =
-                serde_json::from_str(text).map_err(|e| bad(format!("is not a valid answer line ({e})")))?;
+            let answer: Answer = serde_json::from_str(text)
+                .map_err(|e| bad(format!("is not a valid answer line ({e})")))?;
             let id = match &answer.id {
                 serde_json::Value::String(s) => s.parse::<usize>().ok(),
                 serde_json::Value::Number(n) => n.as_u64().map(|n| n as usize),
@@ -211,8 +246,12 @@ impl CommandEmbedder {
             }
             out[id] = Some(answer.values);
         }
-        let missing: Vec<String> =
-            out.iter().enumerate().filter(|(_, v)| v.is_none()).map(|(i, _)| format!("\"{i}\"")).collect();
+        let missing: Vec<String> = out
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.is_none())
+            .map(|(i, _)| format!("\"{i}\""))
+            .collect();
         if !missing.is_empty() {
             let list = if missing.len() > 10 {
                 format!("{} … ({} in all)", missing[..10].join(", "), missing.len())
@@ -220,12 +259,19 @@ impl CommandEmbedder {
                 missing.join(", ")
             };
             return Err(err(
-                with_stderr(format!("the embedding command `{shown}` gave no vector for id {list}")),
+                with_stderr(format!(
+                    "the embedding command `{shown}` gave no vector for id {list}"
+                )),
                 protocol_help,
             ));
         }
         let vectors: Vec<Vec<f32>> = out.into_iter().map(|v| v.unwrap_or_default()).collect();
-        check_vectors(&format!("the embedding command `{shown}`"), &vectors, texts.len(), self.dims)?;
+        check_vectors(
+            &format!("the embedding command `{shown}`"),
+            &vectors,
+            texts.len(),
+            self.dims,
+        )?;
         Ok(vectors)
     }
 }
@@ -283,7 +329,13 @@ if mode == "garbage":
     out.insert(1, "Loading model... done")
 print("\n".join(out))
 "#;
-        vec!["python3".into(), "-c".into(), code.into(), mode.into(), dims.to_string()]
+        vec![
+            "python3".into(),
+            "-c".into(),
+            code.into(),
+            mode.into(),
+            dims.to_string(),
+        ]
     }
 
     fn embedder(mode: &str) -> CommandEmbedder {
@@ -293,7 +345,9 @@ print("\n".join(out))
     #[test]
     fn success_and_batches() {
         let e = embedder("plain").with_batch(2);
-        let out = e.embed_batch(&["أ", "بب", "ججج\nسطر", "\"quoted\""]).unwrap();
+        let out = e
+            .embed_batch(&["أ", "بب", "ججج\nسطر", "\"quoted\""])
+            .unwrap();
         // len() in python counts code points; ids restart at 0 in every batch of 2.
         assert_eq!(
             out,
@@ -313,31 +367,61 @@ print("\n".join(out))
 
     #[test]
     fn out_of_order_ids_are_matched() {
-        let out = embedder("reverse").embed_batch(&["a", "bb", "ccc"]).unwrap();
-        assert_eq!(out.iter().map(|v| v[0]).collect::<Vec<_>>(), vec![1.0, 2.0, 3.0]);
-        assert_eq!(out.iter().map(|v| v[1]).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0]);
+        let out = embedder("reverse")
+            .embed_batch(&["a", "bb", "ccc"])
+            .unwrap();
+        assert_eq!(
+            out.iter().map(|v| v[0]).collect::<Vec<_>>(),
+            vec![1.0, 2.0, 3.0]
+        );
+        assert_eq!(
+            out.iter().map(|v| v[1]).collect::<Vec<_>>(),
+            vec![0.0, 1.0, 2.0]
+        );
     }
 
     #[test]
     fn wrong_dims_is_an_error() {
         let err = embedder("short").embed_batch(&["a", "b"]).unwrap_err();
-        assert!(err.message.contains("3 values") && err.message.contains("expected 4"), "{}", err.message);
+        assert!(
+            err.message.contains("3 values") && err.message.contains("expected 4"),
+            "{}",
+            err.message
+        );
         assert!(err.message.contains("line 1"), "{}", err.message);
     }
 
     #[test]
     fn non_zero_exit_is_an_error_with_stderr() {
         let err = embedder("fail").embed_batch(&["a"]).unwrap_err();
-        assert!(err.message.contains("failed") && err.message.contains("exit status: 3"), "{}", err.message);
-        assert!(err.message.contains("model file not found"), "{}", err.message);
+        assert!(
+            err.message.contains("failed") && err.message.contains("exit status: 3"),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message.contains("model file not found"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
     fn missing_ids_and_non_json_lines_are_errors() {
         let err = embedder("skip").embed_batch(&["a", "b", "c"]).unwrap_err();
-        assert!(err.message.contains("no vector for id \"2\""), "{}", err.message);
-        let err = embedder("garbage").embed_batch(&["a", "b", "c"]).unwrap_err();
-        assert!(err.message.contains("line 2") && err.message.contains("Loading model"), "{}", err.message);
+        assert!(
+            err.message.contains("no vector for id \"2\""),
+            "{}",
+            err.message
+        );
+        let err = embedder("garbage")
+            .embed_batch(&["a", "b", "c"])
+            .unwrap_err();
+        assert!(
+            err.message.contains("line 2") && err.message.contains("Loading model"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
@@ -346,11 +430,20 @@ print("\n".join(out))
             .unwrap()
             .embed_batch(&["a"])
             .unwrap_err();
-        assert!(err.message.contains("could not start") && err.message.contains("/nonexistent/embedder-bin"));
+        assert!(
+            err.message.contains("could not start")
+                && err.message.contains("/nonexistent/embedder-bin")
+        );
         let start = Instant::now();
-        let err = embedder("slow").with_timeout(Duration::from_millis(300)).embed_batch(&["a"]).unwrap_err();
+        let err = embedder("slow")
+            .with_timeout(Duration::from_millis(300))
+            .embed_batch(&["a"])
+            .unwrap_err();
         assert!(err.message.contains("did not finish"), "{}", err.message);
-        assert!(start.elapsed() < Duration::from_secs(4), "the process was not killed in time");
+        assert!(
+            start.elapsed() < Duration::from_secs(4),
+            "the process was not killed in time"
+        );
         assert!(CommandEmbedder::new(vec![], 4, "m".into()).is_err());
         assert!(CommandEmbedder::new(vec!["x".into()], 0, "m".into()).is_err());
     }

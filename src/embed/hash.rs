@@ -31,7 +31,11 @@ impl HashEmbedder {
         if self.dims == 0 {
             return Vec::new();
         }
-        let mut v = if text.len() <= exact_max_bytes { self.sum_exact(text) } else { self.sum_ordered(text) };
+        let mut v = if text.len() <= exact_max_bytes {
+            self.sum_exact(text)
+        } else {
+            self.sum_ordered(text)
+        };
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         if norm > 0.0 {
             for x in &mut v {
@@ -118,7 +122,11 @@ enum Slot {
 
 impl Slot {
     fn new(dims: usize) -> Self {
-        if dims.is_power_of_two() { Slot::Mask(dims as u64 - 1) } else { Slot::Modulo(dims as u64) }
+        if dims.is_power_of_two() {
+            Slot::Mask(dims as u64 - 1)
+        } else {
+            Slot::Modulo(dims as u64)
+        }
     }
 
     #[inline]
@@ -173,7 +181,12 @@ fn utf8_len(lead: u8) -> usize {
 #[inline]
 fn word_features(bytes: &[u8], start: usize, emit: &mut impl FnMut(u64, Feature)) -> usize {
     // After char 0 (the leading space): only the window started there is open.
-    let (mut a, mut b, mut c, mut d) = (FNV_OFFSET, FNV_OFFSET, fnv_step(FNV_OFFSET, b' '), FNV_OFFSET);
+    let (mut a, mut b, mut c, mut d) = (
+        FNV_OFFSET,
+        FNV_OFFSET,
+        fnv_step(FNV_OFFSET, b' '),
+        FNV_OFFSET,
+    );
     let mut whole = FNV_OFFSET;
     let mut k = 1usize;
     let mut close_char = |k: usize, a: &mut u64, b: &mut u64, c: &mut u64, d: &mut u64| {
@@ -267,8 +280,11 @@ mod tests {
                     continue;
                 }
                 for win in buf.windows(n) {
-                    let bytes: Vec<u8> =
-                        win.iter().flat_map(|c| c.to_string().into_bytes()).chain([n as u8]).collect();
+                    let bytes: Vec<u8> = win
+                        .iter()
+                        .flat_map(|c| c.to_string().into_bytes())
+                        .chain([n as u8])
+                        .collect();
                     out.push((fnv1a(bytes.into_iter()), 0.5));
                 }
             }
@@ -314,13 +330,17 @@ mod tests {
         // A long text with many repeated words, so some dimensions accumulate large sums.
         s.push("بيت لحم ".repeat(500));
         // Pseudo-random texts over a mixed alphabet.
-        let alphabet: Vec<char> = "ابتثجحخدذرزسشصضطظعغفقكلمنهوي ءآأؤإئةى abc 🙂é".chars().collect();
+        let alphabet: Vec<char> = "ابتثجحخدذرزسشصضطظعغفقكلمنهوي ءآأؤإئةى abc 🙂é"
+            .chars()
+            .collect();
         let mut x: u64 = 42;
         for len in [5usize, 17, 64, 300] {
             for _ in 0..10 {
                 let t: String = (0..len)
                     .map(|_| {
-                        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        x = x
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
                         alphabet[(x >> 33) as usize % alphabet.len()]
                     })
                     .collect();
@@ -342,7 +362,11 @@ mod tests {
                 let want = bits(&reference(dims, &t));
                 assert_eq!(bits(&e.embed(&t)), want, "dims {dims}, text {t:?}");
                 // The f32 path in the published order, which texts over 4 MiB take.
-                assert_eq!(bits(&e.embed_with(&t, 0)), want, "ordered path, dims {dims}, text {t:?}");
+                assert_eq!(
+                    bits(&e.embed_with(&t, 0)),
+                    want,
+                    "ordered path, dims {dims}, text {t:?}"
+                );
             }
         }
     }
@@ -375,38 +399,125 @@ mod tests {
     #[test]
     fn pinned_to_published_vectors() {
         let digest = |dims: usize, t: &str| {
-            let le: Vec<u8> = HashEmbedder::new(dims).embed(t).iter().flat_map(|x| x.to_le_bytes()).collect();
+            let le: Vec<u8> = HashEmbedder::new(dims)
+                .embed(t)
+                .iter()
+                .flat_map(|x| x.to_le_bytes())
+                .collect();
             blake3::hash(&le).to_hex().to_string()
         };
         let long = "بيت لحم  قواعد ".repeat(300);
         let cases: [(usize, &str, &str); 16] = [
-            (256, "ولد السيد المسيح في بيت لحم", "32e53c4ec7f8e2772d3e1acbdebf371768f4a3d33facd26fff727e85bc6aed2e"),
-            (256, "mixed عربي and English 123 🙂 e\u{301}", "8f29e108fca7fc58030c00482336317fab5592d26260f27f2ef8d530aa8f4ef9"),
-            (256, "a", "9b2ecee6305e3202286d46327541a8af72201a882215b5ad0ac6a205431e0c98"),
-            (256, &long, "4ff28eba3558fff448cb540549b80860403df852146f79a4d1e03e35a4fa0245"),
-            (7, "ولد السيد المسيح في بيت لحم", "68412e87baab695c51e1e2a6bc03bc903ab26ca4381a578fcfdfd9ab3f3a034c"),
-            (7, "mixed عربي and English 123 🙂 e\u{301}", "a40fd34c6e18a112e06bac25699b82cd7a37532f0b7a0a04fab5819da1071194"),
-            (7, "a", "3eb0f7f21470fccae60d831df8abb4603d519429557cf2f0205c4fbc3c852be4"),
-            (7, &long, "baa94e6f795a3e2ad8f5d807520acbfe082096f5f8f1a53b0671c4d1c7b990b8"),
-            (384, "ولد السيد المسيح في بيت لحم", "c01bc05a90c4387339c71be3352f14250f748aa1d2784e607de39d54070332db"),
-            (384, "mixed عربي and English 123 🙂 e\u{301}", "ed34264b0de398a80b1fe201396869638466e80ce97532bb905a337ed9d5ca76"),
-            (384, "a", "3bbcafcd03eeff45ac82bb5907eae54aaf9767592b7aa658f6dd454e6887ad91"),
-            (384, &long, "3ef7eaadcbdfb66a6055808098fcde94b67f2cada449446195b07d6c3e352ec9"),
-            (1024, "ولد السيد المسيح في بيت لحم", "c7d81118f33e15e89851053df73ddd9718d8496ae3d508db92295b7bd3b19995"),
-            (1024, "mixed عربي and English 123 🙂 e\u{301}", "2e6f564fef19060597e4b3a7788893a79a0801692ae4366e58deb1711f5c41af"),
-            (1024, "a", "5ef3e74af63f1e619e235e1332ecba2ee85acc1529151f6930012ed04ddbb840"),
-            (1024, &long, "d3284c85a63cd71ba698e8a43a8a1c5755550a5073c7994c04837adfa5fd1a85"),
+            (
+                256,
+                "ولد السيد المسيح في بيت لحم",
+                "32e53c4ec7f8e2772d3e1acbdebf371768f4a3d33facd26fff727e85bc6aed2e",
+            ),
+            (
+                256,
+                "mixed عربي and English 123 🙂 e\u{301}",
+                "8f29e108fca7fc58030c00482336317fab5592d26260f27f2ef8d530aa8f4ef9",
+            ),
+            (
+                256,
+                "a",
+                "9b2ecee6305e3202286d46327541a8af72201a882215b5ad0ac6a205431e0c98",
+            ),
+            (
+                256,
+                &long,
+                "4ff28eba3558fff448cb540549b80860403df852146f79a4d1e03e35a4fa0245",
+            ),
+            (
+                7,
+                "ولد السيد المسيح في بيت لحم",
+                "68412e87baab695c51e1e2a6bc03bc903ab26ca4381a578fcfdfd9ab3f3a034c",
+            ),
+            (
+                7,
+                "mixed عربي and English 123 🙂 e\u{301}",
+                "a40fd34c6e18a112e06bac25699b82cd7a37532f0b7a0a04fab5819da1071194",
+            ),
+            (
+                7,
+                "a",
+                "3eb0f7f21470fccae60d831df8abb4603d519429557cf2f0205c4fbc3c852be4",
+            ),
+            (
+                7,
+                &long,
+                "baa94e6f795a3e2ad8f5d807520acbfe082096f5f8f1a53b0671c4d1c7b990b8",
+            ),
+            (
+                384,
+                "ولد السيد المسيح في بيت لحم",
+                "c01bc05a90c4387339c71be3352f14250f748aa1d2784e607de39d54070332db",
+            ),
+            (
+                384,
+                "mixed عربي and English 123 🙂 e\u{301}",
+                "ed34264b0de398a80b1fe201396869638466e80ce97532bb905a337ed9d5ca76",
+            ),
+            (
+                384,
+                "a",
+                "3bbcafcd03eeff45ac82bb5907eae54aaf9767592b7aa658f6dd454e6887ad91",
+            ),
+            (
+                384,
+                &long,
+                "3ef7eaadcbdfb66a6055808098fcde94b67f2cada449446195b07d6c3e352ec9",
+            ),
+            (
+                1024,
+                "ولد السيد المسيح في بيت لحم",
+                "c7d81118f33e15e89851053df73ddd9718d8496ae3d508db92295b7bd3b19995",
+            ),
+            (
+                1024,
+                "mixed عربي and English 123 🙂 e\u{301}",
+                "2e6f564fef19060597e4b3a7788893a79a0801692ae4366e58deb1711f5c41af",
+            ),
+            (
+                1024,
+                "a",
+                "5ef3e74af63f1e619e235e1332ecba2ee85acc1529151f6930012ed04ddbb840",
+            ),
+            (
+                1024,
+                &long,
+                "d3284c85a63cd71ba698e8a43a8a1c5755550a5073c7994c04837adfa5fd1a85",
+            ),
         ];
         for (dims, t, want) in cases {
-            assert_eq!(digest(dims, t), want, "dims {dims}, text {:?}", &t[..t.len().min(40)]);
+            assert_eq!(
+                digest(dims, t),
+                want,
+                "dims {dims}, text {:?}",
+                &t[..t.len().min(40)]
+            );
         }
         let nonzero = |dims: usize, t: &str| -> Vec<(usize, u32)> {
-            HashEmbedder::new(dims).embed(t).iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(i, x)| (i, x.to_bits())).collect()
+            HashEmbedder::new(dims)
+                .embed(t)
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| **x != 0.0)
+                .map(|(i, x)| (i, x.to_bits()))
+                .collect()
         };
         assert_eq!(nonzero(256, "a"), [(55, 1055193390), (105, 1063581998)]);
         assert_eq!(
             nonzero(7, "ولد السيد المسيح في بيت لحم"),
-            [(0, 1052050676), (1, 3195100144), (2, 1047616496), (3, 1039227888), (4, 1058462070), (5, 3205945718), (6, 1047616496)]
+            [
+                (0, 1052050676),
+                (1, 3195100144),
+                (2, 1047616496),
+                (3, 1039227888),
+                (4, 1058462070),
+                (5, 3205945718),
+                (6, 1047616496)
+            ]
         );
     }
 
@@ -414,7 +525,10 @@ mod tests {
     fn deterministic_and_unit_norm() {
         let e = HashEmbedder::new(64);
         let a = e.embed("ولد السيد المسيح في بيت لحم");
-        assert_eq!(bits(&a), bits(&HashEmbedder::new(64).embed("ولد السيد المسيح في بيت لحم")));
+        assert_eq!(
+            bits(&a),
+            bits(&HashEmbedder::new(64).embed("ولد السيد المسيح في بيت لحم"))
+        );
         let norm: f32 = a.iter().map(|x| x * x).sum();
         assert!((norm - 1.0).abs() < 1e-5, "norm² = {norm}");
         // No words: the zero vector, not NaN.

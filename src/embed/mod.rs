@@ -27,7 +27,10 @@ pub struct EmbedError {
 
 impl EmbedError {
     pub fn new(message: impl Into<String>, help: impl Into<String>) -> Self {
-        EmbedError { message: message.into(), help: help.into() }
+        EmbedError {
+            message: message.into(),
+            help: help.into(),
+        }
     }
 }
 
@@ -124,20 +127,30 @@ pub(crate) fn check_vectors(
 ) -> Result<(), EmbedError> {
     if vectors.len() != expected_len {
         return Err(EmbedError::new(
-            format!("{provider} returned {} vectors for {expected_len} texts", vectors.len()),
+            format!(
+                "{provider} returned {} vectors for {expected_len} texts",
+                vectors.len()
+            ),
             "the provider must return exactly one vector per input text, in order",
         ));
     }
     for (i, v) in vectors.iter().enumerate() {
         if v.len() != dims {
             return Err(EmbedError::new(
-                format!("{provider} returned a vector of {} dimensions for text {i}; expected {dims}", v.len()),
-                format!("set the embedding dims to the model's output size, or use a model that outputs {dims} dimensions"),
+                format!(
+                    "{provider} returned a vector of {} dimensions for text {i}; expected {dims}",
+                    v.len()
+                ),
+                format!(
+                    "set the embedding dims to the model's output size, or use a model that outputs {dims} dimensions"
+                ),
             ));
         }
         if let Some(j) = v.iter().position(|x| !x.is_finite()) {
             return Err(EmbedError::new(
-                format!("{provider} returned a non-finite value (at index {j}) in the vector for text {i}"),
+                format!(
+                    "{provider} returned a non-finite value (at index {j}) in the vector for text {i}"
+                ),
                 "the model produced NaN or infinity; check the model and its input",
             ));
         }
@@ -150,13 +163,22 @@ pub(crate) fn check_vectors(
 pub fn provider(s: &crate::config::EmbedSettings) -> Result<Box<dyn Embedder>, EmbedError> {
     match s.provider.as_str() {
         "workers-ai" => {
-            let mut c = WorkersAiConfig { model: s.model.clone().unwrap_or_else(|| "@cf/baai/bge-m3".into()), dims: s.dims, account_id: s.account_id.clone(), ..Default::default() };
+            let mut c = WorkersAiConfig {
+                model: s.model.clone().unwrap_or_else(|| "@cf/baai/bge-m3".into()),
+                dims: s.dims,
+                account_id: s.account_id.clone(),
+                ..Default::default()
+            };
             if let Some(m) = s.max_chars {
                 c.max_chars = m;
             }
             Ok(Box::new(WorkersAi::new(c)?))
         }
-        "command" => Ok(Box::new(CommandEmbedder::new(s.command.clone(), s.dims, s.model.clone().unwrap_or_else(|| "command".into()))?)),
+        "command" => Ok(Box::new(CommandEmbedder::new(
+            s.command.clone(),
+            s.dims,
+            s.model.clone().unwrap_or_else(|| "command".into()),
+        )?)),
         _ => Ok(Box::new(HashEmbedder::new(s.dims))),
     }
 }

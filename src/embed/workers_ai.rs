@@ -113,15 +113,33 @@ impl WorkersAi {
         config: WorkersAiConfig,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, EmbedError> {
-        let var = |name: &str| env(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-        let bad = |what: String, help: &str| Err(EmbedError::new(format!("embedding provider workers-ai: {what}"), help));
+        let var = |name: &str| {
+            env(name)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let bad = |what: String, help: &str| {
+            Err(EmbedError::new(
+                format!("embedding provider workers-ai: {what}"),
+                help,
+            ))
+        };
         if config.model.is_empty()
-            || !config.model.chars().all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c))
+            || !config
+                .model
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c))
         {
-            return bad(format!("invalid model name {:?}", config.model), "use a Workers AI model name such as \"@cf/baai/bge-m3\"");
+            return bad(
+                format!("invalid model name {:?}", config.model),
+                "use a Workers AI model name such as \"@cf/baai/bge-m3\"",
+            );
         }
         if config.dims == 0 {
-            return bad("dims must be at least 1".into(), "set the embedding dims to the model's output size (1024 for @cf/baai/bge-m3)");
+            return bad(
+                "dims must be at least 1".into(),
+                "set the embedding dims to the model's output size (1024 for @cf/baai/bge-m3)",
+            );
         }
         if config.batch == 0 || config.batch > WORKERS_AI_MAX_BATCH {
             return bad(
@@ -130,10 +148,16 @@ impl WorkersAi {
             );
         }
         if config.max_chars == 0 {
-            return bad("max_chars must be at least 1".into(), "set max_chars to the longest input to send, e.g. 2000");
+            return bad(
+                "max_chars must be at least 1".into(),
+                "set max_chars to the longest input to send, e.g. 2000",
+            );
         }
         if config.concurrency == 0 || config.max_attempts == 0 {
-            return bad("concurrency and max_attempts must be at least 1".into(), "use the defaults (4 and 6)");
+            return bad(
+                "concurrency and max_attempts must be at least 1".into(),
+                "use the defaults (4 and 6)",
+            );
         }
         let token = var("CLOUDFLARE_API_TOKEN").ok_or_else(|| {
             EmbedError::new(
@@ -156,7 +180,10 @@ impl WorkersAi {
                     "export CLOUDFLARE_ACCOUNT_ID, or set account_id in the embedding settings of corpus.toml",
                 )
             })?;
-        if !account.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        if !account
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
             return bad(
                 format!("invalid Cloudflare account ID {account:?}"),
                 "the account ID is the 32-character hex string in the Cloudflare dashboard URL",
@@ -171,7 +198,11 @@ impl WorkersAi {
             );
         }
         let url = format!("{base}/accounts/{account}/ai/run/{}", config.model);
-        let proxy = if is_loopback(&base) { None } else { ureq::Proxy::try_from_env() };
+        let proxy = if is_loopback(&base) {
+            None
+        } else {
+            ureq::Proxy::try_from_env()
+        };
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(config.timeout))
@@ -181,7 +212,14 @@ impl WorkersAi {
             .user_agent(concat!("askzico/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
-        Ok(WorkersAi { config, base, account, url, token: Secret(token), agent })
+        Ok(WorkersAi {
+            config,
+            base,
+            account,
+            url,
+            token: Secret(token),
+            agent,
+        })
     }
 
     /// Applies the input policy (see [`WorkersAiConfig::max_chars`]).
@@ -191,11 +229,18 @@ impl WorkersAi {
 
     /// Removes the token from text that may reach the user (server bodies, transport errors).
     fn scrub(&self, s: String) -> String {
-        if self.token.0.is_empty() || !s.contains(&self.token.0) { s } else { s.replace(&self.token.0, "[redacted]") }
+        if self.token.0.is_empty() || !s.contains(&self.token.0) {
+            s
+        } else {
+            s.replace(&self.token.0, "[redacted]")
+        }
     }
 
     fn error(&self, message: String, help: String) -> EmbedError {
-        EmbedError { message: self.scrub(message), help: self.scrub(help) }
+        EmbedError {
+            message: self.scrub(message),
+            help: self.scrub(help),
+        }
     }
 
     /// One request with retries: the texts are already prepared and at most `batch` long.
@@ -205,10 +250,22 @@ impl WorkersAi {
             text: &'a [&'a str],
             truncate_inputs: bool,
         }
-        let body = serde_json::to_vec(&Body { text: texts, truncate_inputs: self.config.truncate_inputs })
-            .map_err(|e| self.error(format!("could not encode a Workers AI request: {e}"), String::new()))?;
+        let body = serde_json::to_vec(&Body {
+            text: texts,
+            truncate_inputs: self.config.truncate_inputs,
+        })
+        .map_err(|e| {
+            self.error(
+                format!("could not encode a Workers AI request: {e}"),
+                String::new(),
+            )
+        })?;
         let bearer = format!("Bearer {}", self.token.0);
-        let what = format!("Workers AI request ({} texts, model {})", texts.len(), self.config.model);
+        let what = format!(
+            "Workers AI request ({} texts, model {})",
+            texts.len(),
+            self.config.model
+        );
         let mut last_problem = String::new();
         for attempt in 1..=self.config.max_attempts {
             let sent = self
@@ -228,10 +285,19 @@ impl WorkersAi {
                         .get("retry-after")
                         .and_then(|v| v.to_str().ok())
                         .and_then(parse_retry_after);
-                    let read = resp.body_mut().with_config().limit(MAX_RESPONSE_BYTES).read_to_string();
+                    let read = resp
+                        .body_mut()
+                        .with_config()
+                        .limit(MAX_RESPONSE_BYTES)
+                        .read_to_string();
                     match (status, read) {
-                        (200..=299, Ok(text)) => return self.parse_success(&text, texts.len(), &what),
-                        (_, Err(e)) => last_problem = format!("HTTP {status}, and reading the response failed: {e}"),
+                        (200..=299, Ok(text)) => {
+                            return self.parse_success(&text, texts.len(), &what);
+                        }
+                        (_, Err(e)) => {
+                            last_problem =
+                                format!("HTTP {status}, and reading the response failed: {e}")
+                        }
                         (429 | 408 | 500..=599, Ok(text)) => {
                             last_problem = format!("HTTP {status}{}", cf_messages(&text))
                         }
@@ -254,7 +320,10 @@ impl WorkersAi {
                                 ),
                                 _ => "check the embedding settings; the error above comes from Cloudflare".to_string(),
                             };
-                            return Err(self.error(format!("{what} failed: HTTP {status}{}", cf_messages(&text)), help));
+                            return Err(self.error(
+                                format!("{what} failed: HTTP {status}{}", cf_messages(&text)),
+                                help,
+                            ));
                         }
                     }
                 }
@@ -301,9 +370,17 @@ impl WorkersAi {
                 "check the embedding settings; the error above comes from Cloudflare".to_string(),
             ));
         }
-        let data = env.result.ok_or_else(|| malformed("no `result`".into()))?.data;
-        check_vectors(&format!("Workers AI model {}", self.config.model), &data, n, self.config.dims)
-            .map_err(|e| self.error(e.message, e.help))?;
+        let data = env
+            .result
+            .ok_or_else(|| malformed("no `result`".into()))?
+            .data;
+        check_vectors(
+            &format!("Workers AI model {}", self.config.model),
+            &data,
+            n,
+            self.config.dims,
+        )
+        .map_err(|e| self.error(e.message, e.help))?;
         Ok(data)
     }
 }
@@ -402,7 +479,8 @@ pub(crate) fn truncate_at_word(text: &str, max_chars: usize) -> &str {
 pub(crate) fn is_loopback(base: &str) -> bool {
     let rest = base.split_once("://").map_or(base, |(_, r)| r);
     ["127.0.0.1", "localhost", "[::1]"].iter().any(|h| {
-        rest.strip_prefix(h).is_some_and(|after| after.is_empty() || after.starts_with([':', '/']))
+        rest.strip_prefix(h)
+            .is_some_and(|after| after.is_empty() || after.starts_with([':', '/']))
     })
 }
 
@@ -413,7 +491,10 @@ pub(crate) fn parse_retry_after(v: &str) -> Option<Duration> {
         return Some(Duration::from_secs(secs));
     }
     let when = httpdate::parse_http_date(v).ok()?;
-    Some(when.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
+    Some(
+        when.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 /// `base * 2^(attempt-1)`, capped, then jittered into [d/2, d].
@@ -426,7 +507,12 @@ pub(crate) fn backoff(attempt: u32, base: Duration, cap: Duration) -> Duration {
 fn jitter() -> f64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_nanos());
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos(),
+    );
     (h.finish() >> 11) as f64 / (1u64 << 53) as f64
 }
 
@@ -450,12 +536,20 @@ pub(crate) fn cf_messages(body: &str) -> String {
         return format!(": {}", truncate_chars(&joined, 500));
     }
     let s = snippet(body);
-    if s.is_empty() { String::new() } else { format!(": {s}") }
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!(": {s}")
+    }
 }
 
 fn snippet(body: &str) -> Cow<'_, str> {
     let t = body.trim();
-    if t.chars().count() > 200 { Cow::Owned(format!("{}…", truncate_chars(t, 200))) } else { Cow::Borrowed(t) }
+    if t.chars().count() > 200 {
+        Cow::Owned(format!("{}…", truncate_chars(t, 200)))
+    } else {
+        Cow::Borrowed(t)
+    }
 }
 
 fn truncate_chars(s: &str, n: usize) -> &str {

@@ -14,7 +14,10 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::artifacts::Rendered;
-use crate::artifacts::lexical::{Dealt, Postings, SHARDS_PER_TASK, changed_shards, deal, render_meta, render_range, render_shard, shard_count, table};
+use crate::artifacts::lexical::{
+    Dealt, Postings, SHARDS_PER_TASK, changed_shards, deal, render_meta, render_range,
+    render_shard, shard_count, table,
+};
 
 pub struct DomainLex {
     shards: usize,
@@ -34,7 +37,12 @@ impl DomainLex {
 
     /// Renders (or patches) the domain; `sink` receives every freshly rendered file as soon as it
     /// exists (the engine stores it and releases its bytes).
-    pub fn render(domain: &str, parts: Vec<Arc<Postings>>, prev: Option<DomainLex>, sink: &(dyn Fn(&Rendered) + Sync)) -> DomainLex {
+    pub fn render(
+        domain: &str,
+        parts: Vec<Arc<Postings>>,
+        prev: Option<DomainLex>,
+        sink: &(dyn Fn(&Rendered) + Sync),
+    ) -> DomainLex {
         let refs: Vec<&Postings> = parts.iter().map(|p| p.as_ref()).collect();
         let shards = shard_count(&refs);
         let table = table(&refs);
@@ -43,7 +51,13 @@ impl DomainLex {
         let mut todo: Option<BTreeSet<usize>> = None;
         let mut dealt: Vec<Option<Arc<Dealt>>> = vec![None; parts.len()];
         if let Some(prev) = &prev
-            && prev.shards == shards && prev.parts.len() == parts.len() && prev.docs.iter().map(String::as_str).eq(table.docs.iter().copied())
+            && prev.shards == shards
+            && prev.parts.len() == parts.len()
+            && prev
+                .docs
+                .iter()
+                .map(String::as_str)
+                .eq(table.docs.iter().copied())
         {
             let mut set = BTreeSet::new();
             for (i, (old, new)) in prev.parts.iter().zip(&parts).enumerate() {
@@ -84,12 +98,28 @@ impl DomainLex {
                 }
             }
             _ => {
-                let tasks: Vec<std::ops::Range<usize>> = (0..shards).step_by(SHARDS_PER_TASK).map(|s| s..(s + SHARDS_PER_TASK).min(shards)).collect();
-                rendered.extend(tasks.into_par_iter().flat_map_iter(|r| render_range(domain, r, &refs, &dealt_refs, &table, sink)).collect::<Vec<_>>())
+                let tasks: Vec<std::ops::Range<usize>> = (0..shards)
+                    .step_by(SHARDS_PER_TASK)
+                    .map(|s| s..(s + SHARDS_PER_TASK).min(shards))
+                    .collect();
+                rendered.extend(
+                    tasks
+                        .into_par_iter()
+                        .flat_map_iter(|r| {
+                            render_range(domain, r, &refs, &dealt_refs, &table, sink)
+                        })
+                        .collect::<Vec<_>>(),
+                )
             }
         }
         let docs = table.docs.iter().map(|d| d.to_string()).collect();
-        DomainLex { shards, parts, dealt, docs, rendered: Arc::new(rendered) }
+        DomainLex {
+            shards,
+            parts,
+            dealt,
+            docs,
+            rendered: Arc::new(rendered),
+        }
     }
 }
 
@@ -99,7 +129,9 @@ mod tests {
 
     /// A deterministic pseudo-random part: `chunks` chunks over a vocabulary of `vocab` terms.
     fn part(seed: u64, tag: &str, chunks: u32, vocab: u64) -> Postings {
-        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mut x = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let mut next = move || {
             x ^= x << 13;
             x ^= x >> 7;
@@ -107,7 +139,8 @@ mod tests {
             x
         };
         let mut p = Postings::default();
-        let mut fields: [std::collections::BTreeMap<String, Vec<(u32, u32)>>; crate::artifacts::lexical::FIELDS] = Default::default();
+        let mut fields: [std::collections::BTreeMap<String, Vec<(u32, u32)>>;
+            crate::artifacts::lexical::FIELDS] = Default::default();
         for c in 0..chunks {
             let len = 50 + (next() % 200) as u32;
             let doc = format!("lib:{tag}/doc{}", c / 2);
@@ -122,7 +155,9 @@ mod tests {
                 }
             }
         }
-        p.set_fields(fields.map(|m| crate::artifacts::lexical::Field::from_terms(m.into_iter().collect())));
+        p.set_fields(
+            fields.map(|m| crate::artifacts::lexical::Field::from_terms(m.into_iter().collect())),
+        );
         p
     }
 
@@ -132,9 +167,15 @@ mod tests {
 
     #[test]
     fn a_patched_render_equals_a_full_render() {
-        let parts: Vec<Arc<Postings>> = (0..6).map(|i| Arc::new(part(i, &format!("s{i}"), 100, 4000))).collect();
+        let parts: Vec<Arc<Postings>> = (0..6)
+            .map(|i| Arc::new(part(i, &format!("s{i}"), 100, 4000)))
+            .collect();
         let first = DomainLex::render("d", parts.clone(), None, &|_| {});
-        assert!(first.shards > 4, "the test needs several term shards, got {}", first.shards);
+        assert!(
+            first.shards > 4,
+            "the test needs several term shards, got {}",
+            first.shards
+        );
         let mut prev = first;
         let mut current = parts;
         // Edit one part at a time: a one-posting change (a small edit in a document shard), or a
@@ -149,7 +190,12 @@ mod tests {
                 p.set_fields(fields);
                 Arc::new(p)
             } else {
-                Arc::new(part(100 + round as u64, &format!("renamed{round}"), 100, 4000))
+                Arc::new(part(
+                    100 + round as u64,
+                    &format!("renamed{round}"),
+                    100,
+                    4000,
+                ))
             };
             current = next.clone();
             let full = DomainLex::render("d", next.clone(), None, &|_| {});
@@ -158,7 +204,11 @@ mod tests {
             assert_eq!(patched.shards, full.shards);
             // Same paths (content hashes) everywhere; fresh bytes equal where rendered again.
             let (p, f) = (bytes(&patched.rendered), bytes(&full.rendered));
-            assert_eq!(p.iter().map(|x| &x.0).collect::<Vec<_>>(), f.iter().map(|x| &x.0).collect::<Vec<_>>(), "round {round}");
+            assert_eq!(
+                p.iter().map(|x| &x.0).collect::<Vec<_>>(),
+                f.iter().map(|x| &x.0).collect::<Vec<_>>(),
+                "round {round}"
+            );
             for (a, b) in p.iter().zip(&f) {
                 if a.1.is_some() {
                     assert_eq!(a.1, b.1, "round {round}");
@@ -167,7 +217,10 @@ mod tests {
             let changed = p.iter().zip(&kept).filter(|(a, b)| a.0 != b.0).count();
             if small {
                 // The meta (avgdl is unchanged, but it is always rendered) and one term shard.
-                assert!(changed <= 2, "round {round}: {changed} files changed for a one-posting edit");
+                assert!(
+                    changed <= 2,
+                    "round {round}: {changed} files changed for a one-posting edit"
+                );
             }
             prev = patched;
         }

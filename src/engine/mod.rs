@@ -13,12 +13,17 @@ use salsa::Setter;
 
 use crate::artifacts::manifest::{LibraryEntry, MANIFEST_FORMAT, Manifest, corpus_version};
 use crate::artifacts::store;
-use crate::build::{BuildReport, BuildRequest, BuildStats, read_source_meta, settings_values, write_failure};
+use crate::build::{
+    BuildReport, BuildRequest, BuildStats, read_source_meta, settings_values, write_failure,
+};
 use crate::config::Config;
-use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, SourceBytes, compiled, domains, duplicate_ids, shard_artifacts, shard_ids, shard_postings, shard_vectors};
-use crate::embed::CachedEmbedder;
+use crate::db::{
+    Compiled, Db, Settings, Shard, ShardSet, Source, SourceBytes, compiled, domains, duplicate_ids,
+    shard_artifacts, shard_ids, shard_postings, shard_vectors,
+};
 use crate::diag::{Problem, Problems};
 use crate::discover::discover;
+use crate::embed::CachedEmbedder;
 use crate::timings::{Stage, timed};
 
 mod lex;
@@ -127,9 +132,25 @@ impl Engine {
     pub fn new(cfg: Config) -> Engine {
         let db = Db::default();
         let cfg = Arc::new(cfg);
-        let settings = Settings::builder(cfg.clone()).durability(salsa::Durability::HIGH).new(&db);
+        let settings = Settings::builder(cfg.clone())
+            .durability(salsa::Durability::HIGH)
+            .new(&db);
         let set = ShardSet::new(&db, Vec::new());
-        Engine { db, cfg, settings, sources: Default::default(), listed: None, shards: BTreeMap::new(), set, known: Default::default(), lex: BTreeMap::new(), estimates: BTreeMap::new(), last: None, stats: Default::default(), stats_saved: false }
+        Engine {
+            db,
+            cfg,
+            settings,
+            sources: Default::default(),
+            listed: None,
+            shards: BTreeMap::new(),
+            set,
+            known: Default::default(),
+            lex: BTreeMap::new(),
+            estimates: BTreeMap::new(),
+            last: None,
+            stats: Default::default(),
+            stats_saved: false,
+        }
     }
 
     /// An engine for one build (`askzico build`): each source's bytes are released once it is
@@ -158,7 +179,10 @@ impl Engine {
             *c = None; // its settings key depends on the config
         }
         self.cfg = Arc::new(cfg);
-        self.settings.set_config(&mut self.db).with_durability(salsa::Durability::HIGH).to(self.cfg.clone());
+        self.settings
+            .set_config(&mut self.db)
+            .with_durability(salsa::Durability::HIGH)
+            .to(self.cfg.clone());
     }
 
     /// A full build: every file is read and compared with what the database holds.
@@ -168,7 +192,12 @@ impl Engine {
 
     /// A build after file events: only the `changed` paths (and files new to the engine) are
     /// read; the libraries are listed again to find new and removed files.
-    pub fn build_from(&mut self, req: &BuildRequest, started: Instant, changed: Option<&BTreeSet<PathBuf>>) -> BuildReport {
+    pub fn build_from(
+        &mut self,
+        req: &BuildRequest,
+        started: Instant,
+        changed: Option<&BTreeSet<PathBuf>>,
+    ) -> BuildReport {
         self.listed = None;
         let rep = self.build_once(req, started, changed, false);
         self.after_build(req, rep)
@@ -180,7 +209,12 @@ impl Engine {
     /// not have been trusted), forgets the stat cache, so that building again reads every file.
     fn after_build(&mut self, req: &BuildRequest, rep: BuildReport) -> BuildReport {
         crate::artifacts::writer::caches_written();
-        if rep.problems.0.iter().any(|p| p.message == crate::db::CHANGED_DURING_BUILD) {
+        if rep
+            .problems
+            .0
+            .iter()
+            .any(|p| p.message == crate::db::CHANGED_DURING_BUILD)
+        {
             statcache::clear(&req.out, req.env.as_deref());
             self.stats.clear();
             self.stats_saved = false;
@@ -191,7 +225,12 @@ impl Engine {
     /// A build after events that only changed the contents of files: when every one is a source
     /// file the engine already holds, the libraries are not listed again (the file set is the
     /// same); otherwise this is `build_from`.
-    pub fn build_contents(&mut self, req: &BuildRequest, started: Instant, changed: &BTreeSet<PathBuf>) -> BuildReport {
+    pub fn build_contents(
+        &mut self,
+        req: &BuildRequest,
+        started: Instant,
+        changed: &BTreeSet<PathBuf>,
+    ) -> BuildReport {
         if !changed.iter().all(|p| self.sources.contains_key(p)) {
             self.listed = None;
         }
@@ -207,7 +246,13 @@ impl Engine {
         self.db.release_sources = release;
     }
 
-    fn build_once(&mut self, req: &BuildRequest, started: Instant, changed: Option<&BTreeSet<PathBuf>>, retried: bool) -> BuildReport {
+    fn build_once(
+        &mut self,
+        req: &BuildRequest,
+        started: Instant,
+        changed: Option<&BTreeSet<PathBuf>>,
+        retried: bool,
+    ) -> BuildReport {
         let mut problems = Problems::default();
         let mut stats = BuildStats::default();
         let mut run = Stats::default();
@@ -230,16 +275,26 @@ impl Engine {
         if let Ok(mut c) = self.db.compile_cache.write()
             && c.is_none()
         {
-            *c = Some(Arc::new(crate::db::cache::CompileCache::new(&req.out, &cfg)));
+            *c = Some(Arc::new(crate::db::cache::CompileCache::new(
+                &req.out, &cfg,
+            )));
         }
 
         // Read what may have changed; everything else stays as the database holds it.
         let taken_at = statcache::now_ns();
-        let to_read: Vec<&crate::discover::SourceFile> =
-            files.iter().filter(|f| changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)).collect();
+        let to_read: Vec<&crate::discover::SourceFile> = files
+            .iter()
+            .filter(|f| {
+                changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)
+            })
+            .collect();
         // Files new to this engine whose stat is the one recorded take their hash from the stat
         // cache instead of being read (a fresh process: a no-op reads nothing).
-        let statted = if to_read.iter().any(|f| !self.sources.contains_key(&f.path)) { statcache::load(&req.out, req.env.as_deref()) } else { statcache::StatCache::default() };
+        let statted = if to_read.iter().any(|f| !self.sources.contains_key(&f.path)) {
+            statcache::load(&req.out, req.env.as_deref())
+        } else {
+            statcache::StatCache::default()
+        };
         // Each file in its shared buffer here, in parallel: the loop below only moves them.
         let read: Vec<Result<SourceRead, Problem>> = read_pool().install(|| {
             to_read
@@ -254,9 +309,15 @@ impl Engine {
                     {
                         return Ok(SourceRead::Unread(hash, stat));
                     }
-                    let (bytes, meta) = timed(Stage::Read, || read_source_meta(&cfg, &cfg.libraries[f.library], &f.path, &f.rel))?;
+                    let (bytes, meta) = timed(Stage::Read, || {
+                        read_source_meta(&cfg, &cfg.libraries[f.library], &f.path, &f.rel)
+                    })?;
                     let hash = *timed(Stage::Hash, || blake3::hash(&bytes)).as_bytes();
-                    Ok(SourceRead::Read(bytes, hash, statcache::FileStat::of(&meta)))
+                    Ok(SourceRead::Read(
+                        bytes,
+                        hash,
+                        statcache::FileStat::of(&meta),
+                    ))
                 })
                 .collect()
         });
@@ -265,7 +326,14 @@ impl Engine {
             let r = match r {
                 Ok(SourceRead::Unread(hash, stat)) => {
                     // Only for files new to the engine (checked above); the stat is the recorded one.
-                    let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, SourceBytes::unread(f.path.clone()), hash);
+                    let src = Source::new(
+                        &self.db,
+                        f.rel.clone(),
+                        f.library,
+                        f.format,
+                        SourceBytes::unread(f.path.clone()),
+                        hash,
+                    );
                     self.sources.insert(f.path.clone(), src);
                     self.stats.insert(f.path.as_os_str().to_owned(), stat);
                     continue;
@@ -282,17 +350,38 @@ impl Engine {
             };
             match r {
                 Ok((bytes, hash)) => {
-                    let same_place = self.sources.get(&f.path).filter(|s| s.library(&self.db) == f.library && s.rel(&self.db) == &f.rel && s.format(&self.db) == f.format).copied();
+                    let same_place = self
+                        .sources
+                        .get(&f.path)
+                        .filter(|s| {
+                            s.library(&self.db) == f.library
+                                && s.rel(&self.db) == &f.rel
+                                && s.format(&self.db) == f.format
+                        })
+                        .copied();
                     match same_place {
                         Some(src) => {
                             // A setter always starts a new revision: compare first.
-                            if src.hash(&self.db) != hash || src.bytes(&self.db).get().is_none_or(|b| b.as_ref() != bytes.as_ref()) {
-                                src.set_bytes(&mut self.db).to(SourceBytes::new(f.path.clone(), bytes));
+                            if src.hash(&self.db) != hash
+                                || src
+                                    .bytes(&self.db)
+                                    .get()
+                                    .is_none_or(|b| b.as_ref() != bytes.as_ref())
+                            {
+                                src.set_bytes(&mut self.db)
+                                    .to(SourceBytes::new(f.path.clone(), bytes));
                                 src.set_hash(&mut self.db).to(hash);
                             }
                         }
                         None => {
-                            let src = Source::new(&self.db, f.rel.clone(), f.library, f.format, SourceBytes::new(f.path.clone(), bytes), hash);
+                            let src = Source::new(
+                                &self.db,
+                                f.rel.clone(),
+                                f.library,
+                                f.format,
+                                SourceBytes::new(f.path.clone(), bytes),
+                                hash,
+                            );
                             self.sources.insert(f.path.clone(), src);
                         }
                     }
@@ -303,7 +392,8 @@ impl Engine {
                 }
             }
         }
-        let present: rustc_hash::FxHashSet<&std::ffi::OsStr> = files.iter().map(|f| f.path.as_os_str()).collect();
+        let present: rustc_hash::FxHashSet<&std::ffi::OsStr> =
+            files.iter().map(|f| f.path.as_os_str()).collect();
         self.sources.retain(|p, _| present.contains(p.as_os_str()));
         self.stats.retain(|p, _| present.contains(p.as_os_str()));
 
@@ -355,11 +445,19 @@ impl Engine {
         // Compile every file in parallel on database clones; unchanged files hit their memos.
         let settings = self.settings;
         let set = self.set;
-        let sources: Vec<Source> = list.iter().flat_map(|s| s.files(&self.db).clone()).collect();
+        let sources: Vec<Source> = list
+            .iter()
+            .flat_map(|s| s.files(&self.db).clone())
+            .collect();
         // A progress bar on a terminal for long builds (never under --json or --stats-json).
         let bar = (req.progress && sources.len() > 200).then(|| {
             let b = indicatif::ProgressBar::new(sources.len() as u64);
-            b.set_style(indicatif::ProgressStyle::with_template("{spinner} compiling {pos}/{len} files {wide_bar} {elapsed}").expect("valid template"));
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} compiling {pos}/{len} files {wide_bar} {elapsed}",
+                )
+                .expect("valid template"),
+            );
             b
         });
         let outputs: Vec<Arc<Compiled>> = sources
@@ -390,7 +488,13 @@ impl Engine {
             shard_ids(db, settings, *s);
         });
         problems.extend(duplicate_ids(&self.db, settings, set).iter().cloned());
-        [run.docs_extracted, run.chunks_built, run.chunks_normalized, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
+        [
+            run.docs_extracted,
+            run.chunks_built,
+            run.chunks_normalized,
+            run.vectors_embedded,
+            run.vectors_cached,
+        ] = self.db.counters.take();
         if problems.has_errors() {
             return finish_failed(problems, stats, run, started);
         }
@@ -399,9 +503,14 @@ impl Engine {
         if crate::embed::inline_hash(&cfg.embedding).is_none() {
             self.db.embedder.get_or_init(|| {
                 let dir = req.out.join("cache").join("embeddings");
-                crate::embed::provider(&cfg.embedding).and_then(|p| CachedEmbedder::open(p, &dir)).map(Arc::new)
+                crate::embed::provider(&cfg.embedding)
+                    .and_then(|p| CachedEmbedder::open(p, &dir))
+                    .map(Arc::new)
             });
-            let vecs: Vec<Arc<Result<Vec<Vec<f32>>, Problem>>> = list.par_iter().map_with(self.db.clone(), |db, s| shard_vectors(db, settings, *s)).collect();
+            let vecs: Vec<Arc<Result<Vec<Vec<f32>>, Problem>>> = list
+                .par_iter()
+                .map_with(self.db.clone(), |db, s| shard_vectors(db, settings, *s))
+                .collect();
             for v in &vecs {
                 if let Err(p) = v.as_ref() {
                     problems.push(p.clone());
@@ -436,16 +545,26 @@ impl Engine {
         // (in parallel), so no build holds every artifact's bytes at once. Memoized: unchanged
         // shards cost nothing and their files are already in place.
         let out = &req.out;
-        let shard_stored: Vec<std::io::Result<_>> =
-            list.par_iter().with_max_len(1).map_with(self.db.clone(), |db, s| store::store_artifacts(out, &shard_artifacts(db, settings, *s), &self.known)).collect();
+        let shard_stored: Vec<std::io::Result<_>> = list
+            .par_iter()
+            .with_max_len(1)
+            .map_with(self.db.clone(), |db, s| {
+                store::store_artifacts(out, &shard_artifacts(db, settings, *s), &self.known)
+            })
+            .collect();
         let doms = domains(&self.db, settings, set);
         // Every shard's postings per domain, in parallel (memoized; the domain renders merge them).
         // A one-shot build makes them per domain instead, and drops them after its render.
         if !self.is_one_shot() {
-            let pairs: Vec<(Shard, &String)> = list.iter().flat_map(|s| doms.iter().map(move |d| (*s, d))).collect();
-            pairs.par_iter().for_each_with(self.db.clone(), |db, (s, d)| {
-                shard_postings(db, settings, *s, (*d).clone());
-            });
+            let pairs: Vec<(Shard, &String)> = list
+                .iter()
+                .flat_map(|s| doms.iter().map(move |d| (*s, d)))
+                .collect();
+            pairs
+                .par_iter()
+                .for_each_with(self.db.clone(), |db, (s, d)| {
+                    shard_postings(db, settings, *s, (*d).clone());
+                });
         }
         self.lex.retain(|d, _| doms.contains(d));
         self.estimates.retain(|d, _| doms.contains(d));
@@ -455,12 +574,14 @@ impl Engine {
             domain_stored.push(match early.error {
                 Some(e) => Err(e),
                 // Already written as rendered: this only collects the entries (and counts reuse).
-                None => store::store_artifacts(out, &rendered, &self.known).map(|(entries, mut w)| {
-                    w.files_reused = w.files_reused.saturating_sub(early.stats.files_written);
-                    w.files_written += early.stats.files_written;
-                    w.bytes_written += early.stats.bytes_written;
-                    (entries, w)
-                }),
+                None => {
+                    store::store_artifacts(out, &rendered, &self.known).map(|(entries, mut w)| {
+                        w.files_reused = w.files_reused.saturating_sub(early.stats.files_written);
+                        w.files_written += early.stats.files_written;
+                        w.bytes_written += early.stats.bytes_written;
+                        (entries, w)
+                    })
+                }
             });
         }
         let mut artifacts = Vec::new();
@@ -486,7 +607,15 @@ impl Engine {
             }
         }
         let values = settings_values(&cfg, &libs);
-        let mut libraries: Vec<LibraryEntry> = libs.iter().map(|l| LibraryEntry { id: l.id.clone(), docs: 0, chunks: 0, domains: Vec::new() }).collect();
+        let mut libraries: Vec<LibraryEntry> = libs
+            .iter()
+            .map(|l| LibraryEntry {
+                id: l.id.clone(),
+                docs: 0,
+                chunks: 0,
+                domains: Vec::new(),
+            })
+            .collect();
         for d in outputs.iter().flat_map(|o| o.docs.iter()) {
             if let Some(e) = libraries.iter_mut().find(|e| e.id == d.library) {
                 e.docs += 1;
@@ -498,7 +627,10 @@ impl Engine {
             e.domains.sort();
             e.domains.dedup();
         }
-        let fp = values["fingerprint"].as_str().unwrap_or_default().to_string();
+        let fp = values["fingerprint"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let manifest = Manifest {
             askzico_manifest: MANIFEST_FORMAT,
             corpus: cfg.name.clone(),
@@ -514,7 +646,12 @@ impl Engine {
             problems.push(write_failure(&req.out, e));
             return finish_failed(problems, stats, run, started);
         }
-        let path = match store::store_manifest(&req.out, req.env.as_deref(), &manifest, &mut stats.write) {
+        let path = match store::store_manifest(
+            &req.out,
+            req.env.as_deref(),
+            &manifest,
+            &mut stats.write,
+        ) {
             Ok(p) => p,
             Err(e) => {
                 problems.push(write_failure(&req.out, e));
@@ -531,7 +668,9 @@ impl Engine {
             let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
             stamp::record(&req.out, req.env.as_deref(), &s, &manifest.corpus_version);
             self.save_stats(req, &files, taken_at);
-            self.last = self.record_state(req, &files, settings_hash, &manifest.corpus_version).map(|state| resume::Last::new(&path, manifest.clone(), state));
+            self.last = self
+                .record_state(req, &files, settings_hash, &manifest.corpus_version)
+                .map(|state| resume::Last::new(&path, manifest.clone(), state));
         } else {
             self.last = None;
         }
@@ -541,20 +680,36 @@ impl Engine {
         run.bytes_written = stats.write.bytes_written;
         run.ms = stats.ms;
         run.corpus_version = Some(manifest.corpus_version.clone());
-        BuildReport { manifest: Some(manifest), manifest_path: Some(path), problems, stats, run }
+        BuildReport {
+            manifest: Some(manifest),
+            manifest_path: Some(path),
+            problems,
+            stats,
+            run,
+        }
     }
 }
 
 impl Engine {
     /// The lexical artifacts of a domain: a full render the first time, then a patch of the term
     /// shards whose postings changed.
-    fn render_domain(&mut self, settings: Settings, list: &[Shard], compiled: &[Arc<Compiled>], domain: &str, out: &std::path::Path) -> (Arc<Vec<crate::artifacts::Rendered>>, WriteOutcome) {
+    fn render_domain(
+        &mut self,
+        settings: Settings,
+        list: &[Shard],
+        compiled: &[Arc<Compiled>],
+        domain: &str,
+        out: &std::path::Path,
+    ) -> (Arc<Vec<crate::artifacts::Rendered>>, WriteOutcome) {
         let parts: Vec<Arc<crate::artifacts::lexical::Postings>> = if self.is_one_shot() {
             // Nothing is patched later: a few large parts of contiguous documents instead of one
             // per document shard.
             crate::db::domain_postings(&self.cfg, compiled, list.len(), domain, one_shot_parts())
         } else {
-            list.iter().map(|s| shard_postings(&self.db, settings, *s, domain.to_string())).filter(|p| p.chunks > 0).collect()
+            list.iter()
+                .map(|s| shard_postings(&self.db, settings, *s, domain.to_string()))
+                .filter(|p| p.chunks > 0)
+                .collect()
         };
         let prev = self.lex.remove(domain);
         // Each term shard is stored as soon as it is rendered: a big domain's shards are never
@@ -603,12 +758,22 @@ impl Engine {
     }
 
     /// Records what this build read and produced, for `resume` (best effort).
-    fn record_state(&self, req: &BuildRequest, files: &[crate::discover::SourceFile], settings: String, corpus_version: &str) -> Option<resume::State> {
+    fn record_state(
+        &self,
+        req: &BuildRequest,
+        files: &[crate::discover::SourceFile],
+        settings: String,
+        corpus_version: &str,
+    ) -> Option<resume::State> {
         // Each source's document IDs, from its shard's memo (a fetch of every file's documents
         // on this thread cost ~12 ms at 10k files).
         let shards = self.set.shards(&self.db);
-        let ids: Vec<Arc<crate::db::ShardIds>> = shards.iter().map(|s| shard_ids(&self.db, self.settings, *s)).collect();
-        let mut docs_of: rustc_hash::FxHashMap<Source, &[(String, String)]> = rustc_hash::FxHashMap::default();
+        let ids: Vec<Arc<crate::db::ShardIds>> = shards
+            .iter()
+            .map(|s| shard_ids(&self.db, self.settings, *s))
+            .collect();
+        let mut docs_of: rustc_hash::FxHashMap<Source, &[(String, String)]> =
+            rustc_hash::FxHashMap::default();
         for (shard, ids) in shards.iter().zip(&ids) {
             let mut at = 0;
             for (src, &n) in shard.files(&self.db).iter().zip(&ids.per_file) {
@@ -633,7 +798,12 @@ impl Engine {
         match states {
             Some(files) => {
                 let domains = self.estimates.clone();
-                let state = resume::State { settings, corpus_version: corpus_version.to_string(), files, domains };
+                let state = resume::State {
+                    settings,
+                    corpus_version: corpus_version.to_string(),
+                    files,
+                    domains,
+                };
                 resume::save(&req.out, req.env.as_deref(), &state);
                 Some(state)
             }
@@ -646,11 +816,19 @@ impl Engine {
 
     /// The build stamp of what the database now holds for `files` (see `stamp`), and the hash of
     /// its settings part.
-    fn stamp(&self, cfg: &Config, libs: &[&crate::config::Library], req: &BuildRequest, files: &[crate::discover::SourceFile]) -> (String, String) {
+    fn stamp(
+        &self,
+        cfg: &Config,
+        libs: &[&crate::config::Library],
+        req: &BuildRequest,
+        files: &[crate::discover::SourceFile],
+    ) -> (String, String) {
         // The compile cache this build opened already hashed the binary and compile settings.
         let key = match crate::db::AskDb::compile_cache(&self.db) {
             Some(c) => c.settings_key().to_string(),
-            None => crate::db::cache::CompileCache::new(&req.out, cfg).settings_key().to_string(),
+            None => crate::db::cache::CompileCache::new(&req.out, cfg)
+                .settings_key()
+                .to_string(),
         };
         let settings = serde_json::json!({
             "compiler": key,
@@ -658,33 +836,80 @@ impl Engine {
             "environment": req.env,
             "settings": settings_values(cfg, libs),
         });
-        let hashes: Vec<(usize, &str, u8, blake3::Hash)> =
-            files.iter().filter_map(|f| self.sources.get(&f.path).map(|s| (f.library, f.rel.as_str(), f.format as u8, blake3::Hash::from_bytes(s.hash(&self.db))))).collect();
-        let settings_hash = blake3::hash(&serde_json::to_vec(&settings).expect("serializes")).to_hex().to_string();
-        (stamp::stamp(&settings, hashes.iter().map(|(l, rel, fmt, h)| (cfg.libraries[*l].id.as_str(), *rel, *fmt, *h))), settings_hash)
+        let hashes: Vec<(usize, &str, u8, blake3::Hash)> = files
+            .iter()
+            .filter_map(|f| {
+                self.sources.get(&f.path).map(|s| {
+                    (
+                        f.library,
+                        f.rel.as_str(),
+                        f.format as u8,
+                        blake3::Hash::from_bytes(s.hash(&self.db)),
+                    )
+                })
+            })
+            .collect();
+        let settings_hash = blake3::hash(&serde_json::to_vec(&settings).expect("serializes"))
+            .to_hex()
+            .to_string();
+        (
+            stamp::stamp(
+                &settings,
+                hashes
+                    .iter()
+                    .map(|(l, rel, fmt, h)| (cfg.libraries[*l].id.as_str(), *rel, *fmt, *h)),
+            ),
+            settings_hash,
+        )
     }
 
     /// Records the stat cache for `files`: each one's stat when read or found unchanged, and
     /// its hash (see `statcache`).
-    fn save_stats(&mut self, req: &BuildRequest, files: &[crate::discover::SourceFile], taken_at: i128) {
+    fn save_stats(
+        &mut self,
+        req: &BuildRequest,
+        files: &[crate::discover::SourceFile],
+        taken_at: i128,
+    ) {
         if self.stats_saved && !self.is_one_shot() {
             return;
         }
         self.stats_saved = true;
-        let entries = files.iter().filter_map(|f| Some((f.path.clone(), *self.stats.get(f.path.as_os_str())?, self.sources.get(&f.path)?.hash(&self.db))));
+        let entries = files.iter().filter_map(|f| {
+            Some((
+                f.path.clone(),
+                *self.stats.get(f.path.as_os_str())?,
+                self.sources.get(&f.path)?.hash(&self.db),
+            ))
+        });
         statcache::save(&req.out, req.env.as_deref(), taken_at, entries);
     }
 
     /// The report of a build that found its manifest already in place: nothing compiled or written.
-    fn unchanged(&self, req: &BuildRequest, manifest: Manifest, mut stats: BuildStats, mut run: Stats, started: Instant) -> BuildReport {
+    fn unchanged(
+        &self,
+        req: &BuildRequest,
+        manifest: Manifest,
+        mut stats: BuildStats,
+        mut run: Stats,
+        started: Instant,
+    ) -> BuildReport {
         stats.docs = manifest.libraries.iter().map(|l| l.docs).sum();
         stats.chunks = manifest.libraries.iter().map(|l| l.chunks).sum();
         stats.write.files_reused = manifest.artifacts.len();
         stats.ms = started.elapsed().as_millis();
         run.ms = stats.ms;
         run.corpus_version = Some(manifest.corpus_version.clone());
-        let path = req.out.join(crate::artifacts::manifest::manifest_file_name(req.env.as_deref()));
-        BuildReport { manifest: Some(manifest), manifest_path: Some(path), problems: Problems::default(), stats, run }
+        let path = req.out.join(crate::artifacts::manifest::manifest_file_name(
+            req.env.as_deref(),
+        ));
+        BuildReport {
+            manifest: Some(manifest),
+            manifest_path: Some(path),
+            problems: Problems::default(),
+            stats,
+            run,
+        }
     }
 }
 
@@ -695,9 +920,20 @@ struct WriteOutcome {
     error: Option<std::io::Error>,
 }
 
-fn finish_failed(mut problems: Problems, mut stats: BuildStats, mut run: Stats, started: Instant) -> BuildReport {
+fn finish_failed(
+    mut problems: Problems,
+    mut stats: BuildStats,
+    mut run: Stats,
+    started: Instant,
+) -> BuildReport {
     problems.sort();
     stats.ms = started.elapsed().as_millis();
     run.ms = stats.ms;
-    BuildReport { manifest: None, manifest_path: None, problems, stats, run }
+    BuildReport {
+        manifest: None,
+        manifest_path: None,
+        problems,
+        stats,
+        run,
+    }
 }

@@ -106,12 +106,20 @@ fn file_id(path: &Path) -> Option<(u64, std::time::SystemTime)> {
 
 impl Last {
     pub fn new(manifest_path: &Path, manifest: Manifest, state: State) -> Last {
-        Last { manifest, written: file_id(manifest_path), state, metas: BTreeMap::new(), shards: ShardCache::new() }
+        Last {
+            manifest,
+            written: file_id(manifest_path),
+            state,
+            metas: BTreeMap::new(),
+            shards: ShardCache::new(),
+        }
     }
 
     /// Still the build in place: the manifest file is the one this engine wrote.
     fn current(&self, out: &Path, env: Option<&str>) -> bool {
-        self.written.is_some() && file_id(&out.join(crate::artifacts::manifest::manifest_file_name(env))) == self.written
+        self.written.is_some()
+            && file_id(&out.join(crate::artifacts::manifest::manifest_file_name(env)))
+                == self.written
     }
 }
 
@@ -131,14 +139,19 @@ impl Entries {
         for (i, a) in artifacts.iter().enumerate() {
             let (dir, stem) = place(&a.path);
             // Two entries in one place: neither can be patched.
-            map.entry((dir.to_string(), stem.to_string())).and_modify(|v| *v = usize::MAX).or_insert(i);
+            map.entry((dir.to_string(), stem.to_string()))
+                .and_modify(|v| *v = usize::MAX)
+                .or_insert(i);
         }
         Entries(map)
     }
 
     /// The position of the single entry at `<dir>/<stem>.…`.
     fn get(&self, dir: &str, stem: &str) -> Option<usize> {
-        self.0.get(&(dir.to_string(), stem.to_string())).copied().filter(|i| *i != usize::MAX)
+        self.0
+            .get(&(dir.to_string(), stem.to_string()))
+            .copied()
+            .filter(|i| *i != usize::MAX)
     }
 }
 
@@ -161,8 +174,21 @@ pub struct InPlace<'a> {
 
 /// Patches domain `domain` of the build in place (`meta`: its meta, if already parsed; `cache`:
 /// parsed term shards): `old` and `new` are the edited files' documents before and after.
-pub fn patch_domain(build: &InPlace, cache: &mut ShardCache, domain: &str, meta: Option<LexMeta>, estimate: usize, old: &[&BuiltDoc], new: &[&BuiltDoc]) -> Option<DomainPatch> {
-    let InPlace { out, manifest, entries, extras } = *build;
+pub fn patch_domain(
+    build: &InPlace,
+    cache: &mut ShardCache,
+    domain: &str,
+    meta: Option<LexMeta>,
+    estimate: usize,
+    old: &[&BuiltDoc],
+    new: &[&BuiltDoc],
+) -> Option<DomainPatch> {
+    let InPlace {
+        out,
+        manifest,
+        entries,
+        extras,
+    } = *build;
     let op: Postings = lexical::postings(domain, old, extras);
     let np: Postings = lexical::postings(domain, new, extras);
     let estimate = (estimate + np.estimate).checked_sub(op.estimate)?;
@@ -189,13 +215,19 @@ pub fn patch_domain(build: &InPlace, cache: &mut ShardCache, domain: &str, meta:
     let mut by_shard: BTreeMap<usize, [Vec<&String>; FIELDS]> = BTreeMap::new();
     for (f, terms) in changed.iter().enumerate() {
         for t in terms {
-            by_shard.entry(lexical::shard_of(t, meta.shards)).or_default()[f].push(t);
+            by_shard
+                .entry(lexical::shard_of(t, meta.shards))
+                .or_default()[f]
+                .push(t);
         }
     }
     for (k, terms) in by_shard {
         let stem = format!("{k:04}");
         let path = &manifest.artifacts[entries.get(&dir, &stem)?].path;
-        let cached = cache.remove(&(domain.to_string(), k)).filter(|(p, _)| p == path).map(|(_, s)| s);
+        let cached = cache
+            .remove(&(domain.to_string(), k))
+            .filter(|(p, _)| p == path)
+            .map(|(_, s)| s);
         let mut shard: LexShard = match cached {
             Some(s) => s,
             None => serde_json::from_slice(&read(&stem)?).ok()?,
@@ -211,12 +243,20 @@ pub fn patch_domain(build: &InPlace, cache: &mut ShardCache, domain: &str, meta:
         cache.insert((domain.to_string(), k), (r.path_and_hash().0, shard));
         rendered.push(r);
     }
-    Some(DomainPatch { rendered, estimate, meta })
+    Some(DomainPatch {
+        rendered,
+        estimate,
+        meta,
+    })
 }
 
 /// Replaces, in `artifacts`, the entries of the files `stored` stands for (same directory and
 /// stem): `false` when one has no single previous entry.
-pub fn replace_entries(artifacts: &mut [ArtifactEntry], entries: &Entries, stored: Vec<ArtifactEntry>) -> bool {
+pub fn replace_entries(
+    artifacts: &mut [ArtifactEntry],
+    entries: &Entries,
+    stored: Vec<ArtifactEntry>,
+) -> bool {
     for e in stored {
         let (dir, stem) = place(&e.path);
         match entries.get(dir, stem) {
@@ -230,32 +270,61 @@ pub fn replace_entries(artifacts: &mut [ArtifactEntry], entries: &Entries, store
 /// How many document-shard files (`chunks`, `lookup`, `vectors`) of shard `<library>/<stem>`
 /// `artifacts` names.
 pub fn shard_entries(entries: &Entries, library: &str, stem: &str) -> usize {
-    [Kind::Chunks, Kind::Lookup, Kind::Vectors].iter().filter(|k| entries.get(&format!("{}/{library}", k.as_str()), stem).is_some()).count()
+    [Kind::Chunks, Kind::Lookup, Kind::Vectors]
+        .iter()
+        .filter(|k| {
+            entries
+                .get(&format!("{}/{library}", k.as_str()), stem)
+                .is_some()
+        })
+        .count()
 }
 
 /// The set of domains the documents carry.
 pub fn domains_of(docs: &[&BuiltDoc]) -> BTreeSet<String> {
-    docs.iter().flat_map(|d| d.domains.iter().cloned()).collect()
+    docs.iter()
+        .flat_map(|d| d.domains.iter().cloned())
+        .collect()
 }
 
 impl Engine {
     /// Patches the build in place for the files whose bytes differ from the recorded state (see
     /// the module docs); `None` when it cannot, and the caller builds in full. Nothing is written
     /// before everything has been rendered.
-    pub(super) fn resume(&mut self, req: &BuildRequest, files: &[SourceFile], settings_hash: &str, stats: &BuildStats, run: &Stats, started: Instant) -> Option<BuildReport> {
+    pub(super) fn resume(
+        &mut self,
+        req: &BuildRequest,
+        files: &[SourceFile],
+        settings_hash: &str,
+        stats: &BuildStats,
+        run: &Stats,
+        started: Instant,
+    ) -> Option<BuildReport> {
         let cfg = self.cfg.clone();
         let env = req.env.as_deref();
         crate::embed::inline_hash(&cfg.embedding)?;
-        let (state, mut manifest, mut metas, mut shard_cache) = match self.last.take().filter(|l| l.current(&req.out, env)) {
-            Some(l) => (l.state, l.manifest, l.metas, l.shards),
-            None => (load(&req.out, env)?, store::read_manifest(&req.out, env).ok()?, BTreeMap::new(), ShardCache::new()),
-        };
-        if state.settings != settings_hash || state.files.len() != files.len() || manifest.corpus_version != state.corpus_version {
+        let (state, mut manifest, mut metas, mut shard_cache) =
+            match self.last.take().filter(|l| l.current(&req.out, env)) {
+                Some(l) => (l.state, l.manifest, l.metas, l.shards),
+                None => (
+                    load(&req.out, env)?,
+                    store::read_manifest(&req.out, env).ok()?,
+                    BTreeMap::new(),
+                    ShardCache::new(),
+                ),
+            };
+        if state.settings != settings_hash
+            || state.files.len() != files.len()
+            || manifest.corpus_version != state.corpus_version
+        {
             return None;
         }
         let mut changed = Vec::new();
         for (i, (f, s)) in files.iter().zip(&state.files).enumerate() {
-            if cfg.libraries[f.library].id != s.library || f.rel != s.rel || f.format as u8 != s.format {
+            if cfg.libraries[f.library].id != s.library
+                || f.rel != s.rel
+                || f.format as u8 != s.format
+            {
                 return None;
             }
             if self.sources.get(&f.path)?.hash(&self.db) != s.hash {
@@ -271,21 +340,35 @@ impl Engine {
         let mut old: Vec<Vec<BuiltDoc>> = Vec::new();
         for &i in &changed {
             let (f, lib) = (&files[i], &cfg.libraries[files[i].library]);
-            old.push(cache.get(&CompileCache::slot(lib, &f.rel), &cache.key(lib, &f.rel, f.format, &state.files[i].hash))?);
+            old.push(cache.get(
+                &CompileCache::slot(lib, &f.rel),
+                &cache.key(lib, &f.rel, f.format, &state.files[i].hash),
+            )?);
         }
-        let new: Vec<Arc<Compiled>> = changed.iter().map(|&i| compiled(&self.db, self.settings, self.sources[&files[i].path])).collect();
+        let new: Vec<Arc<Compiled>> = changed
+            .iter()
+            .map(|&i| compiled(&self.db, self.settings, self.sources[&files[i].path]))
+            .collect();
         if new.iter().any(|c| !c.problems.is_empty()) {
             return None; // the full build reports them with every other file's
         }
         let old_refs: Vec<&BuiltDoc> = old.iter().flatten().collect();
         let new_refs: Vec<&BuiltDoc> = new.iter().flat_map(|c| c.docs.iter()).collect();
         for (o, n) in old.iter().zip(&new) {
-            if domains_of(&o.iter().collect::<Vec<_>>()) != domains_of(&n.docs.iter().collect::<Vec<_>>()) {
+            if domains_of(&o.iter().collect::<Vec<_>>())
+                != domains_of(&n.docs.iter().collect::<Vec<_>>())
+            {
                 return None;
             }
         }
         let edited: HashSet<usize> = changed.iter().copied().collect();
-        let mut ids: rustc_hash::FxHashSet<&str> = state.files.iter().enumerate().filter(|(i, _)| !edited.contains(i)).flat_map(|(_, s)| s.docs.iter().map(String::as_str)).collect();
+        let mut ids: rustc_hash::FxHashSet<&str> = state
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !edited.contains(i))
+            .flat_map(|(_, s)| s.docs.iter().map(String::as_str))
+            .collect();
         if !new_refs.iter().all(|d| ids.insert(d.doc_id.as_str())) {
             return None; // a duplicate doc ID: the full build names both files
         }
@@ -300,10 +383,16 @@ impl Engine {
         let keys: BTreeSet<(usize, u32)> = changed.iter().map(|&i| key_of(&files[i])).collect();
         let mut rendered: Vec<Arc<Vec<Rendered>>> = Vec::new();
         for key in keys {
-            let members: Vec<Source> = files.iter().filter(|f| key_of(f) == key).map(|f| self.sources[&f.path]).collect();
+            let members: Vec<Source> = files
+                .iter()
+                .filter(|f| key_of(f) == key)
+                .map(|f| self.sources[&f.path])
+                .collect();
             let shard = self.shard_input(key, members);
             let r = shard_artifacts(&self.db, self.settings, shard);
-            if shard_entries(&entries, &cfg.libraries[key.0].id, &format!("{:03}", key.1)) != r.len() {
+            if shard_entries(&entries, &cfg.libraries[key.0].id, &format!("{:03}", key.1))
+                != r.len()
+            {
                 return None;
             }
             rendered.push(r);
@@ -311,15 +400,29 @@ impl Engine {
         // Per domain of the edited documents: the meta and the term shards whose postings changed.
         let mut patches: BTreeMap<String, DomainPatch> = BTreeMap::new();
         for d in domains_of(&old_refs) {
-            let build = InPlace { out: &req.out, manifest: &manifest, entries: &entries, extras: crate::normalize::WordExtras::of(&cfg) };
-            let p = patch_domain(&build, &mut shard_cache, &d, metas.remove(&d), *state.domains.get(&d)?, &old_refs, &new_refs)?;
+            let build = InPlace {
+                out: &req.out,
+                manifest: &manifest,
+                entries: &entries,
+                extras: crate::normalize::WordExtras::of(&cfg),
+            };
+            let p = patch_domain(
+                &build,
+                &mut shard_cache,
+                &d,
+                metas.remove(&d),
+                *state.domains.get(&d)?,
+                &old_refs,
+                &new_refs,
+            )?;
             patches.insert(d, p);
         }
         for ((&i, o), n) in changed.iter().zip(&old).zip(&new) {
             let lib = &cfg.libraries[files[i].library].id;
             let e = manifest.libraries.iter_mut().find(|e| &e.id == lib)?;
             e.docs = (e.docs + n.docs.len()).checked_sub(o.len())?;
-            e.chunks = (e.chunks + n.docs.iter().map(|d| d.chunks.len()).sum::<usize>()).checked_sub(o.iter().map(|d| d.chunks.len()).sum())?;
+            e.chunks = (e.chunks + n.docs.iter().map(|d| d.chunks.len()).sum::<usize>())
+                .checked_sub(o.iter().map(|d| d.chunks.len()).sum())?;
         }
 
         // Store, then the manifest last, under the output lock.
@@ -339,7 +442,11 @@ impl Engine {
         let _ = store::finish_writes(&self.known);
         let mut write = store::WriteStats::default();
         let mut stored = Vec::new();
-        for r in rendered.iter().map(|r| r.as_slice()).chain(patches.values().map(|p| p.rendered.as_slice())) {
+        for r in rendered
+            .iter()
+            .map(|r| r.as_slice())
+            .chain(patches.values().map(|p| p.rendered.as_slice()))
+        {
             match store::store_artifacts(&req.out, r, &self.known) {
                 Ok((e, w)) => {
                     stored.extend(e);
@@ -373,25 +480,47 @@ impl Engine {
         state.corpus_version = manifest.corpus_version.clone();
         for (&i, n) in changed.iter().zip(&new) {
             state.files[i].hash = self.sources[&files[i].path].hash(&self.db);
-            state.files[i].docs = n.docs.iter().map(|d| d.doc_id.as_str().to_string()).collect();
+            state.files[i].docs = n
+                .docs
+                .iter()
+                .map(|d| d.doc_id.as_str().to_string())
+                .collect();
         }
         for (d, p) in patches {
             state.domains.insert(d.clone(), p.estimate);
             metas.insert(d, p.meta);
         }
         save(&req.out, env, &state);
-        self.last = Some(Last { written: file_id(&path), manifest: manifest.clone(), state, metas, shards: shard_cache });
+        self.last = Some(Last {
+            written: file_id(&path),
+            manifest: manifest.clone(),
+            state,
+            metas,
+            shards: shard_cache,
+        });
 
         let mut stats = stats.clone();
         stats.docs = manifest.libraries.iter().map(|l| l.docs).sum();
         stats.chunks = manifest.libraries.iter().map(|l| l.chunks).sum();
         stats.write = write;
         stats.ms = elapsed;
-        [run.docs_extracted, run.chunks_built, run.chunks_normalized, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
+        [
+            run.docs_extracted,
+            run.chunks_built,
+            run.chunks_normalized,
+            run.vectors_embedded,
+            run.vectors_cached,
+        ] = self.db.counters.take();
         run.bytes_written = stats.write.bytes_written;
         run.ms = stats.ms;
         run.corpus_version = Some(manifest.corpus_version.clone());
         run.resumed = true;
-        Some(BuildReport { manifest: Some(manifest), manifest_path: Some(path), problems: Problems::default(), stats, run })
+        Some(BuildReport {
+            manifest: Some(manifest),
+            manifest_path: Some(path),
+            problems: Problems::default(),
+            stats,
+            run,
+        })
     }
 }

@@ -30,7 +30,10 @@ fn path(out: &Path, env: Option<&str>) -> PathBuf {
 
 /// Hashes the inputs of a build: `settings` (everything of the config and compiler that shapes
 /// output, as JSON) and each source as (library, path, format, blake3 of its bytes), in order.
-pub fn stamp<'a>(settings: &serde_json::Value, sources: impl Iterator<Item = (&'a str, &'a str, u8, blake3::Hash)>) -> String {
+pub fn stamp<'a>(
+    settings: &serde_json::Value,
+    sources: impl Iterator<Item = (&'a str, &'a str, u8, blake3::Hash)>,
+) -> String {
     let mut h = blake3::Hasher::new();
     h.update(&serde_json::to_vec(settings).expect("serializes"));
     for (lib, rel, format, bytes) in sources {
@@ -56,13 +59,20 @@ pub fn reusable(out: &Path, env: Option<&str>, stamp: &str) -> Option<Manifest> 
         return None;
     }
     let complete = manifest.artifacts.iter().all(|a| {
-        store::is_safe_artifact_path(&a.path) && std::fs::metadata(out.join(&a.path)).is_ok_and(|m| m.is_file() && m.len() == a.bytes)
+        store::is_safe_artifact_path(&a.path)
+            && std::fs::metadata(out.join(&a.path)).is_ok_and(|m| m.is_file() && m.len() == a.bytes)
     });
     complete.then_some(manifest)
 }
 
 /// Records the stamp of a build that just wrote `corpus_version` (best effort).
 pub fn record(out: &Path, env: Option<&str>, stamp: &str, corpus_version: &str) {
-    let file = StampFile { stamp: stamp.to_string(), corpus_version: corpus_version.to_string() };
-    let _ = store::write_atomic(&path(out, env), &serde_json::to_vec(&file).expect("serializes"));
+    let file = StampFile {
+        stamp: stamp.to_string(),
+        corpus_version: corpus_version.to_string(),
+    };
+    let _ = store::write_atomic(
+        &path(out, env),
+        &serde_json::to_vec(&file).expect("serializes"),
+    );
 }

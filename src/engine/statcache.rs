@@ -43,7 +43,13 @@ impl FileStat {
         {
             use std::os::unix::fs::MetadataExt;
             let ns = |s: i64, n: i64| s as i128 * 1_000_000_000 + n as i128;
-            Some(FileStat { len: meta.len(), mtime_ns: ns(meta.mtime(), meta.mtime_nsec()), ctime_ns: ns(meta.ctime(), meta.ctime_nsec()), ino: meta.ino(), dev: meta.dev() })
+            Some(FileStat {
+                len: meta.len(),
+                mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+                ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+                ino: meta.ino(),
+                dev: meta.dev(),
+            })
         }
         #[cfg(not(unix))]
         {
@@ -55,7 +61,9 @@ impl FileStat {
 
 /// Now, in nanoseconds since the Unix epoch (the clock file timestamps use).
 pub fn now_ns() -> i128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -78,7 +86,8 @@ impl StatCache {
     pub fn hash_of(&self, path: &Path) -> Option<(FileStat, [u8; 32])> {
         let (recorded, hash) = self.entries.get(path.as_os_str())?;
         let meta = std::fs::metadata(path).ok()?;
-        (meta.is_file() && FileStat::of(&meta).as_ref() == Some(recorded)).then_some((*recorded, *hash))
+        (meta.is_file() && FileStat::of(&meta).as_ref() == Some(recorded))
+            .then_some((*recorded, *hash))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -96,18 +105,36 @@ fn path(out: &Path, env: Option<&str>) -> PathBuf {
 
 /// The entries of the stat cache in `out` that are not racy; empty when there is none.
 pub fn load(out: &Path, env: Option<&str>) -> StatCache {
-    let Some(file) = std::fs::read(path(out, env)).ok().and_then(|b| rmp_serde::from_slice::<StatFile>(&b).ok()) else {
+    let Some(file) = std::fs::read(path(out, env))
+        .ok()
+        .and_then(|b| rmp_serde::from_slice::<StatFile>(&b).ok())
+    else {
         return StatCache::default();
     };
     let settled = |t: i128| t < file.taken_at_ns - RACY_NS;
-    let entries = file.entries.into_iter().filter(|(_, s, _)| settled(s.mtime_ns) && settled(s.ctime_ns)).map(|(p, s, h)| (OsString::from(p), (s, h))).collect();
+    let entries = file
+        .entries
+        .into_iter()
+        .filter(|(_, s, _)| settled(s.mtime_ns) && settled(s.ctime_ns))
+        .map(|(p, s, h)| (OsString::from(p), (s, h)))
+        .collect();
     StatCache { entries }
 }
 
 /// Records `entries` (path, stat when read or checked, blake3) for a build that started at
 /// `taken_at_ns` (best effort).
-pub fn save(out: &Path, env: Option<&str>, taken_at_ns: i128, entries: impl Iterator<Item = (PathBuf, FileStat, [u8; 32])>) {
-    let file = StatFile { taken_at_ns, entries: entries.map(|(p, s, h)| (p.to_string_lossy().into_owned(), s, h)).collect() };
+pub fn save(
+    out: &Path,
+    env: Option<&str>,
+    taken_at_ns: i128,
+    entries: impl Iterator<Item = (PathBuf, FileStat, [u8; 32])>,
+) {
+    let file = StatFile {
+        taken_at_ns,
+        entries: entries
+            .map(|(p, s, h)| (p.to_string_lossy().into_owned(), s, h))
+            .collect(),
+    };
     if let Ok(bytes) = rmp_serde::to_vec(&file) {
         let _ = crate::artifacts::store::write_atomic(&path(out, env), &bytes);
     }
@@ -127,7 +154,10 @@ mod tests {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         let t = tempfile::tempdir().unwrap();
         std::fs::copy(repo.join("corpus.toml"), t.path().join("corpus.toml")).unwrap();
-        for e in walkdir::WalkDir::new(repo.join("sources")).into_iter().map(Result::unwrap) {
+        for e in walkdir::WalkDir::new(repo.join("sources"))
+            .into_iter()
+            .map(Result::unwrap)
+        {
             let to = t.path().join(e.path().strip_prefix(repo).unwrap());
             if e.file_type().is_dir() {
                 std::fs::create_dir_all(&to).unwrap();
@@ -143,27 +173,47 @@ mod tests {
         use crate::build::BuildRequest;
         let p = project();
         let out = p.path().join("out");
-        let req = BuildRequest { out: out.clone(), env: None, progress: false };
+        let req = BuildRequest {
+            out: out.clone(),
+            env: None,
+            progress: false,
+        };
         let cfg = || crate::config::Config::load(&p.path().join("corpus.toml")).unwrap();
         let first = crate::engine::Engine::one_shot(cfg()).build(&req);
         let v1 = first.manifest.expect("builds").corpus_version;
         // A stat cache that trusts every file, with a wrong hash for one of them (what a stale
         // entry would be), and no compile cache to hide it.
-        let file = p.path().join("sources/articles/faq.md").canonicalize().unwrap();
-        let entries: Vec<(PathBuf, FileStat, [u8; 32])> = walkdir::WalkDir::new(p.path().join("sources"))
-            .into_iter()
-            .map(Result::unwrap)
-            .filter(|e| e.file_type().is_file())
-            .map(|e| {
-                let path = e.path().canonicalize().unwrap();
-                let hash = if path == file { [7; 32] } else { *blake3::hash(&std::fs::read(&path).unwrap()).as_bytes() };
-                (path.clone(), stat_of(&path), hash)
-            })
-            .collect();
+        let file = p
+            .path()
+            .join("sources/articles/faq.md")
+            .canonicalize()
+            .unwrap();
+        let entries: Vec<(PathBuf, FileStat, [u8; 32])> =
+            walkdir::WalkDir::new(p.path().join("sources"))
+                .into_iter()
+                .map(Result::unwrap)
+                .filter(|e| e.file_type().is_file())
+                .map(|e| {
+                    let path = e.path().canonicalize().unwrap();
+                    let hash = if path == file {
+                        [7; 32]
+                    } else {
+                        *blake3::hash(&std::fs::read(&path).unwrap()).as_bytes()
+                    };
+                    (path.clone(), stat_of(&path), hash)
+                })
+                .collect();
         save(&out, None, now_ns() + 3 * RACY_NS, entries.into_iter());
         std::fs::remove_dir_all(out.join("cache/compiled")).unwrap();
         let bad = crate::engine::Engine::one_shot(cfg()).build(&req);
-        assert!(bad.problems.0.iter().any(|p| p.message == crate::db::CHANGED_DURING_BUILD), "{:?}", bad.problems.0);
+        assert!(
+            bad.problems
+                .0
+                .iter()
+                .any(|p| p.message == crate::db::CHANGED_DURING_BUILD),
+            "{:?}",
+            bad.problems.0
+        );
         assert!(load(&out, None).is_empty(), "the stat cache is forgotten");
         let again = crate::engine::Engine::one_shot(cfg()).build(&req);
         assert_eq!(again.manifest.expect("builds again").corpus_version, v1);
@@ -182,23 +232,45 @@ mod tests {
         let (sa, sb) = (stat_of(&a), stat_of(&b));
         let out = t.path().join("out");
         // Recorded by a build that started well after both files were written: trusted.
-        save(&out, None, now_ns() + 3 * RACY_NS, [(a.clone(), sa, [1; 32]), (b.clone(), sb, [2; 32])].into_iter());
+        save(
+            &out,
+            None,
+            now_ns() + 3 * RACY_NS,
+            [(a.clone(), sa, [1; 32]), (b.clone(), sb, [2; 32])].into_iter(),
+        );
         let c = load(&out, None);
-        assert_eq!((c.hash_of(&a), c.hash_of(&b)), (Some((sa, [1; 32])), Some((sb, [2; 32]))));
+        assert_eq!(
+            (c.hash_of(&a), c.hash_of(&b)),
+            (Some((sa, [1; 32])), Some((sb, [2; 32])))
+        );
         // Same size, mtime set back to the recorded one: ctime still tells. (The pauses put the
         // changes on a later timestamp tick than the recorded stats.)
         std::thread::sleep(std::time::Duration::from_millis(50));
         let mtime = std::fs::metadata(&a).unwrap().modified().unwrap();
         std::fs::write(&a, "نس").unwrap();
-        std::fs::File::options().write(true).open(&a).unwrap().set_modified(mtime).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&a)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
         assert_eq!(stat_of(&a).mtime_ns, sa.mtime_ns);
-        assert_eq!(c.hash_of(&a), None, "a content change with the old mtime is seen");
+        assert_eq!(
+            c.hash_of(&a),
+            None,
+            "a content change with the old mtime is seen"
+        );
         assert_eq!(c.hash_of(&b), Some((sb, [2; 32])));
         // Recorded by a build that started as the files were written: racy, not trusted.
         save(&out, None, now_ns(), [(b.clone(), sb, [2; 32])].into_iter());
         assert!(load(&out, None).is_empty());
         // A file replaced by another (new inode) is not the recorded one.
-        save(&out, None, now_ns() + 3 * RACY_NS, [(b.clone(), sb, [2; 32])].into_iter());
+        save(
+            &out,
+            None,
+            now_ns() + 3 * RACY_NS,
+            [(b.clone(), sb, [2; 32])].into_iter(),
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
         std::fs::remove_file(&b).unwrap();
         std::fs::write(&b, "نص آخر").unwrap();

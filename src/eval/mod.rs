@@ -48,7 +48,11 @@ pub fn load_fixtures(paths: &[std::path::PathBuf]) -> Result<Vec<Case>, Vec<Prob
         let text = match std::fs::read_to_string(p) {
             Ok(t) => t,
             Err(e) => {
-                problems.push(Problem::error("fixtures", format!("cannot read fixtures: {e}")).in_file(display).help("pass an existing file with --fixtures"));
+                problems.push(
+                    Problem::error("fixtures", format!("cannot read fixtures: {e}"))
+                        .in_file(display)
+                        .help("pass an existing file with --fixtures"),
+                );
                 continue;
             }
         };
@@ -56,21 +60,46 @@ pub fn load_fixtures(paths: &[std::path::PathBuf]) -> Result<Vec<Case>, Vec<Prob
             Ok(f) => {
                 for c in f.case {
                     if let Some(other) = seen.insert(c.id.clone(), display.clone()) {
-                        problems.push(Problem::error("fixtures", format!("case id `{}` appears twice (also in {other})", c.id)).in_file(display.clone()).help("case ids must be unique"));
+                        problems.push(
+                            Problem::error(
+                                "fixtures",
+                                format!("case id `{}` appears twice (also in {other})", c.id),
+                            )
+                            .in_file(display.clone())
+                            .help("case ids must be unique"),
+                        );
                     }
                     if c.expect.is_empty() {
-                        problems.push(Problem::error("fixtures", format!("case `{}` expects nothing", c.id)).in_file(display.clone()).help("list at least one doc_id, chunk_id, url or source in `expect`"));
+                        problems.push(
+                            Problem::error("fixtures", format!("case `{}` expects nothing", c.id))
+                                .in_file(display.clone())
+                                .help(
+                                    "list at least one doc_id, chunk_id, url or source in `expect`",
+                                ),
+                        );
                     }
                     cases.push(c);
                 }
             }
             Err(e) => {
-                let line = e.span().map(|s| crate::diag::line_of(&text, s.start)).unwrap_or(1);
-                problems.push(Problem::error("fixtures", format!("invalid fixtures: {}", e.message())).in_file(display).at_line(line).help("each case is a [[case]] table with id, set, question, expect"));
+                let line = e
+                    .span()
+                    .map(|s| crate::diag::line_of(&text, s.start))
+                    .unwrap_or(1);
+                problems.push(
+                    Problem::error("fixtures", format!("invalid fixtures: {}", e.message()))
+                        .in_file(display)
+                        .at_line(line)
+                        .help("each case is a [[case]] table with id, set, question, expect"),
+                );
             }
         }
     }
-    if problems.is_empty() { Ok(cases) } else { Err(problems) }
+    if problems.is_empty() {
+        Ok(cases)
+    } else {
+        Err(problems)
+    }
 }
 
 /// Whether a retrieved document answers to an `expect` entry.
@@ -79,7 +108,13 @@ pub fn matches(entry: &str, chunk_id: &str, doc_id: &str, url: &str, source: &st
         return true;
     }
     match source.strip_suffix(entry) {
-        Some(head) => head.is_empty() || head.ends_with('/') || head.ends_with('#') || entry.starts_with('#') || entry.starts_with('/'),
+        Some(head) => {
+            head.is_empty()
+                || head.ends_with('/')
+                || head.ends_with('#')
+                || entry.starts_with('#')
+                || entry.starts_with('/')
+        }
         None => false,
     }
 }
@@ -165,27 +200,58 @@ pub fn run(searcher: &Searcher, cases: &[Case], k: usize, mode: Mode) -> Result<
         let mut docs: Vec<TopHit> = Vec::new();
         for (id, score, _) in ranked {
             let Some(info) = searcher.chunks.get(&id) else {
-                return Err(Problem::error("invariant", format!("retrieved chunk {id} is not in version {}", searcher.manifest.corpus_version)));
+                return Err(Problem::error(
+                    "invariant",
+                    format!(
+                        "retrieved chunk {id} is not in version {}",
+                        searcher.manifest.corpus_version
+                    ),
+                ));
             };
             if docs.iter().any(|d| d.doc_id == info.doc_id) {
                 continue;
             }
-            docs.push(TopHit { chunk_id: id.clone(), doc_id: info.doc_id.clone(), url: info.url.clone(), source: info.source.clone(), score: round4(score * 1000.0) / 1000.0 });
+            docs.push(TopHit {
+                chunk_id: id.clone(),
+                doc_id: info.doc_id.clone(),
+                url: info.url.clone(),
+                source: info.source.clone(),
+                score: round4(score * 1000.0) / 1000.0,
+            });
             if docs.len() >= k.max(10) {
                 break;
             }
         }
-        let rank = docs.iter().position(|d| c.expect.iter().any(|e| matches(e, &d.chunk_id, &d.doc_id, &d.url, &d.source))).map(|i| i + 1).filter(|r| *r <= k.max(10));
+        let rank = docs
+            .iter()
+            .position(|d| {
+                c.expect
+                    .iter()
+                    .any(|e| matches(e, &d.chunk_id, &d.doc_id, &d.url, &d.source))
+            })
+            .map(|i| i + 1)
+            .filter(|r| *r <= k.max(10));
         let mut libraries: Vec<String> = searcher
             .chunks
             .values()
-            .filter(|ch| c.expect.iter().any(|e| matches(e, &ch.chunk_id, &ch.doc_id, &ch.url, &ch.source)))
+            .filter(|ch| {
+                c.expect
+                    .iter()
+                    .any(|e| matches(e, &ch.chunk_id, &ch.doc_id, &ch.url, &ch.source))
+            })
             .map(|ch| ch.library.clone())
             .collect();
         libraries.sort();
         libraries.dedup();
         docs.truncate(k);
-        results.push(CaseResult { id: c.id.clone(), set: c.set.clone(), question: c.question.clone(), rank, libraries, top: docs });
+        results.push(CaseResult {
+            id: c.id.clone(),
+            set: c.set.clone(),
+            question: c.question.clone(),
+            rank,
+            libraries,
+            top: docs,
+        });
     }
     let overall = Metrics::of(results.iter().map(|r| &r.rank));
     let mut sets: BTreeMap<String, Vec<Option<usize>>> = BTreeMap::new();
@@ -200,8 +266,14 @@ pub fn run(searcher: &Searcher, cases: &[Case], k: usize, mode: Mode) -> Result<
         corpus_version: searcher.manifest.corpus_version.clone(),
         mode: format!("{mode:?}").to_lowercase(),
         overall,
-        sets: sets.into_iter().map(|(k, v)| (k, Metrics::of(v.iter()))).collect(),
-        libraries: libs.into_iter().map(|(k, v)| (k, Metrics::of(v.iter()))).collect(),
+        sets: sets
+            .into_iter()
+            .map(|(k, v)| (k, Metrics::of(v.iter())))
+            .collect(),
+        libraries: libs
+            .into_iter()
+            .map(|(k, v)| (k, Metrics::of(v.iter())))
+            .collect(),
         cases: results,
     })
 }
@@ -212,24 +284,41 @@ pub fn run(searcher: &Searcher, cases: &[Case], k: usize, mode: Mode) -> Result<
 pub fn regressions(now: &Report, base: &Report) -> Vec<String> {
     let mut out = Vec::new();
     for (lib, b) in &base.libraries {
-        let Some(n) = now.libraries.get(lib) else { continue }; // not enabled in this build
+        let Some(n) = now.libraries.get(lib) else {
+            continue;
+        }; // not enabled in this build
         if n.hit5 + 1e-9 < b.hit5 {
-            out.push(format!("library `{lib}`: hit@5 {:.4} < baseline {:.4}", n.hit5, b.hit5));
+            out.push(format!(
+                "library `{lib}`: hit@5 {:.4} < baseline {:.4}",
+                n.hit5, b.hit5
+            ));
         }
         if n.mrr10 + 1e-9 < b.mrr10 {
-            out.push(format!("library `{lib}`: MRR@10 {:.4} < baseline {:.4}", n.mrr10, b.mrr10));
+            out.push(format!(
+                "library `{lib}`: MRR@10 {:.4} < baseline {:.4}",
+                n.mrr10, b.mrr10
+            ));
         }
     }
     for (set, b) in &base.sets {
         let Some(n) = now.sets.get(set) else {
-            out.push(format!("set `{set}` is gone (baseline had {} cases)", b.cases));
+            out.push(format!(
+                "set `{set}` is gone (baseline had {} cases)",
+                b.cases
+            ));
             continue;
         };
         if n.hit5 + 1e-9 < b.hit5 {
-            out.push(format!("set `{set}`: hit@5 {:.4} < baseline {:.4}", n.hit5, b.hit5));
+            out.push(format!(
+                "set `{set}`: hit@5 {:.4} < baseline {:.4}",
+                n.hit5, b.hit5
+            ));
         }
         if n.mrr10 + 1e-9 < b.mrr10 {
-            out.push(format!("set `{set}`: MRR@10 {:.4} < baseline {:.4}", n.mrr10, b.mrr10));
+            out.push(format!(
+                "set `{set}`: MRR@10 {:.4} < baseline {:.4}",
+                n.mrr10, b.mrr10
+            ));
         }
     }
     for c in &now.cases {
@@ -237,7 +326,10 @@ pub fn regressions(now: &Report, base: &Report) -> Vec<String> {
             let was = bc.rank.is_some_and(|r| r <= 5);
             let is = c.rank.is_some_and(|r| r <= 5);
             if was && !is {
-                out.push(format!("case `{}` flipped: rank {:?} → {:?} ({})", c.id, bc.rank, c.rank, c.question));
+                out.push(format!(
+                    "case `{}` flipped: rank {:?} → {:?} ({})",
+                    c.id, bc.rank, c.rank, c.question
+                ));
             }
         }
     }
@@ -261,13 +353,27 @@ pub fn checkpoint(label: &str, r: &Report, libraries: Vec<String>) -> Checkpoint
         corpus_version: r.corpus_version.clone(),
         libraries,
         cases: r.overall.cases,
-        sets: r.sets.iter().map(|(k, m)| (k.clone(), (m.cases, m.hit5))).collect(),
-        per_library: r.libraries.iter().map(|(k, m)| (k.clone(), (m.cases, m.hit5))).collect(),
+        sets: r
+            .sets
+            .iter()
+            .map(|(k, m)| (k.clone(), (m.cases, m.hit5)))
+            .collect(),
+        per_library: r
+            .libraries
+            .iter()
+            .map(|(k, m)| (k.clone(), (m.cases, m.hit5)))
+            .collect(),
     }
 }
 
 pub fn read_checkpoints(path: &Path) -> Vec<Checkpoint> {
-    std::fs::read_to_string(path).map(|t| t.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()).unwrap_or_default()
+    std::fs::read_to_string(path)
+        .map(|t| {
+            t.lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -276,7 +382,12 @@ mod tests {
 
     #[test]
     fn expect_matching_rules() {
-        let (c, d, u, s) = ("seneksar:4-29-1:000", "seneksar:4-29-1", "https://x/4_29.html?lang=ar#1", "seneksar/canonical.json#4-29-1");
+        let (c, d, u, s) = (
+            "seneksar:4-29-1:000",
+            "seneksar:4-29-1",
+            "https://x/4_29.html?lang=ar#1",
+            "seneksar/canonical.json#4-29-1",
+        );
         assert!(matches("seneksar:4-29-1", c, d, u, s));
         assert!(matches(c, c, d, u, s));
         assert!(matches(u, c, d, u, s));
@@ -296,9 +407,20 @@ mod tests {
         assert_eq!(m.hit1, 0.25);
         assert_eq!(m.hit5, 0.5);
         assert_eq!(m.mrr10, round4((1.0 + 1.0 / 3.0 + 1.0 / 7.0) / 4.0));
-        let case = |id: &str, rank| CaseResult { id: id.into(), set: "focused".into(), question: String::new(), rank, libraries: vec![], top: vec![] };
+        let case = |id: &str, rank| CaseResult {
+            id: id.into(),
+            set: "focused".into(),
+            question: String::new(),
+            rank,
+            libraries: vec![],
+            top: vec![],
+        };
         let report = |ranks: Vec<Option<usize>>| {
-            let cases: Vec<_> = ranks.iter().enumerate().map(|(i, r)| case(&format!("c{i}"), *r)).collect();
+            let cases: Vec<_> = ranks
+                .iter()
+                .enumerate()
+                .map(|(i, r)| case(&format!("c{i}"), *r))
+                .collect();
             Report {
                 corpus_version: "v".into(),
                 mode: "fused".into(),
@@ -311,12 +433,19 @@ mod tests {
         let base = report(vec![Some(1), Some(2)]);
         assert!(regressions(&report(vec![Some(1), Some(2)]), &base).is_empty());
         let r = regressions(&report(vec![Some(1), None]), &base);
-        assert!(r.iter().any(|x| x.contains("hit@5")) && r.iter().any(|x| x.contains("flipped")), "{r:?}");
+        assert!(
+            r.iter().any(|x| x.contains("hit@5")) && r.iter().any(|x| x.contains("flipped")),
+            "{r:?}"
+        );
 
         // One library's gain hides another's loss in the set figures; the library check sees it.
         let with_libs = |a: Vec<Option<usize>>, b: Vec<Option<usize>>| {
             let mut r = report(a.iter().chain(&b).copied().collect());
-            r.libraries = [("a".to_string(), Metrics::of(a.iter())), ("b".to_string(), Metrics::of(b.iter()))].into();
+            r.libraries = [
+                ("a".to_string(), Metrics::of(a.iter())),
+                ("b".to_string(), Metrics::of(b.iter())),
+            ]
+            .into();
             r
         };
         let base = with_libs(vec![Some(1), Some(4)], vec![Some(4), Some(1)]);

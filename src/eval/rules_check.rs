@@ -34,7 +34,10 @@ pub fn is_on(rules: &Rules, name: &str) -> bool {
 
 /// The focused case id prefix of a rule: `rule-` + its name without `fold_`, `_` → `-`.
 pub fn case_prefix(rule: &str) -> String {
-    format!("rule-{}", rule.trim_start_matches("fold_").replace('_', "-"))
+    format!(
+        "rule-{}",
+        rule.trim_start_matches("fold_").replace('_', "-")
+    )
 }
 
 /// Distinct surface words of evidence texts with their counts.
@@ -66,7 +69,11 @@ pub struct Collisions {
 /// Collisions of each rule over a vocabulary. Switchable rules are measured exactly (groups
 /// that split when the rule is flipped); always-on rules through `explain` (groups whose words
 /// the rule changed in some but not all of them).
-pub fn collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples: usize) -> BTreeMap<&'static str, Collisions> {
+pub fn collisions(
+    vocab: &BTreeMap<String, usize>,
+    rules: &Rules,
+    examples: usize,
+) -> BTreeMap<&'static str, Collisions> {
     let mut groups: BTreeMap<String, Vec<(&str, usize)>> = BTreeMap::new();
     for (w, n) in vocab {
         groups.entry(normalize(w, rules)).or_default().push((w, *n));
@@ -80,9 +87,13 @@ pub fn collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples: usiz
         match with_rule(rules, rule, !is_on(rules, rule)) {
             Some(flipped) if is_on(rules, rule) => {
                 for (key, ws) in groups.iter().filter(|(_, ws)| ws.len() > 1) {
-                    let apart: BTreeSet<String> = ws.iter().map(|(w, _)| normalize(w, &flipped)).collect();
+                    let apart: BTreeSet<String> =
+                        ws.iter().map(|(w, _)| normalize(w, &flipped)).collect();
                     if apart.len() > 1 {
-                        merged.push((key.clone(), ws.iter().map(|(w, n)| (w.to_string(), *n)).collect()));
+                        merged.push((
+                            key.clone(),
+                            ws.iter().map(|(w, n)| (w.to_string(), *n)).collect(),
+                        ));
                     }
                 }
             }
@@ -90,10 +101,14 @@ pub fn collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples: usiz
                 // An off rule: what it would merge if switched on.
                 let mut would: BTreeMap<String, Vec<(&str, usize)>> = BTreeMap::new();
                 for (w, n) in vocab {
-                    would.entry(normalize(w, &flipped)).or_default().push((w, *n));
+                    would
+                        .entry(normalize(w, &flipped))
+                        .or_default()
+                        .push((w, *n));
                 }
                 for (key, ws) in would.into_iter().filter(|(_, ws)| ws.len() > 1) {
-                    let apart: BTreeSet<String> = ws.iter().map(|(w, _)| normalize(w, rules)).collect();
+                    let apart: BTreeSet<String> =
+                        ws.iter().map(|(w, _)| normalize(w, rules)).collect();
                     if apart.len() > 1 {
                         merged.push((key, ws.iter().map(|(w, n)| (w.to_string(), *n)).collect()));
                     }
@@ -103,10 +118,17 @@ pub fn collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples: usiz
                 // Always on: attribute each merge to the rules whose firing differs between a
                 // word and the group's most frequent spelling.
                 for (key, ws) in groups.iter().filter(|(_, ws)| ws.len() > 1) {
-                    let (canon, canon_n) = *ws.iter().max_by_key(|(w, n)| (*n, std::cmp::Reverse(*w))).expect("non-empty group");
+                    let (canon, canon_n) = *ws
+                        .iter()
+                        .max_by_key(|(w, n)| (*n, std::cmp::Reverse(*w)))
+                        .expect("non-empty group");
                     let fired_in = |w: &str| explain(w, rules).iter().any(|c| c.rule == rule);
                     let canon_fired = fired_in(canon);
-                    let joined: Vec<(String, usize)> = ws.iter().filter(|(w, _)| *w != canon && fired_in(w) != canon_fired).map(|(w, n)| (w.to_string(), *n)).collect();
+                    let joined: Vec<(String, usize)> = ws
+                        .iter()
+                        .filter(|(w, _)| *w != canon && fired_in(w) != canon_fired)
+                        .map(|(w, n)| (w.to_string(), *n))
+                        .collect();
                     if !joined.is_empty() {
                         let mut all = vec![(canon.to_string(), canon_n)];
                         all.extend(joined);
@@ -120,9 +142,21 @@ pub fn collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples: usiz
         .map(|(rule, mut gs)| {
             let words = gs.iter().map(|(_, ws)| ws.len()).sum();
             let n = gs.len();
-            gs.sort_by_key(|(k, ws)| (std::cmp::Reverse(ws.iter().map(|(_, c)| c).sum::<usize>()), k.clone()));
+            gs.sort_by_key(|(k, ws)| {
+                (
+                    std::cmp::Reverse(ws.iter().map(|(_, c)| c).sum::<usize>()),
+                    k.clone(),
+                )
+            });
             gs.truncate(examples);
-            (rule, Collisions { groups: n, words, examples: gs })
+            (
+                rule,
+                Collisions {
+                    groups: n,
+                    words,
+                    examples: gs,
+                },
+            )
         })
         .collect()
 }
@@ -143,7 +177,11 @@ pub struct StemCollisions {
 /// are reported per rule), and each distinct search form is keyed by `normalize::stem`; a key
 /// that two or more search forms share is a collision of the stemmer. Words without a key (Latin,
 /// digits) are left out. The worst groups are those merging the most distinct forms.
-pub fn stem_collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples: usize) -> StemCollisions {
+pub fn stem_collisions(
+    vocab: &BTreeMap<String, usize>,
+    rules: &Rules,
+    examples: usize,
+) -> StemCollisions {
     let mut forms: BTreeMap<String, usize> = BTreeMap::new();
     for (w, n) in vocab {
         for t in normalize(w, rules).split(' ').filter(|t| !t.is_empty()) {
@@ -156,7 +194,8 @@ pub fn stem_collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples:
             by_key.entry(key).or_default().push((form, n));
         }
     }
-    let mut groups: Vec<(String, Vec<(String, usize)>)> = by_key.into_iter().filter(|(_, fs)| fs.len() > 1).collect();
+    let mut groups: Vec<(String, Vec<(String, usize)>)> =
+        by_key.into_iter().filter(|(_, fs)| fs.len() > 1).collect();
     let words = groups.iter().map(|(_, fs)| fs.len()).sum();
     let n = groups.len();
     for (_, fs) in &mut groups {
@@ -164,7 +203,11 @@ pub fn stem_collisions(vocab: &BTreeMap<String, usize>, rules: &Rules, examples:
     }
     groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
     groups.truncate(examples);
-    StemCollisions { groups: n, words, examples: groups }
+    StemCollisions {
+        groups: n,
+        words,
+        examples: groups,
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -191,13 +234,24 @@ pub fn pairs(cfg: &Config) -> Vec<PairVerdict> {
                     .iter()
                     .chain(["digits", "punctuation", "lowercase_latin"].iter())
                     .filter(|r| is_on(rules, r))
-                    .filter(|r| with_rule(rules, r, false).is_some_and(|off| normalize(&c.a, &off) != normalize(&c.b, &off)))
+                    .filter(|r| {
+                        with_rule(rules, r, false)
+                            .is_some_and(|off| normalize(&c.a, &off) != normalize(&c.b, &off))
+                    })
                     .map(|r| r.to_string())
                     .collect()
             } else {
                 Vec::new()
             };
-            PairVerdict { a: c.a.clone(), b: c.b.clone(), merged, by, accept: c.accept, why: c.why.clone(), violation: merged && !c.accept }
+            PairVerdict {
+                a: c.a.clone(),
+                b: c.b.clone(),
+                merged,
+                by,
+                accept: c.accept,
+                why: c.why.clone(),
+                violation: merged && !c.accept,
+            }
         })
         .collect()
 }
@@ -208,22 +262,44 @@ mod tests {
 
     #[test]
     fn maksura_fold_merges_ala_and_ali() {
-        let vocab: BTreeMap<String, usize> = [("على", 10), ("علي", 3), ("عِلْم", 1), ("علم", 2), ("كتاب", 1)].iter().map(|(w, n)| (w.to_string(), *n)).collect();
+        let vocab: BTreeMap<String, usize> =
+            [("على", 10), ("علي", 3), ("عِلْم", 1), ("علم", 2), ("كتاب", 1)]
+                .iter()
+                .map(|(w, n)| (w.to_string(), *n))
+                .collect();
         let c = collisions(&vocab, &Rules::default(), 3);
         assert_eq!(c["fold_alef_maksura"].groups, 1);
         assert_eq!(c["fold_alef_maksura"].examples[0].1.len(), 2);
         assert_eq!(c["harakat"].groups, 1);
         assert_eq!(c["fold_teh_marbuta"].groups, 0);
         // An off rule reports what it would merge.
-        let vocab: BTreeMap<String, usize> = [("رؤية", 1), ("روية", 1)].iter().map(|(w, n)| (w.to_string(), *n)).collect();
-        assert_eq!(collisions(&vocab, &Rules::default(), 3)["fold_hamza_carriers"].groups, 1);
+        let vocab: BTreeMap<String, usize> = [("رؤية", 1), ("روية", 1)]
+            .iter()
+            .map(|(w, n)| (w.to_string(), *n))
+            .collect();
+        assert_eq!(
+            collisions(&vocab, &Rules::default(), 3)["fold_hamza_carriers"].groups,
+            1
+        );
         assert_eq!(case_prefix("fold_alef_hamza"), "rule-alef-hamza");
     }
 
     #[test]
     fn stemmer_collisions_are_distinct_search_forms_sharing_a_key() {
-        let vocab: BTreeMap<String, usize> =
-            [("ميلاد", 5), ("الميلاد", 3), ("مولد", 2), ("اتولد", 1), ("مِيلاد", 1), ("كتاب", 4), ("الكتاب", 2), ("بيت", 9), ("react", 3)].iter().map(|(w, n)| (w.to_string(), *n)).collect();
+        let vocab: BTreeMap<String, usize> = [
+            ("ميلاد", 5),
+            ("الميلاد", 3),
+            ("مولد", 2),
+            ("اتولد", 1),
+            ("مِيلاد", 1),
+            ("كتاب", 4),
+            ("الكتاب", 2),
+            ("بيت", 9),
+            ("react", 3),
+        ]
+        .iter()
+        .map(|(w, n)| (w.to_string(), *n))
+        .collect();
         let c = stem_collisions(&vocab, &Rules::default(), 1);
         // ولد ← ميلاد، الميلاد، مولد، اتولد (مِيلاد is ميلاد once normalized: a rule's merge, not
         // the stemmer's); كتاب ← كتاب، الكتاب; بيت and react merge nothing.

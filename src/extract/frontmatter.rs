@@ -19,13 +19,20 @@ pub fn split(text: &str) -> Result<Split<'_>, Problem> {
     } else if text.starts_with("+++\n") {
         ("+++", false)
     } else {
-        return Ok(Split { fields: Map::new(), body: text, lines: 0 });
+        return Ok(Split {
+            fields: Map::new(),
+            body: text,
+            lines: 0,
+        });
     };
     let inner_start = fence.len() + 1;
     let mut pos = inner_start.min(text.len());
     let mut close = None;
     while pos <= text.len() {
-        let line_end = text[pos..].find('\n').map(|i| pos + i).unwrap_or(text.len());
+        let line_end = text[pos..]
+            .find('\n')
+            .map(|i| pos + i)
+            .unwrap_or(text.len());
         let line = text[pos..line_end].trim_end();
         if line == fence || (is_yaml && line == "...") {
             close = Some((pos, (line_end + 1).min(text.len())));
@@ -37,9 +44,14 @@ pub fn split(text: &str) -> Result<Split<'_>, Problem> {
         pos = line_end + 1;
     }
     let Some((inner_end, body_start)) = close else {
-        return Err(Problem::error("frontmatter", format!("unterminated frontmatter: no closing `{fence}` line"))
-            .at_line(1)
-            .help(format!("close the block with a line holding only `{fence}`")));
+        return Err(Problem::error(
+            "frontmatter",
+            format!("unterminated frontmatter: no closing `{fence}` line"),
+        )
+        .at_line(1)
+        .help(format!(
+            "close the block with a line holding only `{fence}`"
+        )));
     };
     let inner = &text[inner_start.min(inner_end)..inner_end];
     let lines = text[..body_start].matches('\n').count();
@@ -52,30 +64,55 @@ pub fn split(text: &str) -> Result<Split<'_>, Problem> {
             let msg = e.to_string();
             let first = msg.lines().next().unwrap_or("");
             // Drop the parser's own "error: line N column M:" (frontmatter-relative) prefix.
-            let reason = first.rsplit_once(": ").filter(|(head, _)| head.contains("column")).map(|(_, r)| r).unwrap_or(first);
-            let col = loc.map(|l| format!(" column {}", l.column())).unwrap_or_default();
-            Problem::error("frontmatter", format!("invalid YAML frontmatter at line {line}{col}: {reason}"))
-                .at_line(line)
-                .help("fix the YAML between the `---` lines (quote values that contain `:` or `#`)")
+            let reason = first
+                .rsplit_once(": ")
+                .filter(|(head, _)| head.contains("column"))
+                .map(|(_, r)| r)
+                .unwrap_or(first);
+            let col = loc
+                .map(|l| format!(" column {}", l.column()))
+                .unwrap_or_default();
+            Problem::error(
+                "frontmatter",
+                format!("invalid YAML frontmatter at line {line}{col}: {reason}"),
+            )
+            .at_line(line)
+            .help("fix the YAML between the `---` lines (quote values that contain `:` or `#`)")
         })?
     } else {
         toml::from_str::<Value>(inner).map_err(|e| {
-            let line = e.span().map(|s| crate::diag::line_of(inner, s.start) + 1).unwrap_or(2);
-            Problem::error("frontmatter", format!("invalid TOML frontmatter: {}", e.message()))
-                .at_line(line)
-                .help("fix the TOML between the `+++` lines")
+            let line = e
+                .span()
+                .map(|s| crate::diag::line_of(inner, s.start) + 1)
+                .unwrap_or(2);
+            Problem::error(
+                "frontmatter",
+                format!("invalid TOML frontmatter: {}", e.message()),
+            )
+            .at_line(line)
+            .help("fix the TOML between the `+++` lines")
         })?
     };
     let fields = match value {
         Value::Object(m) => m,
         Value::Null => Map::new(),
         other => {
-            return Err(Problem::error("frontmatter", format!("frontmatter must be a mapping of keys, found {}", kind(&other)))
-                .at_line(2)
-                .help("write `key: value` lines between the `---` lines"));
+            return Err(Problem::error(
+                "frontmatter",
+                format!(
+                    "frontmatter must be a mapping of keys, found {}",
+                    kind(&other)
+                ),
+            )
+            .at_line(2)
+            .help("write `key: value` lines between the `---` lines"));
         }
     };
-    Ok(Split { fields, body: &text[body_start..], lines })
+    Ok(Split {
+        fields,
+        body: &text[body_start..],
+        lines,
+    })
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -100,9 +137,15 @@ pub fn str_field(fields: &Map<String, Value>, key: &str) -> Option<String> {
 
 /// The common frontmatter keys, applied to a document. A key of the wrong type is an error:
 /// a silently ignored `id` or `domains` would change IDs or drop the document from retrieval.
-pub fn apply(doc: &mut super::Document, fields: Map<String, Value>, lib: &crate::config::Library) -> Result<(), Problem> {
+pub fn apply(
+    doc: &mut super::Document,
+    fields: Map<String, Value>,
+    lib: &crate::config::Library,
+) -> Result<(), Problem> {
     let wrong = |key: &str, what: &str| {
-        Problem::error("frontmatter", format!("frontmatter `{key}` must be {what}")).at_line(2).help(format!("fix `{key}:` in the frontmatter, or remove it"))
+        Problem::error("frontmatter", format!("frontmatter `{key}` must be {what}"))
+            .at_line(2)
+            .help(format!("fix `{key}:` in the frontmatter, or remove it"))
     };
     for key in ["title", "id", "url"] {
         match fields.get(key) {
@@ -110,7 +153,10 @@ pub fn apply(doc: &mut super::Document, fields: Map<String, Value>, lib: &crate:
             Some(_) => return Err(wrong(key, "text")),
         }
     }
-    if fields.get("id").is_some_and(|v| v.as_str().is_some_and(|s| s.trim().is_empty())) {
+    if fields
+        .get("id")
+        .is_some_and(|v| v.as_str().is_some_and(|s| s.trim().is_empty()))
+    {
         return Err(wrong("id", "a non-empty ASCII slug"));
     }
     doc.title = str_field(&fields, "title").map(|t| super::decode_entities(&t).into_owned());
@@ -119,9 +165,18 @@ pub fn apply(doc: &mut super::Document, fields: Map<String, Value>, lib: &crate:
     match fields.get("domains") {
         None => {}
         Some(Value::Array(ds)) if !ds.is_empty() && ds.iter().all(Value::is_string) => {
-            doc.domains = Some(ds.iter().filter_map(|d| d.as_str().map(str::to_string)).collect());
+            doc.domains = Some(
+                ds.iter()
+                    .filter_map(|d| d.as_str().map(str::to_string))
+                    .collect(),
+            );
         }
-        Some(_) => return Err(wrong("domains", "a non-empty list of domain names, e.g. [history]")),
+        Some(_) => {
+            return Err(wrong(
+                "domains",
+                "a non-empty list of domain names, e.g. [history]",
+            ));
+        }
     }
     for key in &lib.frontmatter_metadata {
         if let Some(v) = fields.get(key) {

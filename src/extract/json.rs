@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Body, BlockKind, Document, FileExtraction, coptic, decode_entities};
+use super::{BlockKind, Body, Document, FileExtraction, coptic, decode_entities};
 use crate::config::{Library, RecordMapping, SectionMapping};
 use crate::diag::Problem;
 
@@ -19,14 +19,24 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
     let Some(map) = &lib.records else {
         return FileExtraction::error(
             file,
-            Problem::error("json-mapping", format!("library `{}` reads JSON but has no [library.records] mapping", lib.id))
-                .help("add `[library.records]` with at least `select` and `text` (see `askzico init`)"),
+            Problem::error(
+                "json-mapping",
+                format!(
+                    "library `{}` reads JSON but has no [library.records] mapping",
+                    lib.id
+                ),
+            )
+            .help("add `[library.records]` with at least `select` and `text` (see `askzico init`)"),
         );
     };
     if text.trim().is_empty() {
         return FileExtraction {
             docs: Vec::new(),
-            problems: vec![Problem::warning("empty", "nothing to index (empty file): no document").in_file(file.to_string()).help("add records, or exclude the file in corpus.toml")],
+            problems: vec![
+                Problem::warning("empty", "nothing to index (empty file): no document")
+                    .in_file(file.to_string())
+                    .help("add records, or exclude the file in corpus.toml"),
+            ],
         };
     }
     let root: Value = match serde_json::from_str(text) {
@@ -34,9 +44,18 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
         Err(e) => {
             return FileExtraction::error(
                 file,
-                Problem::error("json-syntax", format!("invalid JSON at line {} column {}: {e}", e.line(), e.column()))
-                    .at_line(e.line())
-                    .help("fix the JSON syntax (a trailing comma or an unquoted key is a common cause)"),
+                Problem::error(
+                    "json-syntax",
+                    format!(
+                        "invalid JSON at line {} column {}: {e}",
+                        e.line(),
+                        e.column()
+                    ),
+                )
+                .at_line(e.line())
+                .help(
+                    "fix the JSON syntax (a trailing comma or an unquoted key is a common cause)",
+                ),
             );
         }
     };
@@ -54,9 +73,15 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
     }
     if recs.is_empty() {
         out.problems.push(
-            Problem::warning("empty", format!("the selector `{}` finds no records: no document", map.select.join(".")))
-                .in_file(file.to_string())
-                .help("check `records.select` against the file's shape"),
+            Problem::warning(
+                "empty",
+                format!(
+                    "the selector `{}` finds no records: no document",
+                    map.select.join(".")
+                ),
+            )
+            .in_file(file.to_string())
+            .help("check `records.select` against the file's shape"),
         );
         return out;
     }
@@ -68,9 +93,12 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
                 if doc.title.as_deref().is_none_or(str::is_empty) {
                     let t = super::stem_title(file);
                     out.problems.push(
-                        Problem::warning("no-title", format!("record {} has no title; using `{t}`", describe(i, &place)))
-                            .in_file(file.to_string())
-                            .help("map `title` to a field under [library.records]"),
+                        Problem::warning(
+                            "no-title",
+                            format!("record {} has no title; using `{t}`", describe(i, &place)),
+                        )
+                        .in_file(file.to_string())
+                        .help("map `title` to a field under [library.records]"),
                     );
                     doc.body = std::mem::take(&mut doc.body).with_title_heading(&t);
                     doc.title = Some(t);
@@ -78,14 +106,20 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
                 out.docs.push(doc);
             }
             Ok(None) => out.problems.push(
-                Problem::warning("empty", format!("record {} has no text: no document", describe(i, &place)))
-                    .in_file(file.to_string())
-                    .help("check the mapping's `text` paths"),
+                Problem::warning(
+                    "empty",
+                    format!("record {} has no text: no document", describe(i, &place)),
+                )
+                .in_file(file.to_string())
+                .help("check the mapping's `text` paths"),
             ),
             Err(msg) => out.problems.push(
-                Problem::error("json-record", format!("record {}: {}", describe(i, &place), msg.0))
-                    .in_file(file.to_string())
-                    .help(msg.1),
+                Problem::error(
+                    "json-record",
+                    format!("record {}: {}", describe(i, &place), msg.0),
+                )
+                .in_file(file.to_string())
+                .help(msg.1),
             ),
         }
     }
@@ -109,12 +143,28 @@ fn select<'a>(v: &'a Value, steps: &[String], place: Place, out: &mut Vec<(&'a V
     match (step.as_str(), v) {
         ("*", Value::Object(m)) => {
             for (k, child) in m {
-                select(child, rest, Place { key: Some(k.clone()), index: place.index }, out);
+                select(
+                    child,
+                    rest,
+                    Place {
+                        key: Some(k.clone()),
+                        index: place.index,
+                    },
+                    out,
+                );
             }
         }
         ("*", Value::Array(a)) => {
             for (i, child) in a.iter().enumerate() {
-                select(child, rest, Place { key: place.key.clone(), index: Some(i) }, out);
+                select(
+                    child,
+                    rest,
+                    Place {
+                        key: place.key.clone(),
+                        index: Some(i),
+                    },
+                    out,
+                );
             }
         }
         (name, Value::Object(m)) => {
@@ -127,8 +177,15 @@ fn select<'a>(v: &'a Value, steps: &[String], place: Place, out: &mut Vec<(&'a V
 }
 
 /// Places where the record selector meets a value it cannot step into (`*` over a string).
-fn shape_mismatches(v: &Value, steps: &[String], path: String, out: &mut Vec<(String, &'static str)>) {
-    let Some((step, rest)) = steps.split_first() else { return };
+fn shape_mismatches(
+    v: &Value,
+    steps: &[String],
+    path: String,
+    out: &mut Vec<(String, &'static str)>,
+) {
+    let Some((step, rest)) = steps.split_first() else {
+        return;
+    };
     match (step.as_str(), v) {
         ("*", Value::Object(m)) => {
             for (k, child) in m {
@@ -187,7 +244,10 @@ fn var(rec: &Value, place: &Place, caps: &Map<String, Value>, name: &str) -> Opt
     match name {
         "$key" => place.key.clone(),
         "$index" => place.index.map(|i| i.to_string()),
-        _ => caps.get(name).and_then(scalar).or_else(|| resolve(rec, name).first().and_then(|v| scalar(v))),
+        _ => caps
+            .get(name)
+            .and_then(scalar)
+            .or_else(|| resolve(rec, name).first().and_then(|v| scalar(v))),
     }
 }
 
@@ -199,11 +259,19 @@ fn place_value(place: &Place, path: &str) -> Option<Value> {
     }
 }
 
-fn record(rec: &Value, place: &Place, map: &RecordMapping, multi: bool) -> Result<Option<Document>, Fail> {
+fn record(
+    rec: &Value,
+    place: &Place,
+    map: &RecordMapping,
+    multi: bool,
+) -> Result<Option<Document>, Fail> {
     let mut caps = Map::new();
     if let Some((field, re)) = &map.id_match {
         let value = var(rec, place, &caps, field).ok_or_else(|| {
-            (format!("`id_match` reads field `{field}`, which the record lacks"), "point id_match.field at a string field every record has".to_string())
+            (
+                format!("`id_match` reads field `{field}`, which the record lacks"),
+                "point id_match.field at a string field every record has".to_string(),
+            )
         })?;
         let Some(m) = re.captures(&value) else {
             return Err((
@@ -218,9 +286,16 @@ fn record(rec: &Value, place: &Place, map: &RecordMapping, multi: bool) -> Resul
         }
     }
     let render = |t: &crate::config::Template, what: &str| {
-        t.render(|name| var(rec, place, &caps, name)).map_err(|missing| {
-            (format!("{what} template `{}` needs `{missing}`, which the record lacks", t.source()), format!("fix records.{what} in corpus.toml"))
-        })
+        t.render(|name| var(rec, place, &caps, name))
+            .map_err(|missing| {
+                (
+                    format!(
+                        "{what} template `{}` needs `{missing}`, which the record lacks",
+                        t.source()
+                    ),
+                    format!("fix records.{what} in corpus.toml"),
+                )
+            })
     };
     let slug = match &map.id {
         Some(t) => Some(render(t, "id")?),
@@ -234,7 +309,12 @@ fn record(rec: &Value, place: &Place, map: &RecordMapping, multi: bool) -> Resul
     };
     let title = match &map.title {
         Some(path) => match resolve(rec, path).first() {
-            Some(v) => Some(scalar(v).ok_or_else(|| (format!("field `{path}` (title) is not text"), "map `title` to a string field".into()))?),
+            Some(v) => Some(scalar(v).ok_or_else(|| {
+                (
+                    format!("field `{path}` (title) is not text"),
+                    "map `title` to a string field".into(),
+                )
+            })?),
             None => None,
         },
         None => None,
@@ -245,7 +325,10 @@ fn record(rec: &Value, place: &Place, map: &RecordMapping, multi: bool) -> Resul
     for path in &map.text {
         for v in resolve(rec, path) {
             if let Value::Bool(_) = v {
-                return Err((format!("field `{path}` (text) is a boolean"), "map `text` to string fields (or lists of strings)".into()));
+                return Err((
+                    format!("field `{path}` (text) is a boolean"),
+                    "map `text` to string fields (or lists of strings)".into(),
+                ));
             }
             push_text(&mut body, v, "text", None);
         }
@@ -259,7 +342,8 @@ fn record(rec: &Value, place: &Place, map: &RecordMapping, multi: bool) -> Resul
 
     let mut metadata = Map::new();
     if let Some(path) = &map.date {
-        let raw = place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
+        let raw =
+            place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
         let text = raw.as_ref().and_then(scalar).unwrap_or_default();
         let date = coptic::parse(&text).ok_or_else(|| {
             (
@@ -267,10 +351,14 @@ fn record(rec: &Value, place: &Place, map: &RecordMapping, multi: bool) -> Resul
                 "dates are `<day> <month>` with months Tout Baba Hator Kiahk Toba Amshir Baramhat Baramouda Bashans Paona Epep Mesra Nasie".to_string(),
             )
         })?;
-        metadata.insert("date".into(), serde_json::to_value(date).expect("date serializes"));
+        metadata.insert(
+            "date".into(),
+            serde_json::to_value(date).expect("date serializes"),
+        );
     }
     for (name, path) in &map.metadata {
-        let v = place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
+        let v =
+            place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
         if let Some(v) = v {
             let v = match v {
                 Value::String(s) => Value::String(decode_entities(&s).into_owned()),
@@ -279,7 +367,11 @@ fn record(rec: &Value, place: &Place, map: &RecordMapping, multi: bool) -> Resul
             metadata.insert(name.clone(), v);
         }
     }
-    let title_text = title.clone().or_else(|| body.first_heading(1).map(str::to_string)).or_else(|| slug.clone()).unwrap_or_default();
+    let title_text = title
+        .clone()
+        .or_else(|| body.first_heading(1).map(str::to_string))
+        .or_else(|| slug.clone())
+        .unwrap_or_default();
     let body = body.with_title_heading(&title_text);
     let fields = match rec {
         Value::Object(m) => m.clone(),
@@ -314,10 +406,15 @@ fn push_text(body: &mut Body, v: &Value, item_text: &str, item_label: Option<&st
             }
         }
         Value::Object(m) => {
-            let Some(Value::String(t)) = m.get(item_text) else { return };
+            let Some(Value::String(t)) = m.get(item_text) else {
+                return;
+            };
             let t = decode_entities(t);
             match item_label.and_then(|l| m.get(l)).and_then(|l| l.as_str()) {
-                Some(label) => body.push(BlockKind::Paragraph, &format!("{}: {t}", decode_entities(label))),
+                Some(label) => body.push(
+                    BlockKind::Paragraph,
+                    &format!("{}: {t}", decode_entities(label)),
+                ),
                 None => body.push(BlockKind::Paragraph, &t),
             }
         }
@@ -329,7 +426,11 @@ fn push_sections(body: &mut Body, rec: &Value, map: &SectionMapping) {
     let mut secs = Vec::new();
     select(rec, &map.select, Place::default(), &mut secs);
     for (sec, _) in secs {
-        if let Some(title) = map.title.as_deref().and_then(|p| resolve(sec, p).first().and_then(|v| scalar(v))) {
+        if let Some(title) = map
+            .title
+            .as_deref()
+            .and_then(|p| resolve(sec, p).first().and_then(|v| scalar(v)))
+        {
             body.push(BlockKind::Heading(2), &title);
         }
         for path in &map.text {

@@ -5,7 +5,7 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::{Body, BlockKind, Document, FileExtraction, frontmatter};
+use super::{BlockKind, Body, Document, FileExtraction, frontmatter};
 use crate::config::Library;
 
 pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
@@ -56,7 +56,10 @@ pub(super) fn preprocess(text: &str) -> String {
             // `::: tip عنوان` → `عنوان`; a bare `:::` → blank line. Containers may sit indented
             // inside list items, so any indentation counts (fenced code was handled above).
             let rest = t.trim_start_matches(':').trim();
-            let title = rest.split_once(char::is_whitespace).map(|(_, title)| title.trim()).unwrap_or("");
+            let title = rest
+                .split_once(char::is_whitespace)
+                .map(|(_, title)| title.trim())
+                .unwrap_or("");
             let pad = &line[..indent];
             out.push('\n');
             if !title.is_empty() {
@@ -79,9 +82,16 @@ fn strip_shortcodes(line: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::new();
     let mut rest = line;
     loop {
-        let next = [rest.find("{{<"), rest.find("{{%")].into_iter().flatten().min();
+        let next = [rest.find("{{<"), rest.find("{{%")]
+            .into_iter()
+            .flatten()
+            .min();
         let Some(start) = next else { break };
-        let close = if rest[start..].starts_with("{{<") { ">}}" } else { "%}}" };
+        let close = if rest[start..].starts_with("{{<") {
+            ">}}"
+        } else {
+            "%}}"
+        };
         match rest[start..].find(close) {
             Some(end) => {
                 out.push_str(&rest[..start]);
@@ -193,7 +203,10 @@ impl Walker {
                     self.space();
                 }
                 for tag in ["script", "style", "template", "iframe", "noscript"] {
-                    if lower.starts_with(&format!("<{tag}")) && !lower.trim_end().ends_with("/>") && !lower.contains(&format!("</{tag}")) {
+                    if lower.starts_with(&format!("<{tag}"))
+                        && !lower.trim_end().ends_with("/>")
+                        && !lower.contains(&format!("</{tag}"))
+                    {
                         self.inline_hidden = Some(tag);
                     }
                 }
@@ -226,7 +239,9 @@ impl Walker {
             }
             Tag::CodeBlock(kind) => {
                 let lang = match kind {
-                    CodeBlockKind::Fenced(info) => info.split_whitespace().next().unwrap_or("").to_string(),
+                    CodeBlockKind::Fenced(info) => {
+                        info.split_whitespace().next().unwrap_or("").to_string()
+                    }
                     CodeBlockKind::Indented => String::new(),
                 };
                 if self.contained() {
@@ -345,14 +360,23 @@ impl Walker {
 
 /// A link target that runs code: its text never becomes evidence.
 pub(super) fn is_script_url(url: &str) -> bool {
-    let u: String = url.trim().chars().filter(|c| !c.is_whitespace() && !c.is_control()).collect::<String>().to_ascii_lowercase();
+    let u: String = url
+        .trim()
+        .chars()
+        .filter(|c| !c.is_whitespace() && !c.is_control())
+        .collect::<String>()
+        .to_ascii_lowercase();
     u.starts_with("javascript:") || u.starts_with("vbscript:") || u.starts_with("data:")
 }
 
 /// Inline code stays marked as code in evidence: `x`, or ``x`y`` when it holds a backtick.
 pub(super) fn push_inline_code(out: &mut String, code: &str) {
     let fence = if code.contains('`') { "``" } else { "`" };
-    let pad = if code.starts_with('`') || code.ends_with('`') { " " } else { "" };
+    let pad = if code.starts_with('`') || code.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
     out.push_str(fence);
     out.push_str(pad);
     out.push_str(code);
@@ -370,16 +394,24 @@ pub(super) fn strip_html(html: &str) -> String {
     while i < html.len() {
         if bytes[i] == b'<' {
             if lower[i..].starts_with("<!--") {
-                i = lower[i..].find("-->").map(|e| i + e + 3).unwrap_or(html.len());
+                i = lower[i..]
+                    .find("-->")
+                    .map(|e| i + e + 3)
+                    .unwrap_or(html.len());
                 continue;
             }
             let mut skipped = false;
             for tag in ["script", "style", "template", "iframe", "noscript"] {
                 let open = format!("<{tag}");
-                if lower[i..].starts_with(&open) && !lower[i + open.len()..].starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                if lower[i..].starts_with(&open)
+                    && !lower[i + open.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+                {
                     let close = format!("</{tag}");
                     i = match lower[i..].find(&close) {
-                        Some(e) => lower[i + e..].find('>').map(|g| i + e + g + 1).unwrap_or(html.len()),
+                        Some(e) => lower[i + e..]
+                            .find('>')
+                            .map(|g| i + e + g + 1)
+                            .unwrap_or(html.len()),
                         None => html.len(),
                     };
                     skipped = true;
@@ -389,7 +421,8 @@ pub(super) fn strip_html(html: &str) -> String {
             if skipped {
                 continue;
             }
-            let is_tag = html[i + 1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!');
+            let is_tag = html[i + 1..]
+                .starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!');
             if is_tag {
                 // The tag ends at the first `>` outside a quoted attribute value.
                 let mut quote: Option<u8> = None;
@@ -422,12 +455,17 @@ mod tests {
 
     fn texts(md: &str) -> Vec<(BlockKind, String)> {
         let b = render(&preprocess(md));
-        b.blocks.iter().map(|x| (x.kind, b.block_text(x).to_string())).collect()
+        b.blocks
+            .iter()
+            .map(|x| (x.kind, b.block_text(x).to_string()))
+            .collect()
     }
 
     #[test]
     fn headings_paragraphs_lists_code() {
-        let t = texts("# عنوان {#title}\n\nفقرة &quot;أولى&quot; [رابط](https://x)\n\n- أ\n- ب\n\n```js\nlet a = 1;\n```\n");
+        let t = texts(
+            "# عنوان {#title}\n\nفقرة &quot;أولى&quot; [رابط](https://x)\n\n- أ\n- ب\n\n```js\nlet a = 1;\n```\n",
+        );
         assert_eq!(t[0], (BlockKind::Heading(1), "عنوان".into()));
         assert_eq!(t[1], (BlockKind::Paragraph, "فقرة \"أولى\" رابط".into()));
         assert_eq!(t[2], (BlockKind::List, "- أ\n- ب".into()));
@@ -436,7 +474,9 @@ mod tests {
 
     #[test]
     fn containers_shortcodes_and_html_dropped() {
-        let t = texts("::: tip ملاحظة\nنص داخل\n:::\n\n{{< youtube abc >}}\n\n<script setup>\nimport X from 'y'\n</script>\n\n<div class=\"a\">\n\nنص\n\n</div>\n");
+        let t = texts(
+            "::: tip ملاحظة\nنص داخل\n:::\n\n{{< youtube abc >}}\n\n<script setup>\nimport X from 'y'\n</script>\n\n<div class=\"a\">\n\nنص\n\n</div>\n",
+        );
         let all: Vec<_> = t.iter().map(|x| x.1.clone()).collect();
         assert_eq!(all, vec!["ملاحظة", "نص داخل", "نص"]);
     }

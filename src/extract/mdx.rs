@@ -8,7 +8,7 @@
 use markdown::mdast::Node;
 use markdown::{Constructs, ParseOptions};
 
-use super::{Body, BlockKind, Document, FileExtraction, frontmatter};
+use super::{BlockKind, Body, Document, FileExtraction, frontmatter};
 use crate::config::Library;
 use crate::diag::Problem;
 
@@ -25,9 +25,12 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
     let mut problems = Vec::new();
     if let Some(why) = too_nested_for_mdx(&pre) {
         problems.push(
-            Problem::warning("mdx-fallback", format!("{why}: read as plain Markdown instead of MDX"))
-                .in_file(file.to_string())
-                .help("flatten the nesting; the MDX parser is slow on such input"),
+            Problem::warning(
+                "mdx-fallback",
+                format!("{why}: read as plain Markdown instead of MDX"),
+            )
+            .in_file(file.to_string())
+            .help("flatten the nesting; the MDX parser is slow on such input"),
         );
         doc.body = super::markdown::render(&strip_mdx_syntax(&pre));
         return super::finish(file, doc, problems);
@@ -46,9 +49,12 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
                 markdown::message::Place::Point(pt) => pt.line,
                 markdown::message::Place::Position(pos) => pos.start.line,
             });
-            let mut p = Problem::warning("mdx-fallback", format!("not valid MDX ({}); read as plain Markdown", msg.reason))
-                .in_file(file.to_string())
-                .help("close the JSX tag or `{expression}` the parser points at");
+            let mut p = Problem::warning(
+                "mdx-fallback",
+                format!("not valid MDX ({}); read as plain Markdown", msg.reason),
+            )
+            .in_file(file.to_string())
+            .help("close the JSX tag or `{expression}` the parser points at");
             if let Some(l) = line {
                 p = p.at_line(l + split.lines);
             }
@@ -104,7 +110,11 @@ fn too_nested_for_mdx(text: &str) -> Option<String> {
         if fence {
             continue;
         }
-        let markers = t.chars().take_while(|c| matches!(c, '>' | '-' | '*' | '+' | ' ')).filter(|c| *c != ' ').count();
+        let markers = t
+            .chars()
+            .take_while(|c| matches!(c, '>' | '-' | '*' | '+' | ' '))
+            .filter(|c| *c != ' ')
+            .count();
         if markers > 64 {
             return Some(format!("{markers} nested quote/list markers on one line"));
         }
@@ -186,7 +196,13 @@ fn strip_mdx_syntax(text: &str) -> String {
 
 fn options() -> ParseOptions {
     let mut opts = ParseOptions::mdx();
-    opts.constructs = Constructs { frontmatter: false, gfm_table: true, gfm_strikethrough: true, gfm_task_list_item: true, ..Constructs::mdx() };
+    opts.constructs = Constructs {
+        frontmatter: false,
+        gfm_table: true,
+        gfm_strikethrough: true,
+        gfm_task_list_item: true,
+        ..Constructs::mdx()
+    };
     // Without this hook, ESM lines are parsed as paragraph text and leak into evidence.
     opts.mdx_esm_parse = Some(Box::new(|_| markdown::MdxSignal::Ok));
     opts
@@ -198,7 +214,10 @@ const MAX_DEPTH: usize = 128;
 
 /// Elements whose content is code or chrome, never evidence.
 fn is_hidden_element(name: Option<&str>) -> bool {
-    matches!(name.map(|n| n.to_ascii_lowercase()).as_deref(), Some("script" | "style" | "template" | "iframe" | "noscript" | "svg" | "object" | "embed"))
+    matches!(
+        name.map(|n| n.to_ascii_lowercase()).as_deref(),
+        Some("script" | "style" | "template" | "iframe" | "noscript" | "svg" | "object" | "embed")
+    )
 }
 
 #[derive(Default)]
@@ -234,7 +253,8 @@ impl Walker {
             }
             Node::Code(c) => {
                 let lang = c.lang.as_deref().unwrap_or("");
-                self.body.push(BlockKind::Code, &super::fenced(lang, &c.value));
+                self.body
+                    .push(BlockKind::Code, &super::fenced(lang, &c.value));
             }
             Node::Math(m) => self.body.push(BlockKind::Code, &m.value),
             Node::List(_) => {
@@ -269,7 +289,9 @@ impl Walker {
                 self.body.push(BlockKind::Table, &s);
             }
             Node::FootnoteDefinition(f) => self.blocks(&f.children),
-            Node::Html(h) => self.body.push(BlockKind::Paragraph, &super::markdown::strip_html(&h.value)),
+            Node::Html(h) => self
+                .body
+                .push(BlockKind::Paragraph, &super::markdown::strip_html(&h.value)),
             // ESM, expressions, comments, frontmatter, rules, definitions: not evidence.
             _ => {}
         }
@@ -298,7 +320,10 @@ fn inline(node: &Node, out: &mut String, depth: usize) {
         Node::InlineCode(c) => super::markdown::push_inline_code(out, &c.value),
         Node::InlineMath(m) => out.push_str(&m.value),
         Node::Break(_) => out.push('\n'),
-        Node::Image(_) | Node::ImageReference(_) | Node::MdxTextExpression(_) | Node::FootnoteReference(_) => {}
+        Node::Image(_)
+        | Node::ImageReference(_)
+        | Node::MdxTextExpression(_)
+        | Node::FootnoteReference(_) => {}
         Node::Html(h) => out.push_str(&super::markdown::strip_html(&h.value)),
         other => {
             if let Some(ch) = other.children() {
@@ -373,7 +398,9 @@ fn list(node: &Node, depth: usize, out: &mut String) {
         } else {
             out.push_str("- ");
         }
-        let Some(children) = item.children() else { continue };
+        let Some(children) = item.children() else {
+            continue;
+        };
         let mut first = true;
         for c in children {
             match c {
@@ -408,12 +435,18 @@ mod tests {
         let tree = markdown::to_mdast(src, &options()).unwrap();
         let mut w = Walker::default();
         w.block(&tree);
-        w.body.blocks.iter().map(|b| w.body.block_text(b).to_string()).collect()
+        w.body
+            .blocks
+            .iter()
+            .map(|b| w.body.block_text(b).to_string())
+            .collect()
     }
 
     #[test]
     fn esm_jsx_and_comments_dropped_prose_kept() {
-        let out = render("import Note from './Note';\nexport const a = 1;\n\n## البداية {/*start*/}\n\n<Note type=\"tip\">\n\nنص داخل المكون.\n\n</Note>\n\n{/* تعليق */}\n\nفقرة <Kbd>Ctrl</Kbd> أخيرة.\n");
+        let out = render(
+            "import Note from './Note';\nexport const a = 1;\n\n## البداية {/*start*/}\n\n<Note type=\"tip\">\n\nنص داخل المكون.\n\n</Note>\n\n{/* تعليق */}\n\nفقرة <Kbd>Ctrl</Kbd> أخيرة.\n",
+        );
         assert_eq!(out, vec!["البداية", "نص داخل المكون.", "فقرة Ctrl أخيرة."]);
     }
 }

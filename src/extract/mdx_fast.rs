@@ -50,11 +50,17 @@ const MARKER: &str = "***\n";
 
 /// JSX elements whose content the walker hides: the fast path leaves such files to markdown-rs.
 fn is_hidden(name: &str) -> bool {
-    matches!(name.to_ascii_lowercase().as_str(), "script" | "style" | "template" | "iframe" | "noscript" | "svg" | "object" | "embed")
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "script" | "style" | "template" | "iframe" | "noscript" | "svg" | "object" | "embed"
+    )
 }
 
 fn prepare(src: &str) -> Option<Prepared> {
-    let mut p = Prepared { text: String::with_capacity(src.len()), ..Prepared::default() };
+    let mut p = Prepared {
+        text: String::with_capacity(src.len()),
+        ..Prepared::default()
+    };
     // An open fence: its character, length and indentation.
     let mut fence: Option<(u8, usize, usize)> = None;
     let mut esm = false;
@@ -82,7 +88,9 @@ fn prepare(src: &str) -> Option<Prepared> {
         let trimmed = content.trim_start_matches(' ');
         let indent = content.len() - trimmed.len();
         if let Some((c, n, fence_indent)) = fence {
-            if fence_indent > 0 && content[..content.len() - content.trim_start().len()].contains('\t') {
+            if fence_indent > 0
+                && content[..content.len() - content.trim_start().len()].contains('\t')
+            {
                 return None; // the fence's indentation is removed from tabs differently
             }
             let run = trimmed.bytes().take_while(|&b| b == c).count();
@@ -191,7 +199,9 @@ fn interrupt_sensitive(trimmed: &str, prev: &str) -> bool {
 fn starts_sensitive_item(t: &str, prev: &str) -> bool {
     let b = t.as_bytes();
     let blank_after = |n: usize| t[n..].trim_matches([' ', '\t']).is_empty();
-    if matches!(b.first(), Some(b'-' | b'*' | b'+')) && b.get(1).is_none_or(|c| *c == b' ' || *c == b'\t') {
+    if matches!(b.first(), Some(b'-' | b'*' | b'+'))
+        && b.get(1).is_none_or(|c| *c == b' ' || *c == b'\t')
+    {
         return blank_after(1);
     }
     let digits = ordered_marker(t);
@@ -210,7 +220,9 @@ fn starts_sensitive_item(t: &str, prev: &str) -> bool {
 fn ordered_marker(t: &str) -> usize {
     let b = t.as_bytes();
     let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-    let ok = digits > 0 && matches!(b.get(digits), Some(b'.' | b')')) && b.get(digits + 1).is_none_or(|c| *c == b' ' || *c == b'\t');
+    let ok = digits > 0
+        && matches!(b.get(digits), Some(b'.' | b')'))
+        && b.get(digits + 1).is_none_or(|c| *c == b' ' || *c == b'\t');
     if ok { digits } else { 0 }
 }
 
@@ -231,7 +243,11 @@ fn container_rest(t: &str) -> Option<&str> {
 
 /// A possible table delimiter row (`|---|:--:|`, `--- | ---`).
 fn is_delimiter_row(line: &str) -> bool {
-    line.contains('|') && line.contains('-') && line.bytes().all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'))
+    line.contains('|')
+        && line.contains('-')
+        && line
+            .bytes()
+            .all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'))
 }
 
 /// A fenced-code opening line (`trimmed` has no leading spaces): the fence character and length.
@@ -249,7 +265,12 @@ fn fence_open(trimmed: &str) -> Option<(u8, usize)> {
 
 fn keep_code(p: &mut Prepared, line: &str) {
     let base = p.text.len();
-    p.kept.extend(line.bytes().enumerate().filter(|(_, b)| matches!(b, b'<' | b'{')).map(|(i, _)| base + i));
+    p.kept.extend(
+        line.bytes()
+            .enumerate()
+            .filter(|(_, b)| matches!(b, b'<' | b'{'))
+            .map(|(i, _)| base + i),
+    );
     p.text.push_str(line);
 }
 
@@ -328,12 +349,21 @@ fn jsx_tag(s: &str) -> Option<(usize, JsxTag<'_>)> {
     if !b.get(i)?.is_ascii_alphabetic() {
         return None;
     }
-    while b.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-')) {
+    while b
+        .get(i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+    {
         i += 1;
     }
     let name = &s[name_start..i];
     if closing {
-        return (b.get(i) == Some(&b'>')).then_some((i + 1, JsxTag { name, kind: TagKind::Close }));
+        return (b.get(i) == Some(&b'>')).then_some((
+            i + 1,
+            JsxTag {
+                name,
+                kind: TagKind::Close,
+            },
+        ));
     }
     loop {
         let spaced = b.get(i) == Some(&b' ');
@@ -341,10 +371,29 @@ fn jsx_tag(s: &str) -> Option<(usize, JsxTag<'_>)> {
             i += 1;
         }
         match b.get(i)? {
-            b'>' => return Some((i + 1, JsxTag { name, kind: TagKind::Open })),
-            b'/' => return (b.get(i + 1) == Some(&b'>')).then_some((i + 2, JsxTag { name, kind: TagKind::SelfClosing })),
+            b'>' => {
+                return Some((
+                    i + 1,
+                    JsxTag {
+                        name,
+                        kind: TagKind::Open,
+                    },
+                ));
+            }
+            b'/' => {
+                return (b.get(i + 1) == Some(&b'>')).then_some((
+                    i + 2,
+                    JsxTag {
+                        name,
+                        kind: TagKind::SelfClosing,
+                    },
+                ));
+            }
             c if spaced && (c.is_ascii_alphabetic() || *c == b'_') => {
-                while b.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-')) {
+                while b
+                    .get(i)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+                {
                     i += 1;
                 }
                 if b.get(i) == Some(&b'=') {
@@ -397,7 +446,9 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
         match b[i] {
             b'\\' if b.get(i + 1).is_some_and(u8::is_ascii_punctuation) => {
                 let delimiter = |c: Option<&u8>| matches!(c, Some(b'*' | b'_'));
-                if delimiter(b.get(i + 1)) && (delimiter(b.get(i + 2)) || i > 0 && delimiter(b.get(i - 1))) {
+                if delimiter(b.get(i + 1))
+                    && (delimiter(b.get(i + 2)) || i > 0 && delimiter(b.get(i - 1)))
+                {
                     return None; // an escaped delimiter next to a run: the parsers disagree
                 }
                 p.text.push_str(&line[i..i + 2]);
@@ -442,7 +493,10 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
                 }
                 // This byte and every one after it up to the next that a branch above looks at
                 // (all ASCII, so the run ends on a character boundary) are copied as they are.
-                let end = b[i + 1..].iter().position(|&x| INLINE_SPECIAL[x as usize]).map_or(b.len(), |n| i + 1 + n);
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|&x| INLINE_SPECIAL[x as usize])
+                    .map_or(b.len(), |n| i + 1 + n);
                 p.text.push_str(line.get(i..end)?);
                 i = end;
             }
@@ -466,7 +520,11 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
         let before = &out[..at - start];
         let after = &out[at - start..];
         // Only list or quote markers before the cut: it is at the start of a block's text.
-        let at_start = before.chars().all(|c| c.is_whitespace() || c.is_ascii_digit() || matches!(c, '>' | '-' | '*' | '+' | '.' | ')'));
+        let at_start = before.chars().all(|c| {
+            c.is_whitespace()
+                || c.is_ascii_digit()
+                || matches!(c, '>' | '-' | '*' | '+' | '.' | ')')
+        });
         let left = before.chars().next_back().filter(|_| !at_start);
         let right = after.chars().next().filter(|_| !after.trim().is_empty());
         let ok = match (left, right) {
@@ -491,7 +549,12 @@ const INLINE_SPECIAL: [bool; 256] = super::byte_set(b"\\`{<}~*_[]");
 
 /// Characters that end or start no Markdown construct when they become neighbours.
 fn safe_neighbour(c: char) -> bool {
-    c.is_alphanumeric() || c == ' ' || matches!(c, '.' | ',' | '،' | '؛' | '؟' | ':' | ';' | '?' | '"' | '«' | '»')
+    c.is_alphanumeric()
+        || c == ' '
+        || matches!(
+            c,
+            '.' | ',' | '،' | '؛' | '؟' | ':' | ';' | '?' | '"' | '«' | '»'
+        )
 }
 
 fn is_atx_heading(line: &str) -> bool {
@@ -547,7 +610,11 @@ struct Open {
 }
 
 fn build(p: &Prepared) -> Option<Node> {
-    let mut stack = vec![Open { frame: Frame::Root, children: Vec::new(), text: String::new() }];
+    let mut stack = vec![Open {
+        frame: Frame::Root,
+        children: Vec::new(),
+        text: String::new(),
+    }];
     let mut code_ranges: Vec<(usize, usize)> = Vec::new();
     let (mut fences, mut markers) = (p.fences.iter().peekable(), p.markers.iter().peekable());
     let mut image = 0usize;
@@ -563,12 +630,23 @@ fn build(p: &Prepared) -> Option<Node> {
         }
         let inline = matches!(
             ev,
-            Event::Text(_) | Event::Code(_) | Event::SoftBreak | Event::HardBreak | Event::Start(Tag::Emphasis | Tag::Strong | Tag::Link { .. } | Tag::Image { .. })
+            Event::Text(_)
+                | Event::Code(_)
+                | Event::SoftBreak
+                | Event::HardBreak
+                | Event::Start(Tag::Emphasis | Tag::Strong | Tag::Link { .. } | Tag::Image { .. })
         );
         let top = &stack.last()?.frame;
         if inline && matches!(top, Frame::Item) {
-            stack.push(Open { frame: Frame::ImplicitParagraph, children: Vec::new(), text: String::new() });
-        } else if !inline && matches!(top, Frame::ImplicitParagraph) && !matches!(ev, Event::End(TagEnd::Item)) {
+            stack.push(Open {
+                frame: Frame::ImplicitParagraph,
+                children: Vec::new(),
+                text: String::new(),
+            });
+        } else if !inline
+            && matches!(top, Frame::ImplicitParagraph)
+            && !matches!(ev, Event::End(TagEnd::Item))
+        {
             close(&mut stack)?;
         }
         match ev {
@@ -600,7 +678,10 @@ fn build(p: &Prepared) -> Option<Node> {
                     Tag::Table(_) => {
                         // markdown-rs tries a table only after other constructs that start with
                         // these characters failed, and then goes straight to paragraph text.
-                        if matches!(p.text.as_bytes()[range.start], b'e' | b'i' | b'#' | b'`' | b'~' | b'$' | b'*' | b'_' | b'{') {
+                        if matches!(
+                            p.text.as_bytes()[range.start],
+                            b'e' | b'i' | b'#' | b'`' | b'~' | b'$' | b'*' | b'_' | b'{'
+                        ) {
                             return None;
                         }
                         Frame::Table
@@ -619,7 +700,11 @@ fn build(p: &Prepared) -> Option<Node> {
                     }
                     _ => return None,
                 };
-                stack.push(Open { frame, children: Vec::new(), text: String::new() });
+                stack.push(Open {
+                    frame,
+                    children: Vec::new(),
+                    text: String::new(),
+                });
             }
             Event::End(TagEnd::Item) => {
                 if matches!(stack.last()?.frame, Frame::ImplicitParagraph) {
@@ -638,17 +723,30 @@ fn build(p: &Prepared) -> Option<Node> {
             }
             Event::Code(t) => {
                 code_ranges.push((range.start, range.end));
-                stack.last_mut()?.children.push(Node::InlineCode(mdast::InlineCode { value: t.into_string(), position: None }));
+                stack
+                    .last_mut()?
+                    .children
+                    .push(Node::InlineCode(mdast::InlineCode {
+                        value: t.into_string(),
+                        position: None,
+                    }));
             }
             Event::SoftBreak => push_text(&mut stack.last_mut()?.children, "\n"),
-            Event::HardBreak => stack.last_mut()?.children.push(Node::Break(mdast::Break { position: None })),
+            Event::HardBreak => stack
+                .last_mut()?
+                .children
+                .push(Node::Break(mdast::Break { position: None })),
             Event::Rule => {
                 if markers.peek() == Some(&&range.start) {
                     markers.next();
                 }
             }
             Event::TaskListMarker(_) => {}
-            Event::Html(_) | Event::InlineHtml(_) | Event::FootnoteReference(_) | Event::InlineMath(_) | Event::DisplayMath(_) => return None,
+            Event::Html(_)
+            | Event::InlineHtml(_)
+            | Event::FootnoteReference(_)
+            | Event::InlineMath(_)
+            | Event::DisplayMath(_) => return None,
         }
     }
     if markers.next().is_some() || fences.next().is_some() || stack.len() != 1 {
@@ -658,36 +756,85 @@ fn build(p: &Prepared) -> Option<Node> {
         return None;
     }
     let root = stack.pop()?;
-    Some(Node::Root(mdast::Root { children: root.children, position: None }))
+    Some(Node::Root(mdast::Root {
+        children: root.children,
+        position: None,
+    }))
 }
 
 fn push_text(children: &mut Vec<Node>, t: &str) {
     if let Some(Node::Text(last)) = children.last_mut() {
         last.value.push_str(t);
     } else {
-        children.push(Node::Text(mdast::Text { value: t.to_string(), position: None }));
+        children.push(Node::Text(mdast::Text {
+            value: t.to_string(),
+            position: None,
+        }));
     }
 }
 
 /// Pops the open node and appends it to its parent.
 fn close(stack: &mut Vec<Open>) -> Option<()> {
-    let Open { frame, children, text } = stack.pop()?;
+    let Open {
+        frame,
+        children,
+        text,
+    } = stack.pop()?;
     let node = match frame {
         Frame::Root => return None,
-        Frame::Paragraph | Frame::ImplicitParagraph => Node::Paragraph(mdast::Paragraph { children, position: None }),
-        Frame::Heading(depth) => Node::Heading(mdast::Heading { children, position: None, depth }),
-        Frame::Quote => Node::Blockquote(mdast::Blockquote { children, position: None }),
+        Frame::Paragraph | Frame::ImplicitParagraph => Node::Paragraph(mdast::Paragraph {
+            children,
+            position: None,
+        }),
+        Frame::Heading(depth) => Node::Heading(mdast::Heading {
+            children,
+            position: None,
+            depth,
+        }),
+        Frame::Quote => Node::Blockquote(mdast::Blockquote {
+            children,
+            position: None,
+        }),
         Frame::Code(lang) => {
             // mdast holds the lines without the last line ending.
             let value = text.strip_suffix('\n').map(str::to_string).unwrap_or(text);
-            Node::Code(mdast::Code { value, position: None, lang, meta: None })
+            Node::Code(mdast::Code {
+                value,
+                position: None,
+                lang,
+                meta: None,
+            })
         }
-        Frame::List(start) => Node::List(mdast::List { children, position: None, ordered: start.is_some(), start, spread: false }),
-        Frame::Item => Node::ListItem(mdast::ListItem { children, position: None, spread: false, checked: None }),
-        Frame::Table => Node::Table(mdast::Table { children, position: None, align: Vec::new() }),
-        Frame::Row => Node::TableRow(mdast::TableRow { children, position: None }),
-        Frame::Cell => Node::TableCell(mdast::TableCell { children, position: None }),
-        Frame::Phrasing => Node::Emphasis(mdast::Emphasis { children, position: None }),
+        Frame::List(start) => Node::List(mdast::List {
+            children,
+            position: None,
+            ordered: start.is_some(),
+            start,
+            spread: false,
+        }),
+        Frame::Item => Node::ListItem(mdast::ListItem {
+            children,
+            position: None,
+            spread: false,
+            checked: None,
+        }),
+        Frame::Table => Node::Table(mdast::Table {
+            children,
+            position: None,
+            align: Vec::new(),
+        }),
+        Frame::Row => Node::TableRow(mdast::TableRow {
+            children,
+            position: None,
+        }),
+        Frame::Cell => Node::TableCell(mdast::TableCell {
+            children,
+            position: None,
+        }),
+        Frame::Phrasing => Node::Emphasis(mdast::Emphasis {
+            children,
+            position: None,
+        }),
     };
     stack.last_mut()?.children.push(node);
     Some(())
@@ -725,7 +872,11 @@ mod tests {
         let (fast, slow) = both(doc);
         let fast = fast.expect("the fast path accepts this document");
         assert_eq!(Some(&fast), slow.as_ref());
-        assert!(fast.text.contains("فقرة أولى\nتكملة السطر."), "soft breaks stay line breaks: {:?}", fast.text);
+        assert!(
+            fast.text.contains("فقرة أولى\nتكملة السطر."),
+            "soft breaks stay line breaks: {:?}",
+            fast.text
+        );
     }
 
     #[test]
@@ -751,17 +902,110 @@ mod tests {
     fn generated(n: usize) -> Vec<String> {
         const WORDS: &[&str] = &["نص", "عربي", "كلمة", "word", "a", "b1", "في", "2024", "x"];
         const INLINE: &[&str] = &[
-            "<Kbd>Ctrl</Kbd>", "<b/>", "<br />", "{x}", "{/* c */}", "{{a: 1}}", "*em*", "**strong**", "_u_", "`code`", "``a`b``",
-            "[link](http://x)", "[ref]", "![img](i.png)", "&amp;", "&lt;", "&#1575;", "\\*", "\\{", "\\<", "  ", "\\", "<A b={1}>z</A>",
-            "*", "_", "[", "]", "(", ")", "#", "!", "|", "~", "}", "<", "{", "a<b", ".", "،", "\"q\"", "<i>", "</i>", "***", "&nbsp;",
+            "<Kbd>Ctrl</Kbd>",
+            "<b/>",
+            "<br />",
+            "{x}",
+            "{/* c */}",
+            "{{a: 1}}",
+            "*em*",
+            "**strong**",
+            "_u_",
+            "`code`",
+            "``a`b``",
+            "[link](http://x)",
+            "[ref]",
+            "![img](i.png)",
+            "&amp;",
+            "&lt;",
+            "&#1575;",
+            "\\*",
+            "\\{",
+            "\\<",
+            "  ",
+            "\\",
+            "<A b={1}>z</A>",
+            "*",
+            "_",
+            "[",
+            "]",
+            "(",
+            ")",
+            "#",
+            "!",
+            "|",
+            "~",
+            "}",
+            "<",
+            "{",
+            "a<b",
+            ".",
+            "،",
+            "\"q\"",
+            "<i>",
+            "</i>",
+            "***",
+            "&nbsp;",
         ];
         const LINES: &[&str] = &[
-            "", "", "", "# عنوان", "## h {/*anchor*/}", "### h <Badge/>", "#{x} a", "- item", "* item", "+ item", "1. one", "2) two",
-            "  - nested", "    - deeper", "   1. three", "> quote", "> > deep", ">", "---", "***", "===", "| a | b |", "|---|---|",
-            "a | b", "--- | ---", "```js", "```", "~~~", "    ```", "   ```", "```js{1,2}", "    code", "\tcode", "import X from 'y'",
-            "export const a = 1", "<Note type=\"tip\">", "</Note>", "<Note>", "<Note/>", "{/* comment */}", "{x} {y}", "<A>{b}</A>",
-            "  <Note>", "[r]: http://x", "- [ ] task", "- [x] done", "-", "1.", "    text", "<Kbd>a</Kbd> b", "{a} b", "b {a}",
-            "text  ", "text\\", "Title", "- <X/> y", "exported text", "important",
+            "",
+            "",
+            "",
+            "# عنوان",
+            "## h {/*anchor*/}",
+            "### h <Badge/>",
+            "#{x} a",
+            "- item",
+            "* item",
+            "+ item",
+            "1. one",
+            "2) two",
+            "  - nested",
+            "    - deeper",
+            "   1. three",
+            "> quote",
+            "> > deep",
+            ">",
+            "---",
+            "***",
+            "===",
+            "| a | b |",
+            "|---|---|",
+            "a | b",
+            "--- | ---",
+            "```js",
+            "```",
+            "~~~",
+            "    ```",
+            "   ```",
+            "```js{1,2}",
+            "    code",
+            "\tcode",
+            "import X from 'y'",
+            "export const a = 1",
+            "<Note type=\"tip\">",
+            "</Note>",
+            "<Note>",
+            "<Note/>",
+            "{/* comment */}",
+            "{x} {y}",
+            "<A>{b}</A>",
+            "  <Note>",
+            "[r]: http://x",
+            "- [ ] task",
+            "- [x] done",
+            "-",
+            "1.",
+            "    text",
+            "<Kbd>a</Kbd> b",
+            "{a} b",
+            "b {a}",
+            "text  ",
+            "text\\",
+            "Title",
+            "- <X/> y",
+            "exported text",
+            "important",
         ];
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut below = |n: usize| {
@@ -778,7 +1022,11 @@ mod tests {
                     s.push_str(base);
                     if below(2) == 0 && !base.starts_with("```") {
                         for _ in 0..1 + below(5) {
-                            s.push_str(if below(3) == 0 { INLINE[below(INLINE.len())] } else { WORDS[below(WORDS.len())] });
+                            s.push_str(if below(3) == 0 {
+                                INLINE[below(INLINE.len())]
+                            } else {
+                                WORDS[below(WORDS.len())]
+                            });
                             if below(2) == 0 {
                                 s.push(' ');
                             }
@@ -802,8 +1050,14 @@ mod tests {
                 assert_eq!(Some(&fast), slow.as_ref(), "the paths differ on {doc:?}");
             }
         }
-        println!("generated documents: {accepted} of {} take the fast path", docs.len());
-        assert!(accepted > docs.len() / 20, "only {accepted} generated documents took the fast path");
+        println!(
+            "generated documents: {accepted} of {} take the fast path",
+            docs.len()
+        );
+        assert!(
+            accepted > docs.len() / 20,
+            "only {accepted} generated documents took the fast path"
+        );
     }
 
     /// Every Markdown and MDX file of the shared corpora (read at test time, never copied), as
@@ -820,11 +1074,21 @@ mod tests {
         files.sort();
         let (mut accepted, mut mdx_files, mut mdx_accepted) = (0, 0, 0);
         for path in &files {
-            let Ok(bytes) = std::fs::read(path) else { continue };
-            let Ok(text) = super::super::decode(&bytes) else { continue };
-            let Ok(split) = frontmatter::split(&text) else { continue };
+            let Ok(bytes) = std::fs::read(path) else {
+                continue;
+            };
+            let Ok(text) = super::super::decode(&bytes) else {
+                continue;
+            };
+            let Ok(split) = frontmatter::split(&text) else {
+                continue;
+            };
             let pre = md::preprocess(split.body);
-            let rel = path.strip_prefix(&root).unwrap_or(path).display().to_string();
+            let rel = path
+                .strip_prefix(&root)
+                .unwrap_or(path)
+                .display()
+                .to_string();
             // The libraries that corpus.toml reads as MDX.
             let is_mdx = rel.starts_with("react-dev-ar/") || rel.ends_with(".mdx");
             mdx_files += usize::from(is_mdx);
@@ -835,17 +1099,28 @@ mod tests {
                 assert_eq!(Some(&fast), slow.as_ref(), "the paths differ on {rel}");
             }
         }
-        println!("shared corpora: {accepted} of {} Markdown/MDX files take the fast path ({mdx_accepted} of the {mdx_files} read as MDX)", files.len());
-        assert!(files.is_empty() || accepted > 0, "no file of the shared corpora took the fast path");
+        println!(
+            "shared corpora: {accepted} of {} Markdown/MDX files take the fast path ({mdx_accepted} of the {mdx_files} read as MDX)",
+            files.len()
+        );
+        assert!(
+            files.is_empty() || accepted > 0,
+            "no file of the shared corpora took the fast path"
+        );
     }
 
     fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in entries.flatten() {
             let path = e.path();
             if path.is_dir() {
                 collect(&path, out);
-            } else if matches!(path.extension().and_then(|x| x.to_str()), Some("md" | "mdx")) {
+            } else if matches!(
+                path.extension().and_then(|x| x.to_str()),
+                Some("md" | "mdx")
+            ) {
                 out.push(path);
             }
         }

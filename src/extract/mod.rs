@@ -13,8 +13,8 @@ mod markdown;
 mod mdx;
 mod mdx_fast;
 
-use std::borrow::Cow;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use crate::config::{Format, Library};
 use crate::diag::Problem;
@@ -53,10 +53,20 @@ pub struct Body {
 fn has_control(s: &str) -> bool {
     const GROUP: usize = 32;
     let b = s.as_bytes();
-    let exact = |i: usize, c: u8| (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7F || (c == 0xC2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)));
+    let exact = |i: usize, c: u8| {
+        (c < 0x20 && c != b'\n' && c != b'\t')
+            || c == 0x7F
+            || (c == 0xC2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)))
+    };
     b.chunks(GROUP).enumerate().any(|(k, group)| {
-        let maybe = group.iter().fold(false, |acc, &c| acc | (c < 0x20) | (c == 0x7F) | (c == 0xC2));
-        maybe && group.iter().enumerate().any(|(j, &c)| exact(k * GROUP + j, c))
+        let maybe = group.iter().fold(false, |acc, &c| {
+            acc | (c < 0x20) | (c == 0x7F) | (c == 0xC2)
+        });
+        maybe
+            && group
+                .iter()
+                .enumerate()
+                .any(|(j, &c)| exact(k * GROUP + j, c))
     })
 }
 
@@ -67,12 +77,19 @@ impl Body {
         // reviewer's terminal through `show` and `query`.
         let cleaned;
         let s = if has_control(s) {
-            cleaned = s.chars().filter(|c| !c.is_control() || *c == '\n' || *c == '\t').collect::<String>();
+            cleaned = s
+                .chars()
+                .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+                .collect::<String>();
             cleaned.as_str()
         } else {
             s
         };
-        let s = if kind == BlockKind::Code { s.trim_matches('\n') } else { s.trim() };
+        let s = if kind == BlockKind::Code {
+            s.trim_matches('\n')
+        } else {
+            s.trim()
+        };
         if s.trim().is_empty() {
             return;
         }
@@ -90,7 +107,11 @@ impl Body {
         }
         let start = self.text.len();
         self.text.push_str(s);
-        self.blocks.push(Block { start, end: self.text.len(), kind });
+        self.blocks.push(Block {
+            start,
+            end: self.text.len(),
+            kind,
+        });
     }
 
     pub fn is_empty(&self) -> bool {
@@ -102,13 +123,17 @@ impl Body {
     }
 
     pub fn first_heading(&self, level: u8) -> Option<&str> {
-        self.blocks.iter().find(|b| b.kind == BlockKind::Heading(level)).map(|b| self.block_text(b))
+        self.blocks
+            .iter()
+            .find(|b| b.kind == BlockKind::Heading(level))
+            .map(|b| self.block_text(b))
     }
 
     /// Puts a title heading first, when the body has no H1 of its own.
     pub fn with_title_heading(self, title: &str) -> Body {
         let first = self.blocks.first().map(|b| self.block_text(b).trim());
-        if self.first_heading(1).is_some() || title.trim().is_empty() || first == Some(title.trim()) {
+        if self.first_heading(1).is_some() || title.trim().is_empty() || first == Some(title.trim())
+        {
             return self;
         }
         let mut out = Body::default();
@@ -130,7 +155,10 @@ pub fn fenced(lang: &str, code: &str) -> String {
 }
 
 fn looks_like_tag(s: &str) -> bool {
-    s.starts_with('<') && s.ends_with('>') && s[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/') && !s.contains('`')
+    s.starts_with('<')
+        && s.ends_with('>')
+        && s[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/')
+        && !s.contains('`')
 }
 
 /// One document extracted from a source file.
@@ -163,13 +191,20 @@ pub struct FileExtraction {
 
 impl FileExtraction {
     fn error(file: &str, p: Problem) -> Self {
-        FileExtraction { docs: Vec::new(), problems: vec![p.in_file(file.to_string())] }
+        FileExtraction {
+            docs: Vec::new(),
+            problems: vec![p.in_file(file.to_string())],
+        }
     }
 }
 
 /// Extracts the documents of one file. `file` names it in messages.
 pub fn extract(file: &str, bytes: &[u8], format: Format, lib: &Library) -> FileExtraction {
-    let decoded = if format == Format::Html { decode_html(bytes) } else { decode(bytes) };
+    let decoded = if format == Format::Html {
+        decode_html(bytes)
+    } else {
+        decode(bytes)
+    };
     let text = match decoded {
         Ok(t) => t,
         Err(p) => return FileExtraction::error(file, p),
@@ -213,8 +248,13 @@ pub fn decode_html(bytes: &[u8]) -> Result<Cow<'_, str>, Problem> {
                 return Err(p.help("declare the page's charset with <meta charset=\"windows-1256\"> (or whichever it is), or convert it: `iconv -f WINDOWS-1256 -t UTF-8 page.html > fixed.html`"));
             };
             let Some(enc) = encoding_rs::Encoding::for_label(label.as_bytes()) else {
-                return Err(Problem::error("encoding", format!("unknown charset `{label}` declared in <meta>, and the file is not UTF-8"))
-                    .help("fix the <meta charset>, or convert the file to UTF-8 (e.g. with iconv)"));
+                return Err(Problem::error(
+                    "encoding",
+                    format!(
+                        "unknown charset `{label}` declared in <meta>, and the file is not UTF-8"
+                    ),
+                )
+                .help("fix the <meta charset>, or convert the file to UTF-8 (e.g. with iconv)"));
             };
             match enc.decode_without_bom_handling_and_without_replacement(bytes) {
                 Some(text) => finish_text(Cow::Owned(text.into_owned())),
@@ -238,12 +278,18 @@ fn sniff_meta_charset(bytes: &[u8]) -> Option<String> {
         let tag = &lower[start..end];
         if let Some(c) = find(tag, b"charset") {
             let rest = &tag[c + "charset".len()..];
-            let rest = rest.iter().skip_while(|b| b.is_ascii_whitespace()).copied().collect::<Vec<u8>>();
+            let rest = rest
+                .iter()
+                .skip_while(|b| b.is_ascii_whitespace())
+                .copied()
+                .collect::<Vec<u8>>();
             if let Some(v) = rest.strip_prefix(b"=") {
                 let label: String = v
                     .iter()
                     .skip_while(|b| b.is_ascii_whitespace() || **b == b'"' || **b == b'\'')
-                    .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.'))
+                    .take_while(|b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')
+                    })
                     .map(|&b| b as char)
                     .collect();
                 if !label.is_empty() {
@@ -264,11 +310,24 @@ fn utf16(bytes: &[u8]) -> Result<String, Problem> {
     let le = bytes[0] == 0xFF;
     let units = bytes[2..].chunks(2).map(|c| {
         let pair = [c[0], *c.get(1).unwrap_or(&0)];
-        if le { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) }
+        if le {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
     });
-    char::decode_utf16(units).collect::<Result<String, _>>().map_err(|e| {
-        Problem::error("encoding", format!("invalid UTF-16: unpaired surrogate {:#06x}", e.unpaired_surrogate())).help("re-save the file as UTF-8")
-    })
+    char::decode_utf16(units)
+        .collect::<Result<String, _>>()
+        .map_err(|e| {
+            Problem::error(
+                "encoding",
+                format!(
+                    "invalid UTF-16: unpaired surrogate {:#06x}",
+                    e.unpaired_surrogate()
+                ),
+            )
+            .help("re-save the file as UTF-8")
+        })
 }
 
 /// Checks and line endings shared by every decoding.
@@ -280,14 +339,27 @@ fn finish_text(text: Cow<'_, str>) -> Result<Cow<'_, str>, Problem> {
     if let Some(pos) = text.find('\0') {
         let (message, help) = match utf16_without_bom(text.as_bytes()) {
             Some(order) => (
-                format!("NUL bytes between characters (the first at byte offset {pos}): this looks like {order} without a BOM"),
-                format!("re-save the file as UTF-8 (it looks like {order} without a BOM; e.g. `iconv -f {order} -t UTF-8`)"),
+                format!(
+                    "NUL bytes between characters (the first at byte offset {pos}): this looks like {order} without a BOM"
+                ),
+                format!(
+                    "re-save the file as UTF-8 (it looks like {order} without a BOM; e.g. `iconv -f {order} -t UTF-8`)"
+                ),
             ),
-            None => (format!("NUL byte at byte offset {pos}: this is not a text file"), "remove the file from the library or exclude it with a glob".to_string()),
+            None => (
+                format!("NUL byte at byte offset {pos}: this is not a text file"),
+                "remove the file from the library or exclude it with a glob".to_string(),
+            ),
         };
-        return Err(Problem::error("encoding", message).at_line(crate::diag::line_of(&text, pos)).help(help));
+        return Err(Problem::error("encoding", message)
+            .at_line(crate::diag::line_of(&text, pos))
+            .help(help));
     }
-    let text = if text.contains('\u{feff}') { Cow::Owned(text.replace('\u{feff}', "")) } else { text };
+    let text = if text.contains('\u{feff}') {
+        Cow::Owned(text.replace('\u{feff}', ""))
+    } else {
+        text
+    };
     if text.contains('\r') {
         Ok(Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n")))
     } else {
@@ -334,7 +406,12 @@ fn utf8(bytes: &[u8], offset: usize) -> Result<&str, Problem> {
                 Some(order) => format!("this looks like {order} without a BOM: re-save it as UTF-8"),
                 None => "re-save the file as UTF-8 (it may be Windows-1256 or Latin-1; e.g. `iconv -f WINDOWS-1256 -t UTF-8`)".to_string(),
             };
-            Err(Problem::error("encoding", format!("invalid UTF-8 at byte offset {}", at + offset)).at_line(line).help(hint))
+            Err(Problem::error(
+                "encoding",
+                format!("invalid UTF-8 at byte offset {}", at + offset),
+            )
+            .at_line(line)
+            .help(hint))
         }
     }
 }
@@ -353,7 +430,11 @@ pub(crate) const fn byte_set(bytes: &[u8]) -> [bool; 256] {
 
 /// Decodes HTML character references (`&quot;`, `&#1575;`, `&amp;`) in text from any format.
 pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains('&') { html_escape::decode_html_entities(s) } else { std::borrow::Cow::Borrowed(s) }
+    if s.contains('&') {
+        html_escape::decode_html_entities(s)
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
 }
 
 /// The file stem, used as a last-resort title.
@@ -373,28 +454,43 @@ pub fn stem_title(file: &str) -> String {
 fn finish(file: &str, mut doc: Document, mut problems: Vec<Problem>) -> FileExtraction {
     if doc.body.is_empty() {
         problems.push(
-            Problem::warning("empty", "nothing to index (empty, whitespace or frontmatter only): no document")
-                .in_file(file.to_string())
-                .help("add content, or exclude the file in corpus.toml"),
+            Problem::warning(
+                "empty",
+                "nothing to index (empty, whitespace or frontmatter only): no document",
+            )
+            .in_file(file.to_string())
+            .help("add content, or exclude the file in corpus.toml"),
         );
-        return FileExtraction { docs: Vec::new(), problems };
+        return FileExtraction {
+            docs: Vec::new(),
+            problems,
+        };
     }
-    let title = doc.title.clone().or_else(|| doc.body.first_heading(1).map(str::to_string));
+    let title = doc
+        .title
+        .clone()
+        .or_else(|| doc.body.first_heading(1).map(str::to_string));
     let title = match title {
         Some(t) => t,
         None => {
             let t = stem_title(file);
             problems.push(
-                Problem::warning("no-title", format!("no title (frontmatter `title` or a `# heading`); using `{t}`"))
-                    .in_file(file.to_string())
-                    .help("add `title:` to the frontmatter"),
+                Problem::warning(
+                    "no-title",
+                    format!("no title (frontmatter `title` or a `# heading`); using `{t}`"),
+                )
+                .in_file(file.to_string())
+                .help("add `title:` to the frontmatter"),
             );
             t
         }
     };
     doc.body = std::mem::take(&mut doc.body).with_title_heading(&title);
     doc.title = Some(title);
-    FileExtraction { docs: vec![doc], problems }
+    FileExtraction {
+        docs: vec![doc],
+        problems,
+    }
 }
 
 #[cfg(test)]
@@ -409,31 +505,68 @@ mod tests {
     }
 
     fn utf16(s: &str, le: bool) -> Vec<u8> {
-        s.encode_utf16().flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() }).collect()
+        s.encode_utf16()
+            .flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() })
+            .collect()
     }
 
     #[test]
     fn utf16_without_a_bom_is_named() {
         let e = decode(&utf16("# عنوان\n\nنص عربي.\n", true)).unwrap_err();
-        assert!(e.message.contains("UTF-16LE without a BOM"), "{}", e.message);
+        assert!(
+            e.message.contains("UTF-16LE without a BOM"),
+            "{}",
+            e.message
+        );
         let e = decode(&utf16("# عنوان\n\nنص عربي.\n", false)).unwrap_err();
-        assert!(e.message.contains("UTF-16BE without a BOM"), "{}", e.message);
+        assert!(
+            e.message.contains("UTF-16BE without a BOM"),
+            "{}",
+            e.message
+        );
         let e = decode(b"# t\n\nab\0c\n").unwrap_err();
-        assert!(e.message.contains("NUL byte at byte offset 7"), "{}", e.message);
+        assert!(
+            e.message.contains("NUL byte at byte offset 7"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
     fn legacy_html_charsets_are_sniffed() {
-        assert_eq!(sniff_meta_charset(b"<HTML><Meta Charset = 'Windows-1256'>").as_deref(), Some("windows-1256"));
-        assert_eq!(sniff_meta_charset(b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1256\">").as_deref(), Some("windows-1256"));
-        assert_eq!(sniff_meta_charset(b"<meta name=\"x\"><p>charset=utf-8</p>"), None);
-        let page = [b"<meta charset=\"windows-1256\"><p>".as_slice(), &[0xE3, 0xD1, 0xCD, 0xC8, 0xC7], b"</p>"].concat();
+        assert_eq!(
+            sniff_meta_charset(b"<HTML><Meta Charset = 'Windows-1256'>").as_deref(),
+            Some("windows-1256")
+        );
+        assert_eq!(
+            sniff_meta_charset(
+                b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1256\">"
+            )
+            .as_deref(),
+            Some("windows-1256")
+        );
+        assert_eq!(
+            sniff_meta_charset(b"<meta name=\"x\"><p>charset=utf-8</p>"),
+            None
+        );
+        let page = [
+            b"<meta charset=\"windows-1256\"><p>".as_slice(),
+            &[0xE3, 0xD1, 0xCD, 0xC8, 0xC7],
+            b"</p>",
+        ]
+        .concat();
         assert!(decode_html(&page).unwrap().contains("مرحبا"));
-        assert!(decode(&page).is_err(), "only HTML may declare a legacy charset");
+        assert!(
+            decode(&page).is_err(),
+            "only HTML may declare a legacy charset"
+        );
     }
 
     #[test]
     fn stray_boms_and_carriage_returns_go() {
-        assert_eq!(decode("\u{feff}a\u{feff}b\r\nc\rd".as_bytes()).unwrap(), "ab\nc\nd");
+        assert_eq!(
+            decode("\u{feff}a\u{feff}b\r\nc\rd".as_bytes()).unwrap(),
+            "ab\nc\nd"
+        );
     }
 }

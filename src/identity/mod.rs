@@ -66,8 +66,15 @@ impl fmt::Display for SlugError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SlugError::Empty => f.write_str("the slug is empty"),
-            SlugError::BadChar(c) => write!(f, "the slug contains `{c}` (U+{:04X}); IDs allow ASCII letters, digits, `-`, `_`, `.`, `/`", *c as u32),
-            SlugError::BadSegment(seg) => write!(f, "the slug has a `{seg}` path segment; `/`-separated parts must be non-empty and not `.` or `..`"),
+            SlugError::BadChar(c) => write!(
+                f,
+                "the slug contains `{c}` (U+{:04X}); IDs allow ASCII letters, digits, `-`, `_`, `.`, `/`",
+                *c as u32
+            ),
+            SlugError::BadSegment(seg) => write!(
+                f,
+                "the slug has a `{seg}` path segment; `/`-separated parts must be non-empty and not `.` or `..`"
+            ),
         }
     }
 }
@@ -76,10 +83,16 @@ pub fn check_slug(slug: &str) -> Result<(), SlugError> {
     if slug.is_empty() {
         return Err(SlugError::Empty);
     }
-    if let Some(c) = slug.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))) {
+    if let Some(c) = slug
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/')))
+    {
         return Err(SlugError::BadChar(c));
     }
-    match slug.split('/').find(|seg| seg.is_empty() || *seg == "." || *seg == "..") {
+    match slug
+        .split('/')
+        .find(|seg| seg.is_empty() || *seg == "." || *seg == "..")
+    {
         Some(seg) => Err(SlugError::BadSegment(seg.to_string())),
         None => Ok(()),
     }
@@ -108,7 +121,10 @@ mod tests {
 
     #[test]
     fn slugs() {
-        assert_eq!(file_slug("learn/your-first-component.md"), "learn/your-first-component");
+        assert_eq!(
+            file_slug("learn/your-first-component.md"),
+            "learn/your-first-component"
+        );
         assert_eq!(file_slug("post/v1/index.md"), "post/v1");
         assert_eq!(file_slug("index.md"), "index");
         assert_eq!(file_slug("chapters/112.json"), "chapters/112");
@@ -116,7 +132,10 @@ mod tests {
         assert_eq!(check_slug("عربي"), Err(SlugError::BadChar('ع')));
         assert_eq!(check_slug("a b"), Err(SlugError::BadChar(' ')));
         for bad in ["..", ".", "a/../b", "./x", "/x", "x/", "a//b"] {
-            assert!(matches!(check_slug(bad), Err(SlugError::BadSegment(_))), "{bad}");
+            assert!(
+                matches!(check_slug(bad), Err(SlugError::BadSegment(_))),
+                "{bad}"
+            );
         }
         assert!(check_slug("a/.hidden/b..c").is_ok());
     }

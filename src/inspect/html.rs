@@ -92,7 +92,11 @@ pub fn render(r: &Report) -> String {
             h,
             "<h2>الحتمية</h2>\n<p><span class=\"badge {}\">{}</span> المبني {} · المعاد بناؤه {}</p>\n<p class=\"meta\">{}</p>\n",
             if d.equal { "good" } else { "bad" },
-            if d.equal { "متطابق" } else { "مختلف" },
+            if d.equal {
+                "متطابق"
+            } else {
+                "مختلف"
+            },
             ltr(&d.built),
             ltr(&d.rebuilt),
             escape(&d.note)
@@ -128,7 +132,12 @@ fn list(h: &mut String, label: &str, ids: &[String]) {
     if ids.is_empty() {
         return;
     }
-    let _ = write!(h, "<tr><td>{}</td><td>{}</td><td>", escape(label), ids.len());
+    let _ = write!(
+        h,
+        "<tr><td>{}</td><td>{}</td><td>",
+        escape(label),
+        ids.len()
+    );
     let shown: Vec<String> = ids.iter().take(50).map(|i| ltr(i)).collect();
     h.push_str(&shown.join(" "));
     if ids.len() > 50 {
@@ -138,19 +147,32 @@ fn list(h: &mut String, label: &str, ids: &[String]) {
 }
 
 fn render_diff(h: &mut String, d: &Diff) {
-    let _ = write!(h, "<h2>الفرق بين الإصدارين</h2>\n<p class=\"meta\">من {} إلى {}</p>\n", ltr(&d.from), ltr(&d.to));
+    let _ = write!(
+        h,
+        "<h2>الفرق بين الإصدارين</h2>\n<p class=\"meta\">من {} إلى {}</p>\n",
+        ltr(&d.from),
+        ltr(&d.to)
+    );
     if d.libraries.is_empty() {
         h.push_str("<p>لا فرق في المقاطع.</p>\n");
     }
     for (lib, l) in &d.libraries {
-        let _ = write!(h, "<h3>{}</h3>\n<table>\n<colgroup><col style=\"width:18%\"><col style=\"width:8%\"><col></colgroup>\n", ltr(lib));
+        let _ = write!(
+            h,
+            "<h3>{}</h3>\n<table>\n<colgroup><col style=\"width:18%\"><col style=\"width:8%\"><col></colgroup>\n",
+            ltr(lib)
+        );
         list(h, "docs added", &l.docs_added);
         list(h, "docs removed", &l.docs_removed);
         list(h, "docs changed", &l.docs_changed);
         list(h, "chunks added", &l.chunks_added);
         list(h, "chunks removed", &l.chunks_removed);
         list(h, "chunks changed", &l.chunks_changed);
-        let shifted: Vec<String> = l.shifted.iter().map(|(a, b)| format!("{a} → {b}")).collect();
+        let shifted: Vec<String> = l
+            .shifted
+            .iter()
+            .map(|(a, b)| format!("{a} → {b}"))
+            .collect();
         list(h, "shifted", &shifted);
         h.push_str("</table>\n");
     }

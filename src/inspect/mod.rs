@@ -20,23 +20,53 @@ use crate::identity::MAX_ID_BYTES;
 
 /// Every check, in report order, with what it looks for.
 pub const CHECKS: &[(&str, &str)] = &[
-    ("mojibake", "UTF-8 read as Latin-1/CP1252/CP1256 (Ø§Ù„, Ã©, ط§ظ„)"),
-    ("escaped-prose", "escapes in prose outside code: \\u0627, &#1575;, &quot; and other entities"),
+    (
+        "mojibake",
+        "UTF-8 read as Latin-1/CP1252/CP1256 (Ø§Ù„, Ã©, ط§ظ„)",
+    ),
+    (
+        "escaped-prose",
+        "escapes in prose outside code: \\u0627, &#1575;, &quot; and other entities",
+    ),
     ("replacement-char", "U+FFFD replacement characters"),
     ("no-letters", "chunks without a single letter"),
-    ("boilerplate", "the same line (≥ 20 chars) in more than boilerplate_percent of a library's chunks: leaked chrome"),
-    ("markup", "markup remnants outside code: :::, {#, {/*, {{<, HTML/JSX tags, import/export lines"),
-    ("too-short", "chunks under chunking.min_chars that are not their whole document"),
+    (
+        "boilerplate",
+        "the same line (≥ 20 chars) in more than boilerplate_percent of a library's chunks: leaked chrome",
+    ),
+    (
+        "markup",
+        "markup remnants outside code: :::, {#, {/*, {{<, HTML/JSX tags, import/export lines",
+    ),
+    (
+        "too-short",
+        "chunks under chunking.min_chars that are not their whole document",
+    ),
     ("too-long", "chunks over chunking.max_chars"),
-    ("cut-heading", "chunks whose last line is a heading of their heading path (the heading is cut from its content)"),
+    (
+        "cut-heading",
+        "chunks whose last line is a heading of their heading path (the heading is cut from its content)",
+    ),
     ("empty-title", "documents without a title"),
-    ("duplicate-title", "the same title on different documents of one library"),
-    ("bad-url", "URLs neither absolute (http/https) nor site-relative (/…)"),
+    (
+        "duplicate-title",
+        "the same title on different documents of one library",
+    ),
+    (
+        "bad-url",
+        "URLs neither absolute (http/https) nor site-relative (/…)",
+    ),
     ("repeated-url", "the same URL on different documents"),
     ("unknown-library", "libraries the config does not declare"),
-    ("unknown-domain", "domains no library of the config declares"),
+    (
+        "unknown-domain",
+        "domains no library of the config declares",
+    ),
     ("long-id", "doc or chunk IDs over 64 bytes"),
-    ("coverage", "lookup/lexical/vector coverage and integrity (askzico verify)"),
+    (
+        "coverage",
+        "lookup/lexical/vector coverage and integrity (askzico verify)",
+    ),
 ];
 
 /// Checks that default to a tolerance instead of 0: 1% (rounded up) of the chunks or documents.
@@ -61,14 +91,23 @@ pub struct InspectSettings {
 
 impl Default for InspectSettings {
     fn default() -> Self {
-        InspectSettings { boilerplate_percent: 20.0, boilerplate_min_chunks: 3, max: BTreeMap::new(), allow: BTreeMap::new(), domains: Vec::new() }
+        InspectSettings {
+            boilerplate_percent: 20.0,
+            boilerplate_min_chunks: 3,
+            max: BTreeMap::new(),
+            allow: BTreeMap::new(),
+            domains: Vec::new(),
+        }
     }
 }
 
 impl InspectSettings {
     /// The threshold of a check over a build of `docs` documents and `chunks` chunks.
     pub fn max_of(&self, check: &str, docs: usize, chunks: usize) -> usize {
-        self.max.get(check).copied().unwrap_or_else(|| default_max(check, docs, chunks))
+        self.max
+            .get(check)
+            .copied()
+            .unwrap_or_else(|| default_max(check, docs, chunks))
     }
 }
 
@@ -102,7 +141,12 @@ impl Context {
             min_chars: cfg.chunking.min_chars,
             max_chars: cfg.chunking.max_chars,
             libraries: cfg.libraries.iter().map(|l| l.id.clone()).collect(),
-            domains: cfg.libraries.iter().flat_map(|l| l.domains.iter().cloned()).chain(cfg.inspect.domains.iter().cloned()).collect(),
+            domains: cfg
+                .libraries
+                .iter()
+                .flat_map(|l| l.domains.iter().cloned())
+                .chain(cfg.inspect.domains.iter().cloned())
+                .collect(),
             settings: cfg.inspect.clone(),
         }
     }
@@ -132,7 +176,10 @@ pub fn excerpt_at(s: &str, at_byte: usize, width: usize) -> String {
     let chars: Vec<char> = s.chars().collect();
     let start = at.saturating_sub(width / 3);
     let end = (start + width).min(chars.len());
-    let mut out: String = chars[start..end].iter().map(|c| if c.is_whitespace() { ' ' } else { *c }).collect();
+    let mut out: String = chars[start..end]
+        .iter()
+        .map(|c| if c.is_whitespace() { ' ' } else { *c })
+        .collect();
     if start > 0 {
         out.insert(0, '…');
     }
@@ -195,7 +242,8 @@ pub fn mojibake(s: &str) -> Option<usize> {
             }
             latin.push(i);
         }
-        if (a == 'ط' || a == 'ظ') && (('\u{A0}'..='\u{BF}').contains(&b) || CP1252_HIGH.contains(b)) {
+        if (a == 'ط' || a == 'ظ') && (('\u{A0}'..='\u{BF}').contains(&b) || CP1252_HIGH.contains(b))
+        {
             arabic.push(i);
         }
     }
@@ -252,11 +300,20 @@ fn collapse(s: &str) -> String {
 }
 
 fn heading_path(r: &ChunkRecord) -> Vec<String> {
-    r.metadata.get("heading_path").and_then(|p| p.as_array()).map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default()
+    r.metadata
+        .get("heading_path")
+        .and_then(|p| p.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn url_ok(u: &str) -> bool {
-    (u.starts_with("https://") || u.starts_with("http://")) && u.len() > "https://".len() || u.starts_with('/') && !u.starts_with("//")
+    (u.starts_with("https://") || u.starts_with("http://")) && u.len() > "https://".len()
+        || u.starts_with('/') && !u.starts_with("//")
 }
 
 struct Tally {
@@ -267,21 +324,35 @@ struct Tally {
 
 impl Tally {
     fn new(name: &'static str) -> Self {
-        Tally { name, count: 0, examples: Vec::new() }
+        Tally {
+            name,
+            count: 0,
+            examples: Vec::new(),
+        }
     }
     fn hit(&mut self, chunk_id: &str, excerpt: String) {
         self.count += 1;
         if self.examples.len() < EXAMPLES {
-            self.examples.push(Example { chunk_id: chunk_id.to_string(), excerpt });
+            self.examples.push(Example {
+                chunk_id: chunk_id.to_string(),
+                excerpt,
+            });
         }
     }
 }
 
 /// Runs every check over the records of one build. `verify_problems` is what
 /// `artifacts::verify::verify` reported for it.
-pub fn check(records: &[ChunkRecord], verify_problems: &[Problem], cx: &Context) -> Vec<CheckResult> {
-    let mut t: BTreeMap<&'static str, Tally> = CHECKS.iter().map(|(n, _)| (*n, Tally::new(n))).collect();
-    let mut hit = |name: &'static str, id: &str, ex: String| t.get_mut(name).expect("known check").hit(id, ex);
+pub fn check(
+    records: &[ChunkRecord],
+    verify_problems: &[Problem],
+    cx: &Context,
+) -> Vec<CheckResult> {
+    let mut t: BTreeMap<&'static str, Tally> =
+        CHECKS.iter().map(|(n, _)| (*n, Tally::new(n))).collect();
+    let mut hit = |name: &'static str, id: &str, ex: String| {
+        t.get_mut(name).expect("known check").hit(id, ex)
+    };
 
     let mut chunks_per_doc: BTreeMap<&str, usize> = BTreeMap::new();
     for r in records {
@@ -309,18 +380,42 @@ pub fn check(records: &[ChunkRecord], verify_problems: &[Problem], cx: &Context)
         }
         let chars = text.chars().count();
         if chars < cx.min_chars && chunks_per_doc.get(r.doc_id.as_str()).copied().unwrap_or(0) > 1 {
-            hit("too-short", &r.chunk_id, format!("{chars} chars: {}", excerpt(text)));
+            hit(
+                "too-short",
+                &r.chunk_id,
+                format!("{chars} chars: {}", excerpt(text)),
+            );
         }
         if chars > cx.max_chars {
-            hit("too-long", &r.chunk_id, format!("{chars} chars: {}", excerpt(text)));
+            hit(
+                "too-long",
+                &r.chunk_id,
+                format!("{chars} chars: {}", excerpt(text)),
+            );
         }
-        let last = text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        let last = text
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("");
         let path = heading_path(r);
-        if !last.is_empty() && text.lines().filter(|l| !l.trim().is_empty()).count() > 1 && path.iter().any(|h| collapse(h) == collapse(last)) {
-            hit("cut-heading", &r.chunk_id, format!("ends with heading «{last}»"));
+        if !last.is_empty()
+            && text.lines().filter(|l| !l.trim().is_empty()).count() > 1
+            && path.iter().any(|h| collapse(h) == collapse(last))
+        {
+            hit(
+                "cut-heading",
+                &r.chunk_id,
+                format!("ends with heading «{last}»"),
+            );
         }
         if r.chunk_id.len() > MAX_ID_BYTES || r.doc_id.len() > MAX_ID_BYTES {
-            hit("long-id", &r.chunk_id, format!("{} bytes", r.chunk_id.len()));
+            hit(
+                "long-id",
+                &r.chunk_id,
+                format!("{} bytes", r.chunk_id.len()),
+            );
         }
         if !cx.libraries.contains(&r.library) && unknown_libs.insert(r.library.clone()) {
             hit("unknown-library", &r.chunk_id, r.library.clone());
@@ -344,9 +439,16 @@ pub fn check(records: &[ChunkRecord], verify_problems: &[Problem], cx: &Context)
     let mut urls: BTreeMap<&str, Vec<&ChunkRecord>> = BTreeMap::new();
     for r in docs.values() {
         if r.title.trim().is_empty() {
-            hit("empty-title", &r.chunk_id, format!("doc {} ({})", r.doc_id, r.source));
+            hit(
+                "empty-title",
+                &r.chunk_id,
+                format!("doc {} ({})", r.doc_id, r.source),
+            );
         } else {
-            titles.entry((&r.library, collapse(&r.title))).or_default().push(r);
+            titles
+                .entry((&r.library, collapse(&r.title)))
+                .or_default()
+                .push(r);
         }
         if !url_ok(&r.url) {
             hit("bad-url", &r.chunk_id, format!("url «{}»", r.url));
@@ -359,13 +461,25 @@ pub fn check(records: &[ChunkRecord], verify_problems: &[Problem], cx: &Context)
         if rs.len() > 1 {
             let ids: Vec<&str> = rs.iter().map(|r| r.doc_id.as_str()).take(4).collect();
             let more = if rs.len() > 4 { " …" } else { "" };
-            hit("duplicate-title", &rs[0].chunk_id, format!("«{title}» on {} documents: {}{more}", rs.len(), ids.join(" ")));
+            hit(
+                "duplicate-title",
+                &rs[0].chunk_id,
+                format!(
+                    "«{title}» on {} documents: {}{more}",
+                    rs.len(),
+                    ids.join(" ")
+                ),
+            );
         }
     }
     for (url, rs) in &urls {
         if rs.len() > 1 {
             for r in rs {
-                hit("repeated-url", &r.chunk_id, format!("{url} on {} documents", rs.len()));
+                hit(
+                    "repeated-url",
+                    &r.chunk_id,
+                    format!("{url} on {} documents", rs.len()),
+                );
             }
         }
     }
@@ -376,7 +490,12 @@ pub fn check(records: &[ChunkRecord], verify_problems: &[Problem], cx: &Context)
         by_lib.entry(&r.library).or_default().push(r);
     }
     for (lib, rs) in &by_lib {
-        let allow: Vec<String> = cx.settings.allow.get(*lib).map(|v| v.iter().map(|s| collapse(s)).collect()).unwrap_or_default();
+        let allow: Vec<String> = cx
+            .settings
+            .allow
+            .get(*lib)
+            .map(|v| v.iter().map(|s| collapse(s)).collect())
+            .unwrap_or_default();
         let mut seen: BTreeMap<String, (usize, BTreeSet<&str>, &str)> = BTreeMap::new();
         for r in rs {
             for u in repeatable_units(&prose(&r.text)) {
@@ -388,17 +507,27 @@ pub fn check(records: &[ChunkRecord], verify_problems: &[Problem], cx: &Context)
         let limit = rs.len() as f64 * cx.settings.boilerplate_percent / 100.0;
         let mut found: Vec<(usize, String, &str)> = seen
             .into_iter()
-            .filter(|(_, (n, docs, _))| (*n as f64) > limit && *n >= cx.settings.boilerplate_min_chunks && docs.len() > 1)
+            .filter(|(_, (n, docs, _))| {
+                (*n as f64) > limit && *n >= cx.settings.boilerplate_min_chunks && docs.len() > 1
+            })
             .map(|(u, (n, _, id))| (n, u, id))
             .collect();
         // A repeated line also repeats its sentences: keep the longest unit only, then drop the
         // units the library's allowlist accepts (with the sentences inside them).
         let lines: Vec<String> = found.iter().map(|(_, u, _)| u.clone()).collect();
-        found.retain(|(_, u, _)| !lines.iter().any(|l| l.len() > u.len() && l.contains(u.as_str())));
+        found.retain(|(_, u, _)| {
+            !lines
+                .iter()
+                .any(|l| l.len() > u.len() && l.contains(u.as_str()))
+        });
         found.retain(|(_, u, _)| !allow.iter().any(|a| allowed(a, u)));
         found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         for (n, u, id) in found {
-            hit("boilerplate", id, format!("{lib}: in {n} of {} chunks: «{}»", rs.len(), excerpt(&u)));
+            hit(
+                "boilerplate",
+                id,
+                format!("{lib}: in {n} of {} chunks: «{}»", rs.len(), excerpt(&u)),
+            );
         }
     }
 
@@ -411,7 +540,14 @@ pub fn check(records: &[ChunkRecord], verify_problems: &[Problem], cx: &Context)
         .map(|(name, description)| {
             let tally = t.remove(name).expect("tallied");
             let max = cx.settings.max_of(name, docs.len(), records.len());
-            CheckResult { name: tally.name.to_string(), description: description.to_string(), count: tally.count, max, ok: tally.count <= max, examples: tally.examples }
+            CheckResult {
+                name: tally.name.to_string(),
+                description: description.to_string(),
+                count: tally.count,
+                max,
+                ok: tally.count <= max,
+                examples: tally.examples,
+            }
         })
         .collect()
 }
@@ -489,7 +625,12 @@ pub fn sample(records: &[ChunkRecord], per_library: usize, seed: u64) -> Vec<Sam
     let mut out = Vec::new();
     for (lib, mut rs) in by_lib {
         rs.sort_by(|a, b| a.chunk_id.cmp(&b.chunk_id));
-        let mut rng = Rng(seed ^ u64::from_le_bytes(blake3::hash(lib.as_bytes()).as_bytes()[..8].try_into().expect("8 bytes")));
+        let mut rng = Rng(seed
+            ^ u64::from_le_bytes(
+                blake3::hash(lib.as_bytes()).as_bytes()[..8]
+                    .try_into()
+                    .expect("8 bytes"),
+            ));
         let n = per_library.min(rs.len());
         for i in 0..n {
             let j = i + rng.below(rs.len() - i);
@@ -498,7 +639,11 @@ pub fn sample(records: &[ChunkRecord], per_library: usize, seed: u64) -> Vec<Sam
         let mut picked: Vec<&ChunkRecord> = rs[..n].to_vec();
         picked.sort_by(|a, b| a.chunk_id.cmp(&b.chunk_id));
         for r in picked {
-            let span = r.metadata.get("span").and_then(|s| s.as_array()).and_then(|a| Some((a.first()?.as_u64()?, a.get(1)?.as_u64()?)));
+            let span = r
+                .metadata
+                .get("span")
+                .and_then(|s| s.as_array())
+                .and_then(|a| Some((a.first()?.as_u64()?, a.get(1)?.as_u64()?)));
             out.push(SampleItem {
                 library: r.library.clone(),
                 chunk_id: r.chunk_id.clone(),
@@ -544,20 +689,37 @@ pub struct Diff {
 
 /// What changed from `old` to `new` (chunk records of two builds), per library.
 pub fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> Diff {
-    let index = |rs: &[ChunkRecord]| -> BTreeMap<String, (String, String, String)> { rs.iter().map(|r| (r.chunk_id.clone(), (r.library.clone(), r.doc_id.clone(), r.text.clone()))).collect() };
+    let index = |rs: &[ChunkRecord]| -> BTreeMap<String, (String, String, String)> {
+        rs.iter()
+            .map(|r| {
+                (
+                    r.chunk_id.clone(),
+                    (r.library.clone(), r.doc_id.clone(), r.text.clone()),
+                )
+            })
+            .collect()
+    };
     let (o, n) = (index(old), index(new));
-    let docs = |m: &BTreeMap<String, (String, String, String)>| -> BTreeMap<String, String> { m.values().map(|(l, d, _)| (d.clone(), l.clone())).collect() };
+    let docs = |m: &BTreeMap<String, (String, String, String)>| -> BTreeMap<String, String> {
+        m.values().map(|(l, d, _)| (d.clone(), l.clone())).collect()
+    };
     let (od, nd) = (docs(&o), docs(&n));
     let mut libs: BTreeMap<String, LibraryDiff> = BTreeMap::new();
     let mut changed_docs: BTreeSet<(String, String)> = BTreeSet::new();
     for (id, (lib, doc, text)) in &n {
         match o.get(id) {
             None => {
-                libs.entry(lib.clone()).or_default().chunks_added.push(id.clone());
+                libs.entry(lib.clone())
+                    .or_default()
+                    .chunks_added
+                    .push(id.clone());
                 changed_docs.insert((lib.clone(), doc.clone()));
             }
             Some((_, _, old_text)) if old_text != text => {
-                libs.entry(lib.clone()).or_default().chunks_changed.push(id.clone());
+                libs.entry(lib.clone())
+                    .or_default()
+                    .chunks_changed
+                    .push(id.clone());
                 changed_docs.insert((lib.clone(), doc.clone()));
             }
             Some(_) => {}
@@ -565,18 +727,27 @@ pub fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> D
     }
     for (id, (lib, doc, _)) in &o {
         if !n.contains_key(id) {
-            libs.entry(lib.clone()).or_default().chunks_removed.push(id.clone());
+            libs.entry(lib.clone())
+                .or_default()
+                .chunks_removed
+                .push(id.clone());
             changed_docs.insert((lib.clone(), doc.clone()));
         }
     }
     for (doc, lib) in &nd {
         if !od.contains_key(doc) {
-            libs.entry(lib.clone()).or_default().docs_added.push(doc.clone());
+            libs.entry(lib.clone())
+                .or_default()
+                .docs_added
+                .push(doc.clone());
         }
     }
     for (doc, lib) in &od {
         if !nd.contains_key(doc) {
-            libs.entry(lib.clone()).or_default().docs_removed.push(doc.clone());
+            libs.entry(lib.clone())
+                .or_default()
+                .docs_removed
+                .push(doc.clone());
         }
     }
     for (lib, doc) in changed_docs {
@@ -594,13 +765,22 @@ pub fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> D
             continue;
         }
         if let Some(ids) = old_by_text.get(&(lib.as_str(), text.as_str()))
-            && let Some(old_id) = ids.iter().find(|oid| n.get(**oid).is_none_or(|(_, _, t)| t != text))
+            && let Some(old_id) = ids
+                .iter()
+                .find(|oid| n.get(**oid).is_none_or(|(_, _, t)| t != text))
         {
-            libs.entry(lib.clone()).or_default().shifted.push((old_id.to_string(), id.clone()));
+            libs.entry(lib.clone())
+                .or_default()
+                .shifted
+                .push((old_id.to_string(), id.clone()));
         }
     }
     libs.retain(|_, d| !d.is_empty());
-    Diff { from: from.to_string(), to: to.to_string(), libraries: libs }
+    Diff {
+        from: from.to_string(),
+        to: to.to_string(),
+        libraries: libs,
+    }
 }
 
 // ── loading ────────────────────────────────────────────────────────────────────────────────
@@ -610,8 +790,13 @@ pub fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> D
 pub fn load_records(out: &Path, m: &Manifest) -> Vec<ChunkRecord> {
     let mut recs = Vec::new();
     for a in m.artifacts_of(Kind::Chunks) {
-        let Ok(text) = std::fs::read_to_string(out.join(&a.path)) else { continue };
-        recs.extend(text.lines().filter_map(|l| serde_json::from_str::<ChunkRecord>(l).ok()));
+        let Ok(text) = std::fs::read_to_string(out.join(&a.path)) else {
+            continue;
+        };
+        recs.extend(
+            text.lines()
+                .filter_map(|l| serde_json::from_str::<ChunkRecord>(l).ok()),
+        );
     }
     recs
 }
@@ -621,7 +806,10 @@ pub fn load_records(out: &Path, m: &Manifest) -> Vec<ChunkRecord> {
 pub fn load_other(path: &Path) -> Result<(Manifest, PathBuf), Problem> {
     let m = read_manifest_file(path)?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let candidates = [dir.clone(), dir.parent().map(Path::to_path_buf).unwrap_or_default()];
+    let candidates = [
+        dir.clone(),
+        dir.parent().map(Path::to_path_buf).unwrap_or_default(),
+    ];
     let first = m.artifacts_of(Kind::Chunks).next().map(|a| a.path.clone());
     let out = candidates.iter().find(|c| first.as_ref().is_none_or(|p| c.join(p).is_file())).cloned().ok_or_else(|| {
         Problem::error("against", format!("the artifacts of {} are not beside it", path.display()))

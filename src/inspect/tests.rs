@@ -20,15 +20,35 @@ fn rec(lib: &str, doc: &str, i: usize, title: &str, url: &str, text: &str) -> Ch
 }
 
 fn cx() -> Context {
-    Context { min_chars: 10, max_chars: 1000, libraries: ["lib".to_string()].into(), domains: ["d".to_string()].into(), settings: InspectSettings::default() }
+    Context {
+        min_chars: 10,
+        max_chars: 1000,
+        libraries: ["lib".to_string()].into(),
+        domains: ["d".to_string()].into(),
+        settings: InspectSettings::default(),
+    }
 }
 
 fn counts(rs: &[ChunkRecord]) -> BTreeMap<String, usize> {
-    check(rs, &[], &cx()).into_iter().map(|c| (c.name, c.count)).collect()
+    check(rs, &[], &cx())
+        .into_iter()
+        .map(|c| (c.name, c.count))
+        .collect()
 }
 
 fn good(n: usize) -> Vec<ChunkRecord> {
-    (0..n).map(|i| rec("lib", &format!("d{i}"), 0, &format!("عنوان {i}"), &format!("/p/{i}"), &format!("نص عربي سليم رقم {i} في هذه الصفحة"))).collect()
+    (0..n)
+        .map(|i| {
+            rec(
+                "lib",
+                &format!("d{i}"),
+                0,
+                &format!("عنوان {i}"),
+                &format!("/p/{i}"),
+                &format!("نص عربي سليم رقم {i} في هذه الصفحة"),
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -53,13 +73,23 @@ fn escapes_and_markup_outside_code_only() {
     assert!(escaped(&prose("حرف \\u0627 هنا")).is_some());
     assert!(escaped(&prose("قال &quot;نعم&quot;")).is_some());
     assert!(escaped(&prose("&#1575;")).is_some());
-    assert!(escaped(&prose("الكود `\\u0627` هنا\n```js\nconst a = \"&quot;\";\n```")).is_none());
+    assert!(
+        escaped(&prose(
+            "الكود `\\u0627` هنا\n```js\nconst a = \"&quot;\";\n```"
+        ))
+        .is_none()
+    );
     assert!(escaped(&prose("R&D و AT&T")).is_none());
     assert!(markup(&prose("::: tip")).is_some());
     assert!(markup(&prose("عنوان {#anchor}")).is_some());
     assert!(markup(&prose("نص <div class=\"x\">")).is_some());
     assert!(markup(&prose("import Foo from './foo'")).is_some());
-    assert!(markup(&prose("استخدم `<div>` هنا\n```jsx\nimport A from 'a'\n<App />\n```")).is_none());
+    assert!(
+        markup(&prose(
+            "استخدم `<div>` هنا\n```jsx\nimport A from 'a'\n<App />\n```"
+        ))
+        .is_none()
+    );
     assert!(markup(&prose("إذا كان a < b و c > d")).is_none());
 }
 
@@ -72,9 +102,23 @@ fn each_check_fires_on_a_bad_record() {
     rs.push(rec("lib", "num", 0, "n", "/n", "123 456 — 789"));
     rs.push(rec("lib", "tag", 0, "t", "/t", "نص <span>هنا</span>"));
     rs.push(rec("lib", "two", 0, "two", "/two", "قصير"));
-    rs.push(rec("lib", "two", 1, "two", "/two", "نص أطول من الحد الأدنى بكثير"));
+    rs.push(rec(
+        "lib",
+        "two",
+        1,
+        "two",
+        "/two",
+        "نص أطول من الحد الأدنى بكثير",
+    ));
     rs.push(rec("lib", "long", 0, "l", "/l", &"ب".repeat(1001)));
-    rs.push(rec("lib", "cut", 0, "القسم", "/c", "نص طويل بما يكفي هنا\nالقسم"));
+    rs.push(rec(
+        "lib",
+        "cut",
+        0,
+        "القسم",
+        "/c",
+        "نص طويل بما يكفي هنا\nالقسم",
+    ));
     rs.push(rec("lib", "untitled", 0, "", "/u", "نص بلا عنوان هنا"));
     rs.push(rec("lib", "dup1", 0, "مكرر", "/x1", "نص أول للعنوان"));
     rs.push(rec("lib", "dup2", 0, "مكرر", "/x2", "نص ثان للعنوان"));
@@ -93,7 +137,10 @@ fn each_check_fires_on_a_bad_record() {
         }
         assert!(c[*name] >= 1, "{name} did not fire: {c:?}");
     }
-    assert_eq!(c["too-short"], 1, "a short chunk that is its whole document is fine");
+    assert_eq!(
+        c["too-short"], 1,
+        "a short chunk that is its whole document is fine"
+    );
     assert_eq!(c["duplicate-title"], 1, "one title repeated");
     assert_eq!(c["repeated-url"], 2);
 }
@@ -101,7 +148,18 @@ fn each_check_fires_on_a_bad_record() {
 #[test]
 fn boilerplate_needs_share_and_count_and_honours_the_allowlist() {
     let nav = "الرئيسية | المقالات | من نحن | اتصل بنا";
-    let mut rs: Vec<ChunkRecord> = (0..5).map(|i| rec("lib", &format!("d{i}"), 0, &format!("t{i}"), &format!("/p{i}"), &format!("{nav}\nنص مختلف رقم {i}"))).collect();
+    let mut rs: Vec<ChunkRecord> = (0..5)
+        .map(|i| {
+            rec(
+                "lib",
+                &format!("d{i}"),
+                0,
+                &format!("t{i}"),
+                &format!("/p{i}"),
+                &format!("{nav}\nنص مختلف رقم {i}"),
+            )
+        })
+        .collect();
     rs.extend(good(10).into_iter().map(|mut r| {
         r.doc_id = format!("{}x", r.doc_id);
         r.chunk_id = format!("{}x", r.chunk_id);
@@ -115,13 +173,35 @@ fn boilerplate_needs_share_and_count_and_honours_the_allowlist() {
     assert!(b.examples[0].excerpt.contains("الرئيسية"));
     let mut c = cx();
     c.settings.allow.insert("lib".into(), vec![nav.into()]);
-    assert_eq!(check(&rs, &[], &c).iter().find(|c| c.name == "boilerplate").unwrap().count, 0);
+    assert_eq!(
+        check(&rs, &[], &c)
+            .iter()
+            .find(|c| c.name == "boilerplate")
+            .unwrap()
+            .count,
+        0
+    );
     c.settings.allow.clear();
     c.settings.boilerplate_percent = 50.0;
-    assert_eq!(check(&rs, &[], &c).iter().find(|c| c.name == "boilerplate").unwrap().count, 0, "5 of 15 is under 50%");
+    assert_eq!(
+        check(&rs, &[], &c)
+            .iter()
+            .find(|c| c.name == "boilerplate")
+            .unwrap()
+            .count,
+        0,
+        "5 of 15 is under 50%"
+    );
     c.settings.boilerplate_percent = 20.0;
     c.settings.boilerplate_min_chunks = 6;
-    assert_eq!(check(&rs, &[], &c).iter().find(|c| c.name == "boilerplate").unwrap().count, 0);
+    assert_eq!(
+        check(&rs, &[], &c)
+            .iter()
+            .find(|c| c.name == "boilerplate")
+            .unwrap()
+            .count,
+        0
+    );
 }
 
 #[test]
@@ -136,8 +216,14 @@ fn thresholds_and_coverage() {
     assert_eq!(default_max("too-short", 10, 250), 3);
     assert_eq!(default_max("duplicate-title", 1000, 5000), 10);
     assert_eq!(default_max("mojibake", 1000, 5000), 0);
-    assert!(allowed("ارحمنا يا الله", "ارحمنا يا الله ثم ارحمنا. يا من في كل وقت"));
-    assert!(allowed("الآن وكل أوان وإلى دهر الداهرين آمين", "الآن وكل أوان"));
+    assert!(allowed(
+        "ارحمنا يا الله",
+        "ارحمنا يا الله ثم ارحمنا. يا من في كل وقت"
+    ));
+    assert!(allowed(
+        "الآن وكل أوان وإلى دهر الداهرين آمين",
+        "الآن وكل أوان"
+    ));
     assert!(!allowed("الآن وكل أوان", "من نحن الآن وكل أوان"));
 }
 
@@ -177,13 +263,22 @@ fn diff_reports_added_removed_changed_and_shifted() {
     assert_eq!(l.chunks_added, ["lib:a:002", "lib:d:000"]);
     assert_eq!(l.chunks_removed, ["lib:c:000"]);
     assert_eq!(l.chunks_changed, ["lib:a:000", "lib:a:001"]);
-    assert_eq!(l.shifted, [("lib:a:000".to_string(), "lib:a:001".to_string()), ("lib:a:001".to_string(), "lib:a:002".to_string())]);
+    assert_eq!(
+        l.shifted,
+        [
+            ("lib:a:000".to_string(), "lib:a:001".to_string()),
+            ("lib:a:001".to_string(), "lib:a:002".to_string())
+        ]
+    );
     assert!(diff(&old, &old, "v1", "v1").libraries.is_empty());
 }
 
 #[test]
 fn html_escapes_everything_shown() {
-    assert_eq!(html::escape(r#"<script>alert(1)</script>"><img src=x onerror=alert(1)>'&"#), "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&#39;&amp;");
+    assert_eq!(
+        html::escape(r#"<script>alert(1)</script>"><img src=x onerror=alert(1)>'&"#),
+        "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&#39;&amp;"
+    );
     let xss = r#"<script>alert(1)</script>"><img src=x onerror=alert(1)>"#;
     let mut r = rec("lib", "x", 0, xss, "/x", &format!("نص {xss}"));
     r.chunk_id = format!("lib:x:{xss}");

@@ -37,7 +37,9 @@ struct AliasFile {
 
 /// The shipped default table.
 pub fn shipped() -> Vec<Alias> {
-    toml::from_str::<AliasFile>(include_str!("aliases.toml")).expect("shipped alias table parses").alias
+    toml::from_str::<AliasFile>(include_str!("aliases.toml"))
+        .expect("shipped alias table parses")
+        .alias
 }
 
 /// Aliases keyed by the normalized form of each `from` word.
@@ -73,7 +75,11 @@ impl AliasTable {
         let index = by_from
             .iter()
             .filter_map(|(from, targets)| {
-                let both: Vec<String> = targets.iter().filter(|(_, d, _)| *d == Direction::Both).map(|(to, _, _)| to.clone()).collect();
+                let both: Vec<String> = targets
+                    .iter()
+                    .filter(|(_, d, _)| *d == Direction::Both)
+                    .map(|(to, _, _)| to.clone())
+                    .collect();
                 (!both.is_empty()).then(|| (from.clone(), both))
             })
             .collect::<rustc_hash::FxHashMap<String, Vec<String>>>();
@@ -84,7 +90,13 @@ impl AliasTable {
                 index_last[(b >> 6) as usize] |= 1 << (b & 63);
             }
         }
-        AliasTable { by_from, index, index_lens, index_last, aliases }
+        AliasTable {
+            by_from,
+            index,
+            index_lens,
+            index_last,
+            aliases,
+        }
     }
 
     /// The `both` alias targets of one search token (unsorted; empty for most tokens).
@@ -94,7 +106,9 @@ impl AliasTable {
         let Some(&last) = token.as_bytes().last() else {
             return self.index.get(token).map_or(&[], Vec::as_slice);
         };
-        let pass = (self.index_lens >> token.len().min(63)) & (self.index_last[(last >> 6) as usize] >> (last & 63)) & 1;
+        let pass = (self.index_lens >> token.len().min(63))
+            & (self.index_last[(last >> 6) as usize] >> (last & 63))
+            & 1;
         if pass == 0 {
             return &[];
         }
@@ -106,12 +120,18 @@ impl AliasTable {
     }
 
     /// Query-side expansions of search tokens: `(added term, the token it came from, alias index)`.
-    pub fn expand_query<'a>(&'a self, tokens: impl Iterator<Item = &'a str>) -> Vec<(String, String, usize)> {
+    pub fn expand_query<'a>(
+        &'a self,
+        tokens: impl Iterator<Item = &'a str>,
+    ) -> Vec<(String, String, usize)> {
         let mut out = Vec::new();
         for t in tokens {
             if let Some(targets) = self.by_from.get(t) {
                 for (to, _, i) in targets {
-                    if !out.iter().any(|(x, _, _): &(String, String, usize)| x == to) {
+                    if !out
+                        .iter()
+                        .any(|(x, _, _): &(String, String, usize)| x == to)
+                    {
                         out.push((to.clone(), t.to_string(), *i));
                     }
                 }
@@ -216,13 +236,15 @@ pub fn word_stems(token: &str) -> (Option<&str>, Option<&str>) {
     let x = u64::from_le_bytes(*head);
     let (six, four) = (x & 0xFFFF_FFFF_FFFF, x & 0xFFFF_FFFF);
     // The article stem: one of ARTICLE_PREFIXES, at least three letters left.
-    let article_len = 6 * usize::from((six == WAL) | (six == BAL) | (six == KAL) | (six == FAL)) + 4 * usize::from((four == LL) | (four == AL));
+    let article_len = 6 * usize::from((six == WAL) | (six == BAL) | (six == KAL) | (six == FAL))
+        + 4 * usize::from((four == LL) | (four == AL));
     let article = (article_len > 0 && len - article_len >= 6).then(|| &token[article_len..]);
     // The light stem: و (four letters or more), then بال كال فال لل ال (three letters left).
     let waw = 2 * usize::from(x & 0xFFFF == WAW);
     let s = x >> (8 * waw);
     let (six, four) = (s & 0xFFFF_FFFF_FFFF, s & 0xFFFF_FFFF);
-    let prefix = 6 * usize::from((six == BAL) | (six == KAL) | (six == FAL)) + 4 * usize::from((four == LL) | (four == AL));
+    let prefix = 6 * usize::from((six == BAL) | (six == KAL) | (six == FAL))
+        + 4 * usize::from((four == LL) | (four == AL));
     let start = waw + prefix * usize::from(len - waw - prefix >= 6);
     let mut end = len;
     // Most words lose at most two suffixes.
@@ -323,8 +345,16 @@ pub(super) fn is_arabic_letters(t: &str) -> bool {
     }
     // Four letters at a time (most words take one or two steps), the last step overlapping the
     // one before it; a word shorter than eight bytes as two overlapping halves.
-    let le8 = |at: usize| b.get(at..at + 8).and_then(|c| c.first_chunk::<8>()).map_or(0, |c| u64::from_le_bytes(*c));
-    let le4 = |at: usize| b.get(at..at + 4).and_then(|c| c.first_chunk::<4>()).map_or(0, |c| u32::from_le_bytes(*c) as u64);
+    let le8 = |at: usize| {
+        b.get(at..at + 8)
+            .and_then(|c| c.first_chunk::<8>())
+            .map_or(0, |c| u64::from_le_bytes(*c))
+    };
+    let le4 = |at: usize| {
+        b.get(at..at + 4)
+            .and_then(|c| c.first_chunk::<4>())
+            .map_or(0, |c| u32::from_le_bytes(*c) as u64)
+    };
     match b.len() {
         0 => true,
         2 => four_arabic_letters((b[0] as u64 | (b[1] as u64) << 8) * 0x0001_0001_0001_0001),
@@ -384,8 +414,14 @@ pub fn madda_variants(search: &str) -> Vec<String> {
         if at < word_end {
             continue; // the same word
         }
-        let start = b[..at].iter().rposition(|&x| x == b' ').map_or(0, |p| p + 1);
-        word_end = b[at..].iter().position(|&x| x == b' ').map_or(b.len(), |p| at + p);
+        let start = b[..at]
+            .iter()
+            .rposition(|&x| x == b' ')
+            .map_or(0, |p| p + 1);
+        word_end = b[at..]
+            .iter()
+            .position(|&x| x == b' ')
+            .map_or(b.len(), |p| at + p);
         out.extend(madda_variant(&search[start..word_end]));
     }
     out
@@ -420,13 +456,23 @@ mod tests {
         let rules = Rules::default();
         let t = AliasTable::new(shipped(), &rules);
         let q = normalize("فين اتولد السيد المسيح؟", &rules);
-        let added: Vec<String> = t.expand_query(q.split(' ')).into_iter().map(|(to, _, _)| to).collect();
+        let added: Vec<String> = t
+            .expand_query(q.split(' '))
+            .into_iter()
+            .map(|(to, _, _)| to)
+            .collect();
         assert!(added.contains(&"اين".to_string()), "{added:?}");
         assert!(added.contains(&"ولد".to_string()), "{added:?}");
-        assert!(q.contains("فين"), "the dialect word stays in the search form");
+        assert!(
+            q.contains("فين"),
+            "the dialect word stays in the search form"
+        );
         // `query` aliases never reach the index.
         assert!(t.index_tokens(["ليه"].into_iter()).is_empty());
-        assert_eq!(t.index_tokens(["فين", "فين"].into_iter()), vec!["اين".to_string()]);
+        assert_eq!(
+            t.index_tokens(["فين", "فين"].into_iter()),
+            vec!["اين".to_string()]
+        );
     }
 
     #[test]

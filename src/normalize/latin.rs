@@ -22,19 +22,29 @@ pub fn latin_stem(word: &str) -> Option<String> {
         r.to_string()
     } else if let Some(r) = w.strip_suffix("ed").filter(|r| r.len() >= 3) {
         r.to_string()
-    } else if let Some(r) = w.strip_suffix('s').filter(|r| r.len() >= 3 && !r.ends_with('s') && !r.ends_with('u') && !r.ends_with('i')) {
+    } else if let Some(r) = w
+        .strip_suffix('s')
+        .filter(|r| r.len() >= 3 && !r.ends_with('s') && !r.ends_with('u') && !r.ends_with('i'))
+    {
         r.to_string()
     } else {
         w.to_string()
     };
     // A final silent e goes, so compute / computed / computing share one base.
-    Some(base.strip_suffix('e').filter(|r| r.len() >= 3).map(str::to_string).unwrap_or(base))
+    Some(
+        base.strip_suffix('e')
+            .filter(|r| r.len() >= 3)
+            .map(str::to_string)
+            .unwrap_or(base),
+    )
 }
 
 /// The regular inflections of a lowercased English word (without the word itself): the forms an
 /// Arabic page may use for the term a question names.
 pub fn inflections(word: &str) -> Vec<String> {
-    let Some(base) = latin_stem(word) else { return Vec::new() };
+    let Some(base) = latin_stem(word) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let mut add = |f: String| {
         if f != word && !out.contains(&f) {
@@ -62,7 +72,14 @@ mod tests {
 
     #[test]
     fn inflections_share_one_stem() {
-        for (a, b) in [("hook", "hooks"), ("call", "called"), ("export", "exporting"), ("property", "properties"), ("compute", "computed"), ("component", "components")] {
+        for (a, b) in [
+            ("hook", "hooks"),
+            ("call", "called"),
+            ("export", "exporting"),
+            ("property", "properties"),
+            ("compute", "computed"),
+            ("component", "components"),
+        ] {
             assert_eq!(latin_stem(a), latin_stem(b), "{a} / {b}");
         }
         assert_ne!(latin_stem("class"), latin_stem("cla"));
@@ -75,9 +92,17 @@ mod tests {
     #[test]
     fn a_word_expands_to_its_regular_forms() {
         let f = inflections("hook");
-        assert!(f.contains(&"hooks".to_string()) && f.contains(&"hooked".to_string()), "{f:?}");
+        assert!(
+            f.contains(&"hooks".to_string()) && f.contains(&"hooked".to_string()),
+            "{f:?}"
+        );
         let f = inflections("call");
-        assert!(f.contains(&"called".to_string()) && f.contains(&"calls".to_string()) && !f.contains(&"call".to_string()), "{f:?}");
+        assert!(
+            f.contains(&"called".to_string())
+                && f.contains(&"calls".to_string())
+                && !f.contains(&"call".to_string()),
+            "{f:?}"
+        );
         assert!(inflections("properties").contains(&"property".to_string()));
         assert!(inflections("computed").contains(&"compute".to_string()));
         assert!(inflections("v16").is_empty());

@@ -9,7 +9,8 @@ mod rules;
 pub mod stem;
 
 pub use rules::{
-    ALL_RULE_NAMES, Change, LOSSY_RULE_NAMES, NORMALIZATION_UNICODE_VERSION, RULES_VERSION, Rules, explain, normalize, normalize_into, normalize_with_variants, tokens, variants,
+    ALL_RULE_NAMES, Change, LOSSY_RULE_NAMES, NORMALIZATION_UNICODE_VERSION, RULES_VERSION, Rules,
+    explain, normalize, normalize_into, normalize_with_variants, tokens, variants,
 };
 
 use crate::text::{SearchText, Text, Tokens};
@@ -46,7 +47,13 @@ pub struct ChunkFields {
 /// stage; `askzico bench --micro` measures this function). `title` and `headings` give the
 /// context tokens; `article_stems` adds their light stems and stem keys (`[aliases]
 /// article_stems`).
-pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, article_stems: bool) -> ChunkFields {
+pub fn chunk_fields(
+    text: &Text,
+    title: Option<&str>,
+    headings: &[String],
+    rules: &Rules,
+    article_stems: bool,
+) -> ChunkFields {
     let (search, variants) = search_text_with_variants(text, rules);
     // Uthmani madda variants: most texts have no ءا at all.
     let madda = aliases::madda_variants(search.as_str());
@@ -61,7 +68,11 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
         path.push_str(h);
     }
     let context = normalize(&path, rules);
-    let stems: Vec<stem::StemKey> = if article_stems { words_of(&context).filter_map(stem::stem_key).collect() } else { Vec::new() };
+    let stems: Vec<stem::StemKey> = if article_stems {
+        words_of(&context).filter_map(stem::stem_key).collect()
+    } else {
+        Vec::new()
+    };
     let mut ctx: Vec<&str> = Vec::new();
     for t in words_of(&context) {
         ctx.push(t);
@@ -72,8 +83,16 @@ pub fn chunk_fields(text: &Text, title: Option<&str>, headings: &[String], rules
     // The stem keys too, so a question's stem key matches a title (عيد الميلاد ↔ اتولد).
     ctx.extend(stems.iter().map(|k| k.as_str()));
     // Words of the context, slices of them and pattern roots of their letters.
-    let context_tokens = if memchr::memchr(b'\n', context.as_bytes()).is_none() { Tokens::from_words(ctx) } else { Tokens::from_strs(ctx) };
-    ChunkFields { search_text: search, extra_tokens, context_tokens }
+    let context_tokens = if memchr::memchr(b'\n', context.as_bytes()).is_none() {
+        Tokens::from_words(ctx)
+    } else {
+        Tokens::from_strs(ctx)
+    };
+    ChunkFields {
+        search_text: search,
+        extra_tokens,
+        context_tokens,
+    }
 }
 
 /// The additive tokens of one search word, which the index adds to the alias field of every
@@ -88,10 +107,16 @@ pub struct WordExtras<'a> {
 
 impl<'a> WordExtras<'a> {
     /// No word tokens at all.
-    pub const NONE: WordExtras<'static> = WordExtras { aliases: None, article_stems: false };
+    pub const NONE: WordExtras<'static> = WordExtras {
+        aliases: None,
+        article_stems: false,
+    };
 
     pub fn new(aliases: &'a aliases::AliasTable, article_stems: bool) -> Self {
-        WordExtras { aliases: Some(aliases), article_stems }
+        WordExtras {
+            aliases: Some(aliases),
+            article_stems,
+        }
     }
 
     /// Those of a corpus's settings.
@@ -149,7 +174,13 @@ mod tests {
     use super::*;
 
     /// `chunk_fields` written plainly (allocating).
-    fn chunk_fields_reference(text: &Text, title: Option<&str>, headings: &[String], rules: &Rules, article_stems: bool) -> ChunkFields {
+    fn chunk_fields_reference(
+        text: &Text,
+        title: Option<&str>,
+        headings: &[String],
+        rules: &Rules,
+        article_stems: bool,
+    ) -> ChunkFields {
         let (search, variants) = search_text_with_variants(text, rules);
         let words = || search.as_str().split(' ').filter(|w| !w.is_empty());
         let madda: Vec<String> = words().filter_map(aliases::madda_variant).collect();
@@ -169,7 +200,11 @@ mod tests {
                 ctx.extend(stem::stem(t));
             }
         }
-        ChunkFields { search_text: search, extra_tokens: Tokens::new(extra), context_tokens: Tokens::new(ctx) }
+        ChunkFields {
+            search_text: search,
+            extra_tokens: Tokens::new(extra),
+            context_tokens: Tokens::new(ctx),
+        }
     }
 
     /// Text of few distinct words that repeat (so that words and stems meet again, after other
@@ -177,12 +212,35 @@ mod tests {
     fn repetitive_text() -> impl Strategy<Value = String> {
         let word = prop_oneof![
             prop::sample::select(vec![
-                "الكتاب", "والكتاب", "كتابه", "كتابها", "فين", "اتولد", "الميلاد", "ميلاد", "القرءان", "ٱلرَّحۡمَٰنِ",
-                "ٱلصَّلَوٰةَ", "إِبۡرَٰهِـۧمَ", "react", "2024", "ليه", "بالبيت", "للعالم", "المعلمين", "والمعلمون", "ه",
+                "الكتاب",
+                "والكتاب",
+                "كتابه",
+                "كتابها",
+                "فين",
+                "اتولد",
+                "الميلاد",
+                "ميلاد",
+                "القرءان",
+                "ٱلرَّحۡمَٰنِ",
+                "ٱلصَّلَوٰةَ",
+                "إِبۡرَٰهِـۧمَ",
+                "react",
+                "2024",
+                "ليه",
+                "بالبيت",
+                "للعالم",
+                "المعلمين",
+                "والمعلمون",
+                "ه",
             ])
             .prop_map(str::to_string),
-            prop::collection::vec(prop::sample::select(vec!['ا', 'ل', 'ت', 'ن', 'ه', 'و', 'ي', 'ك', 'ب', 'ء', 'م', 'ة']), 1..9)
-                .prop_map(|v| v.into_iter().collect::<String>()),
+            prop::collection::vec(
+                prop::sample::select(vec![
+                    'ا', 'ل', 'ت', 'ن', 'ه', 'و', 'ي', 'ك', 'ب', 'ء', 'م', 'ة'
+                ]),
+                1..9
+            )
+            .prop_map(|v| v.into_iter().collect::<String>()),
         ];
         prop::collection::vec(word, 0..1200).prop_map(|v| v.join(" "))
     }
@@ -192,9 +250,17 @@ mod tests {
     fn tokens_of_whole_blocks() {
         for n in [63, 64, 65, 127, 128, 129] {
             let s = format!("{} {}", "a".repeat(n - 2), "b");
-            assert_eq!(tokens(&s).collect::<Vec<_>>(), s.split(' ').collect::<Vec<_>>(), "{n}");
+            assert_eq!(
+                tokens(&s).collect::<Vec<_>>(),
+                s.split(' ').collect::<Vec<_>>(),
+                "{n}"
+            );
             let spaced = format!("{s} ");
-            assert_eq!(tokens(&spaced).collect::<Vec<_>>(), s.split(' ').collect::<Vec<_>>(), "{n} and a space");
+            assert_eq!(
+                tokens(&spaced).collect::<Vec<_>>(),
+                s.split(' ').collect::<Vec<_>>(),
+                "{n} and a space"
+            );
         }
     }
 

@@ -40,15 +40,27 @@ const PROCLITICS: [char; 2] = ['و', 'ف'];
 impl WordClasses {
     /// The shipped lists normalized with the corpus rules.
     pub fn shipped(rules: &Rules) -> Self {
-        let file: ClassFile = toml::from_str(include_str!("query_words.toml")).expect("shipped query word classes parse");
-        let norm = |ws: Vec<String>| ws.iter().map(|w| normalize(w, rules)).filter(|w| !w.is_empty()).collect();
-        WordClasses { interrogatives: norm(file.interrogatives), fillers: norm(file.fillers) }
+        let file: ClassFile = toml::from_str(include_str!("query_words.toml"))
+            .expect("shipped query word classes parse");
+        let norm = |ws: Vec<String>| {
+            ws.iter()
+                .map(|w| normalize(w, rules))
+                .filter(|w| !w.is_empty())
+                .collect()
+        };
+        WordClasses {
+            interrogatives: norm(file.interrogatives),
+            fillers: norm(file.fillers),
+        }
     }
 
     /// The class of a search token (a question word in search form).
     pub fn class(&self, token: &str) -> WordClass {
-        let bare = token.strip_prefix(PROCLITICS).filter(|rest| rest.chars().count() >= 2);
-        let is_in = |set: &BTreeSet<String>| set.contains(token) || bare.is_some_and(|b| set.contains(b));
+        let bare = token
+            .strip_prefix(PROCLITICS)
+            .filter(|rest| rest.chars().count() >= 2);
+        let is_in =
+            |set: &BTreeSet<String>| set.contains(token) || bare.is_some_and(|b| set.contains(b));
         if is_in(&self.interrogatives) {
             WordClass::Interrogative
         } else if is_in(&self.fillers) {
@@ -67,13 +79,25 @@ mod tests {
     fn interrogatives_fillers_and_content_words_in_any_spelling() {
         let c = WordClasses::shipped(&Rules::default());
         for w in ["فين", "اين", "امتي", "وامتي", "ازاي", "ليه", "كيف"] {
-            assert_eq!(c.class(&normalize(w, &Rules::default())), WordClass::Interrogative, "{w}");
+            assert_eq!(
+                c.class(&normalize(w, &Rules::default())),
+                WordClass::Interrogative,
+                "{w}"
+            );
         }
         for w in ["عايز", "بيطلعلي", "هي", "عايزه"] {
-            assert_eq!(c.class(&normalize(w, &Rules::default())), WordClass::Filler, "{w}");
+            assert_eq!(
+                c.class(&normalize(w, &Rules::default())),
+                WordClass::Filler,
+                "{w}"
+            );
         }
         for w in ["المسيح", "من", "ما", "react", "اتولد", "فيلكس"] {
-            assert_eq!(c.class(&normalize(w, &Rules::default())), WordClass::Content, "{w}");
+            assert_eq!(
+                c.class(&normalize(w, &Rules::default())),
+                WordClass::Content,
+                "{w}"
+            );
         }
     }
 }

@@ -322,8 +322,14 @@ fn edited_words(primary: &str, var: &str, edits: &[VariantEdit]) -> Vec<String> 
         if e.at < word_end {
             continue; // another edit of the same word
         }
-        let start = vb[..e.at].iter().rposition(|&b| b == b' ').map_or(0, |p| p + 1);
-        word_end = vb[e.at..].iter().position(|&b| b == b' ').map_or(vb.len(), |p| e.at + p);
+        let start = vb[..e.at]
+            .iter()
+            .rposition(|&b| b == b' ')
+            .map_or(0, |p| p + 1);
+        word_end = vb[e.at..]
+            .iter()
+            .position(|&b| b == b' ')
+            .map_or(vb.len(), |p| e.at + p);
         let w = &var[start..word_end];
         if seen.insert(w) {
             cands.push(w);
@@ -343,7 +349,11 @@ fn edited_words(primary: &str, var: &str, edits: &[VariantEdit]) -> Vec<String> 
             in_primary.insert(w);
         }
     }
-    cands.into_iter().filter(|w| !in_primary.contains(w)).map(str::to_string).collect()
+    cands
+        .into_iter()
+        .filter(|w| !in_primary.contains(w))
+        .map(str::to_string)
+        .collect()
 }
 
 /// A cheap hash of a word for filters and direct-mapped caches (use the high bits): a
@@ -353,7 +363,9 @@ pub(crate) fn word_hash(w: &str) -> u64 {
     let b = w.as_bytes();
     // The first and last four bytes (overlapping in a short word), or the bytes of a shorter one.
     let key = match (b.first_chunk::<4>(), b.last_chunk::<4>()) {
-        (Some(head), Some(tail)) => ((u32::from_le_bytes(*head) as u64) << 32) | u32::from_le_bytes(*tail) as u64,
+        (Some(head), Some(tail)) => {
+            ((u32::from_le_bytes(*head) as u64) << 32) | u32::from_le_bytes(*tail) as u64
+        }
         _ => b.iter().fold(0u64, |k, &x| (k << 8) | x as u64),
     };
     (key ^ b.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -444,7 +456,8 @@ fn space_mask(b: &[u8], at: usize) -> u64 {
     bytes[..have].copy_from_slice(&b[at..at + have]);
     let mut mask = 0;
     for (k, c) in bytes.chunks_exact(8).enumerate() {
-        let x = u64::from_le_bytes(c.try_into().unwrap_or_default()) ^ (0x0101_0101_0101_0101 * b' ' as u64);
+        let x = u64::from_le_bytes(c.try_into().unwrap_or_default())
+            ^ (0x0101_0101_0101_0101 * b' ' as u64);
         // 0x80 in exactly the zero bytes of `x` (the spaces), then those eight bits gathered
         // into one byte, in order.
         let zero = !(((x & LOW7) + LOW7) | x | LOW7);
@@ -666,7 +679,11 @@ const fn arabic_fast(i: usize, bits: usize) -> Fast {
                 None => return Fast::Slow,
             };
             let t = fold_const(fold, c, bits);
-            if t == c { Fast::Keep(base, false) } else { Fast::Fold(t, base) }
+            if t == c {
+                Fast::Keep(base, false)
+            } else {
+                Fast::Fold(t, base)
+            }
         }
         Act::Map(t, _, base) => match t {
             '\u{0629}' => Fast::Fold(fold_const(Fold::TehMarbuta, t, bits), base),
@@ -743,12 +760,21 @@ fn keep_run_end(t: &ArabicFast, b: &[u8], mut i: usize) -> usize {
         // word is the only hard-to-predict branch a word costs.
         while let Some(&[x, y]) = b.get(i..i + 2).and_then(|p| p.first_chunk::<2>())
             && (0xD8..=0xDB).contains(&x)
-            && matches!(t[(((x & 3) as usize) << 6) | (y & 0x3F) as usize], Fast::Keep(..))
+            && matches!(
+                t[(((x & 3) as usize) << 6) | (y & 0x3F) as usize],
+                Fast::Keep(..)
+            )
         {
             i += 2;
         }
         match b.get(i) {
-            Some(&x) if x < 0x80 && (matches!(ASCII_FAST[x as usize], Fast::Keep(..)) || (x == b' ' && kept_at(t, b, i + 1))) => i += 1,
+            Some(&x)
+                if x < 0x80
+                    && (matches!(ASCII_FAST[x as usize], Fast::Keep(..))
+                        || (x == b' ' && kept_at(t, b, i + 1))) =>
+            {
+                i += 1
+            }
             _ => return i,
         }
     }
@@ -758,7 +784,8 @@ fn keep_run_end(t: &ArabicFast, b: &[u8], mut i: usize) -> usize {
 /// continuation byte).
 #[inline(always)]
 fn two_byte_char(x: u8, y: u8) -> char {
-    char::from_u32((((x & 0x1F) as u32) << 6) | (y & 0x3F) as u32).unwrap_or(char::REPLACEMENT_CHARACTER)
+    char::from_u32((((x & 0x1F) as u32) << 6) | (y & 0x3F) as u32)
+        .unwrap_or(char::REPLACEMENT_CHARACTER)
 }
 
 /// (base, is a digit) of the kept character that ends at byte `end` (a run is never empty and
@@ -766,7 +793,11 @@ fn two_byte_char(x: u8, y: u8) -> char {
 #[inline(always)]
 fn last_kept(t: &ArabicFast, b: &[u8], end: usize) -> (Base, bool) {
     let x = b[end - 1];
-    let class = if x < 0x80 { ASCII_FAST[x as usize] } else { fast_class(t, b, end - 2).0 };
+    let class = if x < 0x80 {
+        ASCII_FAST[x as usize]
+    } else {
+        fast_class(t, b, end - 2).0
+    };
     match class {
         Fast::Keep(base, digit) => (base, digit),
         _ => (Base::None, false),
@@ -811,7 +842,9 @@ fn next_suspect(b: &[u8], from: usize) -> Option<usize> {
 /// ۀ ۂ ۓ (checked against `unicode_normalization` by a unit test).
 #[inline]
 fn composed_pair(seg: &str) -> Option<char> {
-    let &[s0 @ 0xD8..=0xDB, s1, 0xD9, m @ 0x93..=0x95] = seg.as_bytes() else { return None };
+    let &[s0 @ 0xD8..=0xDB, s1, 0xD9, m @ 0x93..=0x95] = seg.as_bytes() else {
+        return None;
+    };
     let starter = (((s0 & 0x1F) as u32) << 6) | (s1 & 0x3F) as u32;
     Some(match (starter, m) {
         (0x0627, 0x93) => '\u{0622}',
@@ -1187,7 +1220,9 @@ impl<'a, O: Observer> Engine<'a, O> {
         for (i, c) in text.char_indices() {
             let boundary = is_nfc_boundary(c);
             if i > 0 && boundary {
-                if complex && (composed_pair(&text[start..i]).is_some() || needs_nfc(&text[start..i])) {
+                if complex
+                    && (composed_pair(&text[start..i]).is_some() || needs_nfc(&text[start..i]))
+                {
                     self.feed_plain(&text[plain..start], base_off + plain);
                     self.compose(&text[start..i], base_off + start);
                     plain = i;
@@ -1198,7 +1233,10 @@ impl<'a, O: Observer> Engine<'a, O> {
                 complex = true;
             }
         }
-        if start < text.len() && complex && (composed_pair(&text[start..]).is_some() || needs_nfc(&text[start..])) {
+        if start < text.len()
+            && complex
+            && (composed_pair(&text[start..]).is_some() || needs_nfc(&text[start..]))
+        {
             self.feed_plain(&text[plain..start], base_off + plain);
             self.compose(&text[start..], base_off + start);
             plain = text.len();
@@ -1209,7 +1247,9 @@ impl<'a, O: Observer> Engine<'a, O> {
     /// A segment that NFC changes: its composed characters, reported at its first character.
     fn compose(&mut self, seg: &str, base_off: usize) {
         let first = seg.chars().next().unwrap_or(' ');
-        if !O::ACTIVE && let Some(c) = composed_pair(seg) {
+        if !O::ACTIVE
+            && let Some(c) = composed_pair(seg)
+        {
             return self.feed_as(c, base_off, first);
         }
         if O::ACTIVE {
@@ -1256,7 +1296,9 @@ impl<'a, O: Observer> Engine<'a, O> {
                 }
                 Fast::Drop if !O::ACTIVE => i += w,
                 _ => {
-                    let Some(c) = text[i..].chars().next() else { break };
+                    let Some(c) = text[i..].chars().next() else {
+                        break;
+                    };
                     self.feed(c, base_off + i);
                     i += c.len_utf8();
                 }
@@ -1527,7 +1569,10 @@ impl<'a, O: Observer> Engine<'a, O> {
                 if self.variant && self.base != Base::None {
                     self.variant_hit = true;
                     self.emit('\u{064A}', Base::Consonant, false);
-                    self.edits.push(VariantEdit { at: self.out.len() - 2, was_waw: false });
+                    self.edits.push(VariantEdit {
+                        at: self.out.len() - 2,
+                        was_waw: false,
+                    });
                 } else {
                     self.record_str(off, orig, Rule::QuranicMarks, "")
                 }
@@ -1541,14 +1586,20 @@ impl<'a, O: Observer> Engine<'a, O> {
                 Base::Consonant => {
                     self.variant_hit = true;
                     self.emit('\u{0627}', Base::Alef, false);
-                    self.edits.push(VariantEdit { at: self.out.len() - 2, was_waw: false });
+                    self.edits.push(VariantEdit {
+                        at: self.out.len() - 2,
+                        was_waw: false,
+                    });
                     return;
                 }
                 // base == Waw means the last emitted character is this و
                 Base::Waw if self.out.ends_with('\u{0648}') => {
                     self.out.pop();
                     self.out.push('\u{0627}');
-                    self.edits.push(VariantEdit { at: self.out.len() - 2, was_waw: true });
+                    self.edits.push(VariantEdit {
+                        at: self.out.len() - 2,
+                        was_waw: true,
+                    });
                     self.base = Base::Alef;
                     self.variant_hit = true;
                     return;

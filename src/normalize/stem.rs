@@ -92,7 +92,12 @@ fn root(letters: &[char]) -> StemKey<'static> {
 fn pattern_root(w: &str) -> Option<StemKey<'static>> {
     // Every pattern has four to seven letters and starts with ا ت م ن ي (UTF-8 D8 A7, D8 AA,
     // D9 85, D9 86, D9 8A): most words are decided here.
-    if !(4..=7).contains(&len(w)) || !matches!(w.as_bytes(), [0xD8, 0xA7 | 0xAA, ..] | [0xD9, 0x85 | 0x86 | 0x8A, ..]) {
+    if !(4..=7).contains(&len(w))
+        || !matches!(
+            w.as_bytes(),
+            [0xD8, 0xA7 | 0xAA, ..] | [0xD9, 0x85 | 0x86 | 0x8A, ..]
+        )
+    {
         return None;
     }
     let mut buf = ['\0'; 7];
@@ -105,21 +110,39 @@ fn pattern_root(w: &str) -> Option<StemKey<'static>> {
     let long_vowel = |x: char| matches!(x, 'ا' | 'و' | 'ي');
     match c {
         // مي_ا_ : ميلاد → ولد
-        ['م', 'ي', a, 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => Some(root(&['و', *a, *b])),
+        ['م', 'ي', a, 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => {
+            Some(root(&['و', *a, *b]))
+        }
         // مو_و_ : مولود → ولد
-        ['م', 'و', a, 'و', b] if !long_vowel(*a) && !long_vowel(*b) => Some(root(&['و', *a, *b])),
+        ['م', 'و', a, 'و', b] if !long_vowel(*a) && !long_vowel(*b) => {
+            Some(root(&['و', *a, *b]))
+        }
         // مو__ : مولد → ولد ; يو__ / تو__ : يولد → ولد
-        ['م' | 'ي' | 'ت', 'و', a, b] if !long_vowel(*a) && !long_vowel(*b) => Some(root(&['و', *a, *b])),
+        ['م' | 'ي' | 'ت', 'و', a, b] if !long_vowel(*a) && !long_vowel(*b) => {
+            Some(root(&['و', *a, *b]))
+        }
         // Form X: استفعل / استفعال / يستفعل / تستفعل / مستفعل → استفعل (استخدام، يستخدم → استخدم;
         // the key keeps است so it never meets the bare root: خدمه stays apart).
-        ['ا', 'س', 'ت', a, b, 'ا', d] if !long_vowel(*a) && !long_vowel(*b) && !long_vowel(*d) => Some(root(&['ا', 'س', 'ت', *a, *b, *d])),
-        ['ي' | 'ت' | 'م', 'س', 'ت', a, b, d] if !long_vowel(*a) && !long_vowel(*b) && !long_vowel(*d) => Some(root(&['ا', 'س', 'ت', *a, *b, *d])),
+        ['ا', 'س', 'ت', a, b, 'ا', d] if !long_vowel(*a) && !long_vowel(*b) && !long_vowel(*d) => {
+            Some(root(&['ا', 'س', 'ت', *a, *b, *d]))
+        }
+        ['ي' | 'ت' | 'م', 'س', 'ت', a, b, d]
+            if !long_vowel(*a) && !long_vowel(*b) && !long_vowel(*d) =>
+        {
+            Some(root(&['ا', 'س', 'ت', *a, *b, *d]))
+        }
         // Form IV of a hollow root with ي: its imperfect (يضيف، تضيف، نضيف، أضيف) onto its past and
         // verbal noun (أضاف، إضافة → اضاف): the key is the past tense, which is also a pattern
         // (so that a proclitic before it comes off: بإضافة → اضاف).
-        ['ا' | 'ي' | 'ت' | 'ن', a, 'ي' | 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => Some(root(&['ا', *a, 'ا', *b])),
+        ['ا' | 'ي' | 'ت' | 'ن', a, 'ي' | 'ا', b] if !long_vowel(*a) && !long_vowel(*b) => {
+            Some(root(&['ا', *a, 'ا', *b]))
+        }
         // ات___ (+ ت / وا): اتولد → ولد, اتولدت → ولد
-        ['ا', 'ت', a, b, d, rest @ ..] if *b != 'ا' && !long_vowel(*d) && matches!(rest, [] | ['ت'] | ['و', 'ا']) => Some(root(&[*a, *b, *d])),
+        ['ا', 'ت', a, b, d, rest @ ..]
+            if *b != 'ا' && !long_vowel(*d) && matches!(rest, [] | ['ت'] | ['و', 'ا']) =>
+        {
+            Some(root(&[*a, *b, *d]))
+        }
         _ => None,
     }
 }
@@ -202,14 +225,34 @@ mod tests {
 
     #[test]
     fn birth_forms_share_one_key() {
-        for w in ["ولد", "اتولد", "اتولدت", "ميلاد", "الميلاد", "بميلاد", "مولد", "المولود", "يولد", "ميلاده"] {
+        for w in [
+            "ولد",
+            "اتولد",
+            "اتولدت",
+            "ميلاد",
+            "الميلاد",
+            "بميلاد",
+            "مولد",
+            "المولود",
+            "يولد",
+            "ميلاده",
+        ] {
             assert_eq!(k(w), "ولد", "{w}");
         }
     }
 
     #[test]
     fn form_x_verbs_and_their_verbal_nouns() {
-        for w in ["استخدم", "استخدام", "يستخدم", "تستخدم", "مستخدم", "باستخدام", "الاستخدام", "استخدامها"] {
+        for w in [
+            "استخدم",
+            "استخدام",
+            "يستخدم",
+            "تستخدم",
+            "مستخدم",
+            "باستخدام",
+            "الاستخدام",
+            "استخدامها",
+        ] {
             assert_eq!(k(w), "استخدم", "{w}");
         }
         assert_eq!(k("خدمه"), "خدم");
@@ -218,7 +261,8 @@ mod tests {
 
     #[test]
     fn form_iv_hollow_verbs_and_their_verbal_nouns() {
-        for w in ["اضيف", "يضيف", "تضيف", "اضاف", "اضافه", "الاضافه", "باضافه"] {
+        for w in ["اضيف", "يضيف", "تضيف", "اضاف", "اضافه", "الاضافه", "باضافه"]
+        {
             assert_eq!(k(w), "اضاف", "{w}");
         }
         for w in ["يريد", "تريد", "اريد", "اراده"] {

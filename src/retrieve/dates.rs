@@ -58,16 +58,28 @@ fn month_of(word: &str) -> Option<u8> {
         (10, &["بوونه", "بونه", "باونه", "بوونا", "بونا"]),
         (11, &["ابيب"]),
         (12, &["مسري", "مسرا", "مصري"]),
-        (13, &["نسي", "نسيء", "نسيئ", "نسيو", "النسي", "نسو", "نسء", "نسا"]),
+        (
+            13,
+            &["نسي", "نسيء", "نسيئ", "نسيو", "النسي", "نسو", "نسء", "نسا"],
+        ),
     ];
-    FOLDED.iter().find(|(_, names)| names.contains(&folded.as_str())).map(|(m, _)| *m)
+    FOLDED
+        .iter()
+        .find(|(_, names)| names.contains(&folded.as_str()))
+        .map(|(m, _)| *m)
 }
 
 /// Every Coptic date a question names: a day (1–30) next to a month name, either order.
 pub fn dates_in(question: &str) -> Vec<CopticDate> {
     let text = ascii_digits(question);
     let words: Vec<&str> = text
-        .split(|c: char| c.is_whitespace() || matches!(c, '،' | ',' | '؟' | '?' | '.' | '!' | '؛' | ':' | '(' | ')' | '-' | '/'))
+        .split(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '،' | ',' | '؟' | '?' | '.' | '!' | '؛' | ':' | '(' | ')' | '-' | '/'
+                )
+        })
         .filter(|w| !w.is_empty())
         .collect();
     let mut out = Vec::new();
@@ -78,11 +90,17 @@ pub fn dates_in(question: &str) -> Vec<CopticDate> {
             Some(&"من") | Some(&"شهر") => words.get(i + 2),
             other => other,
         };
-        let month = after.and_then(|n| month_of(n)).or_else(|| i.checked_sub(1).and_then(|p| month_of(words[p])));
+        let month = after
+            .and_then(|n| month_of(n))
+            .or_else(|| i.checked_sub(1).and_then(|p| month_of(words[p])));
         if let Some(month) = month {
             let max = if month == 13 { 6 } else { 30 };
             if (1..=max).contains(&day) {
-                let d = CopticDate { calendar: "coptic", month, day };
+                let d = CopticDate {
+                    calendar: "coptic",
+                    month,
+                    day,
+                };
                 if !out.contains(&d) {
                     out.push(d);
                 }

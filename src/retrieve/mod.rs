@@ -167,7 +167,9 @@ pub struct Hit {
 }
 
 fn load_err(path: &str, e: impl std::fmt::Display) -> Problem {
-    Problem::error("load", format!("cannot load {path}: {e}")).in_file(path.to_string()).help("run `askzico verify`; rebuild if it fails")
+    Problem::error("load", format!("cannot load {path}: {e}"))
+        .in_file(path.to_string())
+        .help("run `askzico verify`; rebuild if it fails")
 }
 
 impl<'a> Searcher<'a> {
@@ -183,15 +185,33 @@ impl<'a> Searcher<'a> {
                 Kind::Chunks => {
                     let text = std::fs::read_to_string(&path).map_err(|e| load_err(&a.path, e))?;
                     for line in text.lines() {
-                        let r: ChunkRecord = serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
-                        let date = r.metadata.get("date").and_then(|d| Some((d.get("month")?.as_u64()? as u8, d.get("day")?.as_u64()? as u8)));
-                        chunks.insert(r.chunk_id.clone(), ChunkInfo { chunk_id: r.chunk_id, doc_id: r.doc_id, url: r.url, source: r.source, library: r.library, domains: r.domains, date });
+                        let r: ChunkRecord =
+                            serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
+                        let date = r.metadata.get("date").and_then(|d| {
+                            Some((
+                                d.get("month")?.as_u64()? as u8,
+                                d.get("day")?.as_u64()? as u8,
+                            ))
+                        });
+                        chunks.insert(
+                            r.chunk_id.clone(),
+                            ChunkInfo {
+                                chunk_id: r.chunk_id,
+                                doc_id: r.doc_id,
+                                url: r.url,
+                                source: r.source,
+                                library: r.library,
+                                domains: r.domains,
+                                date,
+                            },
+                        );
                     }
                 }
                 Kind::Lookup => {
                     let text = std::fs::read_to_string(&path).map_err(|e| load_err(&a.path, e))?;
                     for line in text.lines() {
-                        let r: LookupRecord = serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
+                        let r: LookupRecord =
+                            serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
                         lookup.insert(r.chunk_id.clone(), r);
                     }
                 }
@@ -202,10 +222,18 @@ impl<'a> Searcher<'a> {
                 }
                 Kind::Lexical => {
                     let domain = a.domain.clone().unwrap_or_default();
-                    let name = a.path.rsplit('/').next().unwrap_or("").split('.').next().unwrap_or("");
+                    let name = a
+                        .path
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or("")
+                        .split('.')
+                        .next()
+                        .unwrap_or("");
                     if name == "meta" {
                         let bytes = std::fs::read(&path).map_err(|e| load_err(&a.path, e))?;
-                        let meta: LexMeta = serde_json::from_slice(&bytes).map_err(|e| load_err(&a.path, e))?;
+                        let meta: LexMeta =
+                            serde_json::from_slice(&bytes).map_err(|e| load_err(&a.path, e))?;
                         lex_meta.insert(domain, meta);
                     } else if let Ok(k) = name.parse::<usize>() {
                         lex_paths.insert((domain, k), a.path.clone());
@@ -213,7 +241,18 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        Ok(Searcher { cfg, out: out.to_path_buf(), manifest, chunks, lookup, vectors: vecs, lex_meta, lex_paths, lex_cache: Default::default(), classes: WordClasses::shipped(&cfg.normalize) })
+        Ok(Searcher {
+            cfg,
+            out: out.to_path_buf(),
+            manifest,
+            chunks,
+            lookup,
+            vectors: vecs,
+            lex_meta,
+            lex_paths,
+            lex_cache: Default::default(),
+            classes: WordClasses::shipped(&cfg.normalize),
+        })
     }
 
     pub fn domains(&self) -> impl Iterator<Item = &str> {
@@ -224,20 +263,42 @@ impl<'a> Searcher<'a> {
     /// the domains searched so scores from different domains compare. Each question word counts
     /// once: its expansions' field contributions are combined by [`word_score`] (DisMax with a
     /// `word_tie` fraction of the rest), then the words' scores are summed.
-    pub fn lexical(&self, words: &[QueryWord], domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
+    pub fn lexical(
+        &self,
+        words: &[QueryWord],
+        domains: &[String],
+    ) -> Result<Vec<(String, f64)>, Problem> {
         Ok(self.lexical_with_idf(words, domains)?.0)
     }
 
     /// [`Searcher::lexical`] and, per question word, the idf of its rarest surface term in the
     /// body field (what the second stage weighs proximity and URL matches by).
-    fn lexical_with_idf(&self, words: &[QueryWord], domains: &[String]) -> Result<(Ranking, Vec<f64>), Problem> {
+    fn lexical_with_idf(
+        &self,
+        words: &[QueryWord],
+        domains: &[String],
+    ) -> Result<(Ranking, Vec<f64>), Problem> {
         let s = &self.cfg.retrieval;
-        let metas: Vec<(&String, &LexMeta)> = self.lex_meta.iter().filter(|(d, _)| domains.is_empty() || domains.contains(d)).collect();
+        let metas: Vec<(&String, &LexMeta)> = self
+            .lex_meta
+            .iter()
+            .filter(|(d, _)| domains.is_empty() || domains.contains(d))
+            .collect();
         let n: usize = metas.iter().map(|(_, m)| m.chunks).sum();
-        let avgdl = if n == 0 { 0.0 } else { metas.iter().map(|(_, m)| m.avgdl * m.chunks as f64).sum::<f64>() / n as f64 };
+        let avgdl = if n == 0 {
+            0.0
+        } else {
+            metas
+                .iter()
+                .map(|(_, m)| m.avgdl * m.chunks as f64)
+                .sum::<f64>()
+                / n as f64
+        };
         // Per chunk: the summed word scores and how many words matched.
         let mut scores: HashMap<String, (f64, usize)> = HashMap::new();
-        let has_content = words.iter().any(|w| self.classes.class(&w.token) == WordClass::Content);
+        let has_content = words
+            .iter()
+            .any(|w| self.classes.class(&w.token) == WordClass::Content);
         let mut idfs = Vec::with_capacity(words.len());
         for word in words {
             // Per chunk: the contributions of this word's expansions, body fields and context apart.
@@ -248,8 +309,20 @@ impl<'a> Searcher<'a> {
                 if !t.is_stem && !fields[0].is_empty() {
                     word_idf = word_idf.max(bm25::idf(n, fields[0].len()));
                 }
-                let context_weight = if t.is_stem { s.context_weight * s.stem_field_weight } else { s.context_weight };
-                for (i, field_weight) in [1.0, s.alias_field_weight, context_weight, s.stem_field_weight].into_iter().enumerate() {
+                let context_weight = if t.is_stem {
+                    s.context_weight * s.stem_field_weight
+                } else {
+                    s.context_weight
+                };
+                for (i, field_weight) in [
+                    1.0,
+                    s.alias_field_weight,
+                    context_weight,
+                    s.stem_field_weight,
+                ]
+                .into_iter()
+                .enumerate()
+                {
                     if field_weight <= 0.0 || t.weight <= 0.0 {
                         continue;
                     }
@@ -257,9 +330,16 @@ impl<'a> Searcher<'a> {
                     // A title does not grow with its chunk: the context field has its own `b`.
                     let b = if i == 2 { s.context_b } else { s.bm25_b };
                     for (id, (tf, dl)) in &fields[i] {
-                        let c = t.weight * field_weight * idf * bm25::tf_part(*tf as f64, *dl as f64, avgdl, s.bm25_k1, b);
+                        let c = t.weight
+                            * field_weight
+                            * idf
+                            * bm25::tf_part(*tf as f64, *dl as f64, avgdl, s.bm25_k1, b);
                         let e = parts.entry(id.clone()).or_default();
-                        if i == 2 && s.context_apart { e.1.push(c) } else { e.0.push(c) }
+                        if i == 2 && s.context_apart {
+                            e.1.push(c)
+                        } else {
+                            e.0.push(c)
+                        }
                     }
                 }
             }
@@ -272,14 +352,26 @@ impl<'a> Searcher<'a> {
             };
             for (id, (body, context)) in parts {
                 let e = scores.entry(id).or_default();
-                e.0 += word_weight * (word_score(&body, s.word_tie) + word_score(&context, s.word_tie));
+                e.0 += word_weight
+                    * (word_score(&body, s.word_tie) + word_score(&context, s.word_tie));
                 e.1 += usize::from(class == WordClass::Content || !has_content);
             }
         }
         // Coordination: a chunk matching more of the question's topic words ranks higher
         // (interrogatives and fillers count only in a question made of nothing else).
-        let total = if has_content { words.iter().filter(|w| self.classes.class(&w.token) == WordClass::Content).count() } else { words.len() }.max(1) as f64;
-        let scores = scores.into_iter().map(|(id, (score, matched))| (id, score * (matched as f64 / total).powf(s.coord))).collect();
+        let total = if has_content {
+            words
+                .iter()
+                .filter(|w| self.classes.class(&w.token) == WordClass::Content)
+                .count()
+        } else {
+            words.len()
+        }
+        .max(1) as f64;
+        let scores = scores
+            .into_iter()
+            .map(|(id, (score, matched))| (id, score * (matched as f64 / total).powf(s.coord)))
+            .collect();
         Ok((sorted(scores), idfs))
     }
 
@@ -294,10 +386,17 @@ impl<'a> Searcher<'a> {
             return lex;
         }
         // Topic words in question order, with their idf.
-        let topic: Vec<(&QueryWord, f64)> = words.iter().zip(idfs).filter(|(w, _)| self.classes.class(&w.token) == WordClass::Content).map(|(w, i)| (w, *i)).collect();
+        let topic: Vec<(&QueryWord, f64)> = words
+            .iter()
+            .zip(idfs)
+            .filter(|(w, _)| self.classes.class(&w.token) == WordClass::Content)
+            .map(|(w, i)| (w, *i))
+            .collect();
         let topic_words: Vec<&QueryWord> = topic.iter().map(|(w, _)| *w).collect();
         // Every pair of topic words (the question's word order says little in Arabic).
-        let pairs: Vec<(usize, usize)> = (0..topic.len()).flat_map(|a| (a + 1..topic.len()).map(move |b| (a, b))).collect();
+        let pairs: Vec<(usize, usize)> = (0..topic.len())
+            .flat_map(|a| (a + 1..topic.len()).map(move |b| (a, b)))
+            .collect();
         // Per candidate: the closeness of each pair of topic words, and the idf of
         // its URL words.
         let mut near: Vec<Vec<f64>> = Vec::with_capacity(depth);
@@ -308,16 +407,32 @@ impl<'a> Searcher<'a> {
                 in_url.push(0.0);
                 continue;
             };
-            let search = crate::normalize::normalize(&format!("{}\n{}", rec.title, rec.text), &self.cfg.normalize);
+            let search = crate::normalize::normalize(
+                &format!("{}\n{}", rec.title, rec.text),
+                &self.cfg.normalize,
+            );
             let tokens: Vec<&str> = crate::normalize::tokens(&search).collect();
             let pos = rerank::positions(&tokens, &topic_words);
-            near.push(pairs.iter().map(|&(a, b)| rerank::closeness(&pos[a], &pos[b], s.proximity_window)).collect());
+            near.push(
+                pairs
+                    .iter()
+                    .map(|&(a, b)| rerank::closeness(&pos[a], &pos[b], s.proximity_window))
+                    .collect(),
+            );
             let url = rerank::url_words(&rec.url);
-            in_url.push(topic.iter().filter(|(w, _)| rerank::in_url(w, &url)).map(|(_, idf)| idf).sum());
+            in_url.push(
+                topic
+                    .iter()
+                    .filter(|(w, _)| rerank::in_url(w, &url))
+                    .map(|(_, idf)| idf)
+                    .sum(),
+            );
         }
         // A pair found together in most candidates is a formula of the corpus (السيد المسيح in
         // every Synaxarium record), not evidence: each pair is weighed by its idf among the candidates.
-        let pair_idf: Vec<f64> = (0..pairs.len()).map(|i| bm25::idf(depth, near.iter().filter(|n| n[i] > 0.0).count())).collect();
+        let pair_idf: Vec<f64> = (0..pairs.len())
+            .map(|i| bm25::idf(depth, near.iter().filter(|n| n[i] > 0.0).count()))
+            .collect();
         for (k, (_, score)) in lex.iter_mut().take(depth).enumerate() {
             let proximity: f64 = near[k].iter().zip(&pair_idf).map(|(c, w)| c * w).sum();
             *score += s.proximity_weight * proximity + s.url_weight * in_url[k];
@@ -329,16 +444,29 @@ impl<'a> Searcher<'a> {
     /// Postings of one term in every searched domain, per field (terms, alias, context, stem);
     /// a chunk in several domains appears once. Stem keys are looked up in the stem field and in
     /// titles and headings, other terms everywhere else.
-    fn postings(&self, term: &str, is_stem: bool, metas: &[(&String, &LexMeta)]) -> Result<FieldPostings, Problem> {
+    fn postings(
+        &self,
+        term: &str,
+        is_stem: bool,
+        metas: &[(&String, &LexMeta)],
+    ) -> Result<FieldPostings, Problem> {
         let mut cache = self.lex_cache.borrow_mut();
         let mut fields: FieldPostings = Default::default();
         for (domain, meta) in metas {
             let k = shard_of(term, meta.shards);
             let key = ((*domain).clone(), k);
             if !cache.contains_key(&key) {
-                let path = self.lex_paths.get(&key).ok_or_else(|| Problem::error("invariant", format!("lexical shard {k} of domain `{domain}` is missing from the manifest")))?;
+                let path = self.lex_paths.get(&key).ok_or_else(|| {
+                    Problem::error(
+                        "invariant",
+                        format!(
+                            "lexical shard {k} of domain `{domain}` is missing from the manifest"
+                        ),
+                    )
+                })?;
                 let bytes = std::fs::read(self.out.join(path)).map_err(|e| load_err(path, e))?;
-                let shard: LexShard = serde_json::from_slice(&bytes).map_err(|e| load_err(path, e))?;
+                let shard: LexShard =
+                    serde_json::from_slice(&bytes).map_err(|e| load_err(path, e))?;
                 cache.insert(key.clone(), shard);
             }
             let shard = &cache[&key];
@@ -346,9 +474,17 @@ impl<'a> Searcher<'a> {
                 if (i == 3 && !is_stem) || (is_stem && i < 2) {
                     continue;
                 }
-                let postings = shard.field(i, term).map_err(|e| Problem::error("invariant", format!("lexical shard {k} of domain `{domain}`: term {term}: {e}")).help("run `askzico verify`; rebuild if it fails"))?;
+                let postings = shard.field(i, term).map_err(|e| {
+                    Problem::error(
+                        "invariant",
+                        format!("lexical shard {k} of domain `{domain}`: term {term}: {e}"),
+                    )
+                    .help("run `askzico verify`; rebuild if it fails")
+                })?;
                 for p in postings {
-                    let unknown = || Problem::error("invariant", format!("lexical shard {k} of domain `{domain}` names chunk {} of document #{}, which its meta does not list", p.chunk.index, p.chunk.ord)).help("run `askzico verify`; rebuild if it fails");
+                    let unknown = || {
+                        Problem::error("invariant", format!("lexical shard {k} of domain `{domain}` names chunk {} of document #{}, which its meta does not list", p.chunk.index, p.chunk.ord)).help("run `askzico verify`; rebuild if it fails")
+                    };
                     let id = meta.chunk_id(p.chunk).ok_or_else(unknown)?;
                     let dl = meta.len_of(p.chunk).ok_or_else(unknown)?;
                     field.insert(id, (p.tf, dl));
@@ -359,17 +495,45 @@ impl<'a> Searcher<'a> {
     }
 
     /// Cosine ranking of the question's embedding against every vector, best first.
-    pub fn vector(&self, question_search: &crate::text::SearchText, domains: &[String]) -> Result<Vec<(String, f64)>, Problem> {
-        let fail = |e: crate::embed::EmbedError| Problem::error("embed", format!("embedding the question failed: {}", e.message)).help(e.help);
+    pub fn vector(
+        &self,
+        question_search: &crate::text::SearchText,
+        domains: &[String],
+    ) -> Result<Vec<(String, f64)>, Problem> {
+        let fail = |e: crate::embed::EmbedError| {
+            Problem::error(
+                "embed",
+                format!("embedding the question failed: {}", e.message),
+            )
+            .help(e.help)
+        };
         let q = match crate::embed::inline_hash(&self.cfg.embedding) {
             Some(h) => h.embed(question_search.as_str()),
-            None => crate::embed::provider(&self.cfg.embedding).and_then(|p| p.embed_batch(&[question_search.as_str()])).map_err(fail)?.pop().unwrap_or_default(),
+            None => crate::embed::provider(&self.cfg.embedding)
+                .and_then(|p| p.embed_batch(&[question_search.as_str()]))
+                .map_err(fail)?
+                .pop()
+                .unwrap_or_default(),
         };
         let mut scored: Vec<(String, f64)> = self
             .vectors
             .iter()
-            .filter(|(id, _)| domains.is_empty() || self.chunks.get(id).is_some_and(|c| c.domains.iter().any(|d| domains.contains(d))))
-            .map(|(id, v)| (id.clone(), v.iter().zip(&q).map(|(a, b)| (*a as f64) * (*b as f64)).sum::<f64>()))
+            .filter(|(id, _)| {
+                domains.is_empty()
+                    || self
+                        .chunks
+                        .get(id)
+                        .is_some_and(|c| c.domains.iter().any(|d| domains.contains(d)))
+            })
+            .map(|(id, v)| {
+                (
+                    id.clone(),
+                    v.iter()
+                        .zip(&q)
+                        .map(|(a, b)| (*a as f64) * (*b as f64))
+                        .sum::<f64>(),
+                )
+            })
             .filter(|(_, s)| *s > 0.0)
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -388,7 +552,10 @@ impl<'a> Searcher<'a> {
         let mut words: Vec<QueryWord> = Vec::new();
         for t in primary.split(' ').filter(|t| !t.is_empty()) {
             if !words.iter().any(|w| w.token == t) {
-                let mut w = QueryWord { token: t.to_string(), terms: Vec::new() };
+                let mut w = QueryWord {
+                    token: t.to_string(),
+                    terms: Vec::new(),
+                };
                 w.add(t, 1.0, false);
                 w.add_stem_key(t, 1.0, stems);
                 words.push(w);
@@ -415,7 +582,12 @@ impl<'a> Searcher<'a> {
         }
         if self.cfg.article_stems {
             for w in &mut words {
-                let surface: Vec<(String, f64)> = w.terms.iter().filter(|t| !t.is_stem).map(|t| (t.term.clone(), t.weight)).collect();
+                let surface: Vec<(String, f64)> = w
+                    .terms
+                    .iter()
+                    .filter(|t| !t.is_stem)
+                    .map(|t| (t.term.clone(), t.weight))
+                    .collect();
                 for (t, weight) in surface {
                     if let Some(stem) = crate::normalize::aliases::article_stem(&t) {
                         w.add(stem, weight * s.article_stem_weight, false);
@@ -430,7 +602,12 @@ impl<'a> Searcher<'a> {
     }
 
     /// Ranked chunk IDs with scores for a question.
-    pub fn rank(&self, question: &str, domains: &[String], mode: Mode) -> Result<Vec<(String, f64, bool)>, Problem> {
+    pub fn rank(
+        &self,
+        question: &str,
+        domains: &[String],
+        mode: Mode,
+    ) -> Result<Vec<(String, f64, bool)>, Problem> {
         let s = &self.cfg.retrieval;
         let q = query_text(question, &self.cfg.normalize);
         let words = self.query_words(question);
@@ -440,12 +617,21 @@ impl<'a> Searcher<'a> {
             let (lex, idfs) = self.lexical_with_idf(&words, domains)?;
             self.rerank(lex, &words, &idfs)
         };
-        let vec = if mode == Mode::Lexical || (mode == Mode::Fused && s.vector_weight <= 0.0) { Vec::new() } else { self.vector(&q, domains)? };
+        let vec = if mode == Mode::Lexical || (mode == Mode::Fused && s.vector_weight <= 0.0) {
+            Vec::new()
+        } else {
+            self.vector(&q, domains)?
+        };
         let mut fused: HashMap<String, f64> = HashMap::new();
         for (rank, (id, _)) in lex.iter().take(s.depth).enumerate() {
-            *fused.entry(id.clone()).or_default() += s.lexical_weight / (s.rrf_k + rank as f64 + 1.0);
+            *fused.entry(id.clone()).or_default() +=
+                s.lexical_weight / (s.rrf_k + rank as f64 + 1.0);
         }
-        let vw = if mode == Mode::Vector { 1.0 } else { s.vector_weight };
+        let vw = if mode == Mode::Vector {
+            1.0
+        } else {
+            s.vector_weight
+        };
         if vw > 0.0 {
             for (rank, (id, _)) in vec.iter().take(s.depth).enumerate() {
                 *fused.entry(id.clone()).or_default() += vw / (s.rrf_k + rank as f64 + 1.0);
@@ -455,14 +641,20 @@ impl<'a> Searcher<'a> {
         let mut out: Vec<(String, f64, bool)> = fused
             .into_iter()
             .map(|(id, score)| {
-                let hit = !dates.is_empty() && self.chunks.get(&id).and_then(|c| c.date).is_some_and(|(m, d)| dates.iter().any(|x| x.month == m && x.day == d));
+                let hit = !dates.is_empty()
+                    && self
+                        .chunks
+                        .get(&id)
+                        .and_then(|c| c.date)
+                        .is_some_and(|(m, d)| dates.iter().any(|x| x.month == m && x.day == d));
                 (id, score + if hit { s.date_boost } else { 0.0 }, hit)
             })
             .collect();
         // A date the question names also brings in its documents when no term matched them.
         if !dates.is_empty() {
             for c in self.chunks.values() {
-                if c.date.is_some_and(|(m, d)| dates.iter().any(|x| x.month == m && x.day == d))
+                if c.date
+                    .is_some_and(|(m, d)| dates.iter().any(|x| x.month == m && x.day == d))
                     && (domains.is_empty() || c.domains.iter().any(|d| domains.contains(d)))
                     && !out.iter().any(|(id, _, _)| id == &c.chunk_id)
                 {
@@ -475,7 +667,13 @@ impl<'a> Searcher<'a> {
     }
 
     /// The top `k` hits, hydrated from lookup. An unhydratable ID is an invariant failure.
-    pub fn search(&self, question: &str, domains: &[String], k: usize, mode: Mode) -> Result<Vec<Hit>, Problem> {
+    pub fn search(
+        &self,
+        question: &str,
+        domains: &[String],
+        k: usize,
+        mode: Mode,
+    ) -> Result<Vec<Hit>, Problem> {
         let ranked = self.rank(question, domains, mode)?;
         let mut hits = Vec::new();
         for (i, (id, score, date_match)) in ranked.into_iter().take(k).enumerate() {
@@ -529,9 +727,17 @@ impl QueryWord {
         if term.is_empty() {
             return;
         }
-        match self.terms.iter_mut().find(|t| t.term == term && t.is_stem == is_stem) {
+        match self
+            .terms
+            .iter_mut()
+            .find(|t| t.term == term && t.is_stem == is_stem)
+        {
             Some(t) => t.weight = t.weight.max(weight),
-            None => self.terms.push(QueryTerm { term: term.to_string(), weight, is_stem }),
+            None => self.terms.push(QueryTerm {
+                term: term.to_string(),
+                weight,
+                is_stem,
+            }),
         }
     }
 
@@ -549,7 +755,10 @@ fn word_for<'w>(words: &'w mut Vec<QueryWord>, token: &str) -> &'w mut QueryWord
     match words.iter().position(|w| w.token == token) {
         Some(i) => &mut words[i],
         None => {
-            words.push(QueryWord { token: token.to_string(), terms: Vec::new() });
+            words.push(QueryWord {
+                token: token.to_string(),
+                terms: Vec::new(),
+            });
             words.last_mut().unwrap()
         }
     }
@@ -586,7 +795,10 @@ mod tests {
 
     #[test]
     fn query_terms_merge_by_term_and_kind_keeping_the_higher_weight() {
-        let mut w = QueryWord { token: "ميلاد".into(), terms: Vec::new() };
+        let mut w = QueryWord {
+            token: "ميلاد".into(),
+            terms: Vec::new(),
+        };
         w.add("ميلاد", 0.4, false);
         w.add("ميلاد", 1.0, false);
         w.add("ولد", 0.8, true);

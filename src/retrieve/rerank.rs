@@ -26,8 +26,15 @@ pub fn positions(tokens: &[&str], words: &[&QueryWord]) -> Vec<Vec<usize>> {
     for (p, tok) in tokens.iter().enumerate() {
         let key = stems.entry(tok).or_insert_with(|| stem(tok)).as_deref();
         for (i, w) in words.iter().enumerate() {
-            let surface = w.terms.iter().any(|t| !t.is_stem && t.weight > 0.0 && t.term == *tok);
-            let stemmed = key.is_some_and(|k| w.terms.iter().any(|t| t.is_stem && t.weight > 0.0 && t.term == k));
+            let surface = w
+                .terms
+                .iter()
+                .any(|t| !t.is_stem && t.weight > 0.0 && t.term == *tok);
+            let stemmed = key.is_some_and(|k| {
+                w.terms
+                    .iter()
+                    .any(|t| t.is_stem && t.weight > 0.0 && t.term == k)
+            });
             if surface || stemmed {
                 out[i].push(p);
             }
@@ -49,7 +56,11 @@ pub fn closeness(a: &[usize], b: &[usize], window: usize) -> f64 {
         }
         if a[i] < b[j] { i += 1 } else { j += 1 }
     }
-    if best <= window { 1.0 / best as f64 } else { 0.0 }
+    if best <= window {
+        1.0 / best as f64
+    } else {
+        0.0
+    }
 }
 
 /// Whether a question word is a word of the URL: its search token or one of its full-weight
@@ -57,14 +68,22 @@ pub fn closeness(a: &[usize], b: &[usize], window: usize) -> f64 {
 pub fn in_url(word: &QueryWord, url_words: &[String]) -> bool {
     let latin = latin_stem(&word.token);
     url_words.iter().any(|u| {
-        word.terms.iter().any(|t| !t.is_stem && t.weight >= 1.0 && t.term == *u) || latin.as_ref().is_some_and(|l| latin_stem(u).as_ref() == Some(l))
+        word.terms
+            .iter()
+            .any(|t| !t.is_stem && t.weight >= 1.0 && t.term == *u)
+            || latin
+                .as_ref()
+                .is_some_and(|l| latin_stem(u).as_ref() == Some(l))
     })
 }
 
 /// The words of a URL's path, lowercased: host, query, fragment and file extension left out,
 /// only alphabetic words of three letters or more (no `ar`, no day numbers).
 pub fn url_words(url: &str) -> Vec<String> {
-    let no_scheme = url.split_once("://").map(|(_, r)| r.split_once('/').map(|(_, p)| p).unwrap_or("")).unwrap_or(url);
+    let no_scheme = url
+        .split_once("://")
+        .map(|(_, r)| r.split_once('/').map(|(_, p)| p).unwrap_or(""))
+        .unwrap_or(url);
     let path = no_scheme.split(['?', '#']).next().unwrap_or("");
     let path = match path.rsplit_once('.') {
         Some((stem, ext)) if !ext.contains('/') && ext.len() <= 5 => stem,
@@ -82,11 +101,22 @@ mod tests {
     use crate::retrieve::QueryTerm;
 
     fn word(token: &str, stem_key: Option<&str>) -> QueryWord {
-        let mut terms = vec![QueryTerm { term: token.into(), weight: 1.0, is_stem: false }];
+        let mut terms = vec![QueryTerm {
+            term: token.into(),
+            weight: 1.0,
+            is_stem: false,
+        }];
         if let Some(k) = stem_key {
-            terms.push(QueryTerm { term: k.into(), weight: 1.0, is_stem: true });
+            terms.push(QueryTerm {
+                term: k.into(),
+                weight: 1.0,
+                is_stem: true,
+            });
         }
-        QueryWord { token: token.into(), terms }
+        QueryWord {
+            token: token.into(),
+            terms,
+        }
     }
 
     #[test]
@@ -109,9 +139,18 @@ mod tests {
 
     #[test]
     fn url_words_are_the_alphabetic_path_words() {
-        assert_eq!(url_words("https://ar.react.dev/warnings/invalid-hook-call-warning"), ["warnings", "invalid", "hook", "call", "warning"]);
-        assert_eq!(url_words("https://www.copticchurch.net/synaxarium/4_29.html?lang=ar#1"), ["synaxarium"]);
+        assert_eq!(
+            url_words("https://ar.react.dev/warnings/invalid-hook-call-warning"),
+            ["warnings", "invalid", "hook", "call", "warning"]
+        );
+        assert_eq!(
+            url_words("https://www.copticchurch.net/synaxarium/4_29.html?lang=ar#1"),
+            ["synaxarium"]
+        );
         assert_eq!(url_words("/agpeya/common"), ["agpeya", "common"]);
-        assert_eq!(url_words("https://ar.vuejs.org/guide/essentials/computed"), ["guide", "essentials", "computed"]);
+        assert_eq!(
+            url_words("https://ar.vuejs.org/guide/essentials/computed"),
+            ["guide", "essentials", "computed"]
+        );
     }
 }

@@ -61,7 +61,11 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
     };
     // The config file and its directory; with `--sources` there is no config file to watch.
     let config_path = opts.sources.is_none().then(|| canonical(&opts.config));
-    let config_dir = config_path.as_ref().map(|c| c.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")));
+    let config_dir = config_path.as_ref().map(|c| {
+        c.parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."))
+    });
     if let Some(dir) = &config_dir
         && let Err(e) = debouncer.watch(dir, RecursiveMode::NonRecursive)
     {
@@ -73,7 +77,8 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
     let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
     let mut out_dir = PathBuf::new();
     // The first build counts from process start.
-    let mut pending: Option<(Instant, Option<BTreeSet<PathBuf>>)> = Some((crate::cli::process_start(), None));
+    let mut pending: Option<(Instant, Option<BTreeSet<PathBuf>>)> =
+        Some((crate::cli::process_start(), None));
     let mut reload_config = true;
     let mut edits_only = false;
     loop {
@@ -82,7 +87,8 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
             match Config::load_or_sources(&opts.config, opts.sources.as_deref()) {
                 Ok(cfg) => {
                     out_dir = canonical(&cfg.out_dir_or(opts.out.as_deref()));
-                    let roots: BTreeSet<PathBuf> = cfg.libraries.iter().map(|l| canonical(&l.root)).collect();
+                    let roots: BTreeSet<PathBuf> =
+                        cfg.libraries.iter().map(|l| canonical(&l.root)).collect();
                     for r in watched.difference(&roots) {
                         let _ = debouncer.unwatch(r);
                     }
@@ -101,13 +107,20 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
                 }
                 Err(problems) => {
                     crate::cli::report(&problems, false);
-                    eprintln!("config has errors: keeping the last good build; fix {} to continue", opts.sources.as_ref().unwrap_or(&opts.config).display());
+                    eprintln!(
+                        "config has errors: keeping the last good build; fix {} to continue",
+                        opts.sources.as_ref().unwrap_or(&opts.config).display()
+                    );
                     pending = None;
                 }
             }
         }
         if let (Some((started, changed)), Some(eng)) = (pending.take(), engine.as_mut()) {
-            let req = BuildRequest { out: eng.config().out_dir_or(opts.out.as_deref()), env: opts.env.clone(), progress: false };
+            let req = BuildRequest {
+                out: eng.config().out_dir_or(opts.out.as_deref()),
+                env: opts.env.clone(),
+                progress: false,
+            };
             let rep = match (&changed, edits_only) {
                 (Some(c), true) => eng.build_contents(&req, started, c),
                 _ => eng.build_from(&req, started, changed.as_ref()),
@@ -151,7 +164,12 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
                 if ev.event.need_rescan() {
                     rescan = true;
                 }
-                let edit = matches!(ev.event.kind, EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any | ModifyKind::Metadata(_)));
+                let edit = matches!(
+                    ev.event.kind,
+                    EventKind::Modify(
+                        ModifyKind::Data(_) | ModifyKind::Any | ModifyKind::Metadata(_)
+                    )
+                );
                 for p in &ev.event.paths {
                     let p = canonical(p);
                     if p.starts_with(&out_dir) {
@@ -159,7 +177,10 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
                     }
                     if config_path.as_ref() == Some(&p) {
                         reload_config = true;
-                    } else if config_dir.is_some() && p.parent() == config_dir.as_deref() && !watched.iter().any(|r| p.starts_with(r)) {
+                    } else if config_dir.is_some()
+                        && p.parent() == config_dir.as_deref()
+                        && !watched.iter().any(|r| p.starts_with(r))
+                    {
                         continue; // another file beside the config
                     }
                     contents_only &= edit;
@@ -172,7 +193,14 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
             continue;
         }
         let started = earliest.unwrap_or_else(Instant::now);
-        pending = Some((started, if rescan || reload_config { None } else { Some(changed) }));
+        pending = Some((
+            started,
+            if rescan || reload_config {
+                None
+            } else {
+                Some(changed)
+            },
+        ));
         edits_only = contents_only && !rescan && !reload_config;
     }
 }

@@ -15,12 +15,17 @@ fn utf16(text: &str, le: bool, bom: bool) -> Vec<u8> {
 }
 
 /// Windows-1256 bytes of `مرحبا بالعالم` (م ر ح ب ا space ب ا ل ع ا ل م).
-const CP1256_ARABIC: &[u8] = &[0xE3, 0xD1, 0xCD, 0xC8, 0xC7, 0x20, 0xC8, 0xC7, 0xE1, 0xDA, 0xC7, 0xE1, 0xE3];
+const CP1256_ARABIC: &[u8] = &[
+    0xE3, 0xD1, 0xCD, 0xC8, 0xC7, 0x20, 0xC8, 0xC7, 0xE1, 0xDA, 0xC7, 0xE1, 0xE3,
+];
 
 fn cp1256_page(meta: &str) -> Vec<u8> {
     let mut v = format!("<!doctype html><html><head>{meta}<title>t</title></head><body><main><article><h1>عنوان</h1><p>").into_bytes();
     // The heading above is UTF-8 only in the template; rewrite it as plain ASCII first.
-    v = String::from_utf8(v).unwrap().replace("عنوان", "Title").into_bytes();
+    v = String::from_utf8(v)
+        .unwrap()
+        .replace("عنوان", "Title")
+        .into_bytes();
     for _ in 0..20 {
         v.extend_from_slice(CP1256_ARABIC);
         v.push(b' ');
@@ -31,12 +36,20 @@ fn cp1256_page(meta: &str) -> Vec<u8> {
 
 fn has(root: &Path, needle: &str) -> Result<(), String> {
     let e = evidence(root);
-    if e.contains(needle) { Ok(()) } else { Err(format!("evidence lacks {needle:?}:\n{e}")) }
+    if e.contains(needle) {
+        Ok(())
+    } else {
+        Err(format!("evidence lacks {needle:?}:\n{e}"))
+    }
 }
 
 fn clean_text(root: &Path) -> Result<(), String> {
     let e = evidence(root);
-    if e.contains('\r') || e.contains('\u{feff}') { Err(format!("CR or BOM in evidence: {e:?}")) } else { Ok(()) }
+    if e.contains('\r') || e.contains('\u{feff}') {
+        Err(format!("CR or BOM in evidence: {e:?}"))
+    } else {
+        Ok(())
+    }
 }
 
 pub const CASES: &[Case] = &[

@@ -22,23 +22,32 @@ fn outside_dir(p: &Path) -> Result<std::path::PathBuf, String> {
 fn unreadable(p: &Path, rel: &str, dir: bool) -> Result<(), String> {
     let path = p.join(rel);
     if path.exists() {
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| e.to_string())?;
     }
     if dir {
         put(p, &format!("{rel}/in.md"), "# t\n\nنص\n")?;
     } else {
         put(p, rel, "# t\n\nنص\n")?;
     }
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).map_err(|e| e.to_string())?;
-    let readable = if dir { std::fs::read_dir(&path).is_ok() } else { std::fs::read(&path).is_ok() };
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000))
+        .map_err(|e| e.to_string())?;
+    let readable = if dir {
+        std::fs::read_dir(&path).is_ok()
+    } else {
+        std::fs::read(&path).is_ok()
+    };
     if readable {
-        return Err("permission bits do not stop this user (running as root?): nothing to check".into());
+        return Err(
+            "permission bits do not stop this user (running as root?): nothing to check".into(),
+        );
     }
     Ok(())
 }
 
 fn restore(p: &Path, rel: &str) -> Result<(), String> {
-    std::fs::set_permissions(p.join(rel), std::fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())
+    std::fs::set_permissions(p.join(rel), std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| e.to_string())
 }
 
 const TWO_LIBS: &str = "\n[[library]]\nid = \"more\"\nroot = \"src\"\ninclude = [\"good.md\"]\n";

@@ -27,12 +27,30 @@ fn hostile() -> String {
 
 fn no_payload(root: &Path, _: &[Value]) -> Result<(), String> {
     let e = evidence(root);
-    for bad in ["alert", "color:red", "steal", "injected", "noscript-text", "iframe-text", "form-", "javascript", "object-text", "svg-script", "template-text", "onerror", "evil.example"] {
+    for bad in [
+        "alert",
+        "color:red",
+        "steal",
+        "injected",
+        "noscript-text",
+        "iframe-text",
+        "form-",
+        "javascript",
+        "object-text",
+        "svg-script",
+        "template-text",
+        "onerror",
+        "evil.example",
+    ] {
         if e.contains(bad) {
             return Err(format!("`{bad}` reached evidence:\n{e}"));
         }
     }
-    if e.contains("نص عربي سليم") && e.contains("فقرة أخيرة سليمة") { Ok(()) } else { Err(format!("the article text is lost:\n{e}")) }
+    if e.contains("نص عربي سليم") && e.contains("فقرة أخيرة سليمة") {
+        Ok(())
+    } else {
+        Err(format!("the article text is lost:\n{e}"))
+    }
 }
 
 pub const CASES: &[Case] = &[

@@ -25,7 +25,8 @@ use serde_json::Value;
 
 /// The project every case starts from: one Markdown library `docs` rooted at `src`.
 pub const CONFIG: &str = "[corpus]\nname = \"bad\"\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\n";
-pub const GOOD: &str = "---\ntitle: صفحة سليمة\n---\n\n# صفحة سليمة\n\nهذا نص عربي سليم يبنى قبل كل حالة.\n";
+pub const GOOD: &str =
+    "---\ntitle: صفحة سليمة\n---\n\n# صفحة سليمة\n\nهذا نص عربي سليم يبنى قبل كل حالة.\n";
 
 /// Enough Arabic prose for the HTML extractor to see an article (it wants 200 characters).
 pub const PROSE: &str = "هذه فقرة عربية طويلة كتبت لاختبار المستخرج، وهي تتحدث عن تاريخ المدينة القديمة وأسواقها وحرفها ومساجدها وكنائسها، وعن الناس الذين عاشوا فيها قرونا طويلة، وعن النهر الذي يمر بها ويسقي حقولها وبساتينها في كل موسم من مواسم السنة.";
@@ -61,19 +62,43 @@ pub struct Diag {
 }
 
 pub const fn err(file: &'static str, line: Option<u64>, message: &'static str) -> Option<Diag> {
-    Some(Diag { level: "error", file: Some(file), line, message })
+    Some(Diag {
+        level: "error",
+        file: Some(file),
+        line,
+        message,
+    })
 }
 pub const fn warn(file: &'static str, line: Option<u64>, message: &'static str) -> Option<Diag> {
-    Some(Diag { level: "warning", file: Some(file), line, message })
+    Some(Diag {
+        level: "warning",
+        file: Some(file),
+        line,
+        message,
+    })
 }
 /// A config diagnostic: the file is `corpus.toml`.
 pub const fn cfg_err(line: u64, message: &'static str) -> Option<Diag> {
-    Some(Diag { level: "error", file: Some("corpus.toml"), line: Some(line), message })
+    Some(Diag {
+        level: "error",
+        file: Some("corpus.toml"),
+        line: Some(line),
+        message,
+    })
 }
 
 impl Case {
     pub const fn new(name: &'static str, setup: Setup, code: i32, diag: Option<Diag>) -> Case {
-        Case { name, base: "", setup, cmd: &["build"], env: &[], code, diag, check: None }
+        Case {
+            name,
+            base: "",
+            setup,
+            cmd: &["build"],
+            env: &[],
+            code,
+            diag,
+            check: None,
+        }
     }
     pub const fn base(mut self, base: &'static str) -> Case {
         self.base = base;
@@ -119,7 +144,11 @@ pub fn outside(root: &Path) -> std::path::PathBuf {
 
 /// Every chunk text of the current build.
 pub fn evidence(root: &Path) -> String {
-    chunk_records(&root.join("out"), "manifest.json").iter().map(|r| r["text"].as_str().unwrap().to_string()).collect::<Vec<_>>().join("\n")
+    chunk_records(&root.join("out"), "manifest.json")
+        .iter()
+        .map(|r| r["text"].as_str().unwrap().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 pub fn records(root: &Path) -> Vec<Value> {
@@ -134,7 +163,12 @@ fn diagnostics(stdout: &str, stderr: &str) -> Vec<Value> {
     {
         out.extend(ds.iter().cloned());
     }
-    out.extend(stderr.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).filter(|v| v.get("level").is_some()));
+    out.extend(
+        stderr
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v.get("level").is_some()),
+    );
     out
 }
 
@@ -142,12 +176,16 @@ fn matches(d: &Value, want: &Diag) -> bool {
     d["level"] == want.level
         && want.file.is_none_or(|f| d["file"] == f)
         && want.line.is_none_or(|l| d["line"] == l)
-        && d["message"].as_str().is_some_and(|m| m.contains(want.message))
+        && d["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(want.message))
 }
 
 fn command(root: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let mut c = bin();
-    c.current_dir(root).timeout(std::time::Duration::from_secs(300)).args(args);
+    c.current_dir(root)
+        .timeout(std::time::Duration::from_secs(300))
+        .args(args);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -161,7 +199,11 @@ fn run_case(case: &Case) -> Result<(), String> {
     put(root, "corpus.toml", format!("{CONFIG}{}", case.base))?;
     put(root, "src/good.md", GOOD)?;
     if case.base.contains("root = \"data\"") {
-        put(root, "data/good.json", r#"{"1 Tout": [{"slug": "good", "name": "سجل", "text": "نص سجل سليم"}]}"#)?;
+        put(
+            root,
+            "data/good.json",
+            r#"{"1 Tout": [{"slug": "good", "name": "سجل", "text": "نص سجل سليم"}]}"#,
+        )?;
     }
     let good = command(root, &["build"], &[]);
     if good.status.code() != Some(0) {
@@ -181,11 +223,18 @@ fn run_case(case: &Case) -> Result<(), String> {
     let diags = diagnostics(&out, &err);
     let mut fails = Vec::new();
     if o.status.code() != Some(case.code) {
-        fails.push(format!("exit {:?}, expected {}", o.status.code(), case.code));
+        fails.push(format!(
+            "exit {:?}, expected {}",
+            o.status.code(),
+            case.code
+        ));
     }
     if let Some(want) = &case.diag {
         if !diags.iter().any(|d| matches(d, want)) {
-            fails.push(format!("no {} diagnostic in {:?} at line {:?} containing {:?}", want.level, want.file, want.line, want.message));
+            fails.push(format!(
+                "no {} diagnostic in {:?} at line {:?} containing {:?}",
+                want.level, want.file, want.line, want.message
+            ));
         }
         if !diags.iter().all(|d| d["help"].is_string()) {
             fails.push("a diagnostic without help".into());
@@ -206,7 +255,11 @@ fn run_case(case: &Case) -> Result<(), String> {
         if let Some(want) = &case.diag
             && !stderr(&human).contains(want.message)
         {
-            fails.push(format!("the human rendering lacks {:?}:\n{}", want.message, stderr(&human)));
+            fails.push(format!(
+                "the human rendering lacks {:?}:\n{}",
+                want.message,
+                stderr(&human)
+            ));
         }
     }
     if let Some(check) = case.check
@@ -215,7 +268,14 @@ fn run_case(case: &Case) -> Result<(), String> {
         fails.push(e);
     }
     let _ = std::fs::remove_dir_all(outside(root));
-    if fails.is_empty() { Ok(()) } else { Err(format!("{}\n--- stdout\n{out}\n--- stderr\n{err}", fails.join("\n"))) }
+    if fails.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}\n--- stdout\n{out}\n--- stderr\n{err}",
+            fails.join("\n")
+        ))
+    }
 }
 
 /// Runs a table; fails naming every failing case.
@@ -226,12 +286,25 @@ pub fn run_table(cases: &[Case]) {
             failed.push(format!("=== {}: {e}", c.name));
         }
     }
-    assert!(failed.is_empty(), "{} of {} cases failed:\n{}", failed.len(), cases.len(), failed.join("\n\n"));
+    assert!(
+        failed.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failed.len(),
+        cases.len(),
+        failed.join("\n\n")
+    );
 }
 
 #[test]
 fn the_catalogue_has_at_least_60_cases() {
-    let n = config::CASES.len() + encoding::CASES.len() + frontmatter::CASES.len() + fs::CASES.len() + html::CASES.len() + json::CASES.len() + manifest::CASES.len() + structure::CASES.len();
+    let n = config::CASES.len()
+        + encoding::CASES.len()
+        + frontmatter::CASES.len()
+        + fs::CASES.len()
+        + html::CASES.len()
+        + json::CASES.len()
+        + manifest::CASES.len()
+        + structure::CASES.len();
     println!("{n} bad-input cases");
     assert!(n >= 60, "{n} cases");
 }

@@ -17,9 +17,30 @@ fn repoint(p: &Path, to: &str) -> Result<(), String> {
 const MSG: &str = "which leaves the output directory";
 
 pub const CASES: &[Case] = &[
-    Case::new("query refuses a `..` artifact path", |p| repoint(p, "../secret.jsonl"), 1, err("out/manifest.json", None, MSG)).cmd(&["query", "سؤال"]),
-    Case::new("show refuses an absolute artifact path", |p| { let abs = format!("{}/secret.jsonl", p.display()); repoint(p, &abs) }, 1, err("out/manifest.json", None, MSG)).cmd(&["show", "docs:good"]),
-    Case::new("verify refuses a `..` artifact path", |p| repoint(p, "chunks/../../secret.jsonl"), 1, err("out/manifest.json", None, MSG)).cmd(&["verify"]),
+    Case::new(
+        "query refuses a `..` artifact path",
+        |p| repoint(p, "../secret.jsonl"),
+        1,
+        err("out/manifest.json", None, MSG),
+    )
+    .cmd(&["query", "سؤال"]),
+    Case::new(
+        "show refuses an absolute artifact path",
+        |p| {
+            let abs = format!("{}/secret.jsonl", p.display());
+            repoint(p, &abs)
+        },
+        1,
+        err("out/manifest.json", None, MSG),
+    )
+    .cmd(&["show", "docs:good"]),
+    Case::new(
+        "verify refuses a `..` artifact path",
+        |p| repoint(p, "chunks/../../secret.jsonl"),
+        1,
+        err("out/manifest.json", None, MSG),
+    )
+    .cmd(&["verify"]),
 ];
 
 #[test]

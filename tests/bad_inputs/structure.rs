@@ -13,8 +13,16 @@ fn sparse(root: &Path, rel: &str, len: u64) -> Result<(), String> {
 }
 
 /// A file streamed to disk in pieces (never whole in memory here).
-fn streamed(root: &Path, rel: &str, head: &str, piece: &str, times: usize, tail: &str) -> Result<(), String> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(root.join(rel)).map_err(|e| e.to_string())?);
+fn streamed(
+    root: &Path,
+    rel: &str,
+    head: &str,
+    piece: &str,
+    times: usize,
+    tail: &str,
+) -> Result<(), String> {
+    let mut f =
+        std::io::BufWriter::new(std::fs::File::create(root.join(rel)).map_err(|e| e.to_string())?);
     f.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
     for _ in 0..times {
         f.write_all(piece.as_bytes()).map_err(|e| e.to_string())?;
@@ -24,12 +32,24 @@ fn streamed(root: &Path, rel: &str, head: &str, piece: &str, times: usize, tail:
 
 fn chunks_bounded(root: &Path, _: &[Value]) -> Result<(), String> {
     let recs = records(root);
-    let longest = recs.iter().map(|r| r["text"].as_str().unwrap().chars().count()).max().unwrap_or(0);
-    if recs.len() < 3 || longest > 7000 { Err(format!("{} chunks, longest {longest} chars", recs.len())) } else { Ok(()) }
+    let longest = recs
+        .iter()
+        .map(|r| r["text"].as_str().unwrap().chars().count())
+        .max()
+        .unwrap_or(0);
+    if recs.len() < 3 || longest > 7000 {
+        Err(format!("{} chunks, longest {longest} chars", recs.len()))
+    } else {
+        Ok(())
+    }
 }
 
 fn has(root: &Path, needle: &str) -> Result<(), String> {
-    if evidence(root).contains(needle) { Ok(()) } else { Err(format!("evidence lacks {needle:?}")) }
+    if evidence(root).contains(needle) {
+        Ok(())
+    } else {
+        Err(format!("evidence lacks {needle:?}"))
+    }
 }
 
 pub const CASES: &[Case] = &[

@@ -26,7 +26,10 @@ pub fn shared_corpora(test: &str) -> Option<PathBuf> {
 pub fn run(cmd: &mut assert_cmd::Command) -> Output {
     let out = cmd.output().expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked at"), "the binary panicked:\n{stderr}");
+    assert!(
+        !stderr.contains("panicked at"),
+        "the binary panicked:\n{stderr}"
+    );
     out
 }
 
@@ -66,7 +69,16 @@ pub fn out_files(out: &Path) -> Vec<(String, Vec<u8>)> {
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(out).unwrap().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .map(|e| {
+            (
+                e.path()
+                    .strip_prefix(out)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
         .filter(|(p, _)| !p.starts_with("cache"))
         .collect();
     v.sort();
@@ -79,7 +91,8 @@ pub fn manifest(out: &Path) -> serde_json::Value {
 
 /// Every chunk record of a build, read through its manifest.
 pub fn chunk_records(out: &Path, manifest_name: &str) -> Vec<serde_json::Value> {
-    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join(manifest_name)).unwrap()).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join(manifest_name)).unwrap()).unwrap();
     let mut recs = Vec::new();
     for a in m["artifacts"].as_array().unwrap() {
         if a["kind"] == "chunks" {

@@ -12,7 +12,12 @@ struct Counting {
 
 impl Counting {
     fn new(dims: usize, batch: usize) -> Self {
-        Counting { inner: HashEmbedder::new(dims), calls: AtomicUsize::new(0), texts: AtomicUsize::new(0), batch }
+        Counting {
+            inner: HashEmbedder::new(dims),
+            calls: AtomicUsize::new(0),
+            texts: AtomicUsize::new(0),
+            batch,
+        }
     }
     fn calls(&self) -> usize {
         self.calls.load(Ordering::SeqCst)
@@ -40,7 +45,9 @@ impl Embedder for Counting {
 }
 
 fn corpus(n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("مقطع رقم {i} من النص في بيت لحم")).collect()
+    (0..n)
+        .map(|i| format!("مقطع رقم {i} من النص في بيت لحم"))
+        .collect()
 }
 
 fn refs(v: &[String]) -> Vec<&str> {
@@ -48,12 +55,16 @@ fn refs(v: &[String]) -> Vec<&str> {
 }
 
 fn bits(vs: &[Vec<f32>]) -> Vec<Vec<u32>> {
-    vs.iter().map(|v| v.iter().map(|x| x.to_bits()).collect()).collect()
+    vs.iter()
+        .map(|v| v.iter().map(|x| x.to_bits()).collect())
+        .collect()
 }
 
 fn shard_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> =
-        std::fs::read_dir(dir.join(FORMAT_DIR)).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(FORMAT_DIR))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     files
 }
@@ -64,12 +75,27 @@ fn second_call_is_all_hits_and_inner_is_not_called() {
     let texts = corpus(10);
     let cache = CachedEmbedder::open(Counting::new(32, 4), tmp.path()).unwrap();
     let (first, stats) = cache.embed_all(&refs(&texts)).unwrap();
-    assert_eq!(stats, CacheStats { hits: 0, misses: 10 });
+    assert_eq!(
+        stats,
+        CacheStats {
+            hits: 0,
+            misses: 10
+        }
+    );
     assert_eq!(cache.inner().calls(), 3, "10 misses in batches of 4");
-    assert_eq!(first, cache.inner().inner.embed_batch(&refs(&texts)).unwrap());
+    assert_eq!(
+        first,
+        cache.inner().inner.embed_batch(&refs(&texts)).unwrap()
+    );
 
     let (second, stats) = cache.embed_all(&refs(&texts)).unwrap();
-    assert_eq!(stats, CacheStats { hits: 10, misses: 0 });
+    assert_eq!(
+        stats,
+        CacheStats {
+            hits: 10,
+            misses: 0
+        }
+    );
     assert_eq!(cache.inner().calls(), 3);
     assert_eq!(bits(&first), bits(&second));
     cache.flush().unwrap();
@@ -78,7 +104,13 @@ fn second_call_is_all_hits_and_inner_is_not_called() {
     // A new process (a new instance) reads them from disk.
     let cache = CachedEmbedder::open(Counting::new(32, 4), tmp.path()).unwrap();
     let (third, stats) = cache.embed_all(&refs(&texts)).unwrap();
-    assert_eq!(stats, CacheStats { hits: 10, misses: 0 });
+    assert_eq!(
+        stats,
+        CacheStats {
+            hits: 10,
+            misses: 0
+        }
+    );
     assert_eq!(cache.inner().calls(), 0);
     assert_eq!(bits(&first), bits(&third));
 
@@ -86,7 +118,13 @@ fn second_call_is_all_hits_and_inner_is_not_called() {
     let mut more = texts.clone();
     more.extend(corpus(13).into_iter().skip(10));
     let (_, stats) = cache.embed_all(&refs(&more)).unwrap();
-    assert_eq!(stats, CacheStats { hits: 10, misses: 3 });
+    assert_eq!(
+        stats,
+        CacheStats {
+            hits: 10,
+            misses: 3
+        }
+    );
     assert_eq!(cache.inner().texts(), 3);
 }
 
@@ -99,7 +137,10 @@ fn repeated_texts_are_embedded_once() {
     assert_eq!(cache.inner().texts(), 2);
     assert_eq!(v[0], v[2]);
     assert_eq!(v[1], v[4]);
-    assert_eq!(cache.embed_all(&[]).unwrap(), (vec![], CacheStats::default()));
+    assert_eq!(
+        cache.embed_all(&[]).unwrap(),
+        (vec![], CacheStats::default())
+    );
 }
 
 #[test]
@@ -117,24 +158,53 @@ fn torn_record_appended_by_hand_is_ignored() {
     encode_record(&mut torn, &[7u8; 32], &[0.5f32; 24]);
     torn.truncate(HEADER + 10);
     let files = shard_files(tmp.path());
-    let before: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).unwrap().len()).collect();
+    let before: Vec<u64> = files
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .collect();
     for f in &files {
-        OpenOptions::new().append(true).open(f).unwrap().write_all(&torn).unwrap();
+        OpenOptions::new()
+            .append(true)
+            .open(f)
+            .unwrap()
+            .write_all(&torn)
+            .unwrap();
     }
     let cache = CachedEmbedder::open(Counting::new(24, 64), tmp.path()).unwrap();
     let (got, stats) = cache.embed_all(&refs(&texts)).unwrap();
-    assert_eq!(stats, CacheStats { hits: 40, misses: 0 });
+    assert_eq!(
+        stats,
+        CacheStats {
+            hits: 40,
+            misses: 0
+        }
+    );
     assert_eq!(bits(&got), bits(&expected));
     // The torn tails were trimmed, so new records start on a clean boundary...
-    let after: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).unwrap().len()).collect();
+    let after: Vec<u64> = files
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .collect();
     assert_eq!(before, after);
     let new = corpus(80);
     let (_, stats) = cache.embed_all(&refs(&new)).unwrap();
-    assert_eq!(stats, CacheStats { hits: 40, misses: 40 });
+    assert_eq!(
+        stats,
+        CacheStats {
+            hits: 40,
+            misses: 40
+        }
+    );
     drop(cache);
     // ...and are all found by the next load.
     let cache = CachedEmbedder::open(Counting::new(24, 64), tmp.path()).unwrap();
-    assert_eq!(cache.embed_all(&refs(&new)).unwrap().1, CacheStats { hits: 80, misses: 0 });
+    assert_eq!(
+        cache.embed_all(&refs(&new)).unwrap().1,
+        CacheStats {
+            hits: 80,
+            misses: 0
+        }
+    );
 }
 
 #[test]
@@ -145,7 +215,12 @@ fn a_cut_last_record_is_a_miss_not_a_crash() {
     let victim = shard_path(&tmp.path().join(FORMAT_DIR), cache.key("اثنان")[0]);
     drop(cache);
     let len = std::fs::metadata(&victim).unwrap().len();
-    OpenOptions::new().write(true).open(&victim).unwrap().set_len(len - 5).unwrap();
+    OpenOptions::new()
+        .write(true)
+        .open(&victim)
+        .unwrap()
+        .set_len(len - 5)
+        .unwrap();
     let cache = CachedEmbedder::open(HashEmbedder::new(24), tmp.path()).unwrap();
     let (got, stats) = cache.embed_all(&["واحد", "اثنان"]).unwrap();
     assert_eq!(bits(&got), bits(&expected));
@@ -172,7 +247,14 @@ fn scanner_skips_damage_anywhere() {
     bytes.extend_from_slice(&[9u8; 32]);
     bytes.extend_from_slice(&u32::MAX.to_le_bytes());
     let (found, valid_end) = scan_records(&bytes);
-    assert_eq!(found, vec![([1u8; 32], 0), ([2u8; 32], second as u64), ([4u8; 32], fourth as u64)]);
+    assert_eq!(
+        found,
+        vec![
+            ([1u8; 32], 0),
+            ([2u8; 32], second as u64),
+            ([4u8; 32], fourth as u64)
+        ]
+    );
     assert_eq!(valid_end, end);
     assert_eq!(scan_records(&[]), (vec![], 0));
     assert_eq!(scan_records(&MAGIC), (vec![], 0));
@@ -210,7 +292,8 @@ fn different_describe_means_different_keys() {
     )
     .unwrap();
     let d = CachedEmbedder::open(
-        crate::embed::CommandEmbedder::new(vec!["true".into()], 16, "other-model-v2".into()).unwrap(),
+        crate::embed::CommandEmbedder::new(vec!["true".into()], 16, "other-model-v2".into())
+            .unwrap(),
         tmp.path(),
     )
     .unwrap();
@@ -229,7 +312,10 @@ fn different_describe_means_different_keys() {
     assert_eq!(a.key("نص"), *h.finalize().as_bytes());
     // Same dir, other settings: nothing is shared.
     a.embed_all(&["أ", "ب"]).unwrap();
-    assert_eq!(b.embed_all(&["أ", "ب"]).unwrap().1, CacheStats { hits: 0, misses: 2 });
+    assert_eq!(
+        b.embed_all(&["أ", "ب"]).unwrap().1,
+        CacheStats { hits: 0, misses: 2 }
+    );
 }
 
 #[test]
@@ -245,8 +331,17 @@ fn two_instances_sharing_a_directory() {
     drop((a, b));
     let c = CachedEmbedder::open(HashEmbedder::new(8), tmp.path()).unwrap();
     let (v, stats) = c.embed_all(&refs(&texts)).unwrap();
-    assert_eq!(stats, CacheStats { hits: 60, misses: 0 });
-    assert_eq!(bits(&v), bits(&HashEmbedder::new(8).embed_batch(&refs(&texts)).unwrap()));
+    assert_eq!(
+        stats,
+        CacheStats {
+            hits: 60,
+            misses: 0
+        }
+    );
+    assert_eq!(
+        bits(&v),
+        bits(&HashEmbedder::new(8).embed_batch(&refs(&texts)).unwrap())
+    );
 }
 
 #[test]
@@ -266,7 +361,11 @@ fn a_bad_provider_answer_is_an_error() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = CachedEmbedder::open(Short, tmp.path()).unwrap();
     let err = cache.embed_all(&["a", "b"]).unwrap_err();
-    assert!(err.message.contains("1 vectors for 2 texts"), "{}", err.message);
+    assert!(
+        err.message.contains("1 vectors for 2 texts"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
@@ -282,7 +381,10 @@ fn an_unwritable_cache_still_gives_vectors_and_flush_reports_it() {
     assert_eq!(stats.misses, 2);
     assert_eq!(v, HashEmbedder::new(8).embed_batch(&["أ", "ب"]).unwrap());
     let err = cache.flush().unwrap_err();
-    assert!(err.message.starts_with("embedding cache") && err.help.contains("unaffected"), "{err:?}");
+    assert!(
+        err.message.starts_with("embedding cache") && err.help.contains("unaffected"),
+        "{err:?}"
+    );
     // Reported once; the cache keeps answering (without writing).
     cache.flush().unwrap();
     assert_eq!(cache.embed_all(&["أ"]).unwrap().0, vec![v[0].clone()]);

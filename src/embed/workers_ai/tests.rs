@@ -28,10 +28,18 @@ impl Reply {
             "result": {"shape": [texts.len(), dims], "data": data, "pooling": "cls"},
             "success": true, "errors": [], "messages": []
         });
-        Reply { status: 200, body: body.to_string(), headers: vec![] }
+        Reply {
+            status: 200,
+            body: body.to_string(),
+            headers: vec![],
+        }
     }
     fn status(status: u16, body: &str) -> Reply {
-        Reply { status, body: body.to_string(), headers: vec![] }
+        Reply {
+            status,
+            body: body.to_string(),
+            headers: vec![],
+        }
     }
 }
 
@@ -77,7 +85,10 @@ impl TestServer {
                     problems.push(format!("path {}", rq.url()));
                 }
                 let header = |name: &'static str| {
-                    rq.headers().iter().find(|h| h.field.equiv(name)).map(|h| h.value.as_str().to_string())
+                    rq.headers()
+                        .iter()
+                        .find(|h| h.field.equiv(name))
+                        .map(|h| h.value.as_str().to_string())
                 };
                 let auth = header("Authorization").unwrap_or_default();
                 if auth != format!("Bearer {TOKEN}") {
@@ -100,7 +111,9 @@ impl TestServer {
                                     }
                                 }
                             }
-                            Some(items) => problems.push(format!("{} texts in one request", items.len())),
+                            Some(items) => {
+                                problems.push(format!("{} texts in one request", items.len()))
+                            }
                             None => problems.push("no `text` array".into()),
                         }
                         if !body.get("truncate_inputs").is_some_and(|v| v.is_boolean()) {
@@ -111,7 +124,11 @@ impl TestServer {
                 }
                 let index = {
                     let mut log = log.lock().unwrap();
-                    log.push(Seen { texts: texts.clone(), auth: auth.clone(), problems: problems.clone() });
+                    log.push(Seen {
+                        texts: texts.clone(),
+                        auth: auth.clone(),
+                        problems: problems.clone(),
+                    });
                     log.iter().filter(|s| s.problems.is_empty()).count() - 1
                 };
                 let reply = if problems.is_empty() {
@@ -119,8 +136,11 @@ impl TestServer {
                 } else {
                     Reply::status(400, &format!("{problems:?}"))
                 };
-                let mut resp = tiny_http::Response::from_string(reply.body).with_status_code(reply.status);
-                resp.add_header(tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap());
+                let mut resp =
+                    tiny_http::Response::from_string(reply.body).with_status_code(reply.status);
+                resp.add_header(
+                    tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap(),
+                );
                 for (k, v) in reply.headers {
                     resp.add_header(tiny_http::Header::from_bytes(k, v.as_bytes()).unwrap());
                 }
@@ -138,7 +158,11 @@ impl TestServer {
     fn seen(&self) -> Vec<Seen> {
         let seen = self.seen.lock().unwrap().clone();
         for s in &seen {
-            assert!(s.problems.is_empty(), "request shape problems: {:?}", s.problems);
+            assert!(
+                s.problems.is_empty(),
+                "request shape problems: {:?}",
+                s.problems
+            );
         }
         seen
     }
@@ -176,14 +200,23 @@ fn assert_close(got: &[Vec<f32>], texts: &[String]) {
     assert_eq!(got.len(), texts.len());
     for (v, t) in got.iter().zip(texts) {
         let want = e.embed(t);
-        assert!(v.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-6), "vector for {t:?}");
+        assert!(
+            v.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-6),
+            "vector for {t:?}"
+        );
     }
 }
 
 #[test]
 fn success_with_batching_250_texts_three_requests_in_order() {
     let server = TestServer::start(|_, texts, _| Reply::ok(texts));
-    let wai = client(&server.base, WorkersAiConfig { concurrency: 2, ..config() });
+    let wai = client(
+        &server.base,
+        WorkersAiConfig {
+            concurrency: 2,
+            ..config()
+        },
+    );
     let input = texts(250);
     let refs: Vec<&str> = input.iter().map(|s| s.as_str()).collect();
     let out = wai.embed_batch(&refs).unwrap();
@@ -217,15 +250,24 @@ fn retry_after_on_429_is_honoured_then_success() {
     let refs: Vec<&str> = input.iter().map(|s| s.as_str()).collect();
     let start = Instant::now();
     let out = wai.embed_batch(&refs).unwrap();
-    assert!(start.elapsed() >= Duration::from_millis(950), "waited only {:?}", start.elapsed());
+    assert!(
+        start.elapsed() >= Duration::from_millis(950),
+        "waited only {:?}",
+        start.elapsed()
+    );
     assert_close(&out, &input);
     assert_eq!(server.seen().len(), 2);
 }
 
 #[test]
 fn server_error_then_success() {
-    let server =
-        TestServer::start(|i, texts, _| if i == 0 { Reply::status(500, "internal error") } else { Reply::ok(texts) });
+    let server = TestServer::start(|i, texts, _| {
+        if i == 0 {
+            Reply::status(500, "internal error")
+        } else {
+            Reply::ok(texts)
+        }
+    });
     let wai = client(&server.base, config());
     let out = wai.embed_batch(&["أ ب", "ج د"]).unwrap();
     assert_eq!(out.len(), 2);
@@ -235,25 +277,45 @@ fn server_error_then_success() {
 #[test]
 fn persistent_server_error_fails_after_bounded_attempts() {
     let server = TestServer::start(|_, _, _| {
-        Reply::status(503, r#"{"success":false,"errors":[{"code":1000,"message":"upstream unavailable"}]}"#)
+        Reply::status(
+            503,
+            r#"{"success":false,"errors":[{"code":1000,"message":"upstream unavailable"}]}"#,
+        )
     });
-    let wai = client(&server.base, WorkersAiConfig { max_attempts: 4, ..config() });
+    let wai = client(
+        &server.base,
+        WorkersAiConfig {
+            max_attempts: 4,
+            ..config()
+        },
+    );
     let err = wai.embed_batch(&["نص"]).unwrap_err();
     assert_eq!(server.seen().len(), 4);
     assert!(err.message.contains("after 4 attempts"), "{}", err.message);
-    assert!(err.message.contains("HTTP 503") && err.message.contains("upstream unavailable"), "{}", err.message);
+    assert!(
+        err.message.contains("HTTP 503") && err.message.contains("upstream unavailable"),
+        "{}",
+        err.message
+    );
     assert!(!err.help.is_empty());
 }
 
 #[test]
 fn client_errors_are_not_retried() {
     let server = TestServer::start(|_, _, _| {
-        Reply::status(400, r#"{"success":false,"errors":[{"code":5006,"message":"input too long"}]}"#)
+        Reply::status(
+            400,
+            r#"{"success":false,"errors":[{"code":5006,"message":"input too long"}]}"#,
+        )
     });
     let wai = client(&server.base, config());
     let err = wai.embed_batch(&["نص"]).unwrap_err();
     assert_eq!(server.seen().len(), 1);
-    assert!(err.message.contains("HTTP 400") && err.message.contains("input too long"), "{}", err.message);
+    assert!(
+        err.message.contains("HTTP 400") && err.message.contains("input too long"),
+        "{}",
+        err.message
+    );
     assert!(err.help.contains("max_chars"), "{}", err.help);
 }
 
@@ -272,8 +334,16 @@ fn malformed_responses_are_errors() {
         let server = TestServer::start(move |_, _, _| Reply::status(200, body));
         let wai = client(&server.base, config());
         let err = wai.embed_batch(&["نص"]).unwrap_err();
-        assert_eq!(server.seen().len(), 1, "malformed answers are not retried ({body})");
-        assert!(err.message.starts_with("Workers AI"), "{body}: {}", err.message);
+        assert_eq!(
+            server.seen().len(),
+            1,
+            "malformed answers are not retried ({body})"
+        );
+        assert!(
+            err.message.starts_with("Workers AI"),
+            "{body}: {}",
+            err.message
+        );
         assert!(!err.help.is_empty());
     }
 }
@@ -283,7 +353,11 @@ fn wrong_dims_is_an_error() {
     let server = TestServer::start(|_, texts, _| Reply::ok_dims(texts, DIMS - 1));
     let wai = client(&server.base, config());
     let err = wai.embed_batch(&["أ", "ب"]).unwrap_err();
-    assert!(err.message.contains("7 dimensions") && err.message.contains("expected 8"), "{}", err.message);
+    assert!(
+        err.message.contains("7 dimensions") && err.message.contains("expected 8"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
@@ -291,7 +365,12 @@ fn token_never_appears_in_errors_or_debug() {
     // A hostile server that echoes the Authorization header into every error body.
     let echo = |status: u16| {
         move |_: usize, _: &[String], auth: &str| {
-            Reply::status(status, &format!(r#"{{"success":false,"errors":[{{"code":1,"message":"bad header {auth}"}}]}}"#))
+            Reply::status(
+                status,
+                &format!(
+                    r#"{{"success":false,"errors":[{{"code":1,"message":"bad header {auth}"}}]}}"#
+                ),
+            )
         }
     };
     let mut errors = vec![];
@@ -304,17 +383,30 @@ fn token_never_appears_in_errors_or_debug() {
     }
     // 200 with a malformed body that contains the token.
     let server = TestServer::start(|_, _, auth| Reply::status(200, &format!("oops {auth}")));
-    errors.push(client(&server.base, config()).embed_batch(&["نص"]).unwrap_err());
+    errors.push(
+        client(&server.base, config())
+            .embed_batch(&["نص"])
+            .unwrap_err(),
+    );
     // Nothing listens: a transport error.
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let dead = client(&format!("http://127.0.0.1:{port}/client/v4"), WorkersAiConfig { max_attempts: 2, ..config() });
+    let dead = client(
+        &format!("http://127.0.0.1:{port}/client/v4"),
+        WorkersAiConfig {
+            max_attempts: 2,
+            ..config()
+        },
+    );
     errors.push(dead.embed_batch(&["نص"]).unwrap_err());
     // Construction errors.
     errors.push(
-        WorkersAi::new_with_env(config(), |n| (n == "CLOUDFLARE_API_TOKEN").then(|| TOKEN.to_string())).unwrap_err(),
+        WorkersAi::new_with_env(config(), |n| {
+            (n == "CLOUDFLARE_API_TOKEN").then(|| TOKEN.to_string())
+        })
+        .unwrap_err(),
     );
     errors.push(
         WorkersAi::new_with_env(config(), |n| match n {
@@ -331,37 +423,79 @@ fn token_never_appears_in_errors_or_debug() {
         assert!(!e.message.is_empty() && !e.help.is_empty(), "{e:?}");
     }
     // The echoing server did get the token, so the scrubbing above was exercised.
-    assert!(errors[0].message.contains("[redacted]"), "{}", errors[0].message);
+    assert!(
+        errors[0].message.contains("[redacted]"),
+        "{}",
+        errors[0].message
+    );
 }
 
 #[test]
 fn configuration_from_env_and_config() {
     let no_env = |_: &str| None::<String>;
     let err = WorkersAi::new_with_env(config(), no_env).unwrap_err();
-    assert!(err.message.contains("CLOUDFLARE_API_TOKEN"), "{}", err.message);
+    assert!(
+        err.message.contains("CLOUDFLARE_API_TOKEN"),
+        "{}",
+        err.message
+    );
 
     let token_only = |n: &str| (n == "CLOUDFLARE_API_TOKEN").then(|| TOKEN.to_string());
     let err = WorkersAi::new_with_env(config(), token_only).unwrap_err();
     assert!(err.help.contains("CLOUDFLARE_ACCOUNT_ID"), "{}", err.help);
 
     // The account from the config file, and the variable winning over it.
-    let from_config = WorkersAi::new_with_env(WorkersAiConfig { account_id: Some("cfg1".into()), ..config() }, token_only)
-        .unwrap();
-    assert!(from_config.url.starts_with(DEFAULT_API_BASE) && from_config.url.contains("/accounts/cfg1/ai/run/"));
+    let from_config = WorkersAi::new_with_env(
+        WorkersAiConfig {
+            account_id: Some("cfg1".into()),
+            ..config()
+        },
+        token_only,
+    )
+    .unwrap();
+    assert!(
+        from_config.url.starts_with(DEFAULT_API_BASE)
+            && from_config.url.contains("/accounts/cfg1/ai/run/")
+    );
     let both = |n: &str| match n {
         "CLOUDFLARE_API_TOKEN" => Some(TOKEN.to_string()),
         "CLOUDFLARE_ACCOUNT_ID" => Some("envacct".into()),
         _ => None,
     };
-    let wai = WorkersAi::new_with_env(WorkersAiConfig { account_id: Some("cfg1".into()), ..config() }, both).unwrap();
-    assert_eq!(wai.url, format!("{DEFAULT_API_BASE}/accounts/envacct/ai/run/{MODEL}"));
+    let wai = WorkersAi::new_with_env(
+        WorkersAiConfig {
+            account_id: Some("cfg1".into()),
+            ..config()
+        },
+        both,
+    )
+    .unwrap();
+    assert_eq!(
+        wai.url,
+        format!("{DEFAULT_API_BASE}/accounts/envacct/ai/run/{MODEL}")
+    );
 
     for bad in [
-        WorkersAiConfig { batch: 101, ..config() },
-        WorkersAiConfig { batch: 0, ..config() },
-        WorkersAiConfig { dims: 0, ..config() },
-        WorkersAiConfig { model: "a b".into(), ..config() },
-        WorkersAiConfig { max_chars: 0, ..config() },
+        WorkersAiConfig {
+            batch: 101,
+            ..config()
+        },
+        WorkersAiConfig {
+            batch: 0,
+            ..config()
+        },
+        WorkersAiConfig {
+            dims: 0,
+            ..config()
+        },
+        WorkersAiConfig {
+            model: "a b".into(),
+            ..config()
+        },
+        WorkersAiConfig {
+            max_chars: 0,
+            ..config()
+        },
     ] {
         assert!(WorkersAi::new_with_env(bad, both).is_err());
     }
@@ -370,10 +504,19 @@ fn configuration_from_env_and_config() {
 #[test]
 fn long_texts_are_truncated_at_a_word_boundary_and_policy_is_described() {
     let server = TestServer::start(|_, texts, _| Reply::ok(texts));
-    let wai = client(&server.base, WorkersAiConfig { max_chars: 10, ..config() });
+    let wai = client(
+        &server.base,
+        WorkersAiConfig {
+            max_chars: 10,
+            ..config()
+        },
+    );
     let out = wai.embed_batch(&["كلمة كلمتان ثلاث كلمات", "قصير"]).unwrap();
     assert_eq!(out.len(), 2);
-    assert_eq!(server.seen()[0].texts, vec!["كلمة".to_string(), "قصير".to_string()]);
+    assert_eq!(
+        server.seen()[0].texts,
+        vec!["كلمة".to_string(), "قصير".to_string()]
+    );
     let d = wai.describe();
     assert_eq!(d["provider"], "workers-ai");
     assert_eq!(d["model"], MODEL);
@@ -400,14 +543,22 @@ fn truncation_rules() {
 fn retry_after_parsing_and_backoff() {
     assert_eq!(parse_retry_after("3"), Some(Duration::from_secs(3)));
     assert_eq!(parse_retry_after(" 0 "), Some(Duration::ZERO));
-    assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), Some(Duration::ZERO)); // in the past
+    assert_eq!(
+        parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+        Some(Duration::ZERO)
+    ); // in the past
     let future = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(30));
     let d = parse_retry_after(&future).unwrap();
-    assert!(d > Duration::from_secs(25) && d <= Duration::from_secs(30), "{d:?}");
+    assert!(
+        d > Duration::from_secs(25) && d <= Duration::from_secs(30),
+        "{d:?}"
+    );
     assert_eq!(parse_retry_after("soon"), None);
     for attempt in 1..30 {
         let d = backoff(attempt, Duration::from_millis(100), Duration::from_secs(5));
-        let full = Duration::from_millis(100).saturating_mul(1 << (attempt - 1).min(20)).min(Duration::from_secs(5));
+        let full = Duration::from_millis(100)
+            .saturating_mul(1 << (attempt - 1).min(20))
+            .min(Duration::from_secs(5));
         assert!(d >= full / 2 && d <= full, "attempt {attempt}: {d:?}");
     }
     assert!(is_loopback("http://127.0.0.1:8080/client/v4"));

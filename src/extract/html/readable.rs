@@ -67,7 +67,8 @@ pub const MIN_PROSE_CHARS: usize = 200;
 pub fn extract_html(src: &str) -> HtmlOutcome {
     // A panic here is a bug: the page is skipped with a warning, and the panic's message (meant
     // for developers) stays off the user's terminal.
-    crate::extract::guard::quietly(|| extract_inner(src)).unwrap_or_else(|| HtmlOutcome::Skip("internal error while extracting HTML".to_string()))
+    crate::extract::guard::quietly(|| extract_inner(src))
+        .unwrap_or_else(|| HtmlOutcome::Skip("internal error while extracting HTML".to_string()))
 }
 
 /// Concatenated text of all blocks (blank line between blocks); handy for
@@ -1170,7 +1171,11 @@ fn collapsed_len(s: &str) -> usize {
     let mut i = 0;
     while i < b.len() {
         let (whitespace, control, width) = match b[i] {
-            x @ 0..0x80 => (matches!(x, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '), x < 0x20 || x == 0x7F, 1),
+            x @ 0..0x80 => (
+                matches!(x, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '),
+                x < 0x20 || x == 0x7F,
+                1,
+            ),
             0xD8..=0xDB => (false, false, 2),
             _ => match s[i..].chars().next() {
                 Some(c) => (c.is_whitespace(), c.is_control(), c.len_utf8()),

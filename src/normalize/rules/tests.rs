@@ -528,12 +528,19 @@ fn arabic_ccc_table_matches_ucd() {
 fn composed_pairs_are_nfc() {
     use unicode_normalization::UnicodeNormalization;
     for s in 0x0600u32..0x0700 {
-        let Some(starter) = char::from_u32(s) else { continue };
+        let Some(starter) = char::from_u32(s) else {
+            continue;
+        };
         for m in ['\u{0653}', '\u{0654}', '\u{0655}'] {
             let seg: String = [starter, m].into_iter().collect();
             let nfc: Vec<char> = seg.nfc().collect();
             let expected = (nfc.len() == 1).then(|| nfc[0]);
-            assert_eq!(composed_pair(&seg), expected, "U+{s:04X} U+{:04X}", m as u32);
+            assert_eq!(
+                composed_pair(&seg),
+                expected,
+                "U+{s:04X} U+{:04X}",
+                m as u32
+            );
         }
     }
     assert_eq!(composed_pair("ا"), None);
