@@ -120,6 +120,24 @@ fn duplicate_in_file(
         .help("IDs must be unique: make the records `id` template include a distinguishing field (e.g. `$index` or the url's fragment)")
 }
 
+/// A slug as a URL path: readable (`c++` stays `c++`, Arabic stays Arabic, as browsers show it),
+/// with only what a URL path cannot hold percent-encoded (whitespace, controls, `"#%<>?\^`{|}`).
+fn url_path(slug: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(slug.len());
+    for c in slug.chars() {
+        if c.is_whitespace() || c.is_control() || "\"#%<>?\\^`{|}".contains(c) {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                let _ = write!(out, "%{b:02X}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn build_doc(
     cfg: &Config,
     lib: &Library,
@@ -145,16 +163,36 @@ fn build_doc(
         (Some(s), _) | (None, Some(s)) => s.clone(),
         (None, None) => file_slug(rel),
     };
-    let doc_id = identity::doc_id(&lib.id, &slug).map_err(|e| {
+    // Chunk first: a valid slug keeps its ID exactly when its chunk IDs fit, as they always did.
+    let spans = timed(Stage::Chunk, || chunk(&doc.body, &cfg.chunking));
+    let digits = identity::index_digits(spans.len(), cfg.id_width);
+    let reserve = identity::index_digits(cfg.max_chunks, cfg.id_width);
+    let (doc_id, form) = identity::map_doc_id(&lib.id, &slug, digits, reserve).map_err(|e| {
         fail(
             format!("cannot make a doc_id from slug `{slug}`: {e}"),
             if doc.record_slug.is_some() {
-                "set an ASCII `id` template (and `id_match`) under [library.records] in corpus.toml"
+                "make the records `id` template give every record a non-empty value"
             } else {
-                "add an ASCII `id:` (letters, digits, `-`, `_`, `.`, `/`) to the frontmatter, or rename the file"
+                "give the library a shorter `id` in corpus.toml"
             },
         )
     })?;
+    if cfg.strict_ids && form != identity::SlugForm::Same {
+        let why = match identity::check_slug(&slug) {
+            Err(e) => e.to_string(),
+            Ok(()) => {
+                format!("its chunk IDs would be over the {MAX_ID_BYTES}-byte Vectorize limit")
+            }
+        };
+        return Err(fail(
+            format!("slug `{slug}` is not an ID as it is ({why}); strict_ids refuses `{doc_id}`"),
+            if doc.record_slug.is_some() {
+                "set a shorter ASCII `id` template under [library.records], or drop `strict_ids`"
+            } else {
+                "add an ASCII `id:` (letters, digits, `-`, `_`, `.`, `/`) to the frontmatter, rename the file, or drop `strict_ids`"
+            },
+        ));
+    }
     let source = match &doc.record_slug {
         Some(s) => format!("{}/{rel}#{s}", lib.id),
         None => format!("{}/{rel}", lib.id),
@@ -163,7 +201,7 @@ fn build_doc(
         (Some(u), _) => u.clone(),
         (None, Some(t)) => t
             .render(|name| match name {
-                "slug" => Some(slug.clone()),
+                "slug" => Some(url_path(&slug)),
                 "library" => Some(lib.id.clone()),
                 other => doc.fields.get(other).and_then(|v| match v {
                     Value::String(s) => Some(s.clone()),
@@ -180,7 +218,7 @@ fn build_doc(
                     "use {slug}, {library} or a frontmatter field every document has",
                 )
             })?,
-        (None, None) => format!("/{}/{slug}", lib.id),
+        (None, None) => format!("/{}/{}", lib.id, url_path(&slug)),
     };
     let scheme_ok = url.starts_with("https://")
         || url.starts_with("http://")
@@ -214,7 +252,6 @@ fn build_doc(
         }
         None => lib.domains.clone(),
     };
-    let spans = timed(Stage::Chunk, || chunk(&doc.body, &cfg.chunking));
     if spans.len() > cfg.max_chunks {
         return Err(fail(
             format!(
@@ -223,15 +260,6 @@ fn build_doc(
                 cfg.max_chunks
             ),
             "split the document, exclude it, or raise `max_chunks` under [chunking] in corpus.toml",
-        ));
-    }
-    let longest = identity::longest_chunk_id_len(&doc_id, spans.len(), cfg.id_width);
-    if longest > MAX_ID_BYTES {
-        return Err(fail(
-            format!(
-                "chunk IDs of `{doc_id}` would be {longest} bytes, over the {MAX_ID_BYTES}-byte Vectorize limit"
-            ),
-            "give the document a shorter slug: a frontmatter `id`, or a shorter records `id` template",
         ));
     }
     let chunks = spans

@@ -29,6 +29,14 @@ pub struct LibraryEntry {
     pub docs: usize,
     pub chunks: usize,
     pub domains: Vec<String>,
+    /// Documents whose ID was mapped (escaped or shortened) because their slug was not an ID as
+    /// it is (`identity::map_doc_id`); absent when none were.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub mapped_ids: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -65,6 +65,13 @@ fn summary(at: &BuildLocation, rep: &BuildReport, ok: bool) -> serde_json::Value
         "files_reused": rep.stats.write.files_reused,
         "bytes_written": rep.stats.write.bytes_written,
         "ms": rep.stats.ms,
+        "mapped_ids": rep.manifest.as_ref().map(|m| {
+            m.libraries
+                .iter()
+                .filter(|l| l.mapped_ids > 0)
+                .map(|l| (l.id.clone(), serde_json::Value::from(l.mapped_ids)))
+                .collect::<serde_json::Map<_, _>>()
+        }),
         "errors": rep.problems.errors(),
         "warnings": rep.problems.warnings(),
         "diagnostics": rep.problems.0.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
@@ -85,6 +92,13 @@ fn print_human(rep: &BuildReport) {
             rep.stats.ms,
             path.display()
         );
+        let mapped: usize = m.libraries.iter().map(|l| l.mapped_ids).sum();
+        if mapped > 0 {
+            println!(
+                "  {mapped} ID(s) mapped from file names or slugs that are not IDs as they are \
+                 (`askzico inspect` lists them; `strict_ids = true` under [corpus] refuses them)"
+            );
+        }
         if rep.problems.warnings() > 0 {
             println!("  {} warning(s)", rep.problems.warnings());
         }

@@ -226,7 +226,7 @@ fn print_text(r: &Report, args: &InspectArgs) {
             "  {:<18} {:>6} / {:<6} {}",
             c.name,
             c.count,
-            c.max,
+            c.max_shown(),
             if c.ok { "ok" } else { "FAIL" }
         );
         if c.count > 0 {

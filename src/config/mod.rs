@@ -137,6 +137,10 @@ pub struct Config {
     pub name: String,
     pub out_dir: PathBuf,
     pub id_width: usize,
+    /// `[corpus] strict_ids`: a slug that is not an ID as it is (bad characters, too long) is an
+    /// error instead of being mapped (escaped or shortened). Not part of the fingerprint: it
+    /// only refuses builds; the compile cache keys on it.
+    pub strict_ids: bool,
     pub chunking: ChunkSettings,
     pub normalize: Rules,
     pub embedding: EmbedSettings,
@@ -612,6 +616,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         name: corpus.name,
         out_dir: base_dir.join(out_rel),
         id_width,
+        strict_ids: corpus.strict_ids,
         max_chunks: *chunking.max_chunks.get_ref(),
         chunking: ChunkSettings {
             max_chars: chunking.max_chars.into_inner(),

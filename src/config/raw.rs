@@ -78,6 +78,9 @@ pub(super) struct RawCorpus {
     pub id_width: Spanned<usize>,
     #[serde(default = "default_max_file_mb")]
     pub max_file_mb: Spanned<u64>,
+    /// Refuse sources whose slug is not an ID as it is, instead of mapping it.
+    #[serde(default)]
+    pub strict_ids: bool,
 }
 fn default_name() -> String {
     "corpus".into()
@@ -98,6 +101,7 @@ impl Default for RawCorpus {
             out: default_out(),
             id_width: default_id_width(),
             max_file_mb: default_max_file_mb(),
+            strict_ids: false,
         }
     }
 }

@@ -43,6 +43,7 @@ impl CompileCache {
             "article_stems": cfg.article_stems,
             "embedding": crate::embed::describe(&cfg.embedding),
             "id_width": cfg.id_width,
+            "strict_ids": cfg.strict_ids,
             "askzico": env!("CARGO_PKG_VERSION"),
             // Any change to the compiler itself invalidates the cache, not only version bumps.
             "binary": binary_id(),

@@ -614,11 +614,13 @@ impl Engine {
                 docs: 0,
                 chunks: 0,
                 domains: Vec::new(),
+                mapped_ids: 0,
             })
             .collect();
         for d in outputs.iter().flat_map(|o| o.docs.iter()) {
             if let Some(e) = libraries.iter_mut().find(|e| e.id == d.library) {
                 e.docs += 1;
+                e.mapped_ids += usize::from(crate::identity::is_mapped(d.doc_id.as_str()));
                 e.chunks += d.chunks.len();
                 e.domains.extend(d.domains.iter().cloned());
             }

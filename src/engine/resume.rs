@@ -423,6 +423,12 @@ impl Engine {
             e.docs = (e.docs + n.docs.len()).checked_sub(o.len())?;
             e.chunks = (e.chunks + n.docs.iter().map(|d| d.chunks.len()).sum::<usize>())
                 .checked_sub(o.iter().map(|d| d.chunks.len()).sum())?;
+            let mapped = |ds: &mut dyn Iterator<Item = &crate::identity::DocId>| {
+                ds.filter(|id| crate::identity::is_mapped(id.as_str()))
+                    .count()
+            };
+            e.mapped_ids = (e.mapped_ids + mapped(&mut n.docs.iter().map(|d| &d.doc_id)))
+                .checked_sub(mapped(&mut o.iter().map(|d| &d.doc_id)))?;
         }
 
         // Store, then the manifest last, under the output lock.

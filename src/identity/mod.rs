@@ -104,6 +104,163 @@ pub fn doc_id(library: &str, slug: &str) -> Result<DocId, SlugError> {
     Ok(DocId(format!("{library}:{slug}")))
 }
 
+/// The character that marks a mapped slug: valid slugs never contain it, so a mapped ID can never
+/// equal a valid slug's, and an ID holds it exactly when it was mapped. `~` is unreserved in URLs
+/// and KV keys, so mapped IDs need no further quoting anywhere they go.
+pub const ESCAPE: char = '~';
+
+/// What a shortened slug ends with: the marker and 16 hex digits (64 bits) of the whole slug's
+/// blake3. `h` is not a hex digit, so it never reads as a byte escape.
+const HASH_MARK: &str = "~h";
+const HASH_HEX: usize = 16;
+
+/// How a source's slug became the slug part of its ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlugForm {
+    /// A valid slug that fits: the ID is `<library>:<slug>`, as always.
+    Same,
+    /// Put in NFC, each byte outside the ID alphabet (and each `.`/`..`/empty path segment)
+    /// escaped as `~XX`: injective, and readable enough to recognise the source.
+    Escaped,
+    /// Too long for 64-byte chunk IDs: a prefix (cut at a `/` where there is one) plus `~h` and
+    /// a hash of the whole slug.
+    Shortened,
+}
+
+/// Why no ID can be made at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MapError {
+    /// The slug is empty: nothing identifies the source.
+    Empty,
+    /// The library id leaves no room for even a shortened slug.
+    LibraryTooLong { room: usize },
+}
+
+impl fmt::Display for MapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MapError::Empty => f.write_str("the slug is empty"),
+            MapError::LibraryTooLong { room } => write!(
+                f,
+                "the library id leaves {room} bytes of the {MAX_ID_BYTES}-byte chunk ID for the slug, \
+                 too few for even a shortened one"
+            ),
+        }
+    }
+}
+
+/// How many digits a chunk index takes in a document of `chunks` chunks (at least `width`).
+pub fn index_digits(chunks: usize, width: usize) -> usize {
+    let mut n = chunks.saturating_sub(1);
+    let mut digits = 1;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    digits.max(width)
+}
+
+/// The doc ID of a source whose slug is `slug`, mapped so that a file name never blocks a build
+/// (DESIGN §4). A valid slug whose chunk IDs fit (`digits`: the document's own index digits)
+/// maps to itself, so no existing ID changes. Any other slug is put in NFC and escaped; if that
+/// does not fit with `reserve` index digits (the most a document may need, so a mapped ID does
+/// not move when a document grows), it is shortened. A pure function of its arguments.
+pub fn map_doc_id(
+    library: &str,
+    slug: &str,
+    digits: usize,
+    reserve: usize,
+) -> Result<(DocId, SlugForm), MapError> {
+    if slug.is_empty() {
+        return Err(MapError::Empty);
+    }
+    let fixed = library.len() + 2; // `<library>:` and the `:` before the index
+    if check_slug(slug).is_ok() && fixed + slug.len() + digits <= MAX_ID_BYTES {
+        return Ok((DocId(format!("{library}:{slug}")), SlugForm::Same));
+    }
+    let room = MAX_ID_BYTES.saturating_sub(fixed + reserve);
+    let escaped = if check_slug(slug).is_ok() {
+        slug.to_string()
+    } else {
+        escape_slug(slug)
+    };
+    if escaped.len() <= room && escaped != slug {
+        return Ok((DocId(format!("{library}:{escaped}")), SlugForm::Escaped));
+    }
+    let short = shorten(&escaped, slug, room).ok_or(MapError::LibraryTooLong { room })?;
+    Ok((DocId(format!("{library}:{short}")), SlugForm::Shortened))
+}
+
+/// The NFC slug with each byte outside the ID alphabet escaped as `~XX` (`~` itself included),
+/// each `.` and `..` segment escaped whole, and each `/` that would leave an empty segment
+/// escaped too. Replacing every `~XX` by its byte gives the NFC slug back: the map is injective.
+fn escape_slug(slug: &str) -> String {
+    use std::fmt::Write;
+    use unicode_normalization::UnicodeNormalization;
+    let nfc: String = slug.nfc().collect();
+    let mut out = String::with_capacity(nfc.len() * 2);
+    for (i, seg) in nfc.split('/').enumerate() {
+        if i > 0 {
+            let after_segment = !out.is_empty() && !out.ends_with('/');
+            out.push_str(if after_segment && !seg.is_empty() {
+                "/"
+            } else {
+                "~2F"
+            });
+        }
+        match seg {
+            "." => out.push_str("~2E"),
+            ".." => out.push_str("~2E~2E"),
+            _ => {
+                for c in seg.chars() {
+                    if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                        out.push(c);
+                    } else {
+                        for b in c.to_string().bytes() {
+                            let _ = write!(out, "~{b:02X}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A prefix of `escaped` plus the hash of the whole `slug`, in at most `room` bytes: cut after
+/// the last `/` that fits (a segment boundary), else before any escape it would split.
+fn shorten(escaped: &str, slug: &str, room: usize) -> Option<String> {
+    use unicode_normalization::UnicodeNormalization;
+    let keep = room.checked_sub(HASH_MARK.len() + HASH_HEX)?;
+    let window = &escaped.as_bytes()[..keep.min(escaped.len())];
+    let cut = match window.iter().rposition(|&b| b == b'/') {
+        Some(p) if p > 0 => p + 1,
+        _ => {
+            let mut cut = window.len();
+            if let Some(t) = window[cut.saturating_sub(2)..]
+                .iter()
+                .rposition(|&b| b == b'~')
+            {
+                cut = cut.saturating_sub(2) + t;
+            }
+            cut
+        }
+    };
+    let nfc: String = slug.nfc().collect();
+    let hash = blake3::hash(nfc.as_bytes()).to_hex();
+    // Escaped slugs are ASCII, so any byte offset is a char boundary.
+    Some(format!(
+        "{}{HASH_MARK}{}",
+        &escaped[..cut],
+        &hash[..HASH_HEX]
+    ))
+}
+
+/// Whether an ID was mapped (escaped or shortened) rather than taken as its slug.
+pub fn is_mapped(id: &str) -> bool {
+    id.contains(ESCAPE)
+}
+
 /// The ID of the chunk at `index` of a document, zero-padded to `width` digits.
 pub fn chunk_id(doc: &DocId, index: usize, width: usize) -> ChunkId {
     ChunkId(format!("{}:{:0width$}", doc.0, index, width = width))
@@ -111,8 +268,7 @@ pub fn chunk_id(doc: &DocId, index: usize, width: usize) -> ChunkId {
 
 /// The longest chunk ID a document with `chunks` chunks gets.
 pub fn longest_chunk_id_len(doc: &DocId, chunks: usize, width: usize) -> usize {
-    let digits = chunks.saturating_sub(1).to_string().len().max(width);
-    doc.0.len() + 1 + digits
+    doc.0.len() + 1 + index_digits(chunks, width)
 }
 
 #[cfg(test)]
@@ -146,5 +302,116 @@ mod tests {
         assert_eq!(chunk_id(&d, 0, 3).as_str(), "seneksar:3-15-1:000");
         assert_eq!(chunk_id(&d, 1234, 3).as_str(), "seneksar:3-15-1:1234");
         assert_eq!(longest_chunk_id_len(&d, 3, 3), "seneksar:3-15-1:000".len());
+    }
+
+    fn mapped(library: &str, slug: &str) -> (String, SlugForm) {
+        let (id, form) = map_doc_id(library, slug, 3, 4).unwrap();
+        (id.as_str().to_string(), form)
+    }
+
+    #[test]
+    fn valid_slugs_map_to_themselves() {
+        for slug in [
+            "common/tar",
+            "learn/your-first-component",
+            "a/.hidden/b..c",
+            "3-15-1",
+        ] {
+            assert_eq!(mapped("lib", slug), (format!("lib:{slug}"), SlugForm::Same));
+        }
+        // Exactly at the limit with the document's own digits: unchanged, as before mapping.
+        let slug = "x".repeat(MAX_ID_BYTES - "lib::000".len());
+        assert_eq!(mapped("lib", &slug).1, SlugForm::Same);
+    }
+
+    #[test]
+    fn command_names_are_escaped_injectively() {
+        assert_eq!(mapped("tldr", "common/c++").0, "tldr:common/c~2B~2B");
+        assert_eq!(mapped("tldr", "common/$").0, "tldr:common/~24");
+        assert_eq!(mapped("tldr", "common/%").0, "tldr:common/~25");
+        assert_eq!(mapped("tldr", "common/((").0, "tldr:common/~28~28");
+        // `..md` has the slug `.`: a dot segment is escaped, never kept as a path step.
+        assert_eq!(mapped("tldr", "common/.").0, "tldr:common/~2E");
+        assert_eq!(mapped("tldr", "common/..").0, "tldr:common/~2E~2E");
+        assert_eq!(mapped("t", "a//b").0, "t:a~2F/b");
+        assert_eq!(mapped("t", "/x").0, "t:~2Fx");
+        assert_eq!(mapped("t", "x/").0, "t:x~2F");
+        // `~` itself is escaped, so no escaped slug can be forged by a file name.
+        assert_eq!(mapped("t", "~2B").0, "t:~7E2B");
+        assert_ne!(mapped("t", "~2B").0, mapped("t", "+").0);
+        // Arabic names, byte by byte; NFC first, so a decomposed name (macOS) maps the same.
+        assert_eq!(mapped("t", "د").0, "t:~D8~AF");
+        assert_eq!(mapped("t", "e\u{301}"), mapped("t", "\u{e9}"));
+    }
+
+    #[test]
+    fn the_escape_decodes_back() {
+        fn decode(s: &str) -> String {
+            let b = s.as_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < b.len() {
+                if b[i] == b'~' {
+                    out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+                    i += 3;
+                } else {
+                    out.push(b[i]);
+                    i += 1;
+                }
+            }
+            String::from_utf8(out).unwrap()
+        }
+        for slug in [
+            "c++",
+            "a//b",
+            "/",
+            "..",
+            "a/./b",
+            "مقدمة/درس 1",
+            "~",
+            "x~y/~7E",
+        ] {
+            let e = escape_slug(slug);
+            assert_eq!(decode(&e), slug, "{e}");
+            assert!(
+                e.split('/')
+                    .all(|seg| !seg.is_empty() && seg != "." && seg != "..")
+            );
+            assert!(
+                e.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./~".contains(&b))
+            );
+        }
+    }
+
+    #[test]
+    fn long_slugs_keep_a_prefix_and_a_hash_of_the_whole() {
+        let slug = "2-part/03-chapter/07-topic/4-exercise-name-that-is-long/solution";
+        let (id, form) = mapped("javascript-info", slug);
+        assert_eq!(form, SlugForm::Shortened);
+        assert!(id.len() + ":0000".len() <= MAX_ID_BYTES, "{id}");
+        assert!(id.starts_with("javascript-info:2-part/03-chapter/"), "{id}");
+        assert!(is_mapped(&id));
+        // The hash is of the whole slug: a sibling with the same prefix gets another ID.
+        let other = slug.replace("solution", "task");
+        assert_ne!(mapped("javascript-info", &other).0, id);
+        // Deterministic, and never cut inside a `~XX` escape.
+        assert_eq!(mapped("javascript-info", slug).0, id);
+        for n in 40..70 {
+            let s = "+".repeat(n);
+            let (id, form) = mapped("lib", &s);
+            assert_eq!(form, SlugForm::Shortened);
+            let body = id.strip_prefix("lib:").unwrap();
+            let head = body.split("~h").next().unwrap();
+            assert!(
+                head.len() % 3 == 0 && head.chars().step_by(3).all(|c| c == '~'),
+                "{id}"
+            );
+        }
+        assert_eq!(
+            map_doc_id(&"l".repeat(50), "a b c d e", 3, 4),
+            Err(MapError::LibraryTooLong { room: 8 })
+        );
+        assert_eq!(map_doc_id("l", "", 3, 4), Err(MapError::Empty));
     }
 }

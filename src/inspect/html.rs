@@ -74,7 +74,7 @@ pub fn render(r: &Report) -> String {
             ltr(&c.name),
             escape(&c.description),
             c.count,
-            c.max
+            c.max_shown()
         );
         if !c.examples.is_empty() {
             h.push_str("<ul class=\"ex\">");

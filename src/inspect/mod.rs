@@ -64,6 +64,10 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
     ("long-id", "doc or chunk IDs over 64 bytes"),
     (
+        "mapped-id",
+        "documents whose slug was not an ID as it is, so their ID was escaped or shortened (listed in full; informational unless [inspect] max sets a limit)",
+    ),
+    (
         "coverage",
         "lookup/lexical/vector coverage and integrity (askzico verify)",
     ),
@@ -116,6 +120,8 @@ pub fn default_max(check: &str, docs: usize, chunks: usize) -> usize {
     match check {
         "too-short" => chunks.div_ceil(100),
         "duplicate-title" => docs.div_ceil(100),
+        // A report, not a defect: mapping is how a file name never blocks a build.
+        "mapped-id" => usize::MAX,
         _ => 0,
     }
 }
@@ -163,9 +169,31 @@ pub struct CheckResult {
     pub name: String,
     pub description: String,
     pub count: usize,
+    /// The most this check allows; `usize::MAX` (shown as `-`, `null` in JSON) for a report
+    /// without a limit.
+    #[serde(serialize_with = "max_or_null")]
     pub max: usize,
     pub ok: bool,
     pub examples: Vec<Example>,
+}
+
+impl CheckResult {
+    /// The limit as shown to a reader: `-` when there is none.
+    pub fn max_shown(&self) -> String {
+        if self.max == usize::MAX {
+            "-".to_string()
+        } else {
+            self.max.to_string()
+        }
+    }
+}
+
+fn max_or_null<S: serde::Serializer>(max: &usize, s: S) -> Result<S::Ok, S::Error> {
+    if *max == usize::MAX {
+        s.serialize_none()
+    } else {
+        s.serialize_u64(*max as u64)
+    }
 }
 
 const EXAMPLES: usize = 10;
@@ -332,7 +360,8 @@ impl Tally {
     }
     fn hit(&mut self, chunk_id: &str, excerpt: String) {
         self.count += 1;
-        if self.examples.len() < EXAMPLES {
+        // Mapped IDs are listed in full: a reviewer looks each one up.
+        if self.examples.len() < EXAMPLES || self.name == "mapped-id" {
             self.examples.push(Example {
                 chunk_id: chunk_id.to_string(),
                 excerpt,
@@ -438,6 +467,13 @@ pub fn check(
     let mut titles: BTreeMap<(&str, String), Vec<&ChunkRecord>> = BTreeMap::new();
     let mut urls: BTreeMap<&str, Vec<&ChunkRecord>> = BTreeMap::new();
     for r in docs.values() {
+        if crate::identity::is_mapped(&r.doc_id) {
+            hit(
+                "mapped-id",
+                &r.chunk_id,
+                format!("doc {} from {}", r.doc_id, r.source),
+            );
+        }
         if r.title.trim().is_empty() {
             hit(
                 "empty-title",

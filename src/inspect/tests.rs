@@ -130,6 +130,14 @@ fn each_check_fires_on_a_bad_record() {
     d.domains = vec!["nowhere".into()];
     rs.push(d);
     rs.push(rec("lib", &"a".repeat(70), 0, "id", "/id", "معرف طويل جدا"));
+    rs.push(rec(
+        "lib",
+        "common/c~2B~2B",
+        0,
+        "صفحة محولة",
+        "/mapped",
+        "معرف محول من اسم ملف",
+    ));
     let c = counts(&rs);
     for (name, _) in CHECKS {
         if *name == "boilerplate" || *name == "coverage" {
