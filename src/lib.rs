@@ -26,6 +26,7 @@ pub mod extract;
 pub mod identity;
 pub mod inspect;
 pub mod normalize;
+pub mod paths;
 pub mod retrieve;
 pub mod text;
 pub mod timings;

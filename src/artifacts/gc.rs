@@ -3,6 +3,12 @@
 //! manifests under `versions/` (by when they were written). Caches (`out/cache/`) are never
 //! touched. A build holds the output lock (`store::OutLock`) from its first artifact write to its
 //! manifest rename, and gc holds it throughout, so gc never removes a file a build is about to name.
+//!
+//! gc deletes only what it can prove is its own: it runs only in a directory holding askzico's
+//! marker (`paths::claim` writes it), and removes only files in askzico's layout
+//! (`chunks|lookup|lexical|vectors/<name>/<stem>.<16 hex>.<ext>`, `versions/<version>.json`)
+//! that a manifest of the directory names, or whose bytes hash to the name they carry (what a
+//! killed build left). Anything else is left in place and listed in the report.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -20,11 +26,53 @@ pub struct GcReport {
     pub versions_removed: usize,
     pub files_removed: usize,
     pub bytes_removed: u64,
+    /// Files no kept manifest names that gc cannot prove askzico wrote: left in place.
+    pub left_in_place: Vec<String>,
+}
+
+/// Whether `rel` is an artifact path of askzico's layout: `<kind dir>/<name>/<stem>.<16 hex>.<ext>`.
+fn in_layout(rel: &str) -> bool {
+    let word = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    };
+    let parts: Vec<&str> = rel.split('/').collect();
+    let [dir, name, file] = parts[..] else {
+        return false;
+    };
+    let pieces: Vec<&str> = file.split('.').collect();
+    let [stem, hash, ext] = pieces[..] else {
+        return false;
+    };
+    SWEPT.contains(&dir)
+        && word(name)
+        && word(stem)
+        && hash.len() == 16
+        && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        && matches!(ext, "jsonl" | "json" | "bin")
+}
+
+/// Whether the file's bytes hash to the 16 hex digits its name carries (askzico's own naming).
+fn hash_matches_name(path: &Path, rel: &str) -> bool {
+    let Some(hash) = rel.rsplit('.').nth(1) else {
+        return false;
+    };
+    std::fs::read(path).is_ok_and(|b| blake3::hash(&b).to_hex().as_str().starts_with(hash))
 }
 
 /// Runs gc on `out`; with `dry_run` nothing is removed and the report says what would be.
 pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
     let fail = |what: String| Problem::error("gc", what).in_file(out.display().to_string());
+    // Before anything, even the lock file: only a directory askzico marked as its own.
+    if !crate::paths::is_marked(out) {
+        return Err(fail(format!(
+            "{} is not an askzico output directory (it holds no `{}` marker): gc deletes only in a directory askzico built",
+            out.display(),
+            crate::paths::MARKER
+        ))
+        .help("check --out or `[corpus] out`; an output directory built by an earlier askzico gets the marker on its next `askzico build`"));
+    }
     let _lock = OutLock::acquire(out)
         .map_err(|e| fail(format!("cannot lock the output directory: {e}")))?;
     let mut kept: Vec<Manifest> = Vec::new();
@@ -56,6 +104,8 @@ pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
     let current: HashSet<String> = kept.iter().map(|m| m.corpus_version.clone()).collect();
     let mut report = GcReport::default();
     let mut newest = 0;
+    // Every artifact path a manifest of this directory names, kept or removed.
+    let mut listed: HashSet<String> = HashSet::new();
     for (_, version, path) in &versions {
         if current.contains(version) || newest < keep {
             if !current.contains(version) {
@@ -63,36 +113,83 @@ pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
                 kept.push(store::read_manifest_file(path)?);
             }
             report.versions_kept.push(version.clone());
-        } else {
-            report.versions_removed += 1;
-            if !dry_run {
-                std::fs::remove_file(path)
-                    .map_err(|e| fail(format!("cannot remove {}: {e}", path.display())))?;
-            }
+            continue;
+        }
+        // Removed only when it is askzico's manifest of that very version.
+        let rel = format!("versions/{version}.json");
+        let own = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+            && store::read_manifest_file(path).is_ok_and(|m| {
+                let own = m.corpus_version == *version;
+                if own {
+                    listed.extend(m.artifacts.into_iter().map(|a| a.path));
+                }
+                own
+            });
+        if !own {
+            report.left_in_place.push(rel);
+            continue;
+        }
+        report.versions_removed += 1;
+        if !dry_run {
+            let path = store::out_path(out, &rel).map_err(|e| fail(e.to_string()))?;
+            std::fs::remove_file(&path)
+                .map_err(|e| fail(format!("cannot remove {}: {e}", path.display())))?;
         }
     }
-    let named: HashSet<PathBuf> = kept
+    let named: HashSet<&str> = kept
         .iter()
         .flat_map(|m| m.artifacts.iter())
-        .filter(|a| store::is_safe_artifact_path(&a.path))
-        .map(|a| out.join(&a.path))
+        .map(|a| a.path.as_str())
         .collect();
+    listed.extend(
+        kept.iter()
+            .flat_map(|m| m.artifacts.iter())
+            .map(|a| a.path.clone()),
+    );
     for dir in SWEPT {
+        // A link in askzico's place is not askzico's: never followed.
+        if !std::fs::symlink_metadata(out.join(dir)).is_ok_and(|m| m.is_dir()) {
+            if std::fs::symlink_metadata(out.join(dir)).is_ok() {
+                report.left_in_place.push(dir.to_string());
+            }
+            continue;
+        }
         for entry in walkdir::WalkDir::new(out.join(dir)).into_iter().flatten() {
-            if !entry.file_type().is_file() || named.contains(entry.path()) {
+            if entry.file_type().is_dir() {
+                continue;
+            }
+            let Some(rel) = entry
+                .path()
+                .strip_prefix(out)
+                .ok()
+                .and_then(Path::to_str)
+                .map(str::to_string)
+            else {
+                continue;
+            };
+            if named.contains(rel.as_str()) {
+                continue;
+            }
+            let own = entry.file_type().is_file()
+                && in_layout(&rel)
+                && (listed.contains(&rel) || hash_matches_name(entry.path(), &rel));
+            if !own {
+                report.left_in_place.push(rel);
                 continue;
             }
             report.files_removed += 1;
             report.bytes_removed += entry.metadata().map(|m| m.len()).unwrap_or(0);
             if !dry_run {
-                std::fs::remove_file(entry.path())
-                    .map_err(|e| fail(format!("cannot remove {}: {e}", entry.path().display())))?;
+                let path = store::out_path(out, &rel).map_err(|e| fail(e.to_string()))?;
+                std::fs::remove_file(&path)
+                    .map_err(|e| fail(format!("cannot remove {}: {e}", path.display())))?;
             }
         }
         if !dry_run {
             remove_empty_dirs(&out.join(dir));
         }
     }
+    report.left_in_place.sort();
     Ok(report)
 }
 
@@ -105,6 +202,36 @@ fn remove_empty_dirs(dir: &Path) {
     {
         if entry.file_type().is_dir() {
             let _ = std::fs::remove_dir(entry.path()); // fails (and stays) when not empty
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_layout;
+
+    #[test]
+    fn the_layout_is_askzicos_artifact_names_only() {
+        for good in [
+            "chunks/docs/000.0123456789abcdef.jsonl",
+            "lookup/seneksar/012.0123456789abcdef.jsonl",
+            "vectors/docs/000.0123456789abcdef.bin",
+            "lexical/general/0003.0123456789abcdef.json",
+            "lexical/general/meta.0123456789abcdef.json",
+        ] {
+            assert!(in_layout(good), "{good}");
+        }
+        for bad in [
+            "chunks/docs/notes.md",
+            "chunks/docs/000.0123456789ABCDEF.jsonl",
+            "chunks/docs/000.0123456789abcde.jsonl",
+            "chunks/000.0123456789abcdef.jsonl",
+            "chunks/a/b/000.0123456789abcdef.jsonl",
+            "src/docs/000.0123456789abcdef.jsonl",
+            "chunks/docs/000.0123456789abcdef.md",
+            "chunks/../000.0123456789abcdef.jsonl",
+        ] {
+            assert!(!in_layout(bad), "{bad}");
         }
     }
 }

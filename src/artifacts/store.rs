@@ -363,11 +363,14 @@ pub struct OutLock {
 impl OutLock {
     pub fn acquire(out: &Path) -> io::Result<OutLock> {
         use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
         std::fs::create_dir_all(out)?;
+        // Never through a link: the lock file is askzico's own.
         let f = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(out.join(".askzico.lock"))?;
         // SAFETY: flock on a file descriptor this struct owns.
         if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
@@ -468,7 +471,7 @@ pub fn store_one(
 ) -> io::Result<(ArtifactEntry, WriteStats)> {
     let mut stats = WriteStats::default();
     let (rel, hash) = r.path_and_hash();
-    let path = out.join(&rel);
+    let path = out_path(out, &rel)?;
     let key = path.to_string_lossy().into_owned();
     let stored =
         known.previous.contains(&key) || known.current.lock().is_ok_and(|k| k.contains(&key));
@@ -514,9 +517,7 @@ pub fn store_manifest(
     stats: &mut WriteStats,
 ) -> io::Result<PathBuf> {
     let bytes = m.to_pretty_json();
-    let version_path = out
-        .join("versions")
-        .join(format!("{}.json", m.corpus_version));
+    let version_path = out_path(out, &format!("versions/{}.json", m.corpus_version))?;
     if !has_content(
         &version_path,
         crate::timings::blake3(&bytes).to_hex().as_str(),
@@ -526,7 +527,7 @@ pub fn store_manifest(
         stats.files_written += 1;
         stats.bytes_written += bytes.len() as u64;
     }
-    let path = out.join(manifest_file_name(env));
+    let path = out_path(out, &manifest_file_name(env))?;
     write_atomic_durable(&path, &bytes)?;
     stats.bytes_written += bytes.len() as u64;
     Ok(path)
@@ -563,13 +564,64 @@ pub fn read_manifest_file(path: &Path) -> Result<Manifest, Problem> {
     Ok(m)
 }
 
-/// A manifest's artifact path: relative, `/`-separated, no empty, `.` or `..` segment.
+/// A manifest's artifact path: relative, `/`-separated, no empty, `.` or `..` segment, no
+/// control character.
 pub fn is_safe_artifact_path(p: &str) -> bool {
     !p.is_empty()
         && !p.starts_with('/')
         && !p.contains('\\')
         && !p.contains(':')
+        && !p.chars().any(char::is_control)
         && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
+/// Directories under an output directory already proven real by `out_path` in this process.
+static REAL_DIRS: std::sync::LazyLock<std::sync::Mutex<rustc_hash::FxHashSet<PathBuf>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// The path of `rel` under `out`, once proven to stay inside it: `rel` is a safe artifact path
+/// (relative, no `..`: `is_safe_artifact_path`) and no directory between `out` and the file is
+/// a symbolic link (one could lead the write anywhere; a missing one is made as a real
+/// directory). The last check before anything is written under `out/`.
+pub fn out_path(out: &Path, rel: &str) -> io::Result<PathBuf> {
+    let refuse = |why: String| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("refusing to write `{rel}` under {}: {why}", out.display()),
+        )
+    };
+    if !is_safe_artifact_path(rel) {
+        return Err(refuse("the path would leave the output directory".into()));
+    }
+    let Some((dir, _)) = rel.rsplit_once('/') else {
+        return Ok(out.join(rel));
+    };
+    let full = out.join(dir);
+    if REAL_DIRS.lock().is_ok_and(|d| d.contains(&full)) {
+        return Ok(out.join(rel));
+    }
+    let mut at = out.to_path_buf();
+    let mut all_there = true;
+    for seg in dir.split('/') {
+        at.push(seg);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(refuse(format!(
+                    "{} is a symbolic link (askzico writes only into real directories there)",
+                    at.display()
+                )));
+            }
+            Ok(_) => {}
+            Err(_) => {
+                all_there = false;
+                break;
+            }
+        }
+    }
+    if all_there && let Ok(mut d) = REAL_DIRS.lock() {
+        d.insert(full);
+    }
+    Ok(out.join(rel))
 }
 
 #[cfg(test)]
@@ -671,6 +723,35 @@ mod tests {
         }
         assert_eq!(entries(&t.path().join("cache")), ["pack-00.mp"]);
         assert_eq!(entries(&t.path().join("lexical/md")).len(), 9);
+    }
+
+    /// The store's last check: a path leaving `out/`, by `..` or through a symlinked folder,
+    /// is refused before anything is written.
+    #[test]
+    fn writes_stay_inside_out() {
+        let t = tempfile::tempdir().unwrap();
+        let out = t.path().join("out");
+        let src = t.path().join("src");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::create_dir_all(&src).unwrap();
+        assert_eq!(
+            super::out_path(&out, "chunks/docs/000.ab.jsonl").unwrap(),
+            out.join("chunks/docs/000.ab.jsonl")
+        );
+        for bad in ["../x.json", "manifest.../../x.json", "/etc/x", "cache/a\0b"] {
+            let e = super::out_path(&out, bad).unwrap_err();
+            assert!(
+                e.to_string().contains("would leave the output directory"),
+                "{bad}: {e}"
+            );
+        }
+        std::os::unix::fs::symlink(&src, out.join("lexical")).unwrap();
+        let e = super::out_path(&out, "lexical/docs/0000.ab.json").unwrap_err();
+        assert!(e.to_string().contains("is a symbolic link"), "{e}");
+        std::fs::create_dir_all(out.join("lookup")).unwrap();
+        std::os::unix::fs::symlink(&src, out.join("lookup/docs")).unwrap();
+        assert!(super::out_path(&out, "lookup/docs/000.ab.jsonl").is_err());
+        assert_eq!(std::fs::read_dir(&src).unwrap().count(), 0);
     }
 
     #[test]

@@ -22,8 +22,19 @@ pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32
         report(&crate::diag::Problems(vec![p]), json);
         return EXIT_USAGE;
     }
+    // `--out` checked as `[corpus] out` is, then made askzico's (marked) before any write.
+    let out = match cfg
+        .out_dir_for_writing(at.out.as_deref())
+        .and_then(|o| crate::paths::claim(&o).map(|()| o))
+    {
+        Ok(o) => o,
+        Err(p) => {
+            report(&crate::diag::Problems(vec![p]), json);
+            return EXIT_USAGE;
+        }
+    };
     let req = BuildRequest {
-        out: cfg.out_dir_or(at.out.as_deref()),
+        out,
         env: at.env.clone(),
         progress: crate::build::want_progress(json || stats_json),
     };

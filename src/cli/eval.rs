@@ -67,6 +67,19 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
     let Some(cfg) = at.load(a.json) else {
         return EXIT_USAGE;
     };
+    // The baseline's path is checked before anything runs (never a source, the config or one
+    // of askzico's files).
+    if let Some(path) = &a.write_baseline
+        && let Err(p) = crate::paths::guard_output(
+            path,
+            crate::paths::Output::Baseline,
+            Some(&cfg),
+            Some(&cfg.out_dir_or(at.out.as_deref())),
+        )
+    {
+        report(&Problems(vec![p]), a.json);
+        return EXIT_USAGE;
+    }
     if a.fixtures.is_empty() {
         eprintln!("eval needs --fixtures FILE");
         return EXIT_USAGE;

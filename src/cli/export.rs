@@ -38,6 +38,10 @@ pub fn run(at: &BuildLocation, format: ExportFormat, dest: &Path, prefix: &str) 
         Ok(m) => m,
         Err(code) => return code,
     };
+    if let Err(p) = guard_dest(at, format, dest, &out, &manifest) {
+        report(&Problems(vec![p]), false);
+        return EXIT_USAGE;
+    }
     let result = match format {
         ExportFormat::Vectorize => vectorize(&out, &manifest, dest),
         ExportFormat::Kv => kv(&out, &manifest, dest, prefix),
@@ -56,6 +60,49 @@ pub fn run(at: &BuildLocation, format: ExportFormat, dest: &Path, prefix: &str) 
     }
 }
 
+/// Checks `--dest` before anything is written: a directory (or a new one), and every file the
+/// export writes there one askzico may write (`paths::guard_output`: never in the sources, never
+/// the config or one of askzico's own files, never over a file an export did not make).
+fn guard_dest(
+    at: &BuildLocation,
+    format: ExportFormat,
+    dest: &Path,
+    out: &Path,
+    m: &Manifest,
+) -> Result<(), Problem> {
+    if dest.exists() && !dest.is_dir() {
+        return Err(Problem::error(
+            "output-path",
+            format!("--dest {} is a file, not a directory", dest.display()),
+        )
+        .in_file(dest.display().to_string())
+        .help("pass --dest a directory (a new one is made)"));
+    }
+    let cfg = at.config().ok();
+    let (kind, names) = match format {
+        ExportFormat::Kv => (crate::paths::Output::ExportKv, vec!["kv.json".to_string()]),
+        ExportFormat::Vectorize => {
+            let mut names = Vec::new();
+            for a in m.artifacts_of(Kind::Vectors) {
+                let lib = a.library.as_deref().unwrap_or("all");
+                let lib = crate::paths::component(lib).map_err(|e| {
+                    Problem::error(
+                        "bad-manifest",
+                        format!("the manifest names the library {e}"),
+                    )
+                    .help("rebuild with `askzico build`; never edit manifests by hand")
+                })?;
+                names.push(format!("vectors.{lib}.ndjson"));
+            }
+            (crate::paths::Output::ExportVectors, names)
+        }
+    };
+    for name in names {
+        crate::paths::guard_output(&dest.join(name), kind, cfg.as_ref(), Some(out))?;
+    }
+    Ok(())
+}
+
 fn read(out: &Path, path: &str) -> Result<Vec<u8>, Problem> {
     std::fs::read(out.join(path)).map_err(|e| {
         Problem::error("read", format!("cannot read {path}: {e}")).in_file(path.to_string())
@@ -63,7 +110,21 @@ fn read(out: &Path, path: &str) -> Result<Vec<u8>, Problem> {
 }
 
 fn write(dest: &Path, name: &str, bytes: &[u8]) -> Result<String, Problem> {
+    // One file name, and never over a file an export did not make (`guard_dest` checked the
+    // rest before the first write).
+    if name.contains('/') || !crate::artifacts::store::is_safe_artifact_path(name) {
+        return Err(Problem::error(
+            "output-path",
+            format!("refusing to write the export file {name:?}: not a single file name"),
+        ));
+    }
     let path = dest.join(name);
+    let kind = if name.starts_with("vectors.") {
+        crate::paths::Output::ExportVectors
+    } else {
+        crate::paths::Output::ExportKv
+    };
+    crate::paths::guard_output(&path, kind, None, None)?;
     write_atomic(&path, bytes).map_err(|e| {
         Problem::error("write", format!("cannot write {}: {e}", path.display()))
             .in_file(path.display().to_string())

@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use super::{EXIT_ERRORS, EXIT_OK};
+use super::{EXIT_ERRORS, EXIT_OK, report};
+use crate::diag::{Problem, Problems};
 
 const CONFIG: &str = r#"# askzico corpus config. Paths are relative to this file.
 
@@ -57,34 +58,93 @@ url = "https://example.org/{slug}"   # {slug}, {library} or a frontmatter field
 
 const SAMPLE: &str = "---\ntitle: مرحبا بك\n---\n\n# مرحبا بك\n\nهذه أول مقالة في المدونة. اكتب هنا نصك العربي، ثم شغّل `askzico build`.\n";
 
+/// A refusal or failure of `init`, naming the path it is about.
+fn fail(path: &Path, msg: String, help: &str) -> i32 {
+    let p = Problem::error("init", msg)
+        .in_file(path.display().to_string())
+        .help(help.to_string());
+    report(&Problems(vec![p]), false);
+    EXIT_ERRORS
+}
+
+/// Creates `path` with `text`, never over anything already there.
+fn create(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?
+        .write_all(text.as_bytes())
+}
+
 pub fn run(dir: &Path) -> i32 {
+    if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return fail(
+            dir,
+            format!("{} is a file, not a directory", dir.display()),
+            "pass init the directory of the new project (a new one is made)",
+        );
+    }
     let config = dir.join("corpus.toml");
-    if config.exists() {
-        eprintln!("{} already exists: not overwritten", config.display());
-        return EXIT_ERRORS;
+    if std::fs::symlink_metadata(&config).is_ok() {
+        return fail(
+            &config,
+            format!("{} already exists: not overwritten", config.display()),
+            "init starts a new project: edit that config, or pass init another directory",
+        );
     }
     let sample = dir.join("sources/articles/welcome.md");
-    let result = (|| -> std::io::Result<()> {
-        std::fs::create_dir_all(sample.parent().expect("has a parent"))?;
-        std::fs::write(&config, CONFIG)?;
-        if !sample.exists() {
-            std::fs::write(&sample, SAMPLE)?;
-        }
-        Ok(())
-    })();
-    match result {
-        Ok(()) => {
-            println!(
-                "created {} and {}\nnext: askzico build --config {}",
-                config.display(),
-                sample.display(),
-                config.display()
-            );
-            EXIT_OK
-        }
-        Err(e) => {
-            eprintln!("init failed: {e}");
-            EXIT_ERRORS
+    let sample_there = std::fs::symlink_metadata(&sample).is_ok();
+    // Never into the sources or the output of the project in the current directory, nor into
+    // any askzico output directory.
+    let here = Path::new("corpus.toml");
+    let project = here
+        .is_file()
+        .then(|| crate::config::Config::load(here).ok())
+        .flatten();
+    let out = project.as_ref().map(|c| c.out_dir.clone());
+    let new_files = std::iter::once(&config).chain((!sample_there).then_some(&sample));
+    for path in new_files {
+        if let Err(p) = crate::paths::guard_output(
+            path,
+            crate::paths::Output::Init,
+            project.as_ref(),
+            out.as_deref(),
+        ) {
+            report(&Problems(vec![p]), false);
+            return EXIT_ERRORS;
         }
     }
+    let folder = sample.parent().expect("has a parent");
+    if let Err(e) = std::fs::create_dir_all(folder) {
+        return fail(
+            folder,
+            format!("cannot create {}: {e}", folder.display()),
+            "check that the directory is writable and no file stands where a folder is needed",
+        );
+    }
+    if let Err(e) = create(&config, CONFIG) {
+        return fail(
+            &config,
+            format!("cannot create {}: {e}", config.display()),
+            "check that the directory is writable",
+        );
+    }
+    println!("created {}", config.display());
+    if sample_there {
+        println!("left {} as it was (it already exists)", sample.display());
+    } else {
+        match create(&sample, SAMPLE) {
+            Ok(()) => println!("created {}", sample.display()),
+            Err(e) => {
+                return fail(
+                    &sample,
+                    format!("cannot create {}: {e}", sample.display()),
+                    "check that the directory is writable",
+                );
+            }
+        }
+    }
+    println!("next: askzico build --config {}", config.display());
+    EXIT_OK
 }

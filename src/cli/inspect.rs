@@ -87,6 +87,19 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
         return EXIT_USAGE;
     }
     let out = cfg.out_dir_or(at.out.as_deref());
+    // The report's path is checked before anything runs (never a source, the config or one of
+    // askzico's files).
+    if let Some(path) = &args.html
+        && let Err(p) = crate::paths::guard_output(
+            path,
+            crate::paths::Output::HtmlReport,
+            Some(&cfg),
+            Some(&out),
+        )
+    {
+        report(&Problems(vec![p]), json);
+        return EXIT_USAGE;
+    }
     let manifest = match read_manifest(&out, env) {
         Ok(m) => m,
         Err(p) => {
@@ -129,7 +142,8 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
         diff,
     };
     if let Some(path) = &args.html
-        && let Err(e) = std::fs::write(path, inspect::html::render(&rep))
+        && let Err(e) =
+            crate::artifacts::store::write_atomic(path, inspect::html::render(&rep).as_bytes())
     {
         let p = Problem::error("write", format!("cannot write the HTML report: {e}"))
             .in_file(path.display().to_string())

@@ -54,7 +54,7 @@ pub struct BuildLocation {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// A named environment (`[env.NAME]`): only its libraries, into `manifest.NAME.json`.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::paths::name_arg)]
     pub env: Option<String>,
 }
 
@@ -116,7 +116,7 @@ enum Command {
         #[command(flatten)]
         at: BuildLocation,
         /// The `[deploy.NAME]` table of the config.
-        #[arg(long)]
+        #[arg(long, value_parser = crate::paths::name_arg)]
         target: String,
         /// Print the plan (counts, bytes, batches, the version switch) and send nothing.
         #[arg(long)]

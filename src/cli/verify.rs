@@ -103,6 +103,15 @@ pub fn gc(at: &BuildLocation, keep: usize, dry_run: bool, json: bool) -> i32 {
                     r.files_removed,
                     r.bytes_removed as f64 / 1e6
                 );
+                if !r.left_in_place.is_empty() {
+                    let shown: Vec<&str> =
+                        r.left_in_place.iter().take(5).map(String::as_str).collect();
+                    eprintln!(
+                        "gc: left {} file(s) no manifest names and askzico cannot prove it wrote (e.g. {}); remove them yourself if they are not needed",
+                        r.left_in_place.len(),
+                        shown.join(", ")
+                    );
+                }
             }
             EXIT_OK
         }

@@ -286,6 +286,21 @@ impl Config {
         }
     }
 
+    /// The output directory a command writes into: `--out`, checked exactly as `[corpus] out`
+    /// is (`paths::out_dir_problem`), or the config's (checked when it was parsed).
+    pub fn out_dir_for_writing(&self, over: Option<&Path>) -> Result<PathBuf, Problem> {
+        let Some(out) = over else {
+            return Ok(self.out_dir.clone());
+        };
+        let shown = out.display().to_string();
+        match crate::paths::out_dir_problem(out, &shown, &self.path, &self.libraries) {
+            None => Ok(out.to_path_buf()),
+            Some((msg, help)) => Err(Problem::error("out-dir", msg)
+                .in_file(format!("--out {shown}"))
+                .help(help)),
+        }
+    }
+
     /// The output directory, overridable on the command line.
     pub fn out_dir_or(&self, over: Option<&Path>) -> PathBuf {
         over.map(Path::to_path_buf)
@@ -352,6 +367,31 @@ fn inside_corpus(base_dir: &Path, root: &Path) -> bool {
     match (base_dir.canonicalize(), root.canonicalize()) {
         (Ok(base), Ok(root)) => root.starts_with(base),
         _ => true, // unreadable: reported as a missing root instead
+    }
+}
+
+/// Reports a name that becomes part of a file name and is not one (`paths::component`), at
+/// `span`; whether it is fine.
+fn check_name(
+    cx: &mut Cx,
+    code: &'static str,
+    what: &str,
+    name: &str,
+    span: std::ops::Range<usize>,
+) -> bool {
+    match crate::paths::component(name) {
+        Ok(_) => true,
+        Err(why) => {
+            cx.error(
+                code,
+                span,
+                format!("{what} {why}"),
+                format!(
+                    "the {what} becomes part of a file name under the output directory: rename it"
+                ),
+            );
+            false
+        }
     }
 }
 
@@ -429,6 +469,8 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
                 format!("library id `{id}` must be ASCII letters, digits, `-` or `_`"),
                 "the id prefixes every doc_id and KV key; pick an ASCII name such as `seneksar`",
             );
+        } else {
+            check_name(cx, "library-id", "library id", &id, lib.id.span());
         }
         if let Some(prev) = seen.get(&id) {
             let prev_line = crate::diag::line_of(&cx.src, prev.start);
@@ -494,6 +536,8 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
                     ),
                     "domains name lexical shards and KV keys",
                 );
+            } else {
+                check_name(cx, "domain", "domain", d.get_ref(), d.span());
             }
             domains.push(d.into_inner());
         }
@@ -551,6 +595,8 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
 
     let mut envs = BTreeMap::new();
     for (name, env) in raw.env.unwrap_or_default() {
+        let span = raw.env_keys.get(&name).cloned().unwrap_or(0..0);
+        check_name(cx, "env", "environment name", &name, span);
         let mut ids = Vec::new();
         let mut dup = BTreeSet::new();
         for l in env.libraries {
@@ -584,19 +630,13 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
             "the default is 64",
         );
     }
-    let out_abs = base_dir.join(corpus.out.get_ref());
-    let out_canon = out_abs.canonicalize().unwrap_or_else(|_| out_abs.clone());
-    for lib in &libraries {
-        if let Ok(root) = lib.root.canonicalize()
-            && root.starts_with(&out_canon)
-        {
-            cx.error(
-                "config-value",
-                corpus.out.span(),
-                format!("the output directory `{}` contains the root of library `{}`", corpus.out.get_ref(), lib.id),
-                "build output must live apart from sources: use a dedicated directory such as `out`",
-            );
-        }
+    if let Some((msg, help)) = crate::paths::out_dir_problem(
+        &base_dir.join(corpus.out.get_ref()),
+        corpus.out.get_ref(),
+        path,
+        &libraries,
+    ) {
+        cx.error("config-value", corpus.out.span(), msg, help);
     }
     let out_rel = corpus.out.into_inner();
     let rules = raw.normalize.unwrap_or_default();
@@ -609,7 +649,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
     let aliases = crate::normalize::aliases::AliasTable::new(alias_list, &rules);
     let article_stems = raw.aliases.as_ref().is_none_or(|a| a.article_stems);
     let inspect = inspect_settings(cx, raw.inspect, &seen);
-    let deploy = deploy_targets(cx, raw.deploy);
+    let deploy = deploy_targets(cx, raw.deploy, &raw.deploy_keys);
     Config {
         path: path.to_path_buf(),
         base_dir: base_dir.to_path_buf(),
@@ -646,9 +686,14 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
 fn deploy_targets(
     cx: &mut Cx,
     raw: Option<BTreeMap<String, raw::RawDeploy>>,
+    keys: &BTreeMap<String, std::ops::Range<usize>>,
 ) -> BTreeMap<String, DeployTarget> {
     let mut out = BTreeMap::new();
     for (name, t) in raw.unwrap_or_default() {
+        let key = keys.get(&name).cloned().unwrap_or(0..0);
+        if !check_name(cx, "deploy-target", "deploy target name", &name, key) {
+            continue;
+        }
         let span = t.indexes.span();
         let idx = t.indexes.into_inner();
         let ok_name = |s: &str| {

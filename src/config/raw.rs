@@ -26,6 +26,9 @@ pub(super) struct RawConfig {
     pub collision: Vec<super::Collision>,
     pub inspect: Option<RawInspect>,
     pub deploy: Option<BTreeMap<String, RawDeploy>>,
+    /// Where each `[env.NAME]` and `[deploy.NAME]` name is written (names become file names).
+    pub env_keys: BTreeMap<String, std::ops::Range<usize>>,
+    pub deploy_keys: BTreeMap<String, std::ops::Range<usize>>,
 }
 
 /// `[deploy.NAME]`: a deploy target. Never secrets (the token comes from the environment).
@@ -277,11 +280,17 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
             "chunking" => raw.chunking = de(cx, value),
             "normalize" => raw.normalize = de(cx, value),
             "embedding" => raw.embedding = de(cx, value),
-            "env" => raw.env = de(cx, value),
+            "env" => {
+                raw.env_keys = key_spans(value);
+                raw.env = de(cx, value);
+            }
             "retrieval" => raw.retrieval = de(cx, value),
             "aliases" => raw.aliases = de(cx, value),
             "inspect" => raw.inspect = de(cx, value),
-            "deploy" => raw.deploy = de(cx, value),
+            "deploy" => {
+                raw.deploy_keys = key_spans(value);
+                raw.deploy = de(cx, value);
+            }
             "collision" => raw.collision = de_tables(cx, "collision", value),
             "alias" => raw.alias = de_tables(cx, "alias", value),
             "library" => raw.library = de_tables(cx, "library", value),
@@ -294,6 +303,17 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
         }
     }
     Some(raw)
+}
+
+/// The span of each key of a table (empty when it is not one).
+fn key_spans(value: &Spanned<DeValue<'_>>) -> BTreeMap<String, std::ops::Range<usize>> {
+    match value.get_ref() {
+        DeValue::Table(t) => t
+            .iter()
+            .map(|(k, _)| (k.get_ref().to_string(), k.span()))
+            .collect(),
+        _ => BTreeMap::new(),
+    }
 }
 
 /// An array of tables (`[[name]]`), each deserialized on its own so one bad table does not hide

@@ -19,6 +19,8 @@ use crate::artifacts::BuiltDoc;
 use crate::config::{Config, Format, Library};
 
 pub struct CompileCache {
+    /// The output directory whose `cache/compiled` holds the packs.
+    out: PathBuf,
     dir: PathBuf,
     /// blake3 of the compile-relevant settings, computed once per config.
     settings_key: String,
@@ -58,6 +60,7 @@ impl CompileCache {
             .map(|l| (l.id.clone(), shape_bytes(l)))
             .collect();
         CompileCache {
+            out: out.to_path_buf(),
             dir: out.join("cache").join("compiled"),
             settings_key,
             shapes,
@@ -191,7 +194,11 @@ impl CompileCache {
             let render = move || {
                 crate::timings::timed(crate::timings::Stage::Cache, || render_pack(pack, entries))
             };
-            crate::artifacts::store::write_atomic_rendered(self.pack_path(n), Box::new(render));
+            // Best effort, and never outside `out/` (`out_path`).
+            let rel = format!("cache/compiled/pack-{n:02x}.mp");
+            if let Ok(path) = crate::artifacts::store::out_path(&self.out, &rel) {
+                crate::artifacts::store::write_atomic_rendered(path, Box::new(render));
+            }
         }
         for p in &self.packs {
             if let Ok(mut p) = p.lock() {

@@ -46,10 +46,12 @@ pub struct Pending {
     pub vectors_applied: bool,
 }
 
-pub fn path(out: &Path, target: &str) -> PathBuf {
-    out.join("cache")
-        .join("deploy")
-        .join(format!("{target}.json"))
+/// The journal of a target: `out/cache/deploy/<target>.json`, the name a single file-name
+/// component (`paths::component`) and the path inside `out/` (`store::out_path`).
+pub fn path(out: &Path, target: &str) -> Result<PathBuf, String> {
+    let name = crate::paths::component(target).map_err(|e| format!("deploy target {e}"))?;
+    crate::artifacts::store::out_path(out, &format!("cache/deploy/{name}.json"))
+        .map_err(|e| e.to_string())
 }
 
 /// Reads the journal; a missing file is an empty target.

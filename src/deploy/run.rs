@@ -167,7 +167,7 @@ fn print_plan(v: &Value) {
 
 /// Runs a deploy; `Err` is a message for the user (exit 1).
 pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result<(), String> {
-    let jpath = journal::path(out, args.target);
+    let jpath = journal::path(out, args.target)?;
     let mut j = journal::load(&jpath)?;
     let client = Client::from_env(t.account_id.as_deref())?;
     let pointer_key = keys::pointer_key(&t.prefix);

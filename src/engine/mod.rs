@@ -264,6 +264,11 @@ impl Engine {
                 return finish_failed(problems, stats, run, started);
             }
         };
+        // The output directory is askzico's (made, or marked) before anything is written there.
+        if let Err(p) = crate::paths::claim(&req.out) {
+            problems.push(p);
+            return finish_failed(problems, stats, run, started);
+        }
         let (files, found) = match self.listed.take() {
             Some(listed) => listed,
             None => timed(Stage::Read, || discover(&cfg, &libs, &req.out)),
@@ -504,7 +509,16 @@ impl Engine {
             self.db.embedder.get_or_init(|| {
                 let dir = req.out.join("cache").join("embeddings");
                 crate::embed::provider(&cfg.embedding)
-                    .and_then(|p| CachedEmbedder::open(p, &dir))
+                    .and_then(|p| {
+                        // Its folders are real directories under `out/` (`out_path`).
+                        store::out_path(&req.out, "cache/embeddings/v1/00.bin").map_err(|e| {
+                            crate::embed::EmbedError::new(
+                                e.to_string(),
+                                "remove the symbolic link; askzico makes the directory",
+                            )
+                        })?;
+                        CachedEmbedder::open(p, &dir)
+                    })
                     .map(Arc::new)
             });
             let vecs: Vec<Arc<Result<Vec<Vec<f32>>, Problem>>> = list

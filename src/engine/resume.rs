@@ -57,28 +57,31 @@ pub struct FileState {
     pub docs: Vec<String>,
 }
 
-fn path(out: &Path, env: Option<&str>) -> PathBuf {
+/// Its file under `out/cache/` (`store::out_path`: never outside `out/`).
+fn path(out: &Path, env: Option<&str>) -> std::io::Result<PathBuf> {
     let name = match env {
         Some(e) => format!("resume.{e}.mp"),
         None => "resume.mp".to_string(),
     };
-    out.join("cache").join(name)
+    crate::artifacts::store::out_path(out, &format!("cache/{name}"))
 }
 
 pub fn load(out: &Path, env: Option<&str>) -> Option<State> {
-    rmp_serde::from_slice(&std::fs::read(path(out, env)).ok()?).ok()
+    rmp_serde::from_slice(&path(out, env).and_then(std::fs::read).ok()?).ok()
 }
 
 /// Records the state of a build that just wrote its manifest (best effort).
 pub fn save(out: &Path, env: Option<&str>, state: &State) {
-    if let Ok(bytes) = rmp_serde::to_vec(state) {
-        let _ = crate::artifacts::store::write_atomic(&path(out, env), &bytes);
+    if let (Ok(bytes), Ok(path)) = (rmp_serde::to_vec(state), path(out, env)) {
+        let _ = crate::artifacts::store::write_atomic(&path, &bytes);
     }
 }
 
 /// Forgets the state (a build that could not record it must not leave an older one behind).
 pub fn clear(out: &Path, env: Option<&str>) {
-    let _ = std::fs::remove_file(path(out, env));
+    if let Ok(p) = path(out, env) {
+        let _ = std::fs::remove_file(p);
+    }
 }
 
 /// What an engine last wrote, kept in memory: the manifest (and when the file on disk was last

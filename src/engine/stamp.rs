@@ -20,12 +20,13 @@ struct StampFile {
     corpus_version: String,
 }
 
-fn path(out: &Path, env: Option<&str>) -> PathBuf {
+/// Its file under `out/cache/` (`store::out_path`: never outside `out/`).
+fn path(out: &Path, env: Option<&str>) -> std::io::Result<PathBuf> {
     let name = match env {
         Some(e) => format!("stamp.{e}.json"),
         None => "stamp.json".to_string(),
     };
-    out.join("cache").join(name)
+    crate::artifacts::store::out_path(out, &format!("cache/{name}"))
 }
 
 /// Hashes the inputs of a build: `settings` (everything of the config and compiler that shapes
@@ -50,7 +51,8 @@ pub fn stamp<'a>(
 /// The manifest in place, if it was produced from inputs hashing to `stamp` and every file it
 /// names is still there with its size.
 pub fn reusable(out: &Path, env: Option<&str>, stamp: &str) -> Option<Manifest> {
-    let saved: StampFile = serde_json::from_slice(&std::fs::read(path(out, env)).ok()?).ok()?;
+    let saved: StampFile =
+        serde_json::from_slice(&path(out, env).and_then(std::fs::read).ok()?).ok()?;
     if saved.stamp != stamp {
         return None;
     }
@@ -71,8 +73,7 @@ pub fn record(out: &Path, env: Option<&str>, stamp: &str, corpus_version: &str) 
         stamp: stamp.to_string(),
         corpus_version: corpus_version.to_string(),
     };
-    let _ = store::write_atomic(
-        &path(out, env),
-        &serde_json::to_vec(&file).expect("serializes"),
-    );
+    if let Ok(path) = path(out, env) {
+        let _ = store::write_atomic(&path, &serde_json::to_vec(&file).expect("serializes"));
+    }
 }

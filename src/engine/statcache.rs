@@ -95,17 +95,19 @@ impl StatCache {
     }
 }
 
-fn path(out: &Path, env: Option<&str>) -> PathBuf {
+/// Its file under `out/cache/` (`store::out_path`: never outside `out/`).
+fn path(out: &Path, env: Option<&str>) -> std::io::Result<PathBuf> {
     let name = match env {
         Some(e) => format!("stat.{e}.mp"),
         None => "stat.mp".to_string(),
     };
-    out.join("cache").join(name)
+    crate::artifacts::store::out_path(out, &format!("cache/{name}"))
 }
 
 /// The entries of the stat cache in `out` that are not racy; empty when there is none.
 pub fn load(out: &Path, env: Option<&str>) -> StatCache {
-    let Some(file) = std::fs::read(path(out, env))
+    let Some(file) = path(out, env)
+        .and_then(std::fs::read)
         .ok()
         .and_then(|b| rmp_serde::from_slice::<StatFile>(&b).ok())
     else {
@@ -135,14 +137,16 @@ pub fn save(
             .map(|(p, s, h)| (p.to_string_lossy().into_owned(), s, h))
             .collect(),
     };
-    if let Ok(bytes) = rmp_serde::to_vec(&file) {
-        let _ = crate::artifacts::store::write_atomic(&path(out, env), &bytes);
+    if let (Ok(bytes), Ok(path)) = (rmp_serde::to_vec(&file), path(out, env)) {
+        let _ = crate::artifacts::store::write_atomic(&path, &bytes);
     }
 }
 
 /// Forgets the stat cache (best effort).
 pub fn clear(out: &Path, env: Option<&str>) {
-    let _ = std::fs::remove_file(path(out, env));
+    if let Ok(p) = path(out, env) {
+        let _ = std::fs::remove_file(p);
+    }
 }
 
 #[cfg(test)]

@@ -51,7 +51,8 @@ pub fn render(r: &Report) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
-        "<!DOCTYPE html>\n<html lang=\"ar\" dir=\"rtl\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>فحص المدونة — {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n",
+        "<!DOCTYPE html>\n<html lang=\"ar\" dir=\"rtl\">\n<head>\n<meta charset=\"utf-8\">\n{}\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>فحص المدونة — {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n",
+        crate::paths::HTML_GENERATOR,
         escape(&r.corpus)
     );
     let _ = write!(

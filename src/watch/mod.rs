@@ -85,6 +85,16 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
         if reload_config {
             reload_config = false;
             match Config::load_or_sources(&opts.config, opts.sources.as_deref()) {
+                Ok(cfg) if cfg.out_dir_for_writing(opts.out.as_deref()).is_err() => {
+                    if let Err(p) = cfg.out_dir_for_writing(opts.out.as_deref()) {
+                        crate::cli::report(&crate::diag::Problems(vec![p]), false);
+                    }
+                    if engine.is_none() {
+                        return crate::cli::EXIT_USAGE;
+                    }
+                    eprintln!("keeping the last good build; fix --out or the config to continue");
+                    pending = None;
+                }
                 Ok(cfg) => {
                     out_dir = canonical(&cfg.out_dir_or(opts.out.as_deref()));
                     let roots: BTreeSet<PathBuf> =

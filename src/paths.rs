@@ -1,0 +1,604 @@
+//! paths: where askzico may write, decided in one place. A name a user gives (an environment, a
+//! deploy target, a library id, a domain) becomes part of a path only through `component`; the
+//! output directory is checked against the sources (`out_dir_problem`, for `[corpus] out` and
+//! `--out` alike) and claimed with a marker file before the first write (`claim`); an output
+//! flag (`inspect --html`, `export --dest`, `eval --write-baseline`, `init`) is checked by
+//! `guard_output` before anything is written. `artifacts::store::out_path` is the last check on
+//! every path written under `out/`.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use crate::config::{Config, Library};
+use crate::diag::Problem;
+
+/// What `component` accepts, as messages say it.
+pub const NAME_RULE: &str = "1 to 64 ASCII letters, digits, `-`, `_` or `.`, starting with a letter, digit or `_` and not ending with `.`";
+
+const MAX_NAME: usize = 64;
+
+/// Device names Windows reserves (any case, before the first `.`): such a file cannot be made there.
+const RESERVED: [&str; 22] = [
+    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+];
+
+/// A user-given name as one file-name component, or what is wrong with it.
+///
+/// Allowed: 1 to 64 bytes, each an ASCII letter, digit, `-`, `_` or `.`; the first a letter,
+/// digit or `_` (never `.`, `..`, a hidden file, or a word a command line reads as an option); the last
+/// not `.`; and not a device name Windows reserves (`con`, `nul`, `com1`… before the first `.`).
+/// Everything else is refused — empty, `/` and `\`, NUL and other control characters, spaces,
+/// any non-ASCII character — so a name means the same single file on every system and can
+/// never reach another directory.
+pub fn component(name: &str) -> Result<&str, String> {
+    let first = name.chars().next();
+    let why = if name.is_empty() {
+        "is empty".to_string()
+    } else if name == "." || name == ".." {
+        "names a directory, not a file".to_string()
+    } else if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        match c {
+            '/' | '\\' => format!("holds `{c}`, a path separator"),
+            c if c.is_control() => format!("holds the control character U+{:04X}", c as u32),
+            ' ' => "holds a space".to_string(),
+            c => format!("holds `{c}`"),
+        }
+    } else if name.len() > MAX_NAME {
+        format!("is {} bytes long", name.len())
+    } else if !first.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+        format!("starts with `{}`", first.unwrap_or(' '))
+    } else if name.ends_with('.') {
+        "ends with `.`".to_string()
+    } else if RESERVED.contains(
+        &name
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+            .as_str(),
+    ) {
+        "is a device name Windows reserves".to_string()
+    } else {
+        return Ok(name);
+    };
+    Err(format!("{name:?} {why}: a name here must be {NAME_RULE}"))
+}
+
+/// `component` as a clap value parser (`--env`, `--target`): a bad name is a usage error.
+pub fn name_arg(s: &str) -> Result<String, String> {
+    component(s).map(str::to_string)
+}
+
+/// Resolves `p` as the file system will once its missing directories are made: absolute, the
+/// symlinks of its existing part resolved, `.` and `..` of the rest applied.
+pub fn resolve(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut cur = PathBuf::new();
+    let mut exists = true;
+    for c in abs.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => cur.push(c.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                cur.pop();
+            }
+            Component::Normal(n) => {
+                cur.push(n);
+                if exists {
+                    match cur.canonicalize() {
+                        Ok(real) => cur = real,
+                        Err(_) => exists = false,
+                    }
+                }
+            }
+        }
+    }
+    cur
+}
+
+/// Why `out` cannot be the output directory of a config at `config` with these libraries, as
+/// (message, help): it is (or sits under) a file, it is or holds a library's root, or it holds
+/// the config. `shown` is `out` as the user wrote it. An output directory *inside* a root is
+/// fine (discovery skips it); `claim` refuses it when it already holds anything else.
+pub fn out_dir_problem(
+    out: &Path,
+    shown: &str,
+    config: &Path,
+    libraries: &[Library],
+) -> Option<(String, String)> {
+    const APART: &str = "build output must live apart from sources: use a dedicated directory such as `out` (`[corpus] out` in corpus.toml, or --out)";
+    let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    // The nearest existing ancestor (or `out` itself) must be a directory.
+    if let Some(file) = abs
+        .ancestors()
+        .find(|a| std::fs::metadata(a).is_ok())
+        .filter(|a| !a.is_dir())
+    {
+        let what = if file == abs {
+            format!("the output directory `{shown}` is a file, not a directory")
+        } else {
+            format!(
+                "the output directory `{shown}` lies under {}, which is a file",
+                file.display()
+            )
+        };
+        return Some((
+            what,
+            "the output directory holds askzico's build: move the file away, or name another directory with `out` in corpus.toml or --out".to_string(),
+        ));
+    }
+    let resolved = resolve(out);
+    for lib in libraries {
+        let Ok(root) = lib.root.canonicalize() else {
+            continue;
+        };
+        if root == resolved {
+            return Some((
+                format!(
+                    "the output directory `{shown}` is the root of library `{}`",
+                    lib.id
+                ),
+                APART.to_string(),
+            ));
+        }
+        if root.starts_with(&resolved) {
+            return Some((
+                format!(
+                    "the output directory `{shown}` contains the root of library `{}`",
+                    lib.id
+                ),
+                APART.to_string(),
+            ));
+        }
+    }
+    if let Ok(cfg) = config.canonicalize()
+        && cfg.starts_with(&resolved)
+    {
+        return Some((
+            format!(
+                "the output directory `{shown}` holds the config {}",
+                config.display()
+            ),
+            APART.to_string(),
+        ));
+    }
+    None
+}
+
+/// The marker that makes a directory askzico's output directory (`out/.askzico`).
+pub const MARKER: &str = ".askzico";
+
+/// The marker's fixed content: a directory is askzico's only when the file holds exactly this.
+pub const MARKER_TEXT: &str = "askzico output directory\n\nEverything here was written by `askzico build`. `askzico gc` deletes only in a\ndirectory holding this file, and only files a manifest of the directory names.\n";
+
+/// The top-level names askzico writes under `out/` (besides manifests and dot files).
+pub const LAYOUT: [&str; 6] = [
+    "chunks", "lookup", "lexical", "vectors", "versions", "cache",
+];
+
+/// Whether `dir` holds askzico's marker.
+pub fn is_marked(dir: &Path) -> bool {
+    let path = dir.join(MARKER);
+    if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(&path)
+        .and_then(|f| f.take(MARKER_TEXT.len() as u64 + 1).read_to_end(&mut bytes))
+        .is_ok()
+        && bytes == MARKER_TEXT.as_bytes()
+}
+
+/// Whether `dir` is an output directory an earlier askzico (before the marker) built: it holds
+/// an askzico manifest or askzico's compile cache.
+fn earlier_output(dir: &Path) -> bool {
+    let manifest = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("manifest.")
+                && name.ends_with(".json")
+                && e.file_type().is_ok_and(|t| t.is_file())
+                && starts_with_manifest(&e.path())
+        });
+    manifest || std::fs::symlink_metadata(dir.join("cache/compiled")).is_ok_and(|m| m.is_dir())
+}
+
+/// Whether a file begins as askzico writes a manifest (its first key).
+fn starts_with_manifest(path: &Path) -> bool {
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(256).read_to_end(&mut head))
+        .is_ok()
+        && String::from_utf8_lossy(&head).contains("\"askzico_manifest\"")
+}
+
+/// Makes `out` askzico's output directory before a command writes there: a missing directory
+/// is made, an empty one or one an earlier askzico built gets the marker, one with the marker is
+/// taken as it is. Anything else is refused, nothing written: a file, a directory holding files
+/// askzico did not write (sources, a project, a home directory), and a directory whose own
+/// folders (`chunks`, `cache`, …) are symbolic links.
+pub fn claim(out: &Path) -> Result<(), Problem> {
+    let shown = out.display().to_string();
+    let refuse = |msg: String, help: &str| {
+        Problem::error("out-dir", msg)
+            .in_file(shown.clone())
+            .help(help.to_string())
+    };
+    match std::fs::metadata(out) {
+        Ok(m) if !m.is_dir() => {
+            return Err(refuse(
+                format!("the output directory `{shown}` is a file, not a directory"),
+                "the output directory holds askzico's build: move the file away, or name another directory with `out` in corpus.toml or --out",
+            ));
+        }
+        Ok(_) => {
+            let marked = is_marked(out);
+            if !marked {
+                let marker = out.join(MARKER);
+                if std::fs::symlink_metadata(&marker).is_ok() {
+                    return Err(refuse(
+                        format!("{} is not askzico's marker file", marker.display()),
+                        "askzico marks its output directory with this file; it holds something else here: pick another directory with `out` in corpus.toml or --out",
+                    ));
+                }
+                let empty = std::fs::read_dir(out)
+                    .map(|mut d| d.all(|e| e.is_ok_and(|e| e.file_name() == ".askzico.lock")))
+                    .unwrap_or(false);
+                if !empty && !earlier_output(out) {
+                    return Err(refuse(
+                        format!(
+                            "`{shown}` holds files askzico did not write (it has no `{MARKER}` marker), so askzico will not build into it"
+                        ),
+                        "askzico builds into a new or empty directory, or one it built before: name another directory with `out` in corpus.toml or --out",
+                    ));
+                }
+            }
+            for name in LAYOUT {
+                let p = out.join(name);
+                if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_dir()) {
+                    return Err(refuse(
+                        format!(
+                            "{} is not a directory (a symbolic link or a file): askzico writes only into real directories under its output directory",
+                            p.display()
+                        ),
+                        "remove it (askzico makes the directory), or point --out at the real output directory",
+                    ));
+                }
+            }
+            if marked {
+                return Ok(());
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(out).map_err(|e| {
+                refuse(
+                    format!("cannot make the output directory `{shown}`: {e}"),
+                    "check that its parent exists and is writable, or name another directory with `out` in corpus.toml or --out",
+                )
+            })?;
+        }
+        Err(e) => {
+            return Err(refuse(
+                format!("cannot read the output directory `{shown}`: {e}"),
+                "check its permissions, or name another directory with `out` in corpus.toml or --out",
+            ));
+        }
+    }
+    crate::artifacts::store::write_atomic(&out.join(MARKER), MARKER_TEXT.as_bytes()).map_err(|e| {
+        refuse(
+            format!("cannot write {}: {e}", out.join(MARKER).display()),
+            "check that the output directory is writable and the disk has space",
+        )
+    })
+}
+
+/// What an output flag writes, so that a file already there can be told to be askzico's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// `inspect --html`
+    HtmlReport,
+    /// `eval --write-baseline`
+    Baseline,
+    /// `export --format vectorize` (one NDJSON file per library)
+    ExportVectors,
+    /// `export --format kv` (JSON arrays for `wrangler kv bulk put`)
+    ExportKv,
+    /// `init`: a new project's files (never replaced)
+    Init,
+}
+
+impl Output {
+    fn flag(self) -> &'static str {
+        match self {
+            Output::HtmlReport => "--html",
+            Output::Baseline => "--write-baseline",
+            Output::ExportVectors | Output::ExportKv => "--dest",
+            Output::Init => "init",
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Output::HtmlReport => "an HTML report of `askzico inspect`",
+            Output::Baseline => "a baseline of `askzico eval`",
+            Output::ExportVectors => "a Vectorize file of `askzico export`",
+            Output::ExportKv => "a KV file of `askzico export`",
+            Output::Init => "a file of `askzico init`",
+        }
+    }
+}
+
+/// The line `inspect::html` puts in every report's head, by which a report is recognized.
+pub const HTML_GENERATOR: &str = "<meta name=\"generator\" content=\"askzico inspect\">";
+
+/// Whether the regular file at `path` is one askzico made for `kind` (an empty file holds
+/// nothing to lose). Reads at most what recognizing it needs.
+fn made_for(path: &Path, kind: Output) -> bool {
+    let head = |n: u64| {
+        let mut b = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(n).read_to_end(&mut b))
+            .map(|_| b)
+            .unwrap_or_default()
+    };
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        return true;
+    }
+    match kind {
+        Output::HtmlReport => String::from_utf8_lossy(&head(4096)).contains(HTML_GENERATOR),
+        Output::Baseline => std::fs::File::open(path).is_ok_and(|f| {
+            serde_json::from_reader::<_, crate::eval::Report>(std::io::BufReader::new(
+                f.take(256 << 20),
+            ))
+            .is_ok()
+        }),
+        Output::ExportVectors => {
+            let h = head(1 << 20);
+            let line = h.split(|b| *b == b'\n').next().unwrap_or_default();
+            serde_json::from_slice::<serde_json::Value>(line).is_ok_and(|v| {
+                v.get("id").is_some() && v.get("values").is_some() && v.get("metadata").is_some()
+            })
+        }
+        Output::ExportKv => {
+            let h = head(16);
+            h.starts_with(b"[{\"key\":") || h == b"[]"
+        }
+        Output::Init => false,
+    }
+}
+
+/// Whether askzico may write `path` for an output flag: never a source (anything under a library
+/// root), never the config, never askzico's own files and places in an output directory (the
+/// config's, `out`, or any directory holding the marker); a file already there only when
+/// askzico made it for the same flag, and never through a symbolic link. Checked before
+/// anything is written; the refusal names the path and what to do.
+pub fn guard_output(
+    path: &Path,
+    kind: Output,
+    cfg: Option<&Config>,
+    out: Option<&Path>,
+) -> Result<(), Problem> {
+    let shown = path.display().to_string();
+    let flag = kind.flag();
+    let refuse = |msg: String, help: String| {
+        Err(Problem::error("output-path", msg)
+            .in_file(shown.clone())
+            .help(help))
+    };
+    // What the messages call the path: the flag's value, or the file a `--dest` export writes.
+    let (subject, elsewhere) = match kind {
+        Output::ExportVectors | Output::ExportKv => (
+            format!("the export file {shown}"),
+            "pass --dest a directory outside the sources and askzico's own files".to_string(),
+        ),
+        _ => (
+            format!("{flag} {shown}"),
+            format!("pass {flag} a new file outside the sources and askzico's own files"),
+        ),
+    };
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return refuse(
+                format!("{subject} is a symbolic link: askzico does not write through links"),
+                "pass the real path, or a new file".to_string(),
+            );
+        }
+        Ok(m) if m.is_dir() => {
+            return refuse(
+                format!("{subject} is a directory"),
+                "pass a file path".to_string(),
+            );
+        }
+        Ok(m) if !m.is_file() => {
+            return refuse(format!("{subject} is not a regular file"), elsewhere);
+        }
+        _ => {}
+    }
+    let resolved = resolve(path);
+    if let Some(cfg) = cfg {
+        if cfg.path.canonicalize().is_ok_and(|c| c == resolved) {
+            return refuse(format!("{subject} is the config file"), elsewhere);
+        }
+        for lib in &cfg.libraries {
+            if lib
+                .root
+                .canonicalize()
+                .is_ok_and(|r| resolved.starts_with(r))
+            {
+                return refuse(
+                    format!(
+                        "{subject} is inside the sources (the root `{}` of library `{}`): askzico never writes there",
+                        lib.root_display, lib.id
+                    ),
+                    elsewhere,
+                );
+            }
+        }
+    }
+    // Under an output directory: only a name of its own, never askzico's files or folders.
+    let mut outs: Vec<PathBuf> = out.map(resolve).into_iter().collect();
+    outs.extend(
+        resolved
+            .ancestors()
+            .skip(1)
+            .filter(|a| is_marked(a))
+            .map(Path::to_path_buf),
+    );
+    for o in &outs {
+        let Ok(rel) = resolved.strip_prefix(o) else {
+            continue;
+        };
+        let first = rel
+            .components()
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let manifest = first.starts_with("manifest.") && first.ends_with(".json");
+        if manifest || first.starts_with('.') || LAYOUT.contains(&first.as_str()) {
+            return refuse(
+                format!(
+                    "{subject} is one of askzico's own files or folders in the output directory {}",
+                    o.display()
+                ),
+                "pass another path (a name of its own in the output directory is fine)".to_string(),
+            );
+        }
+    }
+    if std::fs::symlink_metadata(path).is_ok() && !made_for(path, kind) {
+        return refuse(
+            format!(
+                "{subject} already exists and is not {}: it is left as it is",
+                kind.what()
+            ),
+            "pass a new file name, or move the existing file away first".to_string(),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_one_safe_component_or_are_refused() {
+        for good in [
+            "prod",
+            "staging-2",
+            "ar_eg",
+            "v1.2",
+            "A",
+            "9",
+            "_x",
+            "console",
+            "com10",
+            &"x".repeat(64),
+        ] {
+            assert_eq!(component(good), Ok(good), "{good}");
+        }
+        for (bad, why) in [
+            ("", "is empty"),
+            (".", "names a directory"),
+            ("..", "names a directory"),
+            ("../x", "holds `/`"),
+            ("a/b", "holds `/`"),
+            ("a\\b", "holds `\\`"),
+            ("a\0b", "control character U+0000"),
+            ("a\nb", "control character U+000A"),
+            ("a\u{7f}", "control character U+007F"),
+            ("a b", "holds a space"),
+            ("إنتاج", "holds `إ`"),
+            ("café", "holds `é`"),
+            (".hidden", "starts with `.`"),
+            ("-rf", "starts with `-`"),
+            ("x.", "ends with `.`"),
+            ("nul", "Windows reserves"),
+            ("CON", "Windows reserves"),
+            ("com1.json", "Windows reserves"),
+            ("a:b", "holds `:`"),
+            ("a*b", "holds `*`"),
+        ] {
+            let e = component(bad).expect_err(bad);
+            assert!(e.contains(why), "{bad:?}: {e}");
+            assert!(e.contains(NAME_RULE), "{bad:?}: {e}");
+        }
+        let long = "x".repeat(65);
+        assert!(component(&long).unwrap_err().contains("65 bytes"));
+    }
+
+    #[test]
+    fn resolve_applies_links_and_dots_of_paths_not_made_yet() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(base.join("real/src")).unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
+        assert_eq!(resolve(&base.join("link/src")), base.join("real/src"));
+        assert_eq!(
+            resolve(&base.join("link/new/../src")),
+            base.join("real/src")
+        );
+        assert_eq!(resolve(&base.join("link/./a/b")), base.join("real/a/b"));
+        assert_eq!(resolve(&base.join("link/..")), base);
+    }
+
+    #[test]
+    fn a_directory_is_claimed_only_when_new_empty_marked_or_built_before() {
+        let t = tempfile::tempdir().unwrap();
+        let new = t.path().join("new/out");
+        claim(&new).unwrap();
+        assert!(is_marked(&new));
+        claim(&new).unwrap();
+        let empty = t.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        claim(&empty).unwrap();
+        assert!(is_marked(&empty));
+        // Built by an earlier askzico: a manifest, no marker.
+        let earlier = t.path().join("earlier");
+        std::fs::create_dir(&earlier).unwrap();
+        std::fs::write(
+            earlier.join("manifest.json"),
+            "{\n  \"askzico_manifest\": 1,\n  \"corpus\": \"x\"\n}\n",
+        )
+        .unwrap();
+        claim(&earlier).unwrap();
+        assert!(is_marked(&earlier));
+        // Someone else's directory: refused, nothing written.
+        let foreign = t.path().join("foreign");
+        std::fs::create_dir(&foreign).unwrap();
+        std::fs::write(foreign.join("manifest.json"), "{\"name\": \"app\"}").unwrap();
+        let e = claim(&foreign).unwrap_err();
+        assert!(
+            e.message.contains("holds files askzico did not write"),
+            "{}",
+            e.message
+        );
+        assert_eq!(std::fs::read_dir(&foreign).unwrap().count(), 1);
+        // A file.
+        let file = t.path().join("file");
+        std::fs::write(&file, "x").unwrap();
+        let e = claim(&file).unwrap_err();
+        assert!(e.message.contains("is a file"), "{}", e.message);
+        // A marker with other content.
+        let fake = t.path().join("fake");
+        std::fs::create_dir(&fake).unwrap();
+        std::fs::write(fake.join(MARKER), "mine").unwrap();
+        assert!(claim(&fake).is_err());
+        assert_eq!(std::fs::read(fake.join(MARKER)).unwrap(), b"mine");
+        // One of askzico's folders a link.
+        std::os::unix::fs::symlink(&foreign, new.join("chunks")).unwrap();
+        let e = claim(&new).unwrap_err();
+        assert!(
+            e.message.contains("chunks is not a directory"),
+            "{}",
+            e.message
+        );
+    }
+}
