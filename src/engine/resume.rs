@@ -66,7 +66,9 @@ fn path(out: &Path, env: Option<&str>) -> PathBuf {
 }
 
 pub fn load(out: &Path, env: Option<&str>) -> Option<State> {
-    rmp_serde::from_slice(&std::fs::read(path(out, env)).ok()?).ok()
+    // Anything unreadable, oversized or damaged is no state: the build takes the full path.
+    let bytes = crate::fsio::read_capped(&path(out, env), crate::fsio::cap::CORPUS_STATE).ok()?;
+    rmp_serde::from_slice(&bytes).ok()
 }
 
 /// Records the state of a build that just wrote its manifest (best effort).
@@ -196,7 +198,7 @@ pub fn patch_domain(
     let read = |stem: &str| -> Option<Vec<u8>> {
         let i = entries.get(&dir, stem)?;
         let a = &manifest.artifacts[i];
-        let bytes = std::fs::read(out.join(&a.path)).ok()?;
+        let bytes = crate::artifacts::store::read_artifact(out, a).ok()?;
         (bytes.len() as u64 == a.bytes).then_some(bytes)
     };
     let mut meta: LexMeta = match meta {

@@ -105,7 +105,8 @@ fn path(out: &Path, env: Option<&str>) -> PathBuf {
 
 /// The entries of the stat cache in `out` that are not racy; empty when there is none.
 pub fn load(out: &Path, env: Option<&str>) -> StatCache {
-    let Some(file) = std::fs::read(path(out, env))
+    // Anything unreadable, oversized or damaged is an empty cache (rebuilt by this build).
+    let Some(file) = crate::fsio::read_capped(&path(out, env), crate::fsio::cap::CORPUS_STATE)
         .ok()
         .and_then(|b| rmp_serde::from_slice::<StatFile>(&b).ok())
     else {
