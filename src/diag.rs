@@ -5,7 +5,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
+use miette::{
+    Diagnostic, LabeledSpan, MietteError, MietteSpanContents, NamedSource, SourceCode, SourceSpan,
+    SpanContents,
+};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -24,7 +27,7 @@ pub struct Problem {
     pub line: Option<usize>,
     pub message: String,
     pub help: Option<String>,
-    source: Option<Arc<NamedSource<Arc<str>>>>,
+    source: Option<Arc<NamedSource<Snippet>>>,
     span: Option<SourceSpan>,
     label: Option<String>,
 }
@@ -36,7 +39,7 @@ impl Problem {
             code,
             file: None,
             line: None,
-            message: message.into(),
+            message: cut_message(message.into()),
             help: None,
             source: None,
             span: None,
@@ -72,6 +75,7 @@ impl Problem {
     }
 
     /// Points into `text` (the file's content) at a byte range; the line is derived from it.
+    /// The snippet shows the span's lines, each cut to a window around the span when long.
     pub fn with_span(
         mut self,
         text: &Arc<str>,
@@ -79,12 +83,13 @@ impl Problem {
         label: impl Into<String>,
     ) -> Self {
         let name = self.file.clone().unwrap_or_default();
-        let start = span.start.min(text.len());
-        let end = span.end.clamp(start, text.len());
+        let start = floor_char(text, span.start.min(text.len()));
+        let end = floor_char(text, span.end.clamp(start, text.len()));
         self.line = Some(line_of(text, start));
-        self.source = Some(Arc::new(NamedSource::new(name, text.clone())));
-        self.span = Some((start, end - start).into());
-        self.label = Some(label.into());
+        let (snippet, span) = Snippet::of(text, start, end);
+        self.source = Some(Arc::new(NamedSource::new(name, snippet)));
+        self.span = Some(span);
+        self.label = Some(cut_message(label.into()));
         self
     }
 
@@ -121,6 +126,173 @@ pub fn line_of(text: &str, offset: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+/// Most bytes of a message or label: one that quotes a huge value (a 5 MB key) is cut in the
+/// middle. Far above any real message (a duplicate ID naming a thousand sources is ~50 KB).
+const MESSAGE_MAX: usize = 64 * 1024;
+/// Most bytes of a source line a snippet shows; a longer line is cut to a window this wide
+/// around the span, with an ellipsis where it was cut.
+const SNIPPET_LINE_MAX: usize = 240;
+/// Bytes a cut line keeps before the span's start.
+const SNIPPET_BEFORE: usize = 80;
+/// Most lines of a span; a longer one is shown by its first line.
+const SNIPPET_SPAN_LINES: usize = 12;
+const ELLIPSIS: &str = "…";
+
+/// The largest char boundary of `text` at or before `i`.
+fn floor_char(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+fn cut_message(message: String) -> String {
+    if message.len() <= MESSAGE_MAX {
+        return message;
+    }
+    let head = floor_char(&message, MESSAGE_MAX / 2);
+    let tail = ceil_char(&message, message.len() - MESSAGE_MAX / 2);
+    format!(
+        "{}{ELLIPSIS} ({} bytes cut) {ELLIPSIS}{}",
+        &message[..head],
+        tail - head,
+        &message[tail..]
+    )
+}
+
+/// The source text a diagnostic shows: the whole file, or, when the lines around the span are
+/// long, an excerpt of them (a 50 MB line must not reach the terminal).
+#[derive(Debug)]
+enum Snippet {
+    Whole(Arc<str>),
+    Excerpt(Excerpt),
+}
+
+/// Lines of a file, each cut to a window, that miette reads as if they were the file: line
+/// numbers and the span's column are those of the file.
+#[derive(Debug)]
+struct Excerpt {
+    text: String,
+    /// Lines of the file before the excerpt's first line.
+    first_line: usize,
+    /// The excerpt line of the span's start, and what to add to a column on it.
+    shift: (usize, isize),
+}
+
+impl Snippet {
+    /// The snippet of the span `start..end` (char boundaries of `text`), and the span in it.
+    fn of(text: &Arc<str>, start: usize, mut end: usize) -> (Snippet, SourceSpan) {
+        let line_start = |o: usize| text[..o].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = |o: usize| text[o..].find('\n').map_or(text.len(), |i| o + i);
+        let first = line_start(start);
+        // The line of the span's last byte (a span ending after a newline ends on that line).
+        let last_of = |end: usize| line_start(floor_char(text, end.saturating_sub(1)).max(start));
+        if text[first..last_of(end)].matches('\n').count() >= SNIPPET_SPAN_LINES {
+            end = end.min(line_end(start));
+        }
+        // The lines miette shows: one of context on each side of the span's lines.
+        let last = last_of(end);
+        let mut lines = Vec::new();
+        if first > 0 {
+            lines.push((line_start(first - 1), first - 1));
+        }
+        let start_idx = lines.len();
+        let mut at = first;
+        loop {
+            let e = line_end(at);
+            lines.push((at, e));
+            if at >= last || e >= text.len() {
+                break;
+            }
+            at = e + 1;
+        }
+        let end_idx = lines.len() - 1;
+        let e = lines[end_idx].1;
+        if e < text.len() {
+            lines.push((e + 1, line_end(e + 1)));
+        }
+        if lines.iter().all(|(s, e)| e - s <= SNIPPET_LINE_MAX) {
+            return (Snippet::Whole(text.clone()), (start, end - start).into());
+        }
+        let mut out = String::new();
+        let (mut new_start, mut new_end) = (0, 0);
+        let mut shift = (0, 0);
+        for (i, &(ls, le)) in lines.iter().enumerate() {
+            // The span's first line keeps a little before the span; other lines their start.
+            let from = if i == start_idx && start - ls > SNIPPET_BEFORE {
+                floor_char(text, start - SNIPPET_BEFORE)
+            } else {
+                ls
+            };
+            let to = ceil_char(text, (from + SNIPPET_LINE_MAX).min(le));
+            let base = out.len();
+            if from > ls {
+                out.push_str(ELLIPSIS);
+            }
+            let pos = |o: usize, len: usize| len + o.clamp(from, to) - from;
+            if i == start_idx {
+                new_start = pos(start, out.len());
+                shift = (i, (start - ls) as isize - (new_start - base) as isize);
+            }
+            if i == end_idx {
+                new_end = pos(end, out.len());
+            }
+            out.push_str(&text[from..to]);
+            if to < le {
+                out.push_str(ELLIPSIS);
+            }
+            out.push('\n');
+        }
+        let new_end = new_end.max(new_start);
+        let excerpt = Excerpt {
+            text: out,
+            first_line: line_of(text, lines[0].0) - 1,
+            shift,
+        };
+        (
+            Snippet::Excerpt(excerpt),
+            (new_start, new_end - new_start).into(),
+        )
+    }
+}
+
+impl SourceCode for Snippet {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        match self {
+            Snippet::Whole(text) => text.read_span(span, before, after),
+            Snippet::Excerpt(x) => {
+                let c = x.text.read_span(span, before, after)?;
+                let column = match c.column() {
+                    0 => 0,
+                    col if c.line() == x.shift.0 => (col as isize + x.shift.1).max(0) as usize,
+                    col => col,
+                };
+                Ok(Box::new(MietteSpanContents::new(
+                    c.data(),
+                    *c.span(),
+                    c.line() + x.first_line,
+                    column,
+                    c.line_count(),
+                )))
+            }
+        }
+    }
 }
 
 /// Equal when they say the same thing (the rendered source snippet is not compared).
@@ -205,5 +377,121 @@ impl Problems {
         for p in &self.0 {
             eprintln!("{:?}", miette::Report::new(p.clone()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(p: &Problem) -> String {
+        let mut s = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(10_000)
+            .render_report(&mut s, p)
+            .unwrap();
+        s
+    }
+
+    fn problem(text: &str, span: std::ops::Range<usize>) -> Problem {
+        Problem::error("t", "bad")
+            .in_file("f.toml")
+            .with_span(&Arc::from(text), span, "here")
+    }
+
+    /// Short lines are shown from the file itself, as they always were.
+    #[test]
+    fn short_lines_are_shown_whole() {
+        let text = "a = 1\nb = oops\nc = 3\n";
+        let p = problem(text, 10..14);
+        assert!(matches!(
+            p.source.as_deref().map(NamedSource::inner),
+            Some(Snippet::Whole(_))
+        ));
+        let r = render(&p);
+        assert!(r.contains("[f.toml:2:5]"), "{r}");
+        for line in ["1 │ a = 1", "2 │ b = oops", "3 │ c = 3"] {
+            assert!(r.contains(line), "{r}");
+        }
+    }
+
+    /// A 5 MB line is cut to a window around the span; line, column and context are the file's.
+    #[test]
+    fn a_long_line_is_cut_around_the_span() {
+        let long = "ت".repeat(1_000_000);
+        let text = format!(
+            "a = 1\nb = \"{long}\" oops tail{}\nc = 3\n",
+            "x".repeat(1000)
+        );
+        let at = text.find("oops").unwrap();
+        let p = problem(&text, at..at + 4);
+        assert_eq!(p.line, Some(2));
+        let r = render(&p);
+        assert!(r.len() < 2000, "{} bytes:\n{r}", r.len());
+        assert!(r.contains(&format!("[f.toml:2:{}]", at - 6 + 1)), "{r}");
+        assert!(r.contains("1 │ a = 1") && r.contains("3 │ c = 3"), "{r}");
+        let line2 = r.lines().find(|l| l.contains("2 │")).unwrap();
+        assert!(
+            line2.contains("…تت") && line2.contains("\" oops tail"),
+            "{line2}"
+        );
+        assert!(line2.ends_with("x…"), "{line2}");
+        // The label is under `oops`, at its place in the cut line.
+        let marker = r.lines().find(|l| l.contains('┬')).unwrap();
+        assert!(marker.ends_with("──┬─"), "{r}");
+        let col = |l: &str, pat: &str| l[..l.find(pat).unwrap()].chars().count();
+        assert_eq!(col(marker, "──┬─"), col(line2, "oops"), "{r}");
+    }
+
+    /// Long context lines are cut as well, and a span at the start of a line keeps its start.
+    #[test]
+    fn long_context_lines_are_cut() {
+        let text = format!("{}\nbad\n{}\n", "y".repeat(100_000), "z".repeat(100_000));
+        let at = text.find("bad").unwrap();
+        let r = render(&problem(&text, at..at + 3));
+        assert!(r.len() < 2000, "{} bytes:\n{r}", r.len());
+        assert!(r.contains("[f.toml:2:1]"), "{r}");
+        assert!(r.contains("2 │ bad"), "{r}");
+        assert!(r.contains("yyy…") && r.contains("zzz…"), "{r}");
+    }
+
+    /// A span over many lines is shown by its first; one over a long line ends at its window.
+    #[test]
+    fn long_spans_are_clipped() {
+        let text: String = (0..10_000).map(|i| format!("k{i} = {i}\n")).collect();
+        let r = render(&problem(&text, 0..text.len()));
+        assert!(r.lines().count() < 20, "{r}");
+        assert!(r.contains("1 │ k0 = 0"), "{r}");
+        let text = format!("v = \"{}\"\n", "ب".repeat(1_000_000));
+        let r = render(&problem(&text, 4..text.len() - 1));
+        assert!(r.len() < 2000, "{} bytes:\n{r}", r.len());
+        assert!(r.contains("[f.toml:1:5]"), "{r}");
+    }
+
+    /// Spans cut inside a character, empty texts and spans past the end never panic.
+    #[test]
+    fn odd_spans_are_safe() {
+        let long = format!("{}\n", "ع".repeat(10_000));
+        for (text, span) in [
+            (long.as_str(), 1..3),
+            (long.as_str(), 5001..5001),
+            (long.as_str(), 0..usize::MAX),
+            (long.as_str(), 20_001..20_001),
+            ("", 0..0),
+            ("x", 5..9),
+        ] {
+            render(&problem(text, span));
+        }
+    }
+
+    #[test]
+    fn a_huge_message_is_cut() {
+        let p = Problem::error("t", format!("unknown key `{}`", "k".repeat(5_000_000)));
+        assert!(p.message.len() <= MESSAGE_MAX + 40, "{}", p.message.len());
+        assert!(p.message.starts_with("unknown key `kkk") && p.message.ends_with("kkk`"));
+        assert!(p.message.contains("… (4934478 bytes cut) …"));
+        // Long lists stay whole.
+        let list = vec!["src/a-long-source-name.md"; 1000].join(", ");
+        assert_eq!(Problem::error("t", list.clone()).message, list);
     }
 }

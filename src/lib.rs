@@ -23,6 +23,7 @@ pub mod embed;
 pub mod engine;
 pub mod eval;
 pub mod extract;
+pub mod fsio;
 pub mod identity;
 pub mod inspect;
 pub mod normalize;

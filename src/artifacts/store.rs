@@ -541,10 +541,16 @@ pub fn read_manifest(out: &Path, env: Option<&str>) -> Result<Manifest, Problem>
 
 pub fn read_manifest_file(path: &Path) -> Result<Manifest, Problem> {
     let display = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = crate::fsio::read_capped(path, crate::fsio::cap::MANIFEST).map_err(|e| {
+        let help = match e {
+            crate::fsio::ReadError::Io(_) => {
+                "run `askzico build` first (with the same --config/--out/--env)"
+            }
+            _ => "pass a manifest askzico wrote (out/manifest.json or out/versions/<corpus_version>.json); rebuild with `askzico build` if it was damaged",
+        };
         Problem::error("no-manifest", format!("cannot read {display}: {e}"))
             .in_file(display.clone())
-            .help("run `askzico build` first (with the same --config/--out/--env)")
+            .help(help)
     })?;
     let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| {
         Problem::error(
@@ -622,6 +628,23 @@ pub fn out_path(out: &Path, rel: &str) -> io::Result<PathBuf> {
         d.insert(full);
     }
     Ok(out.join(rel))
+}
+
+/// An artifact a manifest names, read no further than the size the manifest records (a larger
+/// file was changed after the build). `Err` says why, for "cannot read <path>: …".
+pub fn read_artifact(out: &Path, a: &ArtifactEntry) -> Result<Vec<u8>, String> {
+    crate::fsio::read_capped(&out.join(&a.path), a.bytes).map_err(|e| match e {
+        crate::fsio::ReadError::TooLarge { .. } => format!(
+            "it is larger than the {} bytes the manifest records (changed after the build)",
+            a.bytes
+        ),
+        e => e.to_string(),
+    })
+}
+
+/// `read_artifact` of a text artifact (chunks, lookup).
+pub fn read_artifact_text(out: &Path, a: &ArtifactEntry) -> Result<String, String> {
+    String::from_utf8(read_artifact(out, a)?).map_err(|e| format!("it is not UTF-8 text: {e}"))
 }
 
 #[cfg(test)]

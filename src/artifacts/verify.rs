@@ -53,8 +53,17 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
             );
             continue;
         }
-        let bytes = match std::fs::read(out.join(&a.path)) {
+        // Read no further than the recorded size: a larger file is reported, not loaded.
+        let bytes = match crate::fsio::read_capped(&out.join(&a.path), a.bytes) {
             Ok(b) => b,
+            Err(crate::fsio::ReadError::TooLarge { .. }) => {
+                err(
+                    &a.path,
+                    format!("larger than the manifest's {} bytes", a.bytes),
+                    "the file was changed after the build: rebuild",
+                );
+                continue;
+            }
             Err(e) => {
                 err(
                     &a.path,

@@ -374,7 +374,8 @@ fn corpus_dir(
     // `.complete` names the generator version that wrote the corpus; it is written last.
     let done = dir.join(".complete");
     let version = format!("generator {}\n", super::GENERATOR_VERSION);
-    if std::fs::read_to_string(&done).ok().as_deref() != Some(version.as_str()) {
+    let marker = crate::fsio::read_capped_string(&done, crate::fsio::cap::STAMP).ok();
+    if marker.as_deref() != Some(version.as_str()) {
         progress(&format!(
             "{docs} docs: generating the corpus in {}",
             dir.display()

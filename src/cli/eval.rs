@@ -6,7 +6,8 @@ use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::store::{read_manifest, write_atomic};
 use crate::diag::{Problem, Problems};
 use crate::eval::{
-    Report, checkpoint, load_fixtures, read_checkpoints, regressions, run as run_eval,
+    Report, checkpoint, load_fixtures, read_checkpoint_text, read_checkpoints, regressions,
+    run as run_eval,
 };
 use crate::retrieve::{Mode, Searcher};
 
@@ -36,7 +37,10 @@ fn fail(p: Problem, json: bool) -> i32 {
 
 pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
     if a.history {
-        let rows = read_checkpoints(&checkpoints_path(&at.config));
+        let rows = match read_checkpoints(&checkpoints_path(&at.config)) {
+            Ok(rows) => rows,
+            Err(p) => return fail(p, a.json),
+        };
         println!(
             "{:<24} {:<34} {:>6}  hit@5 per set / per library",
             "label", "corpus_version", "cases"
@@ -141,7 +145,10 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
                 .collect(),
         );
         let path = checkpoints_path(&at.config);
-        let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut text = match read_checkpoint_text(&path) {
+            Ok(t) => t,
+            Err(p) => return fail(p, a.json),
+        };
         text.push_str(&serde_json::to_string(&row).expect("serializes"));
         text.push('\n');
         if let Err(e) = write_atomic(&path, text.as_bytes()) {
@@ -153,7 +160,7 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         eprintln!("checkpoint `{label}` appended to {}", path.display());
     }
     if let Some(path) = &a.baseline {
-        let base: Report = match std::fs::read(path)
+        let base: Report = match crate::fsio::read_capped(path, crate::fsio::cap::FIXTURES)
             .map_err(|e| e.to_string())
             .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
         {
@@ -164,7 +171,8 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
                         "baseline",
                         format!("cannot read baseline {}: {e}", path.display()),
                     )
-                    .help("write one with --write-baseline"),
+                    .in_file(path.display().to_string())
+                    .help("pass a report written by --write-baseline (write one with it)"),
                     a.json,
                 );
             }

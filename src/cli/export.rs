@@ -104,8 +104,11 @@ fn guard_dest(
 }
 
 fn read(out: &Path, path: &str) -> Result<Vec<u8>, Problem> {
-    std::fs::read(out.join(path)).map_err(|e| {
-        Problem::error("read", format!("cannot read {path}: {e}")).in_file(path.to_string())
+    // Artifacts grow with the corpus; a device or FIFO in their place is refused.
+    crate::fsio::read_capped(&out.join(path), crate::fsio::cap::CORPUS_STATE).map_err(|e| {
+        Problem::error("read", format!("cannot read {path}: {e}"))
+            .in_file(path.to_string())
+            .help("run `askzico verify`; rebuild if it fails")
     })
 }
 

@@ -164,7 +164,7 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
     // (a) vocabulary of the built evidence.
     let mut texts = Vec::new();
     for a in manifest.artifacts_of(Kind::Chunks) {
-        if let Ok(t) = std::fs::read_to_string(out.join(&a.path)) {
+        if let Ok(t) = crate::artifacts::store::read_artifact_text(&out, a) {
             texts.extend(
                 t.lines()
                     .filter_map(|l| serde_json::from_str::<ChunkRecord>(l).ok())

@@ -38,7 +38,7 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
     };
     let mut hits: Vec<ChunkRecord> = Vec::new();
     for a in manifest.artifacts_of(Kind::Chunks) {
-        let Ok(text) = std::fs::read_to_string(out.join(&a.path)) else {
+        let Ok(text) = crate::artifacts::store::read_artifact_text(&out, a) else {
             continue;
         };
         for line in text.lines() {

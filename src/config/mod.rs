@@ -177,11 +177,24 @@ impl Config {
     /// Reads and validates a config file. `Err` holds every problem found.
     pub fn load(path: &Path) -> Result<Config, Problems> {
         let display = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = crate::fsio::read_capped_string(path, crate::fsio::cap::CONFIG).map_err(|e| {
+            use crate::fsio::ReadError;
+            let help = match e {
+                ReadError::TooLarge { .. } => {
+                    "a corpus.toml is a few KB: check that --config names the config file, not a data file"
+                }
+                ReadError::NotAFile { .. } => {
+                    "pass the config file (a corpus.toml) with --config PATH, or create one with `askzico init`"
+                }
+                ReadError::NotUtf8 => "save the config as UTF-8",
+                ReadError::Io(_) => {
+                    "pass the config with --config PATH, or create one with `askzico init`"
+                }
+            };
             Problems(vec![
                 Problem::error("config-read", format!("cannot read config {display}: {e}"))
                     .in_file(display.clone())
-                    .help("pass the config with --config PATH, or create one with `askzico init`"),
+                    .help(help),
             ])
         })?;
         let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();

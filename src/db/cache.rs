@@ -136,13 +136,14 @@ impl CompileCache {
         self.dir.join(format!("pack-{n:02x}.mp"))
     }
 
-    /// A pack, read from disk on first use; anything unreadable is an empty pack.
+    /// A pack, read from disk on first use; anything unreadable, damaged or over the cap is an
+    /// empty pack (replaced by the next flush that writes it).
     fn pack(&self, n: usize) -> Option<MutexGuard<'_, Option<Pack>>> {
         let mut guard = self.packs[n].lock().ok()?;
         if guard.is_none() {
             // A pack flushed earlier may still be queued for the writer thread.
             crate::artifacts::writer::caches_written();
-            let read = std::fs::read(self.pack_path(n))
+            let read = crate::fsio::read_capped(&self.pack_path(n), crate::fsio::cap::CORPUS_STATE)
                 .ok()
                 .and_then(|b| rmp_serde::from_slice::<Pack>(&b).ok());
             *guard = Some(read.unwrap_or_default());

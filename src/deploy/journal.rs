@@ -56,11 +56,18 @@ pub fn path(out: &Path, target: &str) -> Result<PathBuf, String> {
 
 /// Reads the journal; a missing file is an empty target.
 pub fn load(path: &Path) -> Result<Journal, String> {
-    match std::fs::read(path) {
+    match crate::fsio::read_capped(path, crate::fsio::cap::CORPUS_STATE) {
         Ok(b) => serde_json::from_slice(&b)
             .map_err(|e| format!("{} is not a deploy journal: {e}", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Journal::default()),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) if e.is_not_found() => Ok(Journal::default()),
+        Err(e @ crate::fsio::ReadError::Io(_)) => {
+            Err(format!("cannot read {}: {e}", path.display()))
+        }
+        // Not a file askzico wrote: say how to start over (the index is then listed).
+        Err(e) => Err(format!(
+            "cannot read the deploy journal {}: {e}; move it away and deploy again (the inactive index is then listed and every vector upserted)",
+            path.display()
+        )),
     }
 }
 
@@ -69,4 +76,30 @@ pub fn save(path: &Path, j: &Journal) -> Result<(), String> {
     bytes.push(b'\n');
     crate::artifacts::store::write_atomic(path, &bytes)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A missing journal is an empty target; one that is not a file askzico wrote (over the
+    /// cap, a FIFO) is refused without reading it, saying how to start over.
+    #[test]
+    fn journals_are_read_within_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.json");
+        assert_eq!(load(&p).unwrap(), Journal::default());
+        let f = std::fs::File::create(&p).unwrap();
+        f.set_len(crate::fsio::cap::CORPUS_STATE + 1).unwrap(); // sparse
+        let e = load(&p).unwrap_err();
+        assert!(
+            e.contains("larger than 1 GiB") && e.contains("move it away"),
+            "{e}"
+        );
+        std::fs::remove_file(&p).unwrap();
+        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = load(&p).unwrap_err();
+        assert!(e.contains("named pipe"), "{e}");
+    }
 }

@@ -16,11 +16,12 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::embed::{EmbedError, Embedder, canonical_json, check_vectors};
+use crate::fsio::{ReadError, open_regular, read_open_capped};
 
 const MAGIC: [u8; 4] = *b"AZE1";
 const HEADER: usize = 4 + 32 + 4;
@@ -203,7 +204,7 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
     }
 }
 
-fn cache_error(dir: &Path, what: &str, e: std::io::Error) -> EmbedError {
+fn cache_error(dir: &Path, what: &str, e: impl std::fmt::Display) -> EmbedError {
     EmbedError::new(
         format!("embedding cache {}: {what}: {e}", dir.display()),
         "the build's output is unaffected; free disk space or fix permissions, or delete the cache directory",
@@ -319,12 +320,13 @@ impl State {
         let path = shard_path(dir, byte);
         let shard = &mut self.shards[byte as usize];
         shard.loaded = true;
-        let file = match OpenOptions::new().read(true).append(true).open(&path) {
+        // Only a regular file is opened (never a FIFO or a device in its place).
+        let file = match open_regular(&path, OpenOptions::new().read(true).append(true)) {
             Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
-            Err(e) => {
+            Err(e) if e.is_not_found() => return,
+            Err(e @ ReadError::Io(_)) => {
                 // Perhaps a read-only cache: try reading without writing.
-                match File::open(&path) {
+                match open_regular(&path, OpenOptions::new().read(true)) {
                     Ok(f) => f,
                     Err(_) => {
                         let err =
@@ -334,17 +336,28 @@ impl State {
                     }
                 }
             }
+            Err(e) => {
+                let err = cache_error(dir, &format!("could not open {}", path.display()), e);
+                self.record_error(err);
+                return;
+            }
         };
         // Exclusive: we may trim a torn tail, and must not read a record being written.
         let _ = file.lock();
-        let mut bytes = Vec::new();
-        let read = (&file).read_to_end(&mut bytes);
-        if let Err(e) = read {
-            let _ = file.unlock();
-            let err = cache_error(dir, &format!("could not read {}", path.display()), e);
-            self.record_error(err);
-            return;
-        }
+        let bytes = match read_open_capped(&file, crate::fsio::cap::CORPUS_STATE) {
+            Ok(b) => b,
+            Err(ReadError::TooLarge { .. }) => {
+                // Far larger than any real shard: damage. Start it over, like a damaged tail.
+                let _ = file.set_len(0);
+                Vec::new()
+            }
+            Err(e) => {
+                let _ = file.unlock();
+                let err = cache_error(dir, &format!("could not read {}", path.display()), e);
+                self.record_error(err);
+                return;
+            }
+        };
         let (records, valid_end) = scan_records(&bytes);
         if valid_end < bytes.len() {
             // A torn or damaged tail: drop it so the next record starts on a clean boundary.
@@ -393,14 +406,11 @@ impl State {
         if shard.file.is_none() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| cache_error(dir, "could not create the directory", e))?;
-            let f = OpenOptions::new()
-                .read(true)
-                .append(true)
-                .create(true)
-                .open(&path)
-                .map_err(|e| {
-                    cache_error(dir, &format!("could not create {}", path.display()), e)
-                })?;
+            let f = open_regular(
+                &path,
+                OpenOptions::new().read(true).append(true).create(true),
+            )
+            .map_err(|e| cache_error(dir, &format!("could not create {}", path.display()), e))?;
             shard.file = Some(f);
         }
         let file = shard.file.as_ref().expect("opened above");

@@ -67,7 +67,10 @@ fn path(out: &Path, env: Option<&str>) -> std::io::Result<PathBuf> {
 }
 
 pub fn load(out: &Path, env: Option<&str>) -> Option<State> {
-    rmp_serde::from_slice(&path(out, env).and_then(std::fs::read).ok()?).ok()
+    // Anything unreadable, oversized or damaged is no state: the build takes the full path.
+    let bytes =
+        crate::fsio::read_capped(&path(out, env).ok()?, crate::fsio::cap::CORPUS_STATE).ok()?;
+    rmp_serde::from_slice(&bytes).ok()
 }
 
 /// Records the state of a build that just wrote its manifest (best effort).
@@ -199,7 +202,7 @@ pub fn patch_domain(
     let read = |stem: &str| -> Option<Vec<u8>> {
         let i = entries.get(&dir, stem)?;
         let a = &manifest.artifacts[i];
-        let bytes = std::fs::read(out.join(&a.path)).ok()?;
+        let bytes = crate::artifacts::store::read_artifact(out, a).ok()?;
         (bytes.len() as u64 == a.bytes).then_some(bytes)
     };
     let mut meta: LexMeta = match meta {

@@ -51,8 +51,8 @@ pub fn stamp<'a>(
 /// The manifest in place, if it was produced from inputs hashing to `stamp` and every file it
 /// names is still there with its size.
 pub fn reusable(out: &Path, env: Option<&str>, stamp: &str) -> Option<Manifest> {
-    let saved: StampFile =
-        serde_json::from_slice(&path(out, env).and_then(std::fs::read).ok()?).ok()?;
+    let bytes = crate::fsio::read_capped(&path(out, env).ok()?, crate::fsio::cap::STAMP).ok()?;
+    let saved: StampFile = serde_json::from_slice(&bytes).ok()?;
     if saved.stamp != stamp {
         return None;
     }

@@ -106,9 +106,10 @@ fn path(out: &Path, env: Option<&str>) -> std::io::Result<PathBuf> {
 
 /// The entries of the stat cache in `out` that are not racy; empty when there is none.
 pub fn load(out: &Path, env: Option<&str>) -> StatCache {
+    // Anything unreadable, oversized or damaged is an empty cache (rebuilt by this build).
     let Some(file) = path(out, env)
-        .and_then(std::fs::read)
         .ok()
+        .and_then(|p| crate::fsio::read_capped(&p, crate::fsio::cap::CORPUS_STATE).ok())
         .and_then(|b| rmp_serde::from_slice::<StatFile>(&b).ok())
     else {
         return StatCache::default();

@@ -45,13 +45,20 @@ pub fn load_fixtures(paths: &[std::path::PathBuf]) -> Result<Vec<Case>, Vec<Prob
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for p in paths {
         let display = p.display().to_string();
-        let text = match std::fs::read_to_string(p) {
+        let text = match crate::fsio::read_capped_string(p, crate::fsio::cap::FIXTURES) {
             Ok(t) => t,
             Err(e) => {
+                let help = match e {
+                    crate::fsio::ReadError::TooLarge { .. } => {
+                        "split the cases into several files, each passed with its own --fixtures"
+                    }
+                    crate::fsio::ReadError::NotUtf8 => "save the fixtures as UTF-8",
+                    _ => "pass an existing TOML file of [[case]] tables with --fixtures",
+                };
                 problems.push(
                     Problem::error("fixtures", format!("cannot read fixtures: {e}"))
                         .in_file(display)
-                        .help("pass an existing file with --fixtures"),
+                        .help(help),
                 );
                 continue;
             }
@@ -366,14 +373,30 @@ pub fn checkpoint(label: &str, r: &Report, libraries: Vec<String>) -> Checkpoint
     }
 }
 
-pub fn read_checkpoints(path: &Path) -> Vec<Checkpoint> {
-    std::fs::read_to_string(path)
-        .map(|t| {
-            t.lines()
-                .filter_map(|l| serde_json::from_str(l).ok())
-                .collect()
-        })
-        .unwrap_or_default()
+/// The checkpoint history's text (`checkpoints.jsonl`): empty when the file does not exist; a
+/// file that cannot be read (or is over the cap) is an error, so a new checkpoint never
+/// replaces it.
+pub fn read_checkpoint_text(path: &Path) -> Result<String, Problem> {
+    match crate::fsio::read_capped_string(path, crate::fsio::cap::FIXTURES) {
+        Ok(t) => Ok(t),
+        Err(e) if e.is_not_found() => Ok(String::new()),
+        Err(e) => {
+            let display = path.display().to_string();
+            Err(
+                Problem::error("checkpoints", format!("cannot read {display}: {e}"))
+                    .in_file(display)
+                    .help("move the file away (its checkpoints stay in it) and record again"),
+            )
+        }
+    }
+}
+
+/// The checkpoints of the history (lines that are not one are skipped).
+pub fn read_checkpoints(path: &Path) -> Result<Vec<Checkpoint>, Problem> {
+    Ok(read_checkpoint_text(path)?
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect())
 }
 
 #[cfg(test)]

@@ -59,6 +59,9 @@ pub fn split(text: &str) -> Result<Split<'_>, Problem> {
         Value::Object(Map::new())
     } else if is_yaml {
         serde_saphyr::from_str::<Value>(inner).map_err(|e| {
+            if let Some(p) = budget_problem(&e, inner) {
+                return p;
+            }
             let loc = e.location();
             let line = loc.map(|l| l.line() as usize + 1).unwrap_or(2);
             let msg = e.to_string();
@@ -113,6 +116,76 @@ pub fn split(text: &str) -> Result<Split<'_>, Problem> {
         body: &text[body_start..],
         lines,
     })
+}
+
+/// A YAML block that breaks the parser's resource budget: most often anchors and aliases that
+/// expand exponentially (a "billion laughs"), said in words, not as the parser's debug dump.
+fn budget_problem(e: &serde_saphyr::Error, inner: &str) -> Option<Problem> {
+    use serde_saphyr::budget::BudgetBreach as B;
+    // The breach, under the snippet and alias wrappers the parser puts around it.
+    let mut e = e;
+    while let serde_saphyr::Error::WithSnippet { error, .. }
+    | serde_saphyr::Error::AliasError { error, .. } = e
+    {
+        e = error;
+    }
+    let serde_saphyr::Error::Budget { breach, location } = e else {
+        return None;
+    };
+    // The budget's defaults (`serde_saphyr::Budget::default()`).
+    let limits = serde_saphyr::Budget::default();
+    let aliases = "uses too many aliases or anchors";
+    let reason = match breach {
+        B::Aliases { .. } => format!(
+            "{aliases} (more than {} `*name` aliases)",
+            limits.max_aliases
+        ),
+        B::Anchors { .. } => format!(
+            "{aliases} (more than {} `&name` anchors)",
+            limits.max_anchors
+        ),
+        B::AliasAnchorRatio {
+            aliases: a,
+            anchors,
+        } => {
+            format!("{aliases} ({a} `*name` aliases of {anchors} `&name` anchors)")
+        }
+        B::MergeKeys { .. } => format!(
+            "{aliases} (more than {} `<<` merge keys)",
+            limits.max_merge_keys
+        ),
+        B::RecordedAnchorEvents { .. } | B::RecordedAnchorBytes { .. } => {
+            format!("{aliases} (the anchored values are too large to repeat)")
+        }
+        B::Nodes { .. } | B::Events { .. } if inner.contains('*') => format!(
+            "{aliases}: expanded, they would make more than {} values",
+            limits.max_nodes
+        ),
+        B::Nodes { .. } | B::Events { .. } => {
+            format!("is too large: more than {} values", limits.max_nodes)
+        }
+        B::Depth { .. } => format!("nests deeper than {} levels", limits.max_depth),
+        B::ScalarBytes { .. } => "holds too much text".to_string(),
+        other => format!("is over a YAML parser limit ({other:?})"),
+    };
+    // Where the parser was, or else the first alias, or else the block's first line.
+    let line = (location.line() > 0)
+        .then(|| location.line() as usize + 1)
+        .or_else(|| {
+            inner
+                .lines()
+                .position(|l| l.contains(" *") || l.contains("[*") || l.contains(",*"))
+                .map(|i| i + 2)
+        })
+        .unwrap_or(2);
+    Some(
+        Problem::error("frontmatter", format!("the YAML frontmatter {reason}"))
+            .at_line(line)
+            .help(
+                "frontmatter holds a few fields (title, url, domains…): write the values out \
+                 instead of repeating anchors (`&name`) through aliases (`*name`)",
+            ),
+    )
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -207,5 +280,27 @@ mod tests {
         let e = split("---\ntitle: [x\n---\n").err().unwrap();
         assert!(e.message.contains("invalid YAML"), "{}", e.message);
         assert!(split("no frontmatter").unwrap().fields.is_empty());
+    }
+
+    /// A "billion laughs" is named for what it is, at the line the parser stopped on.
+    #[test]
+    fn an_alias_bomb_says_so() {
+        let mut y = String::from("---\ntitle: t\na0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let refs = vec![format!("*a{}", i - 1); 9].join(", ");
+            y.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        y.push_str("---\nbody");
+        let e = split(&y).err().unwrap();
+        assert_eq!(
+            e.message,
+            "the YAML frontmatter uses too many aliases or anchors: expanded, they would make \
+             more than 250000 values"
+        );
+        assert_eq!(e.line, Some(3));
+        // Deep nesting is another limit, said as such.
+        let deep = format!("---\nx: {}{}\n---\n", "[".repeat(100), "]".repeat(100));
+        let e = split(&deep).err().unwrap();
+        assert!(e.message.contains("nests deeper than"), "{}", e.message);
     }
 }

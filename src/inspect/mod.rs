@@ -826,7 +826,7 @@ pub fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> D
 pub fn load_records(out: &Path, m: &Manifest) -> Vec<ChunkRecord> {
     let mut recs = Vec::new();
     for a in m.artifacts_of(Kind::Chunks) {
-        let Ok(text) = std::fs::read_to_string(out.join(&a.path)) else {
+        let Ok(text) = crate::artifacts::store::read_artifact_text(out, a) else {
             continue;
         };
         recs.extend(

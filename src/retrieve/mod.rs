@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::artifacts::lexical::{LexMeta, LexShard, shard_of};
 use crate::artifacts::manifest::Manifest;
+use crate::artifacts::store::{read_artifact, read_artifact_text};
 use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
 use crate::config::Config;
 use crate::diag::Problem;
@@ -147,7 +148,8 @@ pub struct Searcher<'a> {
     lookup: HashMap<String, LookupRecord>,
     vectors: Vec<(String, Vec<f32>)>,
     lex_meta: BTreeMap<String, LexMeta>,
-    lex_paths: HashMap<(String, usize), String>,
+    /// (domain, shard) → index of its entry in `manifest.artifacts`.
+    lex_paths: HashMap<(String, usize), usize>,
     lex_cache: std::cell::RefCell<HashMap<(String, usize), LexShard>>,
     classes: WordClasses,
 }
@@ -179,11 +181,10 @@ impl<'a> Searcher<'a> {
         let mut vecs = Vec::new();
         let mut lex_meta = BTreeMap::new();
         let mut lex_paths = HashMap::new();
-        for a in &manifest.artifacts {
-            let path = out.join(&a.path);
+        for (i, a) in manifest.artifacts.iter().enumerate() {
             match a.kind {
                 Kind::Chunks => {
-                    let text = std::fs::read_to_string(&path).map_err(|e| load_err(&a.path, e))?;
+                    let text = read_artifact_text(out, a).map_err(|e| load_err(&a.path, e))?;
                     for line in text.lines() {
                         let r: ChunkRecord =
                             serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
@@ -208,7 +209,7 @@ impl<'a> Searcher<'a> {
                     }
                 }
                 Kind::Lookup => {
-                    let text = std::fs::read_to_string(&path).map_err(|e| load_err(&a.path, e))?;
+                    let text = read_artifact_text(out, a).map_err(|e| load_err(&a.path, e))?;
                     for line in text.lines() {
                         let r: LookupRecord =
                             serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
@@ -216,7 +217,7 @@ impl<'a> Searcher<'a> {
                     }
                 }
                 Kind::Vectors => {
-                    let bytes = std::fs::read(&path).map_err(|e| load_err(&a.path, e))?;
+                    let bytes = read_artifact(out, a).map_err(|e| load_err(&a.path, e))?;
                     let (_, recs) = vectors::decode(&bytes).map_err(|e| load_err(&a.path, e))?;
                     vecs.extend(recs.into_iter().map(|r| (r.id, r.values)));
                 }
@@ -231,12 +232,12 @@ impl<'a> Searcher<'a> {
                         .next()
                         .unwrap_or("");
                     if name == "meta" {
-                        let bytes = std::fs::read(&path).map_err(|e| load_err(&a.path, e))?;
+                        let bytes = read_artifact(out, a).map_err(|e| load_err(&a.path, e))?;
                         let meta: LexMeta =
                             serde_json::from_slice(&bytes).map_err(|e| load_err(&a.path, e))?;
                         lex_meta.insert(domain, meta);
                     } else if let Ok(k) = name.parse::<usize>() {
-                        lex_paths.insert((domain, k), a.path.clone());
+                        lex_paths.insert((domain, k), i);
                     }
                 }
             }
@@ -456,7 +457,7 @@ impl<'a> Searcher<'a> {
             let k = shard_of(term, meta.shards);
             let key = ((*domain).clone(), k);
             if !cache.contains_key(&key) {
-                let path = self.lex_paths.get(&key).ok_or_else(|| {
+                let &i = self.lex_paths.get(&key).ok_or_else(|| {
                     Problem::error(
                         "invariant",
                         format!(
@@ -464,9 +465,10 @@ impl<'a> Searcher<'a> {
                         ),
                     )
                 })?;
-                let bytes = std::fs::read(self.out.join(path)).map_err(|e| load_err(path, e))?;
+                let a = &self.manifest.artifacts[i];
+                let bytes = read_artifact(&self.out, a).map_err(|e| load_err(&a.path, e))?;
                 let shard: LexShard =
-                    serde_json::from_slice(&bytes).map_err(|e| load_err(path, e))?;
+                    serde_json::from_slice(&bytes).map_err(|e| load_err(&a.path, e))?;
                 cache.insert(key.clone(), shard);
             }
             let shard = &cache[&key];

@@ -17,6 +17,7 @@ mod html;
 mod json;
 mod manifest;
 mod paths;
+mod reads;
 mod structure;
 
 use std::path::Path;
@@ -305,6 +306,7 @@ fn the_catalogue_has_at_least_60_cases() {
         + html::CASES.len()
         + json::CASES.len()
         + manifest::CASES.len()
+        + reads::CASES.len()
         + structure::CASES.len();
     println!("{n} bad-input cases");
     assert!(n >= 60, "{n} cases");

@@ -86,7 +86,7 @@ pub const CASES: &[Case] = &[
         }
         y.push_str("---\n\n# قنبلة\n\nنص.\n");
         put(p, "src/bomb.md", y)
-    }, 1, err("src/bomb.md", None, "invalid YAML frontmatter")),
+    }, 1, err("src/bomb.md", Some(2), "the YAML frontmatter uses too many aliases or anchors")),
 ];
 
 #[test]

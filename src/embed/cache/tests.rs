@@ -389,3 +389,43 @@ fn an_unwritable_cache_still_gives_vectors_and_flush_reports_it() {
     cache.flush().unwrap();
     assert_eq!(cache.embed_all(&["أ"]).unwrap().0, vec![v[0].clone()]);
 }
+
+/// A FIFO or a device where a shard should be is never read (a plain read would block or never
+/// end): the vectors are still right and `flush` says the cache was not used.
+#[test]
+fn a_fifo_or_device_in_place_of_a_shard_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = CachedEmbedder::open(HashEmbedder::new(8), tmp.path()).unwrap();
+    let dir = tmp.path().join(FORMAT_DIR);
+    let (a, b) = (cache.key("أ")[0], cache.key("ب")[0]);
+    let fifo =
+        std::ffi::CString::new(shard_path(&dir, a).into_os_string().into_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", shard_path(&dir, b)).unwrap();
+    let (v, stats) = cache.embed_all(&["أ", "ب"]).unwrap();
+    assert_eq!(stats.misses, 2);
+    assert_eq!(v, HashEmbedder::new(8).embed_batch(&["أ", "ب"]).unwrap());
+    let err = cache.flush().unwrap_err();
+    assert!(err.message.contains("not a regular file"), "{err:?}");
+}
+
+/// A shard far over the cap is damage: started over, not read into memory.
+#[test]
+fn an_oversized_shard_is_started_over() {
+    let tmp = tempfile::tempdir().unwrap();
+    let texts = corpus(4);
+    let cache = CachedEmbedder::open(HashEmbedder::new(8), tmp.path()).unwrap();
+    let first = cache.embed_all(&refs(&texts)).unwrap().0;
+    cache.flush().unwrap();
+    drop(cache);
+    let shard = shard_files(tmp.path())[0].clone();
+    let f = OpenOptions::new().write(true).open(&shard).unwrap();
+    f.set_len(crate::fsio::cap::CORPUS_STATE + 1).unwrap(); // sparse: no disk used
+    drop(f);
+    let cache = CachedEmbedder::open(HashEmbedder::new(8), tmp.path()).unwrap();
+    let (again, stats) = cache.embed_all(&refs(&texts)).unwrap();
+    assert_eq!(bits(&first), bits(&again));
+    assert!(stats.misses >= 1, "{stats:?}");
+    cache.flush().unwrap();
+    assert!(std::fs::metadata(&shard).unwrap().len() < 4096);
+}
