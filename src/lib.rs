@@ -23,6 +23,7 @@ pub mod embed;
 pub mod engine;
 pub mod eval;
 pub mod extract;
+pub mod http;
 pub mod identity;
 pub mod inspect;
 pub mod normalize;
