@@ -24,6 +24,7 @@ pub mod engine;
 pub mod eval;
 pub mod extract;
 pub mod fsio;
+pub mod http;
 pub mod identity;
 pub mod inspect;
 pub mod normalize;

@@ -60,6 +60,15 @@ struct State {
     faults: Vec<(&'static str, Fault)>,
     /// `get_by_ids` answers with no vectors this many more times (an index that does not answer).
     blind_reads: usize,
+    /// Every request of this kind (`echo_kind`) is answered with this status and body shape
+    /// (`echo_body`), echoing the request's URL and headers (the Authorization included).
+    echo: Option<(&'static str, u16, usize)>,
+    /// Requests answered with an echo.
+    echoed: usize,
+    /// Every request of this kind is held, never answered (a server that accepts and hangs).
+    hang: Option<&'static str>,
+    /// Requests held unanswered.
+    hung: usize,
     /// Request number at which the test kills the client (SIGKILL) while the request is in
     /// flight; `kill_applies`: the server applies it first.
     kill_at: Option<usize>,
@@ -450,6 +459,45 @@ fn kind_of(method: &str, url: &str) -> &'static str {
     }
 }
 
+/// The request kinds the echo and hang settings name.
+fn echo_kind(method: &str, url: &str) -> &'static str {
+    let path = url.split('?').next().unwrap_or(url);
+    match (method, path.rsplit('/').next().unwrap_or("")) {
+        _ if path.contains("/values/") => {
+            if method == "GET" {
+                "kv-get"
+            } else {
+                "kv-put"
+            }
+        }
+        ("PUT", "bulk") => "kv-bulk",
+        ("POST", "delete") => "kv-delete",
+        (_, "upsert") => "upsert",
+        (_, "delete_by_ids") => "delete",
+        (_, "get_by_ids") => "get-by-ids",
+        (_, "list") => "list",
+        (_, "info") => "info",
+        _ => "other",
+    }
+}
+
+/// The body shapes a client meets, `shape` of them, each carrying `echo`: a v4 error envelope,
+/// success envelopes whose `result` has the wrong shape, `success` missing, plain text, HTML,
+/// an empty body.
+const ECHO_SHAPES: usize = 7;
+fn echo_body(shape: usize, echo: &str) -> String {
+    let e = json!(echo);
+    match shape {
+        0 => json!({"success": false, "errors": [{"code": 10000, "message": e}], "messages": [], "result": null}).to_string(),
+        1 => json!({"success": true, "errors": [], "result": e}).to_string(),
+        2 => json!({"success": true, "errors": [], "result": {"mutationId": e, "processedUpToMutation": e, "unsuccessful_keys": [e], "vectors": [{"id": e}], "echo": e}}).to_string(),
+        3 => json!({"result": [{"id": e, "metadata": {"corpus_version": e}}], "echo": e}).to_string(),
+        4 => echo.to_string(),
+        5 => format!("<html><body><h1>Bad Gateway</h1><pre>{echo}</pre></body></html>"),
+        _ => String::new(),
+    }
+}
+
 /// Marks a response the proxy must not deliver: it closes the client's connection instead.
 const CUT: &str = "X-Mock-Cut-Connection";
 
@@ -509,9 +557,32 @@ fn mock_from(store: Store) -> Mock {
     let (resume, resume_rx) = mpsc::channel::<()>();
     let st = state.clone();
     std::thread::spawn(move || {
+        let mut held = Vec::new();
         for mut rq in server.incoming_requests() {
             let url = rq.url().to_string();
             let method = rq.method().to_string();
+            let kind = echo_kind(&method, &url);
+            {
+                let mut s = st.lock().unwrap();
+                if s.hang == Some(kind) {
+                    s.hung += 1;
+                    held.push(rq);
+                    continue;
+                }
+                if let Some((_, status, shape)) = s.echo.filter(|(k, _, _)| *k == kind) {
+                    s.echoed += 1;
+                    drop(s);
+                    let mut echo = format!("{method} {url}");
+                    for h in rq.headers() {
+                        echo.push_str(&format!("\n{}: {}", h.field, h.value));
+                    }
+                    let mut resp = tiny_http::Response::from_string(echo_body(shape, &echo))
+                        .with_status_code(status);
+                    resp.add_header(tiny_http::Header::from_bytes("Retry-After", "0").unwrap());
+                    let _ = rq.respond(resp);
+                    continue;
+                }
+            }
             let header = |n: &'static str| {
                 rq.headers()
                     .iter()
@@ -1641,4 +1712,297 @@ fn a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_it
         }
         assert_complete(&s, &k.v3, p["index"].as_str().unwrap(), &k.e3);
     }
+}
+
+/// Planted in `ASKZICO_CF_API_BASE` as `http://askzico:PASSWORD@…`; must never be shown.
+const PASSWORD: &str = "pw-Hunter2-NeverShown";
+
+/// `m.base` with a user and password in it.
+fn base_with_password(m: &Mock) -> String {
+    m.base
+        .replacen("http://", &format!("http://askzico:{PASSWORD}@"), 1)
+}
+
+/// A deploy with the token and `base`, fast retries and short timeouts.
+fn deploy_at(dir: &Path, base: &str, extra: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = bin();
+    cmd.current_dir(dir)
+        .args(["deploy", "--target", "prod"])
+        .args(extra)
+        .env_remove("CLOUDFLARE_ACCOUNT_ID")
+        .env("CLOUDFLARE_API_TOKEN", TOKEN)
+        .env("ASKZICO_CF_API_BASE", base)
+        .env("ASKZICO_DEPLOY_MAX_ATTEMPTS", "2")
+        .env("ASKZICO_DEPLOY_RETRY_MS", "1")
+        .env("ASKZICO_HTTP_IDLE_TIMEOUT_MS", "2000")
+        .envs(env.iter().copied());
+    run(&mut cmd)
+}
+
+/// Files under `dir` whose bytes hold the token or the password.
+fn files_with_secrets(dir: &Path) -> Vec<String> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            let b = std::fs::read(e.path()).unwrap_or_default();
+            [TOKEN, PASSWORD]
+                .iter()
+                .any(|s| b.windows(s.len()).any(|w| w == s.as_bytes()))
+        })
+        .map(|e| e.path().display().to_string())
+        .collect()
+}
+
+fn assert_no_secret(o: &std::process::Output, dir: &Path, what: &str) {
+    for (name, text) in [("stdout", stdout(o)), ("stderr", stderr(o))] {
+        assert!(
+            !text.contains(TOKEN) && !text.contains(PASSWORD) && !text.contains("Hunter2"),
+            "{what}: the {name} shows a secret:\n{text}"
+        );
+    }
+    let leaks = files_with_secrets(dir);
+    assert!(leaks.is_empty(), "{what}: secrets in {leaks:?}");
+}
+
+#[test]
+fn no_output_holds_the_token_or_the_url_password_whatever_the_api_answers() {
+    let p = project();
+    // A vector the index holds and the build does not: the first deploy lists and deletes it,
+    // so every request kind of a deploy is sent.
+    let mut seeded = Store::default();
+    seeded
+        .indexes
+        .entry("corpus-blue".into())
+        .or_default()
+        .insert(
+            "stale-id".into(),
+            json!({"id": "stale-id", "values": [0.0], "metadata": {}}),
+        );
+    let kinds = [
+        "kv-get",
+        "kv-put",
+        "list",
+        "upsert",
+        "delete",
+        "info",
+        "kv-bulk",
+        "get-by-ids",
+    ];
+    let mut runs = 0;
+    for kind in kinds {
+        for status in [200u16, 400, 403, 404, 429, 503] {
+            // Every shape on success; the shapes an error page takes on the others.
+            let shapes: Vec<usize> = if status == 200 {
+                (0..ECHO_SHAPES).collect()
+            } else {
+                vec![0, 4, 5]
+            };
+            for shape in shapes {
+                let _ = std::fs::remove_dir_all(p.path().join("out/cache/deploy"));
+                let m = mock_from(seeded.clone());
+                m.state.lock().unwrap().echo = Some((kind, status, shape));
+                let json = runs % 2 == 1;
+                let o = deploy_at(
+                    p.path(),
+                    &base_with_password(&m),
+                    if json { &["--json"] } else { &[] },
+                    &[("ASKZICO_DEPLOY_WAIT_SECS", "0")],
+                );
+                let what = format!("{kind} answered {status} with shape {shape}");
+                assert!(
+                    m.state.lock().unwrap().echoed > 0,
+                    "{what}: never reached\n{}",
+                    stderr(&o)
+                );
+                assert_no_secret(&o, p.path(), &what);
+                runs += 1;
+            }
+        }
+    }
+    assert_eq!(runs, 8 * (7 + 5 * 3));
+}
+
+#[test]
+fn gc_shows_no_secret_whatever_the_bulk_delete_answers() {
+    // v1 live, then v2 and v3 deployed over it: `--gc` deletes v1's keys.
+    let k = kill_setup(&[]);
+    let m = kill_mock(&k);
+    for env in [None, Some("public")] {
+        let mut args = vec![];
+        if let Some(e) = env {
+            args.extend(["--env", e]);
+        }
+        assert!(deploy(k.p.path(), Some(&m), &args).status.success());
+    }
+    let store = m.state.lock().unwrap().store.clone();
+    for status in [200u16, 400, 404, 429, 503] {
+        for shape in [0, 1, 2, 4, 5] {
+            let m = mock_from(store.clone());
+            m.state.lock().unwrap().echo = Some(("kv-delete", status, shape));
+            let o = deploy_at(
+                k.p.path(),
+                &base_with_password(&m),
+                &["--env", "public", "--gc"],
+                &[],
+            );
+            let what = format!("kv-delete answered {status} with shape {shape}");
+            assert!(m.state.lock().unwrap().echoed > 0, "{what}: {}", stderr(&o));
+            assert_no_secret(&o, k.p.path(), &what);
+        }
+    }
+}
+
+#[test]
+fn the_url_password_is_never_shown_by_the_url_check_or_an_unreachable_api() {
+    let p = project();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let o = deploy_at(
+        p.path(),
+        &format!("ftp://askzico:{PASSWORD}@127.0.0.1:{port}/client/v4"),
+        &[],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!(
+            "ASKZICO_CF_API_BASE \"ftp://***@127.0.0.1:{port}/client/v4\" is not an http(s) URL"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_no_secret(&o, p.path(), "the URL check");
+    let o = deploy_at(
+        p.path(),
+        &format!("http://askzico:{PASSWORD}@127.0.0.1:{port}/client/v4"),
+        &["--dry-run"],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!(
+            "could not reach http://***@127.0.0.1:{port}/client/v4"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_no_secret(&o, p.path(), "an unreachable API");
+}
+
+#[test]
+fn a_server_that_accepts_and_never_answers_fails_the_deploy_within_its_budget() {
+    let p = project();
+    // Accepts every connection and holds it: no byte is ever read or written.
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let held: Vec<_> = l.incoming().collect();
+        drop(held);
+    });
+    let start = std::time::Instant::now();
+    let o = deploy_at(
+        p.path(),
+        &format!("http://127.0.0.1:{port}/client/v4"),
+        &[],
+        &[
+            ("ASKZICO_HTTP_IDLE_TIMEOUT_MS", "300"),
+            ("ASKZICO_DEPLOY_MAX_ATTEMPTS", "3"),
+        ],
+    );
+    let took = start.elapsed();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    // Each retry is printed, naming the request and the wait that ran out.
+    let base = format!("http://127.0.0.1:{port}/client/v4");
+    assert_eq!(
+        err.matches(&format!(
+            "  reading KV key zico/current: timed out: no response from {base} for 0.3 s; retrying in"
+        ))
+        .count(),
+        2,
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "reading KV key zico/current failed after 3 attempts: timed out: no response from {base} for 0.3 s. The deploy can be resumed: run `askzico deploy --target prod` again"
+        )),
+        "{err}"
+    );
+    // Three attempts of 0.3 s and two short backoffs, not 300 s each.
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "the deploy took {took:?}"
+    );
+}
+
+#[test]
+fn a_request_that_hangs_mid_deploy_times_out_and_the_deploy_resumes() {
+    let p = project();
+    let m = mock();
+    m.state.lock().unwrap().hang = Some("upsert");
+    let env = [
+        ("ASKZICO_HTTP_IDLE_TIMEOUT_MS", "300"),
+        ("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "5"),
+    ];
+    let o = deploy_at(p.path(), &m.base, &[], &env);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    // The request named (its batch number, then the plan's batch count), each retry printed.
+    let retried = format!(
+        " (5 vectors) into corpus-blue: timed out: no response from {} for 0.3 s; retrying in",
+        m.base
+    );
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("  upsert batch 1/") && l.contains(&retried)),
+        "{err}"
+    );
+    let failed = err
+        .lines()
+        .last()
+        .filter(|l| l.starts_with("upsert batch 1/"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        failed.contains("(5 vectors) into corpus-blue failed after 2 attempts: timed out")
+            && failed
+                .contains("The deploy can be resumed: run `askzico deploy --target prod` again"),
+        "{err}"
+    );
+    assert_eq!(m.state.lock().unwrap().hung, 2);
+    // The server answers again: the same command finishes the deploy.
+    m.state.lock().unwrap().hang = None;
+    let o = deploy_at(p.path(), &m.base, &[], &env);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
+}
+
+#[test]
+fn waiting_for_vectorize_is_bounded_and_says_so() {
+    let p = project();
+    let m = mock();
+    m.state.lock().unwrap().info_lag = usize::MAX;
+    let start = std::time::Instant::now();
+    let o = deploy_at(p.path(), &m.base, &[], &[("ASKZICO_DEPLOY_WAIT_SECS", "1")]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "  waiting for Vectorize index corpus-blue to apply mutation mut-0001 (at most 1s)"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("Vectorize index corpus-blue has not applied mutation mut-0001 after 1s (ASKZICO_DEPLOY_WAIT_SECS sets the wait). The deploy can be resumed: run `askzico deploy --target prod` again"),
+        "{err}"
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(15));
+    // Vectorize catches up: the rerun waits no more and finishes.
+    m.state.lock().unwrap().info_lag = 0;
+    let o = deploy_at(p.path(), &m.base, &[], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
 }

@@ -169,7 +169,10 @@ fn print_plan(v: &Value) {
 pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result<(), String> {
     let jpath = journal::path(out, args.target)?;
     let mut j = journal::load(&jpath)?;
-    let client = Client::from_env(t.account_id.as_deref())?;
+    let mut client = Client::from_env(t.account_id.as_deref())?;
+    if let Some(c) = &mut client {
+        c.resume = Some(resume_hint(args.target));
+    }
     let pointer_key = keys::pointer_key(&t.prefix);
     let (pointer, registry, source) = match &client {
         Some(c) => (
@@ -331,7 +334,7 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     // 2. Wait until Vectorize has applied the last mutation.
     let pd = j.pending.as_ref().expect("a deploy in progress");
     if let (Some(last), false) = (pd.last_mutation.clone(), pd.vectors_applied) {
-        wait_applied(&c, &index, &last)?;
+        wait_applied(&c, &index, &last, args.target)?;
         j.pending
             .as_mut()
             .expect("a deploy in progress")
@@ -697,28 +700,67 @@ fn confirm_mutation(
     journal::save(jpath, j)
 }
 
-/// Polls `info` until `processedUpToMutation` is the last mutationId (bounded).
-fn wait_applied(c: &Client, index: &str, last: &str) -> Result<(), String> {
-    let limit = Duration::from_secs(
+/// What a deploy that stopped on the network tells the user: rerun it; it resumes.
+fn resume_hint(target: &str) -> String {
+    format!(
+        "The deploy can be resumed: run `askzico deploy --target {target}` again (with the same options); what was confirmed is not sent again"
+    )
+}
+
+/// How long a deploy waits for Vectorize to apply its mutations (`ASKZICO_DEPLOY_WAIT_SECS`,
+/// default 600).
+fn max_wait() -> Duration {
+    Duration::from_secs(
         std::env::var("ASKZICO_DEPLOY_WAIT_SECS")
             .ok()
-            .and_then(|v| v.parse().ok())
+            .and_then(|v| v.trim().parse().ok())
             .unwrap_or(600),
-    );
+    )
+}
+
+/// Polls `info` until `processedUpToMutation` is the last mutationId, at most [`max_wait`],
+/// saying on stderr that it waits and, every 15 s or so, how long it has waited.
+fn wait_applied(c: &Client, index: &str, last: &str, target: &str) -> Result<(), String> {
+    let limit = max_wait();
     let start = Instant::now();
     let mut wait = Duration::from_millis(200);
+    // When to say next that the deploy is waiting (zero: not said yet).
+    let mut note_at = Duration::ZERO;
     loop {
         let info = c.info(index)?;
         if info.get("processedUpToMutation").and_then(Value::as_str) == Some(last) {
+            if !note_at.is_zero() {
+                eprintln!(
+                    "  Vectorize index {index} applied mutation {last} after {:.0}s",
+                    start.elapsed().as_secs_f64()
+                );
+            }
             return Ok(());
         }
-        if start.elapsed() >= limit {
+        let waited = start.elapsed();
+        if waited >= limit {
             return Err(format!(
-                "Vectorize index {index} has not applied mutation {last} after {}s; rerun the deploy to keep waiting (nothing is re-sent)",
-                limit.as_secs()
+                "Vectorize index {index} has not applied mutation {last} after {}s (ASKZICO_DEPLOY_WAIT_SECS sets the wait). {}",
+                limit.as_secs(),
+                resume_hint(target)
             ));
         }
-        std::thread::sleep(wait.min(limit.saturating_sub(start.elapsed())));
+        if waited >= note_at {
+            if note_at.is_zero() {
+                eprintln!(
+                    "  waiting for Vectorize index {index} to apply mutation {last} (at most {}s)",
+                    limit.as_secs()
+                );
+            } else {
+                eprintln!(
+                    "  still waiting for Vectorize index {index}: {:.0}s of at most {}s",
+                    waited.as_secs_f64(),
+                    limit.as_secs()
+                );
+            }
+            note_at = waited.max(Duration::from_millis(1)) + Duration::from_secs(15);
+        }
+        std::thread::sleep(wait.min(limit.saturating_sub(waited)));
         wait = (wait * 2).min(Duration::from_secs(10));
     }
 }

@@ -1,30 +1,28 @@
 //! The `workers-ai` provider: Cloudflare Workers AI over REST
 //! (`POST {base}/accounts/{account}/ai/run/{model}`, body `{"text": [..], "truncate_inputs": ..}`).
-//! Edges only: network I/O, environment variables at construction, the clock for backoff.
-//! The API token lives in a [`Secret`] and is never formatted; every error is scrubbed of it.
+//! Edges only: network I/O through [`crate::http::Api`] (timeouts, retries, redaction),
+//! environment variables at construction. The API token is never formatted; every error is built
+//! through the redaction.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde::Deserialize;
 
 use crate::embed::{EmbedError, Embedder, check_vectors};
+pub use crate::http::DEFAULT_API_BASE;
+use crate::http::{Api, BaseUrl, Redacted, Retry, Timeouts, cf_messages, snippet};
 
 // Limits, with their sources (Cloudflare changes them; update here).
 /// Texts per request: `text` maxItems in docs `src/content/workers-ai-models/bge-m3.json`
 /// (also bge-base/large/small-en-v1.5).
 pub const WORKERS_AI_MAX_BATCH: usize = 100;
-/// Default API base; `ASKZICO_CF_API_BASE` overrides it (tests, proxies).
-pub const DEFAULT_API_BASE: &str = "https://api.cloudflare.com/client/v4";
 /// bge-m3 takes at most 512 input tokens (docs `ai-search/configuration/models/supported-models.mdx`;
 /// the model page says 60,000). 2,000 chars of Arabic is about 400-600 tokens, so the default also
 /// asks Cloudflare to truncate what is still too long (`truncate_inputs`).
 const DEFAULT_MAX_CHARS: usize = 2000;
-/// Responses of 100 × 1024 floats are about 2 MB of JSON; allow generous headroom.
-const MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Settings of the `workers-ai` provider. `WorkersAiConfig { model, dims, ..Default::default() }`.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,10 +43,12 @@ pub struct WorkersAiConfig {
     pub truncate_inputs: bool,
     /// Requests in flight at once (Cloudflare allows 3,000 requests a minute for embeddings).
     pub concurrency: usize,
-    /// Attempts per request (the first try included), on 429, 5xx and network errors.
+    /// Attempts per request (the first try included), on 429, 408, 5xx, timeouts and network
+    /// errors.
     pub max_attempts: u32,
-    /// Timeout of one HTTP request, connection to last byte.
-    pub timeout: Duration,
+    /// Connect and idle timeouts (`crate::http`); `ASKZICO_HTTP_CONNECT_TIMEOUT_MS` and
+    /// `ASKZICO_HTTP_IDLE_TIMEOUT_MS` override them.
+    pub timeouts: Timeouts,
     /// First backoff; it doubles per attempt, with jitter, up to `max_backoff`.
     pub retry_base: Duration,
     /// Cap on one wait, also on a server's `Retry-After`.
@@ -66,38 +66,39 @@ impl Default for WorkersAiConfig {
             truncate_inputs: true,
             concurrency: 4,
             max_attempts: 6,
-            timeout: Duration::from_secs(120),
+            timeouts: Timeouts::default(),
             retry_base: Duration::from_millis(500),
             max_backoff: Duration::from_secs(60),
         }
     }
 }
 
-/// A string that never shows up in `Debug` or `Display`.
-pub(crate) struct Secret(pub(crate) String);
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
-
 pub struct WorkersAi {
     config: WorkersAiConfig,
-    base: String,
     account: String,
     url: String,
-    token: Secret,
-    agent: ureq::Agent,
+    api: Api,
 }
 
 impl fmt::Debug for WorkersAi {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WorkersAi")
             .field("config", &self.config)
-            .field("url", &self.url)
-            .field("token", &self.token)
+            .field("api", &self.api)
             .finish_non_exhaustive()
+    }
+}
+
+/// An error of this provider: message and help, both through the redaction (the only error
+/// the request path can return).
+struct Failure {
+    message: Redacted,
+    help: Redacted,
+}
+
+impl From<Failure> for EmbedError {
+    fn from(f: Failure) -> EmbedError {
+        EmbedError::new(f.message, f.help)
     }
 }
 
@@ -189,36 +190,32 @@ impl WorkersAi {
                 "the account ID is the 32-character hex string in the Cloudflare dashboard URL",
             );
         }
-        let base = var("ASKZICO_CF_API_BASE").unwrap_or_else(|| DEFAULT_API_BASE.to_string());
-        let base = base.trim_end_matches('/').to_string();
-        if !(base.starts_with("https://") || base.starts_with("http://")) {
-            return bad(
-                format!("ASKZICO_CF_API_BASE {base:?} is not an http(s) URL"),
-                "unset ASKZICO_CF_API_BASE, or set it to e.g. https://api.cloudflare.com/client/v4",
-            );
-        }
-        let url = format!("{base}/accounts/{account}/ai/run/{}", config.model);
-        let proxy = if is_loopback(&base) {
-            None
-        } else {
-            ureq::Proxy::try_from_env()
+        let base = match BaseUrl::parse(var("ASKZICO_CF_API_BASE").as_deref()) {
+            Ok(b) => b,
+            Err(e) => {
+                return bad(
+                    e,
+                    "unset ASKZICO_CF_API_BASE, or set it to e.g. https://api.cloudflare.com/client/v4",
+                );
+            }
         };
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(config.timeout))
-            .timeout_connect(Some(config.timeout.min(Duration::from_secs(15))))
-            .proxy(proxy)
-            .max_redirects(0)
-            .user_agent(concat!("askzico/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+        let url = base.join(&format!("accounts/{account}/ai/run/{}", config.model));
+        // Timeouts and retries as configured, unless the environment says otherwise
+        // (`crate::http`; `ASKZICO_WORKERS_AI_MAX_ATTEMPTS`, `ASKZICO_WORKERS_AI_RETRY_MS`).
+        let timeouts = config.timeouts.with_env(&env);
+        let num = |name: &str| var(name).and_then(|v| v.parse::<u64>().ok());
+        let retry = Retry {
+            max_attempts: num("ASKZICO_WORKERS_AI_MAX_ATTEMPTS")
+                .map_or(config.max_attempts, |n| n.clamp(1, 100) as u32),
+            base: num("ASKZICO_WORKERS_AI_RETRY_MS")
+                .map_or(config.retry_base, Duration::from_millis),
+            max_backoff: config.max_backoff,
+        };
         Ok(WorkersAi {
+            api: Api::new(base, token, timeouts, retry),
             config,
-            base,
             account,
             url,
-            token: Secret(token),
-            agent,
         })
     }
 
@@ -227,24 +224,16 @@ impl WorkersAi {
         truncate_at_word(text, self.config.max_chars)
     }
 
-    /// Removes the token from text that may reach the user (server bodies, transport errors).
-    fn scrub(&self, s: String) -> String {
-        if self.token.0.is_empty() || !s.contains(&self.token.0) {
-            s
-        } else {
-            s.replace(&self.token.0, "[redacted]")
-        }
-    }
-
-    fn error(&self, message: String, help: String) -> EmbedError {
-        EmbedError {
-            message: self.scrub(message),
-            help: self.scrub(help),
+    /// An error for the user, through the redaction.
+    fn fail(&self, message: &str, help: &str) -> Failure {
+        Failure {
+            message: self.api.redact(message),
+            help: self.api.redact(help),
         }
     }
 
     /// One request with retries: the texts are already prepared and at most `batch` long.
-    fn request(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    fn request(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Failure> {
         #[derive(serde::Serialize)]
         struct Body<'a> {
             text: &'a [&'a str],
@@ -254,97 +243,54 @@ impl WorkersAi {
             text: texts,
             truncate_inputs: self.config.truncate_inputs,
         })
-        .map_err(|e| {
-            self.error(
-                format!("could not encode a Workers AI request: {e}"),
-                String::new(),
-            )
-        })?;
-        let bearer = format!("Bearer {}", self.token.0);
+        .map_err(|e| self.fail(&format!("could not encode a Workers AI request: {e}"), ""))?;
         let what = format!(
             "Workers AI request ({} texts, model {})",
             texts.len(),
             self.config.model
         );
-        let mut last_problem = String::new();
-        for attempt in 1..=self.config.max_attempts {
-            let sent = self
-                .agent
-                .post(&self.url)
-                .header("Authorization", &bearer)
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json")
-                .send(&body[..]);
-            let mut retry_after = None;
-            match sent {
-                Err(e) => last_problem = format!("could not reach {}: {e}", self.base),
-                Ok(mut resp) => {
-                    let status = resp.status().as_u16();
-                    retry_after = resp
-                        .headers()
-                        .get("retry-after")
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(parse_retry_after);
-                    let read = resp
-                        .body_mut()
-                        .with_config()
-                        .limit(MAX_RESPONSE_BYTES)
-                        .read_to_string();
-                    match (status, read) {
-                        (200..=299, Ok(text)) => {
-                            return self.parse_success(&text, texts.len(), &what);
-                        }
-                        (_, Err(e)) => {
-                            last_problem =
-                                format!("HTTP {status}, and reading the response failed: {e}")
-                        }
-                        (429 | 408 | 500..=599, Ok(text)) => {
-                            last_problem = format!("HTTP {status}{}", cf_messages(&text))
-                        }
-                        (401 | 403, Ok(text)) => {
-                            return Err(self.error(
-                                format!("{what} was refused: HTTP {status}{}", cf_messages(&text)),
-                                format!(
-                                    "check that CLOUDFLARE_API_TOKEN is valid and has the Workers AI permission for account {}, \
-                                     and that the account ID is right",
-                                    self.account
-                                ),
-                            ));
-                        }
-                        (_, Ok(text)) => {
-                            let help = match status {
-                                404 => "check the model name (e.g. @cf/baai/bge-m3) and the Cloudflare account ID".to_string(),
-                                400 | 413 => format!(
-                                    "an input may be too long for the model: lower max_chars (now {}) or set truncate_inputs = true",
-                                    self.config.max_chars
-                                ),
-                                _ => "check the embedding settings; the error above comes from Cloudflare".to_string(),
-                            };
-                            return Err(self.error(
-                                format!("{what} failed: HTTP {status}{}", cf_messages(&text)),
-                                help,
-                            ));
-                        }
-                    }
-                }
-            }
-            if attempt < self.config.max_attempts {
-                let wait = match retry_after {
-                    Some(d) => d.min(self.config.max_backoff),
-                    None => backoff(attempt, self.config.retry_base, self.config.max_backoff),
+        let sent = self.api.send(
+            "POST",
+            &self.url,
+            Some("application/json"),
+            Some(&body),
+            &what,
+        );
+        let (status, text) = sent.map_err(|gave_up| Failure {
+            message: gave_up,
+            help: self.api.redact(
+                "Cloudflare is rate limiting, unavailable, unreachable or not answering; retry later, lower the \
+                 embedding concurrency, or build offline with provider \"hash\"",
+            ),
+        })?;
+        match status {
+            200..=299 => self.parse_success(&text, texts.len(), &what),
+            401 | 403 => Err(self.fail(
+                &format!("{what} was refused: HTTP {status}{}", cf_messages(&text)),
+                &format!(
+                    "check that CLOUDFLARE_API_TOKEN is valid and has the Workers AI permission for account {}, \
+                     and that the account ID is right",
+                    self.account
+                ),
+            )),
+            _ => {
+                let help = match status {
+                    404 => "check the model name (e.g. @cf/baai/bge-m3) and the Cloudflare account ID".to_string(),
+                    400 | 413 => format!(
+                        "an input may be too long for the model: lower max_chars (now {}) or set truncate_inputs = true",
+                        self.config.max_chars
+                    ),
+                    _ => "check the embedding settings; the error above comes from Cloudflare".to_string(),
                 };
-                std::thread::sleep(wait);
+                Err(self.fail(
+                    &format!("{what} failed: HTTP {status}{}", cf_messages(&text)),
+                    &help,
+                ))
             }
         }
-        Err(self.error(
-            format!("{what} failed after {} attempts: {last_problem}", self.config.max_attempts),
-            "Cloudflare is rate limiting, unavailable or unreachable; retry later, lower the embedding concurrency, \
-             or build offline with provider \"hash\""
-                .to_string(),
-        ))
     }
 
-    fn parse_success(&self, text: &str, n: usize, what: &str) -> Result<Vec<Vec<f32>>, EmbedError> {
+    fn parse_success(&self, text: &str, n: usize, what: &str) -> Result<Vec<Vec<f32>>, Failure> {
         #[derive(Deserialize)]
         struct Envelope {
             #[serde(default)]
@@ -356,18 +302,20 @@ impl WorkersAi {
             data: Vec<Vec<f32>>,
         }
         let malformed = |detail: String| {
-            self.error(
-                format!("{what} answered with an unexpected body ({detail}); it starts: {}", snippet(text)),
+            self.fail(
+                &format!(
+                    "{what} answered with an unexpected body ({detail}); it starts: {}",
+                    snippet(text)
+                ),
                 "expected {\"result\": {\"data\": [[numbers]]}, \"success\": true}; check ASKZICO_CF_API_BASE \
-                 and that the model is an embedding model"
-                    .to_string(),
+                 and that the model is an embedding model",
             )
         };
         let env: Envelope = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
         if env.success == Some(false) {
-            return Err(self.error(
-                format!("{what} failed{}", cf_messages(text)),
-                "check the embedding settings; the error above comes from Cloudflare".to_string(),
+            return Err(self.fail(
+                &format!("{what} failed{}", cf_messages(text)),
+                "check the embedding settings; the error above comes from Cloudflare",
             ));
         }
         let data = env
@@ -380,7 +328,7 @@ impl WorkersAi {
             n,
             self.config.dims,
         )
-        .map_err(|e| self.error(e.message, e.help))?;
+        .map_err(|e| self.fail(&e.message, &e.help))?;
         Ok(data)
     }
 }
@@ -410,7 +358,7 @@ impl Embedder for WorkersAi {
         if workers <= 1 {
             let mut out = Vec::with_capacity(texts.len());
             for chunk in chunks {
-                out.extend(self.request(chunk)?);
+                out.extend(self.request(chunk).map_err(EmbedError::from)?);
             }
             return Ok(out);
         }
@@ -428,7 +376,7 @@ impl Embedder for WorkersAi {
                         }
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(chunk) = chunks.get(i) else { break };
-                        let r = self.request(chunk);
+                        let r = self.request(chunk).map_err(EmbedError::from);
                         if r.is_err() {
                             failed.store(true, Ordering::Relaxed);
                         }
@@ -474,86 +422,6 @@ pub(crate) fn truncate_at_word(text: &str, max_chars: usize) -> &str {
         Some(i) if !head[..i].trim_end().is_empty() => head[..i].trim_end(),
         _ => head,
     }
-}
-
-pub(crate) fn is_loopback(base: &str) -> bool {
-    let rest = base.split_once("://").map_or(base, |(_, r)| r);
-    ["127.0.0.1", "localhost", "[::1]"].iter().any(|h| {
-        rest.strip_prefix(h)
-            .is_some_and(|after| after.is_empty() || after.starts_with([':', '/']))
-    })
-}
-
-/// `Retry-After`: delay-seconds or an HTTP date.
-pub(crate) fn parse_retry_after(v: &str) -> Option<Duration> {
-    let v = v.trim();
-    if let Ok(secs) = v.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let when = httpdate::parse_http_date(v).ok()?;
-    Some(
-        when.duration_since(SystemTime::now())
-            .unwrap_or(Duration::ZERO),
-    )
-}
-
-/// `base * 2^(attempt-1)`, capped, then jittered into [d/2, d].
-pub(crate) fn backoff(attempt: u32, base: Duration, cap: Duration) -> Duration {
-    let exp = base.saturating_mul(1u32 << (attempt - 1).min(20)).min(cap);
-    exp.mul_f64(0.5 + 0.5 * jitter())
-}
-
-/// A number in [0, 1) that differs between calls and processes (no RNG crate needed).
-fn jitter() -> f64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos(),
-    );
-    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
-}
-
-/// `": message; message"` from a Cloudflare v4 error envelope, or a body snippet.
-pub(crate) fn cf_messages(body: &str) -> String {
-    let msgs: Vec<String> = serde_json::from_str::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| v.get("errors").and_then(|e| e.as_array()).cloned())
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|e| {
-            let m = e.get("message").and_then(|m| m.as_str())?;
-            Some(match e.get("code").and_then(|c| c.as_i64()) {
-                Some(c) => format!("{m} (code {c})"),
-                None => m.to_string(),
-            })
-        })
-        .collect();
-    if !msgs.is_empty() {
-        let joined = msgs.join("; ");
-        return format!(": {}", truncate_chars(&joined, 500));
-    }
-    let s = snippet(body);
-    if s.is_empty() {
-        String::new()
-    } else {
-        format!(": {s}")
-    }
-}
-
-fn snippet(body: &str) -> Cow<'_, str> {
-    let t = body.trim();
-    if t.chars().count() > 200 {
-        Cow::Owned(format!("{}…", truncate_chars(t, 200)))
-    } else {
-        Cow::Borrowed(t)
-    }
-}
-
-fn truncate_chars(s: &str, n: usize) -> &str {
-    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
 }
 
 #[cfg(test)]

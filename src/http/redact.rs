@@ -1,0 +1,328 @@
+//! The one redaction every HTTP client of askzico goes through ([`Redactor::redact`]): text built
+//! from an exchange (a transport error, a server's answer) is made safe before anything can print
+//! or store it. It removes the secrets the client holds (the API token, the credentials of a URL)
+//! wherever they appear, in the forms a server may echo them in (raw, percent-encoded,
+//! JSON-escaped, Basic auth), and, in any text, URL userinfo and whatever looks like an
+//! `Authorization` value.
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// What stands in for a removed secret.
+pub const MASK: &str = "***";
+
+/// Text that went through [`Redactor::redact`]: the error type of askzico's HTTP clients, so no
+/// error of theirs can skip the redaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redacted(String);
+
+impl Redacted {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Redacted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<Redacted> for String {
+    fn from(r: Redacted) -> String {
+        r.0
+    }
+}
+
+/// The secrets of one client, each in every form it may be echoed in, longest first.
+#[derive(Clone, Default)]
+pub struct Redactor {
+    secrets: Vec<String>,
+}
+
+impl fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Redactor({} secret forms)", self.secrets.len())
+    }
+}
+
+impl Redactor {
+    /// Adds a secret value (an API token): raw, percent-encoded and JSON-escaped.
+    pub fn secret(mut self, value: &str) -> Self {
+        if value.is_empty() {
+            return self;
+        }
+        let json = serde_json::to_string(value).expect("a string serializes");
+        let json = &json[1..json.len() - 1];
+        let forms = [
+            value.to_string(),
+            percent_encode(value),
+            json.to_string(),
+            json.replace('/', "\\/"),
+        ];
+        for f in forms {
+            if !self.secrets.contains(&f) {
+                self.secrets.push(f);
+            }
+        }
+        self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        self
+    }
+
+    /// Adds the credentials of a URL (`scheme://user:password@host/…`), if it has any: the
+    /// userinfo, the password (as written and percent-decoded) and their Basic-auth form.
+    pub fn url(mut self, url: &str) -> Self {
+        let Some(userinfo) = userinfo(url) else {
+            return self;
+        };
+        let decoded = percent_decode(userinfo);
+        for s in [
+            userinfo.to_string(),
+            decoded.clone(),
+            base64(userinfo.as_bytes()),
+            base64(decoded.as_bytes()),
+        ] {
+            self = self.secret(&s);
+        }
+        if let Some((_, password)) = userinfo.split_once(':') {
+            self = self.secret(password).secret(&percent_decode(password));
+        }
+        self
+    }
+
+    /// The redaction: every form of every secret, then URL userinfo, `Authorization` values and
+    /// `Bearer`/`Basic` credentials, whoever they belong to.
+    pub fn redact(&self, text: &str) -> Redacted {
+        Redacted(redact(&self.scrub(text.to_string()), &[]))
+    }
+
+    /// Removes the secrets only: lossless for any text that does not hold one, so it is what a
+    /// client applies to the data a server returns (which callers parse, and may print) before
+    /// handing it on. [`Redactor::redact`] starts with it.
+    pub fn scrub(&self, mut text: String) -> String {
+        for s in &self.secrets {
+            if text.contains(s.as_str()) {
+                text = text.replace(s.as_str(), MASK);
+            }
+        }
+        text
+    }
+}
+
+static USERINFO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s"'<>\\]*@"#).expect("valid regex")
+});
+static AUTH_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)(authorization\\?["']?\s*[:=]\s*\[?\s*\\?["']?)[^"'\\\r\n,;&}\]]+"#)
+        .expect("valid regex")
+});
+static SCHEME_CREDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\b(bearer|basic)(\s+|%20|\+)[^\s"'\\,;&}\]]+"#).expect("valid regex")
+});
+
+/// The redaction of any text: `secrets` (exact values) and, whoever they belong to, URL userinfo
+/// (`https://user:pass@host` → `https://***@host`), `Authorization` header values and
+/// `Bearer`/`Basic` credentials in any case.
+pub fn redact(text: &str, secrets: &[&str]) -> String {
+    let mut s = text.to_string();
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        s = s.replace(secret, MASK);
+    }
+    let s = USERINFO.replace_all(&s, format!("${{1}}{MASK}@"));
+    let s = AUTH_VALUE.replace_all(&s, format!("${{1}}{MASK}"));
+    let s = SCHEME_CREDENTIAL.replace_all(&s, format!("${{1}}${{2}}{MASK}"));
+    s.into_owned()
+}
+
+/// A URL as it may be shown: its userinfo masked (`https://***@host/…`), with or without a scheme.
+pub fn shown_url(url: &str) -> String {
+    match userinfo_range(url) {
+        Some(r) => format!("{}{MASK}{}", &url[..r.start], &url[r.end..]),
+        None => url.to_string(),
+    }
+}
+
+/// The userinfo of a URL (before the last `@` of its authority), if any.
+fn userinfo(url: &str) -> Option<&str> {
+    userinfo_range(url).map(|r| &url[r])
+}
+
+fn userinfo_range(url: &str) -> Option<std::ops::Range<usize>> {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let rest = &url[start..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    authority.rfind('@').map(|i| start..start + i)
+}
+
+fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                b.get(i + 1).copied().and_then(hex),
+                b.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Standard base64 with padding (the `Basic` credential form).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOKEN: &str = "tok-Abc/123+xyz=";
+
+    fn r() -> Redactor {
+        Redactor::default()
+            .secret(TOKEN)
+            .url("https://alice:p%40ss-word9@proxy.example/client/v4")
+    }
+
+    #[test]
+    fn the_token_goes_in_every_form_it_may_be_echoed_in() {
+        let r = r();
+        for text in [
+            format!("bad token {TOKEN} here"),
+            format!("bad token {} here", percent_encode(TOKEN)),
+            format!(
+                "{{\"message\":\"bad token {}\"}}",
+                TOKEN.replace('/', "\\/")
+            ),
+        ] {
+            let out = r.redact(&text);
+            assert!(!out.as_str().contains("Abc"), "{out}");
+            assert!(out.as_str().contains("bad token ***"), "{out}");
+        }
+        assert_eq!(r.scrub(format!("x{TOKEN}y")), "x***y");
+    }
+
+    #[test]
+    fn url_userinfo_is_masked_in_any_text() {
+        assert_eq!(
+            redact("could not reach https://user:pass@host/v4: refused", &[]),
+            "could not reach https://***@host/v4: refused"
+        );
+        assert_eq!(
+            redact("see http://u:p@ss@h.example:8080/x?y", &[]),
+            "see http://***@h.example:8080/x?y"
+        );
+        assert_eq!(
+            redact("\"url\":\"ftp://TOKEN@host\"", &[]),
+            "\"url\":\"ftp://***@host\""
+        );
+        // An e-mail address or a URL without userinfo is left alone.
+        let plain = "mail me@example.org or see https://example.org/a@b";
+        assert_eq!(redact(plain, &[]), plain);
+        // The URL's own credentials are secrets too: the password alone, decoded, and as Basic.
+        let r = r();
+        for leak in [
+            "p%40ss-word9",
+            "p@ss-word9",
+            "alice:p@ss-word9",
+            "YWxpY2U6cEBzcy13b3JkOQ==",
+        ] {
+            let out = r.redact(&format!("echo {leak} end"));
+            assert_eq!(out.as_str(), "echo *** end", "{leak}");
+        }
+    }
+
+    #[test]
+    fn authorization_values_are_masked_whoever_they_belong_to() {
+        for (text, want) in [
+            ("Authorization: Bearer xyz", "Authorization: ***"),
+            (
+                "authorization: bearer xyz\r\nHost: h",
+                "authorization: ***\r\nHost: h",
+            ),
+            (
+                r#"{"authorization":"Bearer xyz","host":"h"}"#,
+                r#"{"authorization":"***","host":"h"}"#,
+            ),
+            (
+                r#"{"Authorization": ["Bearer xyz"]}"#,
+                r#"{"Authorization": ["***"]}"#,
+            ),
+            (
+                r#"message: "bad header \"Authorization\": \"Bearer xyz\"""#,
+                r#"message: "bad header \"Authorization\": \"***\"""#,
+            ),
+            (
+                "Proxy-Authorization: Basic dXNlcjpwYXNz",
+                "Proxy-Authorization: ***",
+            ),
+            (
+                "header BEARER abc.def-ghi was refused",
+                "header BEARER *** was refused",
+            ),
+            ("token=Bearer%20abc&x=1", "token=Bearer%20***&x=1"),
+            ("Basic dXNlcjpwYXNz", "Basic ***"),
+        ] {
+            assert_eq!(redact(text, &[]), want, "{text}");
+        }
+        // Ordinary messages pass unchanged.
+        let plain =
+            "upsert batch 1/2 (3 vectors) into blue failed: HTTP 400: bad vector (code 40001)";
+        assert_eq!(redact(plain, &[]), plain);
+    }
+
+    #[test]
+    fn redaction_is_idempotent_and_shown_urls_mask_userinfo() {
+        let r = r();
+        let once = r.redact(&format!(
+            "https://a:b@h Authorization: Bearer {TOKEN} Bearer {TOKEN}"
+        ));
+        assert_eq!(r.redact(once.as_str()), once);
+        assert!(!once.as_str().contains(TOKEN), "{once}");
+        assert_eq!(shown_url("https://u:p@h/x"), "https://***@h/x");
+        assert_eq!(shown_url("u:p@h/x"), "***@h/x");
+        assert_eq!(shown_url("https://h/x@y"), "https://h/x@y");
+        assert_eq!(base64(b"martin:secret"), "bWFydGluOnNlY3JldA==");
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(percent_decode("a%40b%4"), "a@b%4");
+        assert!(!format!("{r:?}").contains("Abc"));
+    }
+}
