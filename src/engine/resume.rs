@@ -425,6 +425,10 @@ impl Engine {
                 .checked_sub(o.iter().map(|d| d.chunks.len()).sum())?;
         }
 
+        if manifest.libraries.iter().all(|l| l.docs == 0) {
+            return None; // the full build refuses it, or publishes it under --allow-empty
+        }
+
         // Store, then the manifest last, under the output lock.
         let fail = |e: std::io::Error, stats: &BuildStats, run: &Stats| {
             let mut problems = Problems::default();
