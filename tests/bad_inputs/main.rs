@@ -16,6 +16,7 @@ mod fs;
 mod html;
 mod json;
 mod manifest;
+mod semantics;
 mod structure;
 
 use std::path::Path;
