@@ -30,6 +30,9 @@ pub struct BuildRequest {
     pub out: PathBuf,
     pub env: Option<String>,
     pub progress: bool,
+    /// Publish a build without any document (`build --allow-empty`); otherwise such a build is
+    /// an error and the previous one stays in place.
+    pub allow_empty: bool,
 }
 
 #[derive(Debug, Default, Clone)]

@@ -308,7 +308,14 @@ fn wrong_frontmatter_types_are_errors() {
 #[test]
 fn json_edge_cases() {
     let rec = "\n[library.records]\nselect = \"*.*\"\ntext = \"text\"\n";
-    let (_, code, out, _) = build_files(&[("src/e.json", Vec::new())], rec);
+    // Beside a document: a build of nothing to index at all is an error of its own.
+    let (_, code, out, _) = build_files(
+        &[
+            ("src/e.json", Vec::new()),
+            ("src/ok.md", "# t\n\nنص\n".as_bytes().to_vec()),
+        ],
+        rec,
+    );
     assert_eq!(code, Some(0), "an empty JSON file is a warning: {out}");
     assert!(out.contains("nothing to index"));
     // A JSON library without a records mapping is a config error.

@@ -4,7 +4,13 @@ use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::build::{BuildReport, BuildRequest};
 use crate::engine::Engine;
 
-pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32 {
+pub fn run(
+    at: &BuildLocation,
+    json: bool,
+    watch: bool,
+    stats_json: bool,
+    allow_empty: bool,
+) -> i32 {
     if watch {
         let opts = crate::watch::WatchOptions {
             config: at.config.clone(),
@@ -12,6 +18,7 @@ pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32
             out: at.out.clone(),
             env: at.env.clone(),
             stats_json,
+            allow_empty,
         };
         return crate::watch::run(&opts, print_watch);
     }
@@ -37,6 +44,7 @@ pub fn run(at: &BuildLocation, json: bool, watch: bool, stats_json: bool) -> i32
         out,
         env: at.env.clone(),
         progress: crate::build::want_progress(json || stats_json),
+        allow_empty,
     };
     let mut engine = Engine::one_shot(cfg);
     let rep = engine.build_from(&req, super::process_start(), None);

@@ -181,11 +181,27 @@ pub(crate) fn vector_lines(out: &Path, m: &Manifest) -> Result<VectorLines, Prob
     Ok(files)
 }
 
+/// Vectors per NDJSON file: Cloudflare's advice for `wrangler vectorize` files, and the most one
+/// upsert request takes (reference/cloudflare.md), so each file is one request.
+const VECTORS_PER_FILE: usize = 5_000;
+/// Bytes per NDJSON file: under the 100 MB of one upload request, with room for its framing.
+const BYTES_PER_FILE: usize = 95 * 1_000_000;
+
+/// One NDJSON file per library (`vectors.<library>.ndjson`), every vector shard of the library
+/// in it; a library over one file's limits is split into `vectors.<library>.<n>.ndjson`.
 fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Problem> {
-    let mut files = Vec::new();
+    // Each library's lines from all its shards, libraries in manifest order.
+    let mut by_library: Vec<(String, Vec<Value>)> = Vec::new();
     for (library, lines) in vector_lines(out, m)? {
-        let mut buf = Vec::new();
-        for line in lines {
+        let name = library.unwrap_or_else(|| "all".to_string());
+        match by_library.iter_mut().find(|(l, _)| *l == name) {
+            Some((_, all)) => all.extend(lines),
+            None => by_library.push((name, lines)),
+        }
+    }
+    let mut files = Vec::new();
+    for (library, lines) in by_library {
+        for line in &lines {
             let id = line["id"].as_str().unwrap_or("");
             if id.len() > MAX_VECTOR_ID {
                 return Err(limit(format!(
@@ -200,13 +216,39 @@ fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Probl
                     "metadata of vector {id} is {meta_len} bytes, over {MAX_METADATA_BYTES}"
                 )));
             }
-            serde_json::to_writer(&mut buf, &line).expect("serializes");
-            buf.push(b'\n');
         }
-        let name = format!("vectors.{}.ndjson", library.as_deref().unwrap_or("all"));
-        files.push(write(dest, &name, &buf)?);
+        let parts = ndjson_parts(&lines, VECTORS_PER_FILE, BYTES_PER_FILE);
+        let many = parts.len() > 1;
+        for (i, part) in parts.iter().enumerate() {
+            let name = if many {
+                format!("vectors.{library}.{i:03}.ndjson")
+            } else {
+                format!("vectors.{library}.ndjson")
+            };
+            files.push(write(dest, &name, part)?);
+        }
     }
     Ok(files)
+}
+
+/// `lines` as NDJSON files of at most `per_file` lines and `max_bytes` bytes each (a single
+/// longer line alone in its file), in order; one empty file for no lines.
+fn ndjson_parts(lines: &[Value], per_file: usize, max_bytes: usize) -> Vec<Vec<u8>> {
+    let mut parts = Vec::new();
+    let mut buf = Vec::new();
+    let mut in_buf = 0;
+    for line in lines {
+        let mut bytes = serde_json::to_vec(line).expect("serializes");
+        bytes.push(b'\n');
+        if in_buf > 0 && (in_buf == per_file || buf.len() + bytes.len() > max_bytes) {
+            parts.push(std::mem::take(&mut buf));
+            in_buf = 0;
+        }
+        buf.extend_from_slice(&bytes);
+        in_buf += 1;
+    }
+    parts.push(buf);
+    parts
 }
 
 /// Every KV pair of a build under the key scheme of DESIGN §4, in three groups a deploy writes
@@ -271,4 +313,32 @@ fn kv(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>
         files.push(write(dest, &name, &bytes)?);
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ndjson_parts_keep_every_line_in_order_within_both_limits() {
+        let lines: Vec<Value> = (0..11).map(|i| json!({"id": format!("v{i}")})).collect();
+        let one = serde_json::to_vec(&lines[0]).unwrap().len() + 1;
+        for (per_file, max_bytes) in [(5, usize::MAX), (100, 3 * one), (4, 2 * one), (1, 1)] {
+            let parts = ndjson_parts(&lines, per_file, max_bytes);
+            let mut ids = Vec::new();
+            for p in &parts {
+                let n = p.iter().filter(|&&b| b == b'\n').count();
+                assert!(n >= 1 && n <= per_file, "{n} lines");
+                assert!(n == 1 || p.len() <= max_bytes, "{} bytes", p.len());
+                for l in String::from_utf8_lossy(p).lines() {
+                    let v: Value = serde_json::from_str(l).unwrap();
+                    ids.push(v["id"].as_str().unwrap().to_string());
+                }
+            }
+            let want: Vec<String> = (0..11).map(|i| format!("v{i}")).collect();
+            assert_eq!(ids, want, "per_file {per_file}, max_bytes {max_bytes}");
+        }
+        assert_eq!(ndjson_parts(&lines, 5, usize::MAX).len(), 3);
+        assert_eq!(ndjson_parts(&[], 5, 10), vec![Vec::<u8>::new()]);
+    }
 }

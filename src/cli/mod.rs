@@ -74,6 +74,10 @@ enum Command {
         /// output in watch mode).
         #[arg(long)]
         stats_json: bool,
+        /// Publish the build even when it has no document (otherwise that is an error and the
+        /// previous build stays in place).
+        #[arg(long)]
+        allow_empty: bool,
     },
     /// Remove the artifact files no kept manifest names (every current manifest and the N newest
     /// versions are kept; caches are not touched).
@@ -332,7 +336,8 @@ pub fn main() -> i32 {
             json,
             watch,
             stats_json,
-        } => build::run(&at, json, watch, stats_json),
+            allow_empty,
+        } => build::run(&at, json, watch, stats_json, allow_empty),
         Command::Verify { at, json } => verify::run(&at, json),
         Command::Gc {
             at,

@@ -133,6 +133,8 @@ impl Library {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub path: PathBuf,
+    /// How diagnostics name the config: the path given to `--config`, or `--sources DIR`.
+    pub shown: String,
     pub base_dir: PathBuf,
     pub name: String,
     pub out_dir: PathBuf,
@@ -517,11 +519,22 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
                 "move the sources under the config's directory, or set `allow_outside_root = true` on this library to read them there on purpose",
             );
         }
-        let include_patterns: Vec<Spanned<String>> = lib
-            .include
-            .unwrap_or_else(|| vec![Spanned::new(0..0, "**/*".to_string())]);
+        if let Some(inc) = lib.include.as_ref().filter(|i| i.get_ref().is_empty()) {
+            cx.error(
+                "glob",
+                inc.span(),
+                format!("library `{id}` has `include = []`: it would read no file"),
+                "list the files to read, such as `include = [\"**/*.md\"]`, or leave `include` out (it defaults to every file under the root)",
+            );
+        }
+        let include_patterns: Vec<Spanned<String>> = lib.include.map_or_else(
+            || vec![Spanned::new(0..0, "**/*".to_string())],
+            Spanned::into_inner,
+        );
+        within_root(cx, "include", &include_patterns);
         let include = globs(cx, &include_patterns);
         let exclude_patterns = lib.exclude.unwrap_or_default();
+        within_root(cx, "exclude", &exclude_patterns);
         let exclude = globs(cx, &exclude_patterns);
         let mut domains = Vec::new();
         if let Some(ds) = lib.domains.as_ref().filter(|d| d.is_empty()) {
@@ -665,6 +678,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
     let deploy = deploy_targets(cx, raw.deploy, &raw.deploy_keys);
     Config {
         path: path.to_path_buf(),
+        shown: cx.file.clone(),
         base_dir: base_dir.to_path_buf(),
         name: corpus.name,
         out_dir: base_dir.join(out_rel),
@@ -817,6 +831,33 @@ fn globs(cx: &mut Cx, patterns: &[Spanned<String>]) -> GlobSet {
         }
     }
     b.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+/// Globs match paths relative to the library root, which never start with `/` or hold a `..`
+/// component: a pattern that does could only match nothing (an `include` would build an empty
+/// library), so it is refused with its span rather than left to silently select nothing.
+fn within_root(cx: &mut Cx, key: &str, patterns: &[Spanned<String>]) {
+    for p in patterns {
+        let pat = p.get_ref();
+        // Alternatives (`{a,b}`) are patterns of their own: `{/etc/**,x}` or `{..,x}/**` too.
+        let b = pat.as_bytes();
+        let drive = b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'/';
+        let absolute = pat.starts_with('/') || pat.contains("{/") || pat.contains(",/") || drive;
+        let climbs = pat.split(['/', '{', '}', ',']).any(|c| c == "..");
+        let why = if absolute {
+            "is absolute"
+        } else if climbs {
+            "climbs out of the root with `..`"
+        } else {
+            continue;
+        };
+        cx.error(
+            "glob",
+            p.span(),
+            format!("{key} pattern `{pat}` {why}: globs are relative to the library root and match only files under it"),
+            "write the pattern relative to the library's `root` (such as `**/*.md`); to read another directory, point `root` at it (with `allow_outside_root = true` if it lies outside the config's directory)",
+        );
+    }
 }
 
 fn template_or_error(cx: &mut Cx, t: Spanned<String>) -> Option<Template> {

@@ -179,7 +179,7 @@ impl Default for RawEmbedding {
 pub(super) struct RawLibrary {
     pub id: Spanned<String>,
     pub root: Spanned<String>,
-    pub include: Option<Vec<Spanned<String>>>,
+    pub include: Option<Spanned<Vec<Spanned<String>>>>,
     pub exclude: Option<Vec<Spanned<String>>>,
     pub format: Option<Spanned<Format>>,
     pub domains: Option<Vec<Spanned<String>>>,

@@ -55,11 +55,26 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                         lib.root.display()
                     ),
                 )
-                .in_file(cfg.path.display().to_string())
+                .in_file(cfg.shown.clone())
                 .help("check the `root` path in corpus.toml"),
             );
             continue;
         };
+        if let Some(fs) = pseudo_filesystem(&root_canon) {
+            problems.push(
+                Problem::error(
+                    "library-root",
+                    format!(
+                        "library `{}`: root {} is on the kernel's `{fs}` filesystem, not a directory of sources: nothing was read",
+                        lib.id,
+                        root_canon.display()
+                    ),
+                )
+                .in_file(cfg.shown.clone())
+                .help("point the library's `root` (or --sources) at the directory holding the Markdown, MDX, HTML or JSON sources"),
+            );
+            continue;
+        }
         // Whether a file reached without a symlink (the canonical root joined with its path)
         // may lie in the output directory: only when the output is inside this root.
         let out_in_root = out_canon
@@ -73,26 +88,26 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
         // resolved with `canonicalize`; any other file's canonical path is the canonical root
         // joined with its path (one system call per file saved on every build).
         let mut linked_dirs: Vec<PathBuf> = Vec::new();
+        // The directories being listed, by depth: an error reading a directory's entries
+        // carries no path, and is named by the directory it came from.
+        let mut open_dirs: Vec<PathBuf> = Vec::new();
+        // Entries the globs select (sources, special files, links refused): none is a warning.
+        let mut matched = 0usize;
         for entry in walker {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
-                    let path = e.path().map(|p| shown(lib, p)).unwrap_or_default();
-                    // A loop is not a source (warning); anything else that cannot be listed or
-                    // followed (a dangling symlink, an unreadable directory) may hide sources.
-                    let p = if e.loop_ancestor().is_some() {
-                        Problem::warning("discover", format!("symlink loop at {path}: skipped"))
-                    } else {
-                        Problem::error("discover", format!("cannot read {path}: {e}"))
-                    };
-                    problems.push(p.in_file(path).help("fix or remove the entry (a dangling symlink, a directory without read permission), or exclude it in corpus.toml"));
+                    problems.push(walk_problem(lib, &e, &open_dirs));
                     continue;
                 }
             };
-            if !entry.file_type().is_file() {
+            let file_type = entry.file_type();
+            if file_type.is_dir() {
                 if entry.path_is_symlink() {
                     linked_dirs.push(entry.path().to_path_buf());
                 }
+                open_dirs.truncate(entry.depth());
+                open_dirs.push(entry.path().to_path_buf());
                 continue;
             }
             let path = entry.path();
@@ -107,6 +122,7 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
             if !lib.include.is_match(&rel_str) || lib.exclude.is_match(&rel_str) {
                 continue;
             }
+            matched += 1;
             let linked = entry.path_is_symlink() || linked_dirs.iter().any(|d| path.starts_with(d));
             let canon = if linked {
                 match path.canonicalize() {
@@ -129,6 +145,21 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                     Problem::error("outside-root", format!("{display} resolves outside the library root (to {})", canon.display()))
                         .in_file(display.clone())
                         .help("a symlink may not leave the library root; set `allow_outside_root = true` on the library to allow it"),
+                );
+                continue;
+            }
+            // A FIFO blocks its reader, a device never ends: named, never opened.
+            if !file_type.is_file() {
+                problems.push(
+                    Problem::warning(
+                        "special-file",
+                        format!(
+                            "{display} is {}, not a regular file: skipped",
+                            special_kind(&file_type)
+                        ),
+                    )
+                    .in_file(display.clone())
+                    .help("remove it from the library root, or exclude it in corpus.toml"),
                 );
                 continue;
             }
@@ -168,10 +199,122 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 format,
             });
         }
+        if matched == 0 {
+            problems.push(matches_nothing(cfg, lib));
+        }
         lib_files.sort_by(|a, b| a.rel.cmp(&b.rel));
         files.extend(lib_files);
     }
     (files, problems)
+}
+
+/// A walk error as a problem naming its entry: the path walkdir gives, or else the directory
+/// whose listing failed (`open_dirs[depth - 1]`: walkdir reports an entry that could not be read
+/// at the depth of the entries of that directory).
+fn walk_problem(lib: &Library, e: &walkdir::Error, open_dirs: &[PathBuf]) -> Problem {
+    // A loop is not a source (warning); anything else that cannot be listed or followed (a
+    // dangling symlink, an unreadable directory) may hide sources.
+    if let Some(p) = e.path() {
+        let path = shown(lib, p);
+        let reason = e
+            .io_error()
+            .map_or_else(|| e.to_string(), ToString::to_string);
+        let p = if e.loop_ancestor().is_some() {
+            Problem::warning("discover", format!("symlink loop at {path}: skipped"))
+        } else {
+            Problem::error("discover", format!("cannot read {path}: {reason}"))
+        };
+        return p.in_file(path).help("fix or remove the entry (a dangling symlink, a directory without read permission), or exclude it in corpus.toml");
+    }
+    let dir = e
+        .depth()
+        .checked_sub(1)
+        .and_then(|d| open_dirs.get(d))
+        .map_or_else(|| lib.root_display.clone(), |d| shown(lib, d));
+    Problem::error(
+        "discover",
+        format!("cannot read an entry of the directory {dir}: {e}"),
+    )
+    .in_file(dir)
+    .help("the library root must be an ordinary directory of source files (not /proc, /sys or /dev); point `root` (or --sources) at the sources, or exclude this directory in corpus.toml")
+}
+
+/// The warning for a library whose include/exclude globs select no file under its root.
+fn matches_nothing(cfg: &Config, lib: &Library) -> Problem {
+    let list = |ps: &[String]| {
+        ps.iter()
+            .map(|p| format!("{p:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut msg = format!(
+        "library `{}` matches no file: include [{}]",
+        lib.id,
+        list(&lib.include_patterns)
+    );
+    if !lib.exclude_patterns.is_empty() {
+        msg.push_str(&format!(" minus exclude [{}]", list(&lib.exclude_patterns)));
+    }
+    msg.push_str(&format!(" under root `{}`", lib.root_display));
+    Problem::warning("no-match", msg)
+        .in_file(cfg.shown.clone())
+        .help("check the library's `root`, `include` and `exclude` in corpus.toml: globs are relative to the root (`**/*.md` matches Markdown at any depth)")
+}
+
+/// The name of the kernel pseudo filesystem (`/proc`, `/sys`, …) `dir` is on, if it is: its
+/// files are views of the running system, never sources, and walking them only yields errors.
+#[cfg(target_os = "linux")]
+fn pseudo_filesystem(dir: &Path) -> Option<&'static str> {
+    use std::os::unix::ffi::OsStrExt;
+    const PSEUDO: [(u64, &str); 12] = [
+        (0x9fa0, "proc"),
+        (0x6265_6572, "sysfs"),
+        (0x1cd1, "devpts"),
+        (0x6462_6720, "debugfs"),
+        (0x7472_6163, "tracefs"),
+        (0x0027_e0eb, "cgroup"),
+        (0x6367_7270, "cgroup2"),
+        (0x7363_6673, "securityfs"),
+        (0xcafe_4a11, "bpf"),
+        (0x6165_676c, "pstore"),
+        (0x6265_6570, "configfs"),
+        (0xde5e_81e4, "efivarfs"),
+    ];
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a writable statfs the call fills.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    let kind = (st.f_type as u64) & 0xffff_ffff;
+    PSEUDO.iter().find(|(m, _)| *m == kind).map(|(_, n)| *n)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pseudo_filesystem(_dir: &Path) -> Option<&'static str> {
+    None
+}
+
+/// What a non-regular, non-directory entry is, for messages.
+fn special_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+    }
+    let _ = t;
+    "a special file"
 }
 
 /// A path under a library's root as diagnostics name files (relative to the config's directory).

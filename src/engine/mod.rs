@@ -408,7 +408,11 @@ impl Engine {
         // re-renders every term shard that differs from it, so it is still exact.
         if problems.0.is_empty() {
             let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
-            if let Some(manifest) = stamp::reusable(&req.out, req.env.as_deref(), &s) {
+            // An empty build in place (made with --allow-empty) is not reused without it: the
+            // full build below refuses it.
+            if let Some(manifest) = stamp::reusable(&req.out, req.env.as_deref(), &s)
+                .filter(|m| req.allow_empty || m.libraries.iter().any(|l| l.docs > 0))
+            {
                 // A build killed after its manifest's rename may have left a temp file of the
                 // caches it writes last; nothing else of it can remain.
                 if self.known.previous.is_empty() {
@@ -493,6 +497,9 @@ impl Engine {
             shard_ids(db, settings, *s);
         });
         problems.extend(duplicate_ids(&self.db, settings, set).iter().cloned());
+        if stats.docs == 0 && !req.allow_empty && !problems.has_errors() {
+            problems.push(empty_build(&cfg, &libs, &files, req.env.as_deref()));
+        }
         [
             run.docs_extracted,
             run.chunks_built,
@@ -934,6 +941,52 @@ impl Engine {
 struct WriteOutcome {
     stats: store::WriteStats,
     error: Option<std::io::Error>,
+}
+
+/// The error of a build that would publish no document, saying why: per library, whether its
+/// globs matched no file or its files had nothing to index.
+fn empty_build(
+    cfg: &Config,
+    libs: &[&crate::config::Library],
+    files: &[crate::discover::SourceFile],
+    env: Option<&str>,
+) -> Problem {
+    let mut why = Vec::new();
+    if libs.is_empty() {
+        why.push(format!(
+            "environment `{}` enables no library",
+            env.unwrap_or("default")
+        ));
+    }
+    for lib in libs {
+        let n = files
+            .iter()
+            .filter(|f| cfg.libraries[f.library].id == lib.id)
+            .count();
+        why.push(match n {
+            0 => format!(
+                "library `{}` has no source file (include {:?} under `{}`)",
+                lib.id, lib.include_patterns, lib.root_display
+            ),
+            1 => format!(
+                "library `{}`: its one file has nothing to index (see the warnings)",
+                lib.id
+            ),
+            n => format!(
+                "library `{}`: none of its {n} files has anything to index (see the warnings)",
+                lib.id
+            ),
+        });
+    }
+    Problem::error(
+        "empty-build",
+        format!(
+            "this build has no document to publish: {}; nothing was written (`--allow-empty` publishes an empty build)",
+            why.join("; ")
+        ),
+    )
+    .in_file(cfg.shown.clone())
+    .help("fix the libraries' `root`/`include` in corpus.toml or add sources; build with --allow-empty only to publish an empty corpus on purpose")
 }
 
 fn finish_failed(

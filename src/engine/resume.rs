@@ -437,6 +437,10 @@ impl Engine {
                 .checked_sub(mapped(&mut o.iter().map(|d| &d.doc_id)))?;
         }
 
+        if manifest.libraries.iter().all(|l| l.docs == 0) {
+            return None; // the full build refuses it, or publishes it under --allow-empty
+        }
+
         // Store, then the manifest last, under the output lock.
         let fail = |e: std::io::Error, stats: &BuildStats, run: &Stats| {
             let mut problems = Problems::default();

@@ -182,6 +182,7 @@ mod tests {
             out: out.clone(),
             env: None,
             progress: false,
+            allow_empty: false,
         };
         let cfg = || crate::config::Config::load(&p.path().join("corpus.toml")).unwrap();
         let first = crate::engine::Engine::one_shot(cfg()).build(&req);

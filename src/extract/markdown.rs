@@ -436,9 +436,12 @@ pub(super) fn strip_html(html: &str) -> String {
                     }
                     j += 1;
                 }
-                i = (j + 1).min(html.len());
-                out.push(' ');
-                continue;
+                // A `<` no `>` closes is a stray character, not a tag: the words after it stay.
+                if j < bytes.len() {
+                    i = j + 1;
+                    out.push(' ');
+                    continue;
+                }
             }
         }
         let ch = html[i..].chars().next().unwrap();

@@ -154,13 +154,19 @@ fn too_nested_for_mdx(text: &str) -> Option<String> {
 const NESTING: [bool; 256] = super::byte_set(b"[]</");
 
 /// MDX syntax that plain Markdown would keep as text: ESM lines and `{expressions}` outside
-/// code. Used when a file is read as Markdown after all.
+/// code. Used when a file is read as Markdown after all, so it must keep every word of the prose:
+/// only a brace pair that closes within its paragraph is dropped (an expression), while an
+/// unclosed `{`, often the very reason the MDX parser refused the file, stays as text with all
+/// that follows it.
 fn strip_mdx_syntax(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    // The lines of the current paragraph (up to a blank line, a fence or an ESM line).
+    let mut para = String::new();
     let mut fence = false;
     for line in text.split_inclusive('\n') {
         let t = line.trim_start();
         if t.starts_with("```") || t.starts_with("~~~") {
+            strip_expressions(&std::mem::take(&mut para), &mut out);
             fence = !fence;
             out.push_str(line);
             continue;
@@ -170,28 +176,62 @@ fn strip_mdx_syntax(text: &str) -> String {
             continue;
         }
         if line.starts_with("import ") || line.starts_with("export ") {
+            strip_expressions(&std::mem::take(&mut para), &mut out);
             out.push('\n');
             continue;
         }
-        // Drop balanced `{…}` on the line, outside inline code.
-        let mut depth = 0usize;
-        let mut code = false;
-        for c in line.chars() {
-            match c {
-                '`' => {
-                    code = !code;
-                    if depth == 0 {
-                        out.push(c);
-                    }
+        if t.trim().is_empty() {
+            strip_expressions(&std::mem::take(&mut para), &mut out);
+            out.push_str(line);
+            continue;
+        }
+        para.push_str(line);
+    }
+    strip_expressions(&para, &mut out);
+    out
+}
+
+/// Appends `para` to `out` less each outermost `{…}` that closes within it, outside inline code;
+/// an unmatched brace and the text after it are kept.
+fn strip_expressions(para: &str, out: &mut String) {
+    if !para.contains('{') {
+        out.push_str(para);
+        return;
+    }
+    // Where each open `{` was written to `out`; an outermost one that closes is cut back to.
+    let mut open: Vec<usize> = Vec::new();
+    // The length of the backtick run that opened inline code, while in it.
+    let mut code: Option<usize> = None;
+    let mut chars = para.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '`' => {
+                let run = para[i..].bytes().take_while(|&b| b == b'`').count();
+                for _ in 1..run {
+                    chars.next();
                 }
-                '{' if !code => depth += 1,
-                '}' if !code && depth > 0 => depth -= 1,
-                c if depth == 0 => out.push(c),
-                _ => {}
+                code = match code {
+                    None => Some(run),
+                    Some(n) if n == run => None,
+                    same => same,
+                };
+                out.push_str(&para[i..i + run]);
             }
+            '{' if code.is_none() => {
+                open.push(out.len());
+                out.push(c);
+            }
+            '}' if code.is_none() && !open.is_empty() => {
+                let start = open.pop().expect("checked");
+                if open.is_empty() {
+                    out.truncate(start);
+                } else {
+                    out.push(c);
+                }
+            }
+            c => out.push(c),
         }
     }
-    out
 }
 
 fn options() -> ParseOptions {
@@ -448,5 +488,48 @@ mod tests {
             "import Note from './Note';\nexport const a = 1;\n\n## البداية {/*start*/}\n\n<Note type=\"tip\">\n\nنص داخل المكون.\n\n</Note>\n\n{/* تعليق */}\n\nفقرة <Kbd>Ctrl</Kbd> أخيرة.\n",
         );
         assert_eq!(out, vec!["البداية", "نص داخل المكون.", "فقرة Ctrl أخيرة."]);
+    }
+
+    /// The evidence of the plain-Markdown fallback, as `extract` makes it.
+    fn fallback_text(src: &str) -> String {
+        let body = super::super::markdown::render(&strip_mdx_syntax(src));
+        body.blocks
+            .iter()
+            .map(|b| body.block_text(b).to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn the_markdown_fallback_keeps_every_word_of_the_prose() {
+        for src in [
+            // An unclosed `{`: the words after it, on its line and the next.
+            "# عنوان\n\nكلمة أولى {غير مغلق كلمة ثانية\nسطر ثالث\n\nفقرة أخيرة\n",
+            "نص {قبل {داخل} بعد كلمات\n",
+            // An unclosed JSX tag, alone on its line (an HTML block in Markdown) and inline.
+            "# عنوان\n\n<Callout type=\"note\">\nداخل المكون\n\nبعد الفراغ\n",
+            "فقرة <Badge>وسم بلا إغلاق وكلمات بعده\n",
+            // Stray `<`: before a space, before a letter, inside an HTML block.
+            "أ < ب وكلام\n\nفقرة <ب كلمة\n\n<Note>\nنص < بلا إغلاق <x كلمة أخرى\n",
+        ] {
+            assert!(
+                markdown::to_mdast(src, &options()).is_err(),
+                "not a fallback case: {src:?}"
+            );
+            let text = fallback_text(src);
+            for word in src.split(|c: char| !c.is_alphabetic()) {
+                if word.chars().any(|c| ('\u{600}'..='\u{6ff}').contains(&c)) {
+                    assert!(text.contains(word), "`{word}` lost from {src:?}: {text:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_markdown_fallback_drops_closed_expressions_and_esm() {
+        let text = fallback_text(
+            "import X from './x'\n\nنص {props.value} باق {a\nb} هنا\n\n`{كود}` {/* تعليق */}\n\n<X\n",
+        );
+        assert_eq!(text, "نص  باق  هنا\n`{كود}`\n<X");
     }
 }

@@ -31,6 +31,8 @@ pub struct WatchOptions {
     pub env: Option<String>,
     /// Print one stats JSON line per build on stdout (and nothing else there).
     pub stats_json: bool,
+    /// `--allow-empty`: a build without documents replaces the last one.
+    pub allow_empty: bool,
 }
 
 enum Msg {
@@ -130,6 +132,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
                 out: eng.config().out_dir_or(opts.out.as_deref()),
                 env: opts.env.clone(),
                 progress: false,
+                allow_empty: opts.allow_empty,
             };
             let rep = match (&changed, edits_only) {
                 (Some(c), true) => eng.build_contents(&req, started, c),

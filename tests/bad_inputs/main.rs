@@ -18,6 +18,7 @@ mod json;
 mod manifest;
 mod paths;
 mod reads;
+mod semantics;
 mod structure;
 
 use std::path::Path;
