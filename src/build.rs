@@ -126,9 +126,24 @@ fn duplicate_in_file(
 /// A slug as a URL path: readable (`c++` stays `c++`, Arabic stays Arabic, as browsers show it),
 /// with only what a URL path cannot hold percent-encoded (whitespace, controls, `"#%<>?\^`{|}`).
 fn url_path(slug: &str) -> String {
-    use std::fmt::Write;
     let mut out = String::with_capacity(slug.len());
-    for c in slug.chars() {
+    for (i, seg) in slug.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        // A `.` or `..` segment would be resolved away by every browser.
+        if seg == "." || seg == ".." {
+            out.push_str(&"%2E".repeat(seg.len()));
+            continue;
+        }
+        url_segment(seg, &mut out);
+    }
+    out
+}
+
+fn url_segment(seg: &str, out: &mut String) {
+    use std::fmt::Write;
+    for c in seg.chars() {
         if c.is_whitespace() || c.is_control() || "\"#%<>?\\^`{|}".contains(c) {
             let mut buf = [0u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
@@ -138,7 +153,6 @@ fn url_path(slug: &str) -> String {
             out.push(c);
         }
     }
-    out
 }
 
 fn build_doc(

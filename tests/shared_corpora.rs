@@ -325,23 +325,101 @@ fn ids_are_ascii_short_and_unique() {
         assert!(seen.insert(id.to_string(), ()).is_none(), "duplicate {id}");
         let src = r["source"].as_str().unwrap();
         assert!(
-            !Path::new(src).is_absolute() && !src.contains(".."),
+            !Path::new(src).is_absolute() && !src.split('/').any(|seg| seg == ".."),
             "{src}"
         );
     }
 }
 
+/// IDs are a promise to whatever holds them (deployed vectors, fixtures, citations): mapping
+/// slugs that are not IDs must leave every valid one as it was. The chunk IDs of the libraries
+/// the baseline was recorded on are pinned by a hash.
 #[test]
-fn eval_gate_holds_against_the_committed_baseline() {
-    let Some(b) = built("eval_gate_holds_against_the_committed_baseline") else {
+fn valid_slugs_keep_their_ids_and_command_names_are_mapped() {
+    let Some(b) = built("valid_slugs_keep_their_ids_and_command_names_are_mapped") else {
         return;
     };
+    let baseline = [
+        "seneksar", "agpeya", "liturgy", "tasbeha", "incense", "quran", "react-ar", "vue-ar",
+        "redis-ar", "eis1600", "fahdlabs",
+    ];
+    let ids: BTreeSet<&str> = b
+        .records
+        .iter()
+        .filter(|r| baseline.contains(&r["library"].as_str().unwrap()))
+        .map(|r| r["chunk_id"].as_str().unwrap())
+        .collect();
+    let joined = ids.iter().copied().collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        (
+            ids.len(),
+            blake3::hash(joined.as_bytes()).to_hex().to_string()
+        ),
+        (
+            1201,
+            "d3e03e876d55b74c6830881e6752fd231f3adb8fd0d1b47710770650c42e411b".to_string()
+        ),
+        "the chunk IDs of the baseline libraries changed"
+    );
+    // tldr's pages named after their commands: escaped IDs, readable URLs.
+    let tldr: BTreeMap<&str, (&str, &str)> = b
+        .records
+        .iter()
+        .filter(|r| r["library"] == "tldr")
+        .map(|r| {
+            let s = r["source"].as_str().unwrap();
+            (
+                s,
+                (r["doc_id"].as_str().unwrap(), r["url"].as_str().unwrap()),
+            )
+        })
+        .collect();
+    for (source, id, url) in [
+        (
+            "tldr/common/c++.md",
+            "tldr:common/c~2B~2B",
+            "/tldr/common/c++",
+        ),
+        ("tldr/common/$.md", "tldr:common/~24", "/tldr/common/$"),
+        ("tldr/common/%.md", "tldr:common/~25", "/tldr/common/%25"),
+        ("tldr/common/((.md", "tldr:common/~28~28", "/tldr/common/(("),
+        ("tldr/common/..md", "tldr:common/~2E", "/tldr/common/%2E"),
+        ("tldr/common/tar.md", "tldr:common/tar", "/tldr/common/tar"),
+    ] {
+        assert_eq!(tldr.get(source), Some(&(id, url)), "{source}");
+    }
+    let m = manifest(&b.out);
+    let mapped: u64 = m["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["mapped_ids"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(mapped, 7);
+    assert!(b.stderr.is_empty() || !b.stderr.contains("over the 64-byte"));
+}
+
+#[test]
+fn eval_gate_holds_against_the_committed_baseline() {
+    if built("eval_gate_holds_against_the_committed_baseline").is_none() {
+        return;
+    }
     let ex = repo().join("examples/shared-corpora");
+    // The gate judges the libraries the baseline was recorded on (`[env.baseline]`), built
+    // into an output directory of its own (the shared one is compared file by file).
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
     let o = run(bin()
-        .args(["eval", "--json", "--config"])
+        .args(["build", "--env", "baseline", "--config"])
         .arg(config())
         .arg("--out")
-        .arg(&b.out)
+        .arg(&out));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(bin()
+        .args(["eval", "--json", "--env", "baseline", "--config"])
+        .arg(config())
+        .arg("--out")
+        .arg(&out)
         .arg("--fixtures")
         .arg(ex.join("fixtures.toml"))
         .arg("--baseline")
@@ -368,10 +446,12 @@ fn eval_gate_holds_against_the_committed_baseline() {
     }
     // The default fusion never scores below lexical-only on the fixture sets.
     let o = run(bin()
-        .args(["eval", "--json", "--mode", "lexical", "--config"])
+        .args([
+            "eval", "--json", "--mode", "lexical", "--env", "baseline", "--config",
+        ])
         .arg(config())
         .arg("--out")
-        .arg(&b.out)
+        .arg(&out)
         .arg("--fixtures")
         .arg(ex.join("fixtures.toml")));
     let lex: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
@@ -433,4 +513,49 @@ fn deploy_dry_run_plan_respects_every_limit() {
         v["kv"]["write"].as_u64().unwrap() > chunks,
         "lookup records plus lexical shards and the manifest"
     );
+}
+
+/// Every eval scores the stock baseline beside askzico, per set and per library, in `--json`
+/// as on the terminal: on the full build (tldr and gin included) with the blind fixtures.
+#[test]
+fn eval_reports_the_stock_baseline_beside_askzico() {
+    let Some(b) = built("eval_reports_the_stock_baseline_beside_askzico") else {
+        return;
+    };
+    let blind = repo().join("examples/shared-corpora/fixtures-blind.toml");
+    let o = run(bin()
+        .args(["eval", "--json", "--config"])
+        .arg(config())
+        .arg("--out")
+        .arg(&b.out)
+        .arg("--fixtures")
+        .arg(&blind));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let stock = &v["stock"];
+    assert_eq!(stock["overall"]["cases"], v["overall"]["cases"]);
+    assert!(v["overall"]["cases"].as_u64().unwrap() >= 300);
+    for key in ["sets", "libraries"] {
+        let ours: Vec<&String> = v[key].as_object().unwrap().keys().collect();
+        let theirs: Vec<&String> = stock[key].as_object().unwrap().keys().collect();
+        assert_eq!(ours, theirs, "{key}");
+    }
+    for lib in ["tldr", "gin"] {
+        assert!(
+            v["libraries"][lib]["cases"].as_u64().unwrap() >= 30,
+            "{lib}"
+        );
+        assert!(
+            stock["libraries"][lib]["hit@5"].as_f64().unwrap() > 0.0,
+            "{lib}"
+        );
+    }
+    let o = run(bin()
+        .args(["eval", "--config"])
+        .arg(config())
+        .arg("--out")
+        .arg(&b.out)
+        .arg("--fixtures")
+        .arg(&blind));
+    assert!(stdout(&o).contains("stock:"), "{}", stdout(&o));
 }

@@ -102,10 +102,17 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
             Err(p) => return fail(p, a.json),
         };
     let report_of = |mode| run_eval(&searcher, &cases, a.k, mode);
-    let now = match report_of(a.mode) {
+    let mut now = match report_of(a.mode) {
         Ok(r) => r,
         Err(p) => return fail(p, a.json),
     };
+    let records = crate::inspect::load_records(&out, &searcher.manifest);
+    now.stock = Some(crate::eval::stock_report(
+        &now,
+        &cases,
+        &records,
+        &cfg.normalize,
+    ));
     if a.compare {
         for mode in [Mode::Lexical, Mode::Vector, Mode::Fused] {
             match report_of(mode) {
@@ -204,26 +211,42 @@ fn print_summary(label: &str, r: &Report) {
 
 fn print_report(r: &Report) {
     println!("corpus_version {}  mode {}\n", r.corpus_version, r.mode);
-    println!(
-        "{:<16} {:>5} {:>7} {:>7} {:>7}",
-        "set", "cases", "hit@1", "hit@5", "MRR@10"
-    );
-    let row = |name: &str, m: &crate::eval::Metrics| {
-        println!(
+    let stock = r.stock.as_ref();
+    let header = |first: &str| {
+        print!(
+            "{first:<16} {:>5} {:>7} {:>7} {:>7}",
+            "cases", "hit@1", "hit@5", "MRR@10"
+        );
+        if stock.is_some() {
+            print!("   stock: {:>6} {:>7} {:>7}", "hit@1", "hit@5", "MRR@10");
+        }
+        println!();
+    };
+    let row = |name: &str, m: &crate::eval::Metrics, s: Option<&crate::eval::Metrics>| {
+        print!(
             "{:<16} {:>5} {:>7.3} {:>7.3} {:>7.3}",
             name, m.cases, m.hit1, m.hit5, m.mrr10
-        )
+        );
+        if let Some(s) = s {
+            print!("          {:>6.3} {:>7.3} {:>7.3}", s.hit1, s.hit5, s.mrr10);
+        }
+        println!();
     };
-    row("overall", &r.overall);
+    header("set");
+    row("overall", &r.overall, stock.map(|s| &s.overall));
     for (k, m) in &r.sets {
-        row(k, m);
+        row(k, m, stock.and_then(|s| s.sets.get(k)));
     }
-    println!(
-        "\n{:<16} {:>5} {:>7} {:>7} {:>7}",
-        "library", "cases", "hit@1", "hit@5", "MRR@10"
-    );
+    println!();
+    header("library");
     for (k, m) in &r.libraries {
-        row(k, m);
+        row(k, m, stock.and_then(|s| s.libraries.get(k)));
+    }
+    if stock.is_some() {
+        println!(
+            "\nstock: BM25 (k1 1.2, b 0.75) over title + search_text, Unicode words, lowercased, \
+             Snowball Arabic stems; a document ranked by its best chunk"
+        );
     }
     let missed: Vec<_> = r
         .cases

@@ -3,6 +3,7 @@
 //! can silently regress retrieval.
 
 pub mod rules_check;
+pub mod stock;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -196,6 +197,73 @@ pub struct Report {
     pub sets: BTreeMap<String, Metrics>,
     pub libraries: BTreeMap<String, Metrics>,
     pub cases: Vec<CaseResult>,
+    /// The same fixtures scored by the pinned stock baseline (`stock`); absent in reports
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stock: Option<StockReport>,
+}
+
+/// The stock baseline's figures for the same cases: per set, per library, and each case's rank.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StockReport {
+    pub overall: Metrics,
+    pub sets: BTreeMap<String, Metrics>,
+    pub libraries: BTreeMap<String, Metrics>,
+    /// Case id → rank of the first matching document within the top 10.
+    pub ranks: BTreeMap<String, Option<usize>>,
+}
+
+/// Scores the cases of `report` with the stock baseline over `records` (every chunk of the same
+/// build), grouped exactly as askzico's figures are.
+pub fn stock_report(
+    report: &Report,
+    cases: &[Case],
+    records: &[crate::artifacts::ChunkRecord],
+    rules: &crate::normalize::Rules,
+) -> StockReport {
+    let index = stock::StockIndex::build(records.iter().map(|r| stock::StockChunk {
+        doc_id: &r.doc_id,
+        title: &r.title,
+        search_text: &r.search_text,
+        domains: &r.domains,
+    }));
+    let mut first: BTreeMap<&str, &crate::artifacts::ChunkRecord> = BTreeMap::new();
+    for r in records {
+        first.entry(&r.doc_id).or_insert(r);
+    }
+    let mut ranks = BTreeMap::new();
+    let mut sets: BTreeMap<String, Vec<Option<usize>>> = BTreeMap::new();
+    let mut libs: BTreeMap<String, Vec<Option<usize>>> = BTreeMap::new();
+    for (c, res) in cases.iter().zip(&report.cases) {
+        let q = crate::normalize::query_text(&c.question, rules);
+        let ranked = index.rank(q.as_str(), &c.domains, 10);
+        let rank = ranked
+            .iter()
+            .position(|(doc, _)| {
+                let r = first[doc.as_str()];
+                c.expect
+                    .iter()
+                    .any(|e| matches(e, &r.chunk_id, &r.doc_id, &r.url, &r.source))
+            })
+            .map(|i| i + 1);
+        ranks.insert(c.id.clone(), rank);
+        sets.entry(c.set.clone()).or_default().push(rank);
+        for l in &res.libraries {
+            libs.entry(l.clone()).or_default().push(rank);
+        }
+    }
+    StockReport {
+        overall: Metrics::of(ranks.values()),
+        sets: sets
+            .into_iter()
+            .map(|(k, v)| (k, Metrics::of(v.iter())))
+            .collect(),
+        libraries: libs
+            .into_iter()
+            .map(|(k, v)| (k, Metrics::of(v.iter())))
+            .collect(),
+        ranks,
+    }
 }
 
 /// Runs every case against a built version.
@@ -282,6 +350,7 @@ pub fn run(searcher: &Searcher, cases: &[Case], k: usize, mode: Mode) -> Result<
             .map(|(k, v)| (k, Metrics::of(v.iter())))
             .collect(),
         cases: results,
+        stock: None,
     })
 }
 
@@ -451,6 +520,7 @@ mod tests {
                 sets: [("focused".to_string(), Metrics::of(ranks.iter()))].into(),
                 libraries: BTreeMap::new(),
                 cases,
+                stock: None,
             }
         };
         let base = report(vec![Some(1), Some(2)]);

@@ -181,7 +181,10 @@ mod tests {
         assert_eq!(r.iter().filter(|(d, _)| d == "b").count(), 1);
         // Domains filter chunks.
         let r = idx.rank("ضغط", &domains, 10);
-        assert_eq!(r.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>(), vec!["c"]);
+        assert_eq!(
+            r.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>(),
+            vec!["c"]
+        );
         assert!(idx.rank("كلمة غائبة", &[], 10).is_empty());
     }
 }
