@@ -228,13 +228,15 @@ fn escape_slug(slug: &str) -> String {
 }
 
 /// A prefix of `escaped` plus the hash of the whole `slug`, in at most `room` bytes: cut after
-/// the last `/` that fits (a segment boundary), else before any escape it would split.
+/// the last `/` that fits (a segment boundary) when that keeps at least half the room, else
+/// anywhere but inside a `~XX` escape.
 fn shorten(escaped: &str, slug: &str, room: usize) -> Option<String> {
     use unicode_normalization::UnicodeNormalization;
     let keep = room.checked_sub(HASH_MARK.len() + HASH_HEX)?;
     let window = &escaped.as_bytes()[..keep.min(escaped.len())];
+    // A segment boundary, unless it would throw away more than half of the room.
     let cut = match window.iter().rposition(|&b| b == b'/') {
-        Some(p) if p > 0 => p + 1,
+        Some(p) if p > 0 && 2 * (p + 1) >= window.len() => p + 1,
         _ => {
             let mut cut = window.len();
             if let Some(t) = window[cut.saturating_sub(2)..]
@@ -391,6 +393,15 @@ mod tests {
         assert_eq!(form, SlugForm::Shortened);
         assert!(id.len() + ":0000".len() <= MAX_ID_BYTES, "{id}");
         assert!(id.starts_with("javascript-info:2-part/03-chapter/"), "{id}");
+        // A boundary that would keep less than half the room is not worth the loss.
+        let (tight, _) = mapped(
+            "javascript-tutorial-ar-j",
+            "1-js/02-first-steps/08-ops/solution",
+        );
+        assert!(
+            tight.starts_with("javascript-tutorial-ar-j:1-js/02-first-st~h"),
+            "{tight}"
+        );
         assert!(is_mapped(&id));
         // The hash is of the whole slug: a sibling with the same prefix gets another ID.
         let other = slug.replace("solution", "task");

@@ -89,34 +89,57 @@ pub const CASES: &[Case] = &[
         err("src/dots.md", None, "`..` path segment"),
     ),
     Case::new(
-        "frontmatter id `a/../b` is refused",
+        "frontmatter id `a/../b` is mapped: the `..` segment escaped",
         |p| put(p, "src/dots.md", "---\nid: a/../b\n---\n\n# t\n\nنص\n"),
+        0,
+        None,
+    )
+    .check(|p, _| has_doc(p, "docs:a/~2E~2E/b")),
+    Case::new(
+        "frontmatter id `./x` is mapped",
+        |p| put(p, "src/dots.md", "---\nid: ./x\n---\n\n# t\n\nنص\n"),
+        0,
+        None,
+    )
+    .check(|p, _| has_doc(p, "docs:~2E/x")),
+    Case::new(
+        "frontmatter id `/abs` is mapped",
+        |p| put(p, "src/dots.md", "---\nid: /abs\n---\n\n# t\n\nنص\n"),
+        0,
+        None,
+    )
+    .check(|p, _| has_doc(p, "docs:~2Fabs")),
+    Case::new(
+        "a file named `..md` makes a `.` slug, escaped",
+        |p| put(p, "src/..md", "# t\n\nنص\n"),
+        0,
+        None,
+    )
+    .check(|p, _| has_doc(p, "docs:~2E")),
+    Case::new(
+        "a non-ASCII file name is escaped byte by byte",
+        |p| put(p, "src/عربي.md", "# t\n\nنص\n"),
+        0,
+        None,
+    )
+    .check(|p, _| has_doc(p, "docs:~D8~B9~D8~B1~D8~A8~D9~8A")),
+    Case::new(
+        "strict_ids refuses a non-ASCII file name",
+        |p| {
+            strict(p)?;
+            put(p, "src/عربي.md", "# t\n\nنص\n")
+        },
+        1,
+        err("src/عربي.md", None, "strict_ids refuses"),
+    ),
+    Case::new(
+        "strict_ids refuses frontmatter id `a/../b`",
+        |p| {
+            strict(p)?;
+            put(p, "src/dots.md", "---\nid: a/../b\n---\n\n# t\n\nنص\n")
+        },
         1,
         err("src/dots.md", None, "`..` path segment"),
-    ),
-    Case::new(
-        "frontmatter id `./x` is refused",
-        |p| put(p, "src/dots.md", "---\nid: ./x\n---\n\n# t\n\nنص\n"),
-        1,
-        err("src/dots.md", None, "`.` path segment"),
-    ),
-    Case::new(
-        "frontmatter id `/abs` is refused",
-        |p| put(p, "src/dots.md", "---\nid: /abs\n---\n\n# t\n\nنص\n"),
-        1,
-        err("src/dots.md", None, "cannot make a doc_id from slug `/abs`"),
-    ),
-    Case::new(
-        "a file named `..md` makes a `.` slug",
-        |p| put(p, "src/..md", "# t\n\nنص\n"),
-        1,
-        err("src/..md", None, "`.` path segment"),
-    ),
-    Case::new(
-        "a non-ASCII file name needs an id",
-        |p| put(p, "src/عربي.md", "# t\n\nنص\n"),
-        1,
-        err("src/عربي.md", None, "cannot make a doc_id"),
     ),
     Case::new(
         "duplicate frontmatter ids name both files",
@@ -142,19 +165,26 @@ pub const CASES: &[Case] = &[
         ),
     ),
     Case::new(
-        "an over-long file name",
+        "an over-long file name is shortened: a prefix and a hash",
         |p| put(p, &format!("src/{}.md", "a".repeat(70)), "# t\n\nنص\n"),
-        1,
-        Some(Diag {
-            level: "error",
-            file: None,
-            line: None,
-            message: "over the 64-byte Vectorize limit",
-        }),
-    ),
+        0,
+        None,
+    )
+    .check(|p, _| {
+        let ids: Vec<String> = records(p)
+            .iter()
+            .filter_map(|r| r["chunk_id"].as_str().map(str::to_string))
+            .filter(|id| id.contains("~h"))
+            .collect();
+        match ids.as_slice() {
+            [id] if id.len() <= 64 && id.starts_with("docs:aaaa") => Ok(()),
+            other => Err(format!("expected one shortened chunk ID, got {other:?}")),
+        }
+    }),
     Case::new(
-        "an over-long frontmatter id",
+        "strict_ids refuses an over-long frontmatter id",
         |p| {
+            strict(p)?;
             put(
                 p,
                 "src/long.md",
@@ -169,4 +199,28 @@ pub const CASES: &[Case] = &[
 #[test]
 fn frontmatter_mdx_and_ids() {
     run_table(CASES);
+}
+
+/// Whether the build holds a document with this ID.
+fn has_doc(p: &Path, id: &str) -> Result<(), String> {
+    let ids: Vec<String> = records(p)
+        .iter()
+        .filter_map(|r| r["doc_id"].as_str().map(str::to_string))
+        .collect();
+    if ids.iter().any(|d| d == id) {
+        Ok(())
+    } else {
+        Err(format!("no document `{id}` in {ids:?}"))
+    }
+}
+
+/// Turns on `[corpus] strict_ids` in the project's config.
+fn strict(p: &Path) -> Result<(), String> {
+    let cfg = p.join("corpus.toml");
+    let text = std::fs::read_to_string(&cfg).map_err(|e| e.to_string())?;
+    std::fs::write(
+        &cfg,
+        text.replacen("[corpus]\n", "[corpus]\nstrict_ids = true\n", 1),
+    )
+    .map_err(|e| e.to_string())
 }

@@ -22,9 +22,12 @@ pub const CASES: &[Case] = &[
     Case::new("duplicate record ids in one file name both records", |p| put(p, F, r#"{"1 Tout": [{"slug": "a", "name": "n", "text": "نص"}], "2 Tout": [{"slug": "x", "name": "m", "text": "نص"}, {"slug": "a", "name": "o", "text": "نص"}]}"#), 1,
         err(F, None, "doc_id `recs:a` is produced twice in this file: by record #0 (`1 Tout`[0]) and by record #2 (`2 Tout`[1])")).base(RECORDS),
     Case::new("duplicate record ids across files name both files", |p| put(p, F, r#"{"3 Tout": [{"slug": "good", "name": "n", "text": "نص"}]}"#), 1, err(F, None, "produced by 2 sources: data/bad.json#good, data/good.json#good")).base(RECORDS),
-    Case::new("a record id `..` is refused with its position", |p| put(p, F, r#"{"1 Tout": [{"slug": "..", "name": "n", "text": "نص"}]}"#), 1, err(F, None, "record #0 (`1 Tout`[0]): cannot make a doc_id from slug `..`")).base(RECORDS),
-    Case::new("a record id `a/../b` is refused", |p| put(p, F, r#"{"1 Tout": [{"slug": "a/../b", "name": "n", "text": "نص"}]}"#), 1, err(F, None, "`..` path segment")).base(RECORDS),
-    Case::new("an over-long record id", |p| put(p, F, format!(r#"{{"1 Tout": [{{"slug": "{}", "name": "n", "text": "نص"}}]}}"#, "r".repeat(70))), 1, err(F, None, "over the 64-byte Vectorize limit")).base(RECORDS),
+    Case::new("a record id `..` is escaped", |p| put(p, F, r#"{"1 Tout": [{"slug": "..", "name": "n", "text": "نص"}]}"#), 0, None).base(RECORDS)
+        .check(|p, _| if records(p).iter().any(|r| r["doc_id"] == "recs:~2E~2E") { Ok(()) } else { Err("no document `recs:~2E~2E`".into()) }),
+    Case::new("a record id `a/../b` is escaped", |p| put(p, F, r#"{"1 Tout": [{"slug": "a/../b", "name": "n", "text": "نص"}]}"#), 0, None).base(RECORDS)
+        .check(|p, _| if records(p).iter().any(|r| r["doc_id"] == "recs:a/~2E~2E/b") { Ok(()) } else { Err("no document `recs:a/~2E~2E/b`".into()) }),
+    Case::new("an over-long record id is shortened", |p| put(p, F, format!(r#"{{"1 Tout": [{{"slug": "{}", "name": "n", "text": "نص"}}]}}"#, "r".repeat(70))), 0, None).base(RECORDS)
+        .check(|p, _| if records(p).iter().any(|r| r["chunk_id"].as_str().is_some_and(|id| id.len() <= 64 && id.starts_with("recs:rrr") && id.contains("~h"))) { Ok(()) } else { Err("no shortened record ID".into()) }),
     Case::new("100,000-deep nested JSON arrays", |p| put(p, F, format!("{}{}", "[".repeat(100_000), "]".repeat(100_000))), 1, err(F, Some(1), "recursion limit exceeded")).base(RECORDS),
     Case::new("100,000-deep nested JSON objects", |p| put(p, F, format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000))), 1, err(F, Some(1), "invalid JSON")).base(RECORDS),
 ];
