@@ -608,6 +608,51 @@ mod tests {
         }
     }
 
+    /// One line per kind, the most frequent first; a kind seen once shows its headline; a file
+    /// with several warnings of a kind is named once; folders every file shares are dropped.
+    #[test]
+    fn warnings_are_summarised_one_line_per_kind() {
+        let mut ps = Problems::default();
+        for i in 0..5 {
+            ps.push(Problem::warning("empty", "nothing").in_file(format!("site/docs/e{i}.md")));
+        }
+        for _ in 0..2 {
+            ps.push(Problem::warning("no-title", "no title").in_file("site/docs/r.json"));
+        }
+        ps.push(Problem::warning("mdx-fallback", "read as Markdown").in_file("site/docs/x.mdx"));
+        ps.push(Problem::error("frontmatter", "bad").in_file("site/docs/bad.md"));
+        assert_eq!(
+            ps.warning_summary(),
+            [
+                "⚠ askzico::empty: 5 warnings, e.g. e0.md, e1.md, e2.md, …",
+                "⚠ askzico::no-title: 2 warnings in 1 file(s), e.g. r.json",
+                "⚠ askzico::mdx-fallback: site/docs/x.mdx: read as Markdown",
+                "  (one line per kind of warning: `--verbose` prints each in full; `--json` and \
+                 `askzico inspect` list every one)",
+            ]
+        );
+        assert!(
+            Problems(vec![Problem::error("e", "x")])
+                .warning_summary()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn example_files_keep_their_last_segments() {
+        assert_eq!(short_file("a.md"), "a.md");
+        assert_eq!(short_file("docs/ar/404.html"), "docs/ar/404.html");
+        assert_eq!(
+            short_file("eis1600-html-ar/docs/ar/categories/general/page/1/index.html"),
+            "…/general/page/1/index.html"
+        );
+        let long = format!("dir/{}.md", "x".repeat(50));
+        assert_eq!(short_file(&long), format!("…/{}.md", "x".repeat(50)));
+        assert_eq!(common_dir(["a/b/c.md", "a/b/d/e.md"].into_iter()), 4);
+        assert_eq!(common_dir(["a/bc/x.md", "a/bd/y.md"].into_iter()), 2);
+        assert_eq!(common_dir(["x.md", "a/y.md"].into_iter()), 0);
+    }
+
     #[test]
     fn a_huge_message_is_cut() {
         let p = Problem::error("t", format!("unknown key `{}`", "k".repeat(5_000_000)));
