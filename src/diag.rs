@@ -378,6 +378,130 @@ impl Problems {
             eprintln!("{:?}", miette::Report::new(p.clone()));
         }
     }
+
+    /// The terminal form of a build's problems: warnings one line per kind (`warning_summary`),
+    /// then every error in full, so hundreds of warnings never bury an error.
+    pub fn report_grouped(&self) {
+        for line in self.warning_summary() {
+            eprintln!("{line}");
+        }
+        for p in self.0.iter().filter(|p| p.is_error()) {
+            eprintln!("{:?}", miette::Report::new(p.clone()));
+        }
+    }
+
+    /// Warnings by kind (their code), the most frequent kind first, then by code; each kind's
+    /// warnings in the order of the list.
+    pub fn warning_groups(&self) -> Vec<(&'static str, Vec<&Problem>)> {
+        let mut groups: std::collections::BTreeMap<&'static str, Vec<&Problem>> =
+            std::collections::BTreeMap::new();
+        for p in self.0.iter().filter(|p| !p.is_error()) {
+            groups.entry(p.code).or_default().push(p);
+        }
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+        groups
+    }
+
+    /// One line per kind of warning: its count and up to three files as examples (a kind with
+    /// one warning shows that warning's headline), then one line saying where every warning is
+    /// shown in full. Empty without warnings.
+    pub fn warning_summary(&self) -> Vec<String> {
+        let groups = self.warning_groups();
+        let mut lines = Vec::with_capacity(groups.len() + 1);
+        // Example files without the folders every warned file shares (`../../corpora/`).
+        let prefix = common_dir(self.0.iter().filter_map(|p| p.file.as_deref()));
+        for (code, ps) in &groups {
+            if let [p] = ps.as_slice() {
+                let headline = p.headline();
+                let first = headline.lines().next().unwrap_or_default();
+                lines.push(format!("⚠ askzico::{code}: {first}"));
+                continue;
+            }
+            let mut files: Vec<&str> = Vec::new();
+            for f in ps.iter().filter_map(|p| p.file.as_deref()) {
+                if !files.contains(&f) {
+                    files.push(f);
+                }
+            }
+            let mut line = format!("⚠ askzico::{code}: {} warnings", ps.len());
+            if files.len() < ps.len() {
+                line.push_str(&format!(" in {} file(s)", files.len()));
+            }
+            if !files.is_empty() {
+                let shown: Vec<String> = files
+                    .iter()
+                    .take(GROUP_EXAMPLES)
+                    .map(|f| short_file(&f[prefix..]))
+                    .collect();
+                let more = if files.len() > GROUP_EXAMPLES {
+                    ", …"
+                } else {
+                    ""
+                };
+                line.push_str(&format!(", e.g. {}{more}", shown.join(", ")));
+            }
+            lines.push(line);
+        }
+        if !groups.is_empty() {
+            lines.push(
+                "  (one line per kind of warning: `--verbose` prints each in full; `--json` and \
+                 `askzico inspect` list every one)"
+                    .to_string(),
+            );
+        }
+        lines
+    }
+}
+
+/// Most example files a grouped warning line names.
+const GROUP_EXAMPLES: usize = 3;
+
+/// Most characters of an example file on a grouped warning line (its last segment is always
+/// kept whole).
+const SHORT_FILE_MAX: usize = 32;
+
+/// The byte length of the folders all `files` start with (`a/b/` of `a/b/c.md` and `a/b/d.md`).
+fn common_dir<'a>(files: impl Iterator<Item = &'a str>) -> usize {
+    let mut common: Option<&str> = None;
+    for f in files {
+        let dir = f.rfind('/').map_or("", |i| &f[..=i]);
+        common = Some(match common {
+            None => dir,
+            Some(c) => {
+                let same = c
+                    .bytes()
+                    .zip(dir.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                // Back to the last `/` of the shared part.
+                c[..same].rfind('/').map_or("", |i| &c[..=i])
+            }
+        });
+    }
+    common.map_or(0, str::len)
+}
+
+/// A file as a grouped warning line names it: its last path segments, as many as fit in
+/// `SHORT_FILE_MAX` characters (`…/general/page/1/index.html`).
+fn short_file(file: &str) -> String {
+    let segments: Vec<&str> = file.split('/').collect();
+    let mut kept = 1;
+    let mut len = segments[segments.len() - 1].chars().count();
+    while kept < segments.len() {
+        let next = segments[segments.len() - 1 - kept].chars().count() + 1;
+        if len + next > SHORT_FILE_MAX {
+            break;
+        }
+        len += next;
+        kept += 1;
+    }
+    let tail = segments[segments.len() - kept..].join("/");
+    if kept == segments.len() {
+        tail
+    } else {
+        format!("…/{tail}")
+    }
 }
 
 #[cfg(test)]
@@ -482,6 +606,51 @@ mod tests {
         ] {
             render(&problem(text, span));
         }
+    }
+
+    /// One line per kind, the most frequent first; a kind seen once shows its headline; a file
+    /// with several warnings of a kind is named once; folders every file shares are dropped.
+    #[test]
+    fn warnings_are_summarised_one_line_per_kind() {
+        let mut ps = Problems::default();
+        for i in 0..5 {
+            ps.push(Problem::warning("empty", "nothing").in_file(format!("site/docs/e{i}.md")));
+        }
+        for _ in 0..2 {
+            ps.push(Problem::warning("no-title", "no title").in_file("site/docs/r.json"));
+        }
+        ps.push(Problem::warning("mdx-fallback", "read as Markdown").in_file("site/docs/x.mdx"));
+        ps.push(Problem::error("frontmatter", "bad").in_file("site/docs/bad.md"));
+        assert_eq!(
+            ps.warning_summary(),
+            [
+                "⚠ askzico::empty: 5 warnings, e.g. e0.md, e1.md, e2.md, …",
+                "⚠ askzico::no-title: 2 warnings in 1 file(s), e.g. r.json",
+                "⚠ askzico::mdx-fallback: site/docs/x.mdx: read as Markdown",
+                "  (one line per kind of warning: `--verbose` prints each in full; `--json` and \
+                 `askzico inspect` list every one)",
+            ]
+        );
+        assert!(
+            Problems(vec![Problem::error("e", "x")])
+                .warning_summary()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn example_files_keep_their_last_segments() {
+        assert_eq!(short_file("a.md"), "a.md");
+        assert_eq!(short_file("docs/ar/404.html"), "docs/ar/404.html");
+        assert_eq!(
+            short_file("eis1600-html-ar/docs/ar/categories/general/page/1/index.html"),
+            "…/general/page/1/index.html"
+        );
+        let long = format!("dir/{}.md", "x".repeat(50));
+        assert_eq!(short_file(&long), format!("…/{}.md", "x".repeat(50)));
+        assert_eq!(common_dir(["a/b/c.md", "a/b/d/e.md"].into_iter()), 4);
+        assert_eq!(common_dir(["a/bc/x.md", "a/bd/y.md"].into_iter()), 2);
+        assert_eq!(common_dir(["x.md", "a/y.md"].into_iter()), 0);
     }
 
     #[test]

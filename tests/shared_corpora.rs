@@ -28,8 +28,9 @@ fn built(test: &str) -> Option<&'static Built> {
     Some(BUILT.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
+        // `--verbose`: every warning in full, so tests can look for one by its file.
         let o = run(bin()
-            .args(["build", "--config"])
+            .args(["build", "--verbose", "--config"])
             .arg(config())
             .arg("--out")
             .arg(&out));

@@ -4,13 +4,23 @@ use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::build::{BuildReport, BuildRequest};
 use crate::engine::Engine;
 
-pub fn run(
-    at: &BuildLocation,
-    json: bool,
-    watch: bool,
-    stats_json: bool,
-    allow_empty: bool,
-) -> i32 {
+pub struct BuildArgs {
+    pub json: bool,
+    pub watch: bool,
+    pub stats_json: bool,
+    pub allow_empty: bool,
+    /// Every warning in full on the terminal, not one line per kind.
+    pub verbose: bool,
+}
+
+pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
+    let BuildArgs {
+        json,
+        watch,
+        stats_json,
+        allow_empty,
+        verbose,
+    } = args;
     if watch {
         let opts = crate::watch::WatchOptions {
             config: at.config.clone(),
@@ -20,7 +30,9 @@ pub fn run(
             stats_json,
             allow_empty,
         };
-        return crate::watch::run(&opts, print_watch);
+        return crate::watch::run(&opts, |rep: &BuildReport, stats_json: bool| {
+            print_watch(rep, stats_json, verbose)
+        });
     }
     let Some(cfg) = at.load(json) else {
         return EXIT_USAGE;
@@ -52,7 +64,7 @@ pub fn run(
     // the process is about to return (~60 ms of one core at 10k documents).
     std::mem::forget(engine);
     if !json {
-        report(&rep.problems, false);
+        report_build(&rep.problems, verbose);
     }
     let ok = rep.manifest.is_some() && !rep.problems.has_errors();
     if crate::timings::enabled() {
@@ -129,9 +141,19 @@ fn print_human(rep: &BuildReport) {
     }
 }
 
+/// A build's problems on the terminal: every one in full with `--verbose`; otherwise warnings
+/// one line per kind and errors in full.
+fn report_build(problems: &crate::diag::Problems, verbose: bool) {
+    if verbose {
+        problems.report();
+    } else {
+        problems.report_grouped();
+    }
+}
+
 /// Watch mode: diagnostics and a one-line status on stderr; stdout carries only stats lines.
-fn print_watch(rep: &BuildReport, stats_json: bool) {
-    report(&rep.problems, false);
+fn print_watch(rep: &BuildReport, stats_json: bool, verbose: bool) {
+    report_build(&rep.problems, verbose);
     match &rep.manifest {
         Some(m) => eprintln!(
             "[watch] built {} in {} ms ({} files read, {} docs extracted, {} files written)",

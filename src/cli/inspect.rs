@@ -21,9 +21,11 @@ pub struct InspectArgs {
     pub no_rebuild: bool,
 }
 
-/// Builds the same inputs into a temp directory and compares corpus versions.
-fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> Determinism {
-    let rebuild = |tag: &str| -> Result<String, String> {
+/// Builds the same inputs into a temp directory and compares corpus versions; also returns the
+/// first rebuild's warnings (the build's, when its inputs have not changed since).
+fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> (Determinism, Problems) {
+    let mut warnings = Problems::default();
+    let mut rebuild = |tag: &str| -> Result<String, String> {
         let dir =
             std::env::temp_dir().join(format!("askzico-inspect-{}-{tag}", std::process::id()));
         let rep = build(
@@ -37,6 +39,9 @@ fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> Determinism {
             },
         );
         let _ = std::fs::remove_dir_all(&dir);
+        if tag == "a" {
+            warnings.extend(rep.problems.0.iter().filter(|p| !p.is_error()).cloned());
+        }
         match rep.manifest {
             Some(m) => Ok(m.corpus_version),
             None => Err(rep
@@ -48,7 +53,7 @@ fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> Determinism {
                 .unwrap_or_else(|| "the rebuild failed".into())),
         }
     };
-    match rebuild("a") {
+    let determinism = match rebuild("a") {
         Err(e) => Determinism {
             equal: false,
             built: built.into(),
@@ -75,7 +80,8 @@ fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> Determinism {
                 note,
             }
         }
-    }
+    };
+    (determinism, warnings)
 }
 
 pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
@@ -130,7 +136,12 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
             }
         },
     };
-    let determinism = (!args.no_rebuild).then(|| determinism(&cfg, env, &manifest.corpus_version));
+    let (determinism, warnings) = if args.no_rebuild {
+        (None, None)
+    } else {
+        let (d, w) = determinism(&cfg, env, &manifest.corpus_version);
+        (Some(d), Some(inspect::warning_groups(&w)))
+    };
     let ok = checks.iter().all(|c| c.ok) && determinism.as_ref().is_none_or(|d| d.equal);
     let rep = Report {
         corpus: manifest.corpus.clone(),
@@ -140,6 +151,7 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
         ok,
         checks,
         determinism,
+        warnings,
         sample: inspect::sample(&records, args.sample, args.seed),
         diff,
     };
@@ -255,6 +267,19 @@ fn print_text(r: &Report, args: &InspectArgs) {
             }
         }
     }
+    match &r.warnings {
+        Some(groups) => {
+            let n: usize = groups.iter().map(|g| g.count).sum();
+            println!("\nbuild warnings: {n}");
+            for g in groups {
+                println!("  {} ({})", g.code, g.count);
+                for w in &g.instances {
+                    println!("      {}", warning_line(w));
+                }
+            }
+        }
+        None => println!("\nbuild warnings: not collected (--no-rebuild)"),
+    }
     match &r.determinism {
         Some(d) => println!(
             "\ndeterminism: {} ({} vs {}) — {}",
@@ -281,5 +306,16 @@ fn print_text(r: &Report, args: &InspectArgs) {
         println!("inspect: ok");
     } else {
         println!("inspect: FAILED: {}", failed.join(", "));
+    }
+}
+
+/// A warning as `build --json` lists it, on one line: `file:line: message`.
+fn warning_line(w: &serde_json::Value) -> String {
+    let message = w["message"].as_str().unwrap_or_default();
+    let message = message.lines().next().unwrap_or_default();
+    match (w["file"].as_str(), w["line"].as_u64()) {
+        (Some(f), Some(l)) => format!("{f}:{l}: {message}"),
+        (Some(f), None) => format!("{f}: {message}"),
+        _ => message.to_string(),
     }
 }

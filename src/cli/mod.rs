@@ -78,6 +78,10 @@ enum Command {
         /// previous build stays in place).
         #[arg(long)]
         allow_empty: bool,
+        /// Print every warning in full (by default the terminal gets one line per kind of
+        /// warning, with its count and a few examples).
+        #[arg(long)]
+        verbose: bool,
     },
     /// Remove the artifact files no kept manifest names (every current manifest and the N newest
     /// versions are kept; caches are not touched).
@@ -337,7 +341,17 @@ pub fn main() -> i32 {
             watch,
             stats_json,
             allow_empty,
-        } => build::run(&at, json, watch, stats_json, allow_empty),
+            verbose,
+        } => build::run(
+            &at,
+            build::BuildArgs {
+                json,
+                watch,
+                stats_json,
+                allow_empty,
+                verbose,
+            },
+        ),
         Command::Verify { at, json } => verify::run(&at, json),
         Command::Gc {
             at,

@@ -104,6 +104,29 @@ pub fn render(r: &Report) -> String {
         );
     }
 
+    if let Some(groups) = &r.warnings {
+        let n: usize = groups.iter().map(|g| g.count).sum();
+        let _ = writeln!(h, "<h2>تحذيرات البناء ({n})</h2>");
+        for g in groups {
+            let _ = write!(
+                h,
+                "<h3>{} ({})</h3>\n<ul class=\"ex\">",
+                ltr(&g.code),
+                g.count
+            );
+            for w in &g.instances {
+                let place = match (w["file"].as_str(), w["line"].as_u64()) {
+                    (Some(f), Some(l)) => format!("{f}:{l}"),
+                    (Some(f), None) => f.to_string(),
+                    _ => String::new(),
+                };
+                let message = w["message"].as_str().unwrap_or_default();
+                let _ = write!(h, "<li>{} {}</li>", ltr(&place), escape(message));
+            }
+            h.push_str("</ul>\n");
+        }
+    }
+
     let _ = writeln!(h, "<h2>عينة للمراجعة ({} مقطعًا)</h2>", r.sample.len());
     for s in &r.sample {
         let span = s.span.map(|(a, b)| format!("{a}–{b}")).unwrap_or_default();

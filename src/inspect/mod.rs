@@ -607,8 +607,33 @@ pub struct Report {
     pub ok: bool,
     pub checks: Vec<CheckResult>,
     pub determinism: Option<Determinism>,
+    /// The build's warnings by kind, every instance (from the determinism rebuild; `None`
+    /// with `--no-rebuild`).
+    pub warnings: Option<Vec<WarningGroup>>,
     pub sample: Vec<SampleItem>,
     pub diff: Option<Diff>,
+}
+
+/// One kind of build warning (its code) and every warning of that kind.
+#[derive(Debug, Clone, Serialize)]
+pub struct WarningGroup {
+    pub code: String,
+    pub count: usize,
+    /// Each warning as `build --json` lists it (level, code, file, line, message, help).
+    pub instances: Vec<serde_json::Value>,
+}
+
+/// A build's warnings grouped by kind, the most frequent first.
+pub fn warning_groups(problems: &crate::diag::Problems) -> Vec<WarningGroup> {
+    problems
+        .warning_groups()
+        .into_iter()
+        .map(|(code, ps)| WarningGroup {
+            code: format!("askzico::{code}"),
+            count: ps.len(),
+            instances: ps.iter().map(|p| p.to_json()).collect(),
+        })
+        .collect()
 }
 
 // ── sample ─────────────────────────────────────────────────────────────────────────────────

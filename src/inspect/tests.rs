@@ -299,6 +299,11 @@ fn html_escapes_everything_shown() {
         ok: false,
         checks,
         determinism: None,
+        warnings: Some(vec![WarningGroup {
+            code: "askzico::no-title".into(),
+            count: 1,
+            instances: vec![serde_json::json!({"file": xss, "line": 1, "message": xss})],
+        }]),
         sample: sample(std::slice::from_ref(&r), 1, 0),
         diff: Some(diff(&[], std::slice::from_ref(&r), "a", "b")),
     };

@@ -1,0 +1,273 @@
+//! Warnings that scale: on the terminal, `build` (and `build --watch`) prints one line per kind
+//! of warning with its count and at most three example files, and errors in full; `--verbose`
+//! prints every warning in full; `--json` and `inspect` list every instance.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::Path;
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+const CONFIG: &str = "[corpus]\nname = \"w\"\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\n\n\
+    [[library]]\nid = \"recs\"\nroot = \"data\"\n\n[library.records]\ntitle = \"name\"\ntext = \"text\"\n";
+
+/// The empty Markdown files (one `empty` warning each).
+fn empties() -> Vec<String> {
+    (1..=10).map(|i| format!("empty-{i:02}.md")).collect()
+}
+
+/// The record files whose record has no title (one `no-title` warning each).
+fn untitled() -> Vec<String> {
+    (1..=3).map(|i| format!("untitled-{i}.json")).collect()
+}
+
+/// A project with one good document, 10 warnings of one kind and 3 of another.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("corpus.toml"), CONFIG).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join("data")).unwrap();
+    std::fs::write(
+        root.join("src/good.md"),
+        "---\ntitle: صفحة سليمة\n---\n\n# صفحة سليمة\n\nنص عربي سليم.\n",
+    )
+    .unwrap();
+    for name in empties() {
+        std::fs::write(root.join("src").join(name), "").unwrap();
+    }
+    for name in untitled() {
+        std::fs::write(
+            root.join("data").join(name),
+            r#"{"text": "نص سجل بلا عنوان"}"#,
+        )
+        .unwrap();
+    }
+    dir
+}
+
+fn build(root: &Path, extra: &[&str]) -> std::process::Output {
+    run(bin()
+        .current_dir(root)
+        .timeout(Duration::from_secs(120))
+        .arg("build")
+        .args(extra))
+}
+
+/// `build --json`'s diagnostics, by code.
+fn json_diagnostics(root: &Path) -> BTreeMap<String, Vec<Value>> {
+    let o = build(root, &["--json"]);
+    let v: Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON summary");
+    let mut by_code: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for d in v["diagnostics"].as_array().unwrap() {
+        by_code
+            .entry(d["code"].as_str().unwrap().to_string())
+            .or_default()
+            .push(d.clone());
+    }
+    by_code
+}
+
+/// The terminal's warnings: one line for `empty` with 10, one for `no-title` with 3, each
+/// naming at most three files, and one line saying where the rest is.
+fn assert_grouped(err: &str) {
+    for (code, files, count) in [("empty", empties(), 10), ("no-title", untitled(), 3)] {
+        let lines: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains(&format!("askzico::{code}")))
+            .collect();
+        assert_eq!(lines.len(), 1, "one line for {code}:\n{err}");
+        let line = lines[0];
+        assert!(
+            line.contains(&format!("{count} warnings")),
+            "{code}: {line}"
+        );
+        let named = files.iter().filter(|f| line.contains(f.as_str())).count();
+        assert!(
+            (1..=3).contains(&named),
+            "{code} names {named} files: {line}"
+        );
+    }
+    assert!(
+        err.lines()
+            .any(|l| l.contains("--verbose") && l.contains("--json") && l.contains("inspect")),
+        "no line saying where the rest is:\n{err}"
+    );
+    // No warning is rendered in full (miette's help lines).
+    assert!(!err.contains("help:"), "{err}");
+}
+
+#[test]
+fn the_terminal_gets_one_line_per_kind_of_warning() {
+    let p = project();
+    let o = build(p.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_grouped(&err);
+    assert!(err.lines().count() <= 3, "{err}");
+}
+
+#[test]
+fn verbose_prints_every_warning_in_full() {
+    let p = project();
+    let o = build(p.path(), &["--verbose"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    for f in empties().iter().chain(&untitled()) {
+        assert!(err.contains(f.as_str()), "{f} missing:\n{err}");
+    }
+    assert_eq!(err.matches("askzico::empty").count(), 10, "{err}");
+    assert_eq!(err.matches("askzico::no-title").count(), 3, "{err}");
+    assert_eq!(err.matches("help:").count(), 13, "{err}");
+}
+
+#[test]
+fn json_lists_every_warning() {
+    let p = project();
+    let by_code = json_diagnostics(p.path());
+    let files = |code: &str| -> Vec<String> {
+        let mut f: Vec<String> = by_code[code]
+            .iter()
+            .map(|d| {
+                assert_eq!(d["level"], "warning", "{d}");
+                d["file"].as_str().unwrap().to_string()
+            })
+            .collect();
+        f.sort();
+        f
+    };
+    let want = |dir: &str, names: Vec<String>| -> Vec<String> {
+        names.iter().map(|n| format!("{dir}/{n}")).collect()
+    };
+    assert_eq!(files("empty"), want("src", empties()));
+    assert_eq!(files("no-title"), want("data", untitled()));
+    assert_eq!(by_code.len(), 2, "{by_code:?}");
+}
+
+#[test]
+fn errors_are_printed_in_full_beside_grouped_warnings() {
+    let p = project();
+    for name in ["bad-a.md", "bad-b.md"] {
+        std::fs::write(
+            p.path().join("src").join(name),
+            "---\ntitle: [1, 2]\n---\n\n# عنوان\n\nنص.\n",
+        )
+        .unwrap();
+    }
+    let o = build(p.path(), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_grouped_with_errors(&err);
+    // Every error in full: its code, its file and line, its message and its help.
+    for name in ["bad-a.md", "bad-b.md"] {
+        assert!(
+            err.contains(&format!("× src/{name}:1: frontmatter `title` must be")),
+            "{name}:\n{err}"
+        );
+    }
+    assert_eq!(err.matches("askzico::frontmatter").count(), 2, "{err}");
+    assert_eq!(err.matches("help: fix `title:`").count(), 2, "{err}");
+    // The errors come last, beside the failure line, not above the warnings.
+    let last_warning = err.find("askzico::no-title").unwrap();
+    assert!(
+        err.find("askzico::frontmatter").unwrap() > last_warning,
+        "{err}"
+    );
+}
+
+/// `assert_grouped`, with errors (and their help lines) beside the warnings.
+fn assert_grouped_with_errors(err: &str) {
+    for (code, count) in [("empty", 10), ("no-title", 3)] {
+        let lines: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains(&format!("askzico::{code}")))
+            .collect();
+        assert_eq!(lines.len(), 1, "one line for {code}:\n{err}");
+        assert!(lines[0].contains(&format!("{count} warnings")), "{err}");
+    }
+}
+
+#[test]
+fn inspect_lists_every_build_warning_by_kind() {
+    let p = project();
+    assert_eq!(build(p.path(), &[]).status.code(), Some(0));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["inspect", "--json", "--sample", "0"]));
+    let v: Value = serde_json::from_str(stdout(&o).trim()).expect("inspect JSON");
+    let groups = v["warnings"].as_array().expect("a warnings section");
+    let counts: Vec<(&str, u64, usize)> = groups
+        .iter()
+        .map(|g| {
+            (
+                g["code"].as_str().unwrap(),
+                g["count"].as_u64().unwrap(),
+                g["instances"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        counts,
+        [("askzico::empty", 10, 10), ("askzico::no-title", 3, 3)]
+    );
+    // The text form names every instance.
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["inspect", "--sample", "0"]));
+    let text = stdout(&o);
+    assert!(text.contains("build warnings: 13"), "{text}");
+    for f in empties().iter().chain(&untitled()) {
+        assert!(text.contains(f.as_str()), "{f} missing:\n{text}");
+    }
+    // Without the rebuild there is no build report to take them from; inspect says so.
+    let o = run(bin().current_dir(p.path()).args([
+        "inspect",
+        "--json",
+        "--no-rebuild",
+        "--sample",
+        "0",
+    ]));
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert!(v["warnings"].is_null(), "{}", v["warnings"]);
+}
+
+/// The first build of `build --watch [extra]`: its stderr, once its stats line is out.
+fn watch_first_build(root: &Path, extra: &[&str]) -> String {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
+        .current_dir(root)
+        .args(["build", "--watch", "--stats-json"])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let first = rx.recv_timeout(Duration::from_secs(60));
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    first.expect("a stats line for the first build");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn watch_groups_warnings_unless_verbose() {
+    let p = project();
+    let err = watch_first_build(p.path(), &[]);
+    assert_grouped(&err);
+    let err = watch_first_build(p.path(), &["--verbose"]);
+    assert_eq!(err.matches("askzico::empty").count(), 10, "{err}");
+    assert_eq!(err.matches("askzico::no-title").count(), 3, "{err}");
+}
