@@ -296,7 +296,9 @@ static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?m):::|\{#|\{/\*|\{\{[<%]",
         r"|</?[A-Za-z][A-Za-z0-9.-]*(?:\s+[A-Za-z_:@][^<>]*)?/?>",
-        r"|^\s*(?:import\s+(?:[\w*{]|'|\x22)|export\s+(?:default|const|function|let|var|class|\{))",
+        // ESM lines: an identifier, `*`, `{` or a string after `import` (an ASCII one: a page
+        // about the `import` command, followed by its Arabic description, is prose).
+        r"|^\s*(?:import\s+(?:[A-Za-z_$*{]|'|\x22)|export\s+(?:default|const|function|let|var|class|\{))",
     ))
     .unwrap()
 });
