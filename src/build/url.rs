@@ -98,6 +98,10 @@ pub(crate) fn lookup(
         "dir" => url_path(&parts.dir),
         "stem" => url_path(&parts.stem),
         "parent" => url_path(&parts.parent),
+        // The page path's folder and last segment, for generators whose frontmatter `slug`
+        // replaces the last segment (Hugo, Docusaurus): `{page_dir}/{fm.slug|page_name}`.
+        "page_dir" => url_path(parts.page.rsplit_once('/').map_or("", |(d, _)| d)),
+        "page_name" => url_path(parts.page.rsplit('/').next().unwrap_or_default()),
         _ => match name.strip_prefix("fm.") {
             Some(key) => url_path(&field(key).filter(|v| !v.trim().is_empty())?),
             // Any other name is a frontmatter field, inserted as written.
@@ -255,6 +259,18 @@ mod tests {
             url(&l, "/{fm.slug|stem}", "a.md", fm).unwrap(),
             "/my%20page"
         );
+        // Hugo: a bundle's `slug` replaces its folder's name.
+        let t = "https://s/{page_dir}/{fm.slug|page_name}/";
+        let hugo = r#"{"slug": "pi-setup"}"#;
+        assert_eq!(
+            url(&l, t, "post/v1-pi/index.md", hugo).unwrap(),
+            "https://s/post/pi-setup/"
+        );
+        assert_eq!(
+            url(&l, t, "post/v1-pi/index.md", "{}").unwrap(),
+            "https://s/post/v1-pi/"
+        );
+        assert_eq!(url(&l, t, "about.md", hugo).unwrap(), "https://s/pi-setup/");
         assert_eq!(
             url(&l, "/{fm.title}", "a.md", "{}"),
             Err("fm.title".to_string())
