@@ -15,7 +15,7 @@ pub(crate) fn strip_order(seg: &str) -> &str {
     if rest.len() == seg.len() {
         return seg;
     }
-    let name = rest.trim_start_matches(|c: char| matches!(c, '-' | '_' | '.') || c == ' ');
+    let name = rest.trim_start_matches(['-', '_', '.', ' ']);
     if name.len() == rest.len() || name.is_empty() {
         return seg;
     }
