@@ -22,6 +22,8 @@ use crate::normalize::{NORMALIZATION_UNICODE_VERSION, RULES_VERSION};
 use crate::text::Text;
 use crate::timings::{Stage, timed};
 
+pub(crate) mod url;
+
 /// Bumped whenever extraction or chunking output changes for the same input.
 pub const PIPELINE_VERSION: u32 = 1;
 
@@ -123,7 +125,7 @@ fn duplicate_in_file(
         .help("IDs must be unique: make the records `id` template include a distinguishing field (e.g. `$index` or the url's fragment)")
 }
 
-/// A slug as a URL path: readable (`c++` stays `c++`, Arabic stays Arabic, as browsers show it),
+/// A slug (or a path) as a URL path: readable (`c++` stays `c++`, Arabic stays Arabic, as browsers show it),
 /// with only what a URL path cannot hold percent-encoded (whitespace, controls, `"#%<>?\^`{|}`).
 fn url_path(slug: &str) -> String {
     let mut out = String::with_capacity(slug.len());
@@ -176,6 +178,7 @@ fn build_doc(
         }
         p
     };
+    let from_path = doc.record_slug.is_none() && doc.slug_override.is_none();
     let slug = match (&doc.record_slug, &doc.slug_override) {
         (Some(s), _) | (None, Some(s)) => s.clone(),
         (None, None) => file_slug(rel),
@@ -216,26 +219,22 @@ fn build_doc(
     };
     let url = match (&doc.url, &lib.url) {
         (Some(u), _) => u.clone(),
-        (None, Some(t)) => t
-            .render(|name| match name {
-                "slug" => Some(url_path(&slug)),
-                "library" => Some(lib.id.clone()),
-                other => doc.fields.get(other).and_then(|v| match v {
-                    Value::String(s) => Some(s.clone()),
-                    Value::Number(n) => Some(n.to_string()),
-                    _ => None,
-                }),
-            })
-            .map_err(|missing| {
+        (None, Some(t)) => url::render(t, lib, rel, &slug, from_path, &doc.fields).map_err(
+            |missing| {
                 fail(
                     format!(
                         "url template `{}` needs `{missing}`, which this document lacks",
                         t.source()
                     ),
-                    "use {slug}, {library} or a frontmatter field every document has",
+                    "use {slug}, {path}, {dir}, {stem}, {parent}, {library}, a frontmatter field every document has, or alternatives such as {fm.slug|stem}",
                 )
-            })?,
-        (None, None) => format!("/{}/{}", lib.id, url_path(&slug)),
+            },
+        )?,
+        (None, None) => {
+            let page = url::PathParts::new(rel, lib).page;
+            let slug = if from_path { page.as_str() } else { &slug };
+            format!("/{}/{}", lib.id, url_path(slug))
+        }
     };
     let scheme_ok = url.starts_with("https://")
         || url.starts_with("http://")

@@ -108,6 +108,10 @@ pub struct Library {
     pub format: Option<Format>,
     pub domains: Vec<String>,
     pub url: Option<Template>,
+    /// URLs drop numeric ordering prefixes from path segments (`01-intro` → `intro`).
+    pub url_strip_order: bool,
+    /// File stems (compared ignoring ASCII case) whose URL is their folder's; empty: none.
+    pub url_index: Vec<String>,
     pub records: Option<RecordMapping>,
     /// Frontmatter keys copied into chunk metadata.
     pub frontmatter_metadata: Vec<String>,
@@ -124,6 +128,8 @@ impl Library {
             "format": self.format,
             "domains": self.domains,
             "url": self.url.as_ref().map(|t| t.source()),
+            "url_strip_order": self.url_strip_order,
+            "url_index": self.url_index,
             "records": self.records,
             "frontmatter_metadata": self.frontmatter_metadata,
         })
@@ -605,6 +611,16 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
             format: lib.format.map(Spanned::into_inner),
             domains,
             url: url.flatten(),
+            url_strip_order: lib.url_strip_order.unwrap_or(false),
+            url_index: match lib.url_index {
+                None | Some(raw::UrlIndex::On(true)) => default_url_index(),
+                Some(raw::UrlIndex::On(false)) => Vec::new(),
+                Some(raw::UrlIndex::More(more)) => {
+                    let mut names = default_url_index();
+                    names.extend(more);
+                    names
+                }
+            },
             records: records.flatten(),
             frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
             allow_outside_root: allow_outside,
@@ -858,6 +874,13 @@ fn within_root(cx: &mut Cx, key: &str, patterns: &[Spanned<String>]) {
             "write the pattern relative to the library's `root` (such as `**/*.md`); to read another directory, point `root` at it (with `allow_outside_root = true` if it lies outside the config's directory)",
         );
     }
+}
+
+/// The index file stems every site generator serves as their folder's page.
+pub const URL_INDEX_NAMES: [&str; 3] = ["index", "README", "_index"];
+
+fn default_url_index() -> Vec<String> {
+    URL_INDEX_NAMES.iter().map(|s| s.to_string()).collect()
 }
 
 fn template_or_error(cx: &mut Cx, t: Spanned<String>) -> Option<Template> {

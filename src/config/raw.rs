@@ -184,10 +184,22 @@ pub(super) struct RawLibrary {
     pub format: Option<Spanned<Format>>,
     pub domains: Option<Vec<Spanned<String>>>,
     pub url: Option<Spanned<String>>,
+    /// URLs drop numeric ordering prefixes from path segments (`01-intro` → `intro`).
+    pub url_strip_order: Option<bool>,
+    /// Index files whose URL is their folder's: `true` (default: `index`, `README`,
+    /// `_index`), `false`, or more names added to those.
+    pub url_index: Option<UrlIndex>,
     pub records: Option<RawRecords>,
     pub frontmatter_metadata: Option<Vec<String>>,
     /// The root may lie outside the config's directory, and symlinks may leave the root.
     pub allow_outside_root: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum UrlIndex {
+    On(bool),
+    More(Vec<String>),
 }
 
 #[derive(Deserialize)]

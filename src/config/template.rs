@@ -79,12 +79,31 @@ impl Template {
     }
 
     /// Fills the template; `Err(name)` names the first variable `lookup` does not know.
+    ///
+    /// `{a|b}` takes the first of `a`, `b` that `lookup` knows. A variable that is empty between
+    /// two `/` leaves one (`/ar/{slug}/` with an empty slug is `/ar/`, never `/ar//`).
     pub fn render(&self, mut lookup: impl FnMut(&str) -> Option<String>) -> Result<String, String> {
         let mut out = String::new();
+        let mut empty_after_slash = false;
         for p in &self.parts {
             match p {
-                Part::Lit(s) => out.push_str(s),
-                Part::Var(v) => out.push_str(&lookup(v).ok_or_else(|| v.clone())?),
+                Part::Lit(s) => {
+                    let s = match s.strip_prefix('/') {
+                        Some(rest) if empty_after_slash => rest,
+                        _ => s,
+                    };
+                    out.push_str(s);
+                    empty_after_slash = false;
+                }
+                Part::Var(v) => {
+                    let value = v
+                        .split('|')
+                        .find_map(|name| lookup(name.trim()))
+                        .ok_or_else(|| v.clone())?;
+                    empty_after_slash =
+                        value.is_empty() && (out.ends_with('/') || empty_after_slash);
+                    out.push_str(&value);
+                }
             }
         }
         Ok(out)
@@ -103,6 +122,27 @@ mod tests {
             .unwrap();
         assert_eq!(out, "https://x/a/b/{raw}");
         assert_eq!(t.render(|_| None), Err("slug".to_string()));
+    }
+
+    #[test]
+    fn alternatives_and_empty_segments() {
+        let t = Template::parse("/ar/{a|b}/{c}/x").unwrap();
+        let vals = |a: Option<&str>, c: &str| {
+            let (a, c) = (a.map(str::to_string), c.to_string());
+            t.render(move |v| match v {
+                "a" => a.clone(),
+                "b" => Some("B".into()),
+                "c" => Some(c.clone()),
+                _ => None,
+            })
+            .unwrap()
+        };
+        assert_eq!(vals(Some("A"), "C"), "/ar/A/C/x");
+        assert_eq!(vals(None, "C"), "/ar/B/C/x");
+        assert_eq!(vals(Some(""), ""), "/ar/x");
+        assert_eq!(t.render(|_| None), Err("a|b".to_string()));
+        let id = Template::parse("{m}-{d}").unwrap();
+        assert_eq!(id.render(|_| Some(String::new())).unwrap(), "-");
     }
 
     #[test]

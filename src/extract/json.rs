@@ -102,7 +102,7 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
             Ok(Some(mut doc)) => {
                 doc.position = Some(format!("record {}", describe(i, &place)));
                 if doc.title.as_deref().is_none_or(str::is_empty) {
-                    let t = super::stem_title(file);
+                    let t = super::path_title(file);
                     out.problems.push(
                         Problem::warning(
                             "no-title",

@@ -129,6 +129,14 @@ impl Body {
             .map(|b| self.block_text(b))
     }
 
+    /// The first heading of any level.
+    pub fn first_any_heading(&self) -> Option<&str> {
+        self.blocks
+            .iter()
+            .find(|b| matches!(b.kind, BlockKind::Heading(_)))
+            .map(|b| self.block_text(b))
+    }
+
     /// Puts a title heading first, when the body has no H1 of its own.
     pub fn with_title_heading(self, title: &str) -> Body {
         let first = self.blocks.first().map(|b| self.block_text(b).trim());
@@ -437,15 +445,50 @@ pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The file stem, used as a last-resort title.
-pub fn stem_title(file: &str) -> String {
-    let name = file.rsplit('/').next().unwrap_or(file);
-    let stem = name.rsplit_once('.').map(|(s, _)| s).unwrap_or(name);
-    if stem == "index" {
-        let parent = file.rsplit('/').nth(1).unwrap_or(stem);
-        parent.to_string()
+/// File stems that say what a file is, not what it is about: their title names their folder
+/// too (`4-exercise-name/solution.md` → "exercise name: solution").
+const GENERIC_STEMS: [&str; 6] = ["solution", "task", "exercise", "answer", "demo", "example"];
+
+/// Index stems: such a file's title is its folder's name alone.
+const INDEX_STEMS: [&str; 3] = ["index", "readme", "_index"];
+
+/// A path segment as words: ordering prefix dropped (`01-intro` → `intro`), `-` and `_` as
+/// spaces. Falls back to the segment as it is when nothing readable is left.
+fn readable(seg: &str) -> String {
+    let words = crate::build::url::strip_order(seg)
+        .split(['-', '_', ' '])
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if words.is_empty() {
+        seg.to_string()
     } else {
-        stem.to_string()
+        words
+    }
+}
+
+/// A last-resort title from a file's path: its stem as words; a generic stem (`solution`,
+/// `README`…) with its folder's name, an index file as its folder's name.
+pub fn path_title(file: &str) -> String {
+    let mut segs = file
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != "." && *s != "..");
+    let name = segs.next_back().unwrap_or(file);
+    let stem = match name.rsplit_once('.') {
+        Some((s, _)) if !s.is_empty() => s,
+        _ => name,
+    };
+    let lower = stem.to_ascii_lowercase();
+    let key = crate::build::url::strip_order(&lower);
+    let Some(folder) = segs.next_back().map(readable) else {
+        return readable(stem);
+    };
+    if INDEX_STEMS.contains(&key) {
+        folder
+    } else if GENERIC_STEMS.contains(&key) {
+        format!("{folder}: {}", readable(stem))
+    } else {
+        readable(stem)
     }
 }
 
@@ -469,11 +512,13 @@ fn finish(file: &str, mut doc: Document, mut problems: Vec<Problem>) -> FileExtr
     let title = doc
         .title
         .clone()
-        .or_else(|| doc.body.first_heading(1).map(str::to_string));
+        .or_else(|| doc.body.first_heading(1).map(str::to_string))
+        .or_else(|| doc.body.first_any_heading().map(str::to_string))
+        .filter(|t| !t.trim().is_empty());
     let title = match title {
         Some(t) => t,
         None => {
-            let t = stem_title(file);
+            let t = path_title(file);
             problems.push(
                 Problem::warning(
                     "no-title",
@@ -502,6 +547,73 @@ mod tests {
         fn control_scan_agrees_with_char_is_control(s in "(\\PC|[\\x00-\\x1f\\x7f-\\u{9f}\\u{a0}-\\u{ff}\\u{600}-\\u{6ff}])*") {
             proptest::prop_assert_eq!(has_control(&s), s.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
         }
+    }
+
+    #[test]
+    fn titles_from_paths() {
+        for (file, want) in [
+            (
+                "site/2-part/03-chapter/07-topic/4-exercise-name/solution.md",
+                "exercise name: solution",
+            ),
+            ("site/1-js/02-first-steps/05-types/task.md", "types: task"),
+            ("site/1-js/02-first-steps/05-data_types.md", "data types"),
+            ("docs/guide/README.md", "guide"),
+            ("content/post/v1-raspberry-pi/index.md", "v1 raspberry pi"),
+            ("content/posts/_index.md", "posts"),
+            ("a/01-index.md", "a"),
+            ("README.md", "README"),
+            ("pages.ar/common/c++.md", "c++"),
+            ("pages.ar/common/$.md", "$"),
+            ("../x/2024.md", "2024"),
+            ("مقالات/عن-الخط.md", "عن الخط"),
+        ] {
+            assert_eq!(path_title(file), want, "{file}");
+        }
+    }
+
+    fn titled(file: &str, title: Option<&str>, blocks: &[(BlockKind, &str)]) -> (String, usize) {
+        let mut body = Body::default();
+        for (k, t) in blocks {
+            body.push(*k, t);
+        }
+        let doc = Document {
+            title: title.map(str::to_string),
+            body,
+            ..Document::default()
+        };
+        let out = finish(file, doc, Vec::new());
+        let warned = out.problems.iter().filter(|p| p.code == "no-title").count();
+        (out.docs[0].title.clone().unwrap(), warned)
+    }
+
+    /// A file without a title takes its first heading of any level, then a name from its path
+    /// (with the `no-title` warning); a title it has is never replaced.
+    #[test]
+    fn titles_fall_back_to_the_first_heading_then_the_path() {
+        let p = BlockKind::Paragraph;
+        let h = BlockKind::Heading;
+        let file = "s/4-exercise-name/solution.md";
+        assert_eq!(
+            titled(file, Some("عنوان"), &[(h(2), "قسم"), (p, "نص")]),
+            ("عنوان".to_string(), 0)
+        );
+        assert_eq!(
+            titled(file, None, &[(p, "نص"), (h(2), "قسم"), (h(1), "رئيس")]),
+            ("رئيس".to_string(), 0)
+        );
+        assert_eq!(
+            titled(file, None, &[(p, "نص"), (h(3), "قسم فرعي"), (h(2), "قسم")]),
+            ("قسم فرعي".to_string(), 0)
+        );
+        assert_eq!(
+            titled(file, Some(" "), &[(p, "نص")]),
+            ("exercise name: solution".to_string(), 1)
+        );
+        assert_eq!(
+            titled(file, None, &[(p, "نص")]),
+            ("exercise name: solution".to_string(), 1)
+        );
     }
 
     fn utf16(s: &str, le: bool) -> Vec<u8> {
