@@ -121,18 +121,25 @@ pub struct Library {
 impl Library {
     /// The values of this library that shape output, for the settings fingerprint.
     pub fn shape(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut shape = serde_json::json!({
             "id": self.id,
             "include": self.include_patterns,
             "exclude": self.exclude_patterns,
             "format": self.format,
             "domains": self.domains,
             "url": self.url.as_ref().map(|t| t.source()),
-            "url_strip_order": self.url_strip_order,
-            "url_index": self.url_index,
             "records": self.records,
             "frontmatter_metadata": self.frontmatter_metadata,
-        })
+        });
+        // The URL switches are recorded only when set, so a config that does not use them keeps
+        // the fingerprint (and corpus version) it had before they existed.
+        if self.url_strip_order {
+            shape["url_strip_order"] = true.into();
+        }
+        if self.url_index != default_url_index() {
+            shape["url_index"] = serde_json::json!(self.url_index);
+        }
+        shape
     }
 }
 
