@@ -37,6 +37,9 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
     let Some(cfg) = at.load(json) else {
         return EXIT_USAGE;
     };
+    if !json {
+        print_content_roots(&cfg);
+    }
     if let Err(p) = cfg.libraries_for(at.env.as_deref()) {
         report(&crate::diag::Problems(vec![p]), json);
         return EXIT_USAGE;
@@ -81,6 +84,16 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
         print_human(&rep);
     }
     if ok { EXIT_OK } else { EXIT_ERRORS }
+}
+
+/// Zero config (`--sources`): the content folder of a recognised site layout it reads, since
+/// the rest of the directory is left out.
+fn print_content_roots(cfg: &crate::config::Config) {
+    for lib in &cfg.libraries {
+        if let Some(layout) = lib.zero_config.as_ref().and_then(|z| z.layout) {
+            eprintln!("content root: {} ({layout} layout)", lib.root_display);
+        }
+    }
 }
 
 fn summary(at: &BuildLocation, rep: &BuildReport, ok: bool) -> serde_json::Value {

@@ -80,9 +80,7 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
         let out_in_root = out_canon
             .as_ref()
             .is_some_and(|o| o.starts_with(&root_canon) || root_canon.starts_with(o));
-        let walker = walkdir::WalkDir::new(&lib.root)
-            .follow_links(true)
-            .sort_by_file_name();
+        let steps = walk(lib);
         let mut lib_files = Vec::new();
         // Directories reached through a symlink: files under them (and symlinked files) are
         // resolved with `canonicalize`; any other file's canonical path is the canonical root
@@ -93,24 +91,36 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
         let mut open_dirs: Vec<PathBuf> = Vec::new();
         // Entries the globs select (sources, special files, links refused): none is a warning.
         let mut matched = 0usize;
-        for entry in walker {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
+        for step in steps {
+            let (path, depth, file_type, is_symlink) = match step {
+                Step::Entry {
+                    path,
+                    depth,
+                    file_type,
+                    is_symlink,
+                } => (path, depth, file_type, is_symlink),
+                Step::WalkError(e) => {
                     problems.push(walk_problem(lib, &e, &open_dirs));
                     continue;
                 }
-            };
-            let file_type = entry.file_type();
-            if file_type.is_dir() {
-                if entry.path_is_symlink() {
-                    linked_dirs.push(entry.path().to_path_buf());
+                Step::SiteError(e) => {
+                    problems.push(site_walk_problem(lib, &e, &open_dirs));
+                    continue;
                 }
-                open_dirs.truncate(entry.depth());
-                open_dirs.push(entry.path().to_path_buf());
+                Step::Problem(p) => {
+                    problems.push(p);
+                    continue;
+                }
+            };
+            if file_type.is_dir() {
+                if is_symlink {
+                    linked_dirs.push(path.clone());
+                }
+                open_dirs.truncate(depth);
+                open_dirs.push(path);
                 continue;
             }
-            let path = entry.path();
+            let path = path.as_path();
             let Ok(rel) = path.strip_prefix(&lib.root) else {
                 continue;
             };
@@ -123,7 +133,7 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 continue;
             }
             matched += 1;
-            let linked = entry.path_is_symlink() || linked_dirs.iter().any(|d| path.starts_with(d));
+            let linked = is_symlink || linked_dirs.iter().any(|d| path.starts_with(d));
             let canon = if linked {
                 match path.canonicalize() {
                     Ok(c) => c,
@@ -206,6 +216,157 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
         files.extend(lib_files);
     }
     (files, problems)
+}
+
+/// One step of a library's walk: an entry, or what went wrong.
+enum Step {
+    Entry {
+        path: PathBuf,
+        depth: usize,
+        file_type: std::fs::FileType,
+        is_symlink: bool,
+    },
+    /// A written config's walk (walkdir) could not list or follow an entry.
+    WalkError(walkdir::Error),
+    /// A zero-config walk (the ignore crate) could not list or follow an entry.
+    SiteError(ignore::Error),
+    /// An ignore file that could not be read in full (a zero-config walk).
+    Problem(Problem),
+}
+
+/// The walk of a library's root, in file name order, symlinks followed: every entry for a
+/// written config; for zero config (`--sources`), the entries a site generator would publish
+/// (`site_walk`).
+fn walk(lib: &Library) -> Box<dyn Iterator<Item = Step> + '_> {
+    let Some(zc) = &lib.zero_config else {
+        let walker = walkdir::WalkDir::new(&lib.root)
+            .follow_links(true)
+            .sort_by_file_name();
+        return Box::new(walker.into_iter().map(|r| match r {
+            Ok(e) => Step::Entry {
+                depth: e.depth(),
+                file_type: e.file_type(),
+                is_symlink: e.path_is_symlink(),
+                path: e.into_path(),
+            },
+            Err(e) => Step::WalkError(e),
+        }));
+    };
+    Box::new(site_walk(&zc.dir, &lib.root).flat_map(move |r| {
+        let (entry, problem) = match r {
+            Err(e) => (Step::SiteError(e), None),
+            Ok(e) => {
+                let problem = e.error().map(|err| ignore_file_problem(lib, err));
+                match e.file_type() {
+                    // Only standard input has no file type; a walk never yields it.
+                    None => return Vec::new(),
+                    Some(file_type) => (
+                        Step::Entry {
+                            depth: e.depth(),
+                            file_type,
+                            is_symlink: e.path_is_symlink(),
+                            path: e.into_path(),
+                        },
+                        problem.map(Step::Problem),
+                    ),
+                }
+            }
+        };
+        std::iter::once(entry).chain(problem).collect::<Vec<_>>()
+    }))
+}
+
+/// The files of a site directory as its generator would publish them, the way ripgrep walks
+/// (the `ignore` crate): `.gitignore` and `.ignore` files honoured, hidden files and folders and
+/// `node_modules` skipped. Pinned so the result never depends on the machine: no global
+/// excludes file, no `.git/info/exclude`, no ignore file above `dir`, and `.gitignore` read
+/// whether or not `dir` is a git checkout. Only entries under `root` (`dir` or a folder in it)
+/// are listed, with the ignore files of `dir` and the folders between applied.
+pub fn site_walk(dir: &Path, root: &Path) -> ignore::Walk {
+    let root = root.to_path_buf();
+    ignore::WalkBuilder::new(dir)
+        .hidden(true)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .parents(false)
+        .require_git(false)
+        .ignore_case_insensitive(false)
+        .follow_links(true)
+        .same_file_system(false)
+        .max_filesize(None)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(move |e| {
+            e.file_name() != "node_modules"
+                && (e.path().starts_with(&root) || root.starts_with(e.path()))
+        })
+        .build()
+}
+
+/// A zero-config walk error as a problem, as `walk_problem` names walkdir's.
+fn site_walk_problem(lib: &Library, e: &ignore::Error, open_dirs: &[PathBuf]) -> Problem {
+    let mut path = None;
+    let mut inner = e;
+    loop {
+        match inner {
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                inner = err;
+            }
+            ignore::Error::WithPath { path: p, err } => {
+                path.get_or_insert(p.as_path());
+                inner = err;
+            }
+            _ => break,
+        }
+    }
+    if let ignore::Error::Loop { child, .. } = inner {
+        let path = shown(lib, child);
+        return Problem::warning("discover", format!("symlink loop at {path}: skipped"))
+            .in_file(path)
+            .help("remove the symlink, or list it in a .ignore file");
+    }
+    let (what, file) = match path {
+        Some(p) => {
+            let p = shown(lib, p);
+            (p.clone(), p)
+        }
+        None => {
+            let dir = e
+                .depth()
+                .and_then(|d| d.checked_sub(1))
+                .and_then(|d| open_dirs.get(d))
+                .map_or_else(|| lib.root_display.clone(), |d| shown(lib, d));
+            (format!("an entry of the directory {dir}"), dir)
+        }
+    };
+    Problem::error("discover", format!("cannot read {what}: {inner}"))
+        .in_file(file)
+        .help("fix or remove the entry (a dangling symlink, a directory without read permission), or list it in a .ignore file")
+}
+
+/// An ignore file (`.gitignore`, `.ignore`) with lines that are not patterns: the rest of it
+/// applies.
+fn ignore_file_problem(lib: &Library, e: &ignore::Error) -> Problem {
+    fn first_path(e: &ignore::Error) -> Option<&Path> {
+        match e {
+            ignore::Error::WithPath { path, .. } => Some(path),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                first_path(err)
+            }
+            ignore::Error::Partial(errs) => errs.iter().find_map(first_path),
+            _ => None,
+        }
+    }
+    let p = Problem::warning(
+        "ignore-file",
+        format!("an ignore file is read in part: {e}"),
+    )
+    .help("fix the line (git's pattern syntax): until then it does not apply");
+    match first_path(e) {
+        Some(path) => p.in_file(shown(lib, path)),
+        None => p,
+    }
 }
 
 /// A walk error as a problem naming its entry: the path walkdir gives, or else the directory

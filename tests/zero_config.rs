@@ -1,0 +1,273 @@
+//! `askzico build --sources DIR` takes what a site generator would publish: ignore files,
+//! hidden folders and `node_modules` left out the same way on every machine, the content
+//! folder of a known site layout as the root, and a directory of JSON refused with the mapping
+//! to write.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+const PROSE: &str = "الصوم في الكنيسة القبطية فترة طويلة من الصلاة والتأمل، يتدرب فيها المؤمن على ضبط النفس ومحبة القريب، ويقرأ فيها المزامير والأناجيل كل يوم قبل أن يتناول طعامه في المساء.";
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn page(title: &str) -> String {
+    format!("# {title}\n\n{PROSE}\n")
+}
+
+/// Builds `dir` with `--sources` (HOME and XDG_CONFIG_HOME pointed at `home`, so a global git
+/// excludes file there would apply if it were read); the output and the sources built, sorted.
+fn build_sources(cwd: &Path, dir: &Path, home: &Path) -> (std::process::Output, Vec<String>) {
+    let out = cwd.join(format!("out-{}", dir.parent().unwrap().display()).replace('/', "_"));
+    let o = run(bin()
+        .current_dir(cwd)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env_remove("GIT_DIR")
+        .arg("build")
+        .arg("--sources")
+        .arg(dir)
+        .arg("--out")
+        .arg(&out));
+    if !o.status.success() {
+        return (o, Vec::new());
+    }
+    let mut sources: Vec<String> = chunk_records(&out, "manifest.json")
+        .iter()
+        .map(|r| r["source"].as_str().unwrap().to_string())
+        .collect();
+    sources.sort();
+    sources.dedup();
+    (o, sources)
+}
+
+/// A site folder named `site` under `parent` with files a generator would not publish.
+fn site_with_ignored_files(parent: &Path) -> PathBuf {
+    let dir = parent.join("site");
+    write(&dir, "keep.md", &page("يبقى"));
+    write(&dir, "guide/keep2.md", &page("دليل"));
+    write(&dir, "sub/kept.md", &page("فرعي"));
+    // .gitignore: a folder and a pattern; .ignore: one file; a nested .gitignore.
+    write(&dir, ".gitignore", "drafts/\n*.draft.md\n");
+    write(&dir, "drafts/d.md", &page("مسودة"));
+    write(&dir, "x.draft.md", &page("مسودة"));
+    write(&dir, ".ignore", "private.md\n");
+    write(&dir, "private.md", &page("خاص"));
+    write(&dir, "sub/.gitignore", "local.md\n");
+    write(&dir, "sub/local.md", &page("محلي"));
+    // Hidden folders and node_modules (at any depth).
+    write(&dir, ".hidden/h.md", &page("مخفي"));
+    write(&dir, "node_modules/pkg/readme.md", &page("حزمة"));
+    write(&dir, "guide/node_modules/x.md", &page("حزمة"));
+    // An ignore file above the directory does not apply.
+    write(parent, ".gitignore", "keep.md\n");
+    write(parent, ".ignore", "guide/\n");
+    dir
+}
+
+#[test]
+fn ignore_files_hidden_folders_and_node_modules_are_left_out_with_or_without_git() {
+    let t = tempfile::tempdir().unwrap();
+    // A global git excludes file that would drop `sub/`, were it read.
+    let home = t.path().join("home");
+    write(&home, ".config/git/ignore", "sub/\n");
+    write(
+        &home,
+        ".gitconfig",
+        &format!(
+            "[core]\n\texcludesFile = {}\n",
+            home.join(".config/git/ignore").display()
+        ),
+    );
+    let plain = site_with_ignored_files(&t.path().join("plain"));
+    let checkout = site_with_ignored_files(&t.path().join("checkout"));
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&checkout)
+        .env("HOME", &home)
+        .status()
+        .expect("git runs");
+    assert!(git.success());
+    // The checkout's own exclude file is not part of the site either.
+    write(&checkout, ".git/info/exclude", "guide/\n");
+
+    let expected = ["site/guide/keep2.md", "site/keep.md", "site/sub/kept.md"];
+    for dir in [&plain, &checkout] {
+        let (o, sources) = build_sources(t.path(), dir, &home);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(sources, expected, "{}", dir.display());
+    }
+
+    // A written corpus.toml still reads every file its globs select.
+    write(
+        &plain,
+        "corpus.toml",
+        "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"site\"\nroot = \".\"\ninclude = [\"**/*.md\"]\n",
+    );
+    let out = t.path().join("written");
+    let o = run(bin()
+        .current_dir(&plain)
+        .args(["build", "--config", "corpus.toml", "--out"])
+        .arg(&out));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut sources: Vec<String> = chunk_records(&out, "manifest.json")
+        .iter()
+        .map(|r| r["source"].as_str().unwrap().to_string())
+        .collect();
+    sources.dedup();
+    for s in [
+        "site/drafts/d.md",
+        "site/private.md",
+        "site/.hidden/h.md",
+        "site/node_modules/pkg/readme.md",
+    ] {
+        assert!(sources.iter().any(|x| x == s), "{s} in {sources:?}");
+    }
+}
+
+#[test]
+fn a_site_layout_roots_the_library_in_its_content_folder() {
+    // (files, the root chosen or None, the sources built)
+    let cases: [(&[&str], Option<&str>, &[&str]); 6] = [
+        (
+            &[
+                "README.md",
+                "src/content/docs/ar/index.mdx",
+                "src/content/docs/ar/guide/start.md",
+            ],
+            Some("content root: src/content/docs/ar (Starlight layout)"),
+            &["site/guide/start.md", "site/index.mdx"],
+        ),
+        (
+            &[
+                "src/content/docs/ar/index.md",
+                "src/content/docs/pt-BR/index.md",
+            ],
+            Some("content root: src/content/docs (Starlight layout)"),
+            &["site/ar/index.md", "site/pt-BR/index.md"],
+        ),
+        (
+            &[
+                "README.md",
+                "content/post/first/index.md",
+                "content/about.md",
+                "layouts/single.html",
+                "layouts/list.html",
+                "layouts/partials/head.html",
+            ],
+            Some("content root: content (Hugo layout)"),
+            &["site/about.md", "site/post/first/index.md"],
+        ),
+        (
+            &["README.md", "docs/intro.md", "docs/guide/setup.md"],
+            Some("content root: docs (Docusaurus, VitePress or GitHub Pages layout)"),
+            &["site/guide/setup.md", "site/intro.md"],
+        ),
+        // `docs` without most of the sources is not the content folder.
+        (
+            &["docs/one.md", "blog/a.md", "blog/b.md"],
+            None,
+            &["site/blog/a.md", "site/blog/b.md", "site/docs/one.md"],
+        ),
+        // Hugo's `content` hidden by the ignore files is not counted.
+        (
+            &[".gitignore=content/", "content/a.md", "notes.md"],
+            None,
+            &["site/notes.md"],
+        ),
+    ];
+    for (files, root, expected) in cases {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("site");
+        for f in files {
+            match f.split_once('=') {
+                Some((rel, text)) => write(&dir, rel, &format!("{text}\n")),
+                None if f.ends_with(".html") => write(
+                    &dir,
+                    f,
+                    &format!("<html><body><main><h1>قالب</h1><p>{PROSE}</p></main></body></html>"),
+                ),
+                None => write(&dir, f, &page("صفحة")),
+            }
+        }
+        let (o, sources) = build_sources(t.path(), &dir, t.path());
+        assert!(o.status.success(), "{files:?}: {}", stderr(&o));
+        assert_eq!(sources, expected, "{files:?}");
+        let line = stderr(&o)
+            .lines()
+            .find(|l| l.starts_with("content root:"))
+            .map(str::to_string);
+        assert_eq!(line.as_deref(), root, "{files:?}");
+    }
+}
+
+#[test]
+fn a_directory_of_json_only_is_refused_with_the_records_mapping_to_write() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("data");
+    write(
+        &dir,
+        "records/items.json",
+        &serde_json::json!([
+            {"id": "fasting", "title": "الصوم", "text": PROSE},
+            {"id": "prayer", "title": "الصلاة", "text": PROSE},
+        ])
+        .to_string(),
+    );
+    write(&dir, "records/more.json", "[]");
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--json", "--sources"])
+        .arg(&dir));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!t.path().join("out").exists(), "no empty build is written");
+    let err: serde_json::Value = serde_json::from_str(stderr(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(err["code"], "sources-json", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("2 JSON file(s) (records/items.json, records/more.json)"),
+        "{err}"
+    );
+    let help = err["help"].as_str().unwrap();
+    for key in [
+        "[[library]]",
+        "root = \"records\"",
+        "include = [\"**/*.json\"]",
+        "[library.records]",
+        "select = ",
+        "id = ",
+        "title = ",
+        "text = ",
+        "url = ",
+    ] {
+        assert!(help.contains(key), "{key} in {help}");
+    }
+
+    // The block shown is a corpus.toml that builds these records as they are.
+    let toml = help
+        .split_once("`:\n\n")
+        .and_then(|(_, rest)| rest.split_once("\n\n("))
+        .map(|(toml, _)| toml)
+        .expect("the help holds a corpus.toml");
+    std::fs::write(dir.join("corpus.toml"), toml).unwrap();
+    let out = t.path().join("built");
+    let o = run(bin()
+        .current_dir(&dir)
+        .args(["build", "--config", "corpus.toml", "--out"])
+        .arg(&out));
+    assert!(o.status.success(), "{toml}\n{}", stderr(&o));
+    let recs = chunk_records(&out, "manifest.json");
+    assert!(
+        recs.iter()
+            .any(|r| r["doc_id"] == "records:fasting" && r["title"] == "الصوم"),
+        "{recs:?}"
+    );
+}
