@@ -271,3 +271,69 @@ fn a_directory_of_json_only_is_refused_with_the_records_mapping_to_write() {
         "{recs:?}"
     );
 }
+
+/// Every corpus folder of `../shared/corpora` built as it is, the way a site owner first tries
+/// askzico: the seven folders of Markdown, MDX or HTML build with no error and at most one
+/// terminal line per kind of warning; the two folders of JSON get the error that shows the
+/// `[library.records]` block to write.
+#[test]
+fn every_shared_corpus_folder_builds_with_zero_config() {
+    let Some(corpora) = shared_corpora("every_shared_corpus_folder_builds_with_zero_config") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let sites = [
+        "gin-docs-ar",
+        "redis-from-scratch-ar",
+        "fahdlabs-blog-ar",
+        "vue-docs-ar",
+        "react-dev-ar",
+        "eis1600-html-ar",
+        "tldr-pages-ar",
+    ];
+    for name in sites {
+        let out = tmp.path().join(name);
+        let o = run(bin()
+            .args(["build", "--sources"])
+            .arg(corpora.join(name))
+            .arg("--out")
+            .arg(&out));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{name}:\n{err}");
+        assert!(!err.contains('×'), "{name}: an error was printed\n{err}");
+        let mut kinds = std::collections::BTreeMap::new();
+        for line in err.lines().filter(|l| l.contains("askzico::")) {
+            let kind = line
+                .split("askzico::")
+                .nth(1)
+                .unwrap()
+                .split(':')
+                .next()
+                .unwrap();
+            *kinds.entry(kind.to_string()).or_insert(0) += 1;
+        }
+        assert!(kinds.values().all(|&n| n == 1), "{name}: {kinds:?}\n{err}");
+        let m = manifest(&out);
+        let docs: u64 = m["libraries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["docs"].as_u64().unwrap())
+            .sum();
+        assert!(docs > 0, "{name}");
+    }
+    for name in ["coptic-io-ar", "quran-json"] {
+        let o = run(bin()
+            .args(["build", "--sources"])
+            .arg(corpora.join(name))
+            .arg("--out")
+            .arg(tmp.path().join(name)));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}:\n{err}");
+        assert!(err.contains("[library.records]"), "{name}:\n{err}");
+        assert!(
+            !tmp.path().join(name).join("manifest.json").exists(),
+            "{name}"
+        );
+    }
+}

@@ -396,7 +396,7 @@ mod tests {
         // A boundary that would keep less than half the room is not worth the loss.
         let (tight, _) = mapped(
             "javascript-tutorial-ar-j",
-            "1-js/02-first-steps/08-ops/solution",
+            "1-js/02-first-steps/08-operators/solution",
         );
         assert!(
             tight.starts_with("javascript-tutorial-ar-j:1-js/02-first-st~h"),

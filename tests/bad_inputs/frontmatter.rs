@@ -83,11 +83,12 @@ pub const CASES: &[Case] = &[
         warn("src/expr.mdx", None, "not valid MDX"),
     ),
     Case::new(
-        "frontmatter id `..` asks for an id",
+        "frontmatter id `..` is escaped, never a path step",
         |p| put(p, "src/dots.md", "---\nid: \"..\"\n---\n\n# t\n\nنص\n"),
-        1,
-        err("src/dots.md", None, "`..` path segment"),
-    ),
+        0,
+        None,
+    )
+    .check(|p, _| has_doc(p, "docs:~2E~2E")),
     Case::new(
         "frontmatter id `a/../b` is mapped: the `..` segment escaped",
         |p| put(p, "src/dots.md", "---\nid: a/../b\n---\n\n# t\n\nنص\n"),
@@ -218,6 +219,9 @@ fn has_doc(p: &Path, id: &str) -> Result<(), String> {
 fn strict(p: &Path) -> Result<(), String> {
     let cfg = p.join("corpus.toml");
     let text = std::fs::read_to_string(&cfg).map_err(|e| e.to_string())?;
+    if text.contains("strict_ids") {
+        return Ok(()); // a case's setup runs once per output mode
+    }
     std::fs::write(
         &cfg,
         text.replacen("[corpus]\n", "[corpus]\nstrict_ids = true\n", 1),
