@@ -506,7 +506,7 @@ pub fn store_one(
 
 /// The message of an artifact that vanished from `out/` after this process wrote it and released
 /// its bytes (someone deleted it): the engine then renders everything again.
-pub const GONE: &str = "an artifact written earlier in this session is missing from disk";
+pub const GONE: &str = "an artifact written earlier by this process is missing from disk";
 
 /// Writes the manifest: first its content-addressed copy `versions/<version>.json`, then the
 /// environment's `manifest[.env].json`, last.

@@ -615,7 +615,7 @@ impl Engine {
                     stats.write.bytes_written += w.bytes_written;
                 }
                 Err(e) if e.to_string().starts_with(store::GONE) && !retried => {
-                    // Someone deleted a file this session wrote: start over with a fresh database.
+                    // Someone deleted a file this process wrote: start over with a fresh database.
                     eprintln!("warning: {e}; rendering every artifact again");
                     drop(lock); // the retry takes it again (flock is per open file)
                     self.reset();

@@ -185,6 +185,14 @@ impl Metrics {
     }
 }
 
+/// The metrics of each group (a set, a library) from its cases' ranks.
+fn metrics_by(groups: BTreeMap<String, Vec<Option<usize>>>) -> BTreeMap<String, Metrics> {
+    groups
+        .into_iter()
+        .map(|(k, v)| (k, Metrics::of(v.iter())))
+        .collect()
+}
+
 fn round4(x: f64) -> f64 {
     (x * 10000.0).round() / 10000.0
 }
@@ -254,14 +262,8 @@ pub fn stock_report(
     }
     StockReport {
         overall: Metrics::of(ranks.values()),
-        sets: sets
-            .into_iter()
-            .map(|(k, v)| (k, Metrics::of(v.iter())))
-            .collect(),
-        libraries: libs
-            .into_iter()
-            .map(|(k, v)| (k, Metrics::of(v.iter())))
-            .collect(),
+        sets: metrics_by(sets),
+        libraries: metrics_by(libs),
         ranks,
     }
 }
@@ -341,14 +343,8 @@ pub fn run(searcher: &Searcher, cases: &[Case], k: usize, mode: Mode) -> Result<
         corpus_version: searcher.manifest.corpus_version.clone(),
         mode: format!("{mode:?}").to_lowercase(),
         overall,
-        sets: sets
-            .into_iter()
-            .map(|(k, v)| (k, Metrics::of(v.iter())))
-            .collect(),
-        libraries: libs
-            .into_iter()
-            .map(|(k, v)| (k, Metrics::of(v.iter())))
-            .collect(),
+        sets: metrics_by(sets),
+        libraries: metrics_by(libs),
         cases: results,
         stock: None,
     })
