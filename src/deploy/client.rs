@@ -148,15 +148,7 @@ impl Client {
             Some(body),
             what,
         )?;
-        let r = self.result(status, &text, what)?;
-        Ok(r.get("unsuccessful_keys")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|k| k.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default())
+        Ok(unsuccessful_keys(&self.result(status, &text, what)?))
     }
 
     /// `POST …/bulk/delete` with a JSON array of keys: the keys KV reports unsuccessful.
@@ -174,15 +166,7 @@ impl Client {
             Some(&body),
             what,
         )?;
-        let r = self.result(status, &text, what)?;
-        Ok(r.get("unsuccessful_keys")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|k| k.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default())
+        Ok(unsuccessful_keys(&self.result(status, &text, what)?))
     }
 
     /// Sends `items`, then resends the ones the response names unsuccessful (KV bulk writes and
@@ -342,4 +326,17 @@ pub fn encode(key: &str) -> String {
         }
     }
     s
+}
+
+/// The keys a KV bulk write or delete reports `unsuccessful_keys` (none when absent).
+fn unsuccessful_keys(result: &Value) -> Vec<String> {
+    result
+        .get("unsuccessful_keys")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|k| k.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
