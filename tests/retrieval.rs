@@ -86,3 +86,22 @@ fn url_words_and_english_inflections_find_the_page_named_after_the_question() {
         "docs:invalid-hook-call"
     );
 }
+
+/// A question that writes English terms in Arabic letters (ميدلوير، الريكوستات) finds the page that
+/// keeps them in Latin letters once loanword keys count, and not without them.
+#[test]
+fn loanword_keys_bridge_arabic_spellings_of_english_terms() {
+    let files = [
+        (
+            "timeout.md",
+            "# المهلة\n\nاستخدم middleware يحدد timeout لكل request قبل أن يصل إلى الدالة.\n",
+        ),
+        (
+            "cache.md",
+            "# التخزين المؤقت\n\nيمكنك تخزين النتائج لكل مستخدم حتى لا تحسبها مرة أخرى في كل مرة.\n",
+        ),
+    ];
+    let q = "عايز اعمل ميدلوير يقفل الريكوستات لكل مستخدم";
+    assert_eq!(top("loanword_weight = 0.0", &files, q)[0], "docs:cache");
+    assert_eq!(top("loanword_weight = 1.0", &files, q)[0], "docs:timeout");
+}

@@ -4,6 +4,7 @@
 
 pub mod aliases;
 pub mod latin;
+pub mod loanword;
 pub mod query_words;
 mod rules;
 pub mod stem;
@@ -133,11 +134,8 @@ impl<'a> WordExtras<'a> {
     /// Calls `f` on each token of search word `word` (a token may come twice; none is empty or
     /// holds a newline, as in a [`Tokens`] set).
     #[inline]
-    pub fn each<'w>(&self, word: &'w str, mut f: impl FnMut(&'w str))
-    where
-        'a: 'w,
-    {
-        let mut keep = |t: &'w str| {
+    pub fn each(&self, word: &str, mut f: impl FnMut(&str)) {
+        let mut keep = |t: &str| {
             if !t.is_empty() && memchr::memchr(b'\n', t.as_bytes()).is_none() {
                 f(t);
             }
@@ -145,6 +143,10 @@ impl<'a> WordExtras<'a> {
         if let Some(table) = self.aliases {
             for t in table.index_targets(word) {
                 keep(t);
+            }
+            // The loanword key of a Latin word (request → ~RKST), which a question's ريكوست meets.
+            if let Some(k) = loanword::latin_key(word) {
+                keep(&k);
             }
         }
         if self.article_stems {
