@@ -6,6 +6,7 @@ use html5ever::tokenizer::Tag;
 use html5ever::{Attribute, LocalName};
 
 use super::tree::*;
+use crate::extract::is_script_url;
 
 pub(super) fn attr<'a>(attrs: &'a [Attribute], name: &str) -> Option<&'a str> {
     attrs
@@ -160,20 +161,6 @@ pub(super) fn clean_lang(v: &str) -> Option<Box<str>> {
         && v.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
     .then(|| v.into())
-}
-
-/// `javascript:`, `vbscript:` or `data:` URL (browsers ignore ASCII whitespace
-/// and control characters inside the scheme).
-pub(super) fn is_script_url(v: &str) -> bool {
-    let scheme: String = v
-        .chars()
-        .filter(|c| !(c.is_ascii_whitespace() || c.is_control()))
-        .take(12)
-        .collect::<String>()
-        .to_ascii_lowercase();
-    scheme.starts_with("javascript:")
-        || scheme.starts_with("vbscript:")
-        || scheme.starts_with("data:")
 }
 
 /// Whole class/id tokens (lower-cased) that mark chrome.

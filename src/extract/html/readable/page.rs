@@ -1,13 +1,14 @@
 //! Page metadata (title, refresh, site name, content language) and the final decision: a
 //! document of blocks, or the reason why the page holds nothing to index.
 
-use super::attrs::{clean_lang, is_script_url};
+use super::attrs::clean_lang;
 use super::chrome::Analysis;
 use super::root::{Choice, choose_root};
 use super::sink::parse;
 use super::tree::*;
 use super::walk::{Acc, Block, Walker, strip_script_urls};
 use super::{BlockKind, HtmlDoc, HtmlOutcome, MIN_PROSE_CHARS};
+use crate::extract::is_script_url;
 
 pub(super) struct PageMeta {
     pub(super) title: Option<String>,

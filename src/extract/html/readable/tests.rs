@@ -173,6 +173,22 @@ fn script_style_and_hostile_markup_never_reach_the_output() {
     assert!(!text.contains("رابط مريب"));
 }
 
+/// A script URL hidden behind Unicode whitespace (an em space, a no-break space inside the
+/// scheme) is still a script URL: the link and its text go.
+#[test]
+fn script_links_behind_unicode_spaces_are_dropped() {
+    let html = page(&format!(
+        "<article><p>{P1} <a href=\"&#x2003;javascript:alert(1)\">رابط مريب</a> \
+         <a href=\"java&#xA0;script:alert(2)\">رابط آخر</a></p><p>{P2}</p></article>"
+    ));
+    let text = doc_text(&doc(&html));
+    assert!(text.contains(P1) && text.contains(P2), "{text}");
+    assert!(
+        !text.contains("رابط مريب") && !text.contains("رابط آخر"),
+        "{text}"
+    );
+}
+
 #[test]
 fn event_handler_attributes_are_not_text() {
     let html = page(&format!(
