@@ -369,4 +369,47 @@ mod tests {
             .collect();
         assert_eq!(names, ["pack-00.mp"], "no temp file left");
     }
+
+    /// `verify` refuses every artifact path the store refuses (a `.` segment, a backslash, a
+    /// drive letter, a control character), not only `..` and absolute paths.
+    #[test]
+    fn verify_refuses_the_paths_the_store_refuses() {
+        use crate::artifacts::Kind;
+        use crate::artifacts::manifest::{ArtifactEntry, Manifest};
+        let t = tempfile::tempdir().unwrap();
+        let bad = [
+            "chunks/./x.jsonl",
+            "chunks\\..\\x.jsonl",
+            "C:x.jsonl",
+            "chunks/a\u{1}b.jsonl",
+        ];
+        let m = Manifest {
+            askzico_manifest: 1,
+            corpus: "c".into(),
+            corpus_version: String::new(),
+            environment: "e".into(),
+            settings: Default::default(),
+            libraries: Vec::new(),
+            artifacts: bad
+                .iter()
+                .map(|p| ArtifactEntry {
+                    kind: Kind::Chunks,
+                    path: p.to_string(),
+                    blake3: String::new(),
+                    bytes: 0,
+                    records: 0,
+                    domain: None,
+                    library: None,
+                })
+                .collect(),
+        };
+        let problems = crate::artifacts::verify::verify(t.path(), &m);
+        for p in bad {
+            assert!(
+                problems.iter().any(|x| x.file.as_deref() == Some(p)
+                    && x.message.contains("escapes the output directory")),
+                "{p:?}: {problems:#?}"
+            );
+        }
+    }
 }
