@@ -2,7 +2,7 @@
 //! for MDX documents that use only the MDX syntax whose effect on the evidence text is known
 //! exactly. The result is the mdast tree markdown-rs would give, less the nodes the MDX walker
 //! drops anyway, so `mdx::Walker` renders both the same; a document this path cannot reproduce
-//! exactly is declined (`None`) and goes through markdown-rs as before.
+//! exactly is declined (`None`) and goes through markdown-rs.
 //!
 //! How: a line scanner (`prepare`) rewrites the MDX-only syntax into CommonMark that parses to the
 //! same blocks: ESM lines and lines holding only JSX tags and `{expressions}` become thematic

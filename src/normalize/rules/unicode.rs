@@ -194,8 +194,8 @@ pub(super) fn is_nfc_boundary(c: char) -> bool {
 /// True when NFC cannot change the output: every character is an NFC boundary or a harmless
 /// Arabic mark, except U+0653–U+0655 after a starter they cannot compose with (NFC would
 /// only reorder deleted marks there). Tests only: the exact check that `may_need_nfc` must
-/// never contradict. (`run` used to try it on every block `may_need_nfc` flags; on
-/// diacritized text it cost more than the word-by-word path it could save.)
+/// never contradict. Not used by `run`: on diacritized text, trying it on every block
+/// `may_need_nfc` flags costs more than the word-by-word path it could save.
 #[cfg(test)]
 pub(super) fn nfc_irrelevant(text: &str) -> bool {
     // Fast byte loop: ASCII and the Arabic block (lead bytes 0xD8–0xDB, two bytes) are
