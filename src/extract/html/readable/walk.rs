@@ -53,6 +53,16 @@ pub(super) struct Block {
     pub(super) link: usize,
 }
 
+/// The paragraph `Walker::walk` is gathering.
+#[derive(Default)]
+struct Para {
+    acc: Acc,
+    /// `<br>`s in a row (two end the paragraph)
+    brs: u32,
+    /// `<a>` elements open around the current text
+    link_depth: usize,
+}
+
 pub(super) struct Walker<'a> {
     pub(super) t: &'a Tree,
     pub(super) an: &'a Analysis,
@@ -431,91 +441,93 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Turns the subtree at `root` into blocks: text gathers into paragraphs that block elements,
+    /// `<hr>` and two `<br>` end; headings, lists, quotes, code and data tables are emitted whole.
     pub(super) fn walk(&mut self, root: u32) {
         let t = self.t;
-        let mut para = Acc::default();
-        let mut brs = 0u32;
-        let mut link_depth = 0usize;
-        // elements entered with descend=true whose exit must be handled
-        traverse(t, root, |n, enter| {
-            match &t.nodes[n as usize].data {
-                NodeData::Root => true,
-                NodeData::Text(s) => {
-                    if enter {
-                        if !s.chars().all(char::is_whitespace) {
-                            brs = 0;
-                        }
-                        para.text(s, link_depth > 0);
+        let mut para = Para::default();
+        traverse(t, root, |n, enter| match &t.nodes[n as usize].data {
+            NodeData::Root => true,
+            NodeData::Text(s) => {
+                if enter {
+                    if !s.chars().all(char::is_whitespace) {
+                        para.brs = 0;
                     }
-                    false
+                    para.acc.text(s, para.link_depth > 0);
                 }
-                NodeData::Elem(e) => {
-                    let name: &str = &e.name;
-                    if !enter {
-                        // only elements we descended into reach here with state to undo
-                        if n != root && self.skip(n) {
-                            return false;
-                        }
-                        if name == "a" && link_depth > 0 && !handled_whole(name, self, n) {
-                            link_depth -= 1;
-                        }
-                        if is_block(name) && !handled_whole(name, self, n) {
-                            let acc = para.take();
-                            self.push(BlockKind::Paragraph, acc);
-                            brs = 0;
-                        }
-                        return false;
-                    }
-                    if n != root && self.skip(n) {
-                        return false;
-                    }
-                    if handled_whole(name, self, n) {
-                        let acc = para.take();
-                        self.push(BlockKind::Paragraph, acc);
-                        brs = 0;
-                        self.ctx_link = link_depth > 0;
-                        self.whole(n);
-                        self.ctx_link = false;
-                        return false;
-                    }
-                    match name {
-                        "br" => {
-                            brs += 1;
-                            if brs >= 2 {
-                                let acc = para.take();
-                                self.push(BlockKind::Paragraph, acc);
-                            } else {
-                                para.brk();
-                            }
-                            false
-                        }
-                        "hr" => {
-                            let acc = para.take();
-                            self.push(BlockKind::Paragraph, acc);
-                            brs = 0;
-                            false
-                        }
-                        "a" => {
-                            link_depth += 1;
-                            if self.an.total[n as usize] > 0 {
-                                self.links += 1;
-                            }
-                            true
-                        }
-                        _ => {
-                            if is_block(name) {
-                                let acc = para.take();
-                                self.push(BlockKind::Paragraph, acc);
-                                brs = 0;
-                            }
-                            true
-                        }
-                    }
-                }
+                false
+            }
+            NodeData::Elem(e) if enter => self.enter_elem(&mut para, root, n, &e.name),
+            NodeData::Elem(e) => {
+                self.exit_elem(&mut para, root, n, &e.name);
+                false
             }
         });
-        let acc = para.take();
+        let acc = para.acc.take();
         self.push(BlockKind::Paragraph, acc);
+    }
+
+    /// `walk` entering element `n`: whether to descend into it.
+    fn enter_elem(&mut self, para: &mut Para, root: u32, n: u32, name: &str) -> bool {
+        if n != root && self.skip(n) {
+            return false;
+        }
+        if handled_whole(name, self, n) {
+            self.end_paragraph(para);
+            self.ctx_link = para.link_depth > 0;
+            self.whole(n);
+            self.ctx_link = false;
+            return false;
+        }
+        match name {
+            "br" => {
+                para.brs += 1;
+                if para.brs >= 2 {
+                    let acc = para.acc.take();
+                    self.push(BlockKind::Paragraph, acc);
+                } else {
+                    para.acc.brk();
+                }
+                false
+            }
+            "hr" => {
+                self.end_paragraph(para);
+                false
+            }
+            "a" => {
+                para.link_depth += 1;
+                if self.an.total[n as usize] > 0 {
+                    self.links += 1;
+                }
+                true
+            }
+            _ => {
+                if is_block(name) {
+                    self.end_paragraph(para);
+                }
+                true
+            }
+        }
+    }
+
+    /// `walk` leaving element `n` (only elements it descended into carry state to undo).
+    fn exit_elem(&mut self, para: &mut Para, root: u32, n: u32, name: &str) {
+        if n != root && self.skip(n) {
+            return;
+        }
+        if name == "a" && para.link_depth > 0 && !handled_whole(name, self, n) {
+            para.link_depth -= 1;
+        }
+        if is_block(name) && !handled_whole(name, self, n) {
+            self.end_paragraph(para);
+        }
+    }
+
+    /// Emits the paragraph gathered so far and starts a new one.
+    fn end_paragraph(&mut self, para: &mut Para) {
+        let acc = para.acc.take();
+        self.push(BlockKind::Paragraph, acc);
+        para.brs = 0;
     }
 
     /// Emit an element that is turned into blocks as a whole.
