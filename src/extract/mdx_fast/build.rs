@@ -34,12 +34,18 @@ pub(super) struct Open {
     pub(super) text: String,
 }
 
+impl Open {
+    fn new(frame: Frame) -> Open {
+        Open {
+            frame,
+            children: Vec::new(),
+            text: String::new(),
+        }
+    }
+}
+
 pub(super) fn build(p: &Prepared) -> Option<Node> {
-    let mut stack = vec![Open {
-        frame: Frame::Root,
-        children: Vec::new(),
-        text: String::new(),
-    }];
+    let mut stack = vec![Open::new(Frame::Root)];
     let mut code_ranges: Vec<(usize, usize)> = Vec::new();
     let (mut fences, mut markers) = (p.fences.iter().peekable(), p.markers.iter().peekable());
     let mut image = 0usize;
@@ -63,11 +69,7 @@ pub(super) fn build(p: &Prepared) -> Option<Node> {
         );
         let top = &stack.last()?.frame;
         if inline && matches!(top, Frame::Item) {
-            stack.push(Open {
-                frame: Frame::ImplicitParagraph,
-                children: Vec::new(),
-                text: String::new(),
-            });
+            stack.push(Open::new(Frame::ImplicitParagraph));
         } else if !inline
             && matches!(top, Frame::ImplicitParagraph)
             && !matches!(ev, Event::End(TagEnd::Item))
@@ -76,60 +78,11 @@ pub(super) fn build(p: &Prepared) -> Option<Node> {
         }
         match ev {
             Event::Start(tag) => {
-                let frame = match tag {
-                    Tag::Paragraph => Frame::Paragraph,
-                    Tag::Heading { level, .. } => {
-                        if !p.text[range.start..].trim_start().starts_with('#') {
-                            return None; // setext: markdown-rs panics on some
-                        }
-                        Frame::Heading(level as u8)
-                    }
-                    Tag::BlockQuote(_) => Frame::Quote,
-                    Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
-                        let &(start, end) = fences.next()?;
-                        if start != range.start || !(end == range.end || end == range.end + 1) {
-                            return None;
-                        }
-                        code_ranges.push((range.start, range.end));
-                        // markdown-rs ends the language at a space or tab only (not at U+00A0).
-                        let lang = info.split([' ', '\t']).next().unwrap_or("");
-                        Frame::Code((!lang.is_empty()).then(|| lang.to_string()))
-                    }
-                    Tag::List(start) => Frame::List(match start {
-                        Some(n) => Some(u32::try_from(n).ok()?),
-                        None => None,
-                    }),
-                    Tag::Item => Frame::Item,
-                    Tag::Table(_) => {
-                        // markdown-rs tries a table only after other constructs that start with
-                        // these characters failed, and then goes straight to paragraph text.
-                        if matches!(
-                            p.text.as_bytes()[range.start],
-                            b'e' | b'i' | b'#' | b'`' | b'~' | b'$' | b'*' | b'_' | b'{'
-                        ) {
-                            return None;
-                        }
-                        Frame::Table
-                    }
-                    Tag::TableHead | Tag::TableRow => Frame::Row,
-                    Tag::TableCell => {
-                        if range.is_empty() {
-                            return None; // a cell pulldown-cmark filled in; mdast has none
-                        }
-                        Frame::Cell
-                    }
-                    Tag::Emphasis | Tag::Strong | Tag::Link { .. } => Frame::Phrasing,
-                    Tag::Image { .. } => {
-                        image = 1;
-                        continue;
-                    }
-                    _ => return None,
+                let Some(frame) = start_frame(p, tag, range, &mut fences, &mut code_ranges)? else {
+                    image = 1;
+                    continue;
                 };
-                stack.push(Open {
-                    frame,
-                    children: Vec::new(),
-                    text: String::new(),
-                });
+                stack.push(Open::new(frame));
             }
             Event::End(TagEnd::Item) => {
                 if matches!(stack.last()?.frame, Frame::ImplicitParagraph) {
@@ -185,6 +138,64 @@ pub(super) fn build(p: &Prepared) -> Option<Node> {
         children: root.children,
         position: None,
     }))
+}
+
+/// The frame a start tag opens; `Some(None)` for an image (its content is skipped); `None` where
+/// pulldown-cmark and markdown-rs may read the document differently (it is declined).
+fn start_frame<'a>(
+    p: &Prepared,
+    tag: Tag<'_>,
+    range: std::ops::Range<usize>,
+    fences: &mut impl Iterator<Item = &'a (usize, usize)>,
+    code_ranges: &mut Vec<(usize, usize)>,
+) -> Option<Option<Frame>> {
+    let frame = match tag {
+        Tag::Paragraph => Frame::Paragraph,
+        Tag::Heading { level, .. } => {
+            if !p.text[range.start..].trim_start().starts_with('#') {
+                return None; // setext: markdown-rs panics on some
+            }
+            Frame::Heading(level as u8)
+        }
+        Tag::BlockQuote(_) => Frame::Quote,
+        Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
+            let &(start, end) = fences.next()?;
+            if start != range.start || !(end == range.end || end == range.end + 1) {
+                return None;
+            }
+            code_ranges.push((range.start, range.end));
+            // markdown-rs ends the language at a space or tab only (not at U+00A0).
+            let lang = info.split([' ', '\t']).next().unwrap_or("");
+            Frame::Code((!lang.is_empty()).then(|| lang.to_string()))
+        }
+        Tag::List(start) => Frame::List(match start {
+            Some(n) => Some(u32::try_from(n).ok()?),
+            None => None,
+        }),
+        Tag::Item => Frame::Item,
+        Tag::Table(_) => {
+            // markdown-rs tries a table only after other constructs that start with
+            // these characters failed, and then goes straight to paragraph text.
+            if matches!(
+                p.text.as_bytes()[range.start],
+                b'e' | b'i' | b'#' | b'`' | b'~' | b'$' | b'*' | b'_' | b'{'
+            ) {
+                return None;
+            }
+            Frame::Table
+        }
+        Tag::TableHead | Tag::TableRow => Frame::Row,
+        Tag::TableCell => {
+            if range.is_empty() {
+                return None; // a cell pulldown-cmark filled in; mdast has none
+            }
+            Frame::Cell
+        }
+        Tag::Emphasis | Tag::Strong | Tag::Link { .. } => Frame::Phrasing,
+        Tag::Image { .. } => return Some(None),
+        _ => return None,
+    };
+    Some(Some(frame))
 }
 
 pub(super) fn push_text(children: &mut Vec<Node>, t: &str) {
