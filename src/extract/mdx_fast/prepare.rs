@@ -36,28 +36,13 @@ pub(super) fn prepare(src: &str) -> Option<Prepared> {
         }
         let trimmed = content.trim_start_matches(' ');
         let indent = content.len() - trimmed.len();
-        if let Some((c, n, fence_indent)) = fence {
-            if fence_indent > 0
-                && content[..content.len() - content.trim_start().len()].contains('\t')
-            {
-                return None; // the fence's indentation is removed from tabs differently
-            }
-            let run = trimmed.bytes().take_while(|&b| b == c).count();
-            let closes = run >= n && trimmed[run..].bytes().all(|b| b == b' ' || b == b'\t');
-            if closes && indent < 4 && !trimmed.starts_with('\t') {
+        if let Some(open) = fence {
+            if fence_line(&mut p, line, open)? {
                 fence = None;
-                keep_code(&mut p, line);
-                if let Some(last) = p.fences.last_mut() {
-                    last.1 = p.text.len();
-                }
                 prev_blank = false;
-                continue;
-            } else if closes || (run >= n && trimmed.starts_with('\t')) {
-                // MDX closes fences at any indentation, CommonMark only below 4 spaces.
-                return None;
+            } else {
+                prev_blank = blank;
             }
-            keep_code(&mut p, line);
-            prev_blank = blank;
             continue;
         }
         if blank {
@@ -130,6 +115,36 @@ pub(super) fn prepare(src: &str) -> Option<Prepared> {
         return None; // markdown-rs reports the unclosed component; unclosed fences vary
     }
     Some(p)
+}
+
+/// A line inside an open fenced code block (`fence`: its character, length and indentation),
+/// copied as code: `Some(true)` when it closes the block, `None` where MDX and CommonMark would
+/// end the block differently.
+fn fence_line(
+    p: &mut Prepared,
+    line: &str,
+    (c, n, fence_indent): (u8, usize, usize),
+) -> Option<bool> {
+    let content = line.strip_suffix('\n').unwrap_or(line);
+    let trimmed = content.trim_start_matches(' ');
+    let indent = content.len() - trimmed.len();
+    if fence_indent > 0 && content[..content.len() - content.trim_start().len()].contains('\t') {
+        return None; // the fence's indentation is removed from tabs differently
+    }
+    let run = trimmed.bytes().take_while(|&b| b == c).count();
+    let closes = run >= n && trimmed[run..].bytes().all(|b| b == b' ' || b == b'\t');
+    if closes && indent < 4 && !trimmed.starts_with('\t') {
+        keep_code(p, line);
+        if let Some(last) = p.fences.last_mut() {
+            last.1 = p.text.len();
+        }
+        return Some(true);
+    } else if closes || (run >= n && trimmed.starts_with('\t')) {
+        // MDX closes fences at any indentation, CommonMark only below 4 spaces.
+        return None;
+    }
+    keep_code(p, line);
+    Some(false)
 }
 
 /// A list item line whose start depends on whether it interrupts the block above (a blank item,
