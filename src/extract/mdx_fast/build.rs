@@ -6,12 +6,12 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use super::Prepared;
 
-pub(super) fn options() -> Options {
+fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS
 }
 
 /// An open node while events are read.
-pub(super) enum Frame {
+enum Frame {
     Root,
     Paragraph,
     /// Inline content of a tight list item, which mdast wraps in a paragraph.
@@ -29,8 +29,8 @@ pub(super) enum Frame {
 }
 
 pub(super) struct Open {
-    pub(super) frame: Frame,
-    pub(super) children: Vec<Node>,
+    frame: Frame,
+    children: Vec<Node>,
     pub(super) text: String,
 }
 
@@ -198,7 +198,7 @@ fn start_frame<'a>(
     Some(Some(frame))
 }
 
-pub(super) fn push_text(children: &mut Vec<Node>, t: &str) {
+fn push_text(children: &mut Vec<Node>, t: &str) {
     if let Some(Node::Text(last)) = children.last_mut() {
         last.value.push_str(t);
     } else {
@@ -277,7 +277,7 @@ pub(super) fn close(stack: &mut Vec<Open>) -> Option<()> {
 }
 
 /// No cut falls strictly inside a code range (`ranges` in document order, not nested).
-pub(super) fn all_outside(cuts: &[usize], ranges: &[(usize, usize)]) -> bool {
+fn all_outside(cuts: &[usize], ranges: &[(usize, usize)]) -> bool {
     cuts.iter().all(|&c| {
         let i = ranges.partition_point(|r| r.0 < c);
         i == 0 || ranges[i - 1].1 <= c
@@ -285,7 +285,7 @@ pub(super) fn all_outside(cuts: &[usize], ranges: &[(usize, usize)]) -> bool {
 }
 
 /// Every position lies inside a code range.
-pub(super) fn all_inside(positions: &[usize], ranges: &[(usize, usize)]) -> bool {
+fn all_inside(positions: &[usize], ranges: &[(usize, usize)]) -> bool {
     positions.iter().all(|&c| {
         let i = ranges.partition_point(|r| r.0 <= c);
         i > 0 && c < ranges[i - 1].1

@@ -150,7 +150,7 @@ fn fence_line(
 /// A list item line whose start depends on whether it interrupts the block above (a blank item,
 /// or an ordered item not numbered 1, unless it follows a sibling ordered item), or a quote or
 /// list item whose first line holds one.
-pub(super) fn interrupt_sensitive(trimmed: &str, prev: &str) -> bool {
+fn interrupt_sensitive(trimmed: &str, prev: &str) -> bool {
     if starts_sensitive_item(trimmed, prev) {
         return true;
     }
@@ -160,7 +160,7 @@ pub(super) fn interrupt_sensitive(trimmed: &str, prev: &str) -> bool {
     }
 }
 
-pub(super) fn starts_sensitive_item(t: &str, prev: &str) -> bool {
+fn starts_sensitive_item(t: &str, prev: &str) -> bool {
     let b = t.as_bytes();
     let blank_after = |n: usize| t[n..].trim_matches([' ', '\t']).is_empty();
     if matches!(b.first(), Some(b'-' | b'*' | b'+'))
@@ -181,7 +181,7 @@ pub(super) fn starts_sensitive_item(t: &str, prev: &str) -> bool {
 
 /// The digits of an ordered list marker (`12.` or `3)` followed by a space or the line's end)
 /// at the start of `t`, or 0.
-pub(super) fn ordered_marker(t: &str) -> usize {
+fn ordered_marker(t: &str) -> usize {
     let b = t.as_bytes();
     let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
     let ok = digits > 0
@@ -191,7 +191,7 @@ pub(super) fn ordered_marker(t: &str) -> usize {
 }
 
 /// The rest of a line after a block quote marker or a list item marker with content.
-pub(super) fn container_rest(t: &str) -> Option<&str> {
+fn container_rest(t: &str) -> Option<&str> {
     let b = t.as_bytes();
     let marker = match b.first()? {
         b'>' => return Some(&t[1..]),
@@ -206,7 +206,7 @@ pub(super) fn container_rest(t: &str) -> Option<&str> {
 }
 
 /// A possible table delimiter row (`|---|:--:|`, `--- | ---`).
-pub(super) fn is_delimiter_row(line: &str) -> bool {
+fn is_delimiter_row(line: &str) -> bool {
     line.contains('|')
         && line.contains('-')
         && line
@@ -215,7 +215,7 @@ pub(super) fn is_delimiter_row(line: &str) -> bool {
 }
 
 /// A fenced-code opening line (`trimmed` has no leading spaces): the fence character and length.
-pub(super) fn fence_open(trimmed: &str) -> Option<(u8, usize)> {
+fn fence_open(trimmed: &str) -> Option<(u8, usize)> {
     let c = *trimmed.as_bytes().first()?;
     if c != b'`' && c != b'~' {
         return None;
@@ -227,7 +227,7 @@ pub(super) fn fence_open(trimmed: &str) -> Option<(u8, usize)> {
     Some((c, run))
 }
 
-pub(super) fn keep_code(p: &mut Prepared, line: &str) {
+fn keep_code(p: &mut Prepared, line: &str) {
     let base = p.text.len();
     p.kept.extend(
         line.bytes()
@@ -238,7 +238,7 @@ pub(super) fn keep_code(p: &mut Prepared, line: &str) {
     p.text.push_str(line);
 }
 
-pub(super) fn flow_tag<'a>(stack: &mut Vec<&'a str>, t: JsxTag<'a>) -> Option<()> {
+fn flow_tag<'a>(stack: &mut Vec<&'a str>, t: JsxTag<'a>) -> Option<()> {
     if is_hidden(t.name) {
         return None;
     }
@@ -261,7 +261,7 @@ pub(super) enum Item<'a> {
 
 /// A line of only JSX tags and expressions (MDX "flow" JSX/expressions): its items, in order.
 /// As in markdown-rs, an expression may follow a tag but not another expression.
-pub(super) fn flow_items(line: &str) -> Option<Vec<Item<'_>>> {
+fn flow_items(line: &str) -> Option<Vec<Item<'_>>> {
     let mut items = Vec::new();
     let mut rest = line;
     let mut after_expr = false;
@@ -289,7 +289,7 @@ pub(super) fn flow_items(line: &str) -> Option<Vec<Item<'_>>> {
 
 /// Copies a text line into `p.text`, cutting out inline JSX tags and expressions; declines a line
 /// where a cut could change what CommonMark makes of the rest.
-pub(super) fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
+fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
     let b = line.as_bytes();
     let start = p.text.len();
     let mut cuts = Vec::new();
@@ -399,10 +399,10 @@ pub(super) fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option
 }
 
 /// The bytes `inline_line` does more with than copy them: all ASCII.
-pub(super) const INLINE_SPECIAL: [bool; 256] = crate::extract::byte_set(b"\\`{<}~*_[]");
+const INLINE_SPECIAL: [bool; 256] = crate::extract::byte_set(b"\\`{<}~*_[]");
 
 /// Characters that end or start no Markdown construct when they become neighbours.
-pub(super) fn safe_neighbour(c: char) -> bool {
+fn safe_neighbour(c: char) -> bool {
     c.is_alphanumeric()
         || c == ' '
         || matches!(
@@ -411,14 +411,14 @@ pub(super) fn safe_neighbour(c: char) -> bool {
         )
 }
 
-pub(super) fn is_atx_heading(line: &str) -> bool {
+fn is_atx_heading(line: &str) -> bool {
     let hashes = line.bytes().take_while(|&b| b == b'#').count();
     (1..=6).contains(&hashes) && (hashes == line.len() || line[hashes..].starts_with([' ', '\t']))
 }
 
 /// A code span opening with `run` backticks at the start of `s`, closed on the same line: its
 /// length. A span the line does not close is declined (CommonMark may close it on a later line).
-pub(super) fn code_span(s: &str, run: usize) -> Option<usize> {
+fn code_span(s: &str, run: usize) -> Option<usize> {
     let b = s.as_bytes();
     let mut i = run;
     while i < b.len() {

@@ -37,7 +37,7 @@ impl Observer for Recorder {
 pub(super) struct Pending {
     pub(super) off: usize,
     /// The input character.
-    pub(super) orig: char,
+    orig: char,
     /// For a separator: the separator character after NFKC (`.`, `٫`, `٬`).
     pub(super) ch: char,
     /// For a space: produced by another rule (punctuation, …) rather than input whitespace.
@@ -61,8 +61,8 @@ pub(super) struct Pass<'a, O: Observer> {
     /// A space is due before the next emitted character (collapses runs, trims the end).
     pub(super) space: Option<Pending>,
     /// A decimal/thousands separator after a digit, waiting to see if a digit follows.
-    pub(super) sep: Option<Pending>,
-    pub(super) last_digit: bool,
+    sep: Option<Pending>,
+    last_digit: bool,
     /// Variant mode (dagger alef → ا etc.).
     pub(super) variant: bool,
     pub(super) variant_hit: bool,
@@ -127,7 +127,7 @@ impl<'a, O: Observer> Pass<'a, O> {
     /// `run_segmented` only if it has a character that can take part in a composition
     /// (`may_need_nfc`); the rest, whose segments `run_segmented` would feed as they are, is fed
     /// in one piece.
-    pub(super) fn run_words(&mut self, block: &str, base_off: usize) {
+    fn run_words(&mut self, block: &str, base_off: usize) {
         #[cfg(test)]
         if self.per_char {
             return self.run_segmented(block, base_off);
@@ -154,7 +154,7 @@ impl<'a, O: Observer> Pass<'a, O> {
 
     /// NFC per segment (a segment starts at an NFC boundary). Consecutive segments that NFC
     /// leaves as they are go to `feed_plain` in one piece.
-    pub(super) fn run_segmented(&mut self, text: &str, base_off: usize) {
+    fn run_segmented(&mut self, text: &str, base_off: usize) {
         let mut plain = 0; // text[plain..start] needs no NFC and is not fed yet
         let mut start = 0;
         let mut complex = false;
@@ -254,7 +254,7 @@ impl<'a, O: Observer> Pass<'a, O> {
     /// a letter between two marks, and prose, whose words begin with أ and end in ة, stay in
     /// this loop. Returns where the characters it takes end.
     #[inline(always)]
-    pub(super) fn copy_run(&mut self, text: &str, mut i: usize) -> usize {
+    fn copy_run(&mut self, text: &str, mut i: usize) -> usize {
         let b = text.as_bytes();
         let t = self.fast;
         loop {
@@ -292,7 +292,7 @@ impl<'a, O: Observer> Pass<'a, O> {
 
     /// Process one NFC character; `orig` is the input character reported by `explain`.
     #[inline(always)]
-    pub(super) fn feed_as(&mut self, c: char, off: usize, orig: char) {
+    fn feed_as(&mut self, c: char, off: usize, orig: char) {
         let u = c as u32;
         if u < 0x80 {
             self.ascii(c, off, orig);
@@ -304,7 +304,7 @@ impl<'a, O: Observer> Pass<'a, O> {
     }
 
     /// After NFKC / ligature expansion: like `feed_as` but no presentation-form step.
-    pub(super) fn stage_b(&mut self, c: char, off: usize, orig: char) {
+    fn stage_b(&mut self, c: char, off: usize, orig: char) {
         let u = c as u32;
         if u < 0x80 {
             self.ascii(c, off, orig);
@@ -324,7 +324,7 @@ impl<'a, O: Observer> Pass<'a, O> {
     }
 
     #[inline]
-    pub(super) fn record_str(&mut self, off: usize, orig: char, rule: Rule, repl: &str) {
+    fn record_str(&mut self, off: usize, orig: char, rule: Rule, repl: &str) {
         if O::ACTIVE {
             self.obs.change(off, orig, rule, repl);
         }
@@ -345,7 +345,7 @@ impl<'a, O: Observer> Pass<'a, O> {
     }
 
     #[inline]
-    pub(super) fn flush_space(&mut self) {
+    fn flush_space(&mut self) {
         if let Some(p) = self.space.take() {
             self.out.push(' ');
             if O::ACTIVE && !p.produced && p.orig != ' ' {
@@ -356,7 +356,7 @@ impl<'a, O: Observer> Pass<'a, O> {
 
     /// A space-producing event: input whitespace (`produced` = false) or a space produced by
     /// another rule (which has recorded its own change).
-    pub(super) fn space_event(&mut self, off: usize, orig: char, produced: bool) {
+    fn space_event(&mut self, off: usize, orig: char, produced: bool) {
         if self.sep.is_some() {
             self.resolve_sep(false);
         }
@@ -378,14 +378,14 @@ impl<'a, O: Observer> Pass<'a, O> {
     }
 
     /// `rule` turns the character into a space.
-    pub(super) fn rule_space(&mut self, off: usize, orig: char, rule: Rule) {
+    fn rule_space(&mut self, off: usize, orig: char, rule: Rule) {
         self.record(off, orig, rule, ' ');
         self.space_event(off, orig, true);
     }
 
     /// A separator (`.`, ٫, ٬) directly after a digit: decide when the next character is known.
     #[cold]
-    pub(super) fn resolve_sep(&mut self, next_is_digit: bool) {
+    fn resolve_sep(&mut self, next_is_digit: bool) {
         let Some(p) = self.sep.take() else { return };
         if next_is_digit {
             match p.ch {
@@ -411,7 +411,7 @@ impl<'a, O: Observer> Pass<'a, O> {
         }
     }
 
-    pub(super) fn punct(&mut self, c: char, off: usize, orig: char) {
+    fn punct(&mut self, c: char, off: usize, orig: char) {
         if self.rules.punctuation {
             self.rule_space(off, orig, Rule::Punctuation);
         } else {
@@ -423,12 +423,12 @@ impl<'a, O: Observer> Pass<'a, O> {
     }
 
     #[inline(always)]
-    pub(super) fn can_start_sep(&self) -> bool {
+    fn can_start_sep(&self) -> bool {
         self.last_digit && self.space.is_none() && self.sep.is_none()
     }
 
     #[inline(always)]
-    pub(super) fn ascii(&mut self, c: char, off: usize, orig: char) {
+    fn ascii(&mut self, c: char, off: usize, orig: char) {
         match ASCII[c as usize] {
             A_LOWER => self.emit(c, Base::None, false),
             A_DIGIT => self.emit(c, Base::None, true),
@@ -608,7 +608,7 @@ impl<'a, O: Observer> Pass<'a, O> {
     }
 
     /// Characters outside ASCII and the Arabic block, after NFKC.
-    pub(super) fn generic(&mut self, c: char, off: usize, orig: char) {
+    fn generic(&mut self, c: char, off: usize, orig: char) {
         let u = c as u32;
         if is_invisible(u) {
             self.record_str(off, orig, Rule::Invisible, "");
@@ -663,7 +663,7 @@ impl<'a, O: Observer> Pass<'a, O> {
         self.punct(c, off, orig)
     }
 
-    pub(super) fn finish(&mut self) {
+    fn finish(&mut self) {
         if self.sep.is_some() {
             self.resolve_sep(false);
         }
@@ -683,7 +683,7 @@ impl<'a, O: Observer> Pass<'a, O> {
 
 /// Titlecase letters (ǅ …) are not `is_uppercase` but still have a lowercase mapping.
 #[inline]
-pub(super) fn has_lowercase(c: char) -> bool {
+fn has_lowercase(c: char) -> bool {
     let mut l = c.to_lowercase();
     !(l.len() == 1 && l.next() == Some(c))
 }

@@ -68,7 +68,7 @@ pub(super) enum Act {
     SmallHighYeh,
 }
 
-pub(super) const fn arabic_act(u: u32) -> Act {
+const fn arabic_act(u: u32) -> Act {
     match u {
         0x0600..=0x0605 => Act::Delete(Rule::Invisible),
         0x0606..=0x060F => Act::Punct,
@@ -127,7 +127,7 @@ pub(super) const A_DIGIT: u8 = 1;
 pub(super) const A_UPPER: u8 = 2;
 pub(super) const A_SPACE: u8 = 3; // whitespace and other control characters
 pub(super) const A_DOT: u8 = 4;
-pub(super) const A_PUNCT: u8 = 5;
+const A_PUNCT: u8 = 5;
 
 pub(super) static ASCII: [u8; 128] = {
     let mut t = [A_PUNCT; 128];
@@ -169,10 +169,10 @@ pub(super) enum Fast {
 }
 
 /// Bits of the lossy folds that are on, indexing [`ARABIC_FAST`].
-pub(super) const FOLD_ALEF_HAMZA: usize = 1;
-pub(super) const FOLD_ALEF_MAKSURA: usize = 2;
-pub(super) const FOLD_TEH_MARBUTA: usize = 4;
-pub(super) const FOLD_HAMZA_CARRIERS: usize = 8;
+const FOLD_ALEF_HAMZA: usize = 1;
+const FOLD_ALEF_MAKSURA: usize = 2;
+const FOLD_TEH_MARBUTA: usize = 4;
+const FOLD_HAMZA_CARRIERS: usize = 8;
 
 pub(super) fn fold_bits(r: &Rules) -> usize {
     let bit = |on: bool, bit: usize| if on { bit } else { 0 };
@@ -183,7 +183,7 @@ pub(super) fn fold_bits(r: &Rules) -> usize {
 }
 
 /// `Pass::fold` at compile time: what `c` becomes under the folds `bits`.
-pub(super) const fn fold_const(fold: Fold, c: char, bits: usize) -> char {
+const fn fold_const(fold: Fold, c: char, bits: usize) -> char {
     match fold {
         Fold::AlefHamza if bits & FOLD_ALEF_HAMZA != 0 => '\u{0627}',
         Fold::AlefMaksura if bits & FOLD_ALEF_MAKSURA != 0 => '\u{064A}',
@@ -201,7 +201,7 @@ pub(super) const fn fold_const(fold: Fold, c: char, bits: usize) -> char {
 
 /// The fast class of U+0600 + `i` under the folds `bits` (what `Pass::arabic` does with it,
 /// when that is to emit one letter or nothing).
-pub(super) const fn arabic_fast(i: usize, bits: usize) -> Fast {
+const fn arabic_fast(i: usize, bits: usize) -> Fast {
     let u = 0x0600 + i as u32;
     match arabic_act(u) {
         Act::Keep(base) => Fast::Keep(base, false),
@@ -245,7 +245,7 @@ pub(super) static ARABIC_FAST: [[Fast; 256]; 16] = {
 /// The Arabic-block fast classes of one pass's rules.
 pub(super) type ArabicFast = [Fast; 256];
 
-pub(super) static ASCII_FAST: [Fast; 128] = {
+static ASCII_FAST: [Fast; 128] = {
     let mut t = [Fast::Slow; 128];
     let mut i = 0;
     while i < 128 {
@@ -281,7 +281,7 @@ pub(super) fn fast_class(t: &ArabicFast, b: &[u8], i: usize) -> (Fast, usize) {
 
 /// Whether the character at byte `i` is kept as it is.
 #[inline(always)]
-pub(super) fn kept_at(t: &ArabicFast, b: &[u8], i: usize) -> bool {
+fn kept_at(t: &ArabicFast, b: &[u8], i: usize) -> bool {
     matches!(fast_class(t, b, i).0, Fast::Keep(..))
 }
 

@@ -20,7 +20,7 @@ pub(super) fn may_need_nfc(b: &[u8]) -> bool {
 
 /// A byte `may_need_nfc` looks closer at.
 #[inline(always)]
-pub(super) fn suspect(x: u8) -> bool {
+fn suspect(x: u8) -> bool {
     (x.wrapping_sub(0x93) < 3) | (x >= 0xDC) | (x.wrapping_sub(0xC0) < 0x18)
 }
 
@@ -234,7 +234,7 @@ pub(super) fn nfc_irrelevant(text: &str) -> bool {
 /// or 0 if the segment starts with something else. A lead byte 0xD8–0xDB is never a
 /// continuation byte, so reading backwards two bytes at a time is unambiguous.
 #[cfg(test)]
-pub(super) fn arabic_starter_before(b: &[u8], mut i: usize) -> u32 {
+fn arabic_starter_before(b: &[u8], mut i: usize) -> u32 {
     while i >= 2 && (0xD8..=0xDB).contains(&b[i - 2]) {
         let u = ((b[i - 2] as u32 & 0x1F) << 6) | (b[i - 1] as u32 & 0x3F);
         if canonical_class_arabic(u) == 0 {
@@ -258,7 +258,7 @@ pub(super) fn composes_with_hamza_mark(s: u32, m: u32) -> bool {
 
 #[cfg(test)]
 #[inline]
-pub(super) fn utf8_len(lead: u8) -> usize {
+fn utf8_len(lead: u8) -> usize {
     match lead {
         0x00..=0x7F => 1,
         0xC0..=0xDF => 2,

@@ -165,7 +165,7 @@ pub(super) fn clean_lang(v: &str) -> Option<Box<str>> {
 
 /// Whole class/id tokens (lower-cased) that mark chrome.
 #[rustfmt::skip]
-pub(super) const CHROME_TOKENS: &[&str] = &[
+const CHROME_TOKENS: &[&str] = &[
     "toc", "tableofcontents", "table-of-contents", "sr-only", "screen-reader-text",
     "visually-hidden", "visuallyhidden", "skip-link", "skiplink", "headerlink", "hash-link",
     "anchorjs-link", "post-meta", "entry-meta", "article-meta", "meta-info", "read-more",
@@ -179,7 +179,7 @@ pub(super) const CHROME_TOKENS: &[&str] = &[
 
 /// Words (class/id split on `-`, `_`, digits and camelCase) that mark chrome.
 #[rustfmt::skip]
-pub(super) const CHROME_WORDS: &[&str] = &[
+const CHROME_WORDS: &[&str] = &[
     "nav", "navbar", "navigation", "navlinks", "menu", "menus", "submenu", "megamenu",
     "breadcrumb", "breadcrumbs", "crumbs", "sidebar", "sidebars", "widget", "widgets", "footer",
     "toc", "share", "shares", "sharing", "sharer", "social", "socials", "sns", "tags", "tag",
@@ -201,12 +201,12 @@ pub(super) const CHROME_WORDS: &[&str] = &[
 /// Words that mark a content wrapper (protects a chrome-looking element that holds prose,
 /// and counts positively in the fallback score).
 #[rustfmt::skip]
-pub(super) const CONTENT_WORDS: &[&str] = &[
+const CONTENT_WORDS: &[&str] = &[
     "article", "articlebody", "content", "entry", "post", "body", "main", "text", "story", "prose",
     "markdown", "blog",
 ];
 
-pub(super) fn class_flags(class: &str, id: &str) -> u32 {
+fn class_flags(class: &str, id: &str) -> u32 {
     let mut flags = 0;
     for token in class
         .split_ascii_whitespace()
@@ -232,7 +232,7 @@ pub(super) fn class_flags(class: &str, id: &str) -> u32 {
 }
 
 /// `articleBody` → [article, body]; `post-meta_2` → [post, meta].
-pub(super) fn split_words(token: &str) -> Vec<String> {
+fn split_words(token: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;

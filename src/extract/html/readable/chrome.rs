@@ -18,7 +18,7 @@ pub(super) struct Analysis {
     pub(super) commas: Vec<u32>,
 }
 
-pub(super) fn is_junk(t: &Tree, i: u32) -> bool {
+fn is_junk(t: &Tree, i: u32) -> bool {
     match t.elem(i) {
         Some(e) => is_junk_tag(&e.name) || e.flags & (F_HIDDEN | F_JS_HREF | F_FOREIGN) != 0,
         None => false,

@@ -10,14 +10,14 @@ use super::walk::{Acc, Block, Walker, strip_script_urls};
 use super::{BlockKind, HtmlDoc, HtmlOutcome, MIN_PROSE_CHARS};
 use crate::extract::is_script_url;
 
-pub(super) struct PageMeta {
+struct PageMeta {
     pub(super) title: Option<String>,
     pub(super) refresh: Option<(f64, Option<String>)>,
     pub(super) site_name: Option<String>,
-    pub(super) content_language: Option<Box<str>>,
+    content_language: Option<Box<str>>,
 }
 
-pub(super) fn page_meta(t: &Tree) -> PageMeta {
+fn page_meta(t: &Tree) -> PageMeta {
     let mut m = PageMeta {
         title: None,
         refresh: None,
@@ -65,7 +65,7 @@ pub(super) fn page_meta(t: &Tree) -> PageMeta {
 }
 
 /// `content="0; url=https://x/"` → (0.0, Some("https://x/"))
-pub(super) fn parse_refresh(content: &str) -> Option<(f64, Option<String>)> {
+fn parse_refresh(content: &str) -> Option<(f64, Option<String>)> {
     let c = content.trim();
     let digits: String = c
         .chars()
@@ -95,7 +95,7 @@ pub(super) fn parse_refresh(content: &str) -> Option<(f64, Option<String>)> {
     Some((delay, url))
 }
 
-pub(super) fn strip_title_suffix(title: &str, site_name: Option<&str>) -> String {
+fn strip_title_suffix(title: &str, site_name: Option<&str>) -> String {
     const SEPS: &[&str] = &[
         " | ", " - ", " – ", " — ", " :: ", " · ", " • ", " « ", " » ", " ~ ",
     ];
@@ -133,7 +133,7 @@ pub(super) fn strip_title_suffix(title: &str, site_name: Option<&str>) -> String
     t.to_string()
 }
 
-pub(super) fn is_not_found(text: &str) -> bool {
+fn is_not_found(text: &str) -> bool {
     let l = text.to_lowercase();
     l.contains("404")
         || l.contains("not found")
@@ -144,7 +144,7 @@ pub(super) fn is_not_found(text: &str) -> bool {
         || l.contains("لا توجد صفحة")
 }
 
-pub(super) fn sanitize_reason_url(url: &str) -> String {
+fn sanitize_reason_url(url: &str) -> String {
     if is_script_url(url) {
         return "(script URL dropped)".to_string();
     }

@@ -13,7 +13,7 @@ pub(super) enum Choice {
     Cards(usize),
 }
 
-pub(super) fn contains_h1(t: &Tree, an: &Analysis, root: u32) -> bool {
+fn contains_h1(t: &Tree, an: &Analysis, root: u32) -> bool {
     let mut found = false;
     traverse(t, root, |n, enter| {
         if !enter || found || an.removed[n as usize] {
@@ -29,7 +29,7 @@ pub(super) fn contains_h1(t: &Tree, an: &Analysis, root: u32) -> bool {
 }
 
 /// `a` is `b` or an ancestor of `b`.
-pub(super) fn is_ancestor(t: &Tree, a: u32, b: u32) -> bool {
+fn is_ancestor(t: &Tree, a: u32, b: u32) -> bool {
     let mut cur = b;
     while cur != NONE {
         if cur == a {
@@ -102,7 +102,7 @@ pub(super) fn choose_root(t: &Tree, an: &Analysis) -> Choice {
 }
 
 /// Readability-style scoring for pages without semantic containers.
-pub(super) fn scored_roots(t: &Tree, an: &Analysis) -> Vec<u32> {
+fn scored_roots(t: &Tree, an: &Analysis) -> Vec<u32> {
     let mut scores = candidate_scores(t, an);
     let Some((best, best_score)) = best_candidate(an, &mut scores) else {
         return vec![0];
@@ -208,7 +208,7 @@ fn sibling_roots(t: &Tree, an: &Analysis, scores: &Scores, best: u32, best_score
     roots
 }
 
-pub(super) fn initial_score(t: &Tree, i: u32) -> f64 {
+fn initial_score(t: &Tree, i: u32) -> f64 {
     let mut s = match t.name(i) {
         "div" | "article" | "section" | "main" => 5.0,
         "pre" | "td" | "blockquote" => 3.0,

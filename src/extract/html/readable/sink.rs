@@ -17,7 +17,7 @@ use super::tags::*;
 use super::tree::*;
 
 #[derive(Clone, Copy, PartialEq)]
-pub(super) enum Raw {
+enum Raw {
     No,
     /// inside script/style/…: text is dropped
     Drop,
@@ -25,50 +25,50 @@ pub(super) enum Raw {
     Keep,
 }
 
-pub(super) struct Builder {
-    pub(super) st: RefCell<BuildState>,
+struct Builder {
+    st: RefCell<BuildState>,
 }
 
 /// Element names whose open count is tracked, so that scope searches for them
 /// are O(1) when none is open (keeps pathological nesting linear).
-pub(super) const TRACKED: [&str; 13] = [
+const TRACKED: [&str; 13] = [
     "p", "li", "dd", "dt", "a", "nobr", "button", "tr", "td", "th", "tbody", "thead", "tfoot",
 ];
 
-pub(super) fn tracked_idx(n: &str) -> Option<usize> {
+fn tracked_idx(n: &str) -> Option<usize> {
     TRACKED.iter().position(|t| *t == n)
 }
 
-pub(super) struct BuildState {
+struct BuildState {
     pub(super) nodes: Vec<Node>,
-    pub(super) stack: Vec<u32>,
-    pub(super) open_counts: [u32; TRACKED.len()],
+    stack: Vec<u32>,
+    open_counts: [u32; TRACKED.len()],
     pub(super) raw: Raw,
     pub(super) html_lang: Option<Box<str>>,
-    pub(super) seen_html: bool,
+    seen_html: bool,
 }
 
 impl BuildState {
     pub(super) fn top(&self) -> u32 {
         *self.stack.last().unwrap_or(&0)
     }
-    pub(super) fn name_of(&self, i: u32) -> &str {
+    fn name_of(&self, i: u32) -> &str {
         match &self.nodes[i as usize].data {
             NodeData::Elem(e) => &e.name,
             _ => "",
         }
     }
-    pub(super) fn flags_of(&self, i: u32) -> u32 {
+    fn flags_of(&self, i: u32) -> u32 {
         match &self.nodes[i as usize].data {
             NodeData::Elem(e) => e.flags,
             _ => 0,
         }
     }
-    pub(super) fn in_foreign(&self) -> bool {
+    fn in_foreign(&self) -> bool {
         let f = self.flags_of(self.top());
         f & F_FOREIGN != 0 && f & F_INTEGRATION == 0
     }
-    pub(super) fn append(&mut self, parent: u32, data: NodeData) -> u32 {
+    fn append(&mut self, parent: u32, data: NodeData) -> u32 {
         let id = self.nodes.len() as u32;
         self.nodes.push(Node {
             parent,
@@ -87,7 +87,7 @@ impl BuildState {
         }
         id
     }
-    pub(super) fn append_text(&mut self, s: &str) {
+    fn append_text(&mut self, s: &str) {
         let parent = self.top();
         let last = self.nodes[parent as usize].last_child;
         if last != NONE
@@ -100,7 +100,7 @@ impl BuildState {
     }
     /// Appends an element to the current node; pushes it on the stack of open
     /// elements when `push` and the depth cap allows it.
-    pub(super) fn insert(&mut self, elem: Elem, push: bool) {
+    fn insert(&mut self, elem: Elem, push: bool) {
         if push && self.stack.len() > MAX_DEPTH {
             return; // too deep: ignore the tag, keep its content in the parent
         }
@@ -110,13 +110,13 @@ impl BuildState {
             self.push_open(id);
         }
     }
-    pub(super) fn push_open(&mut self, id: u32) {
+    fn push_open(&mut self, id: u32) {
         if let Some(k) = tracked_idx(self.name_of(id)) {
             self.open_counts[k] += 1;
         }
         self.stack.push(id);
     }
-    pub(super) fn pop_open(&mut self) {
+    fn pop_open(&mut self) {
         if self.stack.len() > 1
             && let Some(id) = self.stack.pop()
             && let Some(k) = tracked_idx(self.name_of(id))
@@ -126,7 +126,7 @@ impl BuildState {
     }
     /// Index in the stack of the nearest open element named one of `names`,
     /// searching down from the top and stopping at any of `boundaries`.
-    pub(super) fn find_in_scope(&self, names: &[&str], boundaries: &[&str]) -> Option<usize> {
+    fn find_in_scope(&self, names: &[&str], boundaries: &[&str]) -> Option<usize> {
         let none_open = names
             .iter()
             .all(|n| tracked_idx(n).is_some_and(|k| self.open_counts[k] == 0));
@@ -144,17 +144,17 @@ impl BuildState {
         }
         None
     }
-    pub(super) fn pop_through(&mut self, j: usize) {
+    fn pop_through(&mut self, j: usize) {
         while self.stack.len() > j.max(1) {
             self.pop_open();
         }
     }
-    pub(super) fn close_p(&mut self) {
+    fn close_p(&mut self) {
         if let Some(j) = self.find_in_scope(&["p"], BUTTON_SCOPE) {
             self.pop_through(j);
         }
     }
-    pub(super) fn close_item(&mut self, names: &[&str]) {
+    fn close_item(&mut self, names: &[&str]) {
         if names
             .iter()
             .all(|n| tracked_idx(n).is_some_and(|k| self.open_counts[k] == 0))
@@ -173,7 +173,7 @@ impl BuildState {
         }
     }
 
-    pub(super) fn start_tag(&mut self, tag: Tag) -> TokenSinkResult<()> {
+    fn start_tag(&mut self, tag: Tag) -> TokenSinkResult<()> {
         let name: &str = &tag.name;
         match name {
             "html" => {
@@ -337,7 +337,7 @@ impl BuildState {
         }
     }
 
-    pub(super) fn end_tag(&mut self, tag: Tag) {
+    fn end_tag(&mut self, tag: Tag) {
         let name: &str = &tag.name;
         if self.raw != Raw::No {
             // the tokenizer only leaves a raw-text state on the matching end tag

@@ -38,7 +38,7 @@ impl Acc {
             }
         }
     }
-    pub(super) fn brk(&mut self) {
+    fn brk(&mut self) {
         self.space = true;
     }
     pub(super) fn take(&mut self) -> Acc {
@@ -70,11 +70,11 @@ pub(super) struct Walker<'a> {
     /// `<a>` elements with text seen in the content
     pub(super) links: usize,
     /// the element being emitted as a whole sits inside a link
-    pub(super) ctx_link: bool,
+    ctx_link: bool,
 }
 
 /// Inline text symbol-only anchors ("#", "¶", "🔗") are permalink chrome.
-pub(super) fn is_symbol_anchor(t: &Tree, an: &Analysis, i: u32) -> bool {
+fn is_symbol_anchor(t: &Tree, an: &Analysis, i: u32) -> bool {
     if t.name(i) != "a" || an.total[i as usize] > 3 {
         return false;
     }
@@ -180,7 +180,7 @@ impl<'a> Walker<'a> {
     }
 
     /// Verbatim text of a `<pre>`: newlines kept, `<br>` → newline.
-    pub(super) fn preformatted(&mut self, root: u32) -> Acc {
+    fn preformatted(&mut self, root: u32) -> Acc {
         let mut acc = Acc::default();
         let t = self.t;
         traverse(t, root, |n, enter| {
@@ -365,7 +365,7 @@ impl<'a> Walker<'a> {
     }
 
     /// A table used for page layout rather than for data.
-    pub(super) fn is_layout_table(&self, root: u32) -> bool {
+    fn is_layout_table(&self, root: u32) -> bool {
         let t = self.t;
         if t.flags(root) & F_ROLE_PRESENTATION != 0 {
             return true;
@@ -418,7 +418,7 @@ impl<'a> Walker<'a> {
         layout || cells <= 1 || max_cols <= 1
     }
 
-    pub(super) fn headings_only(&mut self, root: u32) {
+    fn headings_only(&mut self, root: u32) {
         let t = self.t;
         let mut found: Vec<u32> = Vec::new();
         traverse(t, root, |n, enter| {
@@ -558,7 +558,7 @@ impl<'a> Walker<'a> {
 
 /// Elements that `Walker::whole` emits in one go (the generic walk does not
 /// descend into them).
-pub(super) fn handled_whole(name: &str, w: &Walker<'_>, n: u32) -> bool {
+fn handled_whole(name: &str, w: &Walker<'_>, n: u32) -> bool {
     heading_level(name).is_some()
         || matches!(
             name,
@@ -568,12 +568,12 @@ pub(super) fn handled_whole(name: &str, w: &Walker<'_>, n: u32) -> bool {
         || w.an.header_mode[n as usize]
 }
 
-pub(super) fn list_start(t: &Tree, list: u32) -> i64 {
+fn list_start(t: &Tree, list: u32) -> i64 {
     t.elem(list).and_then(|e| e.start).unwrap_or(1)
 }
 
 /// "تُقرأ خلال 2 دقائق", "5 min read", "مدة القراءة: 3 دقائق" …
-pub(super) fn is_reading_time(text: &str) -> bool {
+fn is_reading_time(text: &str) -> bool {
     if text.chars().count() > 60 {
         return false;
     }
