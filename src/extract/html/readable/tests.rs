@@ -4,7 +4,7 @@ use super::chrome::collapsed_len;
 use super::*;
 
 proptest::proptest! {
-    /// The byte-at-a-time count is the count over chars, as first written.
+    /// The byte-at-a-time count equals the plain count over chars (the reference below).
     #[test]
     fn collapsed_len_counts_chars(s in "[ \t\n\r\u{0B}\u{0C}\u{85}\u{A0}\u{2009}\u{3000}\u{0}\u{1F}\u{7F}\u{9F}a،ابة\u{64B}\u{6F0}\u{200F}\u{1F642}]{0,40}") {
         let mut len = 0;
