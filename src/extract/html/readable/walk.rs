@@ -63,6 +63,29 @@ struct Para {
     link_depth: usize,
 }
 
+/// A list being turned into lines: the next child to visit and the next item number.
+#[derive(Clone, Copy)]
+struct ListFrame {
+    list: u32,
+    next_child: u32,
+    counter: i64,
+}
+
+impl ListFrame {
+    fn start(t: &Tree, list: u32) -> ListFrame {
+        ListFrame {
+            list,
+            next_child: t.nodes[list as usize].first_child,
+            counter: list_start(t, list),
+        }
+    }
+}
+
+/// List containers: their items become lines.
+fn is_list(name: &str) -> bool {
+    matches!(name, "ul" | "ol" | "dl" | "menu" | "dir")
+}
+
 pub(super) struct Walker<'a> {
     pub(super) t: &'a Tree,
     pub(super) an: &'a Analysis,
@@ -228,87 +251,91 @@ impl<'a> Walker<'a> {
         acc
     }
 
+    /// A list as lines (`- item`, `3. item`), nested lists after their item's line, in
+    /// document order; iterative, so deep nesting costs no stack.
     pub(super) fn list(&mut self, root: u32) -> Acc {
         let t = self.t;
-        let is_list = |n: &str| matches!(n, "ul" | "ol" | "dl" | "menu" | "dir");
         let mut out = Acc::default();
-        // frames: (list node, next child to visit, counter)
-        let mut frames: Vec<(u32, u32, i64)> = vec![(
-            root,
-            t.nodes[root as usize].first_child,
-            list_start(t, root),
-        )];
-        while let Some((list, child, counter)) = frames.pop() {
+        let mut frames = vec![ListFrame::start(t, root)];
+        while let Some(frame) = frames.pop() {
+            let child = frame.next_child;
             if child == NONE {
                 continue;
             }
-            let next = t.nodes[child as usize].next_sibling;
-            let ordered = t.name(list) == "ol";
-            let mut line_acc;
-            let mut nested: Vec<u32> = Vec::new();
-            match &t.nodes[child as usize].data {
+            let rest = ListFrame {
+                next_child: t.nodes[child as usize].next_sibling,
+                ..frame
+            };
+            let line_acc = match &t.nodes[child as usize].data {
                 NodeData::Text(s) => {
-                    line_acc = Acc::default();
-                    line_acc.text(s, false);
+                    let mut acc = Acc::default();
+                    acc.text(s, false);
+                    acc
                 }
-                NodeData::Elem(e) => {
-                    if self.skip(child) {
-                        frames.push((list, next, counter));
-                        continue;
-                    }
-                    if is_list(&e.name) {
-                        // a list directly inside a list
-                        frames.push((list, next, counter));
-                        frames.push((
-                            child,
-                            t.nodes[child as usize].first_child,
-                            list_start(t, child),
-                        ));
-                        continue;
-                    }
-                    line_acc = self.inline(child, &|n| is_list(n));
-                    // nested lists inside this item, in document order
-                    traverse(t, child, |n, enter| {
-                        if !enter || n == child {
-                            return true;
-                        }
-                        if self.skip(n) {
-                            return false;
-                        }
-                        if is_list(t.name(n)) {
-                            nested.push(n);
-                            return false;
-                        }
-                        true
-                    });
-                }
-                NodeData::Root => {
-                    frames.push((list, next, counter));
+                NodeData::Elem(e) if !self.skip(child) && is_list(&e.name) => {
+                    // a list directly inside a list
+                    frames.push(rest);
+                    frames.push(ListFrame::start(t, child));
                     continue;
                 }
-            }
-            let line = line_acc.s.trim();
-            let mut counter = counter;
-            if !line.is_empty() {
-                if !out.s.is_empty() {
-                    out.s.push('\n');
+                NodeData::Elem(_) if !self.skip(child) => {
+                    let acc = self.inline(child, &|n| is_list(n));
+                    let nested = self.nested_lists(child);
+                    let counter = self.list_line(&mut out, &rest, acc);
+                    frames.push(ListFrame { counter, ..rest });
+                    frames.extend(nested.iter().rev().map(|&l| ListFrame::start(t, l)));
+                    continue;
                 }
-                if ordered {
-                    out.s.push_str(&format!("{counter}. "));
-                    counter = counter.saturating_add(1);
-                } else {
-                    out.s.push_str("- ");
+                NodeData::Elem(_) | NodeData::Root => {
+                    frames.push(rest);
+                    continue;
                 }
-                out.s.push_str(line);
-                out.chars += line_acc.chars;
-                out.link += line_acc.link;
-            }
-            frames.push((list, next, counter));
-            for &l in nested.iter().rev() {
-                frames.push((l, t.nodes[l as usize].first_child, list_start(t, l)));
-            }
+            };
+            let counter = self.list_line(&mut out, &rest, line_acc);
+            frames.push(ListFrame { counter, ..rest });
         }
         out
+    }
+
+    /// Appends one item's line to `out` (numbered in an `<ol>`); returns the next number.
+    fn list_line(&self, out: &mut Acc, frame: &ListFrame, line_acc: Acc) -> i64 {
+        let line = line_acc.s.trim();
+        let mut counter = frame.counter;
+        if !line.is_empty() {
+            if !out.s.is_empty() {
+                out.s.push('\n');
+            }
+            if self.t.name(frame.list) == "ol" {
+                out.s.push_str(&format!("{counter}. "));
+                counter = counter.saturating_add(1);
+            } else {
+                out.s.push_str("- ");
+            }
+            out.s.push_str(line);
+            out.chars += line_acc.chars;
+            out.link += line_acc.link;
+        }
+        counter
+    }
+
+    /// The lists inside list item `item` (not inside one another), in document order.
+    fn nested_lists(&self, item: u32) -> Vec<u32> {
+        let t = self.t;
+        let mut nested = Vec::new();
+        traverse(t, item, |n, enter| {
+            if !enter || n == item {
+                return true;
+            }
+            if self.skip(n) {
+                return false;
+            }
+            if is_list(t.name(n)) {
+                nested.push(n);
+                return false;
+            }
+            true
+        });
+        nested
     }
 
     /// Rows of a data table (nested tables are flattened into their cell).
