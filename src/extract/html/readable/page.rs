@@ -12,9 +12,15 @@ use crate::extract::is_script_url;
 
 struct PageMeta {
     pub(super) title: Option<String>,
-    pub(super) refresh: Option<(f64, Option<String>)>,
+    pub(super) refresh: Option<Refresh>,
     pub(super) site_name: Option<String>,
     content_language: Option<Box<str>>,
+}
+
+/// A `<meta http-equiv="refresh">`: seconds before the redirect, and its target.
+pub(super) struct Refresh {
+    delay: f64,
+    url: Option<String>,
 }
 
 fn page_meta(t: &Tree) -> PageMeta {
@@ -64,8 +70,8 @@ fn page_meta(t: &Tree) -> PageMeta {
     m
 }
 
-/// `content="0; url=https://x/"` → (0.0, Some("https://x/"))
-fn parse_refresh(content: &str) -> Option<(f64, Option<String>)> {
+/// `content="0; url=https://x/"` → delay 0, URL `https://x/`
+fn parse_refresh(content: &str) -> Option<Refresh> {
     let c = content.trim();
     let digits: String = c
         .chars()
@@ -92,7 +98,7 @@ fn parse_refresh(content: &str) -> Option<(f64, Option<String>)> {
         let r = r.trim_matches(|ch: char| ch == '"' || ch == '\'' || ch.is_whitespace());
         (!r.is_empty()).then(|| r.to_string())
     };
-    Some((delay, url))
+    Some(Refresh { delay, url })
 }
 
 fn strip_title_suffix(title: &str, site_name: Option<&str>) -> String {
@@ -162,7 +168,10 @@ pub(super) fn extract_inner(src: &str) -> HtmlOutcome {
     }
     let tree = parse(src);
     let meta = page_meta(&tree);
-    if let Some((delay, Some(url))) = &meta.refresh
+    if let Some(Refresh {
+        delay,
+        url: Some(url),
+    }) = &meta.refresh
         && *delay <= 10.0
     {
         return HtmlOutcome::Skip(format!("redirect stub to {}", sanitize_reason_url(url)));
@@ -174,7 +183,7 @@ pub(super) fn extract_inner(src: &str) -> HtmlOutcome {
                 "listing page: {k} article cards and no dominant article"
             ));
         }
-        Choice::Roots(r, s) => (r, s),
+        Choice::Roots { roots, strict } => (roots, strict),
     };
     let mut w = Walker::new(&tree, &an);
     for &r in &roots {

@@ -7,8 +7,12 @@ use super::tags::is_block;
 use super::tree::*;
 
 pub(super) enum Choice {
-    /// roots to walk; `strict` = semantic root (no block-level link filtering)
-    Roots(Vec<u32>, bool),
+    /// the roots to walk
+    Roots {
+        roots: Vec<u32>,
+        /// a semantic root: no block-level link filtering
+        strict: bool,
+    },
     /// several comparable `<article>` elements: a listing of cards
     Cards(usize),
 }
@@ -72,10 +76,16 @@ pub(super) fn choose_root(t: &Tree, an: &Analysis) -> Choice {
                 let related = |r: u32| is_ancestor(t, r, best) || is_ancestor(t, best, r);
                 let alt_prose: usize = alt.iter().map(|&r| an.prose[r as usize] as usize).sum();
                 if alt_prose >= MIN_PROSE_CHARS && !alt.iter().any(|&r| related(r)) {
-                    return Choice::Roots(alt, false);
+                    return Choice::Roots {
+                        roots: alt,
+                        strict: false,
+                    };
                 }
             }
-            return Choice::Roots(vec![best], true);
+            return Choice::Roots {
+                roots: vec![best],
+                strict: true,
+            };
         }
         let bp = an.prose[best as usize] as usize;
         let sp = an.prose[sorted[1] as usize] as usize;
@@ -84,21 +94,33 @@ pub(super) fn choose_root(t: &Tree, an: &Analysis) -> Choice {
             && contains_h1(t, an, best)
             && sorted[1..].iter().all(|&a| !contains_h1(t, an, a));
         if dominant || only_h1 {
-            return Choice::Roots(vec![best], true);
+            return Choice::Roots {
+                roots: vec![best],
+                strict: true,
+            };
         }
         return Choice::Cards(articles.len());
     }
     for i in 1..n as u32 {
         if !an.removed[i as usize] && t.flags(i) & F_ARTICLE_BODY != 0 {
-            return Choice::Roots(vec![i], true);
+            return Choice::Roots {
+                roots: vec![i],
+                strict: true,
+            };
         }
     }
     for i in 1..n as u32 {
         if !an.removed[i as usize] && (t.name(i) == "main" || t.flags(i) & F_ROLE_MAIN != 0) {
-            return Choice::Roots(vec![i], true);
+            return Choice::Roots {
+                roots: vec![i],
+                strict: true,
+            };
         }
     }
-    Choice::Roots(scored_roots(t, an), false)
+    Choice::Roots {
+        roots: scored_roots(t, an),
+        strict: false,
+    }
 }
 
 /// Readability-style scoring for pages without semantic containers.
