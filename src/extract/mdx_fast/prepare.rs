@@ -10,8 +10,7 @@ pub(super) fn prepare(src: &str) -> Option<Prepared> {
         text: String::with_capacity(src.len()),
         ..Prepared::default()
     };
-    // An open fence: its character, length and indentation.
-    let mut fence: Option<(u8, usize, usize)> = None;
+    let mut fence: Option<Fence> = None;
     let mut esm = false;
     let mut prev_blank = true;
     let mut prev_line = "";
@@ -69,8 +68,8 @@ pub(super) fn prepare(src: &str) -> Option<Prepared> {
             if first.is_ascii() && !first.is_ascii_alphabetic() {
                 return None;
             }
-        } else if let Some((c, n)) = fence_open(trimmed) {
-            fence = Some((c, n, indent));
+        } else if let Some(open) = fence_open(trimmed, indent) {
+            fence = Some(open);
             p.fences.push((p.text.len() + indent, usize::MAX));
             keep_code(&mut p, line);
             prev_blank = false;
@@ -117,29 +116,25 @@ pub(super) fn prepare(src: &str) -> Option<Prepared> {
     Some(p)
 }
 
-/// A line inside an open fenced code block (`fence`: its character, length and indentation),
+/// A line inside an open fenced code block,
 /// copied as code: `Some(true)` when it closes the block, `None` where MDX and CommonMark would
 /// end the block differently.
-fn fence_line(
-    p: &mut Prepared,
-    line: &str,
-    (c, n, fence_indent): (u8, usize, usize),
-) -> Option<bool> {
+fn fence_line(p: &mut Prepared, line: &str, fence: Fence) -> Option<bool> {
     let content = line.strip_suffix('\n').unwrap_or(line);
     let trimmed = content.trim_start_matches(' ');
     let indent = content.len() - trimmed.len();
-    if fence_indent > 0 && content[..content.len() - content.trim_start().len()].contains('\t') {
+    if fence.indent > 0 && content[..content.len() - content.trim_start().len()].contains('\t') {
         return None; // the fence's indentation is removed from tabs differently
     }
-    let run = trimmed.bytes().take_while(|&b| b == c).count();
-    let closes = run >= n && trimmed[run..].bytes().all(|b| b == b' ' || b == b'\t');
+    let run = trimmed.bytes().take_while(|&b| b == fence.ch).count();
+    let closes = run >= fence.len && trimmed[run..].bytes().all(|b| b == b' ' || b == b'\t');
     if closes && indent < 4 && !trimmed.starts_with('\t') {
         keep_code(p, line);
         if let Some(last) = p.fences.last_mut() {
             last.1 = p.text.len();
         }
         return Some(true);
-    } else if closes || (run >= n && trimmed.starts_with('\t')) {
+    } else if closes || (run >= fence.len && trimmed.starts_with('\t')) {
         // MDX closes fences at any indentation, CommonMark only below 4 spaces.
         return None;
     }
@@ -214,8 +209,16 @@ fn is_delimiter_row(line: &str) -> bool {
             .all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'))
 }
 
-/// A fenced-code opening line (`trimmed` has no leading spaces): the fence character and length.
-fn fence_open(trimmed: &str) -> Option<(u8, usize)> {
+/// An open fenced code block: its fence character, the fence's length and its indentation.
+#[derive(Clone, Copy)]
+struct Fence {
+    ch: u8,
+    len: usize,
+    indent: usize,
+}
+
+/// A fenced-code opening line (`trimmed`: the line without its `indent` leading spaces).
+fn fence_open(trimmed: &str, indent: usize) -> Option<Fence> {
     let c = *trimmed.as_bytes().first()?;
     if c != b'`' && c != b'~' {
         return None;
@@ -224,7 +227,11 @@ fn fence_open(trimmed: &str) -> Option<(u8, usize)> {
     if run < 3 || (c == b'`' && trimmed[run..].contains('`')) {
         return None;
     }
-    Some((c, run))
+    Some(Fence {
+        ch: c,
+        len: run,
+        indent,
+    })
 }
 
 fn keep_code(p: &mut Prepared, line: &str) {
