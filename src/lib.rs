@@ -23,6 +23,7 @@ pub mod embed;
 pub mod engine;
 pub mod eval;
 pub mod extract;
+pub mod fnv;
 pub mod fsio;
 pub mod http;
 pub mod identity;

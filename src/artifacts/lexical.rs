@@ -219,12 +219,7 @@ pub fn encode(postings: impl IntoIterator<Item = Posting>, tf: bool) -> Vec<u32>
 
 /// The shard of a term: FNV-1a 64 of its UTF-8 bytes, modulo the shard count.
 pub fn shard_of(term: &str, shards: usize) -> usize {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in term.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    (h % shards.max(1) as u64) as usize
+    (crate::fnv::hash(term.as_bytes()) % shards.max(1) as u64) as usize
 }
 
 /// The number of postings fields of a shard.

@@ -3,6 +3,7 @@
 //! records keyed by chunk_id), `lexical` (per-domain BM25 shards from search_text only) and
 //! `vectors` (the embedder's vectors, vector ID = chunk_id). The manifest names them all.
 
+mod disk;
 pub mod gc;
 mod jsonl;
 pub mod lexical;

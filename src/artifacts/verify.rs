@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::lexical::{ChunkRef, LexMeta, LexShard};
 use super::manifest::{Manifest, corpus_version, fingerprint};
+use super::store::is_safe_artifact_path;
 use super::{ChunkRecord, Kind, LookupRecord, vectors};
 use crate::diag::Problem;
 use crate::identity::MAX_ID_BYTES;
@@ -45,7 +46,7 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
         if !paths.insert(&a.path) {
             err(&a.path, "named twice in the manifest".into(), "rebuild");
         }
-        if a.path.starts_with('/') || a.path.split('/').any(|c| c == ".." || c.is_empty()) {
+        if !is_safe_artifact_path(&a.path) {
             err(
                 &a.path,
                 "artifact path escapes the output directory".into(),

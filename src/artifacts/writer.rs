@@ -1,31 +1,30 @@
 //! writer: large files written off the worker threads, straight to the disk (`O_DIRECT`).
 //!
-//! Why: a build writes about six times its sources' size (10k documents: 760 MB; 100k: 7.5 GB).
-//! A buffered write costs the core that makes it a copy into the page cache and a fresh page
-//! per 4 KB; on this project's VMs, whose memory the hypervisor backs lazily, that was the
-//! largest single cost of a 100k build (`copy_folio_from_iter_atomic` 28 % of its samples,
-//! `clear_page_erms` another 10 %). A direct write is a DMA from an aligned buffer: the core
-//! only copies into that buffer, and the wait for the device happens on a writer thread while
-//! the workers go on rendering.
+//! Why: a build writes about six times its sources' size. A buffered write costs the core that
+//! makes it a copy into the page cache and a fresh page per 4 KB, which on VMs whose memory the
+//! hypervisor backs lazily is the largest single cost of a large build. A direct write is a DMA
+//! from an aligned buffer: the core only copies into that buffer, and the wait for the device
+//! happens on a writer thread while the workers go on rendering.
 //!
 //! - Files of at least `DIRECT_MIN` bytes, on Linux, on a filesystem that takes `O_DIRECT`
 //!   (tmpfs does not: its first refusal turns direct writes off for the process, and that file
-//!   is written buffered). Smaller files are written by their caller, buffered, as before.
+//!   is written buffered). Smaller files are written by their caller, buffered.
 //! - At most `PENDING_MAX` bytes wait in the queue; past that the caller writes the file itself
-//!   (buffered), so a disk slower than the build costs no more than buffered writes did.
-//! - Files appear exactly as `store` makes them appear (`write_new`: linked whole under their
+//!   (buffered), so a disk slower than the build costs no more than buffered writes.
+//! - Files appear exactly as `disk` makes them appear (`write_new`: linked whole under their
 //!   name; `write_atomic`: renamed over the old one); only the moment moves. Each job belongs
 //!   to a `Tally` (a build's is in its `store::Known`): `Tally::finish` waits for that tally's
 //!   files and returns their failures. The engine calls it before the manifest, so a manifest
 //!   never names a file still being written, and a failed write fails the build before its
-//!   manifest, as before.
+//!   manifest is written.
 //! - The compile cache's packs are rendered on the writer threads too (`submit_render`), while
 //!   the build renders its artifacts; reading a pack back waits for them (`caches_written`).
 //! - `ASKZICO_DIRECT_WRITES=0` turns all this off: every file is written by its caller, buffered.
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::disk;
 use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, OnceLock, mpsc};
 
 /// Files this large or larger are queued for a direct write.
@@ -35,16 +34,16 @@ pub const DIRECT_MIN: usize = 64 << 10;
 /// at 10k documents the queue holds up to this much of the ~700 MB a build writes.
 const PENDING_MAX: usize = 128 << 20;
 
-/// Writer threads. Two keep the device busier than one (measured at 100k documents: 20.4 s
-/// against 22.8 s for the build), and they mostly wait, so they take little from the workers.
+/// Writer threads. Two keep the device busier than one (a large build finishes sooner), and
+/// they mostly wait, so they take little from the workers.
 const THREADS: usize = 2;
 
-/// How a queued file is made to appear (see `store`).
+/// How a queued file is made to appear (see `disk`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// A content-addressed artifact: `store::write_new`.
+    /// A content-addressed artifact: `disk::write_new`.
     New,
-    /// A cache file replaced in place: `store::write_atomic`.
+    /// A cache file replaced in place: `disk::write_atomic`.
     Replace,
 }
 
@@ -130,8 +129,6 @@ static QUEUED: Mutex<usize> = Mutex::new(0);
 /// Jobs not yet done, over every tally (the process waits for them before it exits).
 static JOBS: Mutex<usize> = Mutex::new(0);
 static NO_JOBS: Condvar = Condvar::new();
-/// Cleared when a filesystem refuses `O_DIRECT`.
-static DIRECT: AtomicBool = AtomicBool::new(true);
 static QUEUE: OnceLock<Option<Mutex<mpsc::Sender<Job>>>> = OnceLock::new();
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -159,16 +156,6 @@ fn queue() -> Option<&'static Mutex<mpsc::Sender<Job>>> {
             Some(Mutex::new(tx))
         })
         .as_ref()
-}
-
-/// Turns direct writes off for the rest of the process (a filesystem refused them).
-pub(super) fn refused() {
-    DIRECT.store(false, Ordering::Relaxed);
-}
-
-/// Whether direct writes may be tried.
-fn enabled() -> bool {
-    DIRECT.load(Ordering::Relaxed)
 }
 
 /// Sends a job whose bytes are already counted in `QUEUED` (`len`), or gives it back.
@@ -206,7 +193,7 @@ pub(super) fn submit(
     tally: &Arc<Tally>,
 ) -> Result<(), (PathBuf, Vec<u8>)> {
     let len = bytes.len();
-    if len < DIRECT_MIN || !enabled() {
+    if len < DIRECT_MIN || !disk::direct_enabled() {
         return Err((path, bytes));
     }
     {
@@ -254,7 +241,7 @@ pub(super) fn submit_render(path: PathBuf, render: Render) -> Result<(), (PathBu
 
 /// A writer thread: takes the next job, writes it, counts it done.
 fn run(rx: &Mutex<mpsc::Receiver<Job>>) {
-    let mut buf = super::store::Aligned::new();
+    let mut buf = disk::Aligned::new();
     loop {
         let Ok(job) = lock(rx).recv() else { return };
         let queued = match &job.body {
@@ -271,13 +258,13 @@ fn run(rx: &Mutex<mpsc::Receiver<Job>>) {
             };
             match &bytes {
                 None => Ok(()),
-                Some(b) if !enabled() => match mode {
-                    Mode::New => super::store::write_new(&path, b),
-                    Mode::Replace => super::store::write_atomic(&path, b),
+                Some(b) if !disk::direct_enabled() => match mode {
+                    Mode::New => disk::write_new(&path, b),
+                    Mode::Replace => disk::write_atomic(&path, b),
                 },
                 Some(b) => match mode {
-                    Mode::New => super::store::write_new_direct(&path, b, &mut buf),
-                    Mode::Replace => super::store::write_atomic_direct(&path, b, &mut buf),
+                    Mode::New => disk::write_new_direct(&path, b, &mut buf),
+                    Mode::Replace => disk::write_atomic_direct(&path, b, &mut buf),
                 },
             }
         }))
@@ -355,7 +342,7 @@ mod tests {
                 &mine,
             ) {
                 // Handed back (the queue full, or direct writes off): the caller's write.
-                super::super::store::write_new(&path, &bytes).unwrap();
+                super::disk::write_new(&path, &bytes).unwrap();
             }
             expected.push((path, bytes));
         }
@@ -398,23 +385,5 @@ mod tests {
             // filesystem refused them earlier): nothing was queued.
             assert!(failed.is_empty() && first.is_none());
         }
-    }
-
-    #[test]
-    fn a_cache_rendered_by_the_writer_replaces_the_old_file() {
-        let t = tempfile::tempdir().unwrap();
-        let path = t.path().join("cache/compiled/pack-00.mp");
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, b"old").unwrap();
-        let bytes = bytes_of((1 << 20) + 3, 1);
-        let want = bytes.clone();
-        super::super::store::write_atomic_rendered(path.clone(), Box::new(move || Some(bytes)));
-        caches_written();
-        assert_eq!(std::fs::read(&path).unwrap(), want);
-        let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, ["pack-00.mp"], "no temp file left");
     }
 }

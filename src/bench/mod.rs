@@ -68,9 +68,9 @@ pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
 
 /// The generator's version: any change to what `generate` writes for a seed bumps it, so a
 /// corpus kept from an older generator (`askzico bench` keeps them by size and seed) is made
-/// again instead of being measured as if it were today's. 2: one to three paragraphs per
-/// section (was one to four), so 10k documents are ~107 MB, the ~110 MB the performance
-/// issue sizes them at (version 1 made 130.5 MB).
+/// again instead of being measured as if it were today's. Each section has one to three
+/// paragraphs, so 10k documents are about 110 MB, the size the performance figures are
+/// quoted at.
 pub const GENERATOR_VERSION: u32 = 2;
 
 /// Writes `docs` documents and a corpus.toml into `dest`.

@@ -9,6 +9,7 @@
 //! f32 sums bit for bit (see `sum_exact`).
 
 use crate::embed::{EmbedError, Embedder};
+use crate::fnv;
 
 pub struct HashEmbedder {
     dims: usize,
@@ -105,14 +106,6 @@ fn ordered_features(text: &str, mut add: impl FnMut(u64, f32)) {
 /// Texts up to this size are summed in integers (see `sum_exact`): 3 × 2^22 < 2^24.
 const EXACT_MAX_BYTES: usize = 1 << 22;
 
-const FNV_OFFSET: u64 = 0xcbf29ce484222325;
-const FNV_PRIME: u64 = 0x100000001b3;
-
-#[inline]
-fn fnv_step(h: u64, b: u8) -> u64 {
-    (h ^ b as u64).wrapping_mul(FNV_PRIME)
-}
-
 /// Maps a hash to a dimension: `h % dims`, a mask when `dims` is a power of two.
 #[derive(Clone, Copy)]
 enum Slot {
@@ -182,31 +175,31 @@ fn utf8_len(lead: u8) -> usize {
 fn word_features(bytes: &[u8], start: usize, emit: &mut impl FnMut(u64, Feature)) -> usize {
     // After char 0 (the leading space): only the window started there is open.
     let (mut a, mut b, mut c, mut d) = (
-        FNV_OFFSET,
-        FNV_OFFSET,
-        fnv_step(FNV_OFFSET, b' '),
-        FNV_OFFSET,
+        fnv::OFFSET,
+        fnv::OFFSET,
+        fnv::step(fnv::OFFSET, b' '),
+        fnv::OFFSET,
     );
-    let mut whole = FNV_OFFSET;
+    let mut whole = fnv::OFFSET;
     let mut k = 1usize;
     let mut close_char = |k: usize, a: &mut u64, b: &mut u64, c: &mut u64, d: &mut u64| {
         if k >= 3 {
-            emit(fnv_step(*a, 4), Feature::Gram4);
+            emit(fnv::step(*a, 4), Feature::Gram4);
         }
         if k >= 2 {
-            emit(fnv_step(*b, 3), Feature::Gram3);
+            emit(fnv::step(*b, 3), Feature::Gram3);
         }
-        (*a, *b, *c, *d) = (*b, *c, *d, FNV_OFFSET);
+        (*a, *b, *c, *d) = (*b, *c, *d, fnv::OFFSET);
     };
     // One byte into the word's hash and each open window's.
     macro_rules! feed {
         ($x:expr) => {{
             let x = $x;
-            whole = fnv_step(whole, x);
-            a = fnv_step(a, x);
-            b = fnv_step(b, x);
-            c = fnv_step(c, x);
-            d = fnv_step(d, x);
+            whole = fnv::step(whole, x);
+            a = fnv::step(a, x);
+            b = fnv::step(b, x);
+            c = fnv::step(c, x);
+            d = fnv::step(d, x);
         }};
     }
     let mut i = start;
@@ -230,9 +223,9 @@ fn word_features(bytes: &[u8], start: usize, emit: &mut impl FnMut(u64, Feature)
         k += 1;
     }
     // The trailing space ends the last 3-gram and 4-gram.
-    (a, b) = (fnv_step(a, b' '), fnv_step(b, b' '));
+    (a, b) = (fnv::step(a, b' '), fnv::step(b, b' '));
     close_char(k, &mut a, &mut b, &mut c, &mut d);
-    emit(fnv_step(whole, 0xFF), Feature::Word);
+    emit(fnv::step(whole, 0xFF), Feature::Word);
     i
 }
 

@@ -4,7 +4,7 @@
 //!
 //! The process-wide panic hook is wrapped once: it stays silent only on a thread that is inside
 //! `quietly`, and defers to the previous hook everywhere else, so every other panic is reported
-//! exactly as before.
+//! as the previous hook would report it.
 
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};

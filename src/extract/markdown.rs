@@ -5,7 +5,7 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::{BlockKind, Body, Document, FileExtraction, frontmatter};
+use super::{BlockKind, Body, Document, FileExtraction, frontmatter, is_script_url};
 use crate::config::Library;
 
 pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
@@ -356,17 +356,6 @@ impl Walker {
             _ => {}
         }
     }
-}
-
-/// A link target that runs code: its text never becomes evidence.
-pub(super) fn is_script_url(url: &str) -> bool {
-    let u: String = url
-        .trim()
-        .chars()
-        .filter(|c| !c.is_whitespace() && !c.is_control())
-        .collect::<String>()
-        .to_ascii_lowercase();
-    u.starts_with("javascript:") || u.starts_with("vbscript:") || u.starts_with("data:")
 }
 
 /// Inline code stays marked as code in evidence: `x`, or ``x`y`` when it holds a backtick.

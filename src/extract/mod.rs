@@ -436,6 +436,24 @@ pub(crate) const fn byte_set(bytes: &[u8]) -> [bool; 256] {
     t
 }
 
+/// A link or resource URL that runs code or embeds a document (`javascript:`, `vbscript:`,
+/// `data:`, any case): its element is dropped and its text never becomes evidence. Whitespace
+/// and control characters anywhere before the scheme's end are ignored: browsers drop tabs and
+/// newlines inside a URL and strip leading spaces and controls, and ignoring every Unicode
+/// whitespace character too errs on the side of refusing.
+pub(crate) fn is_script_url(url: &str) -> bool {
+    // "javascript:" is the longest scheme looked for: 11 characters.
+    let scheme = url
+        .chars()
+        .filter(|c| !(c.is_whitespace() || c.is_control()))
+        .take(11)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    scheme.starts_with("javascript:")
+        || scheme.starts_with("vbscript:")
+        || scheme.starts_with("data:")
+}
+
 /// Decodes HTML character references (`&quot;`, `&#1575;`, `&amp;`) in text from any format.
 pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
     if s.contains('&') {
@@ -546,6 +564,34 @@ mod tests {
         #[test]
         fn control_scan_agrees_with_char_is_control(s in "(\\PC|[\\x00-\\x1f\\x7f-\\u{9f}\\u{a0}-\\u{ff}\\u{600}-\\u{6ff}])*") {
             proptest::prop_assert_eq!(has_control(&s), s.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+        }
+    }
+
+    #[test]
+    fn script_urls_are_told_by_their_scheme_whatever_the_spacing() {
+        for url in [
+            "javascript:alert(1)",
+            "JaVaScRiPt:void(0)",
+            " \t\njavascript:x",
+            "java\tscript:x",
+            "java\u{0}script:x",
+            "\u{2003}javascript:x",
+            "java\u{a0}script:x",
+            "vbscript:msgbox",
+            "data:text/html,<p>x</p>",
+            " DATA:image/png;base64,AAAA",
+        ] {
+            assert!(is_script_url(url), "{url:?}");
+        }
+        for url in [
+            "https://x/javascript:",
+            "/data:x",
+            "#javascript",
+            "mailto:a@b",
+            "java-script:x",
+            "",
+        ] {
+            assert!(!is_script_url(url), "{url:?}");
         }
     }
 

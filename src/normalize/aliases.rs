@@ -485,7 +485,7 @@ mod tests {
 
     use proptest::prelude::*;
 
-    /// Light10's suffix loop as first written (the list in order, restarted after each strip):
+    /// Light10's suffix loop in its plain form (the list in order, restarted after each strip):
     /// the reference for `strip_light_suffixes`.
     fn strip_suffixes_reference(mut s: &str) -> &str {
         let mut changed = true;

@@ -58,7 +58,7 @@ pub struct RetrievalSettings {
     pub context_b: f64,
     /// How much a question word's weaker expansions add to its best one in a chunk (DisMax
     /// tie-break): each word then counts about once however many variants, stems and aliases it
-    /// has. 1 sums every expansion (the scoring before words were grouped), 0 keeps the best only.
+    /// has. 1 sums every expansion (each one adds its full score), 0 keeps the best only.
     pub word_tie: f64,
     /// Score a word's title/heading matches apart from its body matches (each DisMax'd, then
     /// added), so a word in the title and in the text counts for both.

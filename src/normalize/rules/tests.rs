@@ -1,7 +1,12 @@
 //! Unit, acceptance and property tests for the normalizer.
 
-use super::*;
 use proptest::prelude::*;
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::canonical_combining_class;
+
+use super::pass::{NoObs, Pass};
+use super::unicode::*;
+use super::*;
 
 fn n(s: &str) -> String {
     normalize(s, &Rules::default())
@@ -792,11 +797,11 @@ proptest! {
     fn variant_pass_fast_path_equals_per_char(s in prop_oneof![arabic_words(), arabic_string(), mixed_string()], r in rules_strategy()) {
         let pass = |per_char: bool| {
             let mut var = String::new();
-            let mut eng = Engine::new(&r, &mut var, true, NoObs);
-            eng.per_char = per_char;
-            eng.run(&s);
-            let edits: Vec<(usize, bool)> = eng.edits.iter().map(|e| (e.at, e.was_waw)).collect();
-            let hit = eng.variant_hit;
+            let mut pass = Pass::new(&r, &mut var, true, NoObs);
+            pass.per_char = per_char;
+            pass.run(&s);
+            let edits: Vec<(usize, bool)> = pass.edits.iter().map(|e| (e.at, e.was_waw)).collect();
+            let hit = pass.variant_hit;
             (var, hit, edits)
         };
         prop_assert_eq!(pass(false), pass(true));
@@ -819,9 +824,9 @@ proptest! {
         let primary = normalize(&s, &r);
         let mut var = String::new();
         let hit = {
-            let mut eng = Engine::new(&r, &mut var, true, NoObs);
-            eng.run(&s);
-            eng.variant_hit
+            let mut pass = Pass::new(&r, &mut var, true, NoObs);
+            pass.run(&s);
+            pass.variant_hit
         };
         let expected = if hit { variant_words(&primary, var) } else { Vec::new() };
         prop_assert_eq!(normalize_with_variants(&s, &r), (primary, expected));

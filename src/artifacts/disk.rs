@@ -1,0 +1,475 @@
+//! disk: the low-level file writes under `out/`, shared by `store` and the `writer` threads.
+//! A file appears whole under its name: `write_new` links an unnamed temp file in place (a
+//! content-addressed artifact), `write_atomic` renames a temp file over the old one (caches,
+//! manifests). Large files may be written straight to the disk (`O_DIRECT`) through an aligned
+//! buffer, until a filesystem refuses. Also the output directory's lock, the removal of temp
+//! files a killed build left, and the test hooks that fail or kill a build midway.
+
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Cleared when a filesystem refuses `O_DIRECT`.
+static DIRECT: AtomicBool = AtomicBool::new(true);
+
+/// Turns direct writes off for the rest of the process (a filesystem refused them).
+fn refused() {
+    DIRECT.store(false, Ordering::Relaxed);
+}
+
+/// Whether direct writes may be tried.
+pub fn direct_enabled() -> bool {
+    DIRECT.load(Ordering::Relaxed)
+}
+
+static WRITES: AtomicUsize = AtomicUsize::new(0);
+
+/// Test hook: `ASKZICO_FAIL_AFTER_WRITES=N` makes the (N+1)-th file write fail, to prove that a
+/// build failing midway leaves the previous build intact.
+fn injected_failure() -> io::Result<()> {
+    if let Ok(n) = std::env::var("ASKZICO_FAIL_AFTER_WRITES")
+        && let Ok(n) = n.parse::<usize>()
+        && WRITES.fetch_add(1, Ordering::SeqCst) >= n
+    {
+        return Err(io::Error::other(
+            "injected write failure (ASKZICO_FAIL_AFTER_WRITES)",
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically: a temp file beside it, then rename. A killed process
+/// leaves either the old file or the new one, never a torn one.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_opts(path, bytes, false, None)
+}
+
+/// As `write_atomic`, with the data flushed to disk before the rename (for the manifest, so a
+/// power loss cannot leave a manifest naming files that never reached the disk).
+pub fn write_atomic_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_opts(path, bytes, true, None)
+}
+
+/// Writes a content-addressed file that is not in place yet: on Linux an unnamed file
+/// (`O_TMPFILE`) in its directory, written, then linked under its name, so the directory changes
+/// once (a temp name and a rename change it twice, and concurrent writers contend for it) and a
+/// killed process leaves nothing behind. Anywhere else, or when the name is taken (a file of the
+/// wrong size), or the filesystem lacks `O_TMPFILE`: `write_atomic`.
+pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    if write_linked(path, bytes, None)? {
+        return Ok(());
+    }
+    write_atomic(path, bytes)
+}
+
+/// `write_new` with the bytes written straight to the disk through `buf` (`O_DIRECT`; see
+/// `writer`), where the filesystem takes it.
+pub fn write_new_direct(path: &Path, bytes: &[u8], buf: &mut Aligned) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    if write_linked(path, bytes, Some(buf))? {
+        return Ok(());
+    }
+    let _ = buf;
+    write_atomic(path, bytes)
+}
+
+/// `write_atomic` with the bytes written straight to the disk through `buf`, where the
+/// filesystem takes it.
+pub fn write_atomic_direct(path: &Path, bytes: &[u8], buf: &mut Aligned) -> io::Result<()> {
+    write_atomic_opts(path, bytes, false, Some(buf))
+}
+
+/// A 1 MiB buffer aligned for `O_DIRECT` (4 KiB, every block size in use), without `unsafe`:
+/// the aligned window of a slightly larger allocation.
+pub struct Aligned {
+    raw: Vec<u8>,
+    at: usize,
+}
+
+impl Aligned {
+    const ALIGN: usize = 4096;
+    const LEN: usize = 1 << 20;
+
+    pub fn new() -> Aligned {
+        let raw = vec![0u8; Self::LEN + Self::ALIGN];
+        let at = (Self::ALIGN - raw.as_ptr() as usize % Self::ALIGN) % Self::ALIGN;
+        Aligned { raw, at }
+    }
+
+    fn get(&mut self) -> &mut [u8] {
+        &mut self.raw[self.at..self.at + Self::LEN]
+    }
+}
+
+/// Writes `bytes` to `f` (opened `O_DIRECT`, empty) in aligned pieces through `buf`, the last
+/// padded with zeros to a whole block, then cuts the file to the bytes' length.
+fn write_aligned(f: &std::fs::File, bytes: &[u8], buf: &mut Aligned) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let buf = buf.get();
+    let mut at = 0;
+    while at < bytes.len() {
+        let n = (bytes.len() - at).min(buf.len());
+        buf[..n].copy_from_slice(&bytes[at..at + n]);
+        let whole = n.div_ceil(Aligned::ALIGN) * Aligned::ALIGN;
+        buf[n..whole].fill(0);
+        f.write_all_at(&buf[..whole], at as u64)?;
+        at += n;
+    }
+    f.set_len(bytes.len() as u64)
+}
+
+/// Whether an error is a filesystem refusing `O_DIRECT` (or the alignment it was given).
+fn refuses_direct(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EINVAL | libc::EOPNOTSUPP))
+}
+
+/// `write_new`'s Linux path; `Ok(false)` when it cannot be used (nothing was written).
+#[cfg(target_os = "linux")]
+fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let _t = crate::timings::start(crate::timings::Stage::Write);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let open = |direct: bool| {
+        let flags = if direct {
+            libc::O_TMPFILE | libc::O_DIRECT
+        } else {
+            libc::O_TMPFILE
+        };
+        std::fs::OpenOptions::new()
+            .write(true)
+            .mode(0o666)
+            .custom_flags(flags)
+            .open(dir)
+    };
+    let mut opened = match open(direct.is_some()) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).and_then(|()| open(direct.is_some()))
+        }
+        r => r,
+    };
+    if direct.is_some()
+        && let Err(e) = &opened
+        && refuses_direct(e)
+    {
+        // No O_DIRECT here (or no O_TMPFILE: the plain open tells).
+        refused();
+        direct = None;
+        opened = open(false);
+    }
+    let mut f = match opened {
+        Ok(f) => f,
+        // A filesystem or kernel without O_TMPFILE.
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)
+            ) =>
+        {
+            return Ok(false);
+        }
+        Err(e) => return Err(e),
+    };
+    injected_failure()?;
+    match direct {
+        Some(buf) => match write_aligned(&f, bytes, buf) {
+            Err(e) if refuses_direct(&e) => {
+                refused();
+                return Ok(false);
+            }
+            r => r?,
+        },
+        None => f.write_all(bytes)?,
+    }
+    injected_kill();
+    let from = std::ffi::CString::new(format!("/proc/self/fd/{}", f.as_raw_fd()))
+        .map_err(io::Error::other)?;
+    let to = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    // SAFETY: linkat(2) with two NUL-terminated paths that outlive the call; the descriptor
+    // named by `from` is open (owned by `f`).
+    if unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    } == 0
+    {
+        return Ok(true);
+    }
+    let e = io::Error::last_os_error();
+    match e.raw_os_error() {
+        // The name is taken by a file of the wrong size (a torn copy): replace it by rename.
+        // Without /proc, linking the descriptor is impossible: the same.
+        Some(libc::EEXIST | libc::ENOENT) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+/// Test hook: `ASKZICO_KILL_AFTER_WRITES=N` kills the process with SIGKILL during the (N+1)-th
+/// file write, after its temp file is written and before the rename: the state a real kill
+/// leaves at that point (N files in place, one stray temp file), to prove crash consistency.
+fn injected_kill() {
+    if let Ok(n) = std::env::var("ASKZICO_KILL_AFTER_WRITES")
+        && n.parse::<usize>()
+            .is_ok_and(|n| KILL_WRITES.fetch_add(1, Ordering::SeqCst) >= n)
+    {
+        // SAFETY: raise(2) has no preconditions; SIGKILL cannot be caught, so nothing after
+        // this point (destructors, buffered output) runs, as with a kill from outside.
+        #[cfg(unix)]
+        unsafe {
+            libc::raise(libc::SIGKILL);
+        }
+        std::process::abort();
+    }
+}
+
+/// This process's ID (one syscall per process, not per file).
+fn pid() -> u32 {
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *PID.get_or_init(std::process::id)
+}
+
+static KILL_WRITES: AtomicUsize = AtomicUsize::new(0);
+
+/// Temp files made so far by this process: each gets its own name (the writer thread and a
+/// caller may write the same file at once).
+static TEMPS: AtomicUsize = AtomicUsize::new(0);
+
+fn write_atomic_opts(
+    path: &Path,
+    bytes: &[u8],
+    durable: bool,
+    mut direct: Option<&mut Aligned>,
+) -> io::Result<()> {
+    let _t = crate::timings::start(crate::timings::Stage::Write);
+    injected_failure()?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("artifact");
+    let tmp = dir.join(format!(
+        ".{name}.tmp-{}.{}",
+        pid(),
+        TEMPS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let create = |direct: bool| {
+            #[cfg(unix)]
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut o = std::fs::OpenOptions::new();
+            o.write(true).create(true).truncate(true);
+            #[cfg(target_os = "linux")]
+            if direct {
+                o.custom_flags(libc::O_DIRECT);
+            }
+            #[cfg(not(target_os = "linux"))]
+            let _ = direct;
+            o.open(&tmp)
+        };
+        // The directory usually exists: create it only when the file cannot be (two syscalls
+        // fewer per file than creating it first).
+        let mut f = match create(direct.is_some()) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                std::fs::create_dir_all(dir)?;
+                create(direct.is_some())?
+            }
+            Err(e) if direct.is_some() && refuses_direct(&e) => {
+                refused();
+                direct = None;
+                create(false)?
+            }
+            r => r?,
+        };
+        match direct {
+            Some(buf) => match write_aligned(&f, bytes, buf) {
+                Err(e) if refuses_direct(&e) => {
+                    refused();
+                    drop(f);
+                    f = create(false)?;
+                    f.write_all(bytes)?;
+                }
+                r => r?,
+            },
+            None => f.write_all(bytes)?,
+        }
+        if durable {
+            f.sync_data()?;
+        }
+        drop(f);
+        injected_kill();
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// The output directory's lock (`out/.askzico.lock`, an exclusive `flock`): a build holds it from
+/// its first artifact write to its manifest rename, `gc` throughout. Released on drop (and by
+/// the kernel when a process dies).
+pub struct OutLock {
+    _file: std::fs::File,
+}
+
+impl OutLock {
+    pub fn acquire(out: &Path) -> io::Result<OutLock> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::create_dir_all(out)?;
+        // Never through a link: the lock file is askzico's own.
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(out.join(".askzico.lock"))?;
+        // SAFETY: flock on a file descriptor this struct owns.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(OutLock { _file: f })
+    }
+}
+
+/// Removes `.<name>.tmp-<pid>` files under `out` (cache included; or under any directory given)
+/// whose writing process is gone:
+/// what a build killed between writing a temp file and renaming it leaves. Files of a live
+/// process (another build writing now) are kept. Best effort: errors are ignored. Linux only
+/// (liveness is read from /proc); elsewhere nothing is removed.
+pub fn remove_stale_temp_files(out: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    for e in walkdir::WalkDir::new(out)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        let name = e.file_name().to_string_lossy();
+        // `.<name>.tmp-<pid>.<n>` (or `.tmp-<pid>`, from older builds).
+        let Some(pid) = name
+            .strip_prefix('.')
+            .and_then(|n| n.rsplit_once(".tmp-"))
+            .map(|(_, pid)| pid.split('.').next().unwrap_or_default())
+        else {
+            continue;
+        };
+        let own = pid == std::process::id().to_string();
+        if e.file_type().is_file()
+            && !pid.is_empty()
+            && pid.bytes().all(|b| b.is_ascii_digit())
+            && !own
+            && !Path::new("/proc").join(pid).exists()
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Aligned, write_atomic_direct, write_new, write_new_direct};
+
+    /// Every entry under `dir`, as relative paths, sorted (hidden temp files included).
+    fn entries(dir: &std::path::Path) -> Vec<String> {
+        let mut v: Vec<String> = walkdir::WalkDir::new(dir)
+            .min_depth(1)
+            .into_iter()
+            .map(|e| {
+                e.unwrap()
+                    .path()
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn new_files_appear_whole_under_their_name_and_leave_nothing_else() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("lexical/md/0001.abc.json");
+        write_new(&path, b"{\"terms\":{}}").unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"{\"terms\":{}}",
+            "the missing directories are made"
+        );
+        assert_eq!(
+            entries(t.path()),
+            ["lexical", "lexical/md", "lexical/md/0001.abc.json"]
+        );
+        // A torn copy under the name (the wrong size) is replaced.
+        let torn = t.path().join("lexical/md/0002.def.json");
+        std::fs::write(&torn, b"{\"te").unwrap();
+        write_new(&torn, b"{\"terms\":{\"x\":[]}}").unwrap();
+        assert_eq!(std::fs::read(&torn).unwrap(), b"{\"terms\":{\"x\":[]}}");
+        assert_eq!(
+            entries(t.path()),
+            [
+                "lexical",
+                "lexical/md",
+                "lexical/md/0001.abc.json",
+                "lexical/md/0002.def.json"
+            ]
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            let plain = t.path().join("plain");
+            std::fs::write(&plain, b"").unwrap();
+            assert_eq!(
+                mode,
+                std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777,
+                "the mode a plain create gives"
+            );
+        }
+    }
+
+    /// Direct writes (where the filesystem takes them; else the buffered fallback) give the
+    /// bytes exactly, at sizes around the block and the buffer's piece, and leave no temp file.
+    #[test]
+    fn direct_writes_give_the_bytes_exactly() {
+        let t = tempfile::tempdir().unwrap();
+        let mut buf = Aligned::new();
+        let piece = 1 << 20;
+        for (i, len) in [
+            0,
+            1,
+            4095,
+            4096,
+            4097,
+            piece - 1,
+            piece,
+            piece + 1,
+            2 * piece + 12_345,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let bytes: Vec<u8> = (0..len).map(|j| (j % 251) as u8 ^ i as u8).collect();
+            let new = t.path().join(format!("lexical/md/{i:04}.json"));
+            write_new_direct(&new, &bytes, &mut buf).unwrap();
+            assert_eq!(std::fs::read(&new).unwrap(), bytes, "new, {len} bytes");
+            let replaced = t.path().join("cache/pack-00.mp");
+            write_atomic_direct(&replaced, &bytes, &mut buf).unwrap();
+            assert_eq!(
+                std::fs::read(&replaced).unwrap(),
+                bytes,
+                "replaced, {len} bytes"
+            );
+        }
+        assert_eq!(entries(&t.path().join("cache")), ["pack-00.mp"]);
+        assert_eq!(entries(&t.path().join("lexical/md")).len(), 9);
+    }
+}

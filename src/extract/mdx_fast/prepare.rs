@@ -1,0 +1,443 @@
+//! The line scanner: rewrites MDX-only syntax into CommonMark that parses to the same blocks
+//! (ESM and JSX/expression-only lines become `***` breaks, inline tags and expressions are cut
+//! out), declining anything MDX and CommonMark may read differently.
+
+use super::jsx::{JsxTag, TagKind, expression, jsx_tag};
+use super::{MARKER, Prepared, is_hidden};
+
+pub(super) fn prepare(src: &str) -> Option<Prepared> {
+    let mut p = Prepared {
+        text: String::with_capacity(src.len()),
+        ..Prepared::default()
+    };
+    let mut fence: Option<Fence> = None;
+    let mut esm = false;
+    let mut prev_blank = true;
+    let mut prev_line = "";
+    let mut prev_prev_blank = true;
+    let mut flow_stack: Vec<&str> = Vec::new();
+    for line in src.split_inclusive('\n') {
+        let content = line.strip_suffix('\n').unwrap_or(line);
+        let prev = std::mem::replace(&mut prev_line, content);
+        let before_prev = std::mem::replace(&mut prev_prev_blank, prev_blank);
+        let blank = content.bytes().all(|b| b == b' ' || b == b'\t');
+        if esm {
+            // ESM runs to the first blank line (the parse hook accepts every line).
+            if blank {
+                esm = false;
+                p.text.push_str(line);
+            } else {
+                p.markers.push(p.text.len());
+                p.text.push_str(MARKER);
+            }
+            prev_blank = blank;
+            continue;
+        }
+        let trimmed = content.trim_start_matches(' ');
+        let indent = content.len() - trimmed.len();
+        if let Some(open) = fence {
+            if fence_line(&mut p, line, open)? {
+                fence = None;
+                prev_blank = false;
+            } else {
+                prev_blank = blank;
+            }
+            continue;
+        }
+        if blank {
+            p.text.push_str(line);
+            prev_blank = true;
+            continue;
+        }
+        if trimmed.starts_with('\t') {
+            return None;
+        }
+        if is_delimiter_row(trimmed) && !before_prev {
+            // markdown-rs lets a table interrupt a paragraph, pulldown-cmark does not.
+            return None;
+        }
+        if !prev_blank && interrupt_sensitive(trimmed, prev) {
+            // markdown-rs and CommonMark disagree on whether such a line may interrupt the
+            // block above after a component line or a container's end.
+            return None;
+        }
+        let first = trimmed.as_bytes()[0];
+        if indent >= 4 {
+            // MDX starts blocks at any indentation; CommonMark reads such a line as code or as
+            // paragraph text. Only a line starting with a letter means the same in both.
+            if first.is_ascii() && !first.is_ascii_alphabetic() {
+                return None;
+            }
+        } else if let Some(open) = fence_open(trimmed, indent) {
+            fence = Some(open);
+            p.fences.push((p.text.len() + indent, usize::MAX));
+            keep_code(&mut p, line);
+            prev_blank = false;
+            continue;
+        }
+        if indent == 0 && (trimmed.starts_with("import ") || trimmed.starts_with("export ")) {
+            if !prev_blank {
+                // Whether it is ESM depends on the block above (ESM cannot interrupt a paragraph).
+                return None;
+            }
+            esm = true;
+            p.markers.push(p.text.len());
+            p.text.push_str(MARKER);
+            prev_blank = false;
+            continue;
+        }
+        if matches!(first, b'<' | b'{')
+            && let Some(items) = flow_items(trimmed)
+        {
+            if indent > 0 {
+                // A component indented into a list item: its blocks would nest differently.
+                return None;
+            }
+            for item in items {
+                match item {
+                    Item::Tag(t) => flow_tag(&mut flow_stack, t)?,
+                    Item::Expr => {}
+                }
+            }
+            p.markers.push(p.text.len());
+            p.text.push_str(MARKER);
+            prev_blank = false;
+            continue;
+        }
+        inline_line(&mut p, content, indent)?;
+        if line.ends_with('\n') {
+            p.text.push('\n');
+        }
+        prev_blank = false;
+    }
+    if !flow_stack.is_empty() || fence.is_some() {
+        return None; // markdown-rs reports the unclosed component; unclosed fences vary
+    }
+    Some(p)
+}
+
+/// A line inside an open fenced code block,
+/// copied as code: `Some(true)` when it closes the block, `None` where MDX and CommonMark would
+/// end the block differently.
+fn fence_line(p: &mut Prepared, line: &str, fence: Fence) -> Option<bool> {
+    let content = line.strip_suffix('\n').unwrap_or(line);
+    let trimmed = content.trim_start_matches(' ');
+    let indent = content.len() - trimmed.len();
+    if fence.indent > 0 && content[..content.len() - content.trim_start().len()].contains('\t') {
+        return None; // the fence's indentation is removed from tabs differently
+    }
+    let run = trimmed.bytes().take_while(|&b| b == fence.ch).count();
+    let closes = run >= fence.len && trimmed[run..].bytes().all(|b| b == b' ' || b == b'\t');
+    if closes && indent < 4 && !trimmed.starts_with('\t') {
+        keep_code(p, line);
+        if let Some(last) = p.fences.last_mut() {
+            last.1 = p.text.len();
+        }
+        return Some(true);
+    } else if closes || (run >= fence.len && trimmed.starts_with('\t')) {
+        // MDX closes fences at any indentation, CommonMark only below 4 spaces.
+        return None;
+    }
+    keep_code(p, line);
+    Some(false)
+}
+
+/// A list item line whose start depends on whether it interrupts the block above (a blank item,
+/// or an ordered item not numbered 1, unless it follows a sibling ordered item), or a quote or
+/// list item whose first line holds one.
+fn interrupt_sensitive(trimmed: &str, prev: &str) -> bool {
+    if starts_sensitive_item(trimmed, prev) {
+        return true;
+    }
+    match container_rest(trimmed) {
+        Some(rest) => interrupt_sensitive(rest.trim_start_matches([' ', '\t']), ""),
+        None => false,
+    }
+}
+
+fn starts_sensitive_item(t: &str, prev: &str) -> bool {
+    let b = t.as_bytes();
+    let blank_after = |n: usize| t[n..].trim_matches([' ', '\t']).is_empty();
+    if matches!(b.first(), Some(b'-' | b'*' | b'+'))
+        && b.get(1).is_none_or(|c| *c == b' ' || *c == b'\t')
+    {
+        return blank_after(1);
+    }
+    let digits = ordered_marker(t);
+    if digits == 0 {
+        return false;
+    }
+    if blank_after(digits + 1) {
+        return true;
+    }
+    let sibling = ordered_marker(prev.trim_start_matches(' ')) > 0;
+    &t[..digits] != "1" && !sibling
+}
+
+/// The digits of an ordered list marker (`12.` or `3)` followed by a space or the line's end)
+/// at the start of `t`, or 0.
+fn ordered_marker(t: &str) -> usize {
+    let b = t.as_bytes();
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let ok = digits > 0
+        && matches!(b.get(digits), Some(b'.' | b')'))
+        && b.get(digits + 1).is_none_or(|c| *c == b' ' || *c == b'\t');
+    if ok { digits } else { 0 }
+}
+
+/// The rest of a line after a block quote marker or a list item marker with content.
+fn container_rest(t: &str) -> Option<&str> {
+    let b = t.as_bytes();
+    let marker = match b.first()? {
+        b'>' => return Some(&t[1..]),
+        b'-' | b'*' | b'+' => 1,
+        _ => match ordered_marker(t) {
+            0 => return None,
+            digits => digits + 1,
+        },
+    };
+    let rest = t.get(marker..)?;
+    (rest.starts_with([' ', '\t']) && !rest.trim().is_empty()).then_some(rest)
+}
+
+/// A possible table delimiter row (`|---|:--:|`, `--- | ---`).
+fn is_delimiter_row(line: &str) -> bool {
+    line.contains('|')
+        && line.contains('-')
+        && line
+            .bytes()
+            .all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'))
+}
+
+/// An open fenced code block: its fence character, the fence's length and its indentation.
+#[derive(Clone, Copy)]
+struct Fence {
+    ch: u8,
+    len: usize,
+    indent: usize,
+}
+
+/// A fenced-code opening line (`trimmed`: the line without its `indent` leading spaces).
+fn fence_open(trimmed: &str, indent: usize) -> Option<Fence> {
+    let c = *trimmed.as_bytes().first()?;
+    if c != b'`' && c != b'~' {
+        return None;
+    }
+    let run = trimmed.bytes().take_while(|&b| b == c).count();
+    if run < 3 || (c == b'`' && trimmed[run..].contains('`')) {
+        return None;
+    }
+    Some(Fence {
+        ch: c,
+        len: run,
+        indent,
+    })
+}
+
+fn keep_code(p: &mut Prepared, line: &str) {
+    let base = p.text.len();
+    p.kept.extend(
+        line.bytes()
+            .enumerate()
+            .filter(|(_, b)| matches!(b, b'<' | b'{'))
+            .map(|(i, _)| base + i),
+    );
+    p.text.push_str(line);
+}
+
+fn flow_tag<'a>(stack: &mut Vec<&'a str>, t: JsxTag<'a>) -> Option<()> {
+    if is_hidden(t.name) {
+        return None;
+    }
+    match t.kind {
+        TagKind::Open => stack.push(t.name),
+        TagKind::Close => {
+            if stack.pop()? != t.name {
+                return None;
+            }
+        }
+        TagKind::SelfClosing => {}
+    }
+    Some(())
+}
+
+pub(super) enum Item<'a> {
+    Tag(JsxTag<'a>),
+    Expr,
+}
+
+/// A line of only JSX tags and expressions (MDX "flow" JSX/expressions): its items, in order.
+/// As in markdown-rs, an expression may follow a tag but not another expression.
+fn flow_items(line: &str) -> Option<Vec<Item<'_>>> {
+    let mut items = Vec::new();
+    let mut rest = line;
+    let mut after_expr = false;
+    loop {
+        rest = rest.trim_start_matches([' ', '\t']);
+        if rest.is_empty() {
+            break;
+        }
+        if rest.starts_with('<') {
+            let (len, tag) = jsx_tag(rest)?;
+            items.push(Item::Tag(tag));
+            rest = &rest[len..];
+            after_expr = false;
+        } else if rest.starts_with('{') && !after_expr {
+            let len = expression(rest)?;
+            items.push(Item::Expr);
+            rest = &rest[len..];
+            after_expr = true;
+        } else {
+            return None;
+        }
+    }
+    (!items.is_empty()).then_some(items)
+}
+
+/// Copies a text line into `p.text`, cutting out inline JSX tags and expressions; declines a line
+/// where a cut could change what CommonMark makes of the rest.
+fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
+    let b = line.as_bytes();
+    let start = p.text.len();
+    let mut cuts = Vec::new();
+    let mut stack: Vec<&str> = Vec::new();
+    let mut brackets = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if b.get(i + 1).is_some_and(u8::is_ascii_punctuation) => {
+                let delimiter = |c: Option<&u8>| matches!(c, Some(b'*' | b'_'));
+                if delimiter(b.get(i + 1))
+                    && (delimiter(b.get(i + 2)) || i > 0 && delimiter(b.get(i - 1)))
+                {
+                    return None; // an escaped delimiter next to a run: the parsers disagree
+                }
+                p.text.push_str(&line[i..i + 2]);
+                i += 2;
+            }
+            b'`' => {
+                let run = b[i..].iter().take_while(|&&c| c == b'`').count();
+                let len = code_span(&line[i..], run)?;
+                keep_code(p, &line[i..i + len]);
+                i += len;
+            }
+            b'{' => {
+                let len = expression(&line[i..])?;
+                cuts.push((p.text.len(), brackets > 0));
+                i += len;
+            }
+            b'<' => {
+                let (len, tag) = jsx_tag(&line[i..])?;
+                if is_hidden(tag.name) {
+                    return None;
+                }
+                match tag.kind {
+                    TagKind::Open => stack.push(tag.name),
+                    TagKind::Close if stack.pop()? != tag.name => return None,
+                    _ => {}
+                }
+                cuts.push((p.text.len(), brackets > 0));
+                i += len;
+            }
+            b'}' | b'~' => return None,
+            b'*' | b'_' if b[i..].iter().take_while(|&&c| c == b[i]).count() >= 3 => {
+                return None; // long delimiter runs: the parsers' emphasis rules disagree
+            }
+            c => {
+                if c == b'[' {
+                    brackets += 1;
+                } else if c == b']' {
+                    if b.get(i + 1) == Some(&b':') {
+                        return None; // link reference definitions interact with setext and lists differently
+                    }
+                    brackets = brackets.saturating_sub(1);
+                }
+                // This byte and every one after it up to the next that a branch above looks at
+                // (all ASCII, so the run ends on a character boundary) are copied as they are.
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|&x| INLINE_SPECIAL[x as usize])
+                    .map_or(b.len(), |n| i + 1 + n);
+                p.text.push_str(line.get(i..end)?);
+                i = end;
+            }
+        }
+    }
+    if !stack.is_empty() {
+        return None; // an element left open at the end of a line: markdown-rs decides
+    }
+    if cuts.is_empty() {
+        return Some(());
+    }
+    let out = &p.text[start..];
+    let heading = indent == 0 && is_atx_heading(out);
+    if out.contains('|') {
+        return None; // table cells trim differently around cuts
+    }
+    for &(at, in_brackets) in &cuts {
+        if in_brackets {
+            return None; // a link label or reference name would change
+        }
+        let before = &out[..at - start];
+        let after = &out[at - start..];
+        // Only list or quote markers before the cut: it is at the start of a block's text.
+        let at_start = before.chars().all(|c| {
+            c.is_whitespace()
+                || c.is_ascii_digit()
+                || matches!(c, '>' | '-' | '*' | '+' | '.' | ')')
+        });
+        let left = before.chars().next_back().filter(|_| !at_start);
+        let right = after.chars().next().filter(|_| !after.trim().is_empty());
+        let ok = match (left, right) {
+            _ if heading => left.is_none_or(safe_neighbour) && right.is_none_or(safe_neighbour),
+            (Some(l), Some(r)) => safe_neighbour(l) && safe_neighbour(r),
+            // At the start of a line or block: it must still begin as paragraph text.
+            (None, Some(r)) => r.is_alphabetic(),
+            // At the line's end: no whitespace may be left before the line ending.
+            (Some(l), None) => !l.is_whitespace() && safe_neighbour(l),
+            (None, None) => false,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    p.cuts.extend(cuts.iter().map(|c| c.0));
+    Some(())
+}
+
+/// The bytes `inline_line` does more with than copy them: all ASCII.
+const INLINE_SPECIAL: [bool; 256] = crate::extract::byte_set(b"\\`{<}~*_[]");
+
+/// Characters that end or start no Markdown construct when they become neighbours.
+fn safe_neighbour(c: char) -> bool {
+    c.is_alphanumeric()
+        || c == ' '
+        || matches!(
+            c,
+            '.' | ',' | '،' | '؛' | '؟' | ':' | ';' | '?' | '"' | '«' | '»'
+        )
+}
+
+fn is_atx_heading(line: &str) -> bool {
+    let hashes = line.bytes().take_while(|&b| b == b'#').count();
+    (1..=6).contains(&hashes) && (hashes == line.len() || line[hashes..].starts_with([' ', '\t']))
+}
+
+/// A code span opening with `run` backticks at the start of `s`, closed on the same line: its
+/// length. A span the line does not close is declined (CommonMark may close it on a later line).
+fn code_span(s: &str, run: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut i = run;
+    while i < b.len() {
+        if b[i] == b'`' {
+            let n = b[i..].iter().take_while(|&&c| c == b'`').count();
+            if n == run {
+                return Some(i + n);
+            }
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
