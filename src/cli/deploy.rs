@@ -2,7 +2,23 @@
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 
-pub fn run(at: &BuildLocation, target: &str, dry_run: bool, gc: bool, json: bool) -> i32 {
+/// The switches of `askzico deploy`.
+pub struct Mode {
+    pub dry_run: bool,
+    pub gc: bool,
+    pub json: bool,
+    pub confirm_writes: bool,
+    pub rollback: bool,
+}
+
+pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
+    let Mode {
+        dry_run,
+        gc,
+        json,
+        confirm_writes,
+        rollback,
+    } = mode;
     let Some(config) = at.load(json) else {
         return EXIT_USAGE;
     };
@@ -20,6 +36,15 @@ pub fn run(at: &BuildLocation, target: &str, dry_run: bool, gc: bool, json: bool
         return EXIT_USAGE;
     };
     let out = at.out.clone().unwrap_or(config.out_dir.clone());
+    if rollback {
+        return match crate::deploy::run::rollback(&out, t, target, json) {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                eprintln!("{e}");
+                EXIT_ERRORS
+            }
+        };
+    }
     let manifest = match super::verify::verified_manifest(&out, at.env.as_deref(), json, "deploy") {
         Ok(m) => m,
         Err(code) => return code,
@@ -33,6 +58,7 @@ pub fn run(at: &BuildLocation, target: &str, dry_run: bool, gc: bool, json: bool
             dry_run,
             json,
             gc,
+            confirm_writes,
         },
     ) {
         Ok(()) => EXIT_OK,

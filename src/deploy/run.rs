@@ -1,11 +1,13 @@
 //! `askzico deploy --target NAME [--env ENV] [--dry-run] [--gc] [--json]`: verify, read the pointer
 //! and the registry (or the local journal without credentials), plan against what the inactive
 //! index holds, claim that index in the registry, upsert and delete vectors there, wait for
-//! Vectorize to apply them, write the version's KV records (manifest, key pages, then the records),
-//! check that the index answers for the new version, and flip the pointer last; then, with `--gc`,
+//! Vectorize to apply them, write the version's KV records (manifest and key table, then the
+//! content-addressed values no complete version holds), mark it complete, check that the index
+//! answers for the new version, and flip the pointer last; then, with `--gc`,
 //! delete the keys of versions no index holds (`gc`). A journal makes a killed deploy resumable
 //! without re-sending confirmed batches.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -14,6 +16,7 @@ use serde_json::{Value, json};
 use super::client::Client;
 use super::journal::{self, IndexRecord, Journal, Pending, Pointer};
 use super::keys::{self, Registry};
+use super::upload::{self, KvVersion};
 use super::{Limits, Plan, Records, VectorItem, gc, plan, state_after};
 use crate::artifacts::manifest::Manifest;
 use crate::config::DeployTarget;
@@ -24,27 +27,128 @@ pub struct Args<'a> {
     pub json: bool,
     /// After the deploy, delete the KV keys of versions no index holds.
     pub gc: bool,
+    /// Send a plan over the target's `max_kv_writes`.
+    pub confirm_writes: bool,
 }
 
-/// Loads the upload records of a verified build.
-pub fn records(out: &Path, m: &Manifest, prefix: &str) -> Result<Records, String> {
-    let files = crate::cli::export::vector_lines(out, m).map_err(|p| p.to_string())?;
+/// `deploy --rollback`: points the pointer back at the version the inactive index holds (per the
+/// registry), in that version's layout, once its keys are known complete: a layout-2 version the
+/// registry lists as complete, or a layout-1 version whose manifest and first key page are in KV
+/// (what the first scheme's deploys wrote first). Writes the pointer only.
+pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Result<(), String> {
+    let jpath = journal::path(out, target)?;
+    let mut j = journal::load(&jpath)?;
+    let Some(c) = Client::from_env(t.account_id.as_deref())? else {
+        return Err("a rollback needs CLOUDFLARE_API_TOKEN in the environment".into());
+    };
+    let pointer_key = keys::pointer_key(&t.prefix);
+    let Some(live) = read_pointer(&c, &t.kv_namespace_id, &pointer_key)? else {
+        return Err(format!(
+            "target {target} has no pointer {pointer_key}: nothing deployed to roll back from"
+        ));
+    };
+    let index = other(t, &live.index).to_string();
+    let reg = gc::read_registry(&c, t)?.unwrap_or_default();
+    let Some(held) = reg.indexes.get(&index).cloned() else {
+        return Err(format!(
+            "the registry {} does not say which version index {index} holds: no version to roll back to",
+            keys::registry_key(&t.prefix)
+        ));
+    };
+    if held == live.version {
+        return Err(format!(
+            "index {index} is being written with the live version {held}: no other version to roll back to"
+        ));
+    }
+    let ns = &t.kv_namespace_id;
+    let layout = if c
+        .kv_get(ns, &keys::version_table_key(&t.prefix, &held))?
+        .is_some()
+    {
+        if !reg.complete.contains(&held) {
+            return Err(format!(
+                "version {held} in index {index} was never completely deployed (the registry does not list it as complete): deploy its build instead"
+            ));
+        }
+        Some(keys::LAYOUT)
+    } else if c
+        .kv_get(ns, &keys::manifest_key(&t.prefix, &held))?
+        .is_some()
+        && c.kv_get(ns, &keys::page_key(&t.prefix, &held, 0))?
+            .is_some()
+    {
+        None
+    } else {
+        return Err(format!(
+            "the keys of version {held} are gone (collected by --gc): deploy its build instead"
+        ));
+    };
+    let back = Pointer {
+        version: held.clone(),
+        index: index.clone(),
+        layout,
+    };
+    c.kv_put(
+        ns,
+        &pointer_key,
+        &serde_json::to_string(&back).expect("serializes"),
+    )?;
+    j.pointer = Some(back);
+    journal::save(&jpath, &j)?;
+    if json {
+        println!(
+            "{}",
+            json!({"target": target, "rolled_back_to": held, "index": index, "layout": layout.unwrap_or(1), "from": live.version})
+        );
+    } else {
+        println!(
+            "rolled {target} back to {held} (index {index}, layout {}); it served {} before",
+            layout.unwrap_or(1),
+            live.version
+        );
+    }
+    Ok(())
+}
+
+/// Loads the upload records of a verified build: vectors, and the KV pairs of layout 2 less the
+/// content-addressed values already `present` in KV (named by a complete version).
+pub fn records(
+    out: &Path,
+    m: &Manifest,
+    prefix: &str,
+    present: &BTreeSet<String>,
+) -> Result<(Records, KvVersion), String> {
+    let kv = upload::kv_version(out, m, prefix).map_err(|p| p.to_string())?;
+    let files = upload::vector_lines(out, m, &kv.records).map_err(|p| p.to_string())?;
     let vectors = files
         .iter()
         .flat_map(|(_, lines)| lines.iter())
         .map(VectorItem::from_record)
         .collect();
-    let [manifest, pages, content] =
-        crate::cli::export::kv_pairs(out, m, prefix).map_err(|p| p.to_string())?;
-    // Each group is confirmed before the next is sent (`keys`): manifest, key pages, records.
-    let kv_breaks = vec![manifest.len(), manifest.len() + pages.len()];
-    let kv = manifest.into_iter().chain(pages).chain(content).collect();
-    Ok(Records {
-        version: m.corpus_version.clone(),
-        vectors,
+    // Each group is confirmed before the next is sent: the version's manifest and key table (the
+    // claim on every value they name), the record tables, then records and lexical files.
+    let tables = kv.tables.len();
+    let record_tables = kv.values[..kv.record_tables]
+        .iter()
+        .filter(|(k, _)| !present.contains(k))
+        .count();
+    let pairs: Vec<(String, String)> = kv
+        .tables
+        .iter()
+        .chain(kv.values.iter().filter(|(k, _)| !present.contains(k)))
+        .cloned()
+        .collect();
+    let skipped = kv.tables.len() + kv.values.len() - pairs.len();
+    Ok((
+        Records {
+            version: m.corpus_version.clone(),
+            vectors,
+            kv: pairs,
+            kv_breaks: vec![tables, tables + record_tables],
+            kv_present: skipped,
+        },
         kv,
-        kv_breaks,
-    })
+    ))
 }
 
 /// The limits, with test hooks that can only lower them.
@@ -89,13 +193,14 @@ fn plan_json(
         "target": target,
         "dry_run": dry_run,
         "pointer_source": source,
-        "from": from.map(|p| json!({"version": p.version, "index": p.index})),
-        "to": {"version": p.version, "index": index},
+        "from": from.map(|p| json!({"version": p.version, "index": p.index, "layout": p.layout.unwrap_or(1)})),
+        "to": {"version": p.version, "index": index, "layout": keys::LAYOUT},
         "vectors": {"upsert": p.upsert_count(), "new": p.vectors_new, "changed": p.vectors_changed, "unchanged": p.unchanged,
                     "delete": p.delete_count(), "upsert_bytes": p.upsert_bytes(),
                     "upsert_batches": p.upserts.iter().map(|b| json!({"vectors": b.items.len(), "bytes": b.bytes})).collect::<Vec<_>>(),
                     "delete_batches": p.deletes.iter().map(|b| b.items.len()).collect::<Vec<_>>()},
-        "kv": {"write": p.kv_count(), "bytes": p.kv_bytes(),
+        "kv": {"writes": p.kv_count(), "bulk_pairs": p.kv_count(), "single_puts": 0,
+               "present": 0, "delete": 0, "bytes": p.kv_bytes(),
                "batches": p.kv.iter().map(|b| json!({"pairs": b.items.len(), "bytes": b.bytes})).collect::<Vec<_>>()},
     })
 }
@@ -145,10 +250,13 @@ fn print_plan(v: &Value) {
         );
     }
     println!(
-        "  kv: {} pairs, {} bytes in {} batches",
-        v["kv"]["write"],
+        "  kv: {} writes ({} pairs, {} bytes in {} bulk batches; {} single puts: registry and pointer); {} values already in KV",
+        v["kv"]["writes"],
+        v["kv"]["bulk_pairs"],
         v["kv"]["bytes"],
-        v["kv"]["batches"].as_array().map_or(0, Vec::len)
+        v["kv"]["batches"].as_array().map_or(0, Vec::len),
+        v["kv"]["single_puts"],
+        v["kv"]["present"]
     );
     for (i, b) in v["kv"]["batches"]
         .as_array()
@@ -207,7 +315,12 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
         Some(p) => other(t, &p.index).to_string(),
         None => t.indexes[0].clone(),
     };
-    let recs = records(out, m, &t.prefix)?;
+    // Content-addressed values already in KV: those the complete versions name.
+    let (present, present_from) = match &client {
+        Some(c) => gc::present_values(c, t, registry.as_ref())?,
+        None => (j.present.clone(), Vec::new()),
+    };
+    let (recs, kvv) = records(out, m, &t.prefix, &present)?;
     // What the inactive index holds. The registry names the version last written into it (by any
     // machine); the journal's record of it is trusted only when the two agree. An unfinished deploy
     // of another version into it left it in an unknown state: upsert everything then.
@@ -263,6 +376,15 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
         }
         s
     })?;
+    // Single KV writes besides the bulk batches: the registry's claim (unless it already says
+    // so), the registry marking the version complete (unless it already is), the pointer.
+    let claim_puts = registry
+        .as_ref()
+        .is_none_or(|r| r.clone().claim(&index, version)) as usize;
+    let complete_puts = registry
+        .as_ref()
+        .is_none_or(|r| !r.complete.iter().any(|v| v == version)) as usize;
+    let puts = claim_puts + complete_puts + 1;
     let mut summary = plan_json(
         &p,
         args.target,
@@ -271,9 +393,28 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
         source,
         args.dry_run,
     );
+    summary["kv"]["writes"] = json!(p.kv_count() + puts);
+    summary["kv"]["single_puts"] = json!(puts);
+    summary["kv"]["present"] = json!(recs.kv_present);
+    let writes = p.kv_count() + puts;
+    let over = t.max_kv_writes.filter(|max| writes > *max);
+    if let Some(max) = over {
+        summary["kv"]["over_max"] = json!(max);
+        if !args.confirm_writes && !args.dry_run {
+            return Err(format!(
+                "deploy refused: the plan makes {writes} KV writes, over max_kv_writes = {max} of target {}; nothing was sent. Check it with --dry-run, then rerun with --confirm-writes to send it",
+                args.target
+            ));
+        }
+    }
     if args.dry_run {
         if !args.json {
             print_plan(&summary);
+            if let Some(max) = over {
+                println!(
+                    "  over max_kv_writes = {max}: a deploy of this plan needs --confirm-writes"
+                );
+            }
         }
         if args.gc {
             // What GC would delete once this plan is deployed.
@@ -282,6 +423,7 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
             let new_pointer = Pointer {
                 version: version.to_string(),
                 index: index.clone(),
+                layout: Some(keys::LAYOUT),
             };
             summary["gc"] = dry_gc(
                 client.as_ref(),
@@ -341,8 +483,31 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
             .vectors_applied = true;
         journal::save(&jpath, &j)?;
     }
-    // 3. KV records of the new version (never the keys the live version reads).
+    // 3. KV records of the new version (never the keys the live version reads). A GC since the
+    // plan may have deleted values the plan took as present: then plan again.
+    if !present_from.is_empty() {
+        let now = gc::read_registry(&c, t)?.unwrap_or_default();
+        if let Some(v) = present_from.iter().find(|v| !now.complete.contains(v)) {
+            return Err(format!(
+                "version {v}, whose values this deploy takes as present in KV, is being collected by a concurrent --gc; nothing of the live site changed. {}",
+                resume_hint(args.target)
+            ));
+        }
+    }
     sent += send_kv(&c, t, &p, &mut j, &jpath)?;
+    // Every value is confirmed: later deploys may take them as present.
+    if !reg.complete.iter().any(|v| v == version) {
+        reg = gc::read_registry(&c, t)?.unwrap_or(reg);
+        reg.claim(&index, version);
+        reg.complete.push(version.to_string());
+        c.kv_put(
+            &t.kv_namespace_id,
+            &keys::registry_key(&t.prefix),
+            &reg.to_json(),
+        )?;
+        sent += 1;
+    }
+    j.present.extend(upload::value_keys(&kvv));
     // 4. The inactive index must answer for the new version before anyone is sent to it.
     let from = pointer.as_ref().map_or("nothing".to_string(), |p| {
         format!("{} on {}", p.version, p.index)
@@ -352,6 +517,7 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     let new_pointer = Pointer {
         version: version.to_string(),
         index: index.clone(),
+        layout: Some(keys::LAYOUT),
     };
     c.kv_put(
         &t.kv_namespace_id,
@@ -426,7 +592,7 @@ fn up_to_date(
         .as_ref()
         .is_some_and(|p| p.version == live.version && p.index == live.index);
     if finished && client.is_some() && !args.dry_run {
-        let recs = records(out, m, &t.prefix)?;
+        let (recs, _) = records(out, m, &t.prefix, &BTreeSet::new())?;
         j.indexes.insert(
             live.index.clone(),
             IndexRecord {
