@@ -261,6 +261,27 @@ impl State {
                     ),
                 )
             }
+            ("POST", "bulk/get") => {
+                let body: Value = serde_json::from_str(body).unwrap();
+                let keys = body["keys"].as_array().unwrap();
+                if keys.len() > 100 {
+                    self.problems.push("bulk get over 100 keys".into());
+                }
+                self.log.push(format!("kv-bulk-get {}", keys.len()));
+                let values: serde_json::Map<String, Value> = keys
+                    .iter()
+                    .map(|k| {
+                        let k = k.as_str().unwrap();
+                        let v = self
+                            .store
+                            .kv
+                            .get(k)
+                            .map_or(Value::Null, |v| json!({"value": v}));
+                        (k.to_string(), v)
+                    })
+                    .collect();
+                reply(200, ok(json!({"values": values})))
+            }
             ("POST", "bulk/delete") => {
                 let keys: Vec<String> = serde_json::from_str(body).unwrap();
                 if keys.len() > 10_000 {
@@ -2236,6 +2257,13 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
         m.state.lock().unwrap().pointer().unwrap(),
         json!({"version": old, "index": "corpus-blue"})
     );
+    let o = deploy(p.path(), Some(&m), &["--check"]);
+    assert!(
+        o.status.success() && stdout(&o).contains("(layout 1) resolves"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
 
     // Forward again: green still holds v1, so only its tables, the registry and the pointer.
     m.state.lock().unwrap().log.clear();
@@ -2326,4 +2354,45 @@ fn a_one_paragraph_edit_of_the_shared_corpora_costs_at_most_40_kv_writes() {
     );
     assert_eq!(kv, plan["kv"]["writes"].as_u64().unwrap());
     assert!(kv <= 40, "{kv} KV writes: {plan}");
+}
+
+/// `deploy --check` reads the live version back as a runtime does and confirms every chunk ID
+/// resolves; a record missing from KV is named and fails it (exit 1). It reads only.
+#[test]
+fn a_check_reads_the_live_version_back_and_names_what_does_not_resolve() {
+    let p = project();
+    let m = mock();
+    assert!(deploy(p.path(), Some(&m), &[]).status.success());
+    let chunks = expected(p.path(), None).vectors.len();
+    m.state.lock().unwrap().writes.clear();
+    let o = deploy(p.path(), Some(&m), &["--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!("every one of the {chunks} chunk IDs")),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        m.state.lock().unwrap().writes.is_empty(),
+        "a check writes nothing"
+    );
+    let gone = {
+        let mut s = m.state.lock().unwrap();
+        let k = s
+            .store
+            .kv
+            .keys()
+            .find(|k| k.starts_with("zico/r/"))
+            .unwrap()
+            .clone();
+        s.store.kv.remove(&k);
+        k
+    };
+    let o = deploy(p.path(), Some(&m), &["--check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!("record {gone} is missing")),
+        "{}",
+        stderr(&o)
+    );
 }

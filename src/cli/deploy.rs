@@ -9,6 +9,7 @@ pub struct Mode {
     pub json: bool,
     pub confirm_writes: bool,
     pub rollback: bool,
+    pub check: bool,
 }
 
 pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
@@ -18,6 +19,7 @@ pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
         json,
         confirm_writes,
         rollback,
+        check,
     } = mode;
     let Some(config) = at.load(json) else {
         return EXIT_USAGE;
@@ -36,6 +38,20 @@ pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
         return EXIT_USAGE;
     };
     let out = at.out.clone().unwrap_or(config.out_dir.clone());
+    if check {
+        let result = crate::deploy::client::Client::from_env(t.account_id.as_deref())
+            .and_then(|c| {
+                c.ok_or_else(|| "a check needs CLOUDFLARE_API_TOKEN in the environment".to_string())
+            })
+            .and_then(|c| crate::deploy::check::run(&c, t, target, json));
+        return match result {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                eprintln!("{e}");
+                EXIT_ERRORS
+            }
+        };
+    }
     if rollback {
         return match crate::deploy::run::rollback(&out, t, target, json) {
             Ok(()) => EXIT_OK,

@@ -146,6 +146,10 @@ enum Command {
         /// pointer only; refused once that version was overwritten or collected).
         #[arg(long, conflicts_with_all = ["dry_run", "gc", "confirm_writes"])]
         rollback: bool,
+        /// Read the live version back through the API as a runtime reads it and confirm that
+        /// every chunk ID of it resolves (reads only).
+        #[arg(long, conflicts_with_all = ["dry_run", "gc", "confirm_writes", "rollback"])]
+        check: bool,
     },
     /// Ask a question of the current build: BM25 + vectors, fused, date-aware, hydrated evidence.
     Query {
@@ -385,6 +389,7 @@ pub fn main() -> i32 {
             json,
             confirm_writes,
             rollback,
+            check,
         } => deploy::run(
             &at,
             &target,
@@ -394,6 +399,7 @@ pub fn main() -> i32 {
                 json,
                 confirm_writes,
                 rollback,
+                check,
             },
         ),
         Command::Query {

@@ -105,13 +105,8 @@ pub fn present_values(
     Ok((present, from))
 }
 
-/// Every key of `version` as its stored manifest and pages name them; `None` when its manifest
-/// is gone (nothing of it is left).
-fn stored_keys(
-    c: &Client,
-    t: &DeployTarget,
-    version: &str,
-) -> Result<Option<keys::VersionKeys>, String> {
+/// A version's stored manifest; `None` when absent.
+fn read_manifest(c: &Client, t: &DeployTarget, version: &str) -> Result<Option<Manifest>, String> {
     let mkey = keys::manifest_key(&t.prefix, version);
     let Some(text) = c.kv_get(&t.kv_namespace_id, &mkey)? else {
         return Ok(None);
@@ -125,6 +120,25 @@ fn stored_keys(
             m.corpus_version
         ));
     }
+    Ok(Some(m))
+}
+
+/// A version's stored manifest, which must be there.
+pub fn stored_manifest(c: &Client, t: &DeployTarget, version: &str) -> Result<Manifest, String> {
+    read_manifest(c, t, version)?
+        .ok_or_else(|| format!("{} is missing", keys::manifest_key(&t.prefix, version)))
+}
+
+/// Every key of `version` as its stored manifest and pages name them; `None` when its manifest
+/// is gone (nothing of it is left).
+fn stored_keys(
+    c: &Client,
+    t: &DeployTarget,
+    version: &str,
+) -> Result<Option<keys::VersionKeys>, String> {
+    let Some(m) = read_manifest(c, t, version)? else {
+        return Ok(None);
+    };
     let mut pages = Vec::new();
     for name in keys::page_keys(&m, &t.prefix, keys::PAGE_IDS) {
         pages.push(c.kv_get(&t.kv_namespace_id, &name)?);

@@ -10,6 +10,7 @@
 //! live nor held by either index (content-addressed values only when no kept version names
 //! them), and never lists KV by prefix. `upload` reads a build's upload records for `export` too.
 
+pub mod check;
 pub mod client;
 pub mod gc;
 pub mod journal;
