@@ -457,14 +457,68 @@ impl State {
         }
         let kv_prefix = format!("/client/v4/accounts/{ACCOUNT}/storage/kv/namespaces/{NS}/");
         let vz_prefix = format!("/client/v4/accounts/{ACCOUNT}/vectorize/v2/indexes/");
-        if let Some(rest) = url.strip_prefix(&kv_prefix) {
+        let r = if let Some(rest) = url.strip_prefix(&kv_prefix) {
             self.kv(method, rest, ctype, body)
         } else if let Some(rest) = url.strip_prefix(&vz_prefix) {
             self.vectorize(method, rest, url, ctype, body)
         } else {
             reply(404, cf_error(10000, "no such route"))
+        };
+        self.check_live();
+        r
+    }
+
+    /// After every request: the version the pointer names stays fully hydratable (every vector
+    /// of its index, and for layout 2 every key its key table names).
+    fn check_live(&mut self) {
+        let Some(p) = self.pointer() else { return };
+        let index = p["index"].as_str().unwrap_or("").to_string();
+        let kv = &self.store.kv;
+        let mut bad: Vec<String> = self
+            .store
+            .indexes
+            .get(&index)
+            .into_iter()
+            .flatten()
+            .filter(|(id, rec)| !hydrates(kv, &p, id, rec))
+            .map(|(id, _)| format!("vector {id}"))
+            .take(1)
+            .collect();
+        if p.get("layout") == Some(&json!(2)) {
+            let v = p["version"].as_str().unwrap();
+            bad.extend(missing_named(kv, v).into_iter().take(1));
+        }
+        if let Some(b) = bad.first() {
+            let n = self.requests;
+            self.problems
+                .push(format!("after request {n}: the live version lacks {b}"));
         }
     }
+}
+
+/// Keys a layout-2 version's key table names (directly or through its record tables) that KV
+/// lacks.
+fn missing_named(kv: &BTreeMap<String, String>, v: &str) -> Vec<String> {
+    let Some(t) = kv.get(&format!("zico/{v}/tables")) else {
+        return vec![format!("zico/{v}/tables")];
+    };
+    let t: Value = serde_json::from_str(t).unwrap();
+    let mut want = Vec::new();
+    for h in t["records"].as_object().unwrap().values() {
+        let key = format!("zico/t/{}", h.as_str().unwrap());
+        if let Some(table) = kv.get(&key) {
+            let table: BTreeMap<String, String> = serde_json::from_str(table).unwrap();
+            want.extend(table.values().map(|r| format!("zico/r/{r}")));
+        }
+        want.push(key);
+    }
+    for l in t["lexical"].as_object().unwrap().values() {
+        want.push(format!("zico/l/{}", l["meta"].as_str().unwrap()));
+        for h in l["shards"].as_array().unwrap() {
+            want.push(format!("zico/l/{}", h.as_str().unwrap()));
+        }
+    }
+    want.into_iter().filter(|k| !kv.contains_key(k)).collect()
 }
 
 /// Which `cut` kind a request is.

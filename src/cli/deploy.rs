@@ -53,7 +53,7 @@ pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
         };
     }
     if rollback {
-        return match crate::deploy::run::rollback(&out, t, target, json) {
+        return match crate::deploy::rollback::rollback(&out, t, target, json) {
             Ok(()) => EXIT_OK,
             Err(e) => {
                 eprintln!("{e}");

@@ -15,7 +15,9 @@ pub mod client;
 pub mod gc;
 pub mod journal;
 pub mod keys;
+pub mod rollback;
 pub mod run;
+mod summary;
 pub mod upload;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use super::client::Client;
 use super::journal::{self, IndexRecord, Journal, Pending, Pointer};
 use super::keys::{self, Registry};
+use super::summary::{plan_json, print_plan};
 use super::upload::{self, KvVersion};
 use super::{Limits, Plan, Records, VectorItem, gc, plan, state_after};
 use crate::artifacts::manifest::Manifest;
@@ -29,85 +30,6 @@ pub struct Args<'a> {
     pub gc: bool,
     /// Send a plan over the target's `max_kv_writes`.
     pub confirm_writes: bool,
-}
-
-/// `deploy --rollback`: points the pointer back at the version the inactive index holds (per the
-/// registry), in that version's layout, once its keys are known complete: a layout-2 version the
-/// registry lists as complete, or a layout-1 version whose manifest and first key page are in KV
-/// (what the first scheme's deploys wrote first). Writes the pointer only.
-pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Result<(), String> {
-    let jpath = journal::path(out, target)?;
-    let mut j = journal::load(&jpath)?;
-    let Some(c) = Client::from_env(t.account_id.as_deref())? else {
-        return Err("a rollback needs CLOUDFLARE_API_TOKEN in the environment".into());
-    };
-    let pointer_key = keys::pointer_key(&t.prefix);
-    let Some(live) = read_pointer(&c, &t.kv_namespace_id, &pointer_key)? else {
-        return Err(format!(
-            "target {target} has no pointer {pointer_key}: nothing deployed to roll back from"
-        ));
-    };
-    let index = other(t, &live.index).to_string();
-    let reg = gc::read_registry(&c, t)?.unwrap_or_default();
-    let Some(held) = reg.indexes.get(&index).cloned() else {
-        return Err(format!(
-            "the registry {} does not say which version index {index} holds: no version to roll back to",
-            keys::registry_key(&t.prefix)
-        ));
-    };
-    if held == live.version {
-        return Err(format!(
-            "index {index} is being written with the live version {held}: no other version to roll back to"
-        ));
-    }
-    let ns = &t.kv_namespace_id;
-    let layout = if c
-        .kv_get(ns, &keys::version_table_key(&t.prefix, &held))?
-        .is_some()
-    {
-        if !reg.complete.contains(&held) {
-            return Err(format!(
-                "version {held} in index {index} was never completely deployed (the registry does not list it as complete): deploy its build instead"
-            ));
-        }
-        Some(keys::LAYOUT)
-    } else if c
-        .kv_get(ns, &keys::manifest_key(&t.prefix, &held))?
-        .is_some()
-        && c.kv_get(ns, &keys::page_key(&t.prefix, &held, 0))?
-            .is_some()
-    {
-        None
-    } else {
-        return Err(format!(
-            "the keys of version {held} are gone (collected by --gc): deploy its build instead"
-        ));
-    };
-    let back = Pointer {
-        version: held.clone(),
-        index: index.clone(),
-        layout,
-    };
-    c.kv_put(
-        ns,
-        &pointer_key,
-        &serde_json::to_string(&back).expect("serializes"),
-    )?;
-    j.pointer = Some(back);
-    journal::save(&jpath, &j)?;
-    if json {
-        println!(
-            "{}",
-            json!({"target": target, "rolled_back_to": held, "index": index, "layout": layout.unwrap_or(1), "from": live.version})
-        );
-    } else {
-        println!(
-            "rolled {target} back to {held} (index {index}, layout {}); it served {} before",
-            layout.unwrap_or(1),
-            live.version
-        );
-    }
-    Ok(())
 }
 
 /// Loads the upload records of a verified build: vectors, and the KV pairs of layout 2 less the
@@ -173,103 +95,11 @@ pub fn limits() -> Limits {
     l
 }
 
-fn other<'a>(t: &'a DeployTarget, live: &str) -> &'a str {
+pub(super) fn other<'a>(t: &'a DeployTarget, live: &str) -> &'a str {
     if t.indexes[0] == live {
         &t.indexes[1]
     } else {
         &t.indexes[0]
-    }
-}
-
-fn plan_json(
-    p: &Plan,
-    target: &str,
-    from: Option<&Pointer>,
-    index: &str,
-    source: &str,
-    dry_run: bool,
-) -> Value {
-    json!({
-        "target": target,
-        "dry_run": dry_run,
-        "pointer_source": source,
-        "from": from.map(|p| json!({"version": p.version, "index": p.index, "layout": p.layout.unwrap_or(1)})),
-        "to": {"version": p.version, "index": index, "layout": keys::LAYOUT},
-        "vectors": {"upsert": p.upsert_count(), "new": p.vectors_new, "changed": p.vectors_changed, "unchanged": p.unchanged,
-                    "delete": p.delete_count(), "upsert_bytes": p.upsert_bytes(),
-                    "upsert_batches": p.upserts.iter().map(|b| json!({"vectors": b.items.len(), "bytes": b.bytes})).collect::<Vec<_>>(),
-                    "delete_batches": p.deletes.iter().map(|b| b.items.len()).collect::<Vec<_>>()},
-        "kv": {"writes": p.kv_count(), "bulk_pairs": p.kv_count(), "single_puts": 0,
-               "present": 0, "delete": 0, "bytes": p.kv_bytes(),
-               "batches": p.kv.iter().map(|b| json!({"pairs": b.items.len(), "bytes": b.bytes})).collect::<Vec<_>>()},
-    })
-}
-
-fn print_plan(v: &Value) {
-    let from = match &v["from"] {
-        Value::Null => "nothing deployed".to_string(),
-        f => format!(
-            "{} on {}",
-            f["version"].as_str().unwrap_or(""),
-            f["index"].as_str().unwrap_or("")
-        ),
-    };
-    println!(
-        "deploy plan for target {} (pointer from {}):",
-        v["target"].as_str().unwrap_or(""),
-        v["pointer_source"].as_str().unwrap_or("")
-    );
-    println!(
-        "  switch: {from} -> {} on {}",
-        v["to"]["version"].as_str().unwrap_or(""),
-        v["to"]["index"].as_str().unwrap_or("")
-    );
-    let vec = &v["vectors"];
-    println!(
-        "  vectors: {} to upsert ({} new, {} changed; {} unchanged), {} bytes in {} batches; {} to delete in {} batches",
-        vec["upsert"],
-        vec["new"],
-        vec["changed"],
-        vec["unchanged"],
-        vec["upsert_bytes"],
-        vec["upsert_batches"].as_array().map_or(0, Vec::len),
-        vec["delete"],
-        vec["delete_batches"].as_array().map_or(0, Vec::len)
-    );
-    for (i, b) in vec["upsert_batches"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        println!(
-            "    upsert batch {}: {} vectors, {} bytes",
-            i + 1,
-            b["vectors"],
-            b["bytes"]
-        );
-    }
-    println!(
-        "  kv: {} writes ({} pairs, {} bytes in {} bulk batches; {} single puts: registry and pointer); {} values already in KV",
-        v["kv"]["writes"],
-        v["kv"]["bulk_pairs"],
-        v["kv"]["bytes"],
-        v["kv"]["batches"].as_array().map_or(0, Vec::len),
-        v["kv"]["single_puts"],
-        v["kv"]["present"]
-    );
-    for (i, b) in v["kv"]["batches"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        println!(
-            "    kv batch {}: {} pairs, {} bytes",
-            i + 1,
-            b["pairs"],
-            b["bytes"]
-        );
     }
 }
 
@@ -554,6 +384,9 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     } else {
         None
     };
+    if let Some(g) = &gc {
+        forget_collected(&mut j, &jpath, g)?;
+    }
     if args.json {
         let mut report = json!({"target": args.target, "deployed": version, "index": index, "requests": sent + 1, "checked_ids": checked, "plan": summary});
         if let Some(g) = gc {
@@ -564,7 +397,7 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     Ok(())
 }
 
-fn read_pointer(c: &Client, ns: &str, key: &str) -> Result<Option<Pointer>, String> {
+pub(super) fn read_pointer(c: &Client, ns: &str, key: &str) -> Result<Option<Pointer>, String> {
     c.kv_get(ns, key)?
         .map(|s| {
             serde_json::from_str::<Pointer>(&s)
@@ -626,6 +459,9 @@ fn up_to_date(
         )?),
         None => Some(dry_gc(None, t, None, j, Some(live), &limits(), args.json)?),
     };
+    if let Some(g) = &gc {
+        forget_collected(j, jpath, g)?;
+    }
     if args.json {
         let mut v = json!({"target": args.target, "up_to_date": true, "version": live.version});
         if let Some(g) = gc {
@@ -634,6 +470,17 @@ fn up_to_date(
         println!("{v}");
     } else {
         println!("{msg}");
+    }
+    Ok(())
+}
+
+/// After a GC that deleted values, the journal no longer knows which values KV holds: a plan
+/// without credentials then takes none as present (it may overstate the writes, never understate).
+fn forget_collected(j: &mut Journal, jpath: &Path, gc: &Value) -> Result<(), String> {
+    let deleted = gc["deleted"].as_array().is_some_and(|d| !d.is_empty());
+    if gc["dry_run"] != json!(true) && deleted && !j.present.is_empty() {
+        j.present.clear();
+        journal::save(jpath, j)?;
     }
     Ok(())
 }
