@@ -2450,3 +2450,88 @@ fn a_check_reads_the_live_version_back_and_names_what_does_not_resolve() {
         stderr(&o)
     );
 }
+
+/// Content-addressed values left in KV are exactly those the registry's versions name.
+fn assert_no_orphans(m: &Mock, what: &str) {
+    let s = m.state.lock().unwrap();
+    let reg: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
+    let mut named = BTreeSet::new();
+    for v in reg["versions"].as_array().unwrap() {
+        let v = v.as_str().unwrap();
+        if s.store.kv.contains_key(&format!("zico/{v}/tables")) {
+            named.extend(named_keys(&s.store.kv, v));
+        }
+    }
+    let orphans: Vec<&String> = s
+        .store
+        .kv
+        .keys()
+        .filter(|k| {
+            ["zico/r/", "zico/l/", "zico/t/"]
+                .iter()
+                .any(|p| k.starts_with(p))
+        })
+        .filter(|k| !named.contains(*k))
+        .collect();
+    assert!(orphans.is_empty(), "{what}: {orphans:?}");
+}
+
+/// Versions that share most of their values deploy, roll back and are collected in turn: the
+/// live version stays whole after every request (the stand-in checks), a rollback writes only
+/// the pointer, GC keeps every value a held version names and leaves nothing no version names.
+#[test]
+fn versions_sharing_values_deploy_roll_back_and_collect_in_turn() {
+    let p = project();
+    let m = mock();
+    let ok = |o: std::process::Output| assert!(o.status.success(), "{}", stderr(&o));
+    let v1 = version(p.path());
+    ok(deploy(p.path(), Some(&m), &[]));
+    let v2 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة أولى مشتركة.");
+    ok(deploy(p.path(), Some(&m), &["--gc"]));
+    assert_consistent(&m);
+    assert_no_orphans(&m, "v2 deployed");
+    // Back to v1 (blue): only the pointer is written.
+    m.state.lock().unwrap().writes.clear();
+    m.state.lock().unwrap().log.clear();
+    ok(deploy(p.path(), Some(&m), &["--rollback"]));
+    assert_consistent(&m);
+    assert_eq!(sent(&m.state.lock().unwrap().log).0, 1);
+    {
+        let s = m.state.lock().unwrap();
+        assert!(
+            missing_named(&s.store.kv, &v2).is_empty(),
+            "v2 is held by green"
+        );
+    }
+    // v3 overwrites green (v2): GC collects v2's own values, keeps v1's and v3's.
+    let v3 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة ثانية مشتركة.");
+    ok(deploy(p.path(), Some(&m), &["--gc"]));
+    assert_consistent(&m);
+    assert_no_orphans(&m, "v3 deployed, v2 collected");
+    {
+        let s = m.state.lock().unwrap();
+        assert!(keys_of(&s, &v2).is_empty());
+        for v in [&v1, &v3] {
+            assert!(missing_named(&s.store.kv, v).is_empty(), "{v}");
+        }
+        assert_eq!(s.pointer().unwrap()["version"], v3.as_str());
+    }
+    // And back to v1 once more, then forward to v3 with its values already in KV.
+    ok(deploy(p.path(), Some(&m), &["--rollback"]));
+    assert_consistent(&m);
+    assert_eq!(
+        m.state.lock().unwrap().pointer().unwrap()["version"],
+        v1.as_str()
+    );
+    m.state.lock().unwrap().log.clear();
+    let o = deploy(p.path(), Some(&m), &["--json"]);
+    ok(o.clone());
+    assert_consistent(&m);
+    let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(report["plan"]["kv"]["writes"], 3, "{report}");
+    assert_eq!(
+        m.state.lock().unwrap().pointer().unwrap()["version"],
+        v3.as_str()
+    );
+    assert_no_orphans(&m, "the end");
+}
