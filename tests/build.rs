@@ -332,6 +332,7 @@ fn export_writes_vectorize_ndjson_and_kv_bulk_json() {
         kv.iter().map(|p| p["key"].as_str().unwrap()).collect();
     assert!(keys.contains(format!("az/{version}/manifest").as_str()));
     let mut vectors = 0;
+    let mut records = std::collections::BTreeMap::new();
     for e in std::fs::read_dir(&dest).unwrap() {
         let path = e.unwrap().path();
         if path.extension().is_some_and(|x| x == "ndjson") {
@@ -343,10 +344,12 @@ fn export_writes_vectorize_ndjson_and_kv_bulk_json() {
                     v["metadata"].get("text").is_none(),
                     "vector metadata must hold no full text"
                 );
+                let record = v["metadata"]["record"].as_str().unwrap();
                 assert!(
-                    keys.contains(format!("az/{version}/chunk/{id}").as_str()),
-                    "vector {id} has no KV lookup key"
+                    keys.contains(format!("az/r/{record}").as_str()),
+                    "vector {id} has no KV lookup record"
                 );
+                records.insert(id.to_string(), record.to_string());
                 vectors += 1;
             }
         }
@@ -360,19 +363,18 @@ fn export_writes_vectorize_ndjson_and_kv_bulk_json() {
             .map(|l| l["chunks"].as_u64().unwrap())
             .sum::<u64>()
     );
-    assert!(
-        keys.iter()
-            .any(|k| k.starts_with(&format!("az/{version}/lex/faith/")))
-    );
-    let lookup = kv
-        .iter()
-        .find(|p| {
-            p["key"]
-                .as_str()
-                .unwrap()
-                .ends_with("/chunk/seneksar:4-29-1:000")
-        })
-        .unwrap();
+    let value_of = |key: &str| {
+        kv.iter()
+            .find(|p| p["key"] == key)
+            .map(|p| p["value"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    let tables: serde_json::Value =
+        serde_json::from_str(&value_of(&format!("az/{version}/tables"))).unwrap();
+    let faith = &tables["lexical"]["faith"]["meta"];
+    assert!(keys.contains(format!("az/l/{}", faith.as_str().unwrap()).as_str()));
+    let record = &records["seneksar:4-29-1:000"];
+    let lookup = serde_json::json!({"value": value_of(&format!("az/r/{record}"))});
     let value: serde_json::Value = serde_json::from_str(lookup["value"].as_str().unwrap()).unwrap();
     assert!(value["text"].as_str().unwrap().contains("بيت لحم"));
 }

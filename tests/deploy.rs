@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 
@@ -174,8 +174,8 @@ impl State {
             p["index"].as_str().unwrap().to_string(),
         );
         let held = self.store.indexes.get(&index).cloned().unwrap_or_default();
-        for id in held.keys() {
-            if !self.store.kv.contains_key(&format!("zico/{v}/chunk/{id}")) {
+        for (id, rec) in &held {
+            if !hydrates(&self.store.kv, &p, id, rec) {
                 self.problems.push(format!(
                     "pointer flipped to {v} while vector {id} has no lookup key"
                 ));
@@ -260,6 +260,27 @@ impl State {
                         json!({"successful_key_count": pairs.len() - dropped.len(), "unsuccessful_keys": dropped}),
                     ),
                 )
+            }
+            ("POST", "bulk/get") => {
+                let body: Value = serde_json::from_str(body).unwrap();
+                let keys = body["keys"].as_array().unwrap();
+                if keys.len() > 100 {
+                    self.problems.push("bulk get over 100 keys".into());
+                }
+                self.log.push(format!("kv-bulk-get {}", keys.len()));
+                let values: serde_json::Map<String, Value> = keys
+                    .iter()
+                    .map(|k| {
+                        let k = k.as_str().unwrap();
+                        let v = self
+                            .store
+                            .kv
+                            .get(k)
+                            .map_or(Value::Null, |v| json!({"value": v}));
+                        (k.to_string(), v)
+                    })
+                    .collect();
+                reply(200, ok(json!({"values": values})))
             }
             ("POST", "bulk/delete") => {
                 let keys: Vec<String> = serde_json::from_str(body).unwrap();
@@ -436,14 +457,68 @@ impl State {
         }
         let kv_prefix = format!("/client/v4/accounts/{ACCOUNT}/storage/kv/namespaces/{NS}/");
         let vz_prefix = format!("/client/v4/accounts/{ACCOUNT}/vectorize/v2/indexes/");
-        if let Some(rest) = url.strip_prefix(&kv_prefix) {
+        let r = if let Some(rest) = url.strip_prefix(&kv_prefix) {
             self.kv(method, rest, ctype, body)
         } else if let Some(rest) = url.strip_prefix(&vz_prefix) {
             self.vectorize(method, rest, url, ctype, body)
         } else {
             reply(404, cf_error(10000, "no such route"))
+        };
+        self.check_live();
+        r
+    }
+
+    /// After every request: the version the pointer names stays fully hydratable (every vector
+    /// of its index, and for layout 2 every key its key table names).
+    fn check_live(&mut self) {
+        let Some(p) = self.pointer() else { return };
+        let index = p["index"].as_str().unwrap_or("").to_string();
+        let kv = &self.store.kv;
+        let mut bad: Vec<String> = self
+            .store
+            .indexes
+            .get(&index)
+            .into_iter()
+            .flatten()
+            .filter(|(id, rec)| !hydrates(kv, &p, id, rec))
+            .map(|(id, _)| format!("vector {id}"))
+            .take(1)
+            .collect();
+        if p.get("layout") == Some(&json!(2)) {
+            let v = p["version"].as_str().unwrap();
+            bad.extend(missing_named(kv, v).into_iter().take(1));
+        }
+        if let Some(b) = bad.first() {
+            let n = self.requests;
+            self.problems
+                .push(format!("after request {n}: the live version lacks {b}"));
         }
     }
+}
+
+/// Keys a layout-2 version's key table names (directly or through its record tables) that KV
+/// lacks.
+fn missing_named(kv: &BTreeMap<String, String>, v: &str) -> Vec<String> {
+    let Some(t) = kv.get(&format!("zico/{v}/tables")) else {
+        return vec![format!("zico/{v}/tables")];
+    };
+    let t: Value = serde_json::from_str(t).unwrap();
+    let mut want = Vec::new();
+    for h in t["records"].as_object().unwrap().values() {
+        let key = format!("zico/t/{}", h.as_str().unwrap());
+        if let Some(table) = kv.get(&key) {
+            let table: BTreeMap<String, String> = serde_json::from_str(table).unwrap();
+            want.extend(table.values().map(|r| format!("zico/r/{r}")));
+        }
+        want.push(key);
+    }
+    for l in t["lexical"].as_object().unwrap().values() {
+        want.push(format!("zico/l/{}", l["meta"].as_str().unwrap()));
+        for h in l["shards"].as_array().unwrap() {
+            want.push(format!("zico/l/{}", h.as_str().unwrap()));
+        }
+    }
+    want.into_iter().filter(|k| !kv.contains_key(k)).collect()
 }
 
 /// Which `cut` kind a request is.
@@ -653,13 +728,48 @@ fn assert_consistent(m: &Mock) {
     let (v, index) = (p["version"].as_str().unwrap(), p["index"].as_str().unwrap());
     let held = &s.store.indexes[index];
     assert!(!held.is_empty());
-    for id in held.keys() {
+    for (id, rec) in held {
         assert!(
-            s.store.kv.contains_key(&format!("zico/{v}/chunk/{id}")),
-            "active vector {id} of {v} has no lookup key"
+            hydrates(&s.store.kv, &p, id, rec),
+            "active vector {id} of {v} has no lookup record"
         );
     }
     assert!(s.store.kv.contains_key(&format!("zico/{v}/manifest")));
+}
+
+/// Whether a runtime reading `pointer` hydrates vector `id` (as the index holds it) in one KV
+/// read: layout 2 from the record hash in its metadata, layout 1 from its version's chunk key.
+fn hydrates(kv: &BTreeMap<String, String>, pointer: &Value, id: &str, rec: &Value) -> bool {
+    let v = pointer["version"].as_str().unwrap();
+    match pointer.get("layout") {
+        Some(l) if l == 2 => {
+            kv.contains_key(&format!("zico/{v}/tables"))
+                && rec["metadata"]["record"]
+                    .as_str()
+                    .is_some_and(|h| kv.contains_key(&format!("zico/r/{h}")))
+        }
+        _ => kv.contains_key(&format!("zico/{v}/chunk/{id}")),
+    }
+}
+
+/// The KV keys of layout 2 a version's key table names (its record tables read from `kv`).
+fn named_keys(kv: &BTreeMap<String, String>, v: &str) -> BTreeSet<String> {
+    let t: Value = serde_json::from_str(&kv[&format!("zico/{v}/tables")]).unwrap();
+    assert_eq!(t["layout"], 2);
+    let mut keys = BTreeSet::new();
+    for h in t["records"].as_object().unwrap().values() {
+        let key = format!("zico/t/{}", h.as_str().unwrap());
+        let table: BTreeMap<String, String> = serde_json::from_str(&kv[&key]).unwrap();
+        keys.extend(table.values().map(|r| format!("zico/r/{r}")));
+        keys.insert(key);
+    }
+    for l in t["lexical"].as_object().unwrap().values() {
+        keys.insert(format!("zico/l/{}", l["meta"].as_str().unwrap()));
+        for h in l["shards"].as_array().unwrap() {
+            keys.insert(format!("zico/l/{}", h.as_str().unwrap()));
+        }
+    }
+    keys
 }
 
 fn project() -> tempfile::TempDir {
@@ -704,12 +814,12 @@ fn deploy_with(
     o
 }
 
-/// The `kv: N pairs` count of a printed plan.
+/// The `kv: N writes` count of a printed plan.
 fn report_count(out: &str) -> usize {
     let line = out
         .lines()
         .find(|l| l.trim_start().starts_with("kv: "))
-        .expect("a plan line `kv: N pairs`");
+        .expect("a plan line `kv: N writes`");
     line.trim_start()[4..]
         .split(' ')
         .next()
@@ -756,7 +866,7 @@ fn dry_run_without_credentials_plans_against_the_journal_within_limits() {
         );
     }
     assert!(
-        plan["kv"]["write"].as_u64().unwrap() > vectors,
+        plan["kv"]["writes"].as_u64().unwrap() > vectors,
         "lookup records, lexical shards and the manifest"
     );
     // Human form; nothing written without credentials.
@@ -822,8 +932,9 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
         .unwrap();
     let first_kv = log.iter().position(|l| l.starts_with("kv-bulk")).unwrap();
     assert!(last_vec < first_kv, "{log:?}");
-    // The manifest is stored alone and first, then its key pages, then the records they name.
-    assert_eq!(log[first_kv], "kv-bulk 1", "{log:?}");
+    // The manifest and key table are stored first, then the record tables, then the records
+    // and shards they name.
+    assert_eq!(log[first_kv], "kv-bulk 2", "{log:?}");
     let check = log
         .iter()
         .rposition(|l| l.starts_with("get-by-ids corpus-blue "))
@@ -836,18 +947,10 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let registry: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
     assert_eq!(
         registry,
-        json!({"versions": [v1], "indexes": {"corpus-blue": v1}})
+        json!({"versions": [v1], "indexes": {"corpus-blue": v1}, "complete": [v1]})
     );
-    let page: Vec<String> =
-        serde_json::from_str(&s.store.kv[&format!("zico/{v1}/keys/0")]).unwrap();
-    assert_eq!(
-        page.len(),
-        s.store
-            .kv
-            .keys()
-            .filter(|k| k.starts_with(&format!("zico/{v1}/chunk/")))
-            .count()
-    );
+    let named = named_keys(&s.store.kv, &v1);
+    assert!(named.iter().all(|k| s.store.kv.contains_key(k)));
     assert!(
         log.iter()
             .filter(|l| l.starts_with("upsert "))
@@ -859,30 +962,20 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
         1
     );
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
-    assert_eq!(pointer, json!({"version": v1, "index": "corpus-blue"}));
+    assert_eq!(
+        pointer,
+        json!({"version": v1, "index": "corpus-blue", "layout": 2})
+    );
     assert!(s.store.kv.contains_key(&format!("zico/{v1}/manifest")));
-    assert!(
-        s.store
-            .kv
-            .keys()
-            .any(|k| k.starts_with(&format!("zico/{v1}/chunk/")))
-    );
-    assert!(
-        s.store
-            .kv
-            .keys()
-            .any(|k| k.starts_with(&format!("zico/{v1}/lex/")))
-    );
+    assert!(named.iter().any(|k| k.starts_with("zico/r/")));
+    assert!(named.iter().any(|k| k.starts_with("zico/l/")));
     let kv_written = report_count(&stdout(&o));
     assert_eq!(
-        s.store
-            .kv
-            .keys()
-            .filter(|k| k.starts_with(&format!("zico/{v1}/")))
-            .count(),
+        named.len() + 2 + 3,
         kv_written,
-        "every planned pair is stored"
+        "every planned pair is stored: the values, the manifest and key table, the registry twice and the pointer"
     );
+    assert_eq!(s.store.kv.len(), named.len() + 2 + 2);
     let blue = s.store.indexes["corpus-blue"].len();
     assert!(blue >= 12);
     drop(s);
@@ -948,7 +1041,10 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     assert_eq!(s.store.indexes["corpus-blue"].len(), blue);
     assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
-    assert_eq!(pointer, json!({"version": v2, "index": "corpus-green"}));
+    assert_eq!(
+        pointer,
+        json!({"version": v2, "index": "corpus-green", "layout": 2})
+    );
     drop(s);
 
     // A third build without one article goes back into blue, diffed against what blue holds:
@@ -993,7 +1089,10 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
         s.store.indexes["corpus-blue"].keys()
     );
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
-    assert_eq!(pointer, json!({"version": v3, "index": "corpus-blue"}));
+    assert_eq!(
+        pointer,
+        json!({"version": v3, "index": "corpus-blue", "layout": 2})
+    );
 }
 
 #[test]
@@ -1332,7 +1431,12 @@ fn gc_deletes_exactly_the_keys_of_versions_no_index_holds() {
             "{:?}",
             s.log
         );
-        assert_eq!(keys_of(&s, &v1).len(), e1.kv.len());
+        assert_eq!(keys_of(&s, &v1).len(), 2, "manifest and key table");
+        assert!(
+            named_keys(&s.store.kv, &v1)
+                .iter()
+                .all(|k| s.store.kv.contains_key(k))
+        );
     }
     m.state
         .lock()
@@ -1346,15 +1450,26 @@ fn gc_deletes_exactly_the_keys_of_versions_no_index_holds() {
         "فقرة ثالثة عن جمع المخلفات.",
     );
     let e3 = expected(p.path(), None);
+    // What GC of v1 deletes: the values only v1 names, its key table and its manifest.
+    let only_v1: BTreeSet<String> = {
+        let s = m.state.lock().unwrap();
+        let (n1, n2) = (named_keys(&s.store.kv, &v1), named_keys(&s.store.kv, &v2));
+        let n3: BTreeSet<String> = e3.kv.keys().cloned().collect();
+        n1.into_iter()
+            .filter(|k| !n2.contains(k) && !n3.contains(k))
+            .collect()
+    };
+    let gc_keys = only_v1.len() + 2;
+    assert!(
+        !only_v1.is_empty() && gc_keys < e1.kv.len() / 2,
+        "{gc_keys}"
+    );
 
     // The plan of a GC reads only: it names v1, whose index now holds v3.
     let o = deploy_with(p.path(), Some(&m), &["--dry-run", "--gc"], &small);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains(&format!(
-            "gc: would delete {} keys of version {v1}",
-            e1.kv.len()
-        )),
+        stdout(&o).contains(&format!("gc: would delete {gc_keys} keys of version {v1}")),
         "{}",
         stdout(&o)
     );
@@ -1374,11 +1489,12 @@ fn gc_deletes_exactly_the_keys_of_versions_no_index_holds() {
     let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(
         report["gc"]["deleted"],
-        json!([{"version": v1, "keys": e1.kv.len()}]),
+        json!([{"version": v1, "keys": gc_keys}]),
         "{report}"
     );
     let s = m.state.lock().unwrap();
     assert!(keys_of(&s, &v1).is_empty(), "{:?}", keys_of(&s, &v1));
+    assert!(only_v1.iter().all(|k| !s.store.kv.contains_key(k)));
     assert_complete(&s, &v3, "corpus-blue", &e3);
     assert_complete(&s, &v2, "corpus-green", &e2);
     assert_eq!(s.store.kv["zico/unrelated"], "kept");
@@ -1390,7 +1506,7 @@ fn gc_deletes_exactly_the_keys_of_versions_no_index_holds() {
         .filter_map(|l| l.strip_prefix("kv-delete "))
         .map(|n| n.parse().unwrap())
         .collect();
-    assert_eq!(deletes.iter().sum::<usize>(), e1.kv.len());
+    assert_eq!(deletes.iter().sum::<usize>(), gc_keys);
     assert!(
         deletes.len() >= 3 && deletes.iter().all(|n| *n <= 5),
         "{deletes:?}"
@@ -1423,7 +1539,7 @@ fn gc_deletes_exactly_the_keys_of_versions_no_index_holds() {
     let registry: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
     assert_eq!(
         registry,
-        json!({"versions": [v2, v3], "indexes": {"corpus-blue": v3, "corpus-green": v2}})
+        json!({"versions": [v2, v3], "indexes": {"corpus-blue": v3, "corpus-green": v2}, "complete": [v2, v3]})
     );
     drop(s);
 
@@ -1695,11 +1811,13 @@ fn a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_it
         };
         let registry: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
         let held = registry["indexes"][inactive].as_str().unwrap_or("");
+        // Content-addressed values left: exactly those a kept version names.
+        let mut named: BTreeSet<&String> = k.e3.kv.keys().collect();
         for (v, e) in [(&k.v1, &k.e1), (&k.v2, &k.e2)] {
             if v == held {
-                assert_eq!(
-                    keys_of(&s, v).len(),
-                    e.kv.len(),
+                named.extend(e.kv.keys());
+                assert!(
+                    e.kv.keys().all(|key| s.store.kv.contains_key(key)),
                     "{what}: {v} is held by {inactive} and must be kept"
                 );
             } else {
@@ -1711,6 +1829,21 @@ fn a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_it
             }
         }
         assert_complete(&s, &k.v3, p["index"].as_str().unwrap(), &k.e3);
+        let orphans: Vec<&String> = s
+            .store
+            .kv
+            .keys()
+            .filter(|key| {
+                ["zico/r/", "zico/l/", "zico/t/"]
+                    .iter()
+                    .any(|p| key.starts_with(p))
+            })
+            .filter(|key| !named.contains(key))
+            .collect();
+        assert!(
+            orphans.is_empty(),
+            "{what}: values no kept version names: {orphans:?}"
+        );
     }
 }
 
@@ -2005,4 +2138,400 @@ fn waiting_for_vectorize_is_bounded_and_says_so() {
     let o = deploy_at(p.path(), &m.base, &[], &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_consistent(&m);
+}
+
+/// What a deploy sent, from the stand-in's log: (KV keys written, vectors upserted, vector IDs
+/// deleted, KV keys deleted).
+fn sent(log: &[String]) -> (u64, u64, u64, u64) {
+    let n = |l: &str, p: &str| -> u64 {
+        l.strip_prefix(p)
+            .and_then(|r| r.rsplit(' ').next())
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(0)
+    };
+    let mut out = (0, 0, 0, 0);
+    for l in log {
+        out.0 += n(l, "kv-bulk ") + l.starts_with("kv-put ") as u64;
+        out.1 += n(l, "upsert ");
+        out.2 += n(l, "delete ");
+        out.3 += n(l, "kv-delete ");
+    }
+    out
+}
+
+/// `--dry-run --json` states the KV writes, vector upserts and deletes the deploy then makes,
+/// request for request; a one-paragraph edit costs a few KV writes, not one per chunk.
+#[test]
+fn a_dry_run_states_exactly_what_the_deploy_then_sends() {
+    let p = project();
+    let m = mock();
+    for round in 0..3 {
+        if round > 0 {
+            rebuild_changed(
+                p.path(),
+                "sources/articles/faq.md",
+                &format!("فقرة رقم {round} عن كلفة النشر."),
+            );
+        }
+        let o = deploy(p.path(), Some(&m), &["--dry-run", "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let plan: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        m.state.lock().unwrap().log.clear();
+        let o = deploy(p.path(), Some(&m), &["--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_consistent(&m);
+        let log = m.state.lock().unwrap().log.clone();
+        let (kv, upserts, deletes, kv_deletes) = sent(&log);
+        assert_eq!(
+            kv,
+            plan["kv"]["writes"].as_u64().unwrap(),
+            "{plan}\n{log:?}"
+        );
+        assert_eq!(upserts, plan["vectors"]["upsert"].as_u64().unwrap());
+        assert_eq!(deletes, plan["vectors"]["delete"].as_u64().unwrap());
+        assert_eq!(kv_deletes, plan["kv"]["delete"].as_u64().unwrap());
+        let bulk_bytes: u64 = plan["kv"]["batches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(bulk_bytes, plan["kv"]["bytes"].as_u64().unwrap());
+        println!("round {round}: {kv} KV writes, {upserts} upserts, {deletes} deletes");
+        if round > 0 {
+            assert!(
+                kv <= 20,
+                "a one-paragraph edit made {kv} KV writes: {log:?}"
+            );
+        }
+    }
+}
+
+/// A plan over the target's `max_kv_writes` is refused before anything is sent, unless
+/// confirmed; the dry run says so.
+#[test]
+fn a_plan_over_max_kv_writes_needs_confirming() {
+    let p = project();
+    let cfg = p.path().join("corpus.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&cfg, format!("{text}max_kv_writes = 10\n")).unwrap();
+    let m = mock();
+    let o = deploy(p.path(), Some(&m), &["--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("over max_kv_writes = 10"),
+        "{}",
+        stdout(&o)
+    );
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("over max_kv_writes = 10") && stderr(&o).contains("--confirm-writes"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(m.state.lock().unwrap().writes.is_empty(), "nothing is sent");
+    let o = deploy(p.path(), Some(&m), &["--confirm-writes"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
+}
+
+/// A target deployed with the first layout (pointer without `layout`, `<version>/chunk/<id>`,
+/// `<version>/lex/…`, key pages) upgrades in place on its next deploy, rolls back to the old
+/// version while the other index holds it, and `--gc` collects the old layout's keys once no
+/// index holds it.
+#[test]
+fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
+    let p = project();
+    let v1 = version(p.path());
+    let e = expected(p.path(), None);
+    let old = "0ld0ld0ld0ld0ld0ld0ld0ld0ld0ld00";
+    let m = mock();
+    {
+        // What a deploy of the first layout left: `old` live on blue.
+        let mut s = m.state.lock().unwrap();
+        let mut manifest = manifest(&p.path().join("out"));
+        manifest["corpus_version"] = json!(old);
+        let kv = &mut s.store.kv;
+        kv.insert(format!("zico/{old}/manifest"), manifest.to_string());
+        let ids: Vec<&String> = e.vectors.keys().collect();
+        kv.insert(format!("zico/{old}/keys/0"), json!(ids).to_string());
+        for id in &ids {
+            kv.insert(format!("zico/{old}/chunk/{id}"), "{}".into());
+        }
+        for a in manifest["artifacts"].as_array().unwrap() {
+            if a["kind"] == "lexical" {
+                let path = a["path"].as_str().unwrap();
+                let name = path.rsplit('/').next().unwrap().split('.').next().unwrap();
+                let d = a["domain"].as_str().unwrap();
+                kv.insert(format!("zico/{old}/lex/{d}/{name}"), "{}".into());
+            }
+        }
+        kv.insert(
+            POINTER.into(),
+            json!({"version": old, "index": "corpus-blue"}).to_string(),
+        );
+        kv.insert(
+            "zico/versions".into(),
+            json!({"versions": [old], "indexes": {"corpus-blue": old}}).to_string(),
+        );
+        let blue: BTreeMap<String, Value> = e
+            .vectors
+            .iter()
+            .map(|(id, v)| {
+                let mut v = v.clone();
+                v["metadata"].as_object_mut().unwrap().remove("record");
+                v["metadata"]["corpus_version"] = json!(old);
+                (id.clone(), v)
+            })
+            .collect();
+        s.store.indexes.insert("corpus-blue".into(), blue);
+    }
+    let old_keys = |s: &State| keys_of(s, old).len();
+    let before = old_keys(&m.state.lock().unwrap());
+
+    // Upgrade: the new version in layout 2 on green; the old keys untouched.
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
+    {
+        let s = m.state.lock().unwrap();
+        assert_eq!(
+            s.pointer().unwrap(),
+            json!({"version": v1, "index": "corpus-green", "layout": 2})
+        );
+        assert_eq!(old_keys(&s), before);
+    }
+
+    // Rollback: the pointer names the old version again, without `layout`.
+    let o = deploy(p.path(), Some(&m), &["--rollback"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
+    assert_eq!(
+        m.state.lock().unwrap().pointer().unwrap(),
+        json!({"version": old, "index": "corpus-blue"})
+    );
+    let o = deploy(p.path(), Some(&m), &["--check"]);
+    assert!(
+        o.status.success() && stdout(&o).contains("(layout 1) resolves"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+
+    // Forward again: green still holds v1, so only its tables, the registry and the pointer.
+    m.state.lock().unwrap().log.clear();
+    let o = deploy(p.path(), Some(&m), &["--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
+    let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(report["plan"]["vectors"]["upsert"], 0, "{report}");
+    assert_eq!(report["plan"]["kv"]["writes"], 3, "{report}");
+
+    // A new version overwrites blue: the old version is held by no index and is collected.
+    let v2 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة عن الترقية.");
+    let o = deploy(p.path(), Some(&m), &["--gc"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
+    let s = m.state.lock().unwrap();
+    assert_eq!(
+        s.pointer().unwrap(),
+        json!({"version": v2, "index": "corpus-blue", "layout": 2})
+    );
+    assert_eq!(old_keys(&s), 0, "{:?}", keys_of(&s, old));
+    assert!(
+        named_keys(&s.store.kv, &v1)
+            .iter()
+            .all(|k| s.store.kv.contains_key(k))
+    );
+    drop(s);
+    // A rollback now goes to v1, which green still holds.
+    let o = deploy(p.path(), Some(&m), &["--rollback"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        m.state.lock().unwrap().pointer().unwrap(),
+        json!({"version": v1, "index": "corpus-green", "layout": 2})
+    );
+}
+
+/// The shared corpora (copied, so the shared tree is never written), deployed, then one
+/// paragraph of one page edited and deployed again: at most 40 KV writes, and the dry run
+/// stated them.
+#[test]
+fn a_one_paragraph_edit_of_the_shared_corpora_costs_at_most_40_kv_writes() {
+    let Some(corpora) =
+        shared_corpora("a_one_paragraph_edit_of_the_shared_corpora_costs_at_most_40_kv_writes")
+    else {
+        return;
+    };
+    // The config reaches the corpora at `../../../shared/corpora`: the same shape in a temp dir.
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(&corpora, &tmp.path().join("shared/corpora"));
+    let dir = tmp.path().join("repo/examples/shared-corpora");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = std::fs::read_to_string(repo().join("examples/shared-corpora/corpus.toml")).unwrap();
+    std::fs::write(dir.join("corpus.toml"), format!("{cfg}{TARGET}")).unwrap();
+    let o = run(bin().current_dir(&dir).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = mock();
+    let o = deploy(&dir, Some(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = sent(&m.state.lock().unwrap().log).0;
+
+    // One paragraph of one page gets a sentence more.
+    let page = tmp
+        .path()
+        .join("shared/corpora/vue-docs-ar/src/guide/introduction.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.chars().count() > 100 && !l.starts_with(['#', '<', '|', '`', '-', ':', '>']))
+        .expect("a paragraph")
+        .to_string();
+    std::fs::write(
+        &page,
+        text.replacen(&line, &format!("{line} وهذه جملة جديدة للتجربة."), 1),
+    )
+    .unwrap();
+    let o = run(bin().current_dir(&dir).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = deploy(&dir, Some(&m), &["--dry-run", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plan: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    m.state.lock().unwrap().log.clear();
+    let o = deploy(&dir, Some(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_consistent(&m);
+    let (kv, upserts, ..) = sent(&m.state.lock().unwrap().log);
+    println!(
+        "shared corpora: first deploy {first} KV writes; one-paragraph edit {kv} KV writes, {upserts} vector upserts"
+    );
+    assert_eq!(kv, plan["kv"]["writes"].as_u64().unwrap());
+    assert!(kv <= 40, "{kv} KV writes: {plan}");
+}
+
+/// `deploy --check` reads the live version back as a runtime does and confirms every chunk ID
+/// resolves; a record missing from KV is named and fails it (exit 1). It reads only.
+#[test]
+fn a_check_reads_the_live_version_back_and_names_what_does_not_resolve() {
+    let p = project();
+    let m = mock();
+    assert!(deploy(p.path(), Some(&m), &[]).status.success());
+    let chunks = expected(p.path(), None).vectors.len();
+    m.state.lock().unwrap().writes.clear();
+    let o = deploy(p.path(), Some(&m), &["--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!("every one of the {chunks} chunk IDs")),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        m.state.lock().unwrap().writes.is_empty(),
+        "a check writes nothing"
+    );
+    let gone = {
+        let mut s = m.state.lock().unwrap();
+        let k = s
+            .store
+            .kv
+            .keys()
+            .find(|k| k.starts_with("zico/r/"))
+            .unwrap()
+            .clone();
+        s.store.kv.remove(&k);
+        k
+    };
+    let o = deploy(p.path(), Some(&m), &["--check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!("record {gone} is missing")),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Content-addressed values left in KV are exactly those the registry's versions name.
+fn assert_no_orphans(m: &Mock, what: &str) {
+    let s = m.state.lock().unwrap();
+    let reg: Value = serde_json::from_str(&s.store.kv["zico/versions"]).unwrap();
+    let mut named = BTreeSet::new();
+    for v in reg["versions"].as_array().unwrap() {
+        let v = v.as_str().unwrap();
+        if s.store.kv.contains_key(&format!("zico/{v}/tables")) {
+            named.extend(named_keys(&s.store.kv, v));
+        }
+    }
+    let orphans: Vec<&String> = s
+        .store
+        .kv
+        .keys()
+        .filter(|k| {
+            ["zico/r/", "zico/l/", "zico/t/"]
+                .iter()
+                .any(|p| k.starts_with(p))
+        })
+        .filter(|k| !named.contains(*k))
+        .collect();
+    assert!(orphans.is_empty(), "{what}: {orphans:?}");
+}
+
+/// Versions that share most of their values deploy, roll back and are collected in turn: the
+/// live version stays whole after every request (the stand-in checks), a rollback writes only
+/// the pointer, GC keeps every value a held version names and leaves nothing no version names.
+#[test]
+fn versions_sharing_values_deploy_roll_back_and_collect_in_turn() {
+    let p = project();
+    let m = mock();
+    let ok = |o: std::process::Output| assert!(o.status.success(), "{}", stderr(&o));
+    let v1 = version(p.path());
+    ok(deploy(p.path(), Some(&m), &[]));
+    let v2 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة أولى مشتركة.");
+    ok(deploy(p.path(), Some(&m), &["--gc"]));
+    assert_consistent(&m);
+    assert_no_orphans(&m, "v2 deployed");
+    // Back to v1 (blue): only the pointer is written.
+    m.state.lock().unwrap().writes.clear();
+    m.state.lock().unwrap().log.clear();
+    ok(deploy(p.path(), Some(&m), &["--rollback"]));
+    assert_consistent(&m);
+    assert_eq!(sent(&m.state.lock().unwrap().log).0, 1);
+    {
+        let s = m.state.lock().unwrap();
+        assert!(
+            missing_named(&s.store.kv, &v2).is_empty(),
+            "v2 is held by green"
+        );
+    }
+    // v3 overwrites green (v2): GC collects v2's own values, keeps v1's and v3's.
+    let v3 = rebuild_changed(p.path(), "sources/articles/faq.md", "فقرة ثانية مشتركة.");
+    ok(deploy(p.path(), Some(&m), &["--gc"]));
+    assert_consistent(&m);
+    assert_no_orphans(&m, "v3 deployed, v2 collected");
+    {
+        let s = m.state.lock().unwrap();
+        assert!(keys_of(&s, &v2).is_empty());
+        for v in [&v1, &v3] {
+            assert!(missing_named(&s.store.kv, v).is_empty(), "{v}");
+        }
+        assert_eq!(s.pointer().unwrap()["version"], v3.as_str());
+    }
+    // And back to v1 once more, then forward to v3 with its values already in KV.
+    ok(deploy(p.path(), Some(&m), &["--rollback"]));
+    assert_consistent(&m);
+    assert_eq!(
+        m.state.lock().unwrap().pointer().unwrap()["version"],
+        v1.as_str()
+    );
+    m.state.lock().unwrap().log.clear();
+    let o = deploy(p.path(), Some(&m), &["--json"]);
+    ok(o.clone());
+    assert_consistent(&m);
+    let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(report["plan"]["kv"]["writes"], 3, "{report}");
+    assert_eq!(
+        m.state.lock().unwrap().pointer().unwrap()["version"],
+        v3.as_str()
+    );
+    assert_no_orphans(&m, "the end");
 }

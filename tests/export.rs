@@ -159,8 +159,8 @@ fn every_export_format_holds_every_record_of_a_library_split_in_shards() {
         assert_eq!(*n, vector_records(lib), "vectors of {lib}");
     }
 
-    // KV: every lookup record under its chunk key, every lexical file under its domain, the
-    // manifest, and key pages naming every chunk.
+    // KV: the version's manifest and key table; per domain a record table naming every chunk's
+    // record; every lookup record and lexical file under the hash of its bytes.
     let dest = tempfile::tempdir().unwrap();
     let mut kv: BTreeMap<String, String> = BTreeMap::new();
     for f in export(p, "kv", dest.path()) {
@@ -171,31 +171,30 @@ fn every_export_format_holds_every_record_of_a_library_split_in_shards() {
             assert!(kv.insert(key.clone(), value).is_none(), "{key} twice");
         }
     }
-    let base = format!("z/{version}/");
-    let (mut records, mut lex, mut paged) = (PerGroup::new(), PerGroup::new(), Vec::new());
-    let mut manifests = 0;
-    for (key, value) in &kv {
-        let rest = key
-            .strip_prefix(&base)
-            .expect("every key under the version");
-        if let Some(id) = rest.strip_prefix("chunk/") {
-            let r: Value = serde_json::from_str(value).unwrap();
-            add(&mut records, r["library"].as_str().unwrap(), id);
-        } else if let Some(l) = rest.strip_prefix("lex/") {
-            let (domain, name) = l.split_once('/').unwrap();
-            add(&mut lex, domain, name);
-        } else if rest.starts_with("keys/") {
-            paged.extend(serde_json::from_str::<Vec<String>>(value).unwrap());
-        } else {
-            assert_eq!(rest, "manifest");
-            manifests += 1;
-        }
+    assert!(kv.contains_key(&format!("z/{version}/manifest")));
+    let tables: Value = serde_json::from_str(&kv[&format!("z/{version}/tables")]).unwrap();
+    let mut chunk_records: BTreeMap<String, String> = BTreeMap::new();
+    for h in tables["records"].as_object().unwrap().values() {
+        let t: BTreeMap<String, String> =
+            serde_json::from_str(&kv[&format!("z/t/{}", h.as_str().unwrap())]).unwrap();
+        chunk_records.extend(t);
+    }
+    let mut records = PerGroup::new();
+    for (id, h) in &chunk_records {
+        let r: Value = serde_json::from_str(&kv[&format!("z/r/{h}")]).unwrap();
+        add(&mut records, r["library"].as_str().unwrap(), id);
     }
     assert_eq!(records, lookup, "kv export against the lookup records");
-    assert_eq!(manifests, 1);
-    let all: BTreeSet<String> = lookup.values().flat_map(|(ids, _)| ids.clone()).collect();
-    assert_eq!(paged.len(), all.len());
-    assert_eq!(paged.into_iter().collect::<BTreeSet<_>>(), all);
+    let mut lex = PerGroup::new();
+    for (domain, l) in tables["lexical"].as_object().unwrap() {
+        let meta = l["meta"].as_str().unwrap();
+        assert!(kv.contains_key(&format!("z/l/{meta}")));
+        add(&mut lex, domain, "meta");
+        for (k, h) in l["shards"].as_array().unwrap().iter().enumerate() {
+            assert!(kv.contains_key(&format!("z/l/{}", h.as_str().unwrap())));
+            add(&mut lex, domain, &k.to_string());
+        }
+    }
     let mut lexical: BTreeMap<String, usize> = BTreeMap::new();
     for a in m["artifacts"].as_array().unwrap() {
         if a["kind"] == "lexical" {
@@ -207,4 +206,73 @@ fn every_export_format_holds_every_record_of_a_library_split_in_shards() {
     let exported: BTreeMap<String, usize> = lex.iter().map(|(d, (_, n))| (d.clone(), *n)).collect();
     assert_eq!(exported, lexical, "lexical files per domain");
     assert!(lexical.contains_key("big") && lexical.contains_key("shared"));
+}
+
+/// The `{"key", "value"}` pairs of an export `--format kv` into a fresh directory.
+fn kv_export(dir: &Path, extra: &[&str]) -> BTreeMap<String, String> {
+    let dest = tempfile::tempdir().unwrap();
+    let o = run(bin()
+        .current_dir(dir)
+        .args(["export", "--format", "kv", "--dest"])
+        .arg(dest.path())
+        .args(extra));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut pairs = BTreeMap::new();
+    for f in std::fs::read_dir(dest.path()).unwrap() {
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        for p in serde_json::from_str::<Vec<Value>>(&text).unwrap() {
+            pairs.insert(
+                p["key"].as_str().unwrap().to_string(),
+                p["value"].as_str().unwrap().to_string(),
+            );
+        }
+    }
+    pairs
+}
+
+/// `export --format kv` writes the content-addressed layout (each value under the hash of its
+/// bytes); `--since <older manifest>` writes only the new version's own keys and the values the
+/// older version lacks.
+#[test]
+fn a_kv_export_since_an_older_manifest_holds_only_what_it_lacks() {
+    let p = project();
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let old = kv_export(p.path(), &[]);
+    let v1 = manifest(&p.path().join("out"))["corpus_version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (k, v) in &old {
+        if let Some(h) = ["r/", "l/", "t/"].iter().find_map(|x| k.strip_prefix(x)) {
+            assert_eq!(h, &blake3::hash(v.as_bytes()).to_hex()[..32], "{k}");
+        } else {
+            assert!(
+                k == &format!("{v1}/manifest") || k == &format!("{v1}/tables"),
+                "{k}"
+            );
+        }
+    }
+    let saved = p.path().join("v1-manifest.json");
+    std::fs::copy(p.path().join("out/manifest.json"), &saved).unwrap();
+    // One paragraph more in one page.
+    let f = p.path().join("big/p001.md");
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, format!("{text}فقرة جديدة عن الميناء القديم.\n")).unwrap();
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let all = kv_export(p.path(), &[]);
+    let since = kv_export(p.path(), &["--since", saved.to_str().unwrap()]);
+    let want: BTreeMap<String, String> = all
+        .iter()
+        .filter(|(k, _)| !old.contains_key(*k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    assert_eq!(since, want);
+    assert!(
+        since.len() < 20 && all.len() > 150,
+        "{} of {} pairs",
+        since.len(),
+        all.len()
+    );
 }

@@ -511,7 +511,7 @@ fn deploy_dry_run_plan_respects_every_limit() {
         );
     }
     assert!(
-        v["kv"]["write"].as_u64().unwrap() > chunks,
+        v["kv"]["writes"].as_u64().unwrap() > chunks,
         "lookup records plus lexical shards and the manifest"
     );
 }

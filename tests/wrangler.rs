@@ -131,11 +131,13 @@ fn wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records() {
             .find(|pair| pair["key"].as_str().unwrap().starts_with(&prefix))
             .unwrap_or_else(|| panic!("no key {prefix}*"))
     };
-    // A lookup record with Arabic evidence, a lexical shard, a key page and the manifest.
+    // A lookup record with Arabic evidence, a lexical file, a record table, the version's key
+    // table and its manifest.
     for pair in [
-        pick(format!("zico/{version}/chunk/")),
-        pick(format!("zico/{version}/lex/")),
-        pick(format!("zico/{version}/keys/")),
+        pick("zico/r/".into()),
+        pick("zico/l/".into()),
+        pick("zico/t/".into()),
+        pick(format!("zico/{version}/tables")),
         pick(format!("zico/{version}/manifest")),
     ] {
         let key = pair["key"].as_str().unwrap();
@@ -160,7 +162,7 @@ fn wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records() {
             "wrangler returned another value for {key}"
         );
     }
-    let chunk = pick(format!("zico/{version}/chunk/"));
+    let chunk = pick("zico/r/".into());
     let record: Value = serde_json::from_str(chunk["value"].as_str().unwrap()).unwrap();
     assert!(
         record["text"]

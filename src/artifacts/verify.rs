@@ -330,13 +330,15 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
                 "rebuild",
             );
         }
-        let chunks: usize = meta.docs.iter().map(|(_, l)| l.len()).sum();
-        let total: u64 = meta
-            .docs
-            .iter()
-            .flat_map(|(_, l)| l)
-            .map(|l| *l as u64)
-            .sum();
+        if !meta.docs.is_sorted_by(|a, b| a.0 < b.0) {
+            err(
+                domain,
+                format!("the document table of lexical domain `{domain}` is not sorted by slot"),
+                "rebuild",
+            );
+        }
+        let chunks: usize = meta.docs.iter().map(|d| d.2.len()).sum();
+        let total: u64 = meta.docs.iter().flat_map(|d| &d.2).map(|l| *l as u64).sum();
         if chunks != meta.chunks || total != meta.total_len {
             err(
                 domain,
@@ -354,7 +356,7 @@ pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
                 "rebuild",
             );
         }
-        for (doc, lens) in &meta.docs {
+        for (_, doc, lens) in &meta.docs {
             for index in 0..lens.len() {
                 let id = format!("{doc}:{index:0w$}", w = meta.width);
                 if !chunk_ids.contains(&id) && reported.insert(id.clone()) {

@@ -2,7 +2,25 @@
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
 
-pub fn run(at: &BuildLocation, target: &str, dry_run: bool, gc: bool, json: bool) -> i32 {
+/// The switches of `askzico deploy`.
+pub struct Mode {
+    pub dry_run: bool,
+    pub gc: bool,
+    pub json: bool,
+    pub confirm_writes: bool,
+    pub rollback: bool,
+    pub check: bool,
+}
+
+pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
+    let Mode {
+        dry_run,
+        gc,
+        json,
+        confirm_writes,
+        rollback,
+        check,
+    } = mode;
     let Some(config) = at.load(json) else {
         return EXIT_USAGE;
     };
@@ -20,6 +38,29 @@ pub fn run(at: &BuildLocation, target: &str, dry_run: bool, gc: bool, json: bool
         return EXIT_USAGE;
     };
     let out = at.out.clone().unwrap_or(config.out_dir.clone());
+    if check {
+        let result = crate::deploy::client::Client::from_env(t.account_id.as_deref())
+            .and_then(|c| {
+                c.ok_or_else(|| "a check needs CLOUDFLARE_API_TOKEN in the environment".to_string())
+            })
+            .and_then(|c| crate::deploy::check::run(&c, t, target, json));
+        return match result {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                eprintln!("{e}");
+                EXIT_ERRORS
+            }
+        };
+    }
+    if rollback {
+        return match crate::deploy::rollback::rollback(&out, t, target, json) {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                eprintln!("{e}");
+                EXIT_ERRORS
+            }
+        };
+    }
     let manifest = match super::verify::verified_manifest(&out, at.env.as_deref(), json, "deploy") {
         Ok(m) => m,
         Err(code) => return code,
@@ -33,6 +74,7 @@ pub fn run(at: &BuildLocation, target: &str, dry_run: bool, gc: bool, json: bool
             dry_run,
             json,
             gc,
+            confirm_writes,
         },
     ) {
         Ok(()) => EXIT_OK,

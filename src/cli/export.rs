@@ -1,17 +1,18 @@
 //! `askzico export`: the exact upload files of the current manifest — Vectorize NDJSON
-//! (`wrangler vectorize upsert`) or the `wrangler kv bulk put` JSON array under the KV key
-//! scheme `<prefix><version>/chunk/<id>`, `…/lex/<domain>/<shard>`, `…/manifest`, `…/keys/<n>`.
+//! (`wrangler vectorize upsert`) or the `wrangler kv bulk put` JSON array of the deploy's KV
+//! layout (`deploy::keys`): `<prefix><version>/manifest` and `…/tables`, then the
+//! content-addressed `<prefix>t/<h>`, `r/<h>` and `l/<h>`; with `--since <manifest>`, only what
+//! that older version lacks. The records come from `deploy::upload`, as the deploy's do.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use crate::artifacts::Kind;
 use crate::artifacts::manifest::Manifest;
 use crate::artifacts::store::write_atomic;
-use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
-use crate::deploy::keys;
+use crate::deploy::upload;
 use crate::diag::{Problem, Problems};
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -29,7 +30,13 @@ const MAX_VALUE_BYTES: usize = 25 * 1024 * 1024;
 /// Pairs per bulk file (the KV bulk API takes at most 10,000 a request).
 const KV_PAIRS_PER_FILE: usize = 10_000;
 
-pub fn run(at: &BuildLocation, format: ExportFormat, dest: &Path, prefix: &str) -> i32 {
+pub fn run(
+    at: &BuildLocation,
+    format: ExportFormat,
+    dest: &Path,
+    prefix: &str,
+    since: Option<&Path>,
+) -> i32 {
     let Some(out) = super::verify::out_dir(at, false) else {
         return EXIT_USAGE;
     };
@@ -43,8 +50,8 @@ pub fn run(at: &BuildLocation, format: ExportFormat, dest: &Path, prefix: &str) 
         return EXIT_USAGE;
     }
     let result = match format {
-        ExportFormat::Vectorize => vectorize(&out, &manifest, dest),
-        ExportFormat::Kv => kv(&out, &manifest, dest, prefix),
+        ExportFormat::Vectorize => vectorize(&out, &manifest, dest, prefix),
+        ExportFormat::Kv => kv(&out, &manifest, dest, prefix, since),
     };
     match result {
         Ok(files) => {
@@ -103,15 +110,6 @@ fn guard_dest(
     Ok(())
 }
 
-fn read(out: &Path, path: &str) -> Result<Vec<u8>, Problem> {
-    // Artifacts grow with the corpus; a device or FIFO in their place is refused.
-    crate::fsio::read_capped(&out.join(path), crate::fsio::cap::CORPUS_STATE).map_err(|e| {
-        Problem::error("read", format!("cannot read {path}: {e}"))
-            .in_file(path.to_string())
-            .help("run `askzico verify`; rebuild if it fails")
-    })
-}
-
 fn write(dest: &Path, name: &str, bytes: &[u8]) -> Result<String, Problem> {
     // One file name, and never over a file an export did not make (`guard_dest` checked the
     // rest before the first write).
@@ -141,46 +139,6 @@ fn limit(what: String) -> Problem {
     )
 }
 
-/// Per vector file: its library and its Vectorize NDJSON objects.
-pub(crate) type VectorLines = Vec<(Option<String>, Vec<Value>)>;
-
-/// Every vector of a build as (vector file's library, the exact Vectorize NDJSON objects), in
-/// manifest order: `{"id", "values", "metadata"}` with `corpus_version` in the metadata. Shared
-/// by `export` and `deploy`; limits are checked by the caller.
-pub(crate) fn vector_lines(out: &Path, m: &Manifest) -> Result<VectorLines, Problem> {
-    let mut chunks: BTreeMap<String, ChunkRecord> = BTreeMap::new();
-    for a in m.artifacts_of(Kind::Chunks) {
-        let bytes = read(out, &a.path)?;
-        for line in String::from_utf8_lossy(&bytes).lines() {
-            let r: ChunkRecord = serde_json::from_str(line)
-                .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
-            chunks.insert(r.chunk_id.clone(), r);
-        }
-    }
-    let mut files = Vec::new();
-    for a in m.artifacts_of(Kind::Vectors) {
-        let (_, recs) = vectors::decode(&read(out, &a.path)?)
-            .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
-        let mut lines = Vec::with_capacity(recs.len());
-        for r in recs {
-            let c = chunks.get(&r.id).ok_or_else(|| {
-                Problem::error("invariant", format!("vector {} has no chunk record", r.id))
-            })?;
-            let metadata = json!({
-                "doc_id": c.doc_id,
-                "library": c.library,
-                "chunk_index": c.chunk_index,
-                "domains": c.domains,
-                "url": c.url,
-                "corpus_version": m.corpus_version,
-            });
-            lines.push(json!({"id": r.id, "values": r.values, "metadata": metadata}));
-        }
-        files.push((a.library.clone(), lines));
-    }
-    Ok(files)
-}
-
 /// Vectors per NDJSON file: Cloudflare's advice for `wrangler vectorize` files, and the most one
 /// upsert request takes (reference/cloudflare.md), so each file is one request.
 const VECTORS_PER_FILE: usize = 5_000;
@@ -189,10 +147,11 @@ const BYTES_PER_FILE: usize = 95 * 1_000_000;
 
 /// One NDJSON file per library (`vectors.<library>.ndjson`), every vector shard of the library
 /// in it; a library over one file's limits is split into `vectors.<library>.<n>.ndjson`.
-fn vectorize(out: &Path, m: &Manifest, dest: &Path) -> Result<Vec<String>, Problem> {
+fn vectorize(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>, Problem> {
+    let records = upload::kv_version(out, m, prefix)?.records;
     // Each library's lines from all its shards, libraries in manifest order.
     let mut by_library: Vec<(String, Vec<Value>)> = Vec::new();
-    for (library, lines) in vector_lines(out, m)? {
+    for (library, lines) in upload::vector_lines(out, m, &records)? {
         let name = library.unwrap_or_else(|| "all".to_string());
         match by_library.iter_mut().find(|(l, _)| *l == name) {
             Some((_, all)) => all.extend(lines),
@@ -251,48 +210,20 @@ fn ndjson_parts(lines: &[Value], per_file: usize, max_bytes: usize) -> Vec<Vec<u
     parts
 }
 
-/// Every KV pair of a build under the key scheme of DESIGN §4, in three groups a deploy writes
-/// one after the other (`deploy::keys`): the manifest; the key pages naming its chunk keys; the
-/// lookup records and lexical shards. Shared by `export` and `deploy`; limits are checked by the caller.
-pub(crate) fn kv_pairs(
+fn kv(
     out: &Path,
     m: &Manifest,
+    dest: &Path,
     prefix: &str,
-) -> Result<[Vec<(String, String)>; 3], Problem> {
-    let v = &m.corpus_version;
-    let mut content = Vec::new();
-    let mut ids = Vec::new();
-    for a in m.artifacts_of(Kind::Lookup) {
-        let bytes = read(out, &a.path)?;
-        for line in String::from_utf8_lossy(&bytes).lines() {
-            let r: LookupRecord = serde_json::from_str(line)
-                .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
-            let value = json!({"title": r.title, "url": r.url, "text": r.text, "domains": r.domains, "library": r.library, "metadata": r.metadata});
-            content.push((keys::chunk_key(prefix, v, &r.chunk_id), value.to_string()));
-            ids.push(r.chunk_id);
-        }
-    }
-    for a in m.artifacts_of(Kind::Lexical) {
-        let bytes = read(out, &a.path)?;
-        content.push((
-            keys::lex_key(prefix, v, a.domain.as_deref().unwrap_or(""), &a.path),
-            String::from_utf8_lossy(&bytes).into_owned(),
-        ));
-    }
-    let manifest = vec![(
-        keys::manifest_key(prefix, v),
-        String::from_utf8_lossy(&m.to_pretty_json()).into_owned(),
-    )];
-    Ok([
-        manifest,
-        keys::pages(prefix, v, &ids, keys::PAGE_IDS),
-        content,
-    ])
-}
-
-fn kv(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>, Problem> {
+    since: Option<&Path>,
+) -> Result<Vec<String>, Problem> {
+    let version = upload::kv_version(out, m, prefix)?;
+    let older = match since {
+        Some(path) => upload::value_keys(&upload::kv_version(out, &older_manifest(path)?, prefix)?),
+        None => Default::default(),
+    };
     let mut pairs: Vec<Value> = Vec::new();
-    for (key, value) in kv_pairs(out, m, prefix)?.into_iter().flatten() {
+    for (key, value) in version.pairs().filter(|(k, _)| !older.contains(k)) {
         if key.len() > MAX_KEY_BYTES {
             return Err(limit(format!("KV key {key} is over {MAX_KEY_BYTES} bytes")));
         }
@@ -313,6 +244,26 @@ fn kv(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>
         files.push(write(dest, &name, &bytes)?);
     }
     Ok(files)
+}
+
+/// The manifest `--since` names, read within bounds.
+fn older_manifest(path: &Path) -> Result<Manifest, Problem> {
+    let bytes = crate::fsio::read_capped(path, crate::fsio::cap::CORPUS_STATE).map_err(|e| {
+        Problem::error(
+            "read",
+            format!("cannot read --since {}: {e}", path.display()),
+        )
+        .in_file(path.display().to_string())
+        .help("pass --since the manifest.json of the version the target holds")
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        Problem::error(
+            "bad-manifest",
+            format!("--since {} is not an askzico manifest: {e}", path.display()),
+        )
+        .in_file(path.display().to_string())
+        .help("pass --since the manifest.json of the version the target holds")
+    })
 }
 
 #[cfg(test)]

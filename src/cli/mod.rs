@@ -117,6 +117,10 @@ enum Command {
         /// KV key prefix (the deploy target's; empty by default).
         #[arg(long, default_value = "")]
         prefix: String,
+        /// With `--format kv`: write only the pairs the version of this older manifest lacks
+        /// (its artifacts must still be in the output directory).
+        #[arg(long)]
+        since: Option<PathBuf>,
     },
     /// Deploy the current build to a `[deploy.NAME]` target: vectors into the inactive Vectorize
     /// index, KV records under the new version, then the pointer, last.
@@ -135,6 +139,17 @@ enum Command {
         gc: bool,
         #[arg(long)]
         json: bool,
+        /// Send a plan that makes more KV writes than the target's `max_kv_writes`.
+        #[arg(long)]
+        confirm_writes: bool,
+        /// Point the target back at the version its inactive index still holds (writes the
+        /// pointer only; refused once that version was overwritten or collected).
+        #[arg(long, conflicts_with_all = ["dry_run", "gc", "confirm_writes"])]
+        rollback: bool,
+        /// Read the live version back through the API as a runtime reads it and confirm that
+        /// every chunk ID of it resolves (reads only).
+        #[arg(long, conflicts_with_all = ["dry_run", "gc", "confirm_writes", "rollback"])]
+        check: bool,
     },
     /// Ask a question of the current build: BM25 + vectors, fused, date-aware, hydrated evidence.
     Query {
@@ -364,14 +379,29 @@ pub fn main() -> i32 {
             format,
             dest,
             prefix,
-        } => export::run(&at, format, &dest, &prefix),
+            since,
+        } => export::run(&at, format, &dest, &prefix, since.as_deref()),
         Command::Deploy {
             at,
             target,
             dry_run,
             gc,
             json,
-        } => deploy::run(&at, &target, dry_run, gc, json),
+            confirm_writes,
+            rollback,
+            check,
+        } => deploy::run(
+            &at,
+            &target,
+            deploy::Mode {
+                dry_run,
+                gc,
+                json,
+                confirm_writes,
+                rollback,
+                check,
+            },
+        ),
         Command::Query {
             at,
             k,

@@ -200,6 +200,8 @@ pub struct DeployTarget {
     pub indexes: [String; 2],
     pub kv_namespace_id: String,
     pub prefix: String,
+    /// KV writes one deploy may make without `--confirm-writes`.
+    pub max_kv_writes: Option<usize>,
 }
 
 impl Config {
@@ -966,6 +968,7 @@ fn deploy_targets(
                 indexes: [a, b],
                 kv_namespace_id: ns,
                 prefix: t.prefix.unwrap_or_default(),
+                max_kv_writes: t.max_kv_writes,
             },
         );
     }

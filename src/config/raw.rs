@@ -39,6 +39,7 @@ pub(super) struct RawDeploy {
     pub indexes: Spanned<Vec<String>>,
     pub kv_namespace_id: Spanned<String>,
     pub prefix: Option<String>,
+    pub max_kv_writes: Option<usize>,
 }
 
 /// `[inspect]`: thresholds of `askzico inspect` (never part of a build's settings).

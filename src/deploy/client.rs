@@ -126,6 +126,36 @@ impl Client {
         Ok((status != 404).then_some(text))
     }
 
+    /// `POST …/bulk/get` of at most 100 keys: each key's value, `None` when absent.
+    pub fn kv_bulk_get(
+        &self,
+        ns: &str,
+        keys: &[String],
+    ) -> Result<Vec<(String, Option<String>)>, Redacted> {
+        let what = format!("reading {} KV keys", keys.len());
+        let body = serde_json::to_vec(&serde_json::json!({ "keys": keys })).expect("serializes");
+        let (status, text) = self.call(
+            "POST",
+            &self.kv_url(ns, "bulk/get"),
+            Some("application/json"),
+            Some(&body),
+            &what,
+        )?;
+        let result = self.result(status, &text, &what)?;
+        let values = result.get("values");
+        Ok(keys
+            .iter()
+            .map(|k| {
+                let v = values
+                    .and_then(|v| v.get(k))
+                    .and_then(|v| v.get("value").or(Some(v)))
+                    .and_then(Value::as_str)
+                    .map(String::from);
+                (k.clone(), v)
+            })
+            .collect())
+    }
+
     /// `PUT …/values/{key}` with a raw body.
     pub fn kv_put(&self, ns: &str, key: &str, value: &str) -> Result<(), Redacted> {
         let what = format!("writing KV key {key}");

@@ -1,4 +1,7 @@
 //! `askzico deploy --gc`: deletes the KV keys of versions that neither index holds any more.
+//! Content-addressed values (layout 2, `keys`) are shared: one is deleted only when no version
+//! the registry keeps or has claimed names it, and a version leaves the registry's `complete`
+//! list before any of its values goes, so no later deploy takes them as present.
 //! Which versions exist comes from the registry `<prefix>versions` (`keys`), kept by every
 //! deploy; which keys a version has comes from its stored manifest and key pages, so keys are
 //! deleted by exact name through the KV bulk delete endpoint, never by listing a prefix. The live
@@ -53,13 +56,57 @@ pub fn read_registry(c: &Client, t: &DeployTarget) -> Result<Option<Registry>, S
         .transpose()
 }
 
-/// Every key of `version` as its stored manifest and pages name them; `None` when its manifest
-/// is gone (nothing of it is left).
-fn stored_keys(
+/// A layout-2 version's key table as stored; `None` when absent (layout 1, or gone).
+fn version_table(
     c: &Client,
     t: &DeployTarget,
     version: &str,
-) -> Result<Option<keys::VersionKeys>, String> {
+) -> Result<Option<keys::VersionTable>, String> {
+    let key = keys::version_table_key(&t.prefix, version);
+    c.kv_get(&t.kv_namespace_id, &key)?
+        .map(|s| keys::VersionTable::parse(&s, &key))
+        .transpose()
+}
+
+/// The content-addressed keys a layout-2 version names, its record tables read from KV.
+fn named_values(
+    c: &Client,
+    t: &DeployTarget,
+    table: &keys::VersionTable,
+) -> Result<BTreeSet<String>, String> {
+    let mut tables = Vec::new();
+    for k in table.table_keys(&t.prefix) {
+        tables.push(c.kv_get(&t.kv_namespace_id, &k)?);
+    }
+    table.value_keys(&t.prefix, &tables)
+}
+
+/// The content-addressed values present in KV: those the registry's complete versions name (a
+/// version whose tables cannot be read adds none: its values are sent again). Also returns those
+/// versions, so the deploy can see whether a GC has since started on one.
+pub fn present_values(
+    c: &Client,
+    t: &DeployTarget,
+    reg: Option<&Registry>,
+) -> Result<(BTreeSet<String>, Vec<String>), String> {
+    let mut present = BTreeSet::new();
+    let mut from = Vec::new();
+    for v in reg.map(|r| r.complete.as_slice()).unwrap_or_default() {
+        if !reg.is_some_and(|r| r.versions.contains(v)) {
+            continue;
+        }
+        if let Some(table) = version_table(c, t, v)?
+            && let Ok(keys) = named_values(c, t, &table)
+        {
+            present.extend(keys);
+            from.push(v.clone());
+        }
+    }
+    Ok((present, from))
+}
+
+/// A version's stored manifest; `None` when absent.
+fn read_manifest(c: &Client, t: &DeployTarget, version: &str) -> Result<Option<Manifest>, String> {
     let mkey = keys::manifest_key(&t.prefix, version);
     let Some(text) = c.kv_get(&t.kv_namespace_id, &mkey)? else {
         return Ok(None);
@@ -73,6 +120,25 @@ fn stored_keys(
             m.corpus_version
         ));
     }
+    Ok(Some(m))
+}
+
+/// A version's stored manifest, which must be there.
+pub fn stored_manifest(c: &Client, t: &DeployTarget, version: &str) -> Result<Manifest, String> {
+    read_manifest(c, t, version)?
+        .ok_or_else(|| format!("{} is missing", keys::manifest_key(&t.prefix, version)))
+}
+
+/// Every key of `version` as its stored manifest and pages name them; `None` when its manifest
+/// is gone (nothing of it is left).
+fn stored_keys(
+    c: &Client,
+    t: &DeployTarget,
+    version: &str,
+) -> Result<Option<keys::VersionKeys>, String> {
+    let Some(m) = read_manifest(c, t, version)? else {
+        return Ok(None);
+    };
     let mut pages = Vec::new();
     for name in keys::page_keys(&m, &t.prefix, keys::PAGE_IDS) {
         pages.push(c.kv_get(&t.kv_namespace_id, &name)?);
@@ -135,30 +201,115 @@ pub fn run(
     let mut deleted = Vec::new();
     let mut gone = Vec::new();
     let mut errors = Vec::new();
-    for v in candidates(&reg, &keep) {
-        let ks = match stored_keys(c, t, &v) {
-            Ok(Some(ks)) => ks,
-            Ok(None) => {
-                say(format!(
-                    "gc: version {v}: no manifest left, nothing to delete"
-                ));
-                gone.push(v);
-                continue;
+    let candidates = candidates(&reg, &keep);
+    // The values every version GC keeps names (every registry version that is not a candidate,
+    // and the protected ones the registry lost). Unknown for one: no value is deleted this run.
+    let mut kept_values: Option<BTreeSet<String>> = Some(BTreeSet::new());
+    let kept: BTreeSet<&String> = reg
+        .versions
+        .iter()
+        .filter(|v| !candidates.contains(v))
+        .chain(keep.iter())
+        .collect();
+    for v in kept {
+        match version_table(c, t, v).and_then(|tb| tb.map(|tb| named_values(c, t, &tb)).transpose())
+        {
+            Ok(Some(ks)) => {
+                if let Some(all) = &mut kept_values {
+                    all.extend(ks);
+                }
             }
+            Ok(None) => {}
+            Err(e) => {
+                errors.push(format!(
+                    "cannot tell which values kept version {v} names ({e}); no shared value is deleted"
+                ));
+                kept_values = None;
+            }
+        }
+    }
+    for v in candidates {
+        let table = match version_table(c, t, &v) {
+            Ok(tb) => tb,
             Err(e) => {
                 errors.push(e);
                 continue;
             }
         };
+        let ks = match &table {
+            Some(tb) => {
+                // Layout 2: the values only this version names, then its table and manifest.
+                let Some(kept_values) = &kept_values else {
+                    continue;
+                };
+                let mut tables = Vec::new();
+                let mut failed = None;
+                for k in tb.table_keys(&t.prefix) {
+                    match c.kv_get(&t.kv_namespace_id, &k) {
+                        Ok(x) => tables.push(x),
+                        Err(e) => failed = Some(e),
+                    }
+                }
+                if let Some(e) = failed {
+                    errors.push(e.to_string());
+                    continue;
+                }
+                // An absent record table was never confirmed, so none of its records were sent
+                // by this version's deploy: the records it would name are another's, or none.
+                let present: Vec<Option<String>> = tables
+                    .iter()
+                    .map(|x| Some(x.clone().unwrap_or_else(|| "{}".into())))
+                    .collect();
+                let mut mine = match tb.value_keys(&t.prefix, &present) {
+                    Ok(k) => k,
+                    Err(e) => {
+                        errors.push(e);
+                        continue;
+                    }
+                };
+                mine.retain(|k| !kept_values.contains(k));
+                keys::VersionKeys {
+                    content: mine.into_iter().collect(),
+                    pages: vec![keys::version_table_key(&t.prefix, &v)],
+                    manifest: keys::manifest_key(&t.prefix, &v),
+                }
+            }
+            None => match stored_keys(c, t, &v) {
+                Ok(Some(ks)) => ks,
+                Ok(None) => {
+                    say(format!(
+                        "gc: version {v}: no manifest left, nothing to delete"
+                    ));
+                    gone.push(v);
+                    continue;
+                }
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            },
+        };
         let count = ks.count();
         if dry_run {
             say(format!(
-                "gc: would delete {count} keys of version {v} ({} records, {} key pages, its manifest)",
+                "gc: would delete {count} keys of version {v} ({} records and shards, {} key tables, its manifest)",
                 ks.content.len(),
                 ks.pages.len()
             ));
         } else {
             let what = format!("gc of version {v}");
+            // No later deploy may take this version's values as present.
+            if reg.complete.contains(&v) {
+                reg.complete.retain(|x| *x != v);
+                if let Err(e) = c.kv_put(
+                    &t.kv_namespace_id,
+                    &keys::registry_key(&t.prefix),
+                    &reg.to_json(),
+                ) {
+                    errors.push(e.to_string());
+                    continue;
+                }
+            }
             let done = delete(c, t, &ks.content, limits, &what)
                 .and_then(|()| delete(c, t, &ks.pages, limits, &what))
                 .and_then(|()| delete(c, t, std::slice::from_ref(&ks.manifest), limits, &what));
@@ -177,6 +328,7 @@ pub fn run(
             .chain(gone.iter().map(String::as_str))
             .collect();
         reg.versions.retain(|v| !dropped.contains(v.as_str()));
+        reg.complete.retain(|v| !dropped.contains(v.as_str()));
         c.kv_put(
             &t.kv_namespace_id,
             &keys::registry_key(&t.prefix),

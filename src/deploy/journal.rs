@@ -18,12 +18,19 @@ pub struct Journal {
     pub indexes: BTreeMap<String, IndexRecord>,
     /// An unfinished deploy.
     pub pending: Option<Pending>,
+    /// Content-addressed KV keys this machine's deploys wrote and its GC has not deleted: what a
+    /// plan without credentials takes as present.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub present: BTreeSet<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pointer {
     pub version: String,
     pub index: String,
+    /// The KV key scheme of the version (`keys::LAYOUT`); absent: layout 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -1,5 +1,16 @@
-//! The KV key scheme of a deployed version (DESIGN §4) and the two records that let `--gc`
-//! delete an old version by exact keys, never by prefix listing:
+//! The KV key schemes of a deployed version (DESIGN §4) and the records that let `--gc` delete
+//! an old version by exact keys, never by prefix listing.
+//!
+//! **Layout 2** (content-addressed; the pointer says `"layout": 2`): lookup records
+//! `<prefix>r/<h>`, lexical files (metas and shards) `<prefix>l/<h>` and each domain's record
+//! table `<prefix>t/<h>` (`{chunk_id: record hash}`) are stored once under the hash of their
+//! bytes (`value_hash`, 128 bits of blake3) and shared by every version holding them. Per version
+//! only `<prefix><version>/manifest` and the key table `<prefix><version>/tables`
+//! ([`VersionTable`]: per domain its record table and its lexical files' hashes), written before
+//! any value. A vector's metadata carries its record hash.
+//!
+//! **Layout 1** (the pointer has no `layout`), still read by `--gc` and by runtimes of sites
+//! deployed before:
 //! - **key pages** `<prefix><version>/keys/<n>`: the version's chunk IDs in lookup order,
 //!   [`PAGE_IDS`] a page (JSON array). The manifest says how many lookup records the version has,
 //!   hence how many pages; the manifest names the lexical shards itself. So the manifest plus its
@@ -13,12 +24,109 @@
 //! the pages, then the lookup records and lexical shards. GC deletes in reverse (content, pages,
 //! manifest last), so a missing manifest means nothing of that version is left. Pure: no I/O.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
 use crate::artifacts::Kind;
 use crate::artifacts::manifest::Manifest;
+
+/// The key scheme new deploys write (the pointer's `layout`).
+pub const LAYOUT: u32 = 2;
+
+/// The hash a content-addressed value is stored under: the hex of 128 bits of its blake3.
+pub fn value_hash(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex()[..32].to_string()
+}
+
+/// A lookup record of layout 2.
+pub fn record_key(prefix: &str, hash: &str) -> String {
+    format!("{prefix}r/{hash}")
+}
+
+/// A lexical file (meta or shard) of layout 2.
+pub fn lexical_key(prefix: &str, hash: &str) -> String {
+    format!("{prefix}l/{hash}")
+}
+
+/// A domain's record table of layout 2.
+pub fn table_key(prefix: &str, hash: &str) -> String {
+    format!("{prefix}t/{hash}")
+}
+
+/// A version's key table of layout 2.
+pub fn version_table_key(prefix: &str, version: &str) -> String {
+    format!("{prefix}{version}/tables")
+}
+
+/// An artifact's name before its content hash: `meta` or a shard number (`0003`).
+pub fn artifact_name(path: &str) -> &str {
+    path.rsplit('/')
+        .next()
+        .unwrap_or("")
+        .split('.')
+        .next()
+        .unwrap_or("")
+}
+
+/// `<prefix><version>/tables`: what a version of layout 2 names.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VersionTable {
+    pub layout: u32,
+    /// Domain → the hash of its record table (chunks of no domain under "").
+    pub records: BTreeMap<String, String>,
+    /// Domain → the hashes of its lexical meta and of its term shards by number.
+    pub lexical: BTreeMap<String, LexTable>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LexTable {
+    pub meta: String,
+    pub shards: Vec<String>,
+}
+
+impl VersionTable {
+    pub fn parse(text: &str, key: &str) -> Result<VersionTable, String> {
+        serde_json::from_str(text).map_err(|e| format!("{key} is not a version key table: {e}"))
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("serializes")
+    }
+
+    /// The record tables' keys.
+    pub fn table_keys(&self, prefix: &str) -> Vec<String> {
+        self.records
+            .values()
+            .map(|h| table_key(prefix, h))
+            .collect()
+    }
+
+    /// Every content-addressed key the version names, given its record tables as read (`None`:
+    /// absent). `Err` when one is absent or malformed: which records it names is then unknown.
+    pub fn value_keys(
+        &self,
+        prefix: &str,
+        tables: &[Option<String>],
+    ) -> Result<BTreeSet<String>, String> {
+        let mut keys: BTreeSet<String> = self.table_keys(prefix).into_iter().collect();
+        for (key, text) in self.table_keys(prefix).iter().zip(tables) {
+            let text = text
+                .as_deref()
+                .ok_or_else(|| format!("record table {key} is missing"))?;
+            let ids: BTreeMap<String, String> = serde_json::from_str(text)
+                .map_err(|e| format!("{key} is not a record table: {e}"))?;
+            keys.extend(ids.values().map(|h| record_key(prefix, h)));
+        }
+        for l in self.lexical.values() {
+            keys.insert(lexical_key(prefix, &l.meta));
+            keys.extend(l.shards.iter().map(|h| lexical_key(prefix, h)));
+        }
+        Ok(keys)
+    }
+}
 
 /// Chunk IDs per key page: one page is one KV bulk delete (at most 10,000 keys) and, with IDs of
 /// at most 64 bytes, well under a megabyte. Part of the KV format: changing it orphans the pages
@@ -159,6 +267,10 @@ pub struct Registry {
     /// Index name → the version it holds or is being written with.
     #[serde(default)]
     pub indexes: BTreeMap<String, String>,
+    /// Versions of layout 2 whose every value a deploy confirmed: what a deploy may take as
+    /// present in KV (GC drops a version from here before it deletes any of its values).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub complete: Vec<String>,
 }
 
 impl Registry {

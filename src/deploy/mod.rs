@@ -5,15 +5,20 @@
 //!
 //! Old versions and their keys (`--gc`): every deploy records its version, and the version each
 //! index holds, in the KV registry `<prefix>versions` (`keys::Registry`) before touching the index,
-//! and stores beside each version's manifest its key pages (`keys`), so the manifest and pages name
-//! every key of the version. `gc` deletes, by those exact keys, the versions the registry lists
-//! that are neither live nor held by either index, and never lists KV by prefix.
+//! and stores its manifest and key table before any value (`keys`), so they name every key of the
+//! version. `gc` deletes, by those exact keys, the versions the registry lists that are neither
+//! live nor held by either index (content-addressed values only when no kept version names
+//! them), and never lists KV by prefix. `upload` reads a build's upload records for `export` too.
 
+pub mod check;
 pub mod client;
 pub mod gc;
 pub mod journal;
 pub mod keys;
+pub mod rollback;
 pub mod run;
+mod summary;
+pub mod upload;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -115,6 +120,8 @@ pub struct Records {
     /// next, so the pairs before a break are all stored before any pair after it is sent
     /// (`keys`: the manifest, then the key pages, then the records they name).
     pub kv_breaks: Vec<usize>,
+    /// Content-addressed values of the version already present in KV (not sent).
+    pub kv_present: usize,
 }
 
 /// What the inactive index is known to hold: vector ID → content hash. `None` (unknown, e.g.

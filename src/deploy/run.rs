@@ -1,11 +1,13 @@
 //! `askzico deploy --target NAME [--env ENV] [--dry-run] [--gc] [--json]`: verify, read the pointer
 //! and the registry (or the local journal without credentials), plan against what the inactive
 //! index holds, claim that index in the registry, upsert and delete vectors there, wait for
-//! Vectorize to apply them, write the version's KV records (manifest, key pages, then the records),
-//! check that the index answers for the new version, and flip the pointer last; then, with `--gc`,
+//! Vectorize to apply them, write the version's KV records (manifest and key table, then the
+//! content-addressed values no complete version holds), mark it complete, check that the index
+//! answers for the new version, and flip the pointer last; then, with `--gc`,
 //! delete the keys of versions no index holds (`gc`). A journal makes a killed deploy resumable
 //! without re-sending confirmed batches.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -14,6 +16,8 @@ use serde_json::{Value, json};
 use super::client::Client;
 use super::journal::{self, IndexRecord, Journal, Pending, Pointer};
 use super::keys::{self, Registry};
+use super::summary::{plan_json, print_plan};
+use super::upload::{self, KvVersion};
 use super::{Limits, Plan, Records, VectorItem, gc, plan, state_after};
 use crate::artifacts::manifest::Manifest;
 use crate::config::DeployTarget;
@@ -24,27 +28,49 @@ pub struct Args<'a> {
     pub json: bool,
     /// After the deploy, delete the KV keys of versions no index holds.
     pub gc: bool,
+    /// Send a plan over the target's `max_kv_writes`.
+    pub confirm_writes: bool,
 }
 
-/// Loads the upload records of a verified build.
-pub fn records(out: &Path, m: &Manifest, prefix: &str) -> Result<Records, String> {
-    let files = crate::cli::export::vector_lines(out, m).map_err(|p| p.to_string())?;
+/// Loads the upload records of a verified build: vectors, and the KV pairs of layout 2 less the
+/// content-addressed values already `present` in KV (named by a complete version).
+pub fn records(
+    out: &Path,
+    m: &Manifest,
+    prefix: &str,
+    present: &BTreeSet<String>,
+) -> Result<(Records, KvVersion), String> {
+    let kv = upload::kv_version(out, m, prefix).map_err(|p| p.to_string())?;
+    let files = upload::vector_lines(out, m, &kv.records).map_err(|p| p.to_string())?;
     let vectors = files
         .iter()
         .flat_map(|(_, lines)| lines.iter())
         .map(VectorItem::from_record)
         .collect();
-    let [manifest, pages, content] =
-        crate::cli::export::kv_pairs(out, m, prefix).map_err(|p| p.to_string())?;
-    // Each group is confirmed before the next is sent (`keys`): manifest, key pages, records.
-    let kv_breaks = vec![manifest.len(), manifest.len() + pages.len()];
-    let kv = manifest.into_iter().chain(pages).chain(content).collect();
-    Ok(Records {
-        version: m.corpus_version.clone(),
-        vectors,
+    // Each group is confirmed before the next is sent: the version's manifest and key table (the
+    // claim on every value they name), the record tables, then records and lexical files.
+    let tables = kv.tables.len();
+    let record_tables = kv.values[..kv.record_tables]
+        .iter()
+        .filter(|(k, _)| !present.contains(k))
+        .count();
+    let pairs: Vec<(String, String)> = kv
+        .tables
+        .iter()
+        .chain(kv.values.iter().filter(|(k, _)| !present.contains(k)))
+        .cloned()
+        .collect();
+    let skipped = kv.tables.len() + kv.values.len() - pairs.len();
+    Ok((
+        Records {
+            version: m.corpus_version.clone(),
+            vectors,
+            kv: pairs,
+            kv_breaks: vec![tables, tables + record_tables],
+            kv_present: skipped,
+        },
         kv,
-        kv_breaks,
-    })
+    ))
 }
 
 /// The limits, with test hooks that can only lower them.
@@ -69,99 +95,11 @@ pub fn limits() -> Limits {
     l
 }
 
-fn other<'a>(t: &'a DeployTarget, live: &str) -> &'a str {
+pub(super) fn other<'a>(t: &'a DeployTarget, live: &str) -> &'a str {
     if t.indexes[0] == live {
         &t.indexes[1]
     } else {
         &t.indexes[0]
-    }
-}
-
-fn plan_json(
-    p: &Plan,
-    target: &str,
-    from: Option<&Pointer>,
-    index: &str,
-    source: &str,
-    dry_run: bool,
-) -> Value {
-    json!({
-        "target": target,
-        "dry_run": dry_run,
-        "pointer_source": source,
-        "from": from.map(|p| json!({"version": p.version, "index": p.index})),
-        "to": {"version": p.version, "index": index},
-        "vectors": {"upsert": p.upsert_count(), "new": p.vectors_new, "changed": p.vectors_changed, "unchanged": p.unchanged,
-                    "delete": p.delete_count(), "upsert_bytes": p.upsert_bytes(),
-                    "upsert_batches": p.upserts.iter().map(|b| json!({"vectors": b.items.len(), "bytes": b.bytes})).collect::<Vec<_>>(),
-                    "delete_batches": p.deletes.iter().map(|b| b.items.len()).collect::<Vec<_>>()},
-        "kv": {"write": p.kv_count(), "bytes": p.kv_bytes(),
-               "batches": p.kv.iter().map(|b| json!({"pairs": b.items.len(), "bytes": b.bytes})).collect::<Vec<_>>()},
-    })
-}
-
-fn print_plan(v: &Value) {
-    let from = match &v["from"] {
-        Value::Null => "nothing deployed".to_string(),
-        f => format!(
-            "{} on {}",
-            f["version"].as_str().unwrap_or(""),
-            f["index"].as_str().unwrap_or("")
-        ),
-    };
-    println!(
-        "deploy plan for target {} (pointer from {}):",
-        v["target"].as_str().unwrap_or(""),
-        v["pointer_source"].as_str().unwrap_or("")
-    );
-    println!(
-        "  switch: {from} -> {} on {}",
-        v["to"]["version"].as_str().unwrap_or(""),
-        v["to"]["index"].as_str().unwrap_or("")
-    );
-    let vec = &v["vectors"];
-    println!(
-        "  vectors: {} to upsert ({} new, {} changed; {} unchanged), {} bytes in {} batches; {} to delete in {} batches",
-        vec["upsert"],
-        vec["new"],
-        vec["changed"],
-        vec["unchanged"],
-        vec["upsert_bytes"],
-        vec["upsert_batches"].as_array().map_or(0, Vec::len),
-        vec["delete"],
-        vec["delete_batches"].as_array().map_or(0, Vec::len)
-    );
-    for (i, b) in vec["upsert_batches"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        println!(
-            "    upsert batch {}: {} vectors, {} bytes",
-            i + 1,
-            b["vectors"],
-            b["bytes"]
-        );
-    }
-    println!(
-        "  kv: {} pairs, {} bytes in {} batches",
-        v["kv"]["write"],
-        v["kv"]["bytes"],
-        v["kv"]["batches"].as_array().map_or(0, Vec::len)
-    );
-    for (i, b) in v["kv"]["batches"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        println!(
-            "    kv batch {}: {} pairs, {} bytes",
-            i + 1,
-            b["pairs"],
-            b["bytes"]
-        );
     }
 }
 
@@ -207,7 +145,12 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
         Some(p) => other(t, &p.index).to_string(),
         None => t.indexes[0].clone(),
     };
-    let recs = records(out, m, &t.prefix)?;
+    // Content-addressed values already in KV: those the complete versions name.
+    let (present, present_from) = match &client {
+        Some(c) => gc::present_values(c, t, registry.as_ref())?,
+        None => (j.present.clone(), Vec::new()),
+    };
+    let (recs, kvv) = records(out, m, &t.prefix, &present)?;
     // What the inactive index holds. The registry names the version last written into it (by any
     // machine); the journal's record of it is trusted only when the two agree. An unfinished deploy
     // of another version into it left it in an unknown state: upsert everything then.
@@ -263,6 +206,15 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
         }
         s
     })?;
+    // Single KV writes besides the bulk batches: the registry's claim (unless it already says
+    // so), the registry marking the version complete (unless it already is), the pointer.
+    let claim_puts = registry
+        .as_ref()
+        .is_none_or(|r| r.clone().claim(&index, version)) as usize;
+    let complete_puts = registry
+        .as_ref()
+        .is_none_or(|r| !r.complete.iter().any(|v| v == version)) as usize;
+    let puts = claim_puts + complete_puts + 1;
     let mut summary = plan_json(
         &p,
         args.target,
@@ -271,9 +223,28 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
         source,
         args.dry_run,
     );
+    summary["kv"]["writes"] = json!(p.kv_count() + puts);
+    summary["kv"]["single_puts"] = json!(puts);
+    summary["kv"]["present"] = json!(recs.kv_present);
+    let writes = p.kv_count() + puts;
+    let over = t.max_kv_writes.filter(|max| writes > *max);
+    if let Some(max) = over {
+        summary["kv"]["over_max"] = json!(max);
+        if !args.confirm_writes && !args.dry_run {
+            return Err(format!(
+                "deploy refused: the plan makes {writes} KV writes, over max_kv_writes = {max} of target {}; nothing was sent. Check it with --dry-run, then rerun with --confirm-writes to send it",
+                args.target
+            ));
+        }
+    }
     if args.dry_run {
         if !args.json {
             print_plan(&summary);
+            if let Some(max) = over {
+                println!(
+                    "  over max_kv_writes = {max}: a deploy of this plan needs --confirm-writes"
+                );
+            }
         }
         if args.gc {
             // What GC would delete once this plan is deployed.
@@ -282,6 +253,7 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
             let new_pointer = Pointer {
                 version: version.to_string(),
                 index: index.clone(),
+                layout: Some(keys::LAYOUT),
             };
             summary["gc"] = dry_gc(
                 client.as_ref(),
@@ -341,8 +313,31 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
             .vectors_applied = true;
         journal::save(&jpath, &j)?;
     }
-    // 3. KV records of the new version (never the keys the live version reads).
+    // 3. KV records of the new version (never the keys the live version reads). A GC since the
+    // plan may have deleted values the plan took as present: then plan again.
+    if !present_from.is_empty() {
+        let now = gc::read_registry(&c, t)?.unwrap_or_default();
+        if let Some(v) = present_from.iter().find(|v| !now.complete.contains(v)) {
+            return Err(format!(
+                "version {v}, whose values this deploy takes as present in KV, is being collected by a concurrent --gc; nothing of the live site changed. {}",
+                resume_hint(args.target)
+            ));
+        }
+    }
     sent += send_kv(&c, t, &p, &mut j, &jpath)?;
+    // Every value is confirmed: later deploys may take them as present.
+    if !reg.complete.iter().any(|v| v == version) {
+        reg = gc::read_registry(&c, t)?.unwrap_or(reg);
+        reg.claim(&index, version);
+        reg.complete.push(version.to_string());
+        c.kv_put(
+            &t.kv_namespace_id,
+            &keys::registry_key(&t.prefix),
+            &reg.to_json(),
+        )?;
+        sent += 1;
+    }
+    j.present.extend(upload::value_keys(&kvv));
     // 4. The inactive index must answer for the new version before anyone is sent to it.
     let from = pointer.as_ref().map_or("nothing".to_string(), |p| {
         format!("{} on {}", p.version, p.index)
@@ -352,6 +347,7 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     let new_pointer = Pointer {
         version: version.to_string(),
         index: index.clone(),
+        layout: Some(keys::LAYOUT),
     };
     c.kv_put(
         &t.kv_namespace_id,
@@ -388,6 +384,9 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     } else {
         None
     };
+    if let Some(g) = &gc {
+        forget_collected(&mut j, &jpath, g)?;
+    }
     if args.json {
         let mut report = json!({"target": args.target, "deployed": version, "index": index, "requests": sent + 1, "checked_ids": checked, "plan": summary});
         if let Some(g) = gc {
@@ -398,7 +397,7 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     Ok(())
 }
 
-fn read_pointer(c: &Client, ns: &str, key: &str) -> Result<Option<Pointer>, String> {
+pub(super) fn read_pointer(c: &Client, ns: &str, key: &str) -> Result<Option<Pointer>, String> {
     c.kv_get(ns, key)?
         .map(|s| {
             serde_json::from_str::<Pointer>(&s)
@@ -426,7 +425,7 @@ fn up_to_date(
         .as_ref()
         .is_some_and(|p| p.version == live.version && p.index == live.index);
     if finished && client.is_some() && !args.dry_run {
-        let recs = records(out, m, &t.prefix)?;
+        let (recs, _) = records(out, m, &t.prefix, &BTreeSet::new())?;
         j.indexes.insert(
             live.index.clone(),
             IndexRecord {
@@ -460,6 +459,9 @@ fn up_to_date(
         )?),
         None => Some(dry_gc(None, t, None, j, Some(live), &limits(), args.json)?),
     };
+    if let Some(g) = &gc {
+        forget_collected(j, jpath, g)?;
+    }
     if args.json {
         let mut v = json!({"target": args.target, "up_to_date": true, "version": live.version});
         if let Some(g) = gc {
@@ -468,6 +470,17 @@ fn up_to_date(
         println!("{v}");
     } else {
         println!("{msg}");
+    }
+    Ok(())
+}
+
+/// After a GC that deleted values, the journal no longer knows which values KV holds: a plan
+/// without credentials then takes none as present (it may overstate the writes, never understate).
+fn forget_collected(j: &mut Journal, jpath: &Path, gc: &Value) -> Result<(), String> {
+    let deleted = gc["deleted"].as_array().is_some_and(|d| !d.is_empty());
+    if gc["dry_run"] != json!(true) && deleted && !j.present.is_empty() {
+        j.present.clear();
+        journal::save(jpath, j)?;
     }
     Ok(())
 }

@@ -19,6 +19,7 @@ fn records(version: &str, ids: &[(&str, f32)], kv: usize) -> Records {
             .map(|i| (format!("{version}/chunk/{i}"), format!("value {i}")))
             .collect(),
         kv_breaks: vec![],
+        kv_present: 0,
     }
 }
 
@@ -275,6 +276,7 @@ fn the_registry_claims_an_index_once() {
 fn gc_never_picks_the_live_version_nor_what_an_index_holds() {
     use super::journal::{Journal, Pending, Pointer};
     let t = crate::config::DeployTarget {
+        max_kv_writes: None,
         account_id: None,
         indexes: ["blue".into(), "green".into()],
         kv_namespace_id: "ns".into(),
@@ -293,6 +295,7 @@ fn gc_never_picks_the_live_version_nor_what_an_index_holds() {
     let live = Pointer {
         version: "v4".into(),
         index: "green".into(),
+        layout: None,
     };
     let mut j = Journal::default();
     let keep = gc::protected(&r, &t, Some(&live), &j);
@@ -310,6 +313,7 @@ fn gc_never_picks_the_live_version_nor_what_an_index_holds() {
     let live = Pointer {
         version: "v1".into(),
         index: "blue".into(),
+        layout: None,
     };
     let keep = gc::protected(&r, &t, Some(&live), &j);
     assert_eq!(gc::candidates(&r, &keep), ["v5"]);
@@ -345,4 +349,37 @@ fn kv_groups_open_new_batches_and_deletes_respect_the_limits() {
         assert!(serde_json::to_vec(&b.items).unwrap().len() <= 100, "{b:?}");
     }
     assert!(batches.len() >= 5);
+}
+
+/// A layout-2 version names its record tables, the records they list and its lexical files; a
+/// record table that cannot be read leaves which records it names unknown (an `Err`).
+#[test]
+fn a_version_table_names_its_values() {
+    use crate::deploy::keys::{LexTable, VersionTable};
+    let t = VersionTable {
+        layout: 2,
+        records: [("d".to_string(), "t1".to_string())].into(),
+        lexical: [(
+            "d".to_string(),
+            LexTable {
+                meta: "m1".into(),
+                shards: vec!["s0".into(), "s1".into()],
+            },
+        )]
+        .into(),
+    };
+    let table = r#"{"lib:a:000":"r1","lib:b:000":"r2"}"#.to_string();
+    let keys = t.value_keys("p/", &[Some(table)]).unwrap();
+    assert_eq!(
+        keys.into_iter().collect::<Vec<_>>(),
+        ["p/l/m1", "p/l/s0", "p/l/s1", "p/r/r1", "p/r/r2", "p/t/t1"]
+    );
+    assert!(t.value_keys("p/", &[None]).unwrap_err().contains("missing"));
+    assert!(
+        t.value_keys("p/", &[Some("[]".into())])
+            .unwrap_err()
+            .contains("not a record table")
+    );
+    assert_eq!(VersionTable::parse(&t.to_json(), "k").unwrap(), t);
+    assert_eq!(crate::deploy::keys::value_hash(b"x").len(), 32);
 }

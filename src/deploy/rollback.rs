@@ -1,0 +1,91 @@
+//! `askzico deploy --rollback`: the pointer back at the version the inactive index still holds.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::client::Client;
+use super::gc;
+use super::journal::{self, Pointer};
+use super::keys;
+use super::run::{other, read_pointer};
+use crate::config::DeployTarget;
+
+/// `deploy --rollback`: points the pointer back at the version the inactive index holds (per the
+/// registry), in that version's layout, once its keys are known complete: a layout-2 version the
+/// registry lists as complete, or a layout-1 version whose manifest and first key page are in KV
+/// (what the first scheme's deploys wrote first). Writes the pointer only.
+pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Result<(), String> {
+    let jpath = journal::path(out, target)?;
+    let mut j = journal::load(&jpath)?;
+    let Some(c) = Client::from_env(t.account_id.as_deref())? else {
+        return Err("a rollback needs CLOUDFLARE_API_TOKEN in the environment".into());
+    };
+    let pointer_key = keys::pointer_key(&t.prefix);
+    let Some(live) = read_pointer(&c, &t.kv_namespace_id, &pointer_key)? else {
+        return Err(format!(
+            "target {target} has no pointer {pointer_key}: nothing deployed to roll back from"
+        ));
+    };
+    let index = other(t, &live.index).to_string();
+    let reg = gc::read_registry(&c, t)?.unwrap_or_default();
+    let Some(held) = reg.indexes.get(&index).cloned() else {
+        return Err(format!(
+            "the registry {} does not say which version index {index} holds: no version to roll back to",
+            keys::registry_key(&t.prefix)
+        ));
+    };
+    if held == live.version {
+        return Err(format!(
+            "index {index} is being written with the live version {held}: no other version to roll back to"
+        ));
+    }
+    let ns = &t.kv_namespace_id;
+    let layout = if c
+        .kv_get(ns, &keys::version_table_key(&t.prefix, &held))?
+        .is_some()
+    {
+        if !reg.complete.contains(&held) {
+            return Err(format!(
+                "version {held} in index {index} was never completely deployed (the registry does not list it as complete): deploy its build instead"
+            ));
+        }
+        Some(keys::LAYOUT)
+    } else if c
+        .kv_get(ns, &keys::manifest_key(&t.prefix, &held))?
+        .is_some()
+        && c.kv_get(ns, &keys::page_key(&t.prefix, &held, 0))?
+            .is_some()
+    {
+        None
+    } else {
+        return Err(format!(
+            "the keys of version {held} are gone (collected by --gc): deploy its build instead"
+        ));
+    };
+    let back = Pointer {
+        version: held.clone(),
+        index: index.clone(),
+        layout,
+    };
+    c.kv_put(
+        ns,
+        &pointer_key,
+        &serde_json::to_string(&back).expect("serializes"),
+    )?;
+    j.pointer = Some(back);
+    journal::save(&jpath, &j)?;
+    if json {
+        println!(
+            "{}",
+            json!({"target": target, "rolled_back_to": held, "index": index, "layout": layout.unwrap_or(1), "from": live.version})
+        );
+    } else {
+        println!(
+            "rolled {target} back to {held} (index {index}, layout {}); it served {} before",
+            layout.unwrap_or(1),
+            live.version
+        );
+    }
+    Ok(())
+}

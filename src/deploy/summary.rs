@@ -1,0 +1,100 @@
+//! What `askzico deploy` prints: the plan (as JSON for `--json`, or as lines), the same figures
+//! the deploy then sends.
+
+use serde_json::{Value, json};
+
+use super::Plan;
+use super::journal::Pointer;
+use super::keys;
+
+pub fn plan_json(
+    p: &Plan,
+    target: &str,
+    from: Option<&Pointer>,
+    index: &str,
+    source: &str,
+    dry_run: bool,
+) -> Value {
+    json!({
+        "target": target,
+        "dry_run": dry_run,
+        "pointer_source": source,
+        "from": from.map(|p| json!({"version": p.version, "index": p.index, "layout": p.layout.unwrap_or(1)})),
+        "to": {"version": p.version, "index": index, "layout": keys::LAYOUT},
+        "vectors": {"upsert": p.upsert_count(), "new": p.vectors_new, "changed": p.vectors_changed, "unchanged": p.unchanged,
+                    "delete": p.delete_count(), "upsert_bytes": p.upsert_bytes(),
+                    "upsert_batches": p.upserts.iter().map(|b| json!({"vectors": b.items.len(), "bytes": b.bytes})).collect::<Vec<_>>(),
+                    "delete_batches": p.deletes.iter().map(|b| b.items.len()).collect::<Vec<_>>()},
+        "kv": {"writes": p.kv_count(), "bulk_pairs": p.kv_count(), "single_puts": 0,
+               "present": 0, "delete": 0, "bytes": p.kv_bytes(),
+               "batches": p.kv.iter().map(|b| json!({"pairs": b.items.len(), "bytes": b.bytes})).collect::<Vec<_>>()},
+    })
+}
+
+pub fn print_plan(v: &Value) {
+    let from = match &v["from"] {
+        Value::Null => "nothing deployed".to_string(),
+        f => format!(
+            "{} on {}",
+            f["version"].as_str().unwrap_or(""),
+            f["index"].as_str().unwrap_or("")
+        ),
+    };
+    println!(
+        "deploy plan for target {} (pointer from {}):",
+        v["target"].as_str().unwrap_or(""),
+        v["pointer_source"].as_str().unwrap_or("")
+    );
+    println!(
+        "  switch: {from} -> {} on {}",
+        v["to"]["version"].as_str().unwrap_or(""),
+        v["to"]["index"].as_str().unwrap_or("")
+    );
+    let vec = &v["vectors"];
+    println!(
+        "  vectors: {} to upsert ({} new, {} changed; {} unchanged), {} bytes in {} batches; {} to delete in {} batches",
+        vec["upsert"],
+        vec["new"],
+        vec["changed"],
+        vec["unchanged"],
+        vec["upsert_bytes"],
+        vec["upsert_batches"].as_array().map_or(0, Vec::len),
+        vec["delete"],
+        vec["delete_batches"].as_array().map_or(0, Vec::len)
+    );
+    for (i, b) in vec["upsert_batches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        println!(
+            "    upsert batch {}: {} vectors, {} bytes",
+            i + 1,
+            b["vectors"],
+            b["bytes"]
+        );
+    }
+    println!(
+        "  kv: {} writes ({} pairs, {} bytes in {} bulk batches; {} single puts: registry and pointer); {} values already in KV",
+        v["kv"]["writes"],
+        v["kv"]["bulk_pairs"],
+        v["kv"]["bytes"],
+        v["kv"]["batches"].as_array().map_or(0, Vec::len),
+        v["kv"]["single_puts"],
+        v["kv"]["present"]
+    );
+    for (i, b) in v["kv"]["batches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        println!(
+            "    kv batch {}: {} pairs, {} bytes",
+            i + 1,
+            b["pairs"],
+            b["bytes"]
+        );
+    }
+}
