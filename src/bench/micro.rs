@@ -293,7 +293,7 @@ fn measure_set(
         }),
         wanted("word_extras").then(|| {
             time("word_extras", chunk_bytes, runs, &mut || {
-                let extras = normalize::WordExtras::of(cfg);
+                let extras = cfg.word_extras();
                 for d in docs {
                     for t in d.distinct.iter().flatten() {
                         extras.each(black_box(t.as_str()), |x| {

@@ -29,7 +29,7 @@ fn ranks(
         return Ok(BTreeMap::new());
     }
     let m = read_manifest(out, env)?;
-    let s = Searcher::open(cfg, out, m)?;
+    let s = Searcher::open(cfg.search_settings(), out, m)?;
     let r = run_eval(&s, cases, 10, Mode::Fused)?;
     Ok(r.cases.into_iter().map(|c| (c.id, c.rank)).collect())
 }

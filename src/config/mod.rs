@@ -17,6 +17,8 @@ use crate::diag::{Problem, Problems};
 use crate::normalize::Rules;
 pub use template::Template;
 
+pub use crate::embed::EmbedSettings;
+
 /// Source formats the extractor understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -54,16 +56,6 @@ pub struct Collision {
 pub struct ChunkSettings {
     pub max_chars: usize,
     pub min_chars: usize,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct EmbedSettings {
-    pub provider: String,
-    pub dims: usize,
-    pub model: Option<String>,
-    pub account_id: Option<String>,
-    pub max_chars: Option<usize>,
-    pub command: Vec<String>,
 }
 
 /// How a JSON file maps to documents.
@@ -310,6 +302,39 @@ impl Config {
             Err(cx.problems)
         } else {
             Ok(cfg)
+        }
+    }
+
+    /// The additive tokens of a search word under these settings (`[aliases]`).
+    pub fn word_extras(&self) -> crate::normalize::WordExtras<'_> {
+        crate::normalize::WordExtras::new(&self.aliases, self.article_stems)
+    }
+
+    /// What the quality checks of `askzico inspect` need: chunk bounds, the known libraries and
+    /// domains, and `[inspect]`.
+    pub fn inspect_context(&self) -> crate::inspect::Context {
+        crate::inspect::Context {
+            min_chars: self.chunking.min_chars,
+            max_chars: self.chunking.max_chars,
+            libraries: self.libraries.iter().map(|l| l.id.clone()).collect(),
+            domains: self
+                .libraries
+                .iter()
+                .flat_map(|l| l.domains.iter().cloned())
+                .chain(self.inspect.domains.iter().cloned())
+                .collect(),
+            settings: self.inspect.clone(),
+        }
+    }
+
+    /// What a query over a built version needs (`query`, `eval`, `rules check`).
+    pub fn search_settings(&self) -> crate::retrieve::SearchSettings<'_> {
+        crate::retrieve::SearchSettings {
+            retrieval: &self.retrieval,
+            normalize: &self.normalize,
+            aliases: &self.aliases,
+            article_stems: self.article_stems,
+            embedding: &self.embedding,
         }
     }
 

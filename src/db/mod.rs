@@ -378,7 +378,7 @@ pub fn domain_postings(
     docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
     // No more parts than document shards: a small domain is not cut finer than before.
     let per = docs.len().div_ceil(parts.min(shards).max(1)).max(1);
-    let extras = crate::normalize::WordExtras::of(cfg);
+    let extras = cfg.word_extras();
     docs.par_chunks(per)
         .map(|group| Arc::new(postings(domain, group, extras)))
         .filter(|p| p.chunks > 0)
@@ -395,11 +395,7 @@ pub fn shard_postings(
 ) -> Arc<Postings> {
     let compiled = shard_compiled(db, settings, shard);
     let cfg = settings.config(db);
-    Arc::new(postings(
-        &domain,
-        &docs_of(&compiled),
-        crate::normalize::WordExtras::of(cfg),
-    ))
+    Arc::new(postings(&domain, &docs_of(&compiled), cfg.word_extras()))
 }
 
 /// What the build-wide checks read of one shard's documents: each document's ID and source, in

@@ -410,7 +410,7 @@ impl Engine {
                 out: &req.out,
                 manifest: &manifest,
                 entries: &entries,
-                extras: crate::normalize::WordExtras::of(&cfg),
+                extras: cfg.word_extras(),
             };
             let p = patch_domain(
                 &build,
