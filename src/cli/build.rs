@@ -1,8 +1,10 @@
 //! `askzico build [--watch] [--stats-json]`
 
+use std::io::IsTerminal;
+
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
-use crate::build::{BuildReport, BuildRequest};
 use crate::engine::Engine;
+use crate::engine::{BuildReport, BuildRequest};
 
 pub struct BuildArgs {
     pub json: bool,
@@ -58,7 +60,7 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
     let req = BuildRequest {
         out,
         env: at.env.clone(),
-        progress: crate::build::want_progress(json || stats_json),
+        progress: want_progress(json || stats_json),
         allow_empty,
     };
     let mut engine = Engine::one_shot(cfg);
@@ -187,4 +189,8 @@ fn print_watch(rep: &BuildReport, stats_json: bool, verbose: bool) {
             serde_json::to_string(&rep.run).expect("stats serialize")
         );
     }
+}
+/// Whether progress may be drawn: a terminal on both streams and no machine-readable output.
+pub fn want_progress(json: bool) -> bool {
+    !json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal()
 }

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::store::read_manifest;
 use crate::artifacts::verify::verify;
-use crate::build::{BuildRequest, run as build};
 use crate::config::Config;
 use crate::diag::{Problem, Problems};
+use crate::engine::{BuildRequest, run as build};
 use crate::inspect::{self, Determinism, Report};
 
 pub struct InspectArgs {

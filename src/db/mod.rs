@@ -224,11 +224,11 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     let bytes = match source.get() {
         Some(b) => b,
         // Released by an earlier compile of this process: read again, and only the same bytes.
-        None => match crate::build::read_source(cfg, lib, &source.path, file.rel(db)) {
+        None => match crate::sources::read_source(cfg, lib, &source.path, file.rel(db)) {
             Ok(b) if *blake3::hash(&b).as_bytes() == file.hash(db) => b,
             Ok(_) => {
                 let p = Problem::error("read", CHANGED_DURING_BUILD.to_string())
-                    .in_file(crate::build::display_name(lib, file.rel(db)))
+                    .in_file(crate::compile::display_name(lib, file.rel(db)))
                     .help("build again");
                 return Arc::new(Compiled {
                     docs: Vec::new(),
@@ -243,7 +243,7 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
             }
         },
     };
-    let (docs, problems) = crate::build::compile_file(
+    let (docs, problems) = crate::compile::compile_file(
         cfg,
         lib,
         file.rel(db),
@@ -457,7 +457,7 @@ pub fn duplicate_ids(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<V
         .iter()
         .map(|s| shard_ids(db, settings, *s))
         .collect();
-    Arc::new(crate::build::duplicate_problems(
+    Arc::new(crate::compile::duplicate_problems(
         settings.config(db),
         ids.iter().flat_map(|i| {
             i.docs

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::build::display_name;
+use crate::compile::display_name;
 use crate::config::{Config, Format, Library};
 use crate::diag::{Problem, Problems};
 

@@ -13,9 +13,7 @@ use salsa::Setter;
 
 use crate::artifacts::manifest::{LibraryEntry, MANIFEST_FORMAT, Manifest, corpus_version};
 use crate::artifacts::store;
-use crate::build::{
-    BuildReport, BuildRequest, BuildStats, read_source_meta, settings_values, write_failure,
-};
+use crate::compile::settings_values;
 use crate::config::Config;
 use crate::db::{
     Compiled, Db, Settings, Shard, ShardSet, Source, SourceBytes, compiled, domains, duplicate_ids,
@@ -24,12 +22,17 @@ use crate::db::{
 use crate::diag::{Problem, Problems};
 use crate::discover::discover;
 use crate::embed::CachedEmbedder;
+use crate::sources::read_source_meta;
 use crate::timings::{Stage, timed};
 
 mod lex;
+mod request;
 mod resume;
 mod stamp;
 mod statcache;
+
+use request::write_failure;
+pub use request::{BuildReport, BuildRequest, BuildStats, run};
 
 /// Files per document shard: a library's files hash into `next_pow2(files / SHARD_FILES)`
 /// shards, so an edit rewrites one shard's chunks, lookup and vectors files.

@@ -24,12 +24,12 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use super::request::{BuildReport, BuildRequest, BuildStats, write_failure};
 use super::{Engine, Stats, bucket, shard_count};
 use crate::artifacts::lexical::{self, FIELDS, LexMeta, LexShard, Postings};
 use crate::artifacts::manifest::{ArtifactEntry, Manifest, corpus_version};
 use crate::artifacts::store;
 use crate::artifacts::{BuiltDoc, Kind, Rendered};
-use crate::build::{BuildReport, BuildRequest, BuildStats, write_failure};
 use crate::db::cache::CompileCache;
 use crate::db::{AskDb, Compiled, Source, compiled, shard_artifacts};
 use crate::diag::Problems;

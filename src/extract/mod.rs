@@ -455,7 +455,7 @@ const INDEX_STEMS: [&str; 3] = ["index", "readme", "_index"];
 /// A path segment as words: ordering prefix dropped (`01-intro` → `intro`), `-` and `_` as
 /// spaces. Falls back to the segment as it is when nothing readable is left.
 fn readable(seg: &str) -> String {
-    let words = crate::build::url::strip_order(seg)
+    let words = crate::identity::strip_order(seg)
         .split(['-', '_', ' '])
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
@@ -479,7 +479,7 @@ pub fn path_title(file: &str) -> String {
         _ => name,
     };
     let lower = stem.to_ascii_lowercase();
-    let key = crate::build::url::strip_order(&lower);
+    let key = crate::identity::strip_order(&lower);
     let Some(folder) = segs.next_back().map(readable) else {
         return readable(stem);
     };

@@ -273,6 +273,21 @@ pub fn longest_chunk_id_len(doc: &DocId, chunks: usize, width: usize) -> usize {
     doc.0.len() + 1 + index_digits(chunks, width)
 }
 
+/// `01-intro` → `intro`, `2 - part` → `part`, `03.setup` → `setup`: leading digits, then
+/// separators (`-`, `_`, `.`, spaces), then a name. A segment of digits only (`2024`) or with
+/// nothing after its separators is kept as it is.
+pub fn strip_order(seg: &str) -> &str {
+    let rest = seg.trim_start_matches(|c: char| c.is_ascii_digit());
+    if rest.len() == seg.len() {
+        return seg;
+    }
+    let name = rest.trim_start_matches(['-', '_', '.', ' ']);
+    if name.len() == rest.len() || name.is_empty() {
+        return seg;
+    }
+    name
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

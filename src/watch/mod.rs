@@ -13,8 +13,8 @@ use notify::event::ModifyKind;
 use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, new_debouncer};
 
-use crate::build::BuildRequest;
 use crate::config::Config;
+use crate::engine::BuildRequest;
 use crate::engine::Engine;
 
 /// Debounce window: short enough for "saved → rebuilt" to feel instant, long enough to coalesce
@@ -45,7 +45,7 @@ fn canonical(p: &Path) -> PathBuf {
 }
 
 /// Runs until Ctrl-C. Returns the process exit code.
-pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool)) -> i32 {
+pub fn run(opts: &WatchOptions, report: impl Fn(&crate::engine::BuildReport, bool)) -> i32 {
     let (tx, rx) = mpsc::channel::<Msg>();
     let stop = tx.clone();
     let _ = ctrlc::set_handler(move || {
