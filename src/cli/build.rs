@@ -31,10 +31,22 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
             env: at.env.clone(),
             stats_json,
             allow_empty,
+            started: super::process_start(),
         };
-        return crate::watch::run(&opts, |rep: &BuildReport, stats_json: bool| {
+        let ended = crate::watch::run(&opts, |rep: &BuildReport, stats_json: bool| {
             print_watch(rep, stats_json, verbose)
         });
+        return match ended {
+            Ok(()) => EXIT_OK,
+            Err(crate::watch::WatchError::OutDir(p)) => {
+                report(&crate::diag::Problems(vec![p]), false);
+                EXIT_USAGE
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                EXIT_ERRORS
+            }
+        };
     }
     let Some(cfg) = at.load(json) else {
         return EXIT_USAGE;

@@ -33,6 +33,25 @@ pub struct WatchOptions {
     pub stats_json: bool,
     /// `--allow-empty`: a build without documents replaces the last one.
     pub allow_empty: bool,
+    /// When the first build counts from (the process start).
+    pub started: Instant,
+}
+
+/// Why a watch could not go on. Ctrl-C ends it with `Ok`.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    /// The file watcher could not start.
+    #[error("cannot watch files: {0}")]
+    Start(notify::Error),
+    /// The config's directory cannot be watched.
+    #[error("cannot watch {}: {source}", path.display())]
+    ConfigDir {
+        path: PathBuf,
+        source: notify::Error,
+    },
+    /// The output directory is refused before the first build, so there is no build to keep.
+    #[error("{}", .0.message)]
+    OutDir(crate::diag::Problem),
 }
 
 enum Msg {
@@ -44,8 +63,12 @@ fn canonical(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Runs until Ctrl-C. Returns the process exit code.
-pub fn run(opts: &WatchOptions, report: impl Fn(&crate::engine::BuildReport, bool)) -> i32 {
+/// Runs until Ctrl-C; `report` shows each build. Problems of a config edit are printed here,
+/// and the last good build is kept.
+pub fn run(
+    opts: &WatchOptions,
+    report: impl Fn(&crate::engine::BuildReport, bool),
+) -> Result<(), WatchError> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let stop = tx.clone();
     let _ = ctrlc::set_handler(move || {
@@ -56,10 +79,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::engine::BuildReport, boo
         let _ = fs_tx.send(Msg::Fs(r));
     }) {
         Ok(d) => d,
-        Err(e) => {
-            eprintln!("cannot watch files: {e}");
-            return crate::cli::EXIT_ERRORS;
-        }
+        Err(e) => return Err(WatchError::Start(e)),
     };
     // The config file and its directory; with `--sources` there is no config file to watch.
     let config_path = opts.sources.is_none().then(|| canonical(&opts.config));
@@ -71,33 +91,37 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::engine::BuildReport, boo
     if let Some(dir) = &config_dir
         && let Err(e) = debouncer.watch(dir, RecursiveMode::NonRecursive)
     {
-        eprintln!("cannot watch {}: {e}", dir.display());
-        return crate::cli::EXIT_ERRORS;
+        return Err(WatchError::ConfigDir {
+            path: dir.clone(),
+            source: e,
+        });
     }
 
     let mut engine: Option<Engine> = None;
     let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
     let mut out_dir = PathBuf::new();
     // The first build counts from process start.
-    let mut pending: Option<(Instant, Option<BTreeSet<PathBuf>>)> =
-        Some((crate::cli::process_start(), None));
+    let mut pending: Option<(Instant, Option<BTreeSet<PathBuf>>)> = Some((opts.started, None));
     let mut reload_config = true;
     let mut edits_only = false;
     loop {
         if reload_config {
             reload_config = false;
-            match Config::load_or_sources(&opts.config, opts.sources.as_deref()) {
-                Ok(cfg) if cfg.out_dir_for_writing(opts.out.as_deref()).is_err() => {
-                    if let Err(p) = cfg.out_dir_for_writing(opts.out.as_deref()) {
-                        crate::cli::report(&crate::diag::Problems(vec![p]), false);
-                    }
+            let loaded =
+                Config::load_or_sources(&opts.config, opts.sources.as_deref()).map(|cfg| {
+                    let out = cfg.out_dir_for_writing(opts.out.as_deref());
+                    (cfg, out)
+                });
+            match loaded {
+                Ok((_, Err(p))) => {
                     if engine.is_none() {
-                        return crate::cli::EXIT_USAGE;
+                        return Err(WatchError::OutDir(p));
                     }
+                    crate::diag::Problems(vec![p]).report();
                     eprintln!("keeping the last good build; fix --out or the config to continue");
                     pending = None;
                 }
-                Ok(cfg) => {
+                Ok((cfg, Ok(_))) => {
                     out_dir = canonical(&cfg.out_dir_or(opts.out.as_deref()));
                     let roots: BTreeSet<PathBuf> =
                         cfg.libraries.iter().map(|l| canonical(&l.root)).collect();
@@ -118,7 +142,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::engine::BuildReport, boo
                     pending = Some((pending.map(|p| p.0).unwrap_or_else(Instant::now), None));
                 }
                 Err(problems) => {
-                    crate::cli::report(&problems, false);
+                    problems.report();
                     eprintln!(
                         "config has errors: keeping the last good build; fix {} to continue",
                         opts.sources.as_ref().unwrap_or(&opts.config).display()
@@ -143,7 +167,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::engine::BuildReport, boo
         // Wait for the next change, then coalesce everything that arrived meanwhile.
         let first = match rx.recv() {
             Ok(m) => m,
-            Err(_) => return crate::cli::EXIT_OK,
+            Err(_) => return Ok(()),
         };
         let mut msgs = vec![first];
         while let Ok(m) = rx.recv_timeout(Duration::from_millis(2)) {
@@ -159,7 +183,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::engine::BuildReport, boo
             let events = match m {
                 Msg::Stop => {
                     eprintln!("watch stopped");
-                    return crate::cli::EXIT_OK;
+                    return Ok(());
                 }
                 Msg::Fs(Ok(events)) => events,
                 Msg::Fs(Err(errors)) => {
@@ -215,5 +239,43 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::engine::BuildReport, boo
             },
         ));
         edits_only = contents_only && !rescan && !reload_config;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An output directory refused before the first build ends the watch with the problem, for
+    /// the CLI to report and map to its exit code; nothing is built.
+    #[test]
+    fn a_refused_out_dir_at_start_is_returned_not_printed() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("corpus.toml");
+        std::fs::write(
+            &config,
+            "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"lib\"\nroot = \"sources\"\n",
+        )
+        .unwrap();
+        let sources = dir.path().join("sources");
+        std::fs::create_dir(&sources).unwrap();
+        std::fs::write(sources.join("a.md"), "# A\n\nText.\n").unwrap();
+        let opts = WatchOptions {
+            config,
+            sources: None,
+            out: Some(sources.clone()),
+            env: None,
+            stats_json: false,
+            allow_empty: false,
+            started: Instant::now(),
+        };
+        let built = std::cell::Cell::new(0);
+        let ended = run(&opts, |_, _| built.set(built.get() + 1));
+        match ended {
+            Err(WatchError::OutDir(p)) => assert_eq!(p.code, "out-dir"),
+            other => panic!("expected the out-dir problem, got {other:?}"),
+        }
+        assert_eq!(built.get(), 0);
+        assert!(!sources.join(".askzico").exists());
     }
 }
