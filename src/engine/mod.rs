@@ -617,7 +617,7 @@ impl Engine {
                     stats.write.files_reused += w.files_reused;
                     stats.write.bytes_written += w.bytes_written;
                 }
-                Err(e) if e.to_string().starts_with(store::GONE) && !retried => {
+                Err(e) if store::Gone::is(&e) && !retried => {
                     // Someone deleted a file this process wrote: start over with a fresh database.
                     eprintln!("warning: {e}; rendering every artifact again");
                     drop(lock); // the retry takes it again (flock is per open file)
