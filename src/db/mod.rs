@@ -27,15 +27,26 @@ pub struct Counters {
     pub vectors_cached: AtomicUsize,
 }
 
+/// What the counters held when they were taken.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counted {
+    pub docs_extracted: usize,
+    pub chunks_built: usize,
+    pub chunks_normalized: usize,
+    pub vectors_embedded: usize,
+    pub vectors_cached: usize,
+}
+
 impl Counters {
-    pub fn take(&self) -> [usize; 5] {
-        [
-            self.docs_extracted.swap(0, Ordering::Relaxed),
-            self.chunks_built.swap(0, Ordering::Relaxed),
-            self.chunks_normalized.swap(0, Ordering::Relaxed),
-            self.vectors_embedded.swap(0, Ordering::Relaxed),
-            self.vectors_cached.swap(0, Ordering::Relaxed),
-        ]
+    /// The counts since the last take, and zero from here on.
+    pub fn take(&self) -> Counted {
+        Counted {
+            docs_extracted: self.docs_extracted.swap(0, Ordering::Relaxed),
+            chunks_built: self.chunks_built.swap(0, Ordering::Relaxed),
+            chunks_normalized: self.chunks_normalized.swap(0, Ordering::Relaxed),
+            vectors_embedded: self.vectors_embedded.swap(0, Ordering::Relaxed),
+            vectors_cached: self.vectors_cached.swap(0, Ordering::Relaxed),
+        }
     }
 }
 

@@ -103,6 +103,17 @@ pub struct Stats {
     pub resumed: bool,
 }
 
+impl Stats {
+    /// The work the database's queries counted.
+    fn set_counted(&mut self, c: crate::db::Counted) {
+        self.docs_extracted = c.docs_extracted;
+        self.chunks_built = c.chunks_built;
+        self.chunks_normalized = c.chunks_normalized;
+        self.vectors_embedded = c.vectors_embedded;
+        self.vectors_cached = c.vectors_cached;
+    }
+}
+
 pub struct Engine {
     db: Db,
     cfg: Arc<Config>,
@@ -503,13 +514,7 @@ impl Engine {
         if stats.docs == 0 && !req.allow_empty && !problems.has_errors() {
             problems.push(empty_build(&cfg, &libs, &files, req.env.as_deref()));
         }
-        [
-            run.docs_extracted,
-            run.chunks_built,
-            run.chunks_normalized,
-            run.vectors_embedded,
-            run.vectors_cached,
-        ] = self.db.counters.take();
+        run.set_counted(self.db.counters.take());
         if problems.has_errors() {
             return finish_failed(problems, stats, run, started);
         }
@@ -545,7 +550,9 @@ impl Engine {
             {
                 eprintln!("warning: embedding cache not saved: {}", err.message);
             }
-            [_, _, _, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
+            let counted = self.db.counters.take();
+            run.vectors_embedded = counted.vectors_embedded;
+            run.vectors_cached = counted.vectors_cached;
             if problems.has_errors() {
                 return finish_failed(problems, stats, run, started);
             }

@@ -520,13 +520,7 @@ impl Engine {
         stats.chunks = manifest.libraries.iter().map(|l| l.chunks).sum();
         stats.write = write;
         stats.ms = elapsed;
-        [
-            run.docs_extracted,
-            run.chunks_built,
-            run.chunks_normalized,
-            run.vectors_embedded,
-            run.vectors_cached,
-        ] = self.db.counters.take();
+        run.set_counted(self.db.counters.take());
         run.bytes_written = stats.write.bytes_written;
         run.ms = stats.ms;
         run.corpus_version = Some(manifest.corpus_version.clone());
