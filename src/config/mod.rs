@@ -644,53 +644,14 @@ fn is_ascii_id(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
+/// The config from its serde shape: every value checked (problems into `cx`), then each part
+/// built by its own function.
 fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Config {
     let corpus = raw.corpus.unwrap_or_default();
     let chunking = raw.chunking.unwrap_or_default();
-    if chunking.max_chars.get_ref() < &500 {
-        cx.error(
-            "config-value",
-            chunking.max_chars.span(),
-            "max_chars must be at least 500",
-            "the default is 7000",
-        );
-    }
-    if chunking.min_chars.get_ref() >= chunking.max_chars.get_ref() {
-        cx.error(
-            "config-value",
-            chunking.min_chars.span(),
-            "min_chars must be below max_chars",
-            "the default is 200",
-        );
-    }
-    if !(1..=1_000_000).contains(chunking.max_chunks.get_ref()) {
-        cx.error(
-            "config-value",
-            chunking.max_chunks.span(),
-            "max_chunks must be between 1 and 1000000",
-            "the default is 10000",
-        );
-    }
+    check_chunking(cx, &chunking);
     let embedding = raw.embedding.unwrap_or_default();
-    match embedding.provider.get_ref().as_str() {
-        "hash" | "workers-ai" => {}
-        "command" if embedding.command.as_ref().is_some_and(|c| !c.is_empty()) => {}
-        "command" => cx.error("config-value", embedding.provider.span(), "the command provider needs `command = [\"program\", \"arg\", …]`", "give the argv of a process that reads {\"id\",\"text\"} lines and writes {\"id\",\"values\"} lines"),
-        other => cx.error(
-            "config-value",
-            embedding.provider.span(),
-            format!("unknown embedding provider `{other}`"),
-            "providers: `hash` (offline feature hashing), `workers-ai` (Cloudflare REST), `command` (an external process)",
-        ),
-    }
-    if !(8..=4096).contains(embedding.dims.get_ref()) {
-        cx.error(
-            "config-value",
-            embedding.dims.span(),
-            "dims must be between 8 and 4096",
-            "the default is 256",
-        );
-    }
+    check_embedding(cx, &embedding);
     let id_width = *corpus.id_width.get_ref();
     if !(1..=6).contains(&id_width) {
         cx.error(
@@ -701,154 +662,12 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         );
     }
 
-    let mut libraries = Vec::new();
     let mut seen: BTreeMap<String, std::ops::Range<usize>> = BTreeMap::new();
-    for lib in raw.library {
-        let id = lib.id.get_ref().clone();
-        if !is_ascii_id(&id) {
-            cx.error(
-                "library-id",
-                lib.id.span(),
-                format!("library id `{id}` must be ASCII letters, digits, `-` or `_`"),
-                "the id prefixes every doc_id and KV key; pick an ASCII name such as `seneksar`",
-            );
-        } else {
-            check_name(cx, "library-id", "library id", &id, lib.id.span());
-        }
-        if let Some(prev) = seen.get(&id) {
-            let prev_line = crate::diag::line_of(&cx.src, prev.start);
-            cx.error(
-                "library-id",
-                lib.id.span(),
-                format!("two libraries have the id `{id}` (the first is on line {prev_line})"),
-                "library ids must be unique: rename one of them",
-            );
-        } else {
-            seen.insert(id.clone(), lib.id.span());
-        }
-        let root_display = lib.root.get_ref().clone();
-        let root = base_dir.join(&root_display);
-        let allow_outside = lib.allow_outside_root.unwrap_or(false);
-        if !root.is_dir() {
-            cx.error(
-                "library-root",
-                lib.root.span(),
-                format!(
-                    "library `{id}`: root `{root_display}` is not a directory (resolved to {})",
-                    root.display()
-                ),
-                "paths in corpus.toml are relative to the config file's directory",
-            );
-        } else if !allow_outside && !inside_corpus(base_dir, &root) {
-            cx.error(
-                "outside-corpus",
-                lib.root.span(),
-                format!("library `{id}`: root `{root_display}` leaves the corpus directory (the config's directory) through `..` or a symlink"),
-                "move the sources under the config's directory, or set `allow_outside_root = true` on this library to read them there on purpose",
-            );
-        }
-        if let Some(inc) = lib.include.as_ref().filter(|i| i.get_ref().is_empty()) {
-            cx.error(
-                "glob",
-                inc.span(),
-                format!("library `{id}` has `include = []`: it would read no file"),
-                "list the files to read, such as `include = [\"**/*.md\"]`, or leave `include` out (it defaults to every file under the root)",
-            );
-        }
-        let include_patterns: Vec<Spanned<String>> = lib.include.map_or_else(
-            || vec![Spanned::new(0..0, "**/*".to_string())],
-            Spanned::into_inner,
-        );
-        within_root(cx, "include", &include_patterns);
-        let include = globs(cx, &include_patterns);
-        let exclude_patterns = lib.exclude.unwrap_or_default();
-        within_root(cx, "exclude", &exclude_patterns);
-        let exclude = globs(cx, &exclude_patterns);
-        let mut domains = Vec::new();
-        if let Some(ds) = lib.domains.as_ref().filter(|d| d.is_empty()) {
-            let _ = ds;
-            cx.error(
-                "domain",
-                lib.id.span(),
-                format!(
-                    "library `{id}` has `domains = []`: its documents would be in no lexical shard"
-                ),
-                "name at least one domain, or leave `domains` out (it defaults to the library id)",
-            );
-        }
-        for d in lib
-            .domains
-            .unwrap_or_else(|| vec![Spanned::new(lib.id.span(), id.clone())])
-        {
-            if !is_ascii_id(d.get_ref()) {
-                cx.error(
-                    "domain",
-                    d.span(),
-                    format!(
-                        "domain `{}` must be ASCII letters, digits, `-` or `_`",
-                        d.get_ref()
-                    ),
-                    "domains name lexical shards and KV keys",
-                );
-            } else {
-                check_name(cx, "domain", "domain", d.get_ref(), d.span());
-            }
-            domains.push(d.into_inner());
-        }
-        let url = lib.url.map(|t| template_or_error(cx, t));
-        let records = lib.records.map(|r| records(cx, r));
-        if records.is_none()
-            && let Some(f) = lib.format.as_ref().filter(|f| *f.get_ref() == Format::Json)
-        {
-            cx.error("json-mapping", f.span(), format!("library `{id}` reads JSON but has no [library.records] mapping"), "add `[library.records]` with at least `text` (and `select` for files with many records)");
-        }
-        if records.is_some()
-            && lib
-                .format
-                .as_ref()
-                .is_some_and(|f| *f.get_ref() != Format::Json)
-        {
-            let f = lib.format.as_ref().unwrap();
-            cx.error(
-                "config-value",
-                f.span(),
-                "`records` needs format = \"json\"",
-                "remove `format` or set it to json",
-            );
-        }
-        libraries.push(Library {
-            id,
-            root,
-            root_display,
-            include,
-            include_patterns: include_patterns
-                .into_iter()
-                .map(Spanned::into_inner)
-                .collect(),
-            exclude,
-            exclude_patterns: exclude_patterns
-                .into_iter()
-                .map(Spanned::into_inner)
-                .collect(),
-            format: lib.format.map(Spanned::into_inner),
-            domains,
-            url: url.flatten(),
-            url_strip_order: lib.url_strip_order.unwrap_or(false),
-            url_index: match lib.url_index {
-                None | Some(raw::UrlIndex::On(true)) => default_url_index(),
-                Some(raw::UrlIndex::On(false)) => Vec::new(),
-                Some(raw::UrlIndex::More(more)) => {
-                    let mut names = default_url_index();
-                    names.extend(more);
-                    names
-                }
-            },
-            records: records.flatten(),
-            frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
-            allow_outside_root: allow_outside,
-            zero_config: None,
-        });
-    }
+    let libraries: Vec<Library> = raw
+        .library
+        .into_iter()
+        .map(|lib| library(cx, lib, base_dir, &mut seen))
+        .collect();
     if libraries.is_empty() {
         cx.error(
             "config-value",
@@ -858,34 +677,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         );
     }
 
-    let mut envs = BTreeMap::new();
-    for (name, env) in raw.env.unwrap_or_default() {
-        let span = raw.env_keys.get(&name).cloned().unwrap_or(0..0);
-        check_name(cx, "env", "environment name", &name, span);
-        let mut ids = Vec::new();
-        let mut dup = BTreeSet::new();
-        for l in env.libraries {
-            if !seen.contains_key(l.get_ref()) {
-                cx.error(
-                    "env",
-                    l.span(),
-                    format!(
-                        "environment `{name}` names unknown library `{}`",
-                        l.get_ref()
-                    ),
-                    format!(
-                        "known libraries: {}",
-                        seen.keys().cloned().collect::<Vec<_>>().join(", ")
-                    ),
-                );
-            }
-            if dup.insert(l.get_ref().clone()) {
-                ids.push(l.into_inner());
-            }
-        }
-        envs.insert(name, ids);
-    }
-
+    let envs = environments(cx, raw.env.unwrap_or_default(), &raw.env_keys, &seen);
     let max_mb = *corpus.max_file_mb.get_ref();
     if !(1..=4096).contains(&max_mb) {
         cx.error(
@@ -905,13 +697,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
     }
     let out_rel = corpus.out.into_inner();
     let rules = raw.normalize.unwrap_or_default();
-    let mut alias_list = if raw.aliases.as_ref().is_none_or(|a| a.shipped) {
-        crate::normalize::aliases::shipped()
-    } else {
-        Vec::new()
-    };
-    alias_list.extend(raw.alias);
-    let aliases = crate::normalize::aliases::AliasTable::new(alias_list, &rules);
+    let aliases = recall_aliases(raw.aliases.as_ref(), raw.alias, &rules);
     let article_stems = raw.aliases.as_ref().is_none_or(|a| a.article_stems);
     let inspect = inspect_settings(cx, raw.inspect, &seen);
     let deploy = deploy_targets(cx, raw.deploy, &raw.deploy_keys);
@@ -947,6 +733,263 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
         inspect,
         deploy,
     }
+}
+
+/// `[chunking]`: bounds of `max_chars`, `min_chars` and `max_chunks`.
+fn check_chunking(cx: &mut Cx, chunking: &raw::RawChunking) {
+    if chunking.max_chars.get_ref() < &500 {
+        cx.error(
+            "config-value",
+            chunking.max_chars.span(),
+            "max_chars must be at least 500",
+            "the default is 7000",
+        );
+    }
+    if chunking.min_chars.get_ref() >= chunking.max_chars.get_ref() {
+        cx.error(
+            "config-value",
+            chunking.min_chars.span(),
+            "min_chars must be below max_chars",
+            "the default is 200",
+        );
+    }
+    if !(1..=1_000_000).contains(chunking.max_chunks.get_ref()) {
+        cx.error(
+            "config-value",
+            chunking.max_chunks.span(),
+            "max_chunks must be between 1 and 1000000",
+            "the default is 10000",
+        );
+    }
+}
+
+/// `[embedding]`: a known provider with what it needs, and `dims` in range.
+fn check_embedding(cx: &mut Cx, embedding: &raw::RawEmbedding) {
+    match embedding.provider.get_ref().as_str() {
+        "hash" | "workers-ai" => {}
+        "command" if embedding.command.as_ref().is_some_and(|c| !c.is_empty()) => {}
+        "command" => cx.error("config-value", embedding.provider.span(), "the command provider needs `command = [\"program\", \"arg\", …]`", "give the argv of a process that reads {\"id\",\"text\"} lines and writes {\"id\",\"values\"} lines"),
+        other => cx.error(
+            "config-value",
+            embedding.provider.span(),
+            format!("unknown embedding provider `{other}`"),
+            "providers: `hash` (offline feature hashing), `workers-ai` (Cloudflare REST), `command` (an external process)",
+        ),
+    }
+    if !(8..=4096).contains(embedding.dims.get_ref()) {
+        cx.error(
+            "config-value",
+            embedding.dims.span(),
+            "dims must be between 8 and 4096",
+            "the default is 256",
+        );
+    }
+}
+
+/// One `[[library]]`: its id (unique: `seen` holds the ids before it, with their spans), root,
+/// globs, domains, URL switches and JSON records mapping.
+fn library(
+    cx: &mut Cx,
+    lib: raw::RawLibrary,
+    base_dir: &Path,
+    seen: &mut BTreeMap<String, std::ops::Range<usize>>,
+) -> Library {
+    let id = lib.id.get_ref().clone();
+    if !is_ascii_id(&id) {
+        cx.error(
+            "library-id",
+            lib.id.span(),
+            format!("library id `{id}` must be ASCII letters, digits, `-` or `_`"),
+            "the id prefixes every doc_id and KV key; pick an ASCII name such as `seneksar`",
+        );
+    } else {
+        check_name(cx, "library-id", "library id", &id, lib.id.span());
+    }
+    if let Some(prev) = seen.get(&id) {
+        let prev_line = crate::diag::line_of(&cx.src, prev.start);
+        cx.error(
+            "library-id",
+            lib.id.span(),
+            format!("two libraries have the id `{id}` (the first is on line {prev_line})"),
+            "library ids must be unique: rename one of them",
+        );
+    } else {
+        seen.insert(id.clone(), lib.id.span());
+    }
+    let root_display = lib.root.get_ref().clone();
+    let root = base_dir.join(&root_display);
+    let allow_outside = lib.allow_outside_root.unwrap_or(false);
+    if !root.is_dir() {
+        cx.error(
+            "library-root",
+            lib.root.span(),
+            format!(
+                "library `{id}`: root `{root_display}` is not a directory (resolved to {})",
+                root.display()
+            ),
+            "paths in corpus.toml are relative to the config file's directory",
+        );
+    } else if !allow_outside && !inside_corpus(base_dir, &root) {
+        cx.error(
+            "outside-corpus",
+            lib.root.span(),
+            format!("library `{id}`: root `{root_display}` leaves the corpus directory (the config's directory) through `..` or a symlink"),
+            "move the sources under the config's directory, or set `allow_outside_root = true` on this library to read them there on purpose",
+        );
+    }
+    if let Some(inc) = lib.include.as_ref().filter(|i| i.get_ref().is_empty()) {
+        cx.error(
+            "glob",
+            inc.span(),
+            format!("library `{id}` has `include = []`: it would read no file"),
+            "list the files to read, such as `include = [\"**/*.md\"]`, or leave `include` out (it defaults to every file under the root)",
+        );
+    }
+    let include_patterns: Vec<Spanned<String>> = lib.include.map_or_else(
+        || vec![Spanned::new(0..0, "**/*".to_string())],
+        Spanned::into_inner,
+    );
+    within_root(cx, "include", &include_patterns);
+    let include = globs(cx, &include_patterns);
+    let exclude_patterns = lib.exclude.unwrap_or_default();
+    within_root(cx, "exclude", &exclude_patterns);
+    let exclude = globs(cx, &exclude_patterns);
+    let mut domains = Vec::new();
+    if let Some(ds) = lib.domains.as_ref().filter(|d| d.is_empty()) {
+        let _ = ds;
+        cx.error(
+            "domain",
+            lib.id.span(),
+            format!(
+                "library `{id}` has `domains = []`: its documents would be in no lexical shard"
+            ),
+            "name at least one domain, or leave `domains` out (it defaults to the library id)",
+        );
+    }
+    for d in lib
+        .domains
+        .unwrap_or_else(|| vec![Spanned::new(lib.id.span(), id.clone())])
+    {
+        if !is_ascii_id(d.get_ref()) {
+            cx.error(
+                "domain",
+                d.span(),
+                format!(
+                    "domain `{}` must be ASCII letters, digits, `-` or `_`",
+                    d.get_ref()
+                ),
+                "domains name lexical shards and KV keys",
+            );
+        } else {
+            check_name(cx, "domain", "domain", d.get_ref(), d.span());
+        }
+        domains.push(d.into_inner());
+    }
+    let url = lib.url.map(|t| template_or_error(cx, t));
+    let records = lib.records.map(|r| records(cx, r));
+    if records.is_none()
+        && let Some(f) = lib.format.as_ref().filter(|f| *f.get_ref() == Format::Json)
+    {
+        cx.error("json-mapping", f.span(), format!("library `{id}` reads JSON but has no [library.records] mapping"), "add `[library.records]` with at least `text` (and `select` for files with many records)");
+    }
+    if records.is_some()
+        && lib
+            .format
+            .as_ref()
+            .is_some_and(|f| *f.get_ref() != Format::Json)
+    {
+        let f = lib.format.as_ref().unwrap();
+        cx.error(
+            "config-value",
+            f.span(),
+            "`records` needs format = \"json\"",
+            "remove `format` or set it to json",
+        );
+    }
+    Library {
+        id,
+        root,
+        root_display,
+        include,
+        include_patterns: include_patterns
+            .into_iter()
+            .map(Spanned::into_inner)
+            .collect(),
+        exclude,
+        exclude_patterns: exclude_patterns
+            .into_iter()
+            .map(Spanned::into_inner)
+            .collect(),
+        format: lib.format.map(Spanned::into_inner),
+        domains,
+        url: url.flatten(),
+        url_strip_order: lib.url_strip_order.unwrap_or(false),
+        url_index: match lib.url_index {
+            None | Some(raw::UrlIndex::On(true)) => default_url_index(),
+            Some(raw::UrlIndex::On(false)) => Vec::new(),
+            Some(raw::UrlIndex::More(more)) => {
+                let mut names = default_url_index();
+                names.extend(more);
+                names
+            }
+        },
+        records: records.flatten(),
+        frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
+        allow_outside_root: allow_outside,
+        zero_config: None,
+    }
+}
+
+/// `[env.NAME]`: each environment's libraries, known ones (`seen`), each once.
+fn environments(
+    cx: &mut Cx,
+    raw_envs: BTreeMap<String, raw::RawEnv>,
+    env_keys: &BTreeMap<String, std::ops::Range<usize>>,
+    seen: &BTreeMap<String, std::ops::Range<usize>>,
+) -> BTreeMap<String, Vec<String>> {
+    let mut envs = BTreeMap::new();
+    for (name, env) in raw_envs {
+        let span = env_keys.get(&name).cloned().unwrap_or(0..0);
+        check_name(cx, "env", "environment name", &name, span);
+        let mut ids = Vec::new();
+        let mut dup = BTreeSet::new();
+        for l in env.libraries {
+            if !seen.contains_key(l.get_ref()) {
+                cx.error(
+                    "env",
+                    l.span(),
+                    format!(
+                        "environment `{name}` names unknown library `{}`",
+                        l.get_ref()
+                    ),
+                    format!(
+                        "known libraries: {}",
+                        seen.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                );
+            }
+            if dup.insert(l.get_ref().clone()) {
+                ids.push(l.into_inner());
+            }
+        }
+        envs.insert(name, ids);
+    }
+    envs
+}
+
+/// The recall aliases: the shipped table unless `[aliases] shipped = false`, plus `[[alias]]`.
+fn recall_aliases(
+    settings: Option<&raw::RawAliases>,
+    extra: Vec<crate::normalize::aliases::Alias>,
+    rules: &Rules,
+) -> crate::normalize::aliases::AliasTable {
+    let mut alias_list = if settings.is_none_or(|a| a.shipped) {
+        crate::normalize::aliases::shipped()
+    } else {
+        Vec::new()
+    };
+    alias_list.extend(extra);
+    crate::normalize::aliases::AliasTable::new(alias_list, rules)
 }
 
 fn deploy_targets(
