@@ -29,12 +29,7 @@ pub const PIPELINE_VERSION: u32 = 1;
 /// The config itself is named as passed with `--config`. One style everywhere, so an editor or
 /// CI annotation opens the file from the project directory.
 pub fn display_name(lib: &Library, rel: &str) -> String {
-    let root = lib.root_display.trim_end_matches('/');
-    if root.is_empty() || root == "." {
-        rel.to_string()
-    } else {
-        format!("{root}/{rel}")
-    }
+    lib.display_name(rel)
 }
 
 /// Pure per-file compile: a source file's bytes to its built documents.

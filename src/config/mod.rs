@@ -125,6 +125,17 @@ pub struct ZeroConfig {
 }
 
 impl Library {
+    /// The name a source file of this library has in diagnostics: its path relative to the
+    /// config file's directory (`compile::display_name`).
+    pub fn display_name(&self, rel: &str) -> String {
+        let root = self.root_display.trim_end_matches('/');
+        if root.is_empty() || root == "." {
+            rel.to_string()
+        } else {
+            format!("{root}/{rel}")
+        }
+    }
+
     /// The values of this library that shape output, for the settings fingerprint.
     pub fn shape(&self) -> serde_json::Value {
         let mut shape = serde_json::json!({
@@ -375,7 +386,7 @@ impl Config {
             return Ok(self.out_dir.clone());
         };
         let shown = out.display().to_string();
-        match crate::paths::out_dir_problem(out, &shown, &self.path, &self.libraries) {
+        match out_dir_problem(out, &shown, &self.path, &self.libraries) {
             None => Ok(out.to_path_buf()),
             Some((msg, help)) => Err(Problem::error("out-dir", msg)
                 .in_file(format!("--out {shown}"))
@@ -388,6 +399,75 @@ impl Config {
         over.map(Path::to_path_buf)
             .unwrap_or_else(|| self.out_dir.clone())
     }
+}
+
+/// Why `out` cannot be the output directory of a config at `config` with these libraries, as
+/// (message, help): it is (or sits under) a file, it is or holds a library's root, or it holds
+/// the config. `shown` is `out` as the user wrote it. An output directory *inside* a root is
+/// fine (discovery skips it); `claim` refuses it when it already holds anything else.
+pub fn out_dir_problem(
+    out: &Path,
+    shown: &str,
+    config: &Path,
+    libraries: &[Library],
+) -> Option<(String, String)> {
+    const APART: &str = "build output must live apart from sources: use a dedicated directory such as `out` (`[corpus] out` in corpus.toml, or --out)";
+    let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    // The nearest existing ancestor (or `out` itself) must be a directory.
+    if let Some(file) = abs
+        .ancestors()
+        .find(|a| std::fs::metadata(a).is_ok())
+        .filter(|a| !a.is_dir())
+    {
+        let what = if file == abs {
+            format!("the output directory `{shown}` is a file, not a directory")
+        } else {
+            format!(
+                "the output directory `{shown}` lies under {}, which is a file",
+                file.display()
+            )
+        };
+        return Some((
+            what,
+            "the output directory holds askzico's build: move the file away, or name another directory with `out` in corpus.toml or --out".to_string(),
+        ));
+    }
+    let resolved = crate::fsio::resolve(out);
+    for lib in libraries {
+        let Ok(root) = lib.root.canonicalize() else {
+            continue;
+        };
+        if root == resolved {
+            return Some((
+                format!(
+                    "the output directory `{shown}` is the root of library `{}`",
+                    lib.id
+                ),
+                APART.to_string(),
+            ));
+        }
+        if root.starts_with(&resolved) {
+            return Some((
+                format!(
+                    "the output directory `{shown}` contains the root of library `{}`",
+                    lib.id
+                ),
+                APART.to_string(),
+            ));
+        }
+    }
+    if let Ok(cfg) = config.canonicalize()
+        && cfg.starts_with(&resolved)
+    {
+        return Some((
+            format!(
+                "the output directory `{shown}` holds the config {}",
+                config.display()
+            ),
+            APART.to_string(),
+        ));
+    }
+    None
 }
 
 /// The files `--sources` reads: Markdown, MDX and HTML by extension. Others (images, notes) are
@@ -412,7 +492,7 @@ fn survey_sources(dir: &Path) -> Survey {
         json: Vec::new(),
     };
     // Unreadable entries are reported by discovery, which walks the same way.
-    for entry in crate::discover::site_walk(dir, dir).flatten() {
+    for entry in crate::walk::site_walk(dir, dir).flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -622,7 +702,7 @@ fn check_name(
     name: &str,
     span: std::ops::Range<usize>,
 ) -> bool {
-    match crate::paths::component(name) {
+    match crate::identity::component(name) {
         Ok(_) => true,
         Err(why) => {
             cx.error(
@@ -687,7 +767,7 @@ fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Path) -> Conf
             "the default is 64",
         );
     }
-    if let Some((msg, help)) = crate::paths::out_dir_problem(
+    if let Some((msg, help)) = out_dir_problem(
         &base_dir.join(corpus.out.get_ref()),
         corpus.out.get_ref(),
         path,

@@ -4,7 +4,7 @@
 //! A document's body is one string of evidence text made of blocks (headings, paragraphs, lists,
 //! code, tables) joined by blank lines; the chunker cuts contiguous excerpts of it.
 
-pub mod coptic;
+pub use crate::coptic;
 mod frontmatter;
 mod guard;
 pub mod html;
