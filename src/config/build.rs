@@ -203,48 +203,11 @@ fn library(
     seen: &mut BTreeMap<String, std::ops::Range<usize>>,
 ) -> Library {
     let id = lib.id.get_ref().clone();
-    if !is_ascii_id(&id) {
-        cx.error(
-            "library-id",
-            lib.id.span(),
-            format!("library id `{id}` must be ASCII letters, digits, `-` or `_`"),
-            "the id prefixes every doc_id and KV key; pick an ASCII name such as `seneksar`",
-        );
-    } else {
-        check_name(cx, "library-id", "library id", &id, lib.id.span());
-    }
-    if let Some(prev) = seen.get(&id) {
-        let prev_line = crate::diag::line_of(&cx.src, prev.start);
-        cx.error(
-            "library-id",
-            lib.id.span(),
-            format!("two libraries have the id `{id}` (the first is on line {prev_line})"),
-            "library ids must be unique: rename one of them",
-        );
-    } else {
-        seen.insert(id.clone(), lib.id.span());
-    }
+    check_library_id(cx, &lib.id, seen);
     let root_display = lib.root.get_ref().clone();
     let root = base_dir.join(&root_display);
     let allow_outside = lib.allow_outside_root.unwrap_or(false);
-    if !root.is_dir() {
-        cx.error(
-            "library-root",
-            lib.root.span(),
-            format!(
-                "library `{id}`: root `{root_display}` is not a directory (resolved to {})",
-                root.display()
-            ),
-            "paths in corpus.toml are relative to the config file's directory",
-        );
-    } else if !allow_outside && !inside_corpus(base_dir, &root) {
-        cx.error(
-            "outside-corpus",
-            lib.root.span(),
-            format!("library `{id}`: root `{root_display}` leaves the corpus directory (the config's directory) through `..` or a symlink"),
-            "move the sources under the config's directory, or set `allow_outside_root = true` on this library to read them there on purpose",
-        );
-    }
+    check_root(cx, &id, &lib.root, &root, base_dir, allow_outside);
     if let Some(inc) = lib.include.as_ref().filter(|i| i.get_ref().is_empty()) {
         cx.error(
             "glob",
@@ -262,37 +225,7 @@ fn library(
     let exclude_patterns = lib.exclude.unwrap_or_default();
     within_root(cx, "exclude", &exclude_patterns);
     let exclude = globs(cx, &exclude_patterns);
-    let mut domains = Vec::new();
-    if let Some(ds) = lib.domains.as_ref().filter(|d| d.is_empty()) {
-        let _ = ds;
-        cx.error(
-            "domain",
-            lib.id.span(),
-            format!(
-                "library `{id}` has `domains = []`: its documents would be in no lexical shard"
-            ),
-            "name at least one domain, or leave `domains` out (it defaults to the library id)",
-        );
-    }
-    for d in lib
-        .domains
-        .unwrap_or_else(|| vec![Spanned::new(lib.id.span(), id.clone())])
-    {
-        if !is_ascii_id(d.get_ref()) {
-            cx.error(
-                "domain",
-                d.span(),
-                format!(
-                    "domain `{}` must be ASCII letters, digits, `-` or `_`",
-                    d.get_ref()
-                ),
-                "domains name lexical shards and KV keys",
-            );
-        } else {
-            check_name(cx, "domain", "domain", d.get_ref(), d.span());
-        }
-        domains.push(d.into_inner());
-    }
+    let domains = library_domains(cx, &id, lib.id.span(), lib.domains);
     let url = lib.url.map(|t| template_or_error(cx, t));
     let records = lib.records.map(|r| records(cx, r));
     if records.is_none()
@@ -346,6 +279,105 @@ fn library(
         allow_outside_root: allow_outside,
         zero_config: None,
     }
+}
+
+/// A library's id: ASCII, a file-name component, and unique (`seen`: the ids before it, with
+/// their spans; this one is added).
+fn check_library_id(
+    cx: &mut Cx,
+    id_spanned: &Spanned<String>,
+    seen: &mut BTreeMap<String, std::ops::Range<usize>>,
+) {
+    let id = id_spanned.get_ref().clone();
+    if !is_ascii_id(&id) {
+        cx.error(
+            "library-id",
+            id_spanned.span(),
+            format!("library id `{id}` must be ASCII letters, digits, `-` or `_`"),
+            "the id prefixes every doc_id and KV key; pick an ASCII name such as `seneksar`",
+        );
+    } else {
+        check_name(cx, "library-id", "library id", &id, id_spanned.span());
+    }
+    if let Some(prev) = seen.get(&id) {
+        let prev_line = crate::diag::line_of(&cx.src, prev.start);
+        cx.error(
+            "library-id",
+            id_spanned.span(),
+            format!("two libraries have the id `{id}` (the first is on line {prev_line})"),
+            "library ids must be unique: rename one of them",
+        );
+    } else {
+        seen.insert(id.clone(), id_spanned.span());
+    }
+}
+
+/// A library's root: a directory, inside the corpus directory unless `allow_outside_root`.
+fn check_root(
+    cx: &mut Cx,
+    id: &str,
+    root_spanned: &Spanned<String>,
+    root: &Path,
+    base_dir: &Path,
+    allow_outside: bool,
+) {
+    let root_display = root_spanned.get_ref();
+    if !root.is_dir() {
+        cx.error(
+            "library-root",
+            root_spanned.span(),
+            format!(
+                "library `{id}`: root `{root_display}` is not a directory (resolved to {})",
+                root.display()
+            ),
+            "paths in corpus.toml are relative to the config file's directory",
+        );
+    } else if !allow_outside && !inside_corpus(base_dir, root) {
+        cx.error(
+            "outside-corpus",
+            root_spanned.span(),
+            format!("library `{id}`: root `{root_display}` leaves the corpus directory (the config's directory) through `..` or a symlink"),
+            "move the sources under the config's directory, or set `allow_outside_root = true` on this library to read them there on purpose",
+        );
+    }
+}
+
+/// A library's domains: `domains` as written (never empty), or its id.
+fn library_domains(
+    cx: &mut Cx,
+    id: &str,
+    id_span: std::ops::Range<usize>,
+    raw_domains: Option<Vec<Spanned<String>>>,
+) -> Vec<String> {
+    let mut domains = Vec::new();
+    if let Some(ds) = raw_domains.as_ref().filter(|d| d.is_empty()) {
+        let _ = ds;
+        cx.error(
+            "domain",
+            id_span.clone(),
+            format!(
+                "library `{id}` has `domains = []`: its documents would be in no lexical shard"
+            ),
+            "name at least one domain, or leave `domains` out (it defaults to the library id)",
+        );
+    }
+    for d in raw_domains.unwrap_or_else(|| vec![Spanned::new(id_span.clone(), id.to_string())]) {
+        if !is_ascii_id(d.get_ref()) {
+            cx.error(
+                "domain",
+                d.span(),
+                format!(
+                    "domain `{}` must be ASCII letters, digits, `-` or `_`",
+                    d.get_ref()
+                ),
+                "domains name lexical shards and KV keys",
+            );
+        } else {
+            check_name(cx, "domain", "domain", d.get_ref(), d.span());
+        }
+        domains.push(d.into_inner());
+    }
+    domains
 }
 
 /// `[env.NAME]`: each environment's libraries, known ones (`seen`), each once.
