@@ -128,19 +128,12 @@ fn build_doc(
     doc: Document,
     hash: Option<&HashEmbedder>,
 ) -> Result<BuiltDoc, Problem> {
-    let fail = |msg: String, help: &str| {
-        let msg = match &doc.position {
-            Some(pos) => format!("{pos}: {msg}"),
-            None => msg,
-        };
-        let mut p = Problem::error("identity", msg)
-            .in_file(display.to_string())
-            .help(help.to_string());
-        if let Some(l) = doc.line {
-            p = p.at_line(l);
-        }
-        p
+    let fail = Fail {
+        display,
+        position: doc.position.as_deref(),
+        line: doc.line,
     };
+    let fail = |msg: String, help: &str| fail.problem(msg, help);
     let from_path = doc.record_slug.is_none() && doc.slug_override.is_none();
     let slug = match (&doc.record_slug, &doc.slug_override) {
         (Some(s), _) | (None, Some(s)) => s.clone(),
@@ -148,9 +141,73 @@ fn build_doc(
     };
     // Chunk first: a valid slug keeps its ID exactly when its chunk IDs fit, as they always did.
     let spans = timed(Stage::Chunk, || chunk(&doc.body, &cfg.chunking));
-    let digits = identity::index_digits(spans.len(), cfg.id_width);
+    let doc_id = doc_id(cfg, lib, &doc, &slug, spans.len(), &fail)?;
+    let source = match &doc.record_slug {
+        Some(s) => format!("{}/{rel}#{s}", lib.id),
+        None => format!("{}/{rel}", lib.id),
+    };
+    let url = doc_url(lib, rel, &slug, from_path, &doc, &fail)?;
+    let domains = doc_domains(&doc, lib, &fail)?;
+    if spans.len() > cfg.max_chunks {
+        return Err(fail(
+            format!(
+                "`{doc_id}` would make {} chunks, over the limit of {} per document",
+                spans.len(),
+                cfg.max_chunks
+            ),
+            "split the document, exclude it, or raise `max_chunks` under [chunking] in corpus.toml",
+        ));
+    }
+    let chunks = built_chunks(cfg, &doc_id, &doc, spans, hash);
+    Ok(BuiltDoc {
+        doc_id,
+        library: lib.id.clone(),
+        source,
+        title: doc.title.unwrap_or_default(),
+        url,
+        domains,
+        metadata: doc.metadata,
+        chunks,
+    })
+}
+
+/// Where a document's problem is: its file, its record, its line.
+struct Fail<'a> {
+    display: &'a str,
+    position: Option<&'a str>,
+    line: Option<usize>,
+}
+
+impl Fail<'_> {
+    /// An `identity` error about this document.
+    fn problem(&self, msg: String, help: &str) -> Problem {
+        let msg = match self.position {
+            Some(pos) => format!("{pos}: {msg}"),
+            None => msg,
+        };
+        let mut p = Problem::error("identity", msg)
+            .in_file(self.display.to_string())
+            .help(help.to_string());
+        if let Some(l) = self.line {
+            p = p.at_line(l);
+        }
+        p
+    }
+}
+
+/// A document's ID from its slug, sized for its `chunks` chunks (and the most a document may
+/// have); with `strict_ids`, a slug that is not an ID as it is refused.
+fn doc_id(
+    cfg: &Config,
+    lib: &Library,
+    doc: &Document,
+    slug: &str,
+    chunks: usize,
+    fail: &impl Fn(String, &str) -> Problem,
+) -> Result<identity::DocId, Problem> {
+    let digits = identity::index_digits(chunks, cfg.id_width);
     let reserve = identity::index_digits(cfg.max_chunks, cfg.id_width);
-    let (doc_id, form) = identity::map_doc_id(&lib.id, &slug, digits, reserve).map_err(|e| {
+    let (doc_id, form) = identity::map_doc_id(&lib.id, slug, digits, reserve).map_err(|e| {
         fail(
             format!("cannot make a doc_id from slug `{slug}`: {e}"),
             if doc.record_slug.is_some() {
@@ -161,7 +218,7 @@ fn build_doc(
         )
     })?;
     if cfg.strict_ids && form != identity::SlugForm::Same {
-        let why = match identity::check_slug(&slug) {
+        let why = match identity::check_slug(slug) {
             Err(e) => e.to_string(),
             Ok(()) => {
                 format!("its chunk IDs would be over the {MAX_ID_BYTES}-byte Vectorize limit")
@@ -176,13 +233,22 @@ fn build_doc(
             },
         ));
     }
-    let source = match &doc.record_slug {
-        Some(s) => format!("{}/{rel}#{s}", lib.id),
-        None => format!("{}/{rel}", lib.id),
-    };
+    Ok(doc_id)
+}
+
+/// A document's URL: its own (frontmatter, record), its library's template, or
+/// `/<library>/<page path>`; absolute or site-relative, without spaces, at most 2048 bytes.
+fn doc_url(
+    lib: &Library,
+    rel: &str,
+    slug: &str,
+    from_path: bool,
+    doc: &Document,
+    fail: &impl Fn(String, &str) -> Problem,
+) -> Result<String, Problem> {
     let url = match (&doc.url, &lib.url) {
         (Some(u), _) => u.clone(),
-        (None, Some(t)) => url::render(t, lib, rel, &slug, from_path, &doc.fields).map_err(
+        (None, Some(t)) => url::render(t, lib, rel, slug, from_path, &doc.fields).map_err(
             |missing| {
                 fail(
                     format!(
@@ -195,7 +261,7 @@ fn build_doc(
         )?,
         (None, None) => {
             let page = url::PathParts::new(rel, lib).page;
-            let slug = if from_path { page.as_str() } else { &slug };
+            let slug = if from_path { page.as_str() } else { slug };
             format!("/{}/{}", lib.id, url_path(slug))
         }
     };
@@ -211,6 +277,15 @@ fn build_doc(
             "fix the frontmatter `url`, the record's url field, or the library's url template",
         ));
     }
+    Ok(url)
+}
+
+/// A document's domains: its frontmatter's (ASCII names), or its library's.
+fn doc_domains(
+    doc: &Document,
+    lib: &Library,
+    fail: &impl Fn(String, &str) -> Problem,
+) -> Result<Vec<String>, Problem> {
     let domains = match &doc.domains {
         Some(ds) => {
             for d in ds {
@@ -231,17 +306,18 @@ fn build_doc(
         }
         None => lib.domains.clone(),
     };
-    if spans.len() > cfg.max_chunks {
-        return Err(fail(
-            format!(
-                "`{doc_id}` would make {} chunks, over the limit of {} per document",
-                spans.len(),
-                cfg.max_chunks
-            ),
-            "split the document, exclude it, or raise `max_chunks` under [chunking] in corpus.toml",
-        ));
-    }
-    let chunks = spans
+    Ok(domains)
+}
+
+/// The document's chunks: each span's text, its search fields and (inline `hash`) vector.
+fn built_chunks(
+    cfg: &Config,
+    doc_id: &identity::DocId,
+    doc: &Document,
+    spans: Vec<crate::chunk::ChunkSpan>,
+    hash: Option<&HashEmbedder>,
+) -> Vec<BuiltChunk> {
+    spans
         .into_iter()
         .enumerate()
         .map(|(i, s)| {
@@ -259,7 +335,7 @@ fn build_doc(
                     .unwrap_or_default()
             });
             BuiltChunk {
-                chunk_id: identity::chunk_id(&doc_id, i, cfg.id_width),
+                chunk_id: identity::chunk_id(doc_id, i, cfg.id_width),
                 index: i,
                 text,
                 search_text: fields.search_text,
@@ -270,17 +346,7 @@ fn build_doc(
                 vector,
             }
         })
-        .collect();
-    Ok(BuiltDoc {
-        doc_id,
-        library: lib.id.clone(),
-        source,
-        title: doc.title.unwrap_or_default(),
-        url,
-        domains,
-        metadata: doc.metadata,
-        chunks,
-    })
+        .collect()
 }
 
 /// The values that shape output, recorded in the manifest and hashed into its fingerprint.
