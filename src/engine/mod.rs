@@ -360,17 +360,7 @@ impl Engine {
         };
         let manifest = phases::manifest_of(&cfg, &libs, req, &outputs, artifacts);
         run.shards_written = stats.write.files_written;
-        // Every queued file on disk before the manifest names it.
-        if let Err(e) = store::finish_writes(&self.known) {
-            problems.push(write_failure(&req.out, e));
-            return finish_failed(problems, stats, run, started);
-        }
-        let path = match store::store_manifest(
-            &req.out,
-            req.env.as_deref(),
-            &manifest,
-            &mut stats.write,
-        ) {
+        let path = match self.write_manifest(req, &manifest, &mut stats) {
             Ok(p) => p,
             Err(e) => {
                 problems.push(write_failure(&req.out, e));
@@ -381,17 +371,11 @@ impl Engine {
         let elapsed = started.elapsed().as_millis();
         drop(lock);
         self.known.rotate();
+        // Only builds without diagnostics are stamped and resumable (a no-op or a patch must
+        // show the same warnings as the build it stands for).
+        self.last = None;
         if problems.0.is_empty() {
-            // Only builds without diagnostics are stamped and resumable (a no-op or a patch must
-            // show the same warnings as the build it stands for).
-            let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
-            stamp::record(&req.out, req.env.as_deref(), &s, &manifest.corpus_version);
-            self.save_stats(req, &files, taken_at);
-            self.last = self
-                .record_state(req, &files, settings_hash, &manifest.corpus_version)
-                .map(|state| resume::Last::new(&path, manifest.clone(), state));
-        } else {
-            self.last = None;
+            self.remember(&libs, req, &files, taken_at, &manifest, &path);
         }
         self.listed = Some((files, found));
         problems.sort();
@@ -410,6 +394,37 @@ impl Engine {
 }
 
 impl Engine {
+    /// Waits until every queued file is on disk, then writes the manifest that names them.
+    fn write_manifest(
+        &self,
+        req: &BuildRequest,
+        manifest: &Manifest,
+        stats: &mut BuildStats,
+    ) -> std::io::Result<PathBuf> {
+        store::finish_writes(&self.known)?;
+        store::store_manifest(&req.out, req.env.as_deref(), manifest, &mut stats.write)
+    }
+
+    /// After a build without diagnostics: its stamp (the next no-op), the stat cache and the
+    /// state the next build patches from (`resume`).
+    fn remember(
+        &mut self,
+        libs: &[&crate::config::Library],
+        req: &BuildRequest,
+        files: &[crate::discover::SourceFile],
+        taken_at: i128,
+        manifest: &Manifest,
+        path: &std::path::Path,
+    ) {
+        let cfg = self.cfg.clone();
+        let (s, settings_hash) = self.stamp(&cfg, libs, req, files);
+        stamp::record(&req.out, req.env.as_deref(), &s, &manifest.corpus_version);
+        self.save_stats(req, files, taken_at);
+        self.last = self
+            .record_state(req, files, settings_hash, &manifest.corpus_version)
+            .map(|state| resume::Last::new(path, manifest.clone(), state));
+    }
+
     /// The lexical artifacts of a domain: a full render the first time, then a patch of the term
     /// shards whose postings changed.
     fn render_domain(
