@@ -106,7 +106,6 @@ pub fn run(
     let mut edits_only = false;
     loop {
         if reload_config {
-            reload_config = false;
             let loaded =
                 Config::load_or_sources(&opts.config, opts.sources.as_deref()).map(|cfg| {
                     let out = cfg.out_dir_for_writing(opts.out.as_deref());
@@ -173,73 +172,109 @@ pub fn run(
         while let Ok(m) = rx.recv_timeout(Duration::from_millis(2)) {
             msgs.push(m);
         }
-        let mut changed: BTreeSet<PathBuf> = BTreeSet::new();
-        // Whether every event only changed the contents of a file (no create, remove or rename):
-        // then the file set is unchanged and the libraries need not be listed again.
-        let mut contents_only = true;
-        let mut rescan = false;
-        let mut earliest: Option<Instant> = None;
-        for m in msgs {
-            let events = match m {
-                Msg::Stop => {
-                    eprintln!("watch stopped");
-                    return Ok(());
-                }
-                Msg::Fs(Ok(events)) => events,
-                Msg::Fs(Err(errors)) => {
-                    for e in errors {
-                        eprintln!("watch error: {e}; rescanning");
-                    }
-                    rescan = true;
-                    continue;
-                }
-            };
-            for ev in events {
-                if matches!(ev.event.kind, EventKind::Access(_)) {
-                    continue; // our own reads
-                }
-                if ev.event.need_rescan() {
-                    rescan = true;
-                }
-                let edit = matches!(
-                    ev.event.kind,
-                    EventKind::Modify(
-                        ModifyKind::Data(_) | ModifyKind::Any | ModifyKind::Metadata(_)
-                    )
-                );
-                for p in &ev.event.paths {
-                    let p = canonical(p);
-                    if p.starts_with(&out_dir) {
-                        continue;
-                    }
-                    if config_path.as_ref() == Some(&p) {
-                        reload_config = true;
-                    } else if config_dir.is_some()
-                        && p.parent() == config_dir.as_deref()
-                        && !watched.iter().any(|r| p.starts_with(r))
-                    {
-                        continue; // another file beside the config
-                    }
-                    contents_only &= edit;
-                    earliest = Some(earliest.map_or(ev.time, |e: Instant| e.min(ev.time)));
-                    changed.insert(p);
-                }
-            }
-        }
-        if changed.is_empty() && !rescan && !reload_config {
+        let places = Places {
+            config_path: config_path.as_deref(),
+            config_dir: config_dir.as_deref(),
+            watched: &watched,
+            out_dir: &out_dir,
+        };
+        let Some(batch) = batch(msgs, &places) else {
+            eprintln!("watch stopped");
+            return Ok(());
+        };
+        reload_config = batch.reload_config;
+        if batch.changed.is_empty() && !batch.rescan && !reload_config {
             continue;
         }
-        let started = earliest.unwrap_or_else(Instant::now);
+        let started = batch.earliest.unwrap_or_else(Instant::now);
+        edits_only = batch.contents_only && !batch.rescan && !reload_config;
         pending = Some((
             started,
-            if rescan || reload_config {
+            if batch.rescan || reload_config {
                 None
             } else {
-                Some(changed)
+                Some(batch.changed)
             },
         ));
-        edits_only = contents_only && !rescan && !reload_config;
     }
+}
+
+/// What a batch of watcher messages asks for.
+struct Batch {
+    /// The paths that changed (outside the output directory and other files beside the config).
+    changed: BTreeSet<PathBuf>,
+    /// Whether every event only changed the contents of a file (no create, remove or rename):
+    /// then the file set is unchanged and the libraries need not be listed again.
+    contents_only: bool,
+    /// The watcher lost events (or said so): list everything again.
+    rescan: bool,
+    /// The config file changed.
+    reload_config: bool,
+    /// When the earliest event happened (a build's time counts from it).
+    earliest: Option<Instant>,
+}
+
+/// Where events are placed: the config file and its folder (none with `--sources`), the
+/// watched library roots, the output directory.
+struct Places<'a> {
+    config_path: Option<&'a Path>,
+    config_dir: Option<&'a Path>,
+    watched: &'a BTreeSet<PathBuf>,
+    out_dir: &'a Path,
+}
+
+/// The batch `msgs` make, or `None` when one of them is the stop (Ctrl-C).
+fn batch(msgs: Vec<Msg>, at: &Places) -> Option<Batch> {
+    let mut b = Batch {
+        changed: BTreeSet::new(),
+        contents_only: true,
+        rescan: false,
+        reload_config: false,
+        earliest: None,
+    };
+    for m in msgs {
+        let events = match m {
+            Msg::Stop => return None,
+            Msg::Fs(Ok(events)) => events,
+            Msg::Fs(Err(errors)) => {
+                for e in errors {
+                    eprintln!("watch error: {e}; rescanning");
+                }
+                b.rescan = true;
+                continue;
+            }
+        };
+        for ev in events {
+            if matches!(ev.event.kind, EventKind::Access(_)) {
+                continue; // our own reads
+            }
+            if ev.event.need_rescan() {
+                b.rescan = true;
+            }
+            let edit = matches!(
+                ev.event.kind,
+                EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any | ModifyKind::Metadata(_))
+            );
+            for p in &ev.event.paths {
+                let p = canonical(p);
+                if p.starts_with(at.out_dir) {
+                    continue;
+                }
+                if at.config_path == Some(p.as_path()) {
+                    b.reload_config = true;
+                } else if at.config_dir.is_some()
+                    && p.parent() == at.config_dir
+                    && !at.watched.iter().any(|r| p.starts_with(r))
+                {
+                    continue; // another file beside the config
+                }
+                b.contents_only &= edit;
+                b.earliest = Some(b.earliest.map_or(ev.time, |e: Instant| e.min(ev.time)));
+                b.changed.insert(p);
+            }
+        }
+    }
+    Some(b)
 }
 
 #[cfg(test)]
@@ -277,5 +312,63 @@ mod tests {
         }
         assert_eq!(built.get(), 0);
         assert!(!sources.join(".askzico").exists());
+    }
+
+    fn event(kind: EventKind, path: &Path, time: Instant) -> notify_debouncer_full::DebouncedEvent {
+        notify_debouncer_full::DebouncedEvent::new(
+            notify::Event::new(kind).add_path(path.to_path_buf()),
+            time,
+        )
+    }
+
+    /// A batch keeps the changed sources with the time of the earliest, leaves out the output
+    /// directory and other files beside the config, says whether only contents changed, reloads
+    /// on a config edit, and ends the watch on Ctrl-C.
+    #[test]
+    fn a_batch_says_what_the_events_ask_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = canonical(dir.path());
+        let (config, root, out) = (base.join("corpus.toml"), base.join("src"), base.join("out"));
+        let watched: BTreeSet<PathBuf> = [root.clone()].into();
+        let at = Places {
+            config_path: Some(&config),
+            config_dir: Some(&base),
+            watched: &watched,
+            out_dir: &out,
+        };
+        let t0 = Instant::now();
+        let t1 = t0 + Duration::from_millis(5);
+        let data = EventKind::Modify(ModifyKind::Data(notify::event::DataChange::Content));
+        let create = EventKind::Create(notify::event::CreateKind::File);
+        let b = batch(
+            vec![Msg::Fs(Ok(vec![
+                event(data, &root.join("a.md"), t1),
+                event(data, &out.join("chunks/x.jsonl"), t0),
+                event(data, &base.join("notes.txt"), t0),
+                event(
+                    EventKind::Access(notify::event::AccessKind::Any),
+                    &root.join("b.md"),
+                    t0,
+                ),
+            ]))],
+            &at,
+        )
+        .unwrap();
+        assert_eq!(b.changed, [root.join("a.md")].into());
+        assert!(b.contents_only && !b.rescan && !b.reload_config);
+        assert_eq!(b.earliest, Some(t1));
+
+        let b = batch(
+            vec![Msg::Fs(Ok(vec![
+                event(create, &root.join("new.md"), t1),
+                event(data, &config, t0),
+            ]))],
+            &at,
+        )
+        .unwrap();
+        assert!(!b.contents_only && b.reload_config);
+        assert_eq!(b.earliest, Some(t0));
+
+        assert!(batch(vec![Msg::Fs(Ok(Vec::new())), Msg::Stop], &at).is_none());
     }
 }
