@@ -2,11 +2,12 @@
 //! max_file_mb`): the config, eval fixtures and baselines, manifests and the artifacts they
 //! name, deploy journals and the caches under `out/cache`. A read never allocates past its cap,
 //! and anything but a regular file (a FIFO, a device such as `/dev/zero`, a directory) is
-//! refused before a byte is read, without blocking.
+//! refused before a byte is read, without blocking. Also `resolve`: a path as the file system
+//! will see it once its missing directories are made.
 
 use std::fs::{File, OpenOptions};
 use std::io::Read;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -141,6 +142,33 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 /// A regular file's text (UTF-8), at most `cap` bytes of it.
 pub fn read_capped_string(path: &Path, cap: u64) -> Result<String, ReadError> {
     String::from_utf8(read_capped(path, cap)?).map_err(|_| ReadError::NotUtf8)
+}
+
+/// Resolves `p` as the file system will once its missing directories are made: absolute, the
+/// symlinks of its existing part resolved, `.` and `..` of the rest applied.
+pub fn resolve(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut cur = PathBuf::new();
+    let mut exists = true;
+    for c in abs.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => cur.push(c.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                cur.pop();
+            }
+            Component::Normal(n) => {
+                cur.push(n);
+                if exists {
+                    match cur.canonicalize() {
+                        Ok(real) => cur = real,
+                        Err(_) => exists = false,
+                    }
+                }
+            }
+        }
+    }
+    cur
 }
 
 #[cfg(test)]

@@ -4,194 +4,30 @@
 //! `--out` alike) and claimed with a marker file before the first write (`claim`); an output
 //! flag (`inspect --html`, `export --dest`, `eval --write-baseline`, `init`) is checked by
 //! `guard_output` before anything is written. `artifacts::store::out_path` is the last check on
-//! every path written under `out/`.
+//! every path written under `out/`. The rules `config` needs too (`identity::component`,
+//! `config::out_dir_problem`, `fsio::resolve`, `artifacts::marker`) live below both and are
+//! re-exported here, so nothing `config` depends on depends on `paths`.
 
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-use crate::config::{Config, Library};
+pub use crate::artifacts::marker::{MARKER, MARKER_TEXT, is_marked};
+use crate::config::Config;
+pub use crate::config::out_dir_problem;
 use crate::diag::Problem;
-
-/// What `component` accepts, as messages say it.
-pub const NAME_RULE: &str = "1 to 64 ASCII letters, digits, `-`, `_` or `.`, starting with a letter, digit or `_` and not ending with `.`";
-
-const MAX_NAME: usize = 64;
-
-/// Device names Windows reserves (any case, before the first `.`): such a file cannot be made there.
-const RESERVED: [&str; 22] = [
-    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
-    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
-];
-
-/// A user-given name as one file-name component, or what is wrong with it.
-///
-/// Allowed: 1 to 64 bytes, each an ASCII letter, digit, `-`, `_` or `.`; the first a letter,
-/// digit or `_` (never `.`, `..`, a hidden file, or a word a command line reads as an option); the last
-/// not `.`; and not a device name Windows reserves (`con`, `nul`, `com1`… before the first `.`).
-/// Everything else is refused — empty, `/` and `\`, NUL and other control characters, spaces,
-/// any non-ASCII character — so a name means the same single file on every system and can
-/// never reach another directory.
-pub fn component(name: &str) -> Result<&str, String> {
-    let first = name.chars().next();
-    let why = if name.is_empty() {
-        "is empty".to_string()
-    } else if name == "." || name == ".." {
-        "names a directory, not a file".to_string()
-    } else if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
-    {
-        match c {
-            '/' | '\\' => format!("holds `{c}`, a path separator"),
-            c if c.is_control() => format!("holds the control character U+{:04X}", c as u32),
-            ' ' => "holds a space".to_string(),
-            c => format!("holds `{c}`"),
-        }
-    } else if name.len() > MAX_NAME {
-        format!("is {} bytes long", name.len())
-    } else if !first.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-        format!("starts with `{}`", first.unwrap_or(' '))
-    } else if name.ends_with('.') {
-        "ends with `.`".to_string()
-    } else if RESERVED.contains(
-        &name
-            .split('.')
-            .next()
-            .unwrap_or_default()
-            .to_ascii_lowercase()
-            .as_str(),
-    ) {
-        "is a device name Windows reserves".to_string()
-    } else {
-        return Ok(name);
-    };
-    Err(format!("{name:?} {why}: a name here must be {NAME_RULE}"))
-}
+pub use crate::fsio::resolve;
+pub use crate::identity::{NAME_RULE, component};
+pub use crate::inspect::html::GENERATOR as HTML_GENERATOR;
 
 /// `component` as a clap value parser (`--env`, `--target`): a bad name is a usage error.
 pub fn name_arg(s: &str) -> Result<String, String> {
     component(s).map(str::to_string)
 }
 
-/// Resolves `p` as the file system will once its missing directories are made: absolute, the
-/// symlinks of its existing part resolved, `.` and `..` of the rest applied.
-pub fn resolve(p: &Path) -> PathBuf {
-    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut cur = PathBuf::new();
-    let mut exists = true;
-    for c in abs.components() {
-        match c {
-            Component::Prefix(_) | Component::RootDir => cur.push(c.as_os_str()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                cur.pop();
-            }
-            Component::Normal(n) => {
-                cur.push(n);
-                if exists {
-                    match cur.canonicalize() {
-                        Ok(real) => cur = real,
-                        Err(_) => exists = false,
-                    }
-                }
-            }
-        }
-    }
-    cur
-}
-
-/// Why `out` cannot be the output directory of a config at `config` with these libraries, as
-/// (message, help): it is (or sits under) a file, it is or holds a library's root, or it holds
-/// the config. `shown` is `out` as the user wrote it. An output directory *inside* a root is
-/// fine (discovery skips it); `claim` refuses it when it already holds anything else.
-pub fn out_dir_problem(
-    out: &Path,
-    shown: &str,
-    config: &Path,
-    libraries: &[Library],
-) -> Option<(String, String)> {
-    const APART: &str = "build output must live apart from sources: use a dedicated directory such as `out` (`[corpus] out` in corpus.toml, or --out)";
-    let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
-    // The nearest existing ancestor (or `out` itself) must be a directory.
-    if let Some(file) = abs
-        .ancestors()
-        .find(|a| std::fs::metadata(a).is_ok())
-        .filter(|a| !a.is_dir())
-    {
-        let what = if file == abs {
-            format!("the output directory `{shown}` is a file, not a directory")
-        } else {
-            format!(
-                "the output directory `{shown}` lies under {}, which is a file",
-                file.display()
-            )
-        };
-        return Some((
-            what,
-            "the output directory holds askzico's build: move the file away, or name another directory with `out` in corpus.toml or --out".to_string(),
-        ));
-    }
-    let resolved = resolve(out);
-    for lib in libraries {
-        let Ok(root) = lib.root.canonicalize() else {
-            continue;
-        };
-        if root == resolved {
-            return Some((
-                format!(
-                    "the output directory `{shown}` is the root of library `{}`",
-                    lib.id
-                ),
-                APART.to_string(),
-            ));
-        }
-        if root.starts_with(&resolved) {
-            return Some((
-                format!(
-                    "the output directory `{shown}` contains the root of library `{}`",
-                    lib.id
-                ),
-                APART.to_string(),
-            ));
-        }
-    }
-    if let Ok(cfg) = config.canonicalize()
-        && cfg.starts_with(&resolved)
-    {
-        return Some((
-            format!(
-                "the output directory `{shown}` holds the config {}",
-                config.display()
-            ),
-            APART.to_string(),
-        ));
-    }
-    None
-}
-
-/// The marker that makes a directory askzico's output directory (`out/.askzico`).
-pub const MARKER: &str = ".askzico";
-
-/// The marker's fixed content: a directory is askzico's only when the file holds exactly this.
-pub const MARKER_TEXT: &str = "askzico output directory\n\nEverything here was written by `askzico build`. `askzico gc` deletes only in a\ndirectory holding this file, and only files a manifest of the directory names.\n";
-
 /// The top-level names askzico writes under `out/` (besides manifests and dot files).
 pub const LAYOUT: [&str; 6] = [
     "chunks", "lookup", "lexical", "vectors", "versions", "cache",
 ];
-
-/// Whether `dir` holds askzico's marker.
-pub fn is_marked(dir: &Path) -> bool {
-    let path = dir.join(MARKER);
-    if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
-        return false;
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(&path)
-        .and_then(|f| f.take(MARKER_TEXT.len() as u64 + 1).read_to_end(&mut bytes))
-        .is_ok()
-        && bytes == MARKER_TEXT.as_bytes()
-}
 
 /// Whether `dir` is an output directory an earlier askzico (before the marker) built: it holds
 /// an askzico manifest or askzico's compile cache.
@@ -335,9 +171,6 @@ impl Output {
         }
     }
 }
-
-/// The line `inspect::html` puts in every report's head, by which a report is recognized.
-pub const HTML_GENERATOR: &str = "<meta name=\"generator\" content=\"askzico inspect\">";
 
 /// Whether the regular file at `path` is one askzico made for `kind` (an empty file holds
 /// nothing to lose). Reads at most what recognizing it needs.

@@ -8,8 +8,8 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use askzico::build::BuildRequest;
 use askzico::config::Config;
+use askzico::engine::BuildRequest;
 use askzico::engine::Engine;
 use common::*;
 use proptest::prelude::*;

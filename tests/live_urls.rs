@@ -5,7 +5,7 @@
 
 mod common;
 
-use askzico::build::compile_file;
+use askzico::compile::compile_file;
 use askzico::config::{Config, Format};
 use common::*;
 

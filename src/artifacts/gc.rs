@@ -65,11 +65,11 @@ fn hash_matches_name(path: &Path, rel: &str) -> bool {
 pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
     let fail = |what: String| Problem::error("gc", what).in_file(out.display().to_string());
     // Before anything, even the lock file: only a directory askzico marked as its own.
-    if !crate::paths::is_marked(out) {
+    if !super::marker::is_marked(out) {
         return Err(fail(format!(
             "{} is not an askzico output directory (it holds no `{}` marker): gc deletes only in a directory askzico built",
             out.display(),
-            crate::paths::MARKER
+            super::marker::MARKER
         ))
         .help("check --out or `[corpus] out`; an output directory built by an earlier askzico gets the marker on its next `askzico build`"));
     }

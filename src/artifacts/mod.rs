@@ -8,6 +8,7 @@ pub mod gc;
 mod jsonl;
 pub mod lexical;
 pub mod manifest;
+pub mod marker;
 pub mod store;
 pub mod vectors;
 pub mod verify;

@@ -137,7 +137,9 @@ pub fn store_one(
         let bytes = r.take_bytes().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::NotFound,
-                format!("{GONE}: {}", path.display()),
+                Gone {
+                    path: path.to_path_buf(),
+                },
             )
         })?;
         stats.files_written += 1;
@@ -156,9 +158,41 @@ pub fn store_one(
     Ok((entry, stats))
 }
 
-/// The message of an artifact that vanished from `out/` after this process wrote it and released
-/// its bytes (someone deleted it): the engine then renders everything again.
-pub const GONE: &str = "an artifact written earlier by this process is missing from disk";
+/// An artifact that vanished from `out/` after this process wrote it and released its bytes
+/// (someone deleted it): the engine then renders everything again.
+#[derive(Debug, thiserror::Error)]
+#[error("an artifact written earlier by this process is missing from disk: {}", path.display())]
+pub struct Gone {
+    pub path: PathBuf,
+}
+
+impl Gone {
+    /// Whether a store error is a `Gone` (carried inside the `io::Error`).
+    pub fn is(e: &io::Error) -> bool {
+        e.get_ref().is_some_and(|inner| inner.is::<Gone>())
+    }
+}
+
+#[cfg(test)]
+mod gone_tests {
+    use super::*;
+
+    /// The engine tells a vanished artifact from any other write error by its type, not by
+    /// its message.
+    #[test]
+    fn gone_is_known_by_its_type() {
+        let gone = io::Error::new(
+            io::ErrorKind::NotFound,
+            Gone {
+                path: PathBuf::from("out/chunks/a.jsonl"),
+            },
+        );
+        assert!(Gone::is(&gone));
+        let same_words = io::Error::new(io::ErrorKind::NotFound, gone.to_string());
+        assert!(!Gone::is(&same_words));
+        assert!(!Gone::is(&io::Error::from(io::ErrorKind::NotFound)));
+    }
+}
 
 /// Writes the manifest: first its content-addressed copy `versions/<version>.json`, then the
 /// environment's `manifest[.env].json`, last.

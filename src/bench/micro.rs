@@ -169,7 +169,7 @@ fn load(cfg: &Config) -> Result<Vec<Doc>, String> {
         // Sources are read no further than the build reads them (`max_file_mb`).
         let bytes = crate::fsio::read_capped(&f.path, cfg.max_file_bytes)
             .map_err(|e| format!("{}: {e}", f.path.display()))?;
-        let display = crate::build::display_name(lib, &f.rel);
+        let display = crate::compile::display_name(lib, &f.rel);
         for doc in crate::extract::extract(&display, &bytes, f.format, lib).docs {
             let spans = crate::chunk::chunk(&doc.body, &cfg.chunking);
             let distinct = spans
@@ -293,7 +293,7 @@ fn measure_set(
         }),
         wanted("word_extras").then(|| {
             time("word_extras", chunk_bytes, runs, &mut || {
-                let extras = normalize::WordExtras::of(cfg);
+                let extras = cfg.word_extras();
                 for d in docs {
                     for t in d.distinct.iter().flatten() {
                         extras.each(black_box(t.as_str()), |x| {

@@ -1,8 +1,10 @@
 //! `askzico build [--watch] [--stats-json]`
 
+use std::io::IsTerminal;
+
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
-use crate::build::{BuildReport, BuildRequest};
 use crate::engine::Engine;
+use crate::engine::{BuildReport, BuildRequest};
 
 pub struct BuildArgs {
     pub json: bool,
@@ -29,10 +31,22 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
             env: at.env.clone(),
             stats_json,
             allow_empty,
+            started: super::process_start(),
         };
-        return crate::watch::run(&opts, |rep: &BuildReport, stats_json: bool| {
+        let ended = crate::watch::run(&opts, |rep: &BuildReport, stats_json: bool| {
             print_watch(rep, stats_json, verbose)
         });
+        return match ended {
+            Ok(()) => EXIT_OK,
+            Err(crate::watch::WatchError::OutDir(p)) => {
+                report(&crate::diag::Problems(vec![p]), false);
+                EXIT_USAGE
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                EXIT_ERRORS
+            }
+        };
     }
     let Some(cfg) = at.load(json) else {
         return EXIT_USAGE;
@@ -58,7 +72,7 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
     let req = BuildRequest {
         out,
         env: at.env.clone(),
-        progress: crate::build::want_progress(json || stats_json),
+        progress: want_progress(json || stats_json),
         allow_empty,
     };
     let mut engine = Engine::one_shot(cfg);
@@ -187,4 +201,8 @@ fn print_watch(rep: &BuildReport, stats_json: bool, verbose: bool) {
             serde_json::to_string(&rep.run).expect("stats serialize")
         );
     }
+}
+/// Whether progress may be drawn: a terminal on both streams and no machine-readable output.
+pub fn want_progress(json: bool) -> bool {
+    !json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal()
 }

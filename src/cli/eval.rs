@@ -96,11 +96,12 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         }
     };
     let out = cfg.out_dir_or(at.out.as_deref());
-    let searcher =
-        match read_manifest(&out, at.env.as_deref()).and_then(|m| Searcher::open(&cfg, &out, m)) {
-            Ok(s) => s,
-            Err(p) => return fail(p, a.json),
-        };
+    let searcher = match read_manifest(&out, at.env.as_deref())
+        .and_then(|m| Searcher::open(cfg.search_settings(), &out, m))
+    {
+        Ok(s) => s,
+        Err(p) => return fail(p, a.json),
+    };
     let report_of = |mode| run_eval(&searcher, &cases, a.k, mode);
     let mut now = match report_of(a.mode) {
         Ok(r) => r,

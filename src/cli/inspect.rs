@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::store::read_manifest;
 use crate::artifacts::verify::verify;
-use crate::build::{BuildRequest, run as build};
 use crate::config::Config;
 use crate::diag::{Problem, Problems};
-use crate::inspect::{self, Context, Determinism, Report};
+use crate::engine::{BuildRequest, run as build};
+use crate::inspect::{self, Determinism, Report};
 
 pub struct InspectArgs {
     pub sample: usize,
@@ -117,7 +117,7 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
     };
     let records = inspect::load_records(&out, &manifest);
     let verify_problems = verify(&out, &manifest);
-    let checks = inspect::check(&records, &verify_problems, &Context::from_config(&cfg));
+    let checks = inspect::check(&records, &verify_problems, &cfg.inspect_context());
     let diff = match &args.against {
         None => None,
         Some(path) => match inspect::load_other(path) {

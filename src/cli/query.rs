@@ -18,14 +18,15 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
         return EXIT_USAGE;
     };
     let out = cfg.out_dir_or(at.out.as_deref());
-    let searcher =
-        match read_manifest(&out, at.env.as_deref()).and_then(|m| Searcher::open(&cfg, &out, m)) {
-            Ok(s) => s,
-            Err(p) => {
-                report(&Problems(vec![p]), q.json);
-                return EXIT_ERRORS;
-            }
-        };
+    let searcher = match read_manifest(&out, at.env.as_deref())
+        .and_then(|m| Searcher::open(cfg.search_settings(), &out, m))
+    {
+        Ok(s) => s,
+        Err(p) => {
+            report(&Problems(vec![p]), q.json);
+            return EXIT_ERRORS;
+        }
+    };
     let hits = match searcher.search(q.question, q.domains, q.k, q.mode) {
         Ok(h) => h,
         Err(p) => {

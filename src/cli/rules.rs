@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::store::read_manifest;
 use crate::artifacts::{ChunkRecord, Kind};
-use crate::build::{BuildRequest, run as build};
 use crate::config::Config;
 use crate::diag::{Problem, Problems};
+use crate::engine::{BuildRequest, run as build};
 use crate::eval::rules_check::{
     case_prefix, collisions, is_on, pairs, stem_collisions, vocabulary, with_rule,
 };
@@ -29,7 +29,7 @@ fn ranks(
         return Ok(BTreeMap::new());
     }
     let m = read_manifest(out, env)?;
-    let s = Searcher::open(cfg, out, m)?;
+    let s = Searcher::open(cfg.search_settings(), out, m)?;
     let r = run_eval(&s, cases, 10, Mode::Fused)?;
     Ok(r.cases.into_iter().map(|c| (c.id, c.rank)).collect())
 }

@@ -36,7 +36,7 @@ impl CompileCache {
     pub fn new(out: &Path, cfg: &Config) -> Self {
         let shape = serde_json::json!({
             "format": 3,
-            "pipeline": crate::build::PIPELINE_VERSION,
+            "pipeline": crate::compile::PIPELINE_VERSION,
             "rules": crate::normalize::RULES_VERSION,
             "chunking": cfg.chunking,
             "max_chunks": cfg.max_chunks,
@@ -288,7 +288,7 @@ mod tests {
         )
         .unwrap();
         let hash = crate::embed::inline_hash(&cfg.embedding);
-        let (docs, problems) = crate::build::compile_file(
+        let (docs, problems) = crate::compile::compile_file(
             &cfg,
             &cfg.libraries[0],
             rel,

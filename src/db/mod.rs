@@ -27,15 +27,26 @@ pub struct Counters {
     pub vectors_cached: AtomicUsize,
 }
 
+/// What the counters held when they were taken.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counted {
+    pub docs_extracted: usize,
+    pub chunks_built: usize,
+    pub chunks_normalized: usize,
+    pub vectors_embedded: usize,
+    pub vectors_cached: usize,
+}
+
 impl Counters {
-    pub fn take(&self) -> [usize; 5] {
-        [
-            self.docs_extracted.swap(0, Ordering::Relaxed),
-            self.chunks_built.swap(0, Ordering::Relaxed),
-            self.chunks_normalized.swap(0, Ordering::Relaxed),
-            self.vectors_embedded.swap(0, Ordering::Relaxed),
-            self.vectors_cached.swap(0, Ordering::Relaxed),
-        ]
+    /// The counts since the last take, and zero from here on.
+    pub fn take(&self) -> Counted {
+        Counted {
+            docs_extracted: self.docs_extracted.swap(0, Ordering::Relaxed),
+            chunks_built: self.chunks_built.swap(0, Ordering::Relaxed),
+            chunks_normalized: self.chunks_normalized.swap(0, Ordering::Relaxed),
+            vectors_embedded: self.vectors_embedded.swap(0, Ordering::Relaxed),
+            vectors_cached: self.vectors_cached.swap(0, Ordering::Relaxed),
+        }
     }
 }
 
@@ -224,11 +235,11 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     let bytes = match source.get() {
         Some(b) => b,
         // Released by an earlier compile of this process: read again, and only the same bytes.
-        None => match crate::build::read_source(cfg, lib, &source.path, file.rel(db)) {
+        None => match crate::sources::read_source(cfg, lib, &source.path, file.rel(db)) {
             Ok(b) if *blake3::hash(&b).as_bytes() == file.hash(db) => b,
             Ok(_) => {
                 let p = Problem::error("read", CHANGED_DURING_BUILD.to_string())
-                    .in_file(crate::build::display_name(lib, file.rel(db)))
+                    .in_file(crate::compile::display_name(lib, file.rel(db)))
                     .help("build again");
                 return Arc::new(Compiled {
                     docs: Vec::new(),
@@ -243,7 +254,7 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
             }
         },
     };
-    let (docs, problems) = crate::build::compile_file(
+    let (docs, problems) = crate::compile::compile_file(
         cfg,
         lib,
         file.rel(db),
@@ -378,7 +389,7 @@ pub fn domain_postings(
     docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
     // No more parts than document shards: a small domain is not cut finer than before.
     let per = docs.len().div_ceil(parts.min(shards).max(1)).max(1);
-    let extras = crate::normalize::WordExtras::of(cfg);
+    let extras = cfg.word_extras();
     docs.par_chunks(per)
         .map(|group| Arc::new(postings(domain, group, extras)))
         .filter(|p| p.chunks > 0)
@@ -395,11 +406,7 @@ pub fn shard_postings(
 ) -> Arc<Postings> {
     let compiled = shard_compiled(db, settings, shard);
     let cfg = settings.config(db);
-    Arc::new(postings(
-        &domain,
-        &docs_of(&compiled),
-        crate::normalize::WordExtras::of(cfg),
-    ))
+    Arc::new(postings(&domain, &docs_of(&compiled), cfg.word_extras()))
 }
 
 /// What the build-wide checks read of one shard's documents: each document's ID and source, in
@@ -461,7 +468,7 @@ pub fn duplicate_ids(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<V
         .iter()
         .map(|s| shard_ids(db, settings, *s))
         .collect();
-    Arc::new(crate::build::duplicate_problems(
+    Arc::new(crate::compile::duplicate_problems(
         settings.config(db),
         ids.iter().flat_map(|i| {
             i.docs

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::build::display_name;
 use crate::config::{Config, Format, Library};
 use crate::diag::{Problem, Problems};
+pub use crate::walk::site_walk;
 
 /// One source file of one library.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,7 +148,7 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
             {
                 continue;
             }
-            let display = display_name(lib, &rel_str);
+            let display = lib.display_name(&rel_str);
             // Without a symlink, the canonical root joined with a path under it stays under it.
             if linked && !lib.allow_outside_root && !canon.starts_with(&root_canon) {
                 problems.push(
@@ -274,34 +274,6 @@ fn walk(lib: &Library) -> Box<dyn Iterator<Item = Step> + '_> {
         };
         std::iter::once(entry).chain(problem).collect::<Vec<_>>()
     }))
-}
-
-/// The files of a site directory as its generator would publish them, the way ripgrep walks
-/// (the `ignore` crate): `.gitignore` and `.ignore` files honoured, hidden files and folders and
-/// `node_modules` skipped. Pinned so the result never depends on the machine: no global
-/// excludes file, no `.git/info/exclude`, no ignore file above `dir`, and `.gitignore` read
-/// whether or not `dir` is a git checkout. Only entries under `root` (`dir` or a folder in it)
-/// are listed, with the ignore files of `dir` and the folders between applied.
-pub fn site_walk(dir: &Path, root: &Path) -> ignore::Walk {
-    let root = root.to_path_buf();
-    ignore::WalkBuilder::new(dir)
-        .hidden(true)
-        .ignore(true)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(false)
-        .parents(false)
-        .require_git(false)
-        .ignore_case_insensitive(false)
-        .follow_links(true)
-        .same_file_system(false)
-        .max_filesize(None)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(move |e| {
-            e.file_name() != "node_modules"
-                && (e.path().starts_with(&root) || root.starts_with(e.path()))
-        })
-        .build()
 }
 
 /// A zero-config walk error as a problem, as `walk_problem` names walkdir's.
@@ -481,8 +453,7 @@ fn special_kind(t: &std::fs::FileType) -> &'static str {
 /// A path under a library's root as diagnostics name files (relative to the config's directory).
 fn shown(lib: &Library, path: &Path) -> String {
     match path.strip_prefix(&lib.root) {
-        Ok(rel) => display_name(
-            lib,
+        Ok(rel) => lib.display_name(
             &rel.components()
                 .map(|c| c.as_os_str().to_string_lossy())
                 .collect::<Vec<_>>()

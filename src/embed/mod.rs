@@ -158,9 +158,20 @@ pub(crate) fn check_vectors(
     Ok(())
 }
 
+/// `[embedding]`: which provider makes the vectors, and its model and size.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EmbedSettings {
+    pub provider: String,
+    pub dims: usize,
+    pub model: Option<String>,
+    pub account_id: Option<String>,
+    pub max_chars: Option<usize>,
+    pub command: Vec<String>,
+}
+
 /// The provider a config names. Network and process providers read their secrets (the API token)
 /// from the environment here, never from the config.
-pub fn provider(s: &crate::config::EmbedSettings) -> Result<Box<dyn Embedder>, EmbedError> {
+pub fn provider(s: &EmbedSettings) -> Result<Box<dyn Embedder>, EmbedError> {
     match s.provider.as_str() {
         "workers-ai" => {
             let mut c = WorkersAiConfig {
@@ -185,12 +196,12 @@ pub fn provider(s: &crate::config::EmbedSettings) -> Result<Box<dyn Embedder>, E
 
 /// The offline `hash` provider, when it is the one configured (its vectors are computed inline
 /// with each chunk; the others go through the on-disk cache in batches).
-pub fn inline_hash(s: &crate::config::EmbedSettings) -> Option<HashEmbedder> {
+pub fn inline_hash(s: &EmbedSettings) -> Option<HashEmbedder> {
     (s.provider == "hash").then(|| HashEmbedder::new(s.dims))
 }
 
 /// What shapes the vectors, for the settings fingerprint, without contacting any provider.
-pub fn describe(s: &crate::config::EmbedSettings) -> serde_json::Value {
+pub fn describe(s: &EmbedSettings) -> serde_json::Value {
     match s.provider.as_str() {
         "hash" => HashEmbedder::new(s.dims).describe(),
         "workers-ai" => serde_json::json!({

@@ -3,33 +3,31 @@
 //! only for what an edit touched, and unchanged content-addressed files are reused, not
 //! rewritten. Used once by `askzico build`, and kept alive across edits by `build --watch`.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use rayon::prelude::*;
 use salsa::Setter;
 
-use crate::artifacts::manifest::{LibraryEntry, MANIFEST_FORMAT, Manifest, corpus_version};
+use crate::artifacts::manifest::Manifest;
 use crate::artifacts::store;
-use crate::build::{
-    BuildReport, BuildRequest, BuildStats, read_source_meta, settings_values, write_failure,
-};
+use crate::compile::settings_values;
 use crate::config::Config;
-use crate::db::{
-    Compiled, Db, Settings, Shard, ShardSet, Source, SourceBytes, compiled, domains, duplicate_ids,
-    shard_artifacts, shard_ids, shard_postings, shard_vectors,
-};
+use crate::db::{Compiled, Db, Settings, Shard, ShardSet, Source, shard_ids, shard_postings};
 use crate::diag::{Problem, Problems};
 use crate::discover::discover;
-use crate::embed::CachedEmbedder;
 use crate::timings::{Stage, timed};
 
 mod lex;
+mod phases;
+mod request;
 mod resume;
 mod stamp;
 mod statcache;
+
+use request::write_failure;
+pub use request::{BuildReport, BuildRequest, BuildStats, run};
 
 /// Files per document shard: a library's files hash into `next_pow2(files / SHARD_FILES)`
 /// shards, so an edit rewrites one shard's chunks, lookup and vectors files.
@@ -98,6 +96,17 @@ pub struct Stats {
     /// Whether the build patched the previous one (`resume`) rather than rendering in full.
     #[serde(skip)]
     pub resumed: bool,
+}
+
+impl Stats {
+    /// The work the database's queries counted.
+    fn set_counted(&mut self, c: crate::db::Counted) {
+        self.docs_extracted = c.docs_extracted;
+        self.chunks_built = c.chunks_built;
+        self.chunks_normalized = c.chunks_normalized;
+        self.vectors_embedded = c.vectors_embedded;
+        self.vectors_cached = c.vectors_cached;
+    }
 }
 
 pub struct Engine {
@@ -246,6 +255,9 @@ impl Engine {
         self.db.release_sources = release;
     }
 
+    /// One build: list and read the sources, reuse or patch the build in place when the inputs
+    /// allow it, else compile, embed, store and publish. `retried`: this is the build again
+    /// after an artifact vanished from disk (`store::Gone`).
     fn build_once(
         &mut self,
         req: &BuildRequest,
@@ -285,122 +297,8 @@ impl Engine {
             )));
         }
 
-        // Read what may have changed; everything else stays as the database holds it.
         let taken_at = statcache::now_ns();
-        let to_read: Vec<&crate::discover::SourceFile> = files
-            .iter()
-            .filter(|f| {
-                changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)
-            })
-            .collect();
-        // Files new to this engine whose stat is the one recorded take their hash from the stat
-        // cache instead of being read (a fresh process: a no-op reads nothing).
-        let statted = if to_read.iter().any(|f| !self.sources.contains_key(&f.path)) {
-            statcache::load(&req.out, req.env.as_deref())
-        } else {
-            statcache::StatCache::default()
-        };
-        // Each file in its shared buffer here, in parallel: the loop below only moves them.
-        let read: Vec<Result<SourceRead, Problem>> = read_pool().install(|| {
-            to_read
-                .par_iter()
-                .with_max_len(FILES_PER_TASK)
-                .map(|f| {
-                    if !statted.is_empty()
-                        && !self.sources.contains_key(&f.path)
-                        && let Some((stat, hash)) = timed(Stage::Read, || statted.hash_of(&f.path))
-                        // A limit lowered since: read, so the file is reported as too large.
-                        && stat.len <= cfg.max_file_bytes
-                    {
-                        return Ok(SourceRead::Unread(hash, stat));
-                    }
-                    let (bytes, meta) = timed(Stage::Read, || {
-                        read_source_meta(&cfg, &cfg.libraries[f.library], &f.path, &f.rel)
-                    })?;
-                    let hash = *timed(Stage::Hash, || blake3::hash(&bytes)).as_bytes();
-                    Ok(SourceRead::Read(
-                        bytes,
-                        hash,
-                        statcache::FileStat::of(&meta),
-                    ))
-                })
-                .collect()
-        });
-        let mut unreadable = HashSet::new();
-        for (f, r) in to_read.iter().zip(read) {
-            let r = match r {
-                Ok(SourceRead::Unread(hash, stat)) => {
-                    // Only for files new to the engine (checked above); the stat is the recorded one.
-                    let src = Source::new(
-                        &self.db,
-                        f.rel.clone(),
-                        f.library,
-                        f.format,
-                        SourceBytes::unread(f.path.clone()),
-                        hash,
-                    );
-                    self.sources.insert(f.path.clone(), src);
-                    self.stats.insert(f.path.as_os_str().to_owned(), stat);
-                    continue;
-                }
-                Ok(SourceRead::Read(bytes, hash, stat)) => {
-                    run.files_read += 1;
-                    match stat {
-                        Some(stat) => self.stats.insert(f.path.as_os_str().to_owned(), stat),
-                        None => self.stats.remove(f.path.as_os_str()),
-                    };
-                    Ok((bytes, hash))
-                }
-                Err(p) => Err(p),
-            };
-            match r {
-                Ok((bytes, hash)) => {
-                    let same_place = self
-                        .sources
-                        .get(&f.path)
-                        .filter(|s| {
-                            s.library(&self.db) == f.library
-                                && s.rel(&self.db) == &f.rel
-                                && s.format(&self.db) == f.format
-                        })
-                        .copied();
-                    match same_place {
-                        Some(src) => {
-                            // A setter always starts a new revision: compare first.
-                            if src.hash(&self.db) != hash
-                                || src
-                                    .bytes(&self.db)
-                                    .get()
-                                    .is_none_or(|b| b.as_ref() != bytes.as_ref())
-                            {
-                                src.set_bytes(&mut self.db)
-                                    .to(SourceBytes::new(f.path.clone(), bytes));
-                                src.set_hash(&mut self.db).to(hash);
-                            }
-                        }
-                        None => {
-                            let src = Source::new(
-                                &self.db,
-                                f.rel.clone(),
-                                f.library,
-                                f.format,
-                                SourceBytes::new(f.path.clone(), bytes),
-                                hash,
-                            );
-                            self.sources.insert(f.path.clone(), src);
-                        }
-                    }
-                }
-                Err(p) => {
-                    unreadable.insert(f.path.clone());
-                    problems.push(p);
-                }
-            }
-        }
-        let present: rustc_hash::FxHashSet<&std::ffi::OsStr> =
-            files.iter().map(|f| f.path.as_os_str()).collect();
-        self.sources.retain(|p, _| present.contains(p.as_os_str()));
-        self.stats.retain(|p, _| present.contains(p.as_os_str()));
+        let unreadable = self.read_sources(&cfg, req, &files, changed, &mut run, &mut problems);
 
         // Inputs exactly those of the manifest in place leave nothing to do, and a few edited
         // files are patched into it (`resume`). The engine's own lexical render (`lex`) may then
@@ -433,248 +331,36 @@ impl Engine {
             }
         }
 
-        // Document shards: each library's readable files, hashed into buckets, in path order.
-        let mut per_lib: BTreeMap<usize, usize> = BTreeMap::new();
-        for f in &files {
-            *per_lib.entry(f.library).or_default() += 1;
-        }
-        let mut grouped: BTreeMap<(usize, u32), Vec<Source>> = BTreeMap::new();
-        for f in files.iter().filter(|f| !unreadable.contains(&f.path)) {
-            let key = (f.library, bucket(&f.rel, shard_count(per_lib[&f.library])));
-            grouped.entry(key).or_default().push(self.sources[&f.path]);
-        }
-        let mut list = Vec::with_capacity(grouped.len());
-        for (key, members) in grouped {
-            list.push(self.shard_input(key, members));
-        }
-        if self.set.shards(&self.db) != &list {
-            self.set.set_shards(&mut self.db).to(list.clone());
-        }
-
-        // Compile every file in parallel on database clones; unchanged files hit their memos.
-        let settings = self.settings;
-        let set = self.set;
-        let sources: Vec<Source> = list
-            .iter()
-            .flat_map(|s| s.files(&self.db).clone())
-            .collect();
-        // A progress bar on a terminal for long builds (never under --json or --stats-json).
-        let bar = (req.progress && sources.len() > 200).then(|| {
-            let b = indicatif::ProgressBar::new(sources.len() as u64);
-            b.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} compiling {pos}/{len} files {wide_bar} {elapsed}",
-                )
-                .expect("valid template"),
-            );
-            b
-        });
-        let outputs: Vec<Arc<Compiled>> = sources
-            .par_iter()
-            .with_max_len(FILES_PER_TASK)
-            .map_with(self.db.clone(), |db, f| {
-                let out = compiled(db, settings, *f);
-                if let Some(b) = &bar {
-                    b.inc(1);
-                }
-                out
-            })
-            .collect();
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-        for o in &outputs {
-            problems.extend(o.problems.iter().cloned());
-            stats.docs += o.docs.len();
-            stats.chunks += o.docs.iter().map(|d| d.chunks.len()).sum::<usize>();
-        }
-        if let Some(c) = crate::db::AskDb::compile_cache(&self.db) {
-            c.flush();
-        }
-        // Each shard's document IDs and domains, in parallel: the build-wide checks below then
-        // read one memo per shard.
-        list.par_iter().for_each_with(self.db.clone(), |db, s| {
-            shard_ids(db, settings, *s);
-        });
-        problems.extend(duplicate_ids(&self.db, settings, set).iter().cloned());
+        let list = self.shard_inputs(&files, &unreadable);
+        let outputs = self.compile_all(req, &list, &mut stats, &mut problems);
         if stats.docs == 0 && !req.allow_empty && !problems.has_errors() {
             problems.push(empty_build(&cfg, &libs, &files, req.env.as_deref()));
         }
-        [
-            run.docs_extracted,
-            run.chunks_built,
-            run.chunks_normalized,
-            run.vectors_embedded,
-            run.vectors_cached,
-        ] = self.db.counters.take();
+        run.set_counted(self.db.counters.take());
         if problems.has_errors() {
             return finish_failed(problems, stats, run, started);
         }
-
-        // Vectors from a non-inline provider, in batches through the on-disk cache.
-        if crate::embed::inline_hash(&cfg.embedding).is_none() {
-            self.db.embedder.get_or_init(|| {
-                let dir = req.out.join("cache").join("embeddings");
-                crate::embed::provider(&cfg.embedding)
-                    .and_then(|p| {
-                        // Its folders are real directories under `out/` (`out_path`).
-                        store::out_path(&req.out, "cache/embeddings/v1/00.bin").map_err(|e| {
-                            crate::embed::EmbedError::new(
-                                e.to_string(),
-                                "remove the symbolic link; askzico makes the directory",
-                            )
-                        })?;
-                        CachedEmbedder::open(p, &dir)
-                    })
-                    .map(Arc::new)
-            });
-            let vecs: Vec<Arc<Result<Vec<Vec<f32>>, Problem>>> = list
-                .par_iter()
-                .map_with(self.db.clone(), |db, s| shard_vectors(db, settings, *s))
-                .collect();
-            for v in &vecs {
-                if let Err(p) = v.as_ref() {
-                    problems.push(p.clone());
-                }
-            }
-            if let Some(Ok(e)) = self.db.embedder.get()
-                && let Err(err) = e.flush()
-            {
-                eprintln!("warning: embedding cache not saved: {}", err.message);
-            }
-            [_, _, _, run.vectors_embedded, run.vectors_cached] = self.db.counters.take();
-            if problems.has_errors() {
-                return finish_failed(problems, stats, run, started);
-            }
+        self.embed_vectors(&cfg, req, &list, &mut run, &mut problems);
+        if problems.has_errors() {
+            return finish_failed(problems, stats, run, started);
         }
-
-        // The output lock, held until the manifest is in place (`askzico gc` waits for it).
-        let lock = match store::OutLock::acquire(&req.out) {
-            Ok(l) => l,
+        let (artifacts, lock) = match self.store_all(req, &list, &outputs, &mut stats) {
+            Ok(stored) => stored,
+            Err(e) if store::Gone::is(&e) && !retried => {
+                // Someone deleted a file this process wrote: start over with a fresh database
+                // (the lock was released with the failed store; the retry takes it again).
+                eprintln!("warning: {e}; rendering every artifact again");
+                self.reset();
+                return self.build_once(req, started, None, true);
+            }
             Err(e) => {
                 problems.push(write_failure(&req.out, e));
                 return finish_failed(problems, stats, run, started);
             }
         };
-        if self.known.previous.is_empty() {
-            // The first store of this process: clear what killed builds left behind.
-            store::remove_stale_temp_files(&req.out);
-        }
-        // What an earlier, failed build left queued (its failures are not this build's).
-        let _ = store::finish_writes(&self.known);
-        // Render per document shard, then per domain, and store each render as soon as it is made
-        // (in parallel), so no build holds every artifact's bytes at once. Memoized: unchanged
-        // shards cost nothing and their files are already in place.
-        let out = &req.out;
-        let shard_stored: Vec<std::io::Result<_>> = list
-            .par_iter()
-            .with_max_len(1)
-            .map_with(self.db.clone(), |db, s| {
-                store::store_artifacts(out, &shard_artifacts(db, settings, *s), &self.known)
-            })
-            .collect();
-        let doms = domains(&self.db, settings, set);
-        // Every shard's postings per domain, in parallel (memoized; the domain renders merge them).
-        // A one-shot build makes them per domain instead, and drops them after its render.
-        if !self.is_one_shot() {
-            let pairs: Vec<(Shard, &String)> = list
-                .iter()
-                .flat_map(|s| doms.iter().map(move |d| (*s, d)))
-                .collect();
-            pairs
-                .par_iter()
-                .for_each_with(self.db.clone(), |db, (s, d)| {
-                    shard_postings(db, settings, *s, (*d).clone());
-                });
-        }
-        self.lex.retain(|d, _| doms.contains(d));
-        self.estimates.retain(|d, _| doms.contains(d));
-        let mut domain_stored: Vec<std::io::Result<_>> = Vec::new();
-        for d in doms.iter() {
-            let (rendered, early) = self.render_domain(settings, &list, &outputs, d, out);
-            domain_stored.push(match early.error {
-                Some(e) => Err(e),
-                // Already written as rendered: this only collects the entries (and counts reuse).
-                None => {
-                    store::store_artifacts(out, &rendered, &self.known).map(|(entries, mut w)| {
-                        w.files_reused = w.files_reused.saturating_sub(early.stats.files_written);
-                        w.files_written += early.stats.files_written;
-                        w.bytes_written += early.stats.bytes_written;
-                        (entries, w)
-                    })
-                }
-            });
-        }
-        let mut artifacts = Vec::new();
-        for r in shard_stored.into_iter().chain(domain_stored) {
-            match r {
-                Ok((entries, w)) => {
-                    artifacts.extend(entries);
-                    stats.write.files_written += w.files_written;
-                    stats.write.files_reused += w.files_reused;
-                    stats.write.bytes_written += w.bytes_written;
-                }
-                Err(e) if e.to_string().starts_with(store::GONE) && !retried => {
-                    // Someone deleted a file this process wrote: start over with a fresh database.
-                    eprintln!("warning: {e}; rendering every artifact again");
-                    drop(lock); // the retry takes it again (flock is per open file)
-                    self.reset();
-                    return self.build_once(req, started, None, true);
-                }
-                Err(e) => {
-                    problems.push(write_failure(&req.out, e));
-                    return finish_failed(problems, stats, run, started);
-                }
-            }
-        }
-        let values = settings_values(&cfg, &libs);
-        let mut libraries: Vec<LibraryEntry> = libs
-            .iter()
-            .map(|l| LibraryEntry {
-                id: l.id.clone(),
-                docs: 0,
-                chunks: 0,
-                domains: Vec::new(),
-                mapped_ids: 0,
-            })
-            .collect();
-        for d in outputs.iter().flat_map(|o| o.docs.iter()) {
-            if let Some(e) = libraries.iter_mut().find(|e| e.id == d.library) {
-                e.docs += 1;
-                e.mapped_ids += usize::from(crate::identity::is_mapped(d.doc_id.as_str()));
-                e.chunks += d.chunks.len();
-                e.domains.extend(d.domains.iter().cloned());
-            }
-        }
-        for e in &mut libraries {
-            e.domains.sort();
-            e.domains.dedup();
-        }
-        let fp = values["fingerprint"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let manifest = Manifest {
-            askzico_manifest: MANIFEST_FORMAT,
-            corpus: cfg.name.clone(),
-            corpus_version: corpus_version(&fp, &artifacts),
-            environment: req.env.clone().unwrap_or_else(|| "default".into()),
-            settings: values,
-            libraries,
-            artifacts,
-        };
+        let manifest = phases::manifest_of(&cfg, &libs, req, &outputs, artifacts);
         run.shards_written = stats.write.files_written;
-        // Every queued file on disk before the manifest names it.
-        if let Err(e) = store::finish_writes(&self.known) {
-            problems.push(write_failure(&req.out, e));
-            return finish_failed(problems, stats, run, started);
-        }
-        let path = match store::store_manifest(
-            &req.out,
-            req.env.as_deref(),
-            &manifest,
-            &mut stats.write,
-        ) {
+        let path = match self.write_manifest(req, &manifest, &mut stats) {
             Ok(p) => p,
             Err(e) => {
                 problems.push(write_failure(&req.out, e));
@@ -685,17 +371,11 @@ impl Engine {
         let elapsed = started.elapsed().as_millis();
         drop(lock);
         self.known.rotate();
+        // Only builds without diagnostics are stamped and resumable (a no-op or a patch must
+        // show the same warnings as the build it stands for).
+        self.last = None;
         if problems.0.is_empty() {
-            // Only builds without diagnostics are stamped and resumable (a no-op or a patch must
-            // show the same warnings as the build it stands for).
-            let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
-            stamp::record(&req.out, req.env.as_deref(), &s, &manifest.corpus_version);
-            self.save_stats(req, &files, taken_at);
-            self.last = self
-                .record_state(req, &files, settings_hash, &manifest.corpus_version)
-                .map(|state| resume::Last::new(&path, manifest.clone(), state));
-        } else {
-            self.last = None;
+            self.remember(&libs, req, &files, taken_at, &manifest, &path);
         }
         self.listed = Some((files, found));
         problems.sort();
@@ -714,6 +394,37 @@ impl Engine {
 }
 
 impl Engine {
+    /// Waits until every queued file is on disk, then writes the manifest that names them.
+    fn write_manifest(
+        &self,
+        req: &BuildRequest,
+        manifest: &Manifest,
+        stats: &mut BuildStats,
+    ) -> std::io::Result<PathBuf> {
+        store::finish_writes(&self.known)?;
+        store::store_manifest(&req.out, req.env.as_deref(), manifest, &mut stats.write)
+    }
+
+    /// After a build without diagnostics: its stamp (the next no-op), the stat cache and the
+    /// state the next build patches from (`resume`).
+    fn remember(
+        &mut self,
+        libs: &[&crate::config::Library],
+        req: &BuildRequest,
+        files: &[crate::discover::SourceFile],
+        taken_at: i128,
+        manifest: &Manifest,
+        path: &std::path::Path,
+    ) {
+        let cfg = self.cfg.clone();
+        let (s, settings_hash) = self.stamp(&cfg, libs, req, files);
+        stamp::record(&req.out, req.env.as_deref(), &s, &manifest.corpus_version);
+        self.save_stats(req, files, taken_at);
+        self.last = self
+            .record_state(req, files, settings_hash, &manifest.corpus_version)
+            .map(|state| resume::Last::new(path, manifest.clone(), state));
+    }
+
     /// The lexical artifacts of a domain: a full render the first time, then a patch of the term
     /// shards whose postings changed.
     fn render_domain(

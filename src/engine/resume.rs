@@ -24,12 +24,12 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use super::request::{BuildReport, BuildRequest, BuildStats, write_failure};
 use super::{Engine, Stats, bucket, shard_count};
 use crate::artifacts::lexical::{self, FIELDS, LexMeta, LexShard, Postings};
 use crate::artifacts::manifest::{ArtifactEntry, Manifest, corpus_version};
 use crate::artifacts::store;
 use crate::artifacts::{BuiltDoc, Kind, Rendered};
-use crate::build::{BuildReport, BuildRequest, BuildStats, write_failure};
 use crate::db::cache::CompileCache;
 use crate::db::{AskDb, Compiled, Source, compiled, shard_artifacts};
 use crate::diag::Problems;
@@ -410,7 +410,7 @@ impl Engine {
                 out: &req.out,
                 manifest: &manifest,
                 entries: &entries,
-                extras: crate::normalize::WordExtras::of(&cfg),
+                extras: cfg.word_extras(),
             };
             let p = patch_domain(
                 &build,
@@ -520,13 +520,7 @@ impl Engine {
         stats.chunks = manifest.libraries.iter().map(|l| l.chunks).sum();
         stats.write = write;
         stats.ms = elapsed;
-        [
-            run.docs_extracted,
-            run.chunks_built,
-            run.chunks_normalized,
-            run.vectors_embedded,
-            run.vectors_cached,
-        ] = self.db.counters.take();
+        run.set_counted(self.db.counters.take());
         run.bytes_written = stats.write.bytes_written;
         run.ms = stats.ms;
         run.corpus_version = Some(manifest.corpus_version.clone());

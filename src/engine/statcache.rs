@@ -175,7 +175,7 @@ mod tests {
 
     #[test]
     fn a_wrong_recorded_hash_fails_one_build_and_is_forgotten() {
-        use crate::build::BuildRequest;
+        use crate::engine::BuildRequest;
         let p = project();
         let out = p.path().join("out");
         let req = BuildRequest {

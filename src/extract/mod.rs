@@ -4,7 +4,7 @@
 //! A document's body is one string of evidence text made of blocks (headings, paragraphs, lists,
 //! code, tables) joined by blank lines; the chunker cuts contiguous excerpts of it.
 
-pub mod coptic;
+pub use crate::coptic;
 mod frontmatter;
 mod guard;
 pub mod html;
@@ -473,7 +473,7 @@ const INDEX_STEMS: [&str; 3] = ["index", "readme", "_index"];
 /// A path segment as words: ordering prefix dropped (`01-intro` → `intro`), `-` and `_` as
 /// spaces. Falls back to the segment as it is when nothing readable is left.
 fn readable(seg: &str) -> String {
-    let words = crate::build::url::strip_order(seg)
+    let words = crate::identity::strip_order(seg)
         .split(['-', '_', ' '])
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
@@ -497,7 +497,7 @@ pub fn path_title(file: &str) -> String {
         _ => name,
     };
     let lower = stem.to_ascii_lowercase();
-    let key = crate::build::url::strip_order(&lower);
+    let key = crate::identity::strip_order(&lower);
     let Some(folder) = segs.next_back().map(readable) else {
         return readable(stem);
     };

@@ -1,6 +1,7 @@
 //! identify: `doc_id` = `<library>:<slug>` from source identity, `chunk_id` = `doc_id:NNN`.
 //! IDs are ASCII, at most 64 bytes (the Vectorize vector-ID limit) and unique within a build;
-//! the types can only be built here, through the checks.
+//! the types can only be built here, through the checks. Also the names a user gives that become
+//! one file-name component (`component`), and a path segment's ordering prefix (`strip_order`).
 
 use std::fmt;
 
@@ -271,6 +272,77 @@ pub fn chunk_id(doc: &DocId, index: usize, width: usize) -> ChunkId {
 /// The longest chunk ID a document with `chunks` chunks gets.
 pub fn longest_chunk_id_len(doc: &DocId, chunks: usize, width: usize) -> usize {
     doc.0.len() + 1 + index_digits(chunks, width)
+}
+
+/// `01-intro` → `intro`, `2 - part` → `part`, `03.setup` → `setup`: leading digits, then
+/// separators (`-`, `_`, `.`, spaces), then a name. A segment of digits only (`2024`) or with
+/// nothing after its separators is kept as it is.
+pub fn strip_order(seg: &str) -> &str {
+    let rest = seg.trim_start_matches(|c: char| c.is_ascii_digit());
+    if rest.len() == seg.len() {
+        return seg;
+    }
+    let name = rest.trim_start_matches(['-', '_', '.', ' ']);
+    if name.len() == rest.len() || name.is_empty() {
+        return seg;
+    }
+    name
+}
+
+/// What `component` accepts, as messages say it.
+pub const NAME_RULE: &str = "1 to 64 ASCII letters, digits, `-`, `_` or `.`, starting with a letter, digit or `_` and not ending with `.`";
+
+const MAX_NAME: usize = 64;
+
+/// Device names Windows reserves (any case, before the first `.`): such a file cannot be made there.
+const RESERVED: [&str; 22] = [
+    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+];
+
+/// A user-given name as one file-name component, or what is wrong with it.
+///
+/// Allowed: 1 to 64 bytes, each an ASCII letter, digit, `-`, `_` or `.`; the first a letter,
+/// digit or `_` (never `.`, `..`, a hidden file, or a word a command line reads as an option); the last
+/// not `.`; and not a device name Windows reserves (`con`, `nul`, `com1`… before the first `.`).
+/// Everything else is refused — empty, `/` and `\`, NUL and other control characters, spaces,
+/// any non-ASCII character — so a name means the same single file on every system and can
+/// never reach another directory.
+pub fn component(name: &str) -> Result<&str, String> {
+    let first = name.chars().next();
+    let why = if name.is_empty() {
+        "is empty".to_string()
+    } else if name == "." || name == ".." {
+        "names a directory, not a file".to_string()
+    } else if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        match c {
+            '/' | '\\' => format!("holds `{c}`, a path separator"),
+            c if c.is_control() => format!("holds the control character U+{:04X}", c as u32),
+            ' ' => "holds a space".to_string(),
+            c => format!("holds `{c}`"),
+        }
+    } else if name.len() > MAX_NAME {
+        format!("is {} bytes long", name.len())
+    } else if !first.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+        format!("starts with `{}`", first.unwrap_or(' '))
+    } else if name.ends_with('.') {
+        "ends with `.`".to_string()
+    } else if RESERVED.contains(
+        &name
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+            .as_str(),
+    ) {
+        "is a device name Windows reserves".to_string()
+    } else {
+        return Ok(name);
+    };
+    Err(format!("{name:?} {why}: a name here must be {NAME_RULE}"))
 }
 
 #[cfg(test)]

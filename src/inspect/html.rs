@@ -47,12 +47,15 @@ fn ltr(s: &str) -> String {
 }
 
 /// The whole report as one HTML document.
+/// The line every report has in its head, by which `paths::guard_output` recognizes a report.
+pub const GENERATOR: &str = "<meta name=\"generator\" content=\"askzico inspect\">";
+
 pub fn render(r: &Report) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"ar\" dir=\"rtl\">\n<head>\n<meta charset=\"utf-8\">\n{}\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>فحص المدونة — {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n",
-        crate::paths::HTML_GENERATOR,
+        GENERATOR,
         escape(&r.corpus)
     );
     let _ = write!(

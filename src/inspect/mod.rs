@@ -141,23 +141,6 @@ pub struct Context {
     pub settings: InspectSettings,
 }
 
-impl Context {
-    pub fn from_config(cfg: &crate::config::Config) -> Context {
-        Context {
-            min_chars: cfg.chunking.min_chars,
-            max_chars: cfg.chunking.max_chars,
-            libraries: cfg.libraries.iter().map(|l| l.id.clone()).collect(),
-            domains: cfg
-                .libraries
-                .iter()
-                .flat_map(|l| l.domains.iter().cloned())
-                .chain(cfg.inspect.domains.iter().cloned())
-                .collect(),
-            settings: cfg.inspect.clone(),
-        }
-    }
-}
-
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Example {
     pub chunk_id: String,

@@ -120,11 +120,6 @@ impl<'a> WordExtras<'a> {
         }
     }
 
-    /// Those of a corpus's settings.
-    pub fn of(cfg: &'a crate::config::Config) -> Self {
-        Self::new(&cfg.aliases, cfg.article_stems)
-    }
-
     /// Whether a word's `both` alias targets are added (what the tests expect of a part).
     #[cfg(test)]
     pub(crate) fn aliases_on(&self) -> bool {

@@ -1,7 +1,7 @@
 //! Coptic dates named in a question (`يوم 15 هاتور`, `١٥ هاتور`, `12 بابه`, `21 طوبة`,
 //! `24 بؤونة`), so retrieval can prefer documents whose structured date matches.
 
-use crate::extract::coptic::{CopticDate, month_number};
+use crate::coptic::{CopticDate, month_number};
 
 /// Arabic-Indic and Extended Arabic-Indic digits as ASCII.
 fn ascii_digits(s: &str) -> String {

@@ -16,7 +16,6 @@ use crate::artifacts::lexical::{LexMeta, LexShard, shard_of};
 use crate::artifacts::manifest::Manifest;
 use crate::artifacts::store::{read_artifact, read_artifact_text};
 use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
-use crate::config::Config;
 use crate::diag::Problem;
 use crate::normalize::query_text;
 use crate::normalize::query_words::{WordClass, WordClasses};
@@ -146,9 +145,20 @@ pub struct ChunkInfo {
     pub date: Option<(u8, u8)>,
 }
 
+/// The settings a query reads, borrowed from the corpus's (`Config::search_settings`).
+#[derive(Debug, Clone, Copy)]
+pub struct SearchSettings<'a> {
+    pub retrieval: &'a RetrievalSettings,
+    pub normalize: &'a crate::normalize::Rules,
+    pub aliases: &'a crate::normalize::aliases::AliasTable,
+    /// `[aliases] article_stems`: article and light stems as additive query terms.
+    pub article_stems: bool,
+    pub embedding: &'a crate::embed::EmbedSettings,
+}
+
 /// One built version, loaded for querying.
 pub struct Searcher<'a> {
-    cfg: &'a Config,
+    cfg: SearchSettings<'a>,
     out: std::path::PathBuf,
     pub manifest: Manifest,
     pub chunks: BTreeMap<String, ChunkInfo>,
@@ -182,7 +192,7 @@ fn load_err(path: &str, e: impl std::fmt::Display) -> Problem {
 }
 
 impl<'a> Searcher<'a> {
-    pub fn open(cfg: &'a Config, out: &Path, manifest: Manifest) -> Result<Self, Problem> {
+    pub fn open(cfg: SearchSettings<'a>, out: &Path, manifest: Manifest) -> Result<Self, Problem> {
         let mut chunks = BTreeMap::new();
         let mut lookup = HashMap::new();
         let mut vecs = Vec::new();
@@ -259,7 +269,7 @@ impl<'a> Searcher<'a> {
             lex_meta,
             lex_paths,
             lex_cache: Default::default(),
-            classes: WordClasses::shipped(&cfg.normalize),
+            classes: WordClasses::shipped(cfg.normalize),
         })
     }
 
@@ -417,7 +427,7 @@ impl<'a> Searcher<'a> {
             };
             let search = crate::normalize::normalize(
                 &format!("{}\n{}", rec.title, rec.text),
-                &self.cfg.normalize,
+                self.cfg.normalize,
             );
             let tokens: Vec<&str> = crate::normalize::tokens(&search).collect();
             let pos = rerank::positions(&tokens, &topic_words);
@@ -516,9 +526,9 @@ impl<'a> Searcher<'a> {
             )
             .help(e.help)
         };
-        let q = match crate::embed::inline_hash(&self.cfg.embedding) {
+        let q = match crate::embed::inline_hash(self.cfg.embedding) {
             Some(h) => h.embed(question_search.as_str()),
-            None => crate::embed::provider(&self.cfg.embedding)
+            None => crate::embed::provider(self.cfg.embedding)
                 .and_then(|p| p.embed_batch(&[question_search.as_str()]))
                 .map_err(fail)?
                 .pop()
@@ -556,7 +566,7 @@ impl<'a> Searcher<'a> {
     /// the question counts once.
     pub fn query_words(&self, question: &str) -> Vec<QueryWord> {
         let s = &self.cfg.retrieval;
-        let primary = crate::normalize::normalize(question, &self.cfg.normalize);
+        let primary = crate::normalize::normalize(question, self.cfg.normalize);
         let stems = s.stem_field_weight > 0.0;
         let mut words: Vec<QueryWord> = Vec::new();
         for t in primary.split(' ').filter(|t| !t.is_empty()) {
@@ -572,7 +582,7 @@ impl<'a> Searcher<'a> {
         }
         // Variants, per raw word, go to the word whose search token that raw word makes.
         for raw in question.split_whitespace() {
-            let (p, vars) = crate::normalize::normalize_with_variants(raw, &self.cfg.normalize);
+            let (p, vars) = crate::normalize::normalize_with_variants(raw, self.cfg.normalize);
             for v in vars {
                 word_for(&mut words, p.split(' ').next().unwrap_or("")).add(&v, 1.0, false);
             }
@@ -625,7 +635,7 @@ impl<'a> Searcher<'a> {
         mode: Mode,
     ) -> Result<Vec<(String, f64, bool)>, Problem> {
         let s = &self.cfg.retrieval;
-        let q = query_text(question, &self.cfg.normalize);
+        let q = query_text(question, self.cfg.normalize);
         let words = self.query_words(question);
         let lex = if mode == Mode::Vector {
             Vec::new()

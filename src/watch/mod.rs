@@ -13,8 +13,8 @@ use notify::event::ModifyKind;
 use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, new_debouncer};
 
-use crate::build::BuildRequest;
 use crate::config::Config;
+use crate::engine::BuildRequest;
 use crate::engine::Engine;
 
 /// Debounce window: short enough for "saved → rebuilt" to feel instant, long enough to coalesce
@@ -33,6 +33,25 @@ pub struct WatchOptions {
     pub stats_json: bool,
     /// `--allow-empty`: a build without documents replaces the last one.
     pub allow_empty: bool,
+    /// When the first build counts from (the process start).
+    pub started: Instant,
+}
+
+/// Why a watch could not go on. Ctrl-C ends it with `Ok`.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    /// The file watcher could not start.
+    #[error("cannot watch files: {0}")]
+    Start(notify::Error),
+    /// The config's directory cannot be watched.
+    #[error("cannot watch {}: {source}", path.display())]
+    ConfigDir {
+        path: PathBuf,
+        source: notify::Error,
+    },
+    /// The output directory is refused before the first build, so there is no build to keep.
+    #[error("{}", .0.message)]
+    OutDir(crate::diag::Problem),
 }
 
 enum Msg {
@@ -44,8 +63,12 @@ fn canonical(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Runs until Ctrl-C. Returns the process exit code.
-pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool)) -> i32 {
+/// Runs until Ctrl-C; `report` shows each build. Problems of a config edit are printed here,
+/// and the last good build is kept.
+pub fn run(
+    opts: &WatchOptions,
+    report: impl Fn(&crate::engine::BuildReport, bool),
+) -> Result<(), WatchError> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let stop = tx.clone();
     let _ = ctrlc::set_handler(move || {
@@ -56,10 +79,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
         let _ = fs_tx.send(Msg::Fs(r));
     }) {
         Ok(d) => d,
-        Err(e) => {
-            eprintln!("cannot watch files: {e}");
-            return crate::cli::EXIT_ERRORS;
-        }
+        Err(e) => return Err(WatchError::Start(e)),
     };
     // The config file and its directory; with `--sources` there is no config file to watch.
     let config_path = opts.sources.is_none().then(|| canonical(&opts.config));
@@ -71,33 +91,36 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
     if let Some(dir) = &config_dir
         && let Err(e) = debouncer.watch(dir, RecursiveMode::NonRecursive)
     {
-        eprintln!("cannot watch {}: {e}", dir.display());
-        return crate::cli::EXIT_ERRORS;
+        return Err(WatchError::ConfigDir {
+            path: dir.clone(),
+            source: e,
+        });
     }
 
     let mut engine: Option<Engine> = None;
     let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
     let mut out_dir = PathBuf::new();
     // The first build counts from process start.
-    let mut pending: Option<(Instant, Option<BTreeSet<PathBuf>>)> =
-        Some((crate::cli::process_start(), None));
+    let mut pending: Option<(Instant, Option<BTreeSet<PathBuf>>)> = Some((opts.started, None));
     let mut reload_config = true;
     let mut edits_only = false;
     loop {
         if reload_config {
-            reload_config = false;
-            match Config::load_or_sources(&opts.config, opts.sources.as_deref()) {
-                Ok(cfg) if cfg.out_dir_for_writing(opts.out.as_deref()).is_err() => {
-                    if let Err(p) = cfg.out_dir_for_writing(opts.out.as_deref()) {
-                        crate::cli::report(&crate::diag::Problems(vec![p]), false);
-                    }
+            let loaded =
+                Config::load_or_sources(&opts.config, opts.sources.as_deref()).map(|cfg| {
+                    let out = cfg.out_dir_for_writing(opts.out.as_deref());
+                    (cfg, out)
+                });
+            match loaded {
+                Ok((_, Err(p))) => {
                     if engine.is_none() {
-                        return crate::cli::EXIT_USAGE;
+                        return Err(WatchError::OutDir(p));
                     }
+                    crate::diag::Problems(vec![p]).report();
                     eprintln!("keeping the last good build; fix --out or the config to continue");
                     pending = None;
                 }
-                Ok(cfg) => {
+                Ok((cfg, Ok(_))) => {
                     out_dir = canonical(&cfg.out_dir_or(opts.out.as_deref()));
                     let roots: BTreeSet<PathBuf> =
                         cfg.libraries.iter().map(|l| canonical(&l.root)).collect();
@@ -118,7 +141,7 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
                     pending = Some((pending.map(|p| p.0).unwrap_or_else(Instant::now), None));
                 }
                 Err(problems) => {
-                    crate::cli::report(&problems, false);
+                    problems.report();
                     eprintln!(
                         "config has errors: keeping the last good build; fix {} to continue",
                         opts.sources.as_ref().unwrap_or(&opts.config).display()
@@ -143,77 +166,209 @@ pub fn run(opts: &WatchOptions, report: impl Fn(&crate::build::BuildReport, bool
         // Wait for the next change, then coalesce everything that arrived meanwhile.
         let first = match rx.recv() {
             Ok(m) => m,
-            Err(_) => return crate::cli::EXIT_OK,
+            Err(_) => return Ok(()),
         };
         let mut msgs = vec![first];
         while let Ok(m) = rx.recv_timeout(Duration::from_millis(2)) {
             msgs.push(m);
         }
-        let mut changed: BTreeSet<PathBuf> = BTreeSet::new();
-        // Whether every event only changed the contents of a file (no create, remove or rename):
-        // then the file set is unchanged and the libraries need not be listed again.
-        let mut contents_only = true;
-        let mut rescan = false;
-        let mut earliest: Option<Instant> = None;
-        for m in msgs {
-            let events = match m {
-                Msg::Stop => {
-                    eprintln!("watch stopped");
-                    return crate::cli::EXIT_OK;
-                }
-                Msg::Fs(Ok(events)) => events,
-                Msg::Fs(Err(errors)) => {
-                    for e in errors {
-                        eprintln!("watch error: {e}; rescanning");
-                    }
-                    rescan = true;
-                    continue;
-                }
-            };
-            for ev in events {
-                if matches!(ev.event.kind, EventKind::Access(_)) {
-                    continue; // our own reads
-                }
-                if ev.event.need_rescan() {
-                    rescan = true;
-                }
-                let edit = matches!(
-                    ev.event.kind,
-                    EventKind::Modify(
-                        ModifyKind::Data(_) | ModifyKind::Any | ModifyKind::Metadata(_)
-                    )
-                );
-                for p in &ev.event.paths {
-                    let p = canonical(p);
-                    if p.starts_with(&out_dir) {
-                        continue;
-                    }
-                    if config_path.as_ref() == Some(&p) {
-                        reload_config = true;
-                    } else if config_dir.is_some()
-                        && p.parent() == config_dir.as_deref()
-                        && !watched.iter().any(|r| p.starts_with(r))
-                    {
-                        continue; // another file beside the config
-                    }
-                    contents_only &= edit;
-                    earliest = Some(earliest.map_or(ev.time, |e: Instant| e.min(ev.time)));
-                    changed.insert(p);
-                }
-            }
-        }
-        if changed.is_empty() && !rescan && !reload_config {
+        let places = Places {
+            config_path: config_path.as_deref(),
+            config_dir: config_dir.as_deref(),
+            watched: &watched,
+            out_dir: &out_dir,
+        };
+        let Some(batch) = batch(msgs, &places) else {
+            eprintln!("watch stopped");
+            return Ok(());
+        };
+        reload_config = batch.reload_config;
+        if batch.changed.is_empty() && !batch.rescan && !reload_config {
             continue;
         }
-        let started = earliest.unwrap_or_else(Instant::now);
+        let started = batch.earliest.unwrap_or_else(Instant::now);
+        edits_only = batch.contents_only && !batch.rescan && !reload_config;
         pending = Some((
             started,
-            if rescan || reload_config {
+            if batch.rescan || reload_config {
                 None
             } else {
-                Some(changed)
+                Some(batch.changed)
             },
         ));
-        edits_only = contents_only && !rescan && !reload_config;
+    }
+}
+
+/// What a batch of watcher messages asks for.
+struct Batch {
+    /// The paths that changed (outside the output directory and other files beside the config).
+    changed: BTreeSet<PathBuf>,
+    /// Whether every event only changed the contents of a file (no create, remove or rename):
+    /// then the file set is unchanged and the libraries need not be listed again.
+    contents_only: bool,
+    /// The watcher lost events (or said so): list everything again.
+    rescan: bool,
+    /// The config file changed.
+    reload_config: bool,
+    /// When the earliest event happened (a build's time counts from it).
+    earliest: Option<Instant>,
+}
+
+/// Where events are placed: the config file and its folder (none with `--sources`), the
+/// watched library roots, the output directory.
+struct Places<'a> {
+    config_path: Option<&'a Path>,
+    config_dir: Option<&'a Path>,
+    watched: &'a BTreeSet<PathBuf>,
+    out_dir: &'a Path,
+}
+
+/// The batch `msgs` make, or `None` when one of them is the stop (Ctrl-C).
+fn batch(msgs: Vec<Msg>, at: &Places) -> Option<Batch> {
+    let mut b = Batch {
+        changed: BTreeSet::new(),
+        contents_only: true,
+        rescan: false,
+        reload_config: false,
+        earliest: None,
+    };
+    for m in msgs {
+        let events = match m {
+            Msg::Stop => return None,
+            Msg::Fs(Ok(events)) => events,
+            Msg::Fs(Err(errors)) => {
+                for e in errors {
+                    eprintln!("watch error: {e}; rescanning");
+                }
+                b.rescan = true;
+                continue;
+            }
+        };
+        for ev in events {
+            if matches!(ev.event.kind, EventKind::Access(_)) {
+                continue; // our own reads
+            }
+            if ev.event.need_rescan() {
+                b.rescan = true;
+            }
+            let edit = matches!(
+                ev.event.kind,
+                EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any | ModifyKind::Metadata(_))
+            );
+            for p in &ev.event.paths {
+                let p = canonical(p);
+                if p.starts_with(at.out_dir) {
+                    continue;
+                }
+                if at.config_path == Some(p.as_path()) {
+                    b.reload_config = true;
+                } else if at.config_dir.is_some()
+                    && p.parent() == at.config_dir
+                    && !at.watched.iter().any(|r| p.starts_with(r))
+                {
+                    continue; // another file beside the config
+                }
+                b.contents_only &= edit;
+                b.earliest = Some(b.earliest.map_or(ev.time, |e: Instant| e.min(ev.time)));
+                b.changed.insert(p);
+            }
+        }
+    }
+    Some(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An output directory refused before the first build ends the watch with the problem, for
+    /// the CLI to report and map to its exit code; nothing is built.
+    #[test]
+    fn a_refused_out_dir_at_start_is_returned_not_printed() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("corpus.toml");
+        std::fs::write(
+            &config,
+            "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"lib\"\nroot = \"sources\"\n",
+        )
+        .unwrap();
+        let sources = dir.path().join("sources");
+        std::fs::create_dir(&sources).unwrap();
+        std::fs::write(sources.join("a.md"), "# A\n\nText.\n").unwrap();
+        let opts = WatchOptions {
+            config,
+            sources: None,
+            out: Some(sources.clone()),
+            env: None,
+            stats_json: false,
+            allow_empty: false,
+            started: Instant::now(),
+        };
+        let built = std::cell::Cell::new(0);
+        let ended = run(&opts, |_, _| built.set(built.get() + 1));
+        match ended {
+            Err(WatchError::OutDir(p)) => assert_eq!(p.code, "out-dir"),
+            other => panic!("expected the out-dir problem, got {other:?}"),
+        }
+        assert_eq!(built.get(), 0);
+        assert!(!sources.join(".askzico").exists());
+    }
+
+    fn event(kind: EventKind, path: &Path, time: Instant) -> notify_debouncer_full::DebouncedEvent {
+        notify_debouncer_full::DebouncedEvent::new(
+            notify::Event::new(kind).add_path(path.to_path_buf()),
+            time,
+        )
+    }
+
+    /// A batch keeps the changed sources with the time of the earliest, leaves out the output
+    /// directory and other files beside the config, says whether only contents changed, reloads
+    /// on a config edit, and ends the watch on Ctrl-C.
+    #[test]
+    fn a_batch_says_what_the_events_ask_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = canonical(dir.path());
+        let (config, root, out) = (base.join("corpus.toml"), base.join("src"), base.join("out"));
+        let watched: BTreeSet<PathBuf> = [root.clone()].into();
+        let at = Places {
+            config_path: Some(&config),
+            config_dir: Some(&base),
+            watched: &watched,
+            out_dir: &out,
+        };
+        let t0 = Instant::now();
+        let t1 = t0 + Duration::from_millis(5);
+        let data = EventKind::Modify(ModifyKind::Data(notify::event::DataChange::Content));
+        let create = EventKind::Create(notify::event::CreateKind::File);
+        let b = batch(
+            vec![Msg::Fs(Ok(vec![
+                event(data, &root.join("a.md"), t1),
+                event(data, &out.join("chunks/x.jsonl"), t0),
+                event(data, &base.join("notes.txt"), t0),
+                event(
+                    EventKind::Access(notify::event::AccessKind::Any),
+                    &root.join("b.md"),
+                    t0,
+                ),
+            ]))],
+            &at,
+        )
+        .unwrap();
+        assert_eq!(b.changed, [root.join("a.md")].into());
+        assert!(b.contents_only && !b.rescan && !b.reload_config);
+        assert_eq!(b.earliest, Some(t1));
+
+        let b = batch(
+            vec![Msg::Fs(Ok(vec![
+                event(create, &root.join("new.md"), t1),
+                event(data, &config, t0),
+            ]))],
+            &at,
+        )
+        .unwrap();
+        assert!(!b.contents_only && b.reload_config);
+        assert_eq!(b.earliest, Some(t0));
+
+        assert!(batch(vec![Msg::Fs(Ok(Vec::new())), Msg::Stop], &at).is_none());
     }
 }

@@ -6,21 +6,7 @@ use serde_json::{Map, Value};
 
 use super::url_path;
 use crate::config::{Library, Template};
-
-/// `01-intro` → `intro`, `2 - part` → `part`, `03.setup` → `setup`: leading digits, then
-/// separators (`-`, `_`, `.`, spaces), then a name. A segment of digits only (`2024`) or with
-/// nothing after its separators is kept as it is.
-pub(crate) fn strip_order(seg: &str) -> &str {
-    let rest = seg.trim_start_matches(|c: char| c.is_ascii_digit());
-    if rest.len() == seg.len() {
-        return seg;
-    }
-    let name = rest.trim_start_matches(['-', '_', '.', ' ']);
-    if name.len() == rest.len() || name.is_empty() {
-        return seg;
-    }
-    name
-}
+use crate::identity::strip_order;
 
 /// The source path's parts, as URL placeholders see them (not yet encoded).
 #[derive(Debug, PartialEq, Eq)]

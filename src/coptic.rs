@@ -1,5 +1,6 @@
 //! Coptic calendar dates (`"15 Hator"`, `"١٥ هاتور"`) as structured metadata
 //! `{"calendar":"coptic","month":3,"day":15}` that a runtime can compare.
+//! A leaf: `extract` reads dates in records with it, `retrieve::dates` reads them in questions.
 
 use serde::Serialize;
 

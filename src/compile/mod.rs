@@ -1,0 +1,425 @@
+//! compile: the pure per-file core of a build — a source file's bytes to its built documents
+//! (extract → chunk → identify → normalize → inline embed), and the values of a build that are
+//! functions of the config alone (the settings fingerprint, duplicate IDs). No I/O, no clock,
+//! no engine types: the engine (`engine`, through the `db` queries) calls it.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::artifacts::manifest::fingerprint;
+use crate::artifacts::{BuiltChunk, BuiltDoc};
+use crate::chunk::chunk;
+use crate::config::{Config, Format, Library};
+use crate::diag::Problem;
+use crate::embed::HashEmbedder;
+use crate::extract::{self, Document};
+use crate::identity::{self, MAX_ID_BYTES, file_slug};
+use crate::normalize::{NORMALIZATION_UNICODE_VERSION, RULES_VERSION};
+use crate::text::Text;
+use crate::timings::{Stage, timed};
+
+pub(crate) mod url;
+
+/// Bumped whenever extraction or chunking output changes for the same input.
+pub const PIPELINE_VERSION: u32 = 1;
+
+/// The name a source file has in diagnostics (the `file` field): its path relative to the
+/// config file's directory, as the library's `root` is written there (`sources/articles/a.md`).
+/// The config itself is named as passed with `--config`. One style everywhere, so an editor or
+/// CI annotation opens the file from the project directory.
+pub fn display_name(lib: &Library, rel: &str) -> String {
+    lib.display_name(rel)
+}
+
+/// Pure per-file compile: a source file's bytes to its built documents.
+/// `hash` embeds inline when the offline provider is configured; other providers fill vectors
+/// later, in batches, through the on-disk cache (`db::shard_vectors`).
+pub fn compile_file(
+    cfg: &Config,
+    lib: &Library,
+    rel: &str,
+    bytes: &[u8],
+    format: Format,
+    hash: Option<&HashEmbedder>,
+) -> (Vec<BuiltDoc>, Vec<Problem>) {
+    let display = display_name(lib, rel);
+    let ex = timed(Stage::Extract, || {
+        extract::extract(&display, bytes, format, lib)
+    });
+    let mut problems = ex.problems;
+    let mut docs: Vec<BuiltDoc> = Vec::with_capacity(ex.docs.len());
+    // Where each doc_id of this file came from, to name both records of a duplicate.
+    let mut first: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for doc in ex.docs {
+        let position = doc.position.clone();
+        match build_doc(cfg, lib, rel, &display, doc, hash) {
+            Ok(d) => match first.get(d.doc_id.as_str()) {
+                Some(prev) => problems.push(duplicate_in_file(
+                    &display,
+                    d.doc_id.as_str(),
+                    prev.as_deref(),
+                    position.as_deref(),
+                )),
+                None => {
+                    first.insert(d.doc_id.as_str().to_string(), position);
+                    docs.push(d);
+                }
+            },
+            Err(p) => problems.push(p),
+        }
+    }
+    (docs, problems)
+}
+
+/// Two documents of one file (JSON records) with one doc_id: both records are named.
+fn duplicate_in_file(
+    display: &str,
+    id: &str,
+    first: Option<&str>,
+    second: Option<&str>,
+) -> Problem {
+    let (a, b) = (
+        first.unwrap_or("a document"),
+        second.unwrap_or("another document"),
+    );
+    Problem::error("duplicate-id", format!("doc_id `{id}` is produced twice in this file: by {a} and by {b}"))
+        .in_file(display.to_string())
+        .help("IDs must be unique: make the records `id` template include a distinguishing field (e.g. `$index` or the url's fragment)")
+}
+
+/// A slug (or a path) as a URL path: readable (`c++` stays `c++`, Arabic stays Arabic, as browsers show it),
+/// with only what a URL path cannot hold percent-encoded (whitespace, controls, `"#%<>?\^`{|}`).
+fn url_path(slug: &str) -> String {
+    let mut out = String::with_capacity(slug.len());
+    for (i, seg) in slug.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        // A `.` or `..` segment would be resolved away by every browser.
+        if seg == "." || seg == ".." {
+            out.push_str(&"%2E".repeat(seg.len()));
+            continue;
+        }
+        url_segment(seg, &mut out);
+    }
+    out
+}
+
+fn url_segment(seg: &str, out: &mut String) {
+    use std::fmt::Write;
+    for c in seg.chars() {
+        if c.is_whitespace() || c.is_control() || "\"#%<>?\\^`{|}".contains(c) {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                let _ = write!(out, "%{b:02X}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+fn build_doc(
+    cfg: &Config,
+    lib: &Library,
+    rel: &str,
+    display: &str,
+    doc: Document,
+    hash: Option<&HashEmbedder>,
+) -> Result<BuiltDoc, Problem> {
+    let fail = Fail {
+        display,
+        position: doc.position.as_deref(),
+        line: doc.line,
+    };
+    let fail = |msg: String, help: &str| fail.problem(msg, help);
+    let from_path = doc.record_slug.is_none() && doc.slug_override.is_none();
+    let slug = match (&doc.record_slug, &doc.slug_override) {
+        (Some(s), _) | (None, Some(s)) => s.clone(),
+        (None, None) => file_slug(rel),
+    };
+    // Chunk first: a valid slug keeps its ID exactly when its chunk IDs fit, as they always did.
+    let spans = timed(Stage::Chunk, || chunk(&doc.body, &cfg.chunking));
+    let doc_id = doc_id(cfg, lib, &doc, &slug, spans.len(), &fail)?;
+    let source = match &doc.record_slug {
+        Some(s) => format!("{}/{rel}#{s}", lib.id),
+        None => format!("{}/{rel}", lib.id),
+    };
+    let url = doc_url(lib, rel, &slug, from_path, &doc, &fail)?;
+    let domains = doc_domains(&doc, lib, &fail)?;
+    if spans.len() > cfg.max_chunks {
+        return Err(fail(
+            format!(
+                "`{doc_id}` would make {} chunks, over the limit of {} per document",
+                spans.len(),
+                cfg.max_chunks
+            ),
+            "split the document, exclude it, or raise `max_chunks` under [chunking] in corpus.toml",
+        ));
+    }
+    let chunks = built_chunks(cfg, &doc_id, &doc, spans, hash);
+    Ok(BuiltDoc {
+        doc_id,
+        library: lib.id.clone(),
+        source,
+        title: doc.title.unwrap_or_default(),
+        url,
+        domains,
+        metadata: doc.metadata,
+        chunks,
+    })
+}
+
+/// Where a document's problem is: its file, its record, its line.
+struct Fail<'a> {
+    display: &'a str,
+    position: Option<&'a str>,
+    line: Option<usize>,
+}
+
+impl Fail<'_> {
+    /// An `identity` error about this document.
+    fn problem(&self, msg: String, help: &str) -> Problem {
+        let msg = match self.position {
+            Some(pos) => format!("{pos}: {msg}"),
+            None => msg,
+        };
+        let mut p = Problem::error("identity", msg)
+            .in_file(self.display.to_string())
+            .help(help.to_string());
+        if let Some(l) = self.line {
+            p = p.at_line(l);
+        }
+        p
+    }
+}
+
+/// A document's ID from its slug, sized for its `chunks` chunks (and the most a document may
+/// have); with `strict_ids`, a slug that is not an ID as it is refused.
+fn doc_id(
+    cfg: &Config,
+    lib: &Library,
+    doc: &Document,
+    slug: &str,
+    chunks: usize,
+    fail: &impl Fn(String, &str) -> Problem,
+) -> Result<identity::DocId, Problem> {
+    let digits = identity::index_digits(chunks, cfg.id_width);
+    let reserve = identity::index_digits(cfg.max_chunks, cfg.id_width);
+    let (doc_id, form) = identity::map_doc_id(&lib.id, slug, digits, reserve).map_err(|e| {
+        fail(
+            format!("cannot make a doc_id from slug `{slug}`: {e}"),
+            if doc.record_slug.is_some() {
+                "make the records `id` template give every record a non-empty value"
+            } else {
+                "give the library a shorter `id` in corpus.toml"
+            },
+        )
+    })?;
+    if cfg.strict_ids && form != identity::SlugForm::Same {
+        let why = match identity::check_slug(slug) {
+            Err(e) => e.to_string(),
+            Ok(()) => {
+                format!("its chunk IDs would be over the {MAX_ID_BYTES}-byte Vectorize limit")
+            }
+        };
+        return Err(fail(
+            format!("slug `{slug}` is not an ID as it is ({why}); strict_ids refuses `{doc_id}`"),
+            if doc.record_slug.is_some() {
+                "set a shorter ASCII `id` template under [library.records], or drop `strict_ids`"
+            } else {
+                "add an ASCII `id:` (letters, digits, `-`, `_`, `.`, `/`) to the frontmatter, rename the file, or drop `strict_ids`"
+            },
+        ));
+    }
+    Ok(doc_id)
+}
+
+/// A document's URL: its own (frontmatter, record), its library's template, or
+/// `/<library>/<page path>`; absolute or site-relative, without spaces, at most 2048 bytes.
+fn doc_url(
+    lib: &Library,
+    rel: &str,
+    slug: &str,
+    from_path: bool,
+    doc: &Document,
+    fail: &impl Fn(String, &str) -> Problem,
+) -> Result<String, Problem> {
+    let url = match (&doc.url, &lib.url) {
+        (Some(u), _) => u.clone(),
+        (None, Some(t)) => url::render(t, lib, rel, slug, from_path, &doc.fields).map_err(
+            |missing| {
+                fail(
+                    format!(
+                        "url template `{}` needs `{missing}`, which this document lacks",
+                        t.source()
+                    ),
+                    "use {slug}, {path}, {dir}, {stem}, {parent}, {library}, a frontmatter field every document has, or alternatives such as {fm.slug|stem}",
+                )
+            },
+        )?,
+        (None, None) => {
+            let page = url::PathParts::new(rel, lib).page;
+            let slug = if from_path { page.as_str() } else { slug };
+            format!("/{}/{}", lib.id, url_path(slug))
+        }
+    };
+    let scheme_ok = url.starts_with("https://")
+        || url.starts_with("http://")
+        || (url.starts_with('/') && !url.starts_with("//"));
+    if !scheme_ok || url.len() > 2048 || url.chars().any(char::is_whitespace) {
+        let shown: String = url.chars().take(80).collect();
+        return Err(fail(
+            format!(
+                "url `{shown}` must be absolute (http/https) or site-relative (/…), without spaces, at most 2048 bytes"
+            ),
+            "fix the frontmatter `url`, the record's url field, or the library's url template",
+        ));
+    }
+    Ok(url)
+}
+
+/// A document's domains: its frontmatter's (ASCII names), or its library's.
+fn doc_domains(
+    doc: &Document,
+    lib: &Library,
+    fail: &impl Fn(String, &str) -> Problem,
+) -> Result<Vec<String>, Problem> {
+    let domains = match &doc.domains {
+        Some(ds) => {
+            for d in ds {
+                if d.is_empty()
+                    || !d
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                {
+                    return Err(fail(
+                        format!(
+                            "frontmatter domain `{d}` must be ASCII letters, digits, `-` or `_`"
+                        ),
+                        "domains name lexical shards and KV keys",
+                    ));
+                }
+            }
+            ds.clone()
+        }
+        None => lib.domains.clone(),
+    };
+    Ok(domains)
+}
+
+/// The document's chunks: each span's text, its search fields and (inline `hash`) vector.
+fn built_chunks(
+    cfg: &Config,
+    doc_id: &identity::DocId,
+    doc: &Document,
+    spans: Vec<crate::chunk::ChunkSpan>,
+    hash: Option<&HashEmbedder>,
+) -> Vec<BuiltChunk> {
+    spans
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let _t = crate::timings::start(Stage::Normalize);
+            let text = Text::new(&doc.body.text[s.start..s.end]);
+            let fields = crate::normalize::chunk_fields(
+                &text,
+                doc.title.as_deref(),
+                &s.heading_path,
+                &cfg.normalize,
+                cfg.article_stems,
+            );
+            let vector = timed(Stage::Embed, || {
+                hash.map(|h| h.embed(fields.search_text.as_str()))
+                    .unwrap_or_default()
+            });
+            BuiltChunk {
+                chunk_id: identity::chunk_id(doc_id, i, cfg.id_width),
+                index: i,
+                text,
+                search_text: fields.search_text,
+                extra_tokens: fields.extra_tokens,
+                context_tokens: fields.context_tokens,
+                heading_path: s.heading_path,
+                span: (s.start, s.end),
+                vector,
+            }
+        })
+        .collect()
+}
+
+/// The values that shape output, recorded in the manifest and hashed into its fingerprint.
+pub fn settings_values(cfg: &Config, libs: &[&Library]) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("pipeline_version".into(), Value::from(PIPELINE_VERSION));
+    m.insert(
+        "chunker".into(),
+        serde_json::to_value(&cfg.chunking).expect("serializes"),
+    );
+    m.insert(
+        "normalizer".into(),
+        serde_json::json!({
+            "version": RULES_VERSION,
+            "unicode": format!("{}.{}.{}", NORMALIZATION_UNICODE_VERSION.0, NORMALIZATION_UNICODE_VERSION.1, NORMALIZATION_UNICODE_VERSION.2),
+            "rules": cfg.normalize,
+            "active": cfg.normalize.active_rule_names(),
+            "lossy": cfg.normalize.active_lossy_rule_names(),
+            "aliases": cfg.aliases.aliases,
+            "article_stems": cfg.article_stems,
+        }),
+    );
+    m.insert("embedder".into(), crate::embed::describe(&cfg.embedding));
+    m.insert(
+        "identity".into(),
+        serde_json::json!({"id_width": cfg.id_width, "max_id_bytes": MAX_ID_BYTES}),
+    );
+    m.insert(
+        "libraries".into(),
+        Value::from(libs.iter().map(|l| l.shape()).collect::<Vec<_>>()),
+    );
+    let fp = fingerprint(&m);
+    m.insert("fingerprint".into(), Value::from(fp));
+    m
+}
+
+/// A chunk record's `source` (`<library>/<rel>[#record]`) as diagnostics name files.
+fn source_display(cfg: &Config, source: &str) -> String {
+    let (lib_id, rest) = source.split_once('/').unwrap_or(("", source));
+    match cfg.library(lib_id) {
+        Some(lib) => display_name(lib, rest),
+        None => source.to_string(),
+    }
+}
+
+/// Duplicate doc IDs across the build, each an error naming every source. The IDs are
+/// counted first; only a duplicate's sources are formatted.
+pub fn duplicate_problems<'a>(
+    cfg: &Config,
+    docs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Vec<Problem> {
+    let docs: Vec<(&str, &str)> = docs.into_iter().collect();
+    let mut count: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    count.reserve(docs.len());
+    for (id, _) in &docs {
+        *count.entry(id).or_default() += 1;
+    }
+    let mut by_id: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for (id, source) in docs {
+        if count[id] > 1 {
+            by_id
+                .entry(id)
+                .or_default()
+                .push(source_display(cfg, source));
+        }
+    }
+    by_id
+        .into_iter()
+        .map(|(id, mut sources)| {
+            sources.sort();
+            Problem::error("duplicate-id", format!("doc_id `{id}` is produced by {} sources: {}", sources.len(), sources.join(", ")))
+                .in_file(sources[0].split('#').next().unwrap_or_default().to_string())
+                .help("IDs must be unique: give one source a frontmatter `id`, or make the records `id` template include a distinguishing field (e.g. the url's fragment)")
+        })
+        .collect()
+}

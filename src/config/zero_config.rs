@@ -1,0 +1,244 @@
+//! Zero config (`askzico build --sources DIR`): the config of a bare sources directory, written
+//! as the `corpus.toml` it stands for and parsed like any other.
+
+use std::path::{Path, PathBuf};
+
+use super::{Config, ZeroConfig};
+use crate::diag::{Problem, Problems};
+
+impl Config {
+    /// The config of a bare sources directory (`askzico build --sources DIR`): one library named
+    /// after the directory, its Markdown, MDX and HTML files (format by extension) as a site
+    /// generator would publish them (`discover::site_walk`: ignore files honoured, hidden
+    /// folders and `node_modules` skipped), rooted in the site's content folder when the tree
+    /// has one (`content_root`), frontmatter `title`, `url` and `domains` honoured as in any
+    /// library, the default settings, and output into `out` under the current directory. It is
+    /// parsed like a written config, so it is checked the same way. A directory of JSON and no
+    /// such source is an error showing the `[library.records]` mapping to write.
+    pub fn for_sources(dir: &Path) -> Result<Config, Problems> {
+        let shown = format!("--sources {}", dir.display());
+        if !dir.is_dir() {
+            return Err(Problems(vec![
+                Problem::error(
+                    "sources-dir",
+                    format!("{} is not a directory", dir.display()),
+                )
+                .in_file(shown)
+                .help("pass the directory that holds the Markdown, MDX or HTML sources"),
+            ]));
+        }
+        let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let name = canon
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "sources".into());
+        let out = std::env::current_dir()
+            .map(|d| d.join("out"))
+            .unwrap_or_else(|_| PathBuf::from("out"));
+        let survey = survey_sources(&canon);
+        if survey.sources.is_empty() && !survey.json.is_empty() {
+            return Err(Problems(vec![json_only(dir, &shown, &survey.json)]));
+        }
+        let root = content_root(&survey.sources);
+        let text = sources_config_text(&name, &out, root.as_ref().map_or(".", |r| &r.0));
+        let mut cfg = Config::parse(&text, &shown, &canon, &canon.join("corpus.toml"))?;
+        for lib in &mut cfg.libraries {
+            lib.zero_config = Some(ZeroConfig {
+                dir: canon.clone(),
+                layout: root.as_ref().map(|r| r.1),
+            });
+        }
+        Ok(cfg)
+    }
+}
+
+/// The files `--sources` reads: Markdown, MDX and HTML by extension. Others (images, notes) are
+/// not sources; JSON files are records only under a `[library.records]` mapping, which needs a
+/// `corpus.toml`.
+const SOURCE_GLOB: &str = "**/*.{md,markdown,mdx,html,htm,MD,MARKDOWN,MDX,HTML,HTM}";
+
+/// What a sources directory holds, as `discover::site_walk` lists it: paths relative to it.
+struct Survey {
+    /// Markdown, MDX and HTML files (`SOURCE_GLOB`).
+    sources: Vec<String>,
+    /// JSON files.
+    json: Vec<String>,
+}
+
+fn survey_sources(dir: &Path) -> Survey {
+    let glob = globset::Glob::new(SOURCE_GLOB)
+        .expect("valid glob")
+        .compile_matcher();
+    let mut survey = Survey {
+        sources: Vec::new(),
+        json: Vec::new(),
+    };
+    // Unreadable entries are reported by discovery, which walks the same way.
+    for entry in crate::walk::site_walk(dir, dir).flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(dir) else {
+            continue;
+        };
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        if glob.is_match(&rel) {
+            survey.sources.push(rel);
+        } else if rel
+            .rsplit_once('.')
+            .is_some_and(|(_, e)| e.eq_ignore_ascii_case("json"))
+        {
+            survey.json.push(rel);
+        }
+    }
+    survey
+}
+
+/// The content folder of a site laid out as its generator expects, when most of the sources
+/// (more than half), or most of the Markdown and MDX ones (a site's templates are HTML), are in
+/// it: `src/content/docs` (Astro Starlight; in its one language folder
+/// when every source there is in the same `ar` or `pt-BR`-like folder), `content` (Hugo),
+/// `docs` (Docusaurus, VitePress, GitHub Pages). The folder, relative to the sources directory, and the
+/// layout's name.
+fn content_root(sources: &[String]) -> Option<(String, &'static str)> {
+    const LAYOUTS: [(&str, &str); 3] = [
+        ("src/content/docs", "Starlight"),
+        ("content", "Hugo"),
+        ("docs", "Docusaurus, VitePress or GitHub Pages"),
+    ];
+    for (folder, layout) in LAYOUTS {
+        let prefix = format!("{folder}/");
+        let under: Vec<&str> = sources
+            .iter()
+            .filter_map(|s| s.strip_prefix(&prefix))
+            .collect();
+        let markdown = |s: &str| {
+            let s = s.to_ascii_lowercase();
+            !s.ends_with(".html") && !s.ends_with(".htm")
+        };
+        let most = under.len() * 2 > sources.len();
+        let most_markdown = under.iter().filter(|s| markdown(s)).count() * 2
+            > sources.iter().filter(|s| markdown(s)).count();
+        if !most && !most_markdown {
+            continue;
+        }
+        if layout == "Starlight" {
+            let firsts: std::collections::BTreeSet<&str> = under
+                .iter()
+                .map(|r| r.split_once('/').map_or("", |(first, _)| first))
+                .collect();
+            if let [lang] = firsts.into_iter().collect::<Vec<_>>()[..]
+                && is_language_folder(lang)
+            {
+                return Some((format!("{folder}/{lang}"), layout));
+            }
+        }
+        return Some((folder.to_string(), layout));
+    }
+    None
+}
+
+/// A Starlight locale folder's name: two ASCII letters (`ar`), or two and a region (`pt-BR`).
+fn is_language_folder(name: &str) -> bool {
+    let b = name.as_bytes();
+    let letters = |s: &[u8]| s.iter().all(u8::is_ascii_alphabetic);
+    match b.len() {
+        2 => letters(b) && b.iter().all(u8::is_ascii_lowercase),
+        5 => b[..2].iter().all(u8::is_ascii_lowercase) && b[2] == b'-' && letters(&b[3..]),
+        _ => false,
+    }
+}
+
+/// The error for a sources directory of JSON files only: JSON is read as records through a
+/// mapping, which `--sources` cannot guess, so it shows the `corpus.toml` to write.
+fn json_only(dir: &Path, shown: &str, json: &[String]) -> Problem {
+    // The deepest folder holding every JSON file becomes the example's root.
+    let folders: Vec<Vec<&str>> = json
+        .iter()
+        .map(|j| {
+            let mut parts: Vec<&str> = j.split('/').collect();
+            parts.pop();
+            parts
+        })
+        .collect();
+    let mut common: Vec<&str> = folders[0].clone();
+    for f in &folders[1..] {
+        let same = common.iter().zip(f).take_while(|(a, b)| a == b).count();
+        common.truncate(same);
+    }
+    let root = if common.is_empty() {
+        ".".to_string()
+    } else {
+        common.join("/")
+    };
+    let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let example = json
+        .iter()
+        .take(3)
+        .map(|j| j.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if json.len() > 3 { ", …" } else { "" };
+    Problem::error(
+        "sources-json",
+        format!(
+            "{} holds {} JSON file(s) ({example}{more}) and no Markdown, MDX or HTML: JSON is read as records, which needs a mapping from its fields",
+            dir.display(),
+            json.len()
+        ),
+    )
+    .in_file(shown.to_string())
+    .help(format!(
+        "write a corpus.toml in {} and build with `askzico build --config corpus.toml`:
+
+[corpus]
+name = \"my-corpus\"
+
+[[library]]
+id = \"records\"                        # starts every chunk ID: short, lowercase
+root = {}
+include = [\"**/*.json\"]
+
+[library.records]
+select = \"*\"                          # path to each record: `*` = every item of the top list,
+                                      # `*.*` = of every value of a top object, empty = the file is one
+id = \"{{id}}\"                           # its slug: a template of its fields, `$key` or `$index`
+title = \"title\"                       # the field holding its title
+text = \"text\"                         # the field(s) of its text: a path or a list of paths
+url = \"https://example.org/{{id}}\"      # its page: a template like `id`
+
+(docs/configuration.md#libraryrecords-json-records lists every key)",
+        dir.display(),
+        quote(&root)
+    ))
+}
+
+/// The `corpus.toml` text `Config::for_sources` parses: the corpus and its one library rooted
+/// at `root` (relative to the directory), named after the directory. The library id keeps the
+/// name's ASCII letters and digits (lowercased, other runs become `-`, at most 24: it starts
+/// every chunk ID), or is `sources` when none are left.
+fn sources_config_text(name: &str, out: &Path, root: &str) -> String {
+    let mut id = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            id.push(c.to_ascii_lowercase());
+        } else if !id.is_empty() && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    let id: String = id.chars().take(24).collect();
+    let id = id.trim_end_matches('-');
+    let id = if id.is_empty() { "sources" } else { id };
+    let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+    format!(
+        "[corpus]\nname = {}\nout = {}\n\n[[library]]\nid = {}\nroot = {}\ninclude = [{SOURCE_GLOB:?}]\n",
+        quote(name),
+        quote(&out.to_string_lossy()),
+        quote(id),
+        quote(root)
+    )
+}
