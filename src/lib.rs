@@ -11,7 +11,6 @@
 
 pub mod artifacts;
 pub mod bench;
-pub mod build;
 pub mod chunk;
 pub mod cli;
 pub mod compile;

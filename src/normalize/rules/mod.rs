@@ -324,56 +324,5 @@ fn normalize_per_char(text: &str, rules: &Rules) -> String {
     out
 }
 
-/// The words of a search text (split on ASCII space; empty pieces skipped).
-pub fn tokens(search_text: &str) -> impl Iterator<Item = &str> {
-    // Words are short, and where one ends is hard to predict: the spaces of 64 bytes at a time
-    // are found as the bits of a mask, and a word is the bytes between two of them, so that a
-    // branch is mispredicted once a block rather than once a word.
-    let b = search_text.as_bytes();
-    let mut block = 0; // the first byte of the block `mask` is of
-    let mut mask = space_mask(b, 0);
-    let mut start = 0; // where the next word starts
-    std::iter::from_fn(move || {
-        loop {
-            if mask == 0 {
-                block += 64;
-                // A text of a whole number of blocks: its end, as a space.
-                mask = match block.cmp(&b.len()) {
-                    std::cmp::Ordering::Less => space_mask(b, block),
-                    std::cmp::Ordering::Equal => 1,
-                    std::cmp::Ordering::Greater => return None,
-                };
-                continue;
-            }
-            let end = (block + mask.trailing_zeros() as usize).min(b.len());
-            mask &= mask - 1;
-            let from = std::mem::replace(&mut start, end + 1);
-            if from >= b.len() {
-                return None;
-            }
-            if end > from {
-                // Both ends are at a space or the end of the text: character boundaries.
-                return search_text.get(from..end);
-            }
-        }
-    })
-}
-
-/// Bit `j` set when byte `at + j` of `b` is a space or past its end.
-#[inline]
-fn space_mask(b: &[u8], at: usize) -> u64 {
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    let mut bytes = [b' '; 64];
-    let have = b.len().saturating_sub(at).min(64);
-    bytes[..have].copy_from_slice(&b[at..at + have]);
-    let mut mask = 0;
-    for (k, c) in bytes.chunks_exact(8).enumerate() {
-        let x = u64::from_le_bytes(c.try_into().unwrap_or_default())
-            ^ (0x0101_0101_0101_0101 * b' ' as u64);
-        // 0x80 in exactly the zero bytes of `x` (the spaces), then those eight bits gathered
-        // into one byte, in order.
-        let zero = !(((x & LOW7) + LOW7) | x | LOW7);
-        mask |= ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
-    }
-    mask
-}
+/// The words of a search text: [`crate::text::tokens`], which `SearchText` uses too.
+pub use crate::text::tokens;
