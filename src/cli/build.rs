@@ -101,11 +101,24 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
 }
 
 /// Zero config (`--sources`): the content folder of a recognised site layout it reads, since
-/// the rest of the directory is left out.
+/// the rest of the directory is left out, and the sources its ignore rules left out.
 fn print_content_roots(cfg: &crate::config::Config) {
     for lib in &cfg.libraries {
-        if let Some(layout) = lib.zero_config.as_ref().and_then(|z| z.layout) {
+        let Some(zc) = &lib.zero_config else {
+            continue;
+        };
+        if let Some(layout) = zc.layout {
             eprintln!("content root: {} ({layout} layout)", lib.root_display);
+        }
+        if !zc.left_out.is_empty() {
+            let n = zc.left_out.len();
+            let shown: Vec<&str> = zc.left_out.iter().take(3).map(String::as_str).collect();
+            let more = if n > 3 { ", …" } else { "" };
+            eprintln!(
+                "left out: {n} source {} ignored by .gitignore/.ignore, hidden, or in node_modules ({}{more})",
+                if n == 1 { "entry" } else { "entries" },
+                shown.join(", ")
+            );
         }
     }
 }

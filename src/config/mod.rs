@@ -123,6 +123,10 @@ pub struct ZeroConfig {
     /// The site layout whose content root became the library's root (`Starlight`, `Hugo`, …),
     /// or none when the root is `dir` itself.
     pub layout: Option<&'static str>,
+    /// Markdown, MDX and HTML files under `dir` the walk left out: ignored by an ignore file or
+    /// inside a hidden folder (paths relative to `dir`); a `node_modules` folder counts as one
+    /// entry (`name/`), its files unlisted.
+    pub left_out: Vec<String>,
 }
 
 impl Library {

@@ -46,6 +46,7 @@ impl Config {
             lib.zero_config = Some(ZeroConfig {
                 dir: canon.clone(),
                 layout: root.as_ref().map(|r| r.1),
+                left_out: survey.left_out.clone(),
             });
         }
         Ok(cfg)
@@ -63,6 +64,8 @@ struct Survey {
     sources: Vec<String>,
     /// JSON files.
     json: Vec<String>,
+    /// Sources the walk left out (`ZeroConfig::left_out`).
+    left_out: Vec<String>,
 }
 
 fn survey_sources(dir: &Path) -> Survey {
@@ -72,6 +75,7 @@ fn survey_sources(dir: &Path) -> Survey {
     let mut survey = Survey {
         sources: Vec::new(),
         json: Vec::new(),
+        left_out: Vec::new(),
     };
     // Unreadable entries are reported by discovery, which walks the same way.
     for entry in crate::walk::site_walk(dir, dir).flatten() {
@@ -95,7 +99,37 @@ fn survey_sources(dir: &Path) -> Survey {
             survey.json.push(rel);
         }
     }
+    survey.left_out = left_out(dir, &glob, &survey.sources);
     survey
+}
+
+/// The sources under `dir` that a walk without ignore rules finds and `site_walk` did not
+/// (`listed`, sorted): what the ignore files and hidden folders left out. `.git` is not
+/// entered; a `node_modules` folder is one entry, not walked.
+fn left_out(dir: &Path, glob: &globset::GlobMatcher, listed: &[String]) -> Vec<String> {
+    let listed: std::collections::HashSet<&str> = listed.iter().map(String::as_str).collect();
+    let mut out = Vec::new();
+    let mut walker = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git");
+    while let Some(Ok(e)) = walker.next() {
+        let Ok(rel) = e.path().strip_prefix(dir) else {
+            continue;
+        };
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        if e.file_type().is_dir() && e.file_name() == "node_modules" {
+            out.push(format!("{rel}/"));
+            walker.skip_current_dir();
+        } else if e.file_type().is_file() && glob.is_match(&rel) && !listed.contains(rel.as_str()) {
+            out.push(rel);
+        }
+    }
+    out
 }
 
 /// The content folder of a site laid out as its generator expects, when most of the sources
@@ -219,8 +253,8 @@ url = \"https://example.org/{{id}}\"      # its page: a template like `id`
 
 /// The `corpus.toml` text `Config::for_sources` parses: the corpus and its one library rooted
 /// at `root` (relative to the directory), named after the directory. The library id keeps the
-/// name's ASCII letters and digits (lowercased, other runs become `-`, at most 24: it starts
-/// every chunk ID), or is `sources` when none are left.
+/// name's ASCII letters and digits (lowercased, other runs become `-`, shortened by
+/// [`short_id`]: it starts every chunk ID), or is `sources` when none are left.
 fn sources_config_text(name: &str, out: &Path, root: &str) -> String {
     let mut id = String::new();
     for c in name.chars() {
@@ -230,7 +264,7 @@ fn sources_config_text(name: &str, out: &Path, root: &str) -> String {
             id.push('-');
         }
     }
-    let id: String = id.chars().take(24).collect();
+    let id = short_id(&id);
     let id = id.trim_end_matches('-');
     let id = if id.is_empty() { "sources" } else { id };
     let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
@@ -241,4 +275,58 @@ fn sources_config_text(name: &str, out: &Path, root: &str) -> String {
         quote(id),
         quote(root)
     )
+}
+
+/// Longest zero-config library id: it starts every chunk ID, which must fit in 64 bytes with the
+/// page's own path and position.
+const MAX_LIBRARY_ID: usize = 12;
+
+/// `id` cut to [`MAX_LIBRARY_ID`] characters, at a `-` when that keeps at least four
+/// (`javascript-tutorial-ar` → `javascript`, `redis-from-scratch-ar` → `redis-from`).
+fn short_id(id: &str) -> &str {
+    if id.len() <= MAX_LIBRARY_ID {
+        return id;
+    }
+    let head = &id[..MAX_LIBRARY_ID + 1];
+    match head.rfind('-') {
+        Some(i) if i >= 4 => &id[..i],
+        _ => &id[..MAX_LIBRARY_ID],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_ids_stay_short_and_cut_at_a_hyphen() {
+        assert_eq!(short_id("gin-docs-ar"), "gin-docs-ar");
+        assert_eq!(short_id("javascript-tutorial-ar"), "javascript");
+        assert_eq!(short_id("redis-from-scratch-ar"), "redis-from");
+        assert_eq!(short_id("abc-defghijklmnop"), "abc-defghijk");
+        assert_eq!(short_id("abcdefghijklmnopq"), "abcdefghijkl");
+    }
+
+    #[test]
+    fn the_survey_lists_what_the_ignore_rules_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for f in [
+            "a.md",
+            "drafts/b.md",
+            ".hidden/c.md",
+            "node_modules/pkg/README.md",
+            "img.png",
+        ] {
+            std::fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
+            std::fs::write(d.join(f), "# t\n\nx\n").unwrap();
+        }
+        std::fs::write(d.join(".gitignore"), "drafts/\n").unwrap();
+        let survey = survey_sources(d);
+        assert_eq!(survey.sources, ["a.md"]);
+        assert_eq!(
+            survey.left_out,
+            [".hidden/c.md", "drafts/b.md", "node_modules/"]
+        );
+    }
 }
