@@ -6,6 +6,9 @@
 pub mod bm25;
 pub mod dates;
 pub mod rerank;
+mod settings;
+
+pub use settings::RetrievalSettings;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -19,110 +22,6 @@ use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
 use crate::diag::Problem;
 use crate::normalize::query_text;
 use crate::normalize::query_words::{WordClass, WordClasses};
-
-/// Fusion weights and depths, from `[retrieval]` in corpus.toml.
-#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct RetrievalSettings {
-    /// Weight of the lexical (BM25) ranking in reciprocal-rank fusion.
-    pub lexical_weight: f64,
-    /// Weight of the vector ranking. The offline `hash` embedder is a weak lexical signal: on the
-    /// shared-corpora fixtures any weight above ~0.1 lowers hit@1 and MRR, so the eval chose
-    /// 0.02 — a tie-breaker that also surfaces vector-only candidates when no term matches.
-    /// Re-run `askzico eval --compare` after switching to a real embedding model.
-    pub vector_weight: f64,
-    /// RRF constant `k` in `w / (k + rank)`.
-    pub rrf_k: f64,
-    /// Candidates taken from each ranking before fusion.
-    pub depth: usize,
-    /// Added to the fused score of a chunk whose date the question names.
-    pub date_boost: f64,
-    pub bm25_k1: f64,
-    pub bm25_b: f64,
-    /// Weight of a term a query-side alias added (the dialect word itself keeps weight 1).
-    pub alias_weight: f64,
-    /// Weight of matches in a chunk's additive token set (variants, index-side aliases).
-    pub alias_field_weight: f64,
-    /// Weight of a question term's light stem (matched in the additive token set).
-    pub stem_weight: f64,
-    /// Weight of a question term's article stem (السيد → سيد), matched in every field.
-    pub article_stem_weight: f64,
-    /// Weight of a question token's stem key matched in the chunks' `stem_terms` field
-    /// (`normalize::stem`: light stem plus verb/verbal-noun patterns, with real tf).
-    pub stem_field_weight: f64,
-    /// Weight of matches in a chunk's title and heading tokens.
-    pub context_weight: f64,
-    /// BM25 length normalization of the title-and-heading field (its postings carry the chunk's
-    /// length, which a title does not grow with).
-    pub context_b: f64,
-    /// How much a question word's weaker expansions add to its best one in a chunk (DisMax
-    /// tie-break): each word then counts about once however many variants, stems and aliases it
-    /// has. 1 sums every expansion (each one adds its full score), 0 keeps the best only.
-    pub word_tie: f64,
-    /// Score a word's title/heading matches apart from its body matches (each DisMax'd, then
-    /// added), so a word in the title and in the text counts for both.
-    pub context_apart: bool,
-    /// Coordination exponent: a chunk's lexical score is multiplied by (matched question words /
-    /// question words)^coord. 0 turns it off.
-    pub coord: f64,
-    /// Weight of an interrogative of the question (فين، ازاي، ايه، امتى … in search form, with all
-    /// its expansions: فين → اين). Such words are rare in the corpora, so BM25 gives them a high
-    /// idf, and اين/كيف inside any narrative then outranks the answer.
-    pub question_word_weight: f64,
-    /// Weight of a colloquial filler of the question (عايز، بيطلعلي، هي …: `query_words.toml`),
-    /// with all its expansions. Like interrogatives, fillers do not count in coordination.
-    pub filler_weight: f64,
-    /// Lexical candidates the second stage (`rerank`: proximity and URL words, read from the
-    /// hydrated evidence) rescores.
-    pub rerank_depth: usize,
-    /// Weight of the proximity of neighbouring topic words of the question in a chunk.
-    pub proximity_weight: f64,
-    /// Two question words further apart than this many tokens are not near each other.
-    pub proximity_window: usize,
-    /// Weight of a topic word of the question that is a word of the chunk's URL path.
-    pub url_weight: f64,
-    /// Weight of the regular English inflections of a Latin question word (hook → hooks, call →
-    /// called: `normalize::latin`), matched in the body fields.
-    pub latin_inflection_weight: f64,
-    /// Weight of the loanword keys of a question's Arabic words (ريكوست → `~RKST`, matched in
-    /// the alias field, where the index puts the keys of Latin words: `normalize::loanword`).
-    pub loanword_weight: f64,
-}
-
-/// The defaults were chosen by leave-one-corpus-out on the blind fixtures of the nine shared
-/// corpus folders (docs/retrieval.md#how-the-defaults-were-chosen): settings picked on eight
-/// folders, scored on the ninth.
-impl Default for RetrievalSettings {
-    fn default() -> Self {
-        RetrievalSettings {
-            lexical_weight: 1.0,
-            vector_weight: 0.02,
-            rrf_k: 10.0,
-            depth: 100,
-            date_boost: 1.0,
-            bm25_k1: 1.2,
-            bm25_b: 0.9,
-            alias_weight: 1.0,
-            alias_field_weight: 0.7,
-            stem_weight: 0.0,
-            article_stem_weight: 0.4,
-            stem_field_weight: 0.5,
-            context_weight: 0.45,
-            context_b: 0.0,
-            word_tie: 0.5,
-            context_apart: true,
-            coord: 0.25,
-            question_word_weight: 0.3,
-            filler_weight: 0.5,
-            rerank_depth: 50,
-            proximity_weight: 0.25,
-            proximity_window: 4,
-            url_weight: 0.5,
-            latin_inflection_weight: 0.5,
-            loanword_weight: 2.0,
-        }
-    }
-}
 
 /// Which rankings a search uses (the eval compares them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
