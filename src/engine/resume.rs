@@ -293,6 +293,54 @@ pub fn domains_of(docs: &[&BuiltDoc]) -> BTreeSet<String> {
         .collect()
 }
 
+/// The build being resumed: its recorded state, its manifest, and the metas and term shards
+/// parsed by earlier patches of this engine.
+struct Previous {
+    state: State,
+    manifest: Manifest,
+    metas: BTreeMap<String, LexMeta>,
+    shards: ShardCache,
+}
+
+/// The edited files (positions in the file list and the recorded state) and their documents
+/// before (from the compile cache) and after (compiled now), in the same order.
+struct Edit {
+    files: Vec<usize>,
+    old: Vec<Vec<BuiltDoc>>,
+    new: Vec<Arc<Compiled>>,
+}
+
+impl Edit {
+    fn old_docs(&self) -> Vec<&BuiltDoc> {
+        self.old.iter().flatten().collect()
+    }
+
+    fn new_docs(&self) -> Vec<&BuiltDoc> {
+        self.new.iter().flat_map(|c| c.docs.iter()).collect()
+    }
+}
+
+/// The files a patch writes: the document shards holding the edited files, rendered again, and
+/// per domain of the edited documents its patched lexical files.
+struct Patch {
+    shards: Vec<Arc<Vec<Rendered>>>,
+    domains: BTreeMap<String, DomainPatch>,
+}
+
+/// What storing a patch ended in.
+enum Stored {
+    Written {
+        write: store::WriteStats,
+        manifest_path: PathBuf,
+        /// Milliseconds from the build's start to the manifest's rename.
+        ms: u128,
+    },
+    /// An artifact has no single previous entry to replace: the caller builds in full.
+    Unpatchable,
+    /// A write failed: the build fails with it.
+    Failed(std::io::Error),
+}
+
 impl Engine {
     /// Patches the build in place for the files whose bytes differ from the recorded state (see
     /// the module docs); `None` when it cannot, and the caller builds in full. Nothing is written
@@ -306,28 +354,80 @@ impl Engine {
         run: &Stats,
         started: Instant,
     ) -> Option<BuildReport> {
-        let cfg = self.cfg.clone();
-        let env = req.env.as_deref();
-        crate::embed::inline_hash(&cfg.embedding)?;
-        let (state, mut manifest, mut metas, mut shard_cache) =
-            match self.last.take().filter(|l| l.current(&req.out, env)) {
-                Some(l) => (l.state, l.manifest, l.metas, l.shards),
-                None => (
-                    load(&req.out, env)?,
-                    store::read_manifest(&req.out, env).ok()?,
-                    BTreeMap::new(),
-                    ShardCache::new(),
-                ),
+        crate::embed::inline_hash(&self.cfg.embedding)?;
+        let mut prev = self.previous_build(req)?;
+        let changed = self.edited_files(&prev, files, settings_hash)?;
+        let cache = self.db.compile_cache()?;
+        let edit = self.edited_documents(&cache, &prev.state, files, changed)?;
+        if !doc_ids_stay_unique(&prev.state, &edit) {
+            return None; // a duplicate doc ID: the full build names both files
+        }
+        let entries = Entries::new(&prev.manifest.artifacts);
+        let patch = Patch {
+            shards: self.render_edited_shards(files, &edit, &entries)?,
+            domains: self.patch_domains(&req.out, &mut prev, &entries, &edit)?,
+        };
+        self.count_edit(&mut prev.manifest, files, &edit)?;
+        if prev.manifest.libraries.iter().all(|l| l.docs == 0) {
+            return None; // the full build refuses it, or publishes it under --allow-empty
+        }
+
+        let mut run = run.clone();
+        let (write, manifest_path, ms) =
+            match self.store_patch(req, &patch, &mut prev.manifest, &entries, &mut run, started) {
+                Stored::Written {
+                    write,
+                    manifest_path,
+                    ms,
+                } => (write, manifest_path, ms),
+                Stored::Unpatchable => return None,
+                Stored::Failed(e) => return Some(write_failed(req, e, stats, &run, started)),
             };
+        cache.flush();
+        let manifest = self.record_patched(req, files, prev, edit, patch.domains, &manifest_path);
+        Some(self.resumed_report(stats, run, manifest, manifest_path, write, ms))
+    }
+
+    /// The build in place: the one this engine last wrote if the manifest is still that one,
+    /// else the state and manifest on disk.
+    fn previous_build(&mut self, req: &BuildRequest) -> Option<Previous> {
+        let env = req.env.as_deref();
+        Some(
+            match self.last.take().filter(|l| l.current(&req.out, env)) {
+                Some(l) => Previous {
+                    state: l.state,
+                    manifest: l.manifest,
+                    metas: l.metas,
+                    shards: l.shards,
+                },
+                None => Previous {
+                    state: load(&req.out, env)?,
+                    manifest: store::read_manifest(&req.out, env).ok()?,
+                    metas: BTreeMap::new(),
+                    shards: ShardCache::new(),
+                },
+            },
+        )
+    }
+
+    /// The positions of the files whose bytes changed since the recorded build: `None` when the
+    /// settings or the file set differ, or when none or too many changed.
+    fn edited_files(
+        &self,
+        prev: &Previous,
+        files: &[SourceFile],
+        settings_hash: &str,
+    ) -> Option<Vec<usize>> {
+        let state = &prev.state;
         if state.settings != settings_hash
             || state.files.len() != files.len()
-            || manifest.corpus_version != state.corpus_version
+            || prev.manifest.corpus_version != state.corpus_version
         {
             return None;
         }
         let mut changed = Vec::new();
         for (i, (f, s)) in files.iter().zip(&state.files).enumerate() {
-            if cfg.libraries[f.library].id != s.library
+            if self.cfg.libraries[f.library].id != s.library
                 || f.rel != s.rel
                 || f.format as u8 != s.format
             {
@@ -337,15 +437,21 @@ impl Engine {
                 changed.push(i);
             }
         }
-        if changed.is_empty() || changed.len() > MAX_FILES {
-            return None;
-        }
+        (!changed.is_empty() && changed.len() <= MAX_FILES).then_some(changed)
+    }
 
-        // The edited files' documents before (compile cache, by the recorded hash) and after.
-        let cache = self.db.compile_cache()?;
+    /// The edited files' documents before (compile cache, by the recorded hash) and after:
+    /// `None` when one is not cached, one now has problems, or one's set of domains changed.
+    fn edited_documents(
+        &self,
+        cache: &CompileCache,
+        state: &State,
+        files: &[SourceFile],
+        changed: Vec<usize>,
+    ) -> Option<Edit> {
         let mut old: Vec<Vec<BuiltDoc>> = Vec::new();
         for &i in &changed {
-            let (f, lib) = (&files[i], &cfg.libraries[files[i].library]);
+            let (f, lib) = (&files[i], &self.cfg.libraries[files[i].library]);
             old.push(cache.get(
                 &CompileCache::slot(lib, &f.rel),
                 &cache.key(lib, &f.rel, f.format, &state.files[i].hash),
@@ -358,8 +464,6 @@ impl Engine {
         if new.iter().any(|c| !c.problems.is_empty()) {
             return None; // the full build reports them with every other file's
         }
-        let old_refs: Vec<&BuiltDoc> = old.iter().flatten().collect();
-        let new_refs: Vec<&BuiltDoc> = new.iter().flat_map(|c| c.docs.iter()).collect();
         for (o, n) in old.iter().zip(&new) {
             if domains_of(&o.iter().collect::<Vec<_>>())
                 != domains_of(&n.docs.iter().collect::<Vec<_>>())
@@ -367,27 +471,28 @@ impl Engine {
                 return None;
             }
         }
-        let edited: HashSet<usize> = changed.iter().copied().collect();
-        let mut ids: rustc_hash::FxHashSet<&str> = state
-            .files
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !edited.contains(i))
-            .flat_map(|(_, s)| s.docs.iter().map(String::as_str))
-            .collect();
-        if !new_refs.iter().all(|d| ids.insert(d.doc_id.as_str())) {
-            return None; // a duplicate doc ID: the full build names both files
-        }
+        Some(Edit {
+            files: changed,
+            old,
+            new,
+        })
+    }
 
-        let entries = Entries::new(&manifest.artifacts);
-        // The document shards holding the edited files, rendered again.
+    /// The document shards holding the edited files, rendered again: `None` when one's number
+    /// of files differs from the manifest's.
+    fn render_edited_shards(
+        &mut self,
+        files: &[SourceFile],
+        edit: &Edit,
+        entries: &Entries,
+    ) -> Option<Vec<Arc<Vec<Rendered>>>> {
         let mut per_lib: BTreeMap<usize, usize> = BTreeMap::new();
         for f in files {
             *per_lib.entry(f.library).or_default() += 1;
         }
         let key_of = |f: &SourceFile| (f.library, bucket(&f.rel, shard_count(per_lib[&f.library])));
-        let keys: BTreeSet<(usize, u32)> = changed.iter().map(|&i| key_of(&files[i])).collect();
-        let mut rendered: Vec<Arc<Vec<Rendered>>> = Vec::new();
+        let keys: BTreeSet<(usize, u32)> = edit.files.iter().map(|&i| key_of(&files[i])).collect();
+        let mut rendered = Vec::new();
         for key in keys {
             let members: Vec<Source> = files
                 .iter()
@@ -396,60 +501,80 @@ impl Engine {
                 .collect();
             let shard = self.shard_input(key, members);
             let r = shard_artifacts(&self.db, self.settings, shard);
-            if shard_entries(&entries, &cfg.libraries[key.0].id, &format!("{:03}", key.1))
-                != r.len()
-            {
+            let library = &self.cfg.libraries[key.0].id;
+            if shard_entries(entries, library, &format!("{:03}", key.1)) != r.len() {
                 return None;
             }
             rendered.push(r);
         }
-        // Per domain of the edited documents: the meta and the term shards whose postings changed.
-        let mut patches: BTreeMap<String, DomainPatch> = BTreeMap::new();
-        for d in domains_of(&old_refs) {
-            let build = InPlace {
-                out: &req.out,
-                manifest: &manifest,
-                entries: &entries,
-                extras: cfg.word_extras(),
-            };
+        Some(rendered)
+    }
+
+    /// Per domain of the edited documents: the meta and the term shards whose postings changed,
+    /// patched (`patch_domain`).
+    fn patch_domains(
+        &self,
+        out: &Path,
+        prev: &mut Previous,
+        entries: &Entries,
+        edit: &Edit,
+    ) -> Option<BTreeMap<String, DomainPatch>> {
+        let (old, new) = (edit.old_docs(), edit.new_docs());
+        let build = InPlace {
+            out,
+            manifest: &prev.manifest,
+            entries,
+            extras: self.cfg.word_extras(),
+        };
+        let mut patches = BTreeMap::new();
+        for d in domains_of(&old) {
             let p = patch_domain(
                 &build,
-                &mut shard_cache,
+                &mut prev.shards,
                 &d,
-                metas.remove(&d),
-                *state.domains.get(&d)?,
-                &old_refs,
-                &new_refs,
+                prev.metas.remove(&d),
+                *prev.state.domains.get(&d)?,
+                &old,
+                &new,
             )?;
             patches.insert(d, p);
         }
-        for ((&i, o), n) in changed.iter().zip(&old).zip(&new) {
-            let lib = &cfg.libraries[files[i].library].id;
+        Some(patches)
+    }
+
+    /// Moves the manifest's per-library counts (docs, chunks, mapped IDs) from the edited files'
+    /// old documents to their new ones.
+    fn count_edit(&self, manifest: &mut Manifest, files: &[SourceFile], edit: &Edit) -> Option<()> {
+        let mapped = |ds: &mut dyn Iterator<Item = &crate::identity::DocId>| {
+            ds.filter(|id| crate::identity::is_mapped(id.as_str()))
+                .count()
+        };
+        for ((&i, o), n) in edit.files.iter().zip(&edit.old).zip(&edit.new) {
+            let lib = &self.cfg.libraries[files[i].library].id;
             let e = manifest.libraries.iter_mut().find(|e| &e.id == lib)?;
             e.docs = (e.docs + n.docs.len()).checked_sub(o.len())?;
             e.chunks = (e.chunks + n.docs.iter().map(|d| d.chunks.len()).sum::<usize>())
                 .checked_sub(o.iter().map(|d| d.chunks.len()).sum())?;
-            let mapped = |ds: &mut dyn Iterator<Item = &crate::identity::DocId>| {
-                ds.filter(|id| crate::identity::is_mapped(id.as_str()))
-                    .count()
-            };
             e.mapped_ids = (e.mapped_ids + mapped(&mut n.docs.iter().map(|d| &d.doc_id)))
                 .checked_sub(mapped(&mut o.iter().map(|d| &d.doc_id)))?;
         }
+        Some(())
+    }
 
-        if manifest.libraries.iter().all(|l| l.docs == 0) {
-            return None; // the full build refuses it, or publishes it under --allow-empty
-        }
-
-        // Store, then the manifest last, under the output lock.
-        let fail = |e: std::io::Error, stats: &BuildStats, run: &Stats| {
-            let mut problems = Problems::default();
-            problems.push(write_failure(&req.out, e));
-            super::finish_failed(problems, stats.clone(), run.clone(), started)
-        };
+    /// Stores the patch's files, then the manifest last, under the output lock; `manifest`'s
+    /// entries and corpus version become the patched build's, `run.shards_written` its count.
+    fn store_patch(
+        &mut self,
+        req: &BuildRequest,
+        patch: &Patch,
+        manifest: &mut Manifest,
+        entries: &Entries,
+        run: &mut Stats,
+        started: Instant,
+    ) -> Stored {
         let lock = match store::OutLock::acquire(&req.out) {
             Ok(l) => l,
-            Err(e) => return Some(fail(e, stats, run)),
+            Err(e) => return Stored::Failed(e),
         };
         if self.known.previous.is_empty() {
             store::remove_stale_temp_files(&req.out);
@@ -458,10 +583,11 @@ impl Engine {
         let _ = store::finish_writes(&self.known);
         let mut write = store::WriteStats::default();
         let mut stored = Vec::new();
-        for r in rendered
+        for r in patch
+            .shards
             .iter()
             .map(|r| r.as_slice())
-            .chain(patches.values().map(|p| p.rendered.as_slice()))
+            .chain(patch.domains.values().map(|p| p.rendered.as_slice()))
         {
             match store::store_artifacts(&req.out, r, &self.known) {
                 Ok((e, w)) => {
@@ -469,32 +595,53 @@ impl Engine {
                     write.files_written += w.files_written;
                     write.bytes_written += w.bytes_written;
                 }
-                Err(e) => return Some(fail(e, stats, run)),
+                Err(e) => return Stored::Failed(e),
             }
         }
-        if !replace_entries(&mut manifest.artifacts, &entries, stored) {
-            return None;
+        if !replace_entries(&mut manifest.artifacts, entries, stored) {
+            return Stored::Unpatchable;
         }
         manifest.corpus_version = corpus_version(manifest.fingerprint(), &manifest.artifacts);
-        let mut run = run.clone();
         run.shards_written = write.files_written;
         write.files_reused = manifest.artifacts.len() - write.files_written;
         if let Err(e) = store::finish_writes(&self.known) {
-            return Some(fail(e, stats, &run));
+            return Stored::Failed(e);
         }
-        let path = match store::store_manifest(&req.out, env, &manifest, &mut write) {
-            Ok(p) => p,
-            Err(e) => return Some(fail(e, stats, &run)),
-        };
-        // `ms` ends at the manifest rename; the caches below are written after it.
-        let elapsed = started.elapsed().as_millis();
+        let manifest_path =
+            match store::store_manifest(&req.out, req.env.as_deref(), manifest, &mut write) {
+                Ok(p) => p,
+                Err(e) => return Stored::Failed(e),
+            };
+        // `ms` ends at the manifest rename; the caches are written after it.
+        let ms = started.elapsed().as_millis();
         drop(lock);
         self.known.rotate();
-        cache.flush();
+        Stored::Written {
+            write,
+            manifest_path,
+            ms,
+        }
+    }
 
-        let mut state = state;
+    /// Records the patched build: its state on disk, and in memory with the manifest, the
+    /// patched metas and the parsed term shards for the next edit. Returns the manifest.
+    fn record_patched(
+        &mut self,
+        req: &BuildRequest,
+        files: &[SourceFile],
+        prev: Previous,
+        edit: Edit,
+        domains: BTreeMap<String, DomainPatch>,
+        manifest_path: &Path,
+    ) -> Manifest {
+        let Previous {
+            mut state,
+            manifest,
+            mut metas,
+            shards,
+        } = prev;
         state.corpus_version = manifest.corpus_version.clone();
-        for (&i, n) in changed.iter().zip(&new) {
+        for (&i, n) in edit.files.iter().zip(&edit.new) {
             state.files[i].hash = self.sources[&files[i].path].hash(&self.db);
             state.files[i].docs = n
                 .docs
@@ -502,35 +649,76 @@ impl Engine {
                 .map(|d| d.doc_id.as_str().to_string())
                 .collect();
         }
-        for (d, p) in patches {
+        for (d, p) in domains {
             state.domains.insert(d.clone(), p.estimate);
             metas.insert(d, p.meta);
         }
-        save(&req.out, env, &state);
+        save(&req.out, req.env.as_deref(), &state);
         self.last = Some(Last {
-            written: file_id(&path),
+            written: file_id(manifest_path),
             manifest: manifest.clone(),
             state,
             metas,
-            shards: shard_cache,
+            shards,
         });
+        manifest
+    }
 
+    /// The report of a build patched in place.
+    fn resumed_report(
+        &self,
+        stats: &BuildStats,
+        mut run: Stats,
+        manifest: Manifest,
+        manifest_path: PathBuf,
+        write: store::WriteStats,
+        ms: u128,
+    ) -> BuildReport {
         let mut stats = stats.clone();
         stats.docs = manifest.libraries.iter().map(|l| l.docs).sum();
         stats.chunks = manifest.libraries.iter().map(|l| l.chunks).sum();
         stats.write = write;
-        stats.ms = elapsed;
+        stats.ms = ms;
         run.set_counted(self.db.counters.take());
         run.bytes_written = stats.write.bytes_written;
         run.ms = stats.ms;
         run.corpus_version = Some(manifest.corpus_version.clone());
         run.resumed = true;
-        Some(BuildReport {
+        BuildReport {
             manifest: Some(manifest),
-            manifest_path: Some(path),
+            manifest_path: Some(manifest_path),
             problems: Problems::default(),
             stats,
             run,
-        })
+        }
     }
+}
+
+/// Whether the edited files' new doc IDs clash neither with each other nor with the IDs of the
+/// files not edited.
+fn doc_ids_stay_unique(state: &State, edit: &Edit) -> bool {
+    let edited: HashSet<usize> = edit.files.iter().copied().collect();
+    let mut ids: rustc_hash::FxHashSet<&str> = state
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !edited.contains(i))
+        .flat_map(|(_, s)| s.docs.iter().map(String::as_str))
+        .collect();
+    edit.new_docs()
+        .iter()
+        .all(|d| ids.insert(d.doc_id.as_str()))
+}
+
+/// The failed build's report for a write that failed while patching.
+fn write_failed(
+    req: &BuildRequest,
+    e: std::io::Error,
+    stats: &BuildStats,
+    run: &Stats,
+    started: Instant,
+) -> BuildReport {
+    let mut problems = Problems::default();
+    problems.push(write_failure(&req.out, e));
+    super::finish_failed(problems, stats.clone(), run.clone(), started)
 }
