@@ -34,198 +34,264 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
     let mut problems = Problems::default();
     let mut files = Vec::new();
     let out_canon = out_dir.canonicalize().ok();
-    // Looked up once per file: hashed by the canonical path's bytes (an ordered map compared
-    // paths component by component, ~30 ms at 10k files, and `Path`'s own hash walks its
-    // components too; a canonical path has one spelling).
-    let mut claimed: rustc_hash::FxHashMap<std::ffi::OsString, String> =
-        rustc_hash::FxHashMap::default();
+    let mut claimed = Claims::default();
     for lib in libs {
+        let root_canon = match open_root(cfg, lib) {
+            Ok(r) => r,
+            Err(p) => {
+                problems.push(p);
+                continue;
+            }
+        };
+        let mut listing = Listing::new(cfg, lib, root_canon, out_canon.as_deref());
+        for step in walk(lib) {
+            listing.step(step, &mut claimed, &mut problems);
+        }
+        files.extend(listing.finish(cfg, &mut problems));
+    }
+    (files, problems)
+}
+
+/// The library each source file was claimed by, by canonical path. Looked up once per file:
+/// hashed by the canonical path's bytes (an ordered map compared paths component by component,
+/// ~30 ms at 10k files, and `Path`'s own hash walks its components too; a canonical path has
+/// one spelling).
+type Claims = rustc_hash::FxHashMap<std::ffi::OsString, String>;
+
+/// The canonical path of a library's root: an error when it cannot be opened or is on a
+/// kernel pseudo filesystem.
+fn open_root(cfg: &Config, lib: &Library) -> Result<PathBuf, Problem> {
+    let Ok(root_canon) = lib.root.canonicalize() else {
+        return Err(Problem::error(
+            "library-root",
+            format!(
+                "library `{}`: cannot open root {}",
+                lib.id,
+                lib.root.display()
+            ),
+        )
+        .in_file(cfg.shown.clone())
+        .help("check the `root` path in corpus.toml"));
+    };
+    if let Some(fs) = pseudo_filesystem(&root_canon) {
+        return Err(Problem::error(
+                "library-root",
+                format!(
+                    "library `{}`: root {} is on the kernel's `{fs}` filesystem, not a directory of sources: nothing was read",
+                    lib.id,
+                    root_canon.display()
+                ),
+            )
+            .in_file(cfg.shown.clone())
+            .help("point the library's `root` (or --sources) at the directory holding the Markdown, MDX, HTML or JSON sources"));
+    }
+    Ok(root_canon)
+}
+
+/// The listing of one library's root while its walk goes on.
+struct Listing<'a> {
+    lib: &'a Library,
+    /// Index of the library in the config.
+    lib_index: usize,
+    root_canon: PathBuf,
+    out_canon: Option<&'a Path>,
+    /// Whether a file reached without a symlink (the canonical root joined with its path) may
+    /// lie in the output directory: only when the output is inside this root.
+    out_in_root: bool,
+    /// Directories reached through a symlink: files under them (and symlinked files) are
+    /// resolved with `canonicalize`; any other file's canonical path is the canonical root
+    /// joined with its path (one system call per file saved on every build).
+    linked_dirs: Vec<PathBuf>,
+    /// The directories being listed, by depth: an error reading a directory's entries carries
+    /// no path, and is named by the directory it came from.
+    open_dirs: Vec<PathBuf>,
+    /// Entries the globs select (sources, special files, links refused): none is a warning.
+    matched: usize,
+    files: Vec<SourceFile>,
+}
+
+/// A selected entry's canonical path, and whether a symlink led to it.
+struct Resolved {
+    canon: PathBuf,
+    linked: bool,
+}
+
+impl<'a> Listing<'a> {
+    fn new(
+        cfg: &Config,
+        lib: &'a Library,
+        root_canon: PathBuf,
+        out_canon: Option<&'a Path>,
+    ) -> Self {
         let lib_index = cfg
             .libraries
             .iter()
             .position(|l| l.id == lib.id)
             .expect("library from this config");
-        let Ok(root_canon) = lib.root.canonicalize() else {
-            problems.push(
-                Problem::error(
-                    "library-root",
-                    format!(
-                        "library `{}`: cannot open root {}",
-                        lib.id,
-                        lib.root.display()
-                    ),
-                )
-                .in_file(cfg.shown.clone())
-                .help("check the `root` path in corpus.toml"),
-            );
-            continue;
-        };
-        if let Some(fs) = pseudo_filesystem(&root_canon) {
-            problems.push(
-                Problem::error(
-                    "library-root",
-                    format!(
-                        "library `{}`: root {} is on the kernel's `{fs}` filesystem, not a directory of sources: nothing was read",
-                        lib.id,
-                        root_canon.display()
-                    ),
-                )
-                .in_file(cfg.shown.clone())
-                .help("point the library's `root` (or --sources) at the directory holding the Markdown, MDX, HTML or JSON sources"),
-            );
-            continue;
+        let out_in_root =
+            out_canon.is_some_and(|o| o.starts_with(&root_canon) || root_canon.starts_with(o));
+        Listing {
+            lib,
+            lib_index,
+            root_canon,
+            out_canon,
+            out_in_root,
+            linked_dirs: Vec::new(),
+            open_dirs: Vec::new(),
+            matched: 0,
+            files: Vec::new(),
         }
-        // Whether a file reached without a symlink (the canonical root joined with its path)
-        // may lie in the output directory: only when the output is inside this root.
-        let out_in_root = out_canon
-            .as_ref()
-            .is_some_and(|o| o.starts_with(&root_canon) || root_canon.starts_with(o));
-        let steps = walk(lib);
-        let mut lib_files = Vec::new();
-        // Directories reached through a symlink: files under them (and symlinked files) are
-        // resolved with `canonicalize`; any other file's canonical path is the canonical root
-        // joined with its path (one system call per file saved on every build).
-        let mut linked_dirs: Vec<PathBuf> = Vec::new();
-        // The directories being listed, by depth: an error reading a directory's entries
-        // carries no path, and is named by the directory it came from.
-        let mut open_dirs: Vec<PathBuf> = Vec::new();
-        // Entries the globs select (sources, special files, links refused): none is a warning.
-        let mut matched = 0usize;
-        for step in steps {
-            let (path, depth, file_type, is_symlink) = match step {
-                Step::Entry {
-                    path,
-                    depth,
-                    file_type,
-                    is_symlink,
-                } => (path, depth, file_type, is_symlink),
-                Step::WalkError(e) => {
-                    problems.push(walk_problem(lib, &e, &open_dirs));
-                    continue;
-                }
-                Step::SiteError(e) => {
-                    problems.push(site_walk_problem(lib, &e, &open_dirs));
-                    continue;
-                }
-                Step::Problem(p) => {
-                    problems.push(p);
-                    continue;
-                }
-            };
-            if file_type.is_dir() {
-                if is_symlink {
-                    linked_dirs.push(path.clone());
-                }
-                open_dirs.truncate(depth);
-                open_dirs.push(path);
-                continue;
-            }
-            let path = path.as_path();
-            let Ok(rel) = path.strip_prefix(&lib.root) else {
-                continue;
-            };
-            let rel_str = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-            if !lib.include.is_match(&rel_str) || lib.exclude.is_match(&rel_str) {
-                continue;
-            }
-            matched += 1;
-            let linked = is_symlink || linked_dirs.iter().any(|d| path.starts_with(d));
-            let canon = if linked {
-                match path.canonicalize() {
-                    Ok(c) => c,
-                    Err(_) => continue, // vanished between listing and now
-                }
-            } else {
-                root_canon.join(rel)
-            };
-            if (linked || out_in_root)
-                && let Some(out) = &out_canon
-                && canon.starts_with(out)
-            {
-                continue;
-            }
-            let display = lib.display_name(&rel_str);
-            // Without a symlink, the canonical root joined with a path under it stays under it.
-            if linked && !lib.allow_outside_root && !canon.starts_with(&root_canon) {
-                problems.push(
-                    Problem::error("outside-root", format!("{display} resolves outside the library root (to {})", canon.display()))
-                        .in_file(display.clone())
-                        .help("a symlink may not leave the library root; set `allow_outside_root = true` on the library to allow it"),
-                );
-                continue;
-            }
-            // A FIFO blocks its reader, a device never ends: named, never opened.
-            if !file_type.is_file() {
-                problems.push(
-                    Problem::warning(
-                        "special-file",
-                        format!(
-                            "{display} is {}, not a regular file: skipped",
-                            special_kind(&file_type)
-                        ),
-                    )
-                    .in_file(display.clone())
-                    .help("remove it from the library root, or exclude it in corpus.toml"),
-                );
-                continue;
-            }
-            let format = match lib.format.or_else(|| Format::from_extension(path)) {
-                Some(f) => f,
-                None => {
-                    problems.push(
-                        Problem::warning(
-                            "unknown-format",
-                            "no format for this file extension; skipped",
-                        )
-                        .in_file(display.clone())
-                        .help("narrow the library's `include` globs, or set `format`"),
-                    );
-                    continue;
-                }
-            };
-            if let Some(other) = claimed.get(canon.as_os_str()) {
-                problems.push(
-                    Problem::error(
-                        "claimed-twice",
-                        format!(
-                            "{display} is claimed by two libraries: `{other}` and `{}`",
-                            lib.id
-                        ),
-                    )
-                    .in_file(display.clone())
-                    .help("make the libraries' roots or include/exclude globs disjoint"),
-                );
-                continue;
-            }
-            claimed.insert(canon.as_os_str().to_owned(), lib.id.clone());
-            lib_files.push(SourceFile {
-                library: lib_index,
-                rel: rel_str,
-                path: canon,
-                format,
-            });
-        }
-        if matched == 0 {
-            problems.push(matches_nothing(cfg, lib));
-        }
-        lib_files.sort_by(|a, b| a.rel.cmp(&b.rel));
-        files.extend(lib_files);
     }
-    (files, problems)
+
+    /// Takes one step of the walk: a directory entered, a source file listed, or a problem.
+    fn step(&mut self, step: Step, claimed: &mut Claims, problems: &mut Problems) {
+        let entry = match step {
+            Step::Entry(e) => e,
+            Step::WalkError(e) => {
+                problems.push(walk_problem(self.lib, &e, &self.open_dirs));
+                return;
+            }
+            Step::SiteError(e) => {
+                problems.push(site_walk_problem(self.lib, &e, &self.open_dirs));
+                return;
+            }
+            Step::Problem(p) => {
+                problems.push(p);
+                return;
+            }
+        };
+        if entry.file_type.is_dir() {
+            self.enter_dir(entry);
+            return;
+        }
+        let Ok(rel) = entry.path.strip_prefix(&self.lib.root) else {
+            return;
+        };
+        let rel_str = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        if !self.lib.include.is_match(&rel_str) || self.lib.exclude.is_match(&rel_str) {
+            return;
+        }
+        self.matched += 1;
+        let Some(resolved) = self.resolve(&entry, rel) else {
+            return;
+        };
+        match self.source_file(&entry, rel_str, resolved, claimed) {
+            Ok(f) => {
+                claimed.insert(f.path.as_os_str().to_owned(), self.lib.id.clone());
+                self.files.push(f);
+            }
+            Err(p) => problems.push(p),
+        }
+    }
+
+    fn enter_dir(&mut self, dir: Entry) {
+        if dir.is_symlink {
+            self.linked_dirs.push(dir.path.clone());
+        }
+        self.open_dirs.truncate(dir.depth);
+        self.open_dirs.push(dir.path);
+    }
+
+    /// The canonical path of a selected entry (`rel`: its path under the root); `None` when it
+    /// vanished since it was listed or lies in the output directory.
+    fn resolve(&self, entry: &Entry, rel: &Path) -> Option<Resolved> {
+        let path = entry.path.as_path();
+        let linked = entry.is_symlink || self.linked_dirs.iter().any(|d| path.starts_with(d));
+        let canon = if linked {
+            path.canonicalize().ok()? // vanished between listing and now
+        } else {
+            self.root_canon.join(rel)
+        };
+        if (linked || self.out_in_root)
+            && let Some(out) = self.out_canon
+            && canon.starts_with(out)
+        {
+            return None;
+        }
+        Some(Resolved { canon, linked })
+    }
+
+    /// The source file a selected entry is, or the problem that keeps it out: a link outside
+    /// the root, a special file, an unknown format, or a file another library claimed.
+    fn source_file(
+        &self,
+        entry: &Entry,
+        rel: String,
+        Resolved { canon, linked }: Resolved,
+        claimed: &Claims,
+    ) -> Result<SourceFile, Problem> {
+        let lib = self.lib;
+        let display = lib.display_name(&rel);
+        // Without a symlink, the canonical root joined with a path under it stays under it.
+        if linked && !lib.allow_outside_root && !canon.starts_with(&self.root_canon) {
+            return Err(Problem::error("outside-root", format!("{display} resolves outside the library root (to {})", canon.display()))
+                    .in_file(display.clone())
+                    .help("a symlink may not leave the library root; set `allow_outside_root = true` on the library to allow it"));
+        }
+        // A FIFO blocks its reader, a device never ends: named, never opened.
+        if !entry.file_type.is_file() {
+            return Err(Problem::warning(
+                "special-file",
+                format!(
+                    "{display} is {}, not a regular file: skipped",
+                    special_kind(&entry.file_type)
+                ),
+            )
+            .in_file(display.clone())
+            .help("remove it from the library root, or exclude it in corpus.toml"));
+        }
+        let Some(format) = lib.format.or_else(|| Format::from_extension(&entry.path)) else {
+            return Err(Problem::warning(
+                "unknown-format",
+                "no format for this file extension; skipped",
+            )
+            .in_file(display.clone())
+            .help("narrow the library's `include` globs, or set `format`"));
+        };
+        if let Some(other) = claimed.get(canon.as_os_str()) {
+            return Err(Problem::error(
+                "claimed-twice",
+                format!(
+                    "{display} is claimed by two libraries: `{other}` and `{}`",
+                    lib.id
+                ),
+            )
+            .in_file(display.clone())
+            .help("make the libraries' roots or include/exclude globs disjoint"));
+        }
+        Ok(SourceFile {
+            library: self.lib_index,
+            rel,
+            path: canon,
+            format,
+        })
+    }
+
+    /// The library's source files in path order; a warning when its globs selected nothing.
+    fn finish(mut self, cfg: &Config, problems: &mut Problems) -> Vec<SourceFile> {
+        if self.matched == 0 {
+            problems.push(matches_nothing(cfg, self.lib));
+        }
+        self.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        self.files
+    }
+}
+
+/// One entry of a library's walk.
+struct Entry {
+    path: PathBuf,
+    depth: usize,
+    file_type: std::fs::FileType,
+    is_symlink: bool,
 }
 
 /// One step of a library's walk: an entry, or what went wrong.
 enum Step {
-    Entry {
-        path: PathBuf,
-        depth: usize,
-        file_type: std::fs::FileType,
-        is_symlink: bool,
-    },
+    Entry(Entry),
     /// A written config's walk (walkdir) could not list or follow an entry.
     WalkError(walkdir::Error),
     /// A zero-config walk (the ignore crate) could not list or follow an entry.
@@ -243,12 +309,12 @@ fn walk(lib: &Library) -> Box<dyn Iterator<Item = Step> + '_> {
             .follow_links(true)
             .sort_by_file_name();
         return Box::new(walker.into_iter().map(|r| match r {
-            Ok(e) => Step::Entry {
+            Ok(e) => Step::Entry(Entry {
                 depth: e.depth(),
                 file_type: e.file_type(),
                 is_symlink: e.path_is_symlink(),
                 path: e.into_path(),
-            },
+            }),
             Err(e) => Step::WalkError(e),
         }));
     };
@@ -261,12 +327,12 @@ fn walk(lib: &Library) -> Box<dyn Iterator<Item = Step> + '_> {
                     // Only standard input has no file type; a walk never yields it.
                     None => return Vec::new(),
                     Some(file_type) => (
-                        Step::Entry {
+                        Step::Entry(Entry {
                             depth: e.depth(),
                             file_type,
                             is_symlink: e.path_is_symlink(),
                             path: e.into_path(),
-                        },
+                        }),
                         problem.map(Step::Problem),
                     ),
                 }
