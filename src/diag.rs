@@ -18,11 +18,21 @@ pub enum Level {
     Warning,
 }
 
+/// What went wrong, for the problems a caller acts on (the message is for people and says the
+/// same).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// A source's bytes, read again, are not those its hash was taken from.
+    ChangedDuringBuild,
+}
+
 /// One diagnostic. `file` is the path as the user knows it (relative to the config when possible).
 #[derive(Debug, Clone)]
 pub struct Problem {
     pub level: Level,
     pub code: &'static str,
+    /// Set where a caller branches on the kind of failure; never rendered.
+    pub cause: Option<Cause>,
     pub file: Option<String>,
     pub line: Option<usize>,
     pub message: String,
@@ -37,6 +47,7 @@ impl Problem {
         Problem {
             level: Level::Error,
             code,
+            cause: None,
             file: None,
             line: None,
             message: cut_message(message.into()),
@@ -61,6 +72,11 @@ impl Problem {
             Some(rest) if !rest.is_empty() => rest.to_string(),
             _ => file,
         });
+        self
+    }
+
+    pub fn because(mut self, cause: Cause) -> Self {
+        self.cause = Some(cause);
         self
     }
 

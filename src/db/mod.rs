@@ -239,6 +239,7 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
             Ok(b) if *blake3::hash(&b).as_bytes() == file.hash(db) => b,
             Ok(_) => {
                 let p = Problem::error("read", CHANGED_DURING_BUILD.to_string())
+                    .because(crate::diag::Cause::ChangedDuringBuild)
                     .in_file(crate::compile::display_name(lib, file.rel(db)))
                     .help("build again");
                 return Arc::new(Compiled {

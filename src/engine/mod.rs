@@ -222,7 +222,7 @@ impl Engine {
             .problems
             .0
             .iter()
-            .any(|p| p.message == crate::db::CHANGED_DURING_BUILD)
+            .any(|p| p.cause == Some(crate::diag::Cause::ChangedDuringBuild))
         {
             statcache::clear(&req.out, req.env.as_deref());
             self.stats.clear();

@@ -216,7 +216,7 @@ mod tests {
             bad.problems
                 .0
                 .iter()
-                .any(|p| p.message == crate::db::CHANGED_DURING_BUILD),
+                .any(|p| p.cause == Some(crate::diag::Cause::ChangedDuringBuild)),
             "{:?}",
             bad.problems.0
         );
