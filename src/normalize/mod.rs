@@ -278,8 +278,9 @@ mod tests {
             );
         }
 
-        /// A word's tokens are its `both` alias targets and, with article stems, its article and
-        /// light stems (as first written: allocating, stem by stem).
+        /// A word's tokens are its `both` alias targets, the loanword key of a Latin word and,
+        /// with article stems, its article and light stems (the plain form: allocating, stem by
+        /// stem).
         #[test]
         fn word_extras_as_the_reference(s in repetitive_text(), stems in any::<bool>()) {
             let rules = Rules::default();
@@ -287,6 +288,7 @@ mod tests {
             let extras = WordExtras::new(&table, stems);
             for w in normalize(&s, &rules).split(' ').filter(|w| !w.is_empty()) {
                 let mut expected: Vec<String> = table.index_tokens(std::iter::once(w));
+                expected.extend(loanword::latin_key(w));
                 if stems {
                     expected.extend(aliases::article_stem(w).map(str::to_string));
                     expected.extend(aliases::light_stem(w));
