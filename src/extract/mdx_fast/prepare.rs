@@ -369,8 +369,39 @@ fn flow_items(line: &str) -> Option<Vec<Item<'_>>> {
 /// Copies a text line into `p.text`, cutting out inline JSX tags and expressions; declines a line
 /// where a cut could change what CommonMark makes of the rest.
 fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
-    let b = line.as_bytes();
     let start = p.text.len();
+    let cuts = copy_inline(p, line)?;
+    if cuts.is_empty() {
+        return Some(());
+    }
+    let out = &p.text[start..];
+    if out.contains('|') {
+        return None; // table cells trim differently around cuts
+    }
+    let heading = indent == 0 && is_atx_heading(out);
+    for cut in &cuts {
+        if cut.in_brackets {
+            return None; // a link label or reference name would change
+        }
+        if !cut_is_safe(out, cut.at - start, heading) {
+            return None;
+        }
+    }
+    p.cuts.extend(cuts.iter().map(|c| c.at));
+    Some(())
+}
+
+/// Where an inline tag or expression was cut out of the prepared text.
+struct Cut {
+    at: usize,
+    /// Inside `[…]`: a link label or reference name.
+    in_brackets: bool,
+}
+
+/// Copies a line's inline text into `p`, code spans kept as code, inline tags and expressions
+/// cut out; `None` where the parsers may disagree.
+fn copy_inline(p: &mut Prepared, line: &str) -> Option<Vec<Cut>> {
+    let b = line.as_bytes();
     let mut cuts = Vec::new();
     let mut stack: Vec<&str> = Vec::new();
     let mut brackets = 0usize;
@@ -395,7 +426,10 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
             }
             b'{' => {
                 let len = expression(&line[i..])?;
-                cuts.push((p.text.len(), brackets > 0));
+                cuts.push(Cut {
+                    at: p.text.len(),
+                    in_brackets: brackets > 0,
+                });
                 i += len;
             }
             b'<' => {
@@ -408,7 +442,10 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
                     TagKind::Close if stack.pop()? != tag.name => return None,
                     _ => {}
                 }
-                cuts.push((p.text.len(), brackets > 0));
+                cuts.push(Cut {
+                    at: p.text.len(),
+                    in_brackets: brackets > 0,
+                });
                 i += len;
             }
             b'}' | b'~' => return None,
@@ -438,43 +475,29 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
     if !stack.is_empty() {
         return None; // an element left open at the end of a line: markdown-rs decides
     }
-    if cuts.is_empty() {
-        return Some(());
+    Some(cuts)
+}
+
+/// Whether cutting at byte `at` of a line's prepared text `out` leaves the same blocks and
+/// inlines: its new neighbours start or end no Markdown construct.
+fn cut_is_safe(out: &str, at: usize, heading: bool) -> bool {
+    let before = &out[..at];
+    let after = &out[at..];
+    // Only list or quote markers before the cut: it is at the start of a block's text.
+    let at_start = before.chars().all(|c| {
+        c.is_whitespace() || c.is_ascii_digit() || matches!(c, '>' | '-' | '*' | '+' | '.' | ')')
+    });
+    let left = before.chars().next_back().filter(|_| !at_start);
+    let right = after.chars().next().filter(|_| !after.trim().is_empty());
+    match (left, right) {
+        _ if heading => left.is_none_or(safe_neighbour) && right.is_none_or(safe_neighbour),
+        (Some(l), Some(r)) => safe_neighbour(l) && safe_neighbour(r),
+        // At the start of a line or block: it must still begin as paragraph text.
+        (None, Some(r)) => r.is_alphabetic(),
+        // At the line's end: no whitespace may be left before the line ending.
+        (Some(l), None) => !l.is_whitespace() && safe_neighbour(l),
+        (None, None) => false,
     }
-    let out = &p.text[start..];
-    let heading = indent == 0 && is_atx_heading(out);
-    if out.contains('|') {
-        return None; // table cells trim differently around cuts
-    }
-    for &(at, in_brackets) in &cuts {
-        if in_brackets {
-            return None; // a link label or reference name would change
-        }
-        let before = &out[..at - start];
-        let after = &out[at - start..];
-        // Only list or quote markers before the cut: it is at the start of a block's text.
-        let at_start = before.chars().all(|c| {
-            c.is_whitespace()
-                || c.is_ascii_digit()
-                || matches!(c, '>' | '-' | '*' | '+' | '.' | ')')
-        });
-        let left = before.chars().next_back().filter(|_| !at_start);
-        let right = after.chars().next().filter(|_| !after.trim().is_empty());
-        let ok = match (left, right) {
-            _ if heading => left.is_none_or(safe_neighbour) && right.is_none_or(safe_neighbour),
-            (Some(l), Some(r)) => safe_neighbour(l) && safe_neighbour(r),
-            // At the start of a line or block: it must still begin as paragraph text.
-            (None, Some(r)) => r.is_alphabetic(),
-            // At the line's end: no whitespace may be left before the line ending.
-            (Some(l), None) => !l.is_whitespace() && safe_neighbour(l),
-            (None, None) => false,
-        };
-        if !ok {
-            return None;
-        }
-    }
-    p.cuts.extend(cuts.iter().map(|c| c.0));
-    Some(())
 }
 
 /// The bytes `inline_line` does more with than copy them: all ASCII.
