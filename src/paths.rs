@@ -219,46 +219,84 @@ pub fn guard_output(
     cfg: Option<&Config>,
     out: Option<&Path>,
 ) -> Result<(), Problem> {
-    let shown = path.display().to_string();
-    let flag = kind.flag();
-    let refuse = |msg: String, help: String| {
-        Err(Problem::error("output-path", msg)
-            .in_file(shown.clone())
-            .help(help))
-    };
-    // What the messages call the path: the flag's value, or the file a `--dest` export writes.
-    let (subject, elsewhere) = match kind {
-        Output::ExportVectors | Output::ExportKv => (
-            format!("the export file {shown}"),
-            "pass --dest a directory outside the sources and askzico's own files".to_string(),
-        ),
-        _ => (
-            format!("{flag} {shown}"),
-            format!("pass {flag} a new file outside the sources and askzico's own files"),
-        ),
-    };
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            return refuse(
-                format!("{subject} is a symbolic link: askzico does not write through links"),
-                "pass the real path, or a new file".to_string(),
-            );
-        }
-        Ok(m) if m.is_dir() => {
-            return refuse(
-                format!("{subject} is a directory"),
-                "pass a file path".to_string(),
-            );
-        }
-        Ok(m) if !m.is_file() => {
-            return refuse(format!("{subject} is not a regular file"), elsewhere);
-        }
-        _ => {}
-    }
+    let g = OutputGuard::new(path, kind);
+    g.refuse_non_file()?;
     let resolved = resolve(path);
     if let Some(cfg) = cfg {
+        g.refuse_config_and_sources(&resolved, cfg)?;
+    }
+    g.refuse_askzico_files(&resolved, out)?;
+    g.refuse_foreign_file()
+}
+
+/// The path `guard_output` checks and how its refusals name it.
+struct OutputGuard<'a> {
+    path: &'a Path,
+    kind: Output,
+    shown: String,
+    /// What the messages call the path: the flag's value, or the file a `--dest` export writes.
+    subject: String,
+    /// The help of a refusal whose fix is another place.
+    elsewhere: String,
+}
+
+impl<'a> OutputGuard<'a> {
+    fn new(path: &'a Path, kind: Output) -> Self {
+        let shown = path.display().to_string();
+        let flag = kind.flag();
+        let (subject, elsewhere) = match kind {
+            Output::ExportVectors | Output::ExportKv => (
+                format!("the export file {shown}"),
+                "pass --dest a directory outside the sources and askzico's own files".to_string(),
+            ),
+            _ => (
+                format!("{flag} {shown}"),
+                format!("pass {flag} a new file outside the sources and askzico's own files"),
+            ),
+        };
+        OutputGuard {
+            path,
+            kind,
+            shown,
+            subject,
+            elsewhere,
+        }
+    }
+
+    fn refuse(&self, msg: String, help: String) -> Result<(), Problem> {
+        Err(Problem::error("output-path", msg)
+            .in_file(self.shown.clone())
+            .help(help))
+    }
+
+    /// A symbolic link, a directory or anything else that is not a regular file.
+    fn refuse_non_file(&self) -> Result<(), Problem> {
+        let subject = &self.subject;
+        match std::fs::symlink_metadata(self.path) {
+            Ok(m) if m.file_type().is_symlink() => self.refuse(
+                format!("{subject} is a symbolic link: askzico does not write through links"),
+                "pass the real path, or a new file".to_string(),
+            ),
+            Ok(m) if m.is_dir() => self.refuse(
+                format!("{subject} is a directory"),
+                "pass a file path".to_string(),
+            ),
+            Ok(m) if !m.is_file() => self.refuse(
+                format!("{subject} is not a regular file"),
+                self.elsewhere.clone(),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// The config file itself, or anything under a library root.
+    fn refuse_config_and_sources(&self, resolved: &Path, cfg: &Config) -> Result<(), Problem> {
+        let subject = &self.subject;
         if cfg.path.canonicalize().is_ok_and(|c| c == resolved) {
-            return refuse(format!("{subject} is the config file"), elsewhere);
+            return self.refuse(
+                format!("{subject} is the config file"),
+                self.elsewhere.clone(),
+            );
         }
         for lib in &cfg.libraries {
             if lib
@@ -266,55 +304,67 @@ pub fn guard_output(
                 .canonicalize()
                 .is_ok_and(|r| resolved.starts_with(r))
             {
-                return refuse(
+                return self.refuse(
                     format!(
                         "{subject} is inside the sources (the root `{}` of library `{}`): askzico never writes there",
                         lib.root_display, lib.id
                     ),
-                    elsewhere,
+                    self.elsewhere.clone(),
                 );
             }
         }
+        Ok(())
     }
-    // Under an output directory: only a name of its own, never askzico's files or folders.
-    let mut outs: Vec<PathBuf> = out.map(resolve).into_iter().collect();
-    outs.extend(
-        resolved
-            .ancestors()
-            .skip(1)
-            .filter(|a| is_marked(a))
-            .map(Path::to_path_buf),
-    );
-    for o in &outs {
-        let Ok(rel) = resolved.strip_prefix(o) else {
-            continue;
-        };
-        let first = rel
-            .components()
-            .next()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let manifest = first.starts_with("manifest.") && first.ends_with(".json");
-        if manifest || first.starts_with('.') || LAYOUT.contains(&first.as_str()) {
-            return refuse(
+
+    /// Under an output directory: only a name of its own, never askzico's files or folders.
+    fn refuse_askzico_files(&self, resolved: &Path, out: Option<&Path>) -> Result<(), Problem> {
+        let mut outs: Vec<PathBuf> = out.map(resolve).into_iter().collect();
+        outs.extend(
+            resolved
+                .ancestors()
+                .skip(1)
+                .filter(|a| is_marked(a))
+                .map(Path::to_path_buf),
+        );
+        for o in &outs {
+            let Ok(rel) = resolved.strip_prefix(o) else {
+                continue;
+            };
+            let first = rel
+                .components()
+                .next()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let manifest = first.starts_with("manifest.") && first.ends_with(".json");
+            if manifest || first.starts_with('.') || LAYOUT.contains(&first.as_str()) {
+                return self.refuse(
+                    format!(
+                        "{} is one of askzico's own files or folders in the output directory {}",
+                        self.subject,
+                        o.display()
+                    ),
+                    "pass another path (a name of its own in the output directory is fine)"
+                        .to_string(),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// A file already there that askzico did not make for the same flag.
+    fn refuse_foreign_file(&self) -> Result<(), Problem> {
+        if std::fs::symlink_metadata(self.path).is_ok() && !made_for(self.path, self.kind) {
+            return self.refuse(
                 format!(
-                    "{subject} is one of askzico's own files or folders in the output directory {}",
-                    o.display()
+                    "{} already exists and is not {}: it is left as it is",
+                    self.subject,
+                    self.kind.what()
                 ),
-                "pass another path (a name of its own in the output directory is fine)".to_string(),
+                "pass a new file name, or move the existing file away first".to_string(),
             );
         }
+        Ok(())
     }
-    if std::fs::symlink_metadata(path).is_ok() && !made_for(path, kind) {
-        return refuse(
-            format!(
-                "{subject} already exists and is not {}: it is left as it is",
-                kind.what()
-            ),
-            "pass a new file name, or move the existing file away first".to_string(),
-        );
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -367,51 +367,96 @@ pub fn check(
     verify_problems: &[Problem],
     cx: &Context,
 ) -> Vec<CheckResult> {
-    let mut t: BTreeMap<&'static str, Tally> =
-        CHECKS.iter().map(|(n, _)| (*n, Tally::new(n))).collect();
-    let mut hit = |name: &'static str, id: &str, ex: String| {
-        t.get_mut(name).expect("known check").hit(id, ex)
-    };
-
-    let mut chunks_per_doc: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in records {
-        *chunks_per_doc.entry(&r.doc_id).or_default() += 1;
+    let mut run = CheckRun::new(cx);
+    run.check_chunks(records);
+    let docs = first_chunks(records);
+    run.check_documents(&docs);
+    run.check_boilerplate(records);
+    for p in verify_problems {
+        run.hit("coverage", "", p.headline());
     }
-    let mut unknown_libs = BTreeSet::new();
-    let mut unknown_domains = BTreeSet::new();
-    for r in records {
+    run.results(docs.len(), records.len())
+}
+
+/// One run of the checks: the config's context and a tally per check.
+struct CheckRun<'a> {
+    cx: &'a Context,
+    tallies: BTreeMap<&'static str, Tally>,
+}
+
+impl<'a> CheckRun<'a> {
+    fn new(cx: &'a Context) -> Self {
+        CheckRun {
+            cx,
+            tallies: CHECKS.iter().map(|(n, _)| (*n, Tally::new(n))).collect(),
+        }
+    }
+
+    fn hit(&mut self, name: &'static str, id: &str, ex: String) {
+        self.tallies.get_mut(name).expect("known check").hit(id, ex)
+    }
+
+    /// The checks of each chunk on its own: its text, its size, its end, its IDs and scope.
+    fn check_chunks(&mut self, records: &[ChunkRecord]) {
+        let mut chunks_per_doc: BTreeMap<&str, usize> = BTreeMap::new();
+        for r in records {
+            *chunks_per_doc.entry(&r.doc_id).or_default() += 1;
+        }
+        let mut unknown_libs = BTreeSet::new();
+        let mut unknown_domains = BTreeSet::new();
+        for r in records {
+            self.check_text(r);
+            let whole_doc = chunks_per_doc.get(r.doc_id.as_str()).copied().unwrap_or(0) <= 1;
+            self.check_size(r, whole_doc);
+            self.check_cut_heading(r);
+            self.check_ids_and_scope(r, &mut unknown_libs, &mut unknown_domains);
+        }
+    }
+
+    /// Encoding damage, escapes, markup remnants and letterless chunks.
+    fn check_text(&mut self, r: &ChunkRecord) {
         let text = &r.text;
         if let Some(i) = mojibake(text) {
-            hit("mojibake", &r.chunk_id, excerpt_at(text, i, 80));
+            self.hit("mojibake", &r.chunk_id, excerpt_at(text, i, 80));
         }
         let p = prose(text);
         if let Some(i) = escaped(&p) {
-            hit("escaped-prose", &r.chunk_id, excerpt_at(&p, i, 80));
+            self.hit("escaped-prose", &r.chunk_id, excerpt_at(&p, i, 80));
         }
         if let Some(i) = text.find('\u{FFFD}') {
-            hit("replacement-char", &r.chunk_id, excerpt_at(text, i, 80));
+            self.hit("replacement-char", &r.chunk_id, excerpt_at(text, i, 80));
         }
         if !text.chars().any(char::is_alphabetic) {
-            hit("no-letters", &r.chunk_id, excerpt(text));
+            self.hit("no-letters", &r.chunk_id, excerpt(text));
         }
         if let Some(i) = markup(&p) {
-            hit("markup", &r.chunk_id, excerpt_at(&p, i, 80));
+            self.hit("markup", &r.chunk_id, excerpt_at(&p, i, 80));
         }
+    }
+
+    /// Chunks outside the chunker's bounds; a chunk that is its whole document may be short.
+    fn check_size(&mut self, r: &ChunkRecord, whole_doc: bool) {
+        let text = &r.text;
         let chars = text.chars().count();
-        if chars < cx.min_chars && chunks_per_doc.get(r.doc_id.as_str()).copied().unwrap_or(0) > 1 {
-            hit(
+        if chars < self.cx.min_chars && !whole_doc {
+            self.hit(
                 "too-short",
                 &r.chunk_id,
                 format!("{chars} chars: {}", excerpt(text)),
             );
         }
-        if chars > cx.max_chars {
-            hit(
+        if chars > self.cx.max_chars {
+            self.hit(
                 "too-long",
                 &r.chunk_id,
                 format!("{chars} chars: {}", excerpt(text)),
             );
         }
+    }
+
+    /// A chunk whose last line is one of its own headings: the heading is cut from its content.
+    fn check_cut_heading(&mut self, r: &ChunkRecord) {
+        let text = &r.text;
         let last = text
             .lines()
             .rev()
@@ -423,30 +468,146 @@ pub fn check(
             && text.lines().filter(|l| !l.trim().is_empty()).count() > 1
             && path.iter().any(|h| collapse(h) == collapse(last))
         {
-            hit(
+            self.hit(
                 "cut-heading",
                 &r.chunk_id,
                 format!("ends with heading «{last}»"),
             );
         }
+    }
+
+    /// IDs over the limit, and libraries or domains the config does not declare (each once).
+    fn check_ids_and_scope(
+        &mut self,
+        r: &ChunkRecord,
+        unknown_libs: &mut BTreeSet<String>,
+        unknown_domains: &mut BTreeSet<String>,
+    ) {
         if r.chunk_id.len() > MAX_ID_BYTES || r.doc_id.len() > MAX_ID_BYTES {
-            hit(
+            self.hit(
                 "long-id",
                 &r.chunk_id,
                 format!("{} bytes", r.chunk_id.len()),
             );
         }
-        if !cx.libraries.contains(&r.library) && unknown_libs.insert(r.library.clone()) {
-            hit("unknown-library", &r.chunk_id, r.library.clone());
+        if !self.cx.libraries.contains(&r.library) && unknown_libs.insert(r.library.clone()) {
+            self.hit("unknown-library", &r.chunk_id, r.library.clone());
         }
         for d in &r.domains {
-            if !cx.domains.contains(d) && unknown_domains.insert(d.clone()) {
-                hit("unknown-domain", &r.chunk_id, d.clone());
+            if !self.cx.domains.contains(d) && unknown_domains.insert(d.clone()) {
+                self.hit("unknown-domain", &r.chunk_id, d.clone());
             }
         }
     }
 
-    // Per document: titles and URLs (first chunk stands for the document).
+    /// Per document (its first chunk stands for it): mapped IDs, titles and URLs.
+    fn check_documents(&mut self, docs: &BTreeMap<&str, &ChunkRecord>) {
+        let mut titles: BTreeMap<(&str, String), Vec<&ChunkRecord>> = BTreeMap::new();
+        let mut urls: BTreeMap<&str, Vec<&ChunkRecord>> = BTreeMap::new();
+        for r in docs.values() {
+            if crate::identity::is_mapped(&r.doc_id) {
+                self.hit(
+                    "mapped-id",
+                    &r.chunk_id,
+                    format!("doc {} from {}", r.doc_id, r.source),
+                );
+            }
+            if r.title.trim().is_empty() {
+                self.hit(
+                    "empty-title",
+                    &r.chunk_id,
+                    format!("doc {} ({})", r.doc_id, r.source),
+                );
+            } else {
+                titles
+                    .entry((&r.library, collapse(&r.title)))
+                    .or_default()
+                    .push(r);
+            }
+            if !url_ok(&r.url) {
+                self.hit("bad-url", &r.chunk_id, format!("url «{}»", r.url));
+            }
+            if !r.url.is_empty() {
+                urls.entry(&r.url).or_default().push(r);
+            }
+        }
+        self.check_duplicate_titles(&titles);
+        self.check_repeated_urls(&urls);
+    }
+
+    /// One hit per title shared by documents of one library.
+    fn check_duplicate_titles(&mut self, titles: &BTreeMap<(&str, String), Vec<&ChunkRecord>>) {
+        for ((_, title), rs) in titles {
+            if rs.len() > 1 {
+                let ids: Vec<&str> = rs.iter().map(|r| r.doc_id.as_str()).take(4).collect();
+                let more = if rs.len() > 4 { " …" } else { "" };
+                self.hit(
+                    "duplicate-title",
+                    &rs[0].chunk_id,
+                    format!(
+                        "«{title}» on {} documents: {}{more}",
+                        rs.len(),
+                        ids.join(" ")
+                    ),
+                );
+            }
+        }
+    }
+
+    /// One hit per document whose URL another document has too.
+    fn check_repeated_urls(&mut self, urls: &BTreeMap<&str, Vec<&ChunkRecord>>) {
+        for (url, rs) in urls {
+            if rs.len() > 1 {
+                for r in rs {
+                    self.hit(
+                        "repeated-url",
+                        &r.chunk_id,
+                        format!("{url} on {} documents", rs.len()),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Per library, lines and sentences repeated over too many chunks.
+    fn check_boilerplate(&mut self, records: &[ChunkRecord]) {
+        let mut by_lib: BTreeMap<&str, Vec<&ChunkRecord>> = BTreeMap::new();
+        for r in records {
+            by_lib.entry(&r.library).or_default().push(r);
+        }
+        for (lib, rs) in &by_lib {
+            for (n, u, id) in boilerplate_of_library(lib, rs, &self.cx.settings) {
+                self.hit(
+                    "boilerplate",
+                    id,
+                    format!("{lib}: in {n} of {} chunks: «{}»", rs.len(), excerpt(&u)),
+                );
+            }
+        }
+    }
+
+    /// Each check's result, in report order, against its limit for this build.
+    fn results(mut self, docs: usize, chunks: usize) -> Vec<CheckResult> {
+        CHECKS
+            .iter()
+            .map(|(name, description)| {
+                let tally = self.tallies.remove(name).expect("tallied");
+                let max = self.cx.settings.max_of(name, docs, chunks);
+                CheckResult {
+                    name: tally.name.to_string(),
+                    description: description.to_string(),
+                    count: tally.count,
+                    max,
+                    ok: tally.count <= max,
+                    examples: tally.examples,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Each document's first chunk, by doc ID.
+fn first_chunks(records: &[ChunkRecord]) -> BTreeMap<&str, &ChunkRecord> {
     let mut docs: BTreeMap<&str, &ChunkRecord> = BTreeMap::new();
     for r in records {
         let e = docs.entry(&r.doc_id).or_insert(r);
@@ -454,128 +615,48 @@ pub fn check(
             *e = r;
         }
     }
-    let mut titles: BTreeMap<(&str, String), Vec<&ChunkRecord>> = BTreeMap::new();
-    let mut urls: BTreeMap<&str, Vec<&ChunkRecord>> = BTreeMap::new();
-    for r in docs.values() {
-        if crate::identity::is_mapped(&r.doc_id) {
-            hit(
-                "mapped-id",
-                &r.chunk_id,
-                format!("doc {} from {}", r.doc_id, r.source),
-            );
-        }
-        if r.title.trim().is_empty() {
-            hit(
-                "empty-title",
-                &r.chunk_id,
-                format!("doc {} ({})", r.doc_id, r.source),
-            );
-        } else {
-            titles
-                .entry((&r.library, collapse(&r.title)))
-                .or_default()
-                .push(r);
-        }
-        if !url_ok(&r.url) {
-            hit("bad-url", &r.chunk_id, format!("url «{}»", r.url));
-        }
-        if !r.url.is_empty() {
-            urls.entry(&r.url).or_default().push(r);
-        }
-    }
-    for ((_, title), rs) in &titles {
-        if rs.len() > 1 {
-            let ids: Vec<&str> = rs.iter().map(|r| r.doc_id.as_str()).take(4).collect();
-            let more = if rs.len() > 4 { " …" } else { "" };
-            hit(
-                "duplicate-title",
-                &rs[0].chunk_id,
-                format!(
-                    "«{title}» on {} documents: {}{more}",
-                    rs.len(),
-                    ids.join(" ")
-                ),
-            );
-        }
-    }
-    for (url, rs) in &urls {
-        if rs.len() > 1 {
-            for r in rs {
-                hit(
-                    "repeated-url",
-                    &r.chunk_id,
-                    format!("{url} on {} documents", rs.len()),
-                );
-            }
-        }
-    }
+    docs
+}
 
-    // Boilerplate: per library, lines/sentences repeated over too many chunks.
-    let mut by_lib: BTreeMap<&str, Vec<&ChunkRecord>> = BTreeMap::new();
-    for r in records {
-        by_lib.entry(&r.library).or_default().push(r);
-    }
-    for (lib, rs) in &by_lib {
-        let allow: Vec<String> = cx
-            .settings
-            .allow
-            .get(*lib)
-            .map(|v| v.iter().map(|s| collapse(s)).collect())
-            .unwrap_or_default();
-        let mut seen: BTreeMap<String, (usize, BTreeSet<&str>, &str)> = BTreeMap::new();
-        for r in rs {
-            for u in repeatable_units(&prose(&r.text)) {
-                let e = seen.entry(u).or_insert((0, BTreeSet::new(), &r.chunk_id));
-                e.0 += 1;
-                e.1.insert(&r.doc_id);
-            }
-        }
-        let limit = rs.len() as f64 * cx.settings.boilerplate_percent / 100.0;
-        let mut found: Vec<(usize, String, &str)> = seen
-            .into_iter()
-            .filter(|(_, (n, docs, _))| {
-                (*n as f64) > limit && *n >= cx.settings.boilerplate_min_chunks && docs.len() > 1
-            })
-            .map(|(u, (n, _, id))| (n, u, id))
-            .collect();
-        // A repeated line also repeats its sentences: keep the longest unit only, then drop the
-        // units the library's allowlist accepts (with the sentences inside them).
-        let lines: Vec<String> = found.iter().map(|(_, u, _)| u.clone()).collect();
-        found.retain(|(_, u, _)| {
-            !lines
-                .iter()
-                .any(|l| l.len() > u.len() && l.contains(u.as_str()))
-        });
-        found.retain(|(_, u, _)| !allow.iter().any(|a| allowed(a, u)));
-        found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        for (n, u, id) in found {
-            hit(
-                "boilerplate",
-                id,
-                format!("{lib}: in {n} of {} chunks: «{}»", rs.len(), excerpt(&u)),
-            );
+/// The repeated units of one library's chunks over its limits, as (chunks, unit, first chunk
+/// ID), the most frequent first, without the units its allowlist accepts.
+fn boilerplate_of_library<'r>(
+    lib: &str,
+    rs: &[&'r ChunkRecord],
+    settings: &InspectSettings,
+) -> Vec<(usize, String, &'r str)> {
+    let allow: Vec<String> = settings
+        .allow
+        .get(lib)
+        .map(|v| v.iter().map(|s| collapse(s)).collect())
+        .unwrap_or_default();
+    let mut seen: BTreeMap<String, (usize, BTreeSet<&str>, &str)> = BTreeMap::new();
+    for r in rs {
+        for u in repeatable_units(&prose(&r.text)) {
+            let e = seen.entry(u).or_insert((0, BTreeSet::new(), &r.chunk_id));
+            e.0 += 1;
+            e.1.insert(&r.doc_id);
         }
     }
-
-    for p in verify_problems {
-        hit("coverage", "", p.headline());
-    }
-
-    CHECKS
-        .iter()
-        .map(|(name, description)| {
-            let tally = t.remove(name).expect("tallied");
-            let max = cx.settings.max_of(name, docs.len(), records.len());
-            CheckResult {
-                name: tally.name.to_string(),
-                description: description.to_string(),
-                count: tally.count,
-                max,
-                ok: tally.count <= max,
-                examples: tally.examples,
-            }
+    let limit = rs.len() as f64 * settings.boilerplate_percent / 100.0;
+    let mut found: Vec<(usize, String, &str)> = seen
+        .into_iter()
+        .filter(|(_, (n, docs, _))| {
+            (*n as f64) > limit && *n >= settings.boilerplate_min_chunks && docs.len() > 1
         })
-        .collect()
+        .map(|(u, (n, _, id))| (n, u, id))
+        .collect();
+    // A repeated line also repeats its sentences: keep the longest unit only, then drop the
+    // units the library's allowlist accepts (with the sentences inside them).
+    let lines: Vec<String> = found.iter().map(|(_, u, _)| u.clone()).collect();
+    found.retain(|(_, u, _)| {
+        !lines
+            .iter()
+            .any(|l| l.len() > u.len() && l.contains(u.as_str()))
+    });
+    found.retain(|(_, u, _)| !allow.iter().any(|a| allowed(a, u)));
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    found
 }
 
 /// Whether rebuilding the same inputs gives the same corpus version.

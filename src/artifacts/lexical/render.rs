@@ -157,23 +157,32 @@ pub fn shards_for(estimate: usize) -> usize {
     }
 }
 
-/// A part's terms dealt to the term shards they belong to: `(shard, field, term index)`,
-/// sorted by shard. One flat list per part: a vector per (part, shard) pair grows with the
+/// A part's terms dealt to the term shards they belong to, sorted by shard. One flat list per part: a vector per (part, shard) pair grows with the
 /// square of the corpus (parts and shards both grow with it).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Dealt(Vec<(u32, u8, u32)>);
+pub struct Dealt(Vec<DealtTerm>);
+
+/// One term of a part and the shard it belongs to.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct DealtTerm {
+    shard: u32,
+    /// The field's index in `Postings::fields`.
+    field: u8,
+    /// The term's index in its field.
+    term: u32,
+}
 
 impl Dealt {
     /// Where shard `k`'s entries start.
     fn start_of(&self, k: usize) -> usize {
-        self.0.partition_point(|e| (e.0 as usize) < k)
+        self.0.partition_point(|e| (e.shard as usize) < k)
     }
 
     /// The entries of shard `k` from `at` (a `start_of(k)`, or where shard `k - 1` ended).
-    fn run(&self, k: usize, at: usize) -> &[(u32, u8, u32)] {
+    fn run(&self, k: usize, at: usize) -> &[DealtTerm] {
         let len = self.0[at..]
             .iter()
-            .take_while(|e| e.0 as usize == k)
+            .take_while(|e| e.shard as usize == k)
             .count();
         &self.0[at..at + len]
     }
@@ -181,25 +190,28 @@ impl Dealt {
 
 pub fn deal(part: &Postings, shards: usize) -> Dealt {
     let _t = crate::timings::start(crate::timings::Stage::Index);
-    let mut keyed: Vec<(u32, u8, u32)> =
-        Vec::with_capacity(part.fields.iter().map(Field::len).sum());
+    let mut keyed: Vec<DealtTerm> = Vec::with_capacity(part.fields.iter().map(Field::len).sum());
     let shards = shards.max(1);
     let mut at = vec![0usize; shards + 1];
     for (f, field) in part.fields.iter().enumerate() {
         for i in 0..field.len() {
             let k = shard_of(field.term(i), shards) as u32;
             at[k as usize + 1] += 1;
-            keyed.push((k, f as u8, i as u32));
+            keyed.push(DealtTerm {
+                shard: k,
+                field: f as u8,
+                term: i as u32,
+            });
         }
     }
     for k in 0..shards {
         at[k + 1] += at[k];
     }
     // A counting sort by shard: within a shard, fields and terms stay in order.
-    let mut out = vec![(0, 0, 0); keyed.len()];
+    let mut out = vec![DealtTerm::default(); keyed.len()];
     for e in keyed {
-        out[at[e.0 as usize]] = e;
-        at[e.0 as usize] += 1;
+        out[at[e.shard as usize]] = e;
+        at[e.shard as usize] += 1;
     }
     Dealt(out)
 }
@@ -214,7 +226,7 @@ pub fn render_shard(
     dealt: &[&Dealt],
     table: &Table,
 ) -> Rendered {
-    let runs: Vec<&[(u32, u8, u32)]> = dealt.iter().map(|d| d.run(k, d.start_of(k))).collect();
+    let runs: Vec<&[DealtTerm]> = dealt.iter().map(|d| d.run(k, d.start_of(k))).collect();
     render_runs(domain, k, parts, &runs, table)
 }
 
@@ -232,8 +244,7 @@ pub fn render_range(
     let mut at: Vec<usize> = dealt.iter().map(|d| d.start_of(range.start)).collect();
     let mut out = Vec::with_capacity(range.len());
     for k in range {
-        let runs: Vec<&[(u32, u8, u32)]> =
-            dealt.iter().zip(&at).map(|(d, &a)| d.run(k, a)).collect();
+        let runs: Vec<&[DealtTerm]> = dealt.iter().zip(&at).map(|(d, &a)| d.run(k, a)).collect();
         for (a, r) in at.iter_mut().zip(&runs) {
             *a += r.len();
         }
@@ -254,7 +265,7 @@ fn render_runs(
     domain: &str,
     k: usize,
     parts: &[&Postings],
-    runs: &[&[(u32, u8, u32)]],
+    runs: &[&[DealtTerm]],
     table: &Table,
 ) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
@@ -273,17 +284,17 @@ fn render_runs(
         for (pi, (p, run)) in parts.iter().zip(runs).enumerate() {
             // A run is sorted by field, then term.
             let (a, b) = (
-                run.partition_point(|e| (e.1 as usize) < f),
-                run.partition_point(|e| (e.1 as usize) <= f),
+                run.partition_point(|e| (e.field as usize) < f),
+                run.partition_point(|e| (e.field as usize) <= f),
             );
             merged.extend(run[a..b].iter().map(|e| {
                 let field = &p.fields[f];
                 // The term's postings are read once the field's terms are merged; they lie in
                 // term order, far apart in a shard's order: asked for now, while the merge reads
                 // the terms, not one cache miss at a time in the loop below.
-                field.prefetch_list(e.2 as usize);
-                let t = field.term(e.2 as usize);
-                (prefix_key(t), t, pi as u32, e.2)
+                field.prefetch_list(e.term as usize);
+                let t = field.term(e.term as usize);
+                (prefix_key(t), t, pi as u32, e.term)
             }));
         }
         if f > 0 && merged.is_empty() {
@@ -339,12 +350,13 @@ fn render_runs(
 }
 
 /// About the bytes of a shard's fields: a term's bytes and 8 per posting.
-fn runs_size(parts: &[&Postings], runs: &[&[(u32, u8, u32)]]) -> usize {
+fn runs_size(parts: &[&Postings], runs: &[&[DealtTerm]]) -> usize {
     let mut n = 0;
     for (p, run) in parts.iter().zip(runs) {
-        for &(_, f, i) in run.iter() {
-            let field = &p.fields[f as usize];
-            n += field.term(i as usize).len() + 8 * field.list(i as usize).len() + 8;
+        for e in run.iter() {
+            let field = &p.fields[e.field as usize];
+            let i = e.term as usize;
+            n += field.term(i).len() + 8 * field.list(i).len() + 8;
         }
     }
     n

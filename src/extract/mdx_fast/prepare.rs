@@ -6,49 +6,115 @@ use super::jsx::{JsxTag, TagKind, expression, jsx_tag};
 use super::{MARKER, Prepared, is_hidden};
 
 pub(super) fn prepare(src: &str) -> Option<Prepared> {
-    let mut p = Prepared {
-        text: String::with_capacity(src.len()),
-        ..Prepared::default()
-    };
-    let mut fence: Option<Fence> = None;
-    let mut esm = false;
-    let mut prev_blank = true;
-    let mut prev_line = "";
-    let mut prev_prev_blank = true;
-    let mut flow_stack: Vec<&str> = Vec::new();
+    let mut s = Scanner::new(src.len());
     for line in src.split_inclusive('\n') {
+        s.line(line)?;
+    }
+    s.finish()
+}
+
+/// The scanner's state between lines: the text so far, an open fence or ESM block, the lines
+/// above and the open flow components.
+struct Scanner<'s> {
+    p: Prepared,
+    fence: Option<Fence>,
+    esm: bool,
+    prev_blank: bool,
+    prev_line: &'s str,
+    prev_prev_blank: bool,
+    flow_stack: Vec<&'s str>,
+}
+
+impl<'s> Scanner<'s> {
+    fn new(len: usize) -> Self {
+        Scanner {
+            p: Prepared {
+                text: String::with_capacity(len),
+                ..Prepared::default()
+            },
+            fence: None,
+            esm: false,
+            prev_blank: true,
+            prev_line: "",
+            prev_prev_blank: true,
+            flow_stack: Vec::new(),
+        }
+    }
+
+    /// One line (with its `\n`, if any); `None` declines the document.
+    fn line(&mut self, line: &'s str) -> Option<()> {
         let content = line.strip_suffix('\n').unwrap_or(line);
-        let prev = std::mem::replace(&mut prev_line, content);
-        let before_prev = std::mem::replace(&mut prev_prev_blank, prev_blank);
+        let prev = std::mem::replace(&mut self.prev_line, content);
+        let before_prev = std::mem::replace(&mut self.prev_prev_blank, self.prev_blank);
         let blank = content.bytes().all(|b| b == b' ' || b == b'\t');
-        if esm {
-            // ESM runs to the first blank line (the parse hook accepts every line).
-            if blank {
-                esm = false;
-                p.text.push_str(line);
-            } else {
-                p.markers.push(p.text.len());
-                p.text.push_str(MARKER);
-            }
-            prev_blank = blank;
-            continue;
+        if self.esm {
+            self.esm_line(line, blank);
+            return Some(());
         }
         let trimmed = content.trim_start_matches(' ');
         let indent = content.len() - trimmed.len();
-        if let Some(open) = fence {
-            if fence_line(&mut p, line, open)? {
-                fence = None;
-                prev_blank = false;
-            } else {
-                prev_blank = blank;
-            }
-            continue;
+        if let Some(open) = self.fence {
+            return self.code_line(line, open, blank);
         }
         if blank {
-            p.text.push_str(line);
-            prev_blank = true;
-            continue;
+            self.p.text.push_str(line);
+            self.prev_blank = true;
+            return Some(());
         }
+        self.decline_ambiguous(trimmed, indent, prev, before_prev)?;
+        if indent < 4
+            && let Some(open) = fence_open(trimmed, indent)
+        {
+            self.open_fence(line, indent, open);
+            return Some(());
+        }
+        if indent == 0 && (trimmed.starts_with("import ") || trimmed.starts_with("export ")) {
+            return self.esm_start();
+        }
+        if matches!(trimmed.as_bytes()[0], b'<' | b'{')
+            && let Some(items) = flow_items(trimmed)
+        {
+            return self.flow_line(items, indent);
+        }
+        inline_line(&mut self.p, content, indent)?;
+        if line.ends_with('\n') {
+            self.p.text.push('\n');
+        }
+        self.prev_blank = false;
+        Some(())
+    }
+
+    /// A line of an ESM block: ESM runs to the first blank line (the parse hook accepts every
+    /// line).
+    fn esm_line(&mut self, line: &str, blank: bool) {
+        if blank {
+            self.esm = false;
+            self.p.text.push_str(line);
+        } else {
+            self.push_marker();
+        }
+        self.prev_blank = blank;
+    }
+
+    /// A line inside an open fenced code block.
+    fn code_line(&mut self, line: &str, open: Fence, blank: bool) -> Option<()> {
+        if fence_line(&mut self.p, line, open)? {
+            self.fence = None;
+            self.prev_blank = false;
+        } else {
+            self.prev_blank = blank;
+        }
+        Some(())
+    }
+
+    /// Declines a non-blank line MDX and CommonMark may read differently.
+    fn decline_ambiguous(
+        &self,
+        trimmed: &str,
+        indent: usize,
+        prev: &str,
+        before_prev: bool,
+    ) -> Option<()> {
         if trimmed.starts_with('\t') {
             return None;
         }
@@ -56,64 +122,70 @@ pub(super) fn prepare(src: &str) -> Option<Prepared> {
             // markdown-rs lets a table interrupt a paragraph, pulldown-cmark does not.
             return None;
         }
-        if !prev_blank && interrupt_sensitive(trimmed, prev) {
+        if !self.prev_blank && interrupt_sensitive(trimmed, prev) {
             // markdown-rs and CommonMark disagree on whether such a line may interrupt the
             // block above after a component line or a container's end.
             return None;
         }
         let first = trimmed.as_bytes()[0];
-        if indent >= 4 {
+        if indent >= 4 && first.is_ascii() && !first.is_ascii_alphabetic() {
             // MDX starts blocks at any indentation; CommonMark reads such a line as code or as
             // paragraph text. Only a line starting with a letter means the same in both.
-            if first.is_ascii() && !first.is_ascii_alphabetic() {
-                return None;
-            }
-        } else if let Some(open) = fence_open(trimmed, indent) {
-            fence = Some(open);
-            p.fences.push((p.text.len() + indent, usize::MAX));
-            keep_code(&mut p, line);
-            prev_blank = false;
-            continue;
+            return None;
         }
-        if indent == 0 && (trimmed.starts_with("import ") || trimmed.starts_with("export ")) {
-            if !prev_blank {
-                // Whether it is ESM depends on the block above (ESM cannot interrupt a paragraph).
-                return None;
-            }
-            esm = true;
-            p.markers.push(p.text.len());
-            p.text.push_str(MARKER);
-            prev_blank = false;
-            continue;
-        }
-        if matches!(first, b'<' | b'{')
-            && let Some(items) = flow_items(trimmed)
-        {
-            if indent > 0 {
-                // A component indented into a list item: its blocks would nest differently.
-                return None;
-            }
-            for item in items {
-                match item {
-                    Item::Tag(t) => flow_tag(&mut flow_stack, t)?,
-                    Item::Expr => {}
-                }
-            }
-            p.markers.push(p.text.len());
-            p.text.push_str(MARKER);
-            prev_blank = false;
-            continue;
-        }
-        inline_line(&mut p, content, indent)?;
-        if line.ends_with('\n') {
-            p.text.push('\n');
-        }
-        prev_blank = false;
+        Some(())
     }
-    if !flow_stack.is_empty() || fence.is_some() {
-        return None; // markdown-rs reports the unclosed component; unclosed fences vary
+
+    /// The opening line of a fenced code block, kept as code.
+    fn open_fence(&mut self, line: &str, indent: usize, open: Fence) {
+        self.fence = Some(open);
+        self.p.fences.push((self.p.text.len() + indent, usize::MAX));
+        keep_code(&mut self.p, line);
+        self.prev_blank = false;
     }
-    Some(p)
+
+    /// The first line of an ESM block, replaced by a marker.
+    fn esm_start(&mut self) -> Option<()> {
+        if !self.prev_blank {
+            // Whether it is ESM depends on the block above (ESM cannot interrupt a paragraph).
+            return None;
+        }
+        self.esm = true;
+        self.push_marker();
+        self.prev_blank = false;
+        Some(())
+    }
+
+    /// A line of JSX tags and expressions only: its tags open and close flow components, the
+    /// line becomes a marker.
+    fn flow_line(&mut self, items: Vec<Item<'s>>, indent: usize) -> Option<()> {
+        if indent > 0 {
+            // A component indented into a list item: its blocks would nest differently.
+            return None;
+        }
+        for item in items {
+            match item {
+                Item::Tag(t) => flow_tag(&mut self.flow_stack, t)?,
+                Item::Expr => {}
+            }
+        }
+        self.push_marker();
+        self.prev_blank = false;
+        Some(())
+    }
+
+    fn push_marker(&mut self) {
+        self.p.markers.push(self.p.text.len());
+        self.p.text.push_str(MARKER);
+    }
+
+    /// The prepared text, unless a component or a fence is left open.
+    fn finish(self) -> Option<Prepared> {
+        if !self.flow_stack.is_empty() || self.fence.is_some() {
+            return None; // markdown-rs reports the unclosed component; unclosed fences vary
+        }
+        Some(self.p)
+    }
 }
 
 /// A line inside an open fenced code block,
@@ -297,8 +369,39 @@ fn flow_items(line: &str) -> Option<Vec<Item<'_>>> {
 /// Copies a text line into `p.text`, cutting out inline JSX tags and expressions; declines a line
 /// where a cut could change what CommonMark makes of the rest.
 fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
-    let b = line.as_bytes();
     let start = p.text.len();
+    let cuts = copy_inline(p, line)?;
+    if cuts.is_empty() {
+        return Some(());
+    }
+    let out = &p.text[start..];
+    if out.contains('|') {
+        return None; // table cells trim differently around cuts
+    }
+    let heading = indent == 0 && is_atx_heading(out);
+    for cut in &cuts {
+        if cut.in_brackets {
+            return None; // a link label or reference name would change
+        }
+        if !cut_is_safe(out, cut.at - start, heading) {
+            return None;
+        }
+    }
+    p.cuts.extend(cuts.iter().map(|c| c.at));
+    Some(())
+}
+
+/// Where an inline tag or expression was cut out of the prepared text.
+struct Cut {
+    at: usize,
+    /// Inside `[…]`: a link label or reference name.
+    in_brackets: bool,
+}
+
+/// Copies a line's inline text into `p`, code spans kept as code, inline tags and expressions
+/// cut out; `None` where the parsers may disagree.
+fn copy_inline(p: &mut Prepared, line: &str) -> Option<Vec<Cut>> {
+    let b = line.as_bytes();
     let mut cuts = Vec::new();
     let mut stack: Vec<&str> = Vec::new();
     let mut brackets = 0usize;
@@ -323,7 +426,10 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
             }
             b'{' => {
                 let len = expression(&line[i..])?;
-                cuts.push((p.text.len(), brackets > 0));
+                cuts.push(Cut {
+                    at: p.text.len(),
+                    in_brackets: brackets > 0,
+                });
                 i += len;
             }
             b'<' => {
@@ -336,7 +442,10 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
                     TagKind::Close if stack.pop()? != tag.name => return None,
                     _ => {}
                 }
-                cuts.push((p.text.len(), brackets > 0));
+                cuts.push(Cut {
+                    at: p.text.len(),
+                    in_brackets: brackets > 0,
+                });
                 i += len;
             }
             b'}' | b'~' => return None,
@@ -366,43 +475,29 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
     if !stack.is_empty() {
         return None; // an element left open at the end of a line: markdown-rs decides
     }
-    if cuts.is_empty() {
-        return Some(());
+    Some(cuts)
+}
+
+/// Whether cutting at byte `at` of a line's prepared text `out` leaves the same blocks and
+/// inlines: its new neighbours start or end no Markdown construct.
+fn cut_is_safe(out: &str, at: usize, heading: bool) -> bool {
+    let before = &out[..at];
+    let after = &out[at..];
+    // Only list or quote markers before the cut: it is at the start of a block's text.
+    let at_start = before.chars().all(|c| {
+        c.is_whitespace() || c.is_ascii_digit() || matches!(c, '>' | '-' | '*' | '+' | '.' | ')')
+    });
+    let left = before.chars().next_back().filter(|_| !at_start);
+    let right = after.chars().next().filter(|_| !after.trim().is_empty());
+    match (left, right) {
+        _ if heading => left.is_none_or(safe_neighbour) && right.is_none_or(safe_neighbour),
+        (Some(l), Some(r)) => safe_neighbour(l) && safe_neighbour(r),
+        // At the start of a line or block: it must still begin as paragraph text.
+        (None, Some(r)) => r.is_alphabetic(),
+        // At the line's end: no whitespace may be left before the line ending.
+        (Some(l), None) => !l.is_whitespace() && safe_neighbour(l),
+        (None, None) => false,
     }
-    let out = &p.text[start..];
-    let heading = indent == 0 && is_atx_heading(out);
-    if out.contains('|') {
-        return None; // table cells trim differently around cuts
-    }
-    for &(at, in_brackets) in &cuts {
-        if in_brackets {
-            return None; // a link label or reference name would change
-        }
-        let before = &out[..at - start];
-        let after = &out[at - start..];
-        // Only list or quote markers before the cut: it is at the start of a block's text.
-        let at_start = before.chars().all(|c| {
-            c.is_whitespace()
-                || c.is_ascii_digit()
-                || matches!(c, '>' | '-' | '*' | '+' | '.' | ')')
-        });
-        let left = before.chars().next_back().filter(|_| !at_start);
-        let right = after.chars().next().filter(|_| !after.trim().is_empty());
-        let ok = match (left, right) {
-            _ if heading => left.is_none_or(safe_neighbour) && right.is_none_or(safe_neighbour),
-            (Some(l), Some(r)) => safe_neighbour(l) && safe_neighbour(r),
-            // At the start of a line or block: it must still begin as paragraph text.
-            (None, Some(r)) => r.is_alphabetic(),
-            // At the line's end: no whitespace may be left before the line ending.
-            (Some(l), None) => !l.is_whitespace() && safe_neighbour(l),
-            (None, None) => false,
-        };
-        if !ok {
-            return None;
-        }
-    }
-    p.cuts.extend(cuts.iter().map(|c| c.0));
-    Some(())
 }
 
 /// The bytes `inline_line` does more with than copy them: all ASCII.
