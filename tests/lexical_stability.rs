@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use askzico::artifacts::lexical::shard_of;
+use askzico::normalize::loanword::latin_key;
 use common::*;
 
 const CONFIG: &str = r#"
@@ -102,8 +103,14 @@ fn changed(a: &BTreeMap<usize, Vec<u8>>, b: &BTreeMap<usize, Vec<u8>>) -> BTreeS
         .collect()
 }
 
+/// The shards of the page's terms: each word and its loanword key (an additive term of a Latin
+/// word, `normalize::loanword`).
 fn own_shards(words: &[&str], n: usize) -> BTreeSet<usize> {
-    words.iter().map(|w| shard_of(w, n)).collect()
+    words
+        .iter()
+        .flat_map(|w| std::iter::once(w.to_string()).chain(latin_key(w)))
+        .map(|t| shard_of(&t, n))
+        .collect()
 }
 
 #[test]
