@@ -2387,8 +2387,8 @@ fn a_one_paragraph_edit_of_the_shared_corpora_costs_at_most_40_kv_writes() {
     let text = std::fs::read_to_string(&page).unwrap();
     let line = text
         .lines()
-        .filter(|l| l.chars().count() > 100 && !l.starts_with(['#', '<', '|', '`', '-', ':', '>']))
-        .last()
+        .rev()
+        .find(|l| l.chars().count() > 100 && !l.starts_with(['#', '<', '|', '`', '-', ':', '>']))
         .expect("a paragraph")
         .to_string();
     std::fs::write(
