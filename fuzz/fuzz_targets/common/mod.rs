@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use askzico::build::compile_file;
+use askzico::compile::compile_file;
 use askzico::chunk::{ChunkSpan, chunk};
 use askzico::config::{ChunkSettings, Config, Format};
 use askzico::embed::HashEmbedder;
