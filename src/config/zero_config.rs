@@ -82,14 +82,9 @@ fn survey_sources(dir: &Path) -> Survey {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let Ok(rel) = entry.path().strip_prefix(dir) else {
+        let Some(rel) = rel_path(dir, entry.path()) else {
             continue;
         };
-        let rel = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
         if glob.is_match(&rel) {
             survey.sources.push(rel);
         } else if rel
@@ -113,15 +108,14 @@ fn left_out(dir: &Path, glob: &globset::GlobMatcher, listed: &[String]) -> Vec<S
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git");
-    while let Some(Ok(e)) = walker.next() {
-        let Ok(rel) = e.path().strip_prefix(dir) else {
+    // An unreadable entry is skipped, not the end of the walk (discovery reports it).
+    while let Some(next) = walker.next() {
+        let Ok(e) = next else {
             continue;
         };
-        let rel = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
+        let Some(rel) = rel_path(dir, e.path()) else {
+            continue;
+        };
         if e.file_type().is_dir() && e.file_name() == "node_modules" {
             out.push(format!("{rel}/"));
             walker.skip_current_dir();
@@ -130,6 +124,17 @@ fn left_out(dir: &Path, glob: &globset::GlobMatcher, listed: &[String]) -> Vec<S
         }
     }
     out
+}
+
+/// `path` relative to `dir`, its components joined by `/`; `None` outside `dir`.
+fn rel_path(dir: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(dir).ok()?;
+    Some(
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
 }
 
 /// The content folder of a site laid out as its generator expects, when most of the sources
