@@ -53,7 +53,7 @@ pub fn run(
         ExportFormat::Vectorize => vectorize(&out, &manifest, dest, prefix),
         ExportFormat::Kv => kv(&out, &manifest, dest, prefix, since),
     };
-    match result {
+    match result.and_then(|files| remove_stale(dest, format, &files).map(|_| files)) {
         Ok(files) => {
             for f in files {
                 println!("{f}");
@@ -131,6 +131,68 @@ fn write(dest: &Path, name: &str, bytes: &[u8]) -> Result<String, Problem> {
             .in_file(path.display().to_string())
     })?;
     Ok(path.display().to_string())
+}
+
+/// Whether `name` is a file name the export of `format` writes: `kv.json` and `kv.<n>.json`, or
+/// `vectors.<library>.ndjson` and `vectors.<library>.<n>.ndjson`.
+fn export_name(format: ExportFormat, name: &str) -> bool {
+    match format {
+        ExportFormat::Kv => {
+            name == "kv.json"
+                || name
+                    .strip_prefix("kv.")
+                    .and_then(|r| r.strip_suffix(".json"))
+                    .is_some_and(|n| n.len() == 3 && n.bytes().all(|b| b.is_ascii_digit()))
+        }
+        ExportFormat::Vectorize => name.starts_with("vectors.") && name.ends_with(".ndjson"),
+    }
+}
+
+/// Removes the files of an earlier export of the same format that this one did not write (a
+/// library split into fewer parts now, or no longer in the build): `wrangler` uploads what it
+/// is given, so a leftover `vectors.<library>.001.ndjson` would send another build's vectors.
+/// Only files askzico recognizes as its own export files go (`paths::is_own_output`); each one
+/// removed is named on stderr.
+fn remove_stale(dest: &Path, format: ExportFormat, written: &[String]) -> Result<(), Problem> {
+    let kind = match format {
+        ExportFormat::Kv => crate::paths::Output::ExportKv,
+        ExportFormat::Vectorize => crate::paths::Output::ExportVectors,
+    };
+    let entries = std::fs::read_dir(dest).map_err(|e| {
+        Problem::error(
+            "read",
+            format!("cannot list --dest {}: {e}", dest.display()),
+        )
+        .in_file(dest.display().to_string())
+    })?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let stale = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| export_name(format, n))
+            && !written.iter().any(|w| Path::new(w) == path)
+            && crate::paths::is_own_output(&path, kind);
+        if !stale {
+            continue;
+        }
+        std::fs::remove_file(&path).map_err(|e| {
+            Problem::error(
+                "write",
+                format!(
+                    "cannot remove the earlier export file {}: {e}",
+                    path.display()
+                ),
+            )
+            .in_file(path.display().to_string())
+            .help("remove it by hand before uploading: it belongs to another build")
+        })?;
+        eprintln!(
+            "removed {}: an earlier export's file this build does not have",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 fn limit(what: String) -> Problem {
