@@ -29,6 +29,8 @@ const MAX_KEY_BYTES: usize = 512;
 const MAX_VALUE_BYTES: usize = 25 * 1024 * 1024;
 /// Pairs per bulk file (the KV bulk API takes at most 10,000 a request).
 const KV_PAIRS_PER_FILE: usize = 10_000;
+/// Bytes per bulk file: the KV bulk API takes at most 100 MB a request.
+const KV_BYTES_PER_FILE: usize = 100_000_000;
 
 pub fn run(
     at: &BuildLocation,
@@ -252,6 +254,31 @@ fn vectorize(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<
     Ok(files)
 }
 
+/// `pairs` as JSON arrays of at most `per_file` pairs and `max_bytes` bytes each (a single
+/// larger pair alone in its array), in order; one empty array for no pairs.
+fn kv_parts(pairs: &[Value], per_file: usize, max_bytes: usize) -> Vec<Vec<u8>> {
+    let mut parts = Vec::new();
+    let mut buf = b"[".to_vec();
+    let mut in_buf = 0;
+    for pair in pairs {
+        let bytes = serde_json::to_vec(pair).expect("serializes");
+        // The pair, its comma and the closing bracket.
+        if in_buf > 0 && (in_buf == per_file || buf.len() + bytes.len() + 2 > max_bytes) {
+            buf.push(b']');
+            parts.push(std::mem::replace(&mut buf, b"[".to_vec()));
+            in_buf = 0;
+        }
+        if in_buf > 0 {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(&bytes);
+        in_buf += 1;
+    }
+    buf.push(b']');
+    parts.push(buf);
+    parts
+}
+
 /// `lines` as NDJSON files of at most `per_file` lines and `max_bytes` bytes each (a single
 /// longer line alone in its file), in order; one empty file for no lines.
 fn ndjson_parts(lines: &[Value], per_file: usize, max_bytes: usize) -> Vec<Vec<u8>> {
@@ -295,15 +322,14 @@ fn kv(
         pairs.push(json!({"key": key, "value": value}));
     }
     let mut files = Vec::new();
-    let parts: Vec<&[Value]> = pairs.chunks(KV_PAIRS_PER_FILE).collect();
+    let parts = kv_parts(&pairs, KV_PAIRS_PER_FILE, KV_BYTES_PER_FILE);
     for (i, part) in parts.iter().enumerate() {
         let name = if parts.len() == 1 {
             "kv.json".to_string()
         } else {
             format!("kv.{i:03}.json")
         };
-        let bytes = serde_json::to_vec(part).expect("serializes");
-        files.push(write(dest, &name, &bytes)?);
+        files.push(write(dest, &name, part)?);
     }
     Ok(files)
 }
@@ -331,6 +357,40 @@ fn older_manifest(path: &Path) -> Result<Manifest, Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kv_parts_keep_every_pair_in_order_within_both_limits() {
+        let pairs: Vec<Value> = (0..11)
+            .map(|i| json!({"key": format!("k{i}"), "value": "v"}))
+            .collect();
+        let one = serde_json::to_vec(&pairs[0]).unwrap().len() + 1;
+        for (per_file, max_bytes) in [
+            (5, usize::MAX),
+            (100, 3 * one + 1),
+            (4, 2 * one + 1),
+            (1, 1),
+        ] {
+            let parts = kv_parts(&pairs, per_file, max_bytes);
+            let mut all = Vec::new();
+            for p in &parts {
+                let got: Vec<Value> = serde_json::from_slice(p).unwrap();
+                assert!(
+                    !got.is_empty() && got.len() <= per_file,
+                    "{} pairs",
+                    got.len()
+                );
+                assert!(got.len() == 1 || p.len() <= max_bytes, "{} bytes", p.len());
+                all.extend(got);
+            }
+            assert_eq!(all, pairs, "per_file {per_file}, max_bytes {max_bytes}");
+        }
+        // The bytes are the array serde_json writes.
+        assert_eq!(
+            kv_parts(&pairs, 100, usize::MAX),
+            vec![serde_json::to_vec(&pairs).unwrap()]
+        );
+        assert_eq!(kv_parts(&[], 5, 10), vec![b"[]".to_vec()]);
+    }
 
     #[test]
     fn ndjson_parts_keep_every_line_in_order_within_both_limits() {
