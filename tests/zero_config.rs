@@ -204,7 +204,43 @@ fn a_site_layout_roots_the_library_in_its_content_folder() {
             .find(|l| l.starts_with("content root:"))
             .map(str::to_string);
         assert_eq!(line.as_deref(), root, "{files:?}");
+        if root.is_none() {
+            assert!(
+                !stderr(&o).contains("outside the content root"),
+                "{}",
+                stderr(&o)
+            );
+        }
     }
+}
+
+/// The sources a content root leaves out (a blog beside `docs`) are counted and named, not
+/// dropped in silence.
+#[test]
+fn the_sources_outside_the_content_root_are_named() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("site");
+    for f in [
+        "docs/a.md",
+        "docs/b.md",
+        "docs/c.md",
+        "docs/d.md",
+        "blog/p1.md",
+        "blog/p2.md",
+        "blog/p3.md",
+    ] {
+        write(&dir, f, &page("صفحة"));
+    }
+    let (o, sources) = build_sources(t.path(), &dir, t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(sources.len(), 4, "{sources:?}");
+    assert!(
+        stderr(&o).contains(
+            "left out: 3 sources outside the content root (blog/p1.md, blog/p2.md, blog/p3.md)"
+        ),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -47,6 +47,10 @@ impl Config {
                 dir: canon.clone(),
                 layout: root.as_ref().map(|r| r.1),
                 left_out: survey.left_out.clone(),
+                outside_root: match &root {
+                    Some((folder, _)) => outside(&survey.sources, folder),
+                    None => Vec::new(),
+                },
             });
         }
         Ok(cfg)
@@ -135,6 +139,16 @@ fn rel_path(dir: &Path, path: &Path) -> Option<String> {
             .collect::<Vec<_>>()
             .join("/"),
     )
+}
+
+/// The sources not under `folder` (paths relative to the sources directory).
+fn outside(sources: &[String], folder: &str) -> Vec<String> {
+    let prefix = format!("{folder}/");
+    sources
+        .iter()
+        .filter(|s| !s.starts_with(&prefix))
+        .cloned()
+        .collect()
 }
 
 /// The content folder of a site laid out as its generator expects, when most of the sources
