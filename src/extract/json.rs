@@ -430,10 +430,11 @@ fn record(
     let mut body = Body::default();
     for path in &map.text {
         for v in resolve(rec, path) {
-            if let Value::Bool(_) = v {
+            if let Some(shape) = not_text(v) {
                 return Err((
-                    format!("field `{path}` (text) is a boolean"),
-                    "map `text` to string fields (or lists of strings)".into(),
+                    format!("field `{path}` (text) is {shape}"),
+                    "map `text` to string fields, lists of strings, or objects with a `text` string"
+                        .into(),
                 ));
             }
             push_text(&mut body, v, "text", None);
@@ -495,6 +496,20 @@ fn record(
         line: None,
         position: None,
     }))
+}
+
+/// What a value mapped to `text` is when it holds no text `push_text` reads: a boolean, or an
+/// object without a `text` string (in a list too); `None` for text, numbers, nulls and lists of
+/// them.
+fn not_text(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Bool(_) => Some("a boolean"),
+        Value::Object(m) if !m.get("text").is_some_and(Value::is_string) => {
+            Some("an object without a `text` string")
+        }
+        Value::Array(items) => items.iter().find_map(not_text),
+        _ => None,
+    }
 }
 
 fn push_text(body: &mut Body, v: &Value, item_text: &str, item_label: Option<&str>) {
