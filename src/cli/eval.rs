@@ -102,6 +102,11 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         Ok(s) => s,
         Err(p) => return fail(p, a.json),
     };
+    let unmatched = crate::eval::unmatched_expectations(&searcher, &cases);
+    if !unmatched.is_empty() {
+        report(&Problems(unmatched), a.json);
+        return EXIT_USAGE;
+    }
     let report_of = |mode| run_eval(&searcher, &cases, a.k, mode);
     let mut now = match report_of(a.mode) {
         Ok(r) => r,
@@ -257,7 +262,8 @@ fn print_report(r: &Report) {
     if !missed.is_empty() {
         println!("\nnot in the top 5:");
         for c in missed {
-            println!("  {} [{}] {} → rank {:?}", c.id, c.set, c.question, c.rank);
+            let rank = c.rank.map_or("below 10".to_string(), |r| r.to_string());
+            println!("  {} [{}] {} → rank {rank}", c.id, c.set, c.question);
             for t in c.top.iter().take(3) {
                 println!("      got {}  ({})", t.doc_id, t.url);
             }
