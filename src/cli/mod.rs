@@ -167,7 +167,7 @@ enum Command {
         json: bool,
         /// Ask the version live on this `[deploy.NAME]` target (KV and Vectorize, read through
         /// the API) instead of the local build.
-        #[arg(long, value_parser = crate::paths::name_arg)]
+        #[arg(long, value_parser = crate::paths::name_arg, conflicts_with_all = ["out", "env"])]
         target: Option<String>,
         question: String,
     },

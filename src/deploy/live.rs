@@ -342,6 +342,11 @@ impl VersionStore for KvStore {
         k: usize,
     ) -> Result<Ranking, Problem> {
         let r = self.reader();
+        if q.iter().all(|x| *x == 0.0) {
+            // A question without features scores 0 against every vector: no candidate (cosine
+            // is undefined for it).
+            return Ok(Vec::new());
+        }
         if k > MAX_TOP_K {
             eprintln!(
                 "note: Vectorize returns at most {MAX_TOP_K} vectors a query; the vector candidates stop there, not at depth {k}"

@@ -121,6 +121,10 @@ fn a_query_of_the_deployed_version_answers_as_the_local_build_does() {
         }
     }
     assert!(hits > 30, "the questions find something ({hits} hits)");
+    // A question without a word: no candidate, in both.
+    let (local, remote, records) = both(p.path(), &m, &["--json", "؟"]);
+    assert_eq!(local, remote);
+    assert!(records.is_empty());
     // The date question brings in the commemorations of 1 Tout, in both.
     let (_, remote, _) = both(p.path(), &m, &["--json", QUESTIONS[2]]);
     let answer: Value = serde_json::from_str(&remote).unwrap();
