@@ -352,17 +352,21 @@ impl VersionStore for KvStore {
                 "note: Vectorize returns at most {MAX_TOP_K} vectors a query; the vector candidates stop there, not at depth {k}"
             );
         }
-        let mut found: Ranking = self
-            .client
-            .query(&self.index, q, k.min(MAX_TOP_K))
-            .map_err(|e| {
-                r.problem(e.as_str()).help(
-                    "check that the target's Vectorize index exists and the token may read it",
-                )
-            })?
-            .into_iter()
-            .filter(|(id, s)| *s > 0.0 && keep(id))
-            .collect();
+        let top = k.min(MAX_TOP_K);
+        let matches = self.client.query(&self.index, q, top).map_err(|e| {
+            r.problem(e.as_str())
+                .help("check that the target's Vectorize index exists and the token may read it")
+        })?;
+        let full = matches.len() == top;
+        let mut found: Ranking = matches.into_iter().filter(|(_, s)| *s > 0.0).collect();
+        let positive = found.len();
+        found.retain(|(id, _)| keep(id));
+        if full && found.len() < positive && found.len() < k {
+            eprintln!(
+                "note: {} of the index's {top} nearest vectors are of other domains;                  vector candidates of the domains asked may be missing below them",
+                positive - found.len()
+            );
+        }
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         found.truncate(k);
         Ok(found)

@@ -377,3 +377,44 @@ fn a_check_names_a_missing_document_table() {
         stderr(&o)
     );
 }
+
+/// What Vectorize cannot do is said, never silent: a `depth` above its 100 vectors a query, and
+/// vectors of other domains taking places among the nearest when `--domain` filters.
+#[test]
+fn the_limits_of_a_vectorize_query_are_noted() {
+    for (depth, args, note) in [
+        (
+            "150",
+            vec!["--mode", "vector"],
+            "Vectorize returns at most 100 vectors a query",
+        ),
+        (
+            "3",
+            vec!["--mode", "vector", "--domain", "tech"],
+            "of the index's 3 nearest vectors are of other domains",
+        ),
+    ] {
+        let p = sample_project();
+        let cfg = p.path().join("corpus.toml");
+        let mut s = std::fs::read_to_string(&cfg).unwrap();
+        s.push_str(&format!("\n[retrieval]\ndepth = {depth}\n{TARGET}"));
+        std::fs::write(&cfg, s).unwrap();
+        let o = run(bin().current_dir(p.path()).arg("build"));
+        assert!(o.status.success(), "{}", stderr(&o));
+        let m = mock();
+        assert!(deploy(p.path(), Some(&m), &[]).status.success());
+        let mut a = vec!["--target", "prod"];
+        a.extend(args);
+        a.push("القهوة والنيل والتقويم القبطي");
+        let o = query(p.path(), Some(&m), &a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains(note), "{depth}: {}", stderr(&o));
+        let s = m.state.lock().unwrap();
+        let top = depth.parse::<usize>().unwrap().min(100);
+        assert!(
+            s.log.contains(&format!("query corpus-blue {top}")),
+            "{:?}",
+            s.log
+        );
+    }
+}
