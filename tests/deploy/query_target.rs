@@ -418,3 +418,54 @@ fn the_limits_of_a_vectorize_query_are_noted() {
         );
     }
 }
+
+/// The shared corpora (copied), deployed: questions of several sites, a Coptic date, a domain,
+/// answer from the deployed version as from the build (hundreds of vectors, lexical shards by
+/// the dozen).
+#[test]
+fn the_deployed_shared_corpora_answer_as_their_build() {
+    let Some(corpora) = shared_corpora("the_deployed_shared_corpora_answer_as_their_build") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(&corpora, &tmp.path().join("shared/corpora"));
+    let dir = tmp.path().join("repo/examples/shared-corpora");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = std::fs::read_to_string(repo().join("examples/shared-corpora/corpus.toml")).unwrap();
+    std::fs::write(dir.join("corpus.toml"), format!("{cfg}{TARGET}")).unwrap();
+    let o = run(bin().current_dir(&dir).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = mock();
+    let o = deploy(&dir, Some(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for q in [
+        "ازاي استخدم computed في vue",
+        "ما هو الـ hook في react",
+        "عيد النيروز",
+        "ماذا نذكر يوم 15 هاتور",
+        "كيف أعمل middleware في gin",
+        "سورة الإخلاص",
+    ] {
+        for args in [
+            vec!["--json", q],
+            vec!["--json", "--mode", "lexical", "--domain", "seneksar", q],
+        ] {
+            let (local, remote, records) = both(&dir, &m, &args);
+            assert_eq!(local, remote, "{args:?}");
+            assert_read_once(&records, q);
+        }
+        // With a domain, the index's 100 nearest may hold other domains' vectors: the same
+        // answer, or a note saying why not.
+        let args = ["--json", "--domain", "seneksar", q];
+        let local = stdout(&query(&dir, None, &args));
+        let mut remote_args = vec!["--target", "prod"];
+        remote_args.extend(args);
+        let remote = query(&dir, Some(&m), &remote_args);
+        assert!(remote.status.success(), "{}", stderr(&remote));
+        assert!(
+            stdout(&remote) == local || stderr(&remote).contains("are of other domains"),
+            "{q}: {}",
+            stderr(&remote)
+        );
+    }
+}
