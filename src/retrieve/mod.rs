@@ -1,7 +1,8 @@
-//! retrieve: the runtime's retrieval, run locally over one built version — normalize the
-//! question, score lexical shards (BM25) and vectors, fuse the candidate IDs (weighted RRF),
-//! prefer documents whose structured date the question names, then hydrate from lookup.
-//! An ID that cannot be hydrated is an invariant failure, never a silent skip.
+//! retrieve: the runtime's retrieval over one version — a build's files, or through a
+//! [`VersionStore`] a deployed version — normalize the question, score lexical shards (BM25) and
+//! vectors, fuse the candidate IDs (weighted RRF), prefer documents whose structured date the
+//! question names, then hydrate from lookup. An ID that cannot be hydrated is an invariant
+//! failure, never a silent skip.
 
 pub mod bm25;
 pub mod dates;
