@@ -244,7 +244,10 @@ fn a_kv_export_since_an_older_manifest_holds_only_what_it_lacks() {
         .unwrap()
         .to_string();
     for (k, v) in &old {
-        if let Some(h) = ["r/", "l/", "t/"].iter().find_map(|x| k.strip_prefix(x)) {
+        if let Some(h) = ["r/", "l/", "t/", "d/"]
+            .iter()
+            .find_map(|x| k.strip_prefix(x))
+        {
             assert_eq!(h, &blake3::hash(v.as_bytes()).to_hex()[..32], "{k}");
         } else {
             assert!(

@@ -165,6 +165,10 @@ enum Command {
         mode: crate::retrieve::Mode,
         #[arg(long)]
         json: bool,
+        /// Ask the version live on this `[deploy.NAME]` target (KV and Vectorize, read through
+        /// the API) instead of the local build.
+        #[arg(long, value_parser = crate::paths::name_arg, conflicts_with_all = ["out", "env"])]
+        target: Option<String>,
         question: String,
     },
     /// Run fixture sets: hit@1, hit@5, MRR@10 per set and library; gate on a baseline.
@@ -408,6 +412,7 @@ pub fn main() -> i32 {
             domains,
             mode,
             json,
+            target,
             question,
         } => query::run(
             &at,
@@ -417,6 +422,7 @@ pub fn main() -> i32 {
                 domains: &domains,
                 mode,
                 json,
+                target: target.as_deref(),
             },
         ),
         Command::Eval {
