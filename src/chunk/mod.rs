@@ -9,8 +9,14 @@
 //! `min_chars` merge into a neighbour when the result fits. Every chunk is a contiguous,
 //! whitespace-trimmed excerpt of the body text.
 
-use crate::config::ChunkSettings;
 use crate::extract::{Block, BlockKind, Body};
+
+/// `[chunking]`: the bounds of a chunk, in Unicode scalar values (`config` builds it).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChunkSettings {
+    pub max_chars: usize,
+    pub min_chars: usize,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkSpan {

@@ -568,7 +568,7 @@ impl Engine {
             "compiler": key,
             "corpus": cfg.name,
             "environment": req.env,
-            "settings": settings_values(cfg, libs),
+            "settings": settings_values(&cfg.compile_settings(), libs.iter().map(|l| l.shape())),
         });
         let hashes: Vec<(usize, &str, u8, blake3::Hash)> = files
             .iter()

@@ -374,7 +374,7 @@ pub(super) fn manifest_of(
     outputs: &[Arc<Compiled>],
     artifacts: Vec<ArtifactEntry>,
 ) -> Manifest {
-    let values = settings_values(cfg, libs);
+    let values = settings_values(&cfg.compile_settings(), libs.iter().map(|l| l.shape()));
     let mut libraries: Vec<LibraryEntry> = libs
         .iter()
         .map(|l| LibraryEntry {

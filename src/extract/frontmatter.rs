@@ -213,7 +213,7 @@ pub fn str_field(fields: &Map<String, Value>, key: &str) -> Option<String> {
 pub fn apply(
     doc: &mut super::Document,
     fields: Map<String, Value>,
-    lib: &crate::config::Library,
+    lib: &super::ExtractSettings,
 ) -> Result<(), Problem> {
     let wrong = |key: &str, what: &str| {
         Problem::error("frontmatter", format!("frontmatter `{key}` must be {what}"))
@@ -251,7 +251,7 @@ pub fn apply(
             ));
         }
     }
-    for key in &lib.frontmatter_metadata {
+    for key in lib.frontmatter_metadata {
         if let Some(v) = fields.get(key) {
             doc.metadata.insert(key.clone(), v.clone());
         }

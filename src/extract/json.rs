@@ -4,9 +4,42 @@
 
 use serde_json::{Map, Value};
 
-use super::{BlockKind, Body, Document, FileExtraction, coptic, decode_entities};
-use crate::config::{Library, RecordMapping, SectionMapping};
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{BlockKind, Body, Document, ExtractSettings, FileExtraction, coptic, decode_entities};
 use crate::diag::Problem;
+use crate::template::Template;
+
+/// How a JSON file maps to documents.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordMapping {
+    /// Path from the file's top value to each record: `.`-separated steps, `*` = every child.
+    pub select: Vec<String>,
+    pub id: Option<Template>,
+    /// Named captures of `pattern` over `field` become template variables.
+    #[serde(skip)]
+    pub id_match: Option<(String, regex::Regex)>,
+    pub title: Option<String>,
+    pub text: Vec<String>,
+    pub url: Option<Template>,
+    pub date: Option<String>,
+    pub sections: Option<SectionMapping>,
+    pub metadata: BTreeMap<String, String>,
+}
+
+/// Nested records: each selected section becomes a heading with its content below it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionMapping {
+    pub select: Vec<String>,
+    pub title: Option<String>,
+    pub text: Vec<String>,
+    /// When an item of `text` is an object, the field holding its text.
+    pub item_text: String,
+    /// When an item of `text` is an object, a field shown as a label before its text.
+    pub item_label: Option<String>,
+}
 
 /// Where a record sits: the object key and array index of the last `*` steps that reached it.
 #[derive(Debug, Clone, Default)]
@@ -15,15 +48,15 @@ struct Place {
     index: Option<usize>,
 }
 
-pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
-    let Some(map) = &lib.records else {
+pub fn extract(file: &str, text: &str, lib: &ExtractSettings) -> FileExtraction {
+    let Some(map) = lib.records else {
         return FileExtraction::error(
             file,
             Problem::error(
                 "json-mapping",
                 format!(
                     "library `{}` reads JSON but has no [library.records] mapping",
-                    lib.id
+                    lib.library
                 ),
             )
             .help("add `[library.records]` with at least `select` and `text` (see `askzico init`)"),
@@ -391,7 +424,7 @@ fn record(
             }
         }
     }
-    let render = |t: &crate::config::Template, what: &str| {
+    let render = |t: &Template, what: &str| {
         t.render(|name| var(rec, place, &caps, name))
             .map_err(|missing| {
                 (
