@@ -295,8 +295,9 @@ fn doc_url(
             |missing| {
                 fail(
                     format!(
-                        "url template `{}` needs `{missing}`, which this document lacks",
-                        t.source()
+                        "url template `{}` needs `{}`, which this document lacks",
+                        t.source(),
+                        missing.variable
                     ),
                     "use {slug}, {path}, {dir}, {stem}, {parent}, {library}, a frontmatter field every document has, or alternatives such as {fm.slug|stem}",
                 )

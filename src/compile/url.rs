@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::LibrarySettings;
 use super::url_path;
 use crate::identity::strip_order;
-use crate::template::Template;
+use crate::template::{Missing, Template};
 
 /// The source path's parts, as URL placeholders see them (not yet encoded).
 #[derive(Debug, PartialEq, Eq)]
@@ -105,7 +105,7 @@ pub(crate) fn render(
     slug: &str,
     from_path: bool,
     fields: &Map<String, Value>,
-) -> Result<String, String> {
+) -> Result<String, Missing> {
     let parts = PathParts::new(rel, lib);
     t.render(|name| lookup(name, lib, &parts, slug, from_path, fields))
 }
@@ -126,7 +126,7 @@ mod tests {
             .remove(0)
     }
 
-    fn url(lib: &Library, template: &str, rel: &str, fm: &str) -> Result<String, String> {
+    fn url(lib: &Library, template: &str, rel: &str, fm: &str) -> Result<String, Missing> {
         let fields: Map<String, Value> = serde_json::from_str(fm).unwrap();
         let slug = crate::identity::file_slug(rel);
         render(
@@ -261,7 +261,9 @@ mod tests {
         assert_eq!(url(&l, t, "about.md", hugo).unwrap(), "https://s/pi-setup/");
         assert_eq!(
             url(&l, "/{fm.title}", "a.md", "{}"),
-            Err("fm.title".to_string())
+            Err(Missing {
+                variable: "fm.title".to_string()
+            })
         );
     }
 }

@@ -429,8 +429,9 @@ fn record(
             .map_err(|missing| {
                 (
                     format!(
-                        "{what} template `{}` needs `{missing}`, which the record lacks",
-                        t.source()
+                        "{what} template `{}` needs `{}`, which the record lacks",
+                        t.source(),
+                        missing.variable
                     ),
                     format!("fix records.{what} in corpus.toml"),
                 )
