@@ -611,7 +611,10 @@ fn records(cx: &mut Cx, r: raw::RawRecords) -> Option<RecordMapping> {
     let id_match = match r.id_match {
         None => None,
         Some(m) => match regex::Regex::new(m.pattern.get_ref()) {
-            Ok(re) => Some((m.field, re)),
+            Ok(pattern) => Some(crate::extract::IdMatch {
+                field: m.field,
+                pattern,
+            }),
             Err(e) => {
                 cx.error(
                     "regex",

@@ -9,7 +9,7 @@ mod frontmatter;
 mod guard;
 pub mod html;
 mod json;
-pub use json::{RecordMapping, SectionMapping};
+pub use json::{IdMatch, RecordMapping, SectionMapping};
 mod markdown;
 mod mdx;
 mod mdx_fast;
