@@ -66,10 +66,19 @@ fn read_pool() -> &'static rayon::ThreadPool {
     })
 }
 
-/// A source read (its bytes, blake3 and stat before the read), or taken from the stat cache.
+/// A source read, or taken from the stat cache.
 enum SourceRead {
-    Read(Arc<[u8]>, [u8; 32], Option<statcache::FileStat>),
-    Unread([u8; 32], statcache::FileStat),
+    /// Its bytes, their blake3 and its stat before the read (none when it could not be taken).
+    Read {
+        bytes: Arc<[u8]>,
+        hash: [u8; 32],
+        stat: Option<statcache::FileStat>,
+    },
+    /// Its stat is the one the stat cache records: the recorded blake3.
+    Unread {
+        hash: [u8; 32],
+        stat: statcache::FileStat,
+    },
 }
 
 fn shard_count(files: usize) -> u32 {
