@@ -328,9 +328,9 @@ impl Config {
         let shown = out.display().to_string();
         match out_dir_problem(out, &shown, &self.path, &self.libraries) {
             None => Ok(out.to_path_buf()),
-            Some((msg, help)) => Err(Problem::error("out-dir", msg)
+            Some(refusal) => Err(Problem::error("out-dir", refusal.message)
                 .in_file(format!("--out {shown}"))
-                .help(help)),
+                .help(refusal.help)),
         }
     }
 
@@ -341,8 +341,14 @@ impl Config {
     }
 }
 
-/// Why `out` cannot be the output directory of a config at `config` with these libraries, as
-/// (message, help): it is (or sits under) a file, it is or holds a library's root, or it holds
+/// Why an output directory is refused, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutDirRefusal {
+    pub message: String,
+    pub help: String,
+}
+
+/// Why `out` cannot be the output directory of a config at `config` with these libraries: it is (or sits under) a file, it is or holds a library's root, or it holds
 /// the config. `shown` is `out` as the user wrote it. An output directory *inside* a root is
 /// fine (discovery skips it); `claim` refuses it when it already holds anything else.
 pub fn out_dir_problem(
@@ -350,7 +356,7 @@ pub fn out_dir_problem(
     shown: &str,
     config: &Path,
     libraries: &[Library],
-) -> Option<(String, String)> {
+) -> Option<OutDirRefusal> {
     const APART: &str = "build output must live apart from sources: use a dedicated directory such as `out` (`[corpus] out` in corpus.toml, or --out)";
     let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
     // The nearest existing ancestor (or `out` itself) must be a directory.
@@ -367,7 +373,7 @@ pub fn out_dir_problem(
                 file.display()
             )
         };
-        return Some((
+        return Some(OutDirRefusal::new(
             what,
             "the output directory holds askzico's build: move the file away, or name another directory with `out` in corpus.toml or --out".to_string(),
         ));
@@ -378,7 +384,7 @@ pub fn out_dir_problem(
             continue;
         };
         if root == resolved {
-            return Some((
+            return Some(OutDirRefusal::new(
                 format!(
                     "the output directory `{shown}` is the root of library `{}`",
                     lib.id
@@ -387,7 +393,7 @@ pub fn out_dir_problem(
             ));
         }
         if root.starts_with(&resolved) {
-            return Some((
+            return Some(OutDirRefusal::new(
                 format!(
                     "the output directory `{shown}` contains the root of library `{}`",
                     lib.id
@@ -399,7 +405,7 @@ pub fn out_dir_problem(
     if let Ok(cfg) = config.canonicalize()
         && cfg.starts_with(&resolved)
     {
-        return Some((
+        return Some(OutDirRefusal::new(
             format!(
                 "the output directory `{shown}` holds the config {}",
                 config.display()
@@ -408,6 +414,12 @@ pub fn out_dir_problem(
         ));
     }
     None
+}
+
+impl OutDirRefusal {
+    fn new(message: String, help: String) -> OutDirRefusal {
+        OutDirRefusal { message, help }
+    }
 }
 
 /// Parsing context: the config text and the problems found so far.
