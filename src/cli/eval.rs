@@ -73,26 +73,10 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         Ok(s) => s,
         Err(p) => return fail(p, a.json),
     };
-    let report_of = |mode| run_eval(&searcher, &cases, a.k, mode);
-    let mut now = match report_of(a.mode) {
+    let now = match measure(&cfg, &out, &searcher, &cases, &a) {
         Ok(r) => r,
         Err(p) => return fail(p, a.json),
     };
-    let records = crate::inspect::load_records(&out, &searcher.manifest);
-    now.stock = Some(crate::eval::stock_report(
-        &now,
-        &cases,
-        &records,
-        &cfg.normalize,
-    ));
-    if a.compare {
-        for mode in [Mode::Lexical, Mode::Vector, Mode::Fused] {
-            match report_of(mode) {
-                Ok(r) => print_summary(&format!("{mode:?}").to_lowercase(), &r),
-                Err(p) => return fail(p, a.json),
-            }
-        }
-    }
     if a.json {
         println!("{}", serde_json::to_string(&now).expect("serializes"));
     } else {
@@ -121,6 +105,32 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         };
     }
     EXIT_OK
+}
+
+/// The cases run in the chosen mode, with the stock of what the corpus holds for them; with
+/// `--compare`, a summary line per mode too.
+fn measure(
+    cfg: &crate::config::Config,
+    out: &Path,
+    searcher: &Searcher,
+    cases: &[crate::eval::Case],
+    a: &EvalArgs,
+) -> Result<Report, Problem> {
+    let report_of = |mode| run_eval(searcher, cases, a.k, mode);
+    let mut now = report_of(a.mode)?;
+    let records = crate::inspect::load_records(out, &searcher.manifest);
+    now.stock = Some(crate::eval::stock_report(
+        &now,
+        cases,
+        &records,
+        &cfg.normalize,
+    ));
+    if a.compare {
+        for mode in [Mode::Lexical, Mode::Vector, Mode::Fused] {
+            print_summary(&format!("{mode:?}").to_lowercase(), &report_of(mode)?);
+        }
+    }
+    Ok(now)
 }
 
 /// `--history`: the recorded checkpoints, one row each.
