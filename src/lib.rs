@@ -33,6 +33,7 @@ pub mod normalize;
 pub mod paths;
 pub mod retrieve;
 pub mod sources;
+pub mod template;
 pub mod text;
 pub mod timings;
 pub mod walk;

@@ -16,11 +16,11 @@ use crate::config::Config;
 pub use crate::config::out_dir_problem;
 use crate::diag::Problem;
 pub use crate::fsio::resolve;
-pub use crate::identity::{NAME_RULE, component};
+pub use crate::identity::{NAME_RULE, NameError, component};
 pub use crate::inspect::html::GENERATOR as HTML_GENERATOR;
 
 /// `component` as a clap value parser (`--env`, `--target`): a bad name is a usage error.
-pub fn name_arg(s: &str) -> Result<String, String> {
+pub fn name_arg(s: &str) -> Result<String, NameError> {
     component(s).map(str::to_string)
 }
 
@@ -415,12 +415,17 @@ mod tests {
             ("a:b", "holds `:`"),
             ("a*b", "holds `*`"),
         ] {
-            let e = component(bad).expect_err(bad);
+            let e = component(bad).expect_err(bad).to_string();
             assert!(e.contains(why), "{bad:?}: {e}");
             assert!(e.contains(NAME_RULE), "{bad:?}: {e}");
         }
         let long = "x".repeat(65);
-        assert!(component(&long).unwrap_err().contains("65 bytes"));
+        assert!(
+            component(&long)
+                .unwrap_err()
+                .to_string()
+                .contains("65 bytes")
+        );
     }
 
     #[test]

@@ -4,7 +4,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::compile::display_name;
 use crate::config::{Config, Library};
 use crate::diag::Problem;
 
@@ -40,7 +39,7 @@ pub(crate) fn read_source_meta(
     rel: &str,
 ) -> Result<(Arc<[u8]>, std::fs::Metadata), Problem> {
     use std::io::Read;
-    let display = display_name(lib, rel);
+    let display = lib.display_name(rel);
     test_delete_before_read(lib, rel, path);
     let gone = |e: std::io::Error| {
         let help = match e.kind() {

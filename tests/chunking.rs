@@ -25,7 +25,7 @@ fn chunk_invariants_hold_on_every_shared_document() {
     for f in &files {
         let lib = &cfg.libraries[f.library];
         let bytes = std::fs::read(&f.path).unwrap();
-        let ex = extract(&f.rel, &bytes, f.format, lib);
+        let ex = extract(&f.rel, &bytes, f.format, &lib.compile_settings().extract);
         for doc in ex.docs {
             docs += 1;
             let body = &doc.body;
@@ -127,8 +127,8 @@ fn react_components_keep_their_prose_and_code_blocks_stay_whole() {
     let ex = extract(
         "learn/your-first-component.md",
         src.as_bytes(),
-        askzico::config::Format::Mdx,
-        lib,
+        askzico::extract::Format::Mdx,
+        &lib.compile_settings().extract,
     );
     assert!(
         ex.problems.iter().all(|p| !p.is_error()),
@@ -212,8 +212,8 @@ fn eis1600_article_chunks_hold_the_body_and_no_chrome() {
     let ex = extract(
         "p/description-of-the-project/index.html",
         src.as_bytes(),
-        askzico::config::Format::Html,
-        lib,
+        askzico::extract::Format::Html,
+        &lib.compile_settings().extract,
     );
     let doc = &ex.docs[0];
     let text: String = chunk(&doc.body, &cfg.chunking)

@@ -6,9 +6,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use askzico::chunk::chunk;
-use askzico::config::{ChunkSettings, Config, Format};
-use askzico::extract::{BlockKind, extract};
+use askzico::chunk::{ChunkSettings, chunk};
+use askzico::config::Config;
+use askzico::extract::{BlockKind, Format, extract};
 use common::*;
 
 /// (file, format, library of the sample project that reads that format)
@@ -38,7 +38,8 @@ fn fuzz_regressions_extract_and_chunk_with_invariants() {
     for (path, format, lib) in cases() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(&path).unwrap();
-        let ex = extract(&name, &bytes, format, cfg.library(lib).unwrap());
+        let lib = cfg.library(lib).unwrap().compile_settings();
+        let ex = extract(&name, &bytes, format, &lib.extract);
         for doc in &ex.docs {
             let body = &doc.body;
             for s in [
@@ -122,7 +123,8 @@ fn mdx_that_crashes_the_mdx_parser_is_read_as_markdown_with_a_warning() {
     let bytes =
         std::fs::read(repo().join("tests/fuzz_regressions/mdx-adjacent-setext-underlines.mdx"))
             .unwrap();
-    let ex = extract("x.mdx", &bytes, Format::Mdx, cfg.library("guides").unwrap());
+    let lib = cfg.library("guides").unwrap().compile_settings();
+    let ex = extract("x.mdx", &bytes, Format::Mdx, &lib.extract);
     assert!(
         ex.problems.iter().any(|p| p.code == "mdx-fallback"
             && p.message.contains("markdown-rs bug")

@@ -1,6 +1,7 @@
 //! The dependency direction between the crate's top-level modules (ARCHITECTURE.md, "Dependency
-//! direction"): read from the source, the modules that name each other form no circle, and the
-//! pure modules do not name `config`. Test code (`#[cfg(test)]` modules, `tests.rs` files) is
+//! direction"): read from the source, the modules that name each other form no circle, the
+//! pure modules do not name `config`, and the pipeline stages do not depend on it, even through
+//! another module. Test code (`#[cfg(test)]` modules, `tests.rs` files) is
 //! left out: a test may build a config.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -10,7 +11,11 @@ use std::path::Path;
 const KNOWN: [&[&str]; 0] = [];
 
 /// Modules that hold settings types `config` builds, or pure stages: they never name `config`.
-const BELOW_CONFIG: [&str; 11] = [
+const BELOW_CONFIG: [&str; 15] = [
+    "chunk",
+    "extract",
+    "compile",
+    "template",
     "normalize",
     "retrieve",
     "inspect",
@@ -22,6 +27,19 @@ const BELOW_CONFIG: [&str; 11] = [
     "walk",
     "coptic",
     "http",
+];
+
+/// The pipeline stages: each owns its settings type, which `config` builds; none depends on
+/// `config`, directly or through another module.
+const STAGES: [&str; 8] = [
+    "chunk",
+    "extract",
+    "normalize",
+    "retrieve",
+    "inspect",
+    "embed",
+    "text",
+    "compile",
 ];
 
 /// Top-level module → the top-level modules its non-test code names (`crate::x`).
@@ -131,4 +149,18 @@ fn settings_owners_and_pure_modules_do_not_name_config() {
     // The pure compile knows nothing of the engine that drives it; watch nothing of the CLI.
     assert!(!g["compile"].contains("engine") && !g["compile"].contains("db"));
     assert!(!g["watch"].contains("cli"));
+}
+
+#[test]
+fn pipeline_stages_do_not_depend_on_config() {
+    let g = graph();
+    for m in STAGES {
+        assert!(g.contains_key(m), "no module {m}");
+        let below = reach(&g, m);
+        assert!(
+            !below.contains("config"),
+            "{m} depends on config (it reaches {below:?}): a stage takes its settings type, \
+             which config builds"
+        );
+    }
 }

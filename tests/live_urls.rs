@@ -89,7 +89,14 @@ fn shared_corpora_urls_are_the_live_pages() {
             .format
             .or_else(|| Format::from_extension(&path))
             .expect("a known format");
-        let (docs, problems) = compile_file(&cfg, lib, rel, &bytes, format, None);
+        let (docs, problems) = compile_file(
+            &cfg.compile_settings(),
+            &lib.compile_settings(),
+            rel,
+            &bytes,
+            format,
+            None,
+        );
         let errors: Vec<_> = problems.iter().filter(|p| p.is_error()).collect();
         assert!(errors.is_empty(), "{lib_id}/{rel}: {errors:?}");
         assert_eq!(docs.len(), 1, "{lib_id}/{rel}: one document");

@@ -20,7 +20,12 @@ fn extraction_and_chunking_of_every_sample_source() {
     assert!(files.len() >= 12);
     for f in &files {
         let lib = &cfg.libraries[f.library];
-        let ex = extract(&f.rel, &std::fs::read(&f.path).unwrap(), f.format, lib);
+        let ex = extract(
+            &f.rel,
+            &std::fs::read(&f.path).unwrap(),
+            f.format,
+            &lib.compile_settings().extract,
+        );
         let mut snap = String::new();
         for p in &ex.problems {
             writeln!(snap, "problem: {}", p.headline()).unwrap();

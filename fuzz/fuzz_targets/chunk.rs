@@ -4,7 +4,7 @@
 
 mod common;
 
-use askzico::config::ChunkSettings;
+use askzico::chunk::ChunkSettings;
 use askzico::extract::{BlockKind, Body};
 use libfuzzer_sys::fuzz_target;
 

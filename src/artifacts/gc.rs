@@ -63,10 +63,9 @@ fn hash_matches_name(path: &Path, rel: &str) -> bool {
 
 /// Runs gc on `out`; with `dry_run` nothing is removed and the report says what would be.
 pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
-    let fail = |what: String| Problem::error("gc", what).in_file(out.display().to_string());
     // Before anything, even the lock file: only a directory askzico marked as its own.
     if !super::marker::is_marked(out) {
-        return Err(fail(format!(
+        return Err(fail(out, format!(
             "{} is not an askzico output directory (it holds no `{}` marker): gc deletes only in a directory askzico built",
             out.display(),
             super::marker::MARKER
@@ -74,85 +73,136 @@ pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
         .help("check --out or `[corpus] out`; an output directory built by an earlier askzico gets the marker on its next `askzico build`"));
     }
     let _lock = OutLock::acquire(out)
-        .map_err(|e| fail(format!("cannot lock the output directory: {e}")))?;
-    let mut kept: Vec<Manifest> = Vec::new();
-    // Current manifests of every environment.
+        .map_err(|e| fail(out, format!("cannot lock the output directory: {e}")))?;
+    let mut sweep = Sweep {
+        out,
+        dry_run,
+        kept: current_manifests(out)?,
+        listed: HashSet::new(),
+        report: GcReport::default(),
+    };
+    sweep.versions(keep)?;
+    let named: HashSet<String> = sweep
+        .kept
+        .iter()
+        .flat_map(|m| m.artifacts.iter())
+        .map(|a| a.path.clone())
+        .collect();
+    sweep.listed.extend(named.iter().cloned());
+    for dir in SWEPT {
+        sweep.artifacts(dir, &named)?;
+    }
+    sweep.report.left_in_place.sort();
+    Ok(sweep.report)
+}
+
+/// A gc problem about the output directory.
+fn fail(out: &Path, what: String) -> Problem {
+    Problem::error("gc", what).in_file(out.display().to_string())
+}
+
+/// The current manifest of every environment (`manifest.json`, `manifest.<env>.json`).
+fn current_manifests(out: &Path) -> Result<Vec<Manifest>, Problem> {
+    let mut kept = Vec::new();
     for entry in std::fs::read_dir(out)
-        .map_err(|e| fail(format!("cannot read: {e}")))?
+        .map_err(|e| fail(out, format!("cannot read: {e}")))?
         .flatten()
     {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name == "manifest.json" || (name.starts_with("manifest.") && name.ends_with(".json")) {
-            let m = store::read_manifest_file(&entry.path())?;
-            kept.push(m);
+            kept.push(store::read_manifest_file(&entry.path())?);
         }
     }
-    // The N newest version manifests.
-    let mut versions: Vec<(std::time::SystemTime, String, PathBuf)> =
-        std::fs::read_dir(out.join("versions"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let version = name.strip_suffix(".json")?.to_string();
-                let modified = e.metadata().ok()?.modified().ok()?;
-                Some((modified, version, e.path()))
+    Ok(kept)
+}
+
+/// A manifest under `versions/`.
+struct VersionFile {
+    modified: std::time::SystemTime,
+    version: String,
+    path: PathBuf,
+}
+
+/// The manifests under `versions/`, newest first (then by version).
+fn version_files(out: &Path) -> Vec<VersionFile> {
+    let mut versions: Vec<VersionFile> = std::fs::read_dir(out.join("versions"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let version = name.strip_suffix(".json")?.to_string();
+            let modified = e.metadata().ok()?.modified().ok()?;
+            Some(VersionFile {
+                modified,
+                version,
+                path: e.path(),
             })
-            .collect();
-    versions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    let current: HashSet<String> = kept.iter().map(|m| m.corpus_version.clone()).collect();
-    let mut report = GcReport::default();
-    let mut newest = 0;
-    // Every artifact path a manifest of this directory names, kept or removed.
-    let mut listed: HashSet<String> = HashSet::new();
-    for (_, version, path) in &versions {
-        if current.contains(version) || newest < keep {
-            if !current.contains(version) {
-                newest += 1;
-                kept.push(store::read_manifest_file(path)?);
-            }
-            report.versions_kept.push(version.clone());
-            continue;
-        }
-        // Removed only when it is askzico's manifest of that very version.
-        let rel = format!("versions/{version}.json");
-        let own = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
-            && store::read_manifest_file(path).is_ok_and(|m| {
-                let own = m.corpus_version == *version;
-                if own {
-                    listed.extend(m.artifacts.into_iter().map(|a| a.path));
-                }
-                own
-            });
-        if !own {
-            report.left_in_place.push(rel);
-            continue;
-        }
-        report.versions_removed += 1;
-        if !dry_run {
-            let path = store::out_path(out, &rel).map_err(|e| fail(e.to_string()))?;
-            std::fs::remove_file(&path)
-                .map_err(|e| fail(format!("cannot remove {}: {e}", path.display())))?;
-        }
-    }
-    let named: HashSet<&str> = kept
-        .iter()
-        .flat_map(|m| m.artifacts.iter())
-        .map(|a| a.path.as_str())
+        })
         .collect();
-    listed.extend(
-        kept.iter()
-            .flat_map(|m| m.artifacts.iter())
-            .map(|a| a.path.clone()),
-    );
-    for dir in SWEPT {
+    versions.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.version.cmp(&b.version))
+    });
+    versions
+}
+
+/// One gc run over `out`: the manifests it keeps, every artifact path a manifest of the
+/// directory names (kept or removed), and the report.
+struct Sweep<'a> {
+    out: &'a Path,
+    dry_run: bool,
+    kept: Vec<Manifest>,
+    listed: HashSet<String>,
+    report: GcReport,
+}
+
+impl Sweep<'_> {
+    /// Keeps the current versions and the `keep` newest others; removes every other version
+    /// manifest that is askzico's manifest of that very version, remembering what it named.
+    fn versions(&mut self, keep: usize) -> Result<(), Problem> {
+        let current: HashSet<String> = self.kept.iter().map(|m| m.corpus_version.clone()).collect();
+        let mut newest = 0;
+        for VersionFile { version, path, .. } in &version_files(self.out) {
+            if current.contains(version) || newest < keep {
+                if !current.contains(version) {
+                    newest += 1;
+                    self.kept.push(store::read_manifest_file(path)?);
+                }
+                self.report.versions_kept.push(version.clone());
+                continue;
+            }
+            // Removed only when it is askzico's manifest of that very version.
+            let rel = format!("versions/{version}.json");
+            let own = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+                && store::read_manifest_file(path).is_ok_and(|m| {
+                    let own = m.corpus_version == *version;
+                    if own {
+                        self.listed.extend(m.artifacts.into_iter().map(|a| a.path));
+                    }
+                    own
+                });
+            if !own {
+                self.report.left_in_place.push(rel);
+                continue;
+            }
+            self.report.versions_removed += 1;
+            self.remove(&rel)?;
+        }
+        Ok(())
+    }
+
+    /// Removes the files under `dir` no kept manifest names (`named`) that are askzico's: in its
+    /// layout, and named by a manifest of the directory or hashing to their name.
+    fn artifacts(&mut self, dir: &str, named: &HashSet<String>) -> Result<(), Problem> {
+        let out = self.out;
         // A link in askzico's place is not askzico's: never followed.
         if !std::fs::symlink_metadata(out.join(dir)).is_ok_and(|m| m.is_dir()) {
             if std::fs::symlink_metadata(out.join(dir)).is_ok() {
-                report.left_in_place.push(dir.to_string());
+                self.report.left_in_place.push(dir.to_string());
             }
-            continue;
+            return Ok(());
         }
         for entry in walkdir::WalkDir::new(out.join(dir)).into_iter().flatten() {
             if entry.file_type().is_dir() {
@@ -167,30 +217,35 @@ pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
             else {
                 continue;
             };
-            if named.contains(rel.as_str()) {
+            if named.contains(&rel) {
                 continue;
             }
             let own = entry.file_type().is_file()
                 && in_layout(&rel)
-                && (listed.contains(&rel) || hash_matches_name(entry.path(), &rel));
+                && (self.listed.contains(&rel) || hash_matches_name(entry.path(), &rel));
             if !own {
-                report.left_in_place.push(rel);
+                self.report.left_in_place.push(rel);
                 continue;
             }
-            report.files_removed += 1;
-            report.bytes_removed += entry.metadata().map(|m| m.len()).unwrap_or(0);
-            if !dry_run {
-                let path = store::out_path(out, &rel).map_err(|e| fail(e.to_string()))?;
-                std::fs::remove_file(&path)
-                    .map_err(|e| fail(format!("cannot remove {}: {e}", path.display())))?;
-            }
+            self.report.files_removed += 1;
+            self.report.bytes_removed += entry.metadata().map(|m| m.len()).unwrap_or(0);
+            self.remove(&rel)?;
         }
-        if !dry_run {
+        if !self.dry_run {
             remove_empty_dirs(&out.join(dir));
         }
+        Ok(())
     }
-    report.left_in_place.sort();
-    Ok(report)
+
+    /// Removes the file at `rel` under the output directory (nothing on a dry run).
+    fn remove(&self, rel: &str) -> Result<(), Problem> {
+        if self.dry_run {
+            return Ok(());
+        }
+        let path = store::out_path(self.out, rel).map_err(|e| fail(self.out, e.to_string()))?;
+        std::fs::remove_file(&path)
+            .map_err(|e| fail(self.out, format!("cannot remove {}: {e}", path.display())))
+    }
 }
 
 fn remove_empty_dirs(dir: &Path) {

@@ -316,21 +316,32 @@ pub fn out_path(out: &Path, rel: &str) -> io::Result<PathBuf> {
     Ok(out.join(rel))
 }
 
+/// Why an artifact a manifest names cannot be read; the message reads after
+/// "cannot read <path>: ".
+#[derive(Debug, thiserror::Error)]
+pub enum ArtifactReadError {
+    #[error(
+        "it is larger than the {recorded} bytes the manifest records (changed after the build)"
+    )]
+    Changed { recorded: u64 },
+    #[error(transparent)]
+    Read(crate::fsio::ReadError),
+    #[error("it is not UTF-8 text: {0}")]
+    NotUtf8(std::string::FromUtf8Error),
+}
+
 /// An artifact a manifest names, read no further than the size the manifest records (a larger
-/// file was changed after the build). `Err` says why, for "cannot read <path>: …".
-pub fn read_artifact(out: &Path, a: &ArtifactEntry) -> Result<Vec<u8>, String> {
+/// file was changed after the build).
+pub fn read_artifact(out: &Path, a: &ArtifactEntry) -> Result<Vec<u8>, ArtifactReadError> {
     crate::fsio::read_capped(&out.join(&a.path), a.bytes).map_err(|e| match e {
-        crate::fsio::ReadError::TooLarge { .. } => format!(
-            "it is larger than the {} bytes the manifest records (changed after the build)",
-            a.bytes
-        ),
-        e => e.to_string(),
+        crate::fsio::ReadError::TooLarge { .. } => ArtifactReadError::Changed { recorded: a.bytes },
+        e => ArtifactReadError::Read(e),
     })
 }
 
 /// `read_artifact` of a text artifact (chunks, lookup).
-pub fn read_artifact_text(out: &Path, a: &ArtifactEntry) -> Result<String, String> {
-    String::from_utf8(read_artifact(out, a)?).map_err(|e| format!("it is not UTF-8 text: {e}"))
+pub fn read_artifact_text(out: &Path, a: &ArtifactEntry) -> Result<String, ArtifactReadError> {
+    String::from_utf8(read_artifact(out, a)?).map_err(ArtifactReadError::NotUtf8)
 }
 
 #[cfg(test)]

@@ -35,31 +35,46 @@ pub struct VectorRecord {
     pub values: Vec<f32>,
 }
 
-/// Decodes a vectors file; `Err` says what is malformed.
-pub fn decode(bytes: &[u8]) -> Result<(usize, Vec<VectorRecord>), String> {
+/// What is malformed in a vectors file (`record` counts from 0).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("not an askzico vectors file (bad magic)")]
+    BadMagic,
+    #[error("truncated at record {record}")]
+    Truncated { record: usize },
+    #[error("truncated id at record {record}")]
+    TruncatedId { record: usize },
+    #[error("record {record}: id is not UTF-8")]
+    IdNotUtf8 { record: usize },
+    #[error("truncated values at record {record}")]
+    TruncatedValues { record: usize },
+    #[error("{trailing} trailing bytes after {records} records")]
+    Trailing { trailing: usize, records: usize },
+}
+
+/// Decodes a vectors file into its dimensions and records; `Err` says what is malformed.
+pub fn decode(bytes: &[u8]) -> Result<(usize, Vec<VectorRecord>), DecodeError> {
     if bytes.len() < 16 || &bytes[..8] != MAGIC {
-        return Err("not an askzico vectors file (bad magic)".into());
+        return Err(DecodeError::BadMagic);
     }
     let dims = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
     let count = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     let mut pos = 16;
     let mut out = Vec::with_capacity(count.min(1 << 20));
     for i in 0..count {
-        let len = *bytes
-            .get(pos)
-            .ok_or_else(|| format!("truncated at record {i}"))? as usize;
+        let len = *bytes.get(pos).ok_or(DecodeError::Truncated { record: i })? as usize;
         pos += 1;
         let id = bytes
             .get(pos..pos + len)
-            .ok_or_else(|| format!("truncated id at record {i}"))?;
+            .ok_or(DecodeError::TruncatedId { record: i })?;
         let id = std::str::from_utf8(id)
-            .map_err(|_| format!("record {i}: id is not UTF-8"))?
+            .map_err(|_| DecodeError::IdNotUtf8 { record: i })?
             .to_string();
         pos += len;
         let need = dims * 4;
         let raw = bytes
             .get(pos..pos + need)
-            .ok_or_else(|| format!("truncated values at record {i}"))?;
+            .ok_or(DecodeError::TruncatedValues { record: i })?;
         let values = raw
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
@@ -68,10 +83,10 @@ pub fn decode(bytes: &[u8]) -> Result<(usize, Vec<VectorRecord>), String> {
         out.push(VectorRecord { id, values });
     }
     if pos != bytes.len() {
-        return Err(format!(
-            "{} trailing bytes after {count} records",
-            bytes.len() - pos
-        ));
+        return Err(DecodeError::Trailing {
+            trailing: bytes.len() - pos,
+            records: count,
+        });
     }
     Ok((dims, out))
 }
@@ -89,6 +104,15 @@ mod tests {
         assert_eq!(dims, 2);
         assert_eq!(recs[1].id, "b:001");
         assert_eq!(recs[1].values, v);
-        assert!(decode(&bytes[..bytes.len() - 1]).is_err());
+        assert_eq!(
+            decode(&bytes[..bytes.len() - 1]),
+            Err(DecodeError::TruncatedValues { record: 1 })
+        );
+        assert_eq!(
+            decode(&[bytes.as_slice(), b"x"].concat())
+                .unwrap_err()
+                .to_string(),
+            "1 trailing bytes after 2 records"
+        );
     }
 }

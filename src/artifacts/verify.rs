@@ -356,7 +356,16 @@ fn check_hydration(found: &Found, errs: &mut Errors) {
 /// Every lexical posting names a chunk its domain's meta lists and lookup can hydrate; each
 /// domain's meta agrees with its shards and the chunk records.
 fn check_lexical(found: &Found, errs: &mut Errors) {
+    // Chunk IDs already reported, so each is named once.
     let mut reported = BTreeSet::new();
+    check_postings(found, errs, &mut reported);
+    for (domain, meta) in &found.lex_meta {
+        check_meta(domain, meta, found, errs, &mut reported);
+    }
+}
+
+/// Every lexical posting names a chunk its domain's meta lists and lookup can hydrate.
+fn check_postings(found: &Found, errs: &mut Errors, reported: &mut BTreeSet<String>) {
     for ShardRefs { path, domain, refs } in &found.lexical_refs {
         let Some(meta) = found.lex_meta.get(domain) else {
             errs.err(
@@ -388,69 +397,79 @@ fn check_lexical(found: &Found, errs: &mut Errors) {
             }
         }
     }
-    for (domain, meta) in &found.lex_meta {
-        if found.lex_shards.get(domain).copied().unwrap_or(0) != meta.shards {
-            errs.err(
-                domain,
-                format!(
-                    "lexical domain `{domain}` has {} shards, its meta says {}",
-                    found.lex_shards.get(domain).copied().unwrap_or(0),
-                    meta.shards
-                ),
-                "rebuild",
-            );
-        }
-        if !meta.docs.is_sorted_by(|a, b| a.0 < b.0) {
-            errs.err(
-                domain,
-                format!("the document table of lexical domain `{domain}` is not sorted by slot"),
-                "rebuild",
-            );
-        }
-        let chunks: usize = meta.docs.iter().map(|d| d.2.len()).sum();
-        let total: u64 = meta.docs.iter().flat_map(|d| &d.2).map(|l| *l as u64).sum();
-        if chunks != meta.chunks || total != meta.total_len {
-            errs.err(
-                domain,
-                format!(
-                    "lexical meta of `{domain}` lists {chunks} lengths summing to {total}, it says {} chunks and {} tokens",
-                    meta.chunks, meta.total_len
-                ),
-                "rebuild",
-            );
-        }
-        if !meta.docs.windows(2).all(|w| w[0].0 < w[1].0) {
-            errs.err(
-                domain,
-                format!("lexical meta of `{domain}`: its documents are not sorted and unique"),
-                "rebuild",
-            );
-        }
-        for (_, doc, lens) in &meta.docs {
-            for index in 0..lens.len() {
-                let id = format!("{doc}:{index:0w$}", w = meta.width);
-                if !found.chunk_ids.contains(&id) && reported.insert(id.clone()) {
-                    errs.err(
-                        domain,
-                        format!(
-                            "lexical meta of `{domain}` lists chunk {id}, which no chunk record has"
-                        ),
-                        "rebuild",
-                    );
-                }
+}
+
+/// A domain's meta agrees with its shards and the chunk records: its shard count, its
+/// document table (sorted by slot, unique, with the chunks and tokens it says) and every chunk
+/// it lists.
+fn check_meta(
+    domain: &str,
+    meta: &LexMeta,
+    found: &Found,
+    errs: &mut Errors,
+    reported: &mut BTreeSet<String>,
+) {
+    if found.lex_shards.get(domain).copied().unwrap_or(0) != meta.shards {
+        errs.err(
+            domain,
+            format!(
+                "lexical domain `{domain}` has {} shards, its meta says {}",
+                found.lex_shards.get(domain).copied().unwrap_or(0),
+                meta.shards
+            ),
+            "rebuild",
+        );
+    }
+    if !meta.docs.is_sorted_by(|a, b| a.0 < b.0) {
+        errs.err(
+            domain,
+            format!("the document table of lexical domain `{domain}` is not sorted by slot"),
+            "rebuild",
+        );
+    }
+    let chunks: usize = meta.docs.iter().map(|d| d.2.len()).sum();
+    let total: u64 = meta.docs.iter().flat_map(|d| &d.2).map(|l| *l as u64).sum();
+    if chunks != meta.chunks || total != meta.total_len {
+        errs.err(
+            domain,
+            format!(
+                "lexical meta of `{domain}` lists {chunks} lengths summing to {total}, it says {} chunks and {} tokens",
+                meta.chunks, meta.total_len
+            ),
+            "rebuild",
+        );
+    }
+    if !meta.docs.windows(2).all(|w| w[0].0 < w[1].0) {
+        errs.err(
+            domain,
+            format!("lexical meta of `{domain}`: its documents are not sorted and unique"),
+            "rebuild",
+        );
+    }
+    for (_, doc, lens) in &meta.docs {
+        for index in 0..lens.len() {
+            let id = format!("{doc}:{index:0w$}", w = meta.width);
+            if !found.chunk_ids.contains(&id) && reported.insert(id.clone()) {
+                errs.err(
+                    domain,
+                    format!(
+                        "lexical meta of `{domain}` lists chunk {id}, which no chunk record has"
+                    ),
+                    "rebuild",
+                );
             }
         }
-        if found.domain_chunks.get(domain).copied().unwrap_or(0) != meta.chunks {
-            errs.err(
-                domain,
-                format!(
-                    "lexical domain `{domain}` indexes {} chunks, the chunk records have {}",
-                    meta.chunks,
-                    found.domain_chunks.get(domain).copied().unwrap_or(0)
-                ),
-                "rebuild",
-            );
-        }
+    }
+    if found.domain_chunks.get(domain).copied().unwrap_or(0) != meta.chunks {
+        errs.err(
+            domain,
+            format!(
+                "lexical domain `{domain}` indexes {} chunks, the chunk records have {}",
+                meta.chunks,
+                found.domain_chunks.get(domain).copied().unwrap_or(0)
+            ),
+            "rebuild",
+        );
     }
 }
 

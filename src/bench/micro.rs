@@ -169,8 +169,9 @@ fn load(cfg: &Config) -> Result<Vec<Doc>, String> {
         // Sources are read no further than the build reads them (`max_file_mb`).
         let bytes = crate::fsio::read_capped(&f.path, cfg.max_file_bytes)
             .map_err(|e| format!("{}: {e}", f.path.display()))?;
-        let display = crate::compile::display_name(lib, &f.rel);
-        for doc in crate::extract::extract(&display, &bytes, f.format, lib).docs {
+        let display = lib.display_name(&f.rel);
+        let settings = lib.compile_settings();
+        for doc in crate::extract::extract(&display, &bytes, f.format, &settings.extract).docs {
             let spans = crate::chunk::chunk(&doc.body, &cfg.chunking);
             let distinct = spans
                 .iter()

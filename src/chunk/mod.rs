@@ -9,8 +9,14 @@
 //! `min_chars` merge into a neighbour when the result fits. Every chunk is a contiguous,
 //! whitespace-trimmed excerpt of the body text.
 
-use crate::config::ChunkSettings;
 use crate::extract::{Block, BlockKind, Body};
+
+/// `[chunking]`: the bounds of a chunk, in Unicode scalar values (`config` builds it).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChunkSettings {
+    pub max_chars: usize,
+    pub min_chars: usize,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkSpan {
@@ -65,108 +71,112 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
             continue;
         }
         let first_piece = pieces.len();
-        let blocks = &body.blocks[sec.blocks.clone()];
-        // Leading headings travel with the first part of the content after them.
-        let lead = blocks
-            .iter()
-            .take_while(|b| matches!(b.kind, BlockKind::Heading(_)))
-            .count();
-        let mut carry: Option<usize> = None; // start of pending headings
-        let mut carry_chars = 0;
-        let mut carry_end = 0;
-        for (bi, b) in blocks.iter().enumerate() {
-            if bi < lead {
-                // Headings wait for the content they introduce, but a run of headings alone
-                // (a heading-only document) is still bounded.
-                let hc = chars(&text[b.start..b.end]);
-                if let Some(cs) = carry
-                    && carry_chars + 2 + hc > max / 2
-                {
-                    pieces.push(Piece {
-                        start: cs,
-                        end: carry_end,
-                        chars: carry_chars,
-                        section: si,
-                        section_start: false,
-                    });
-                    carry = None;
-                }
-                if hc > max / 2 {
-                    for (s, e) in split_block(text, b, max, max) {
-                        pieces.push(Piece {
-                            start: s,
-                            end: e,
-                            chars: chars(&text[s..e]),
-                            section: si,
-                            section_start: false,
-                        });
-                    }
-                    continue;
-                }
-                let cs = *carry.get_or_insert(b.start);
-                carry_chars = chars(&text[cs..b.end]);
-                carry_end = b.end;
-                continue;
-            }
-            // Pending headings and the blank line after them take their room in the first part.
-            // Only a tiny `max` (under 8) can leave none: then the headings go alone.
-            if let Some(cs) = carry.filter(|_| carry_chars + 2 >= max) {
-                pieces.push(Piece {
-                    start: cs,
-                    end: carry_end,
-                    chars: carry_chars,
-                    section: si,
-                    section_start: false,
-                });
-                carry = None;
-            }
-            let budget = match carry {
-                Some(_) => max - (carry_chars + 2),
-                None => max,
-            };
-            let mut parts = split_block(text, b, budget, max);
-            if let Some(cs) = carry.take()
-                && let Some(first) = parts.first_mut()
-            {
-                first.0 = cs;
-            }
-            for (s, e) in parts {
-                pieces.push(Piece {
-                    start: s,
-                    end: e,
-                    chars: chars(&text[s..e]),
-                    section: si,
-                    section_start: false,
-                });
-            }
-        }
-        if let Some(cs) = carry {
-            // A document that ends in headings with nothing under them.
-            pieces.push(Piece {
-                start: cs,
-                end: carry_end,
-                chars: carry_chars,
-                section: si,
-                section_start: false,
-            });
-        }
+        split_section(text, &body.blocks[sec.blocks.clone()], si, max, &mut pieces);
         if let Some(p) = pieces.get_mut(first_piece) {
             p.section_start = true;
         }
     }
-    let spans = pack(text, &pieces, &sections, max, settings.min_chars);
-    spans
+    pack(text, &pieces, &sections, max, settings.min_chars)
         .into_iter()
-        .map(|(s, e, si)| {
-            let (s, e) = trim(text, s, e);
+        .map(|c| {
+            let (s, e) = trim(text, c.start, c.end);
             ChunkSpan {
                 start: s,
                 end: e,
-                heading_path: sections[si].path.clone(),
+                heading_path: sections[c.section].path.clone(),
             }
         })
         .filter(|c| c.end > c.start)
         .collect()
+}
+
+/// Pending headings of a section over the limit, waiting for the content they introduce.
+#[derive(Clone, Copy)]
+struct Carry {
+    start: usize,
+    end: usize,
+    chars: usize,
+}
+
+impl Carry {
+    /// The headings as a piece of their own.
+    fn piece(self, section: usize) -> Piece {
+        Piece {
+            start: self.start,
+            end: self.end,
+            chars: self.chars,
+            section,
+            section_start: false,
+        }
+    }
+}
+
+impl Piece {
+    /// `text[start..end]`, a piece of section `section` that does not start it.
+    fn new(text: &str, start: usize, end: usize, section: usize) -> Piece {
+        Piece {
+            start,
+            end,
+            chars: chars(&text[start..end]),
+            section,
+            section_start: false,
+        }
+    }
+}
+
+/// Cuts the blocks of section `si`, over the limit, into pieces of at most `max` chars. Its
+/// leading headings travel with the first part of the content after them.
+fn split_section(text: &str, blocks: &[Block], si: usize, max: usize, pieces: &mut Vec<Piece>) {
+    let lead = blocks
+        .iter()
+        .take_while(|b| matches!(b.kind, BlockKind::Heading(_)))
+        .count();
+    let mut carry: Option<Carry> = None;
+    for (bi, b) in blocks.iter().enumerate() {
+        if bi < lead {
+            // Headings wait for the content they introduce, but a run of headings alone
+            // (a heading-only document) is still bounded.
+            let hc = chars(&text[b.start..b.end]);
+            if let Some(c) = carry.take_if(|c| c.chars + 2 + hc > max / 2) {
+                pieces.push(c.piece(si));
+            }
+            if hc > max / 2 {
+                for (s, e) in split_block(text, b, max, max) {
+                    pieces.push(Piece::new(text, s, e, si));
+                }
+                continue;
+            }
+            let start = carry.map_or(b.start, |c| c.start);
+            carry = Some(Carry {
+                start,
+                end: b.end,
+                chars: chars(&text[start..b.end]),
+            });
+            continue;
+        }
+        // Pending headings and the blank line after them take their room in the first part.
+        // Only a tiny `max` (under 8) can leave none: then the headings go alone.
+        if let Some(c) = carry.take_if(|c| c.chars + 2 >= max) {
+            pieces.push(c.piece(si));
+        }
+        let budget = match carry {
+            Some(c) => max - (c.chars + 2),
+            None => max,
+        };
+        let mut parts = split_block(text, b, budget, max);
+        if let Some(c) = carry.take()
+            && let Some(first) = parts.first_mut()
+        {
+            first.0 = c.start;
+        }
+        for (s, e) in parts {
+            pieces.push(Piece::new(text, s, e, si));
+        }
+    }
+    if let Some(c) = carry {
+        // A document that ends in headings with nothing under them.
+        pieces.push(c.piece(si));
+    }
 }
 
 fn trim(text: &str, s: usize, e: usize) -> (usize, usize) {
@@ -311,69 +321,90 @@ fn split_range(
     }
 }
 
-/// Greedy packing of pieces into chunks; returns (start, end, section of the start).
-fn pack(
-    text: &str,
-    pieces: &[Piece],
-    sections: &[Section],
-    max: usize,
-    min: usize,
-) -> Vec<(usize, usize, usize)> {
-    let mut chunks: Vec<(usize, usize, usize, usize)> = Vec::new(); // start, end, chars, section
-    let mut cur: Option<(usize, usize, usize, usize)> = None;
+/// A chunk as packing builds it: its range, its size in chars and the section it starts in.
+#[derive(Clone, Copy)]
+struct Packed {
+    start: usize,
+    end: usize,
+    chars: usize,
+    section: usize,
+}
+
+/// Greedy packing of pieces into chunks.
+fn pack(text: &str, pieces: &[Piece], sections: &[Section], max: usize, min: usize) -> Vec<Packed> {
+    let mut chunks: Vec<Packed> = Vec::new();
+    let mut cur: Option<Packed> = None;
     for p in pieces {
-        if let Some((cs, ce, cn, csec)) = cur {
-            let gap = chars(&text[ce..p.start]);
-            let with_piece = cn + gap + p.chars;
+        if let Some(c) = cur {
+            let gap = chars(&text[c.end..p.start]);
+            let with_piece = c.chars + gap + p.chars;
             let section_fits = if p.section_start {
                 let sec = &sections[p.section];
-                cn + gap + chars(&text[p.start..sec.end]) <= max
+                c.chars + gap + chars(&text[p.start..sec.end]) <= max
             } else {
                 true
             };
-            if with_piece <= max && (section_fits || cn < min) {
-                cur = Some((cs, p.end, with_piece, csec));
+            if with_piece <= max && (section_fits || c.chars < min) {
+                cur = Some(Packed {
+                    end: p.end,
+                    chars: with_piece,
+                    ..c
+                });
                 continue;
             }
-            chunks.push((cs, ce, cn, csec));
+            chunks.push(c);
         }
-        cur = Some((p.start, p.end, p.chars, p.section));
+        cur = Some(Packed {
+            start: p.start,
+            end: p.end,
+            chars: p.chars,
+            section: p.section,
+        });
     }
     if let Some(c) = cur {
         chunks.push(c);
     }
-    // Merge chunks under `min` into a neighbour when the result fits.
+    merge_small(text, &mut chunks, max, min);
+    chunks
+}
+
+/// Merges chunks under `min` into a neighbour (the previous one first) when the result fits.
+fn merge_small(text: &str, chunks: &mut Vec<Packed>, max: usize, min: usize) {
     let mut i = 0;
     while chunks.len() > 1 && i < chunks.len() {
-        let (s, e, n, sec) = chunks[i];
-        if n >= min {
+        let c = chunks[i];
+        if c.chars >= min {
             i += 1;
             continue;
         }
         if i > 0 {
-            let (ps, pe, pn, psec) = chunks[i - 1];
-            let merged = pn + chars(&text[pe..s]) + n;
+            let prev = chunks[i - 1];
+            let merged = prev.chars + chars(&text[prev.end..c.start]) + c.chars;
             if merged <= max {
-                chunks[i - 1] = (ps, e, merged, psec);
+                chunks[i - 1] = Packed {
+                    end: c.end,
+                    chars: merged,
+                    ..prev
+                };
                 chunks.remove(i);
                 continue;
             }
         }
         if i + 1 < chunks.len() {
-            let (ns, ne, nn, _) = chunks[i + 1];
-            let merged = n + chars(&text[e..ns]) + nn;
+            let next = chunks[i + 1];
+            let merged = c.chars + chars(&text[c.end..next.start]) + next.chars;
             if merged <= max {
-                chunks[i] = (s, ne, merged, sec);
+                chunks[i] = Packed {
+                    end: next.end,
+                    chars: merged,
+                    ..c
+                };
                 chunks.remove(i + 1);
                 continue;
             }
         }
         i += 1;
     }
-    chunks
-        .into_iter()
-        .map(|(s, e, _, sec)| (s, e, sec))
-        .collect()
 }
 
 #[cfg(test)]

@@ -16,38 +16,16 @@ pub struct BuildArgs {
 }
 
 pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
+    if args.watch {
+        return run_watch(at, &args);
+    }
     let BuildArgs {
         json,
-        watch,
         stats_json,
         allow_empty,
         verbose,
+        ..
     } = args;
-    if watch {
-        let opts = crate::watch::WatchOptions {
-            config: at.config.clone(),
-            sources: at.sources.clone(),
-            out: at.out.clone(),
-            env: at.env.clone(),
-            stats_json,
-            allow_empty,
-            started: super::process_start(),
-        };
-        let ended = crate::watch::run(&opts, |rep: &BuildReport, stats_json: bool| {
-            print_watch(rep, stats_json, verbose)
-        });
-        return match ended {
-            Ok(()) => EXIT_OK,
-            Err(crate::watch::WatchError::OutDir(p)) => {
-                report(&crate::diag::Problems(vec![p]), false);
-                EXIT_USAGE
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                EXIT_ERRORS
-            }
-        };
-    }
     let Some(cfg) = at.load(json) else {
         return EXIT_USAGE;
     };
@@ -98,6 +76,34 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
         print_human(&rep);
     }
     if ok { EXIT_OK } else { EXIT_ERRORS }
+}
+
+/// `build --watch`: builds on every save until Ctrl-C; the exit code of how the watch ended.
+fn run_watch(at: &BuildLocation, args: &BuildArgs) -> i32 {
+    let opts = crate::watch::WatchOptions {
+        config: at.config.clone(),
+        sources: at.sources.clone(),
+        out: at.out.clone(),
+        env: at.env.clone(),
+        stats_json: args.stats_json,
+        allow_empty: args.allow_empty,
+        started: super::process_start(),
+    };
+    // The watch passes `stats_json` back as given in `opts`, that is `args.stats_json`.
+    let ended = crate::watch::run(&opts, |rep: &BuildReport, _stats_json: bool| {
+        print_watch(rep, args)
+    });
+    match ended {
+        Ok(()) => EXIT_OK,
+        Err(crate::watch::WatchError::OutDir(p)) => {
+            report(&crate::diag::Problems(vec![p]), false);
+            EXIT_USAGE
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            EXIT_ERRORS
+        }
+    }
 }
 
 /// Zero config (`--sources`): the content folder of a recognised site layout it reads, since
@@ -202,8 +208,8 @@ fn report_build(problems: &crate::diag::Problems, verbose: bool) {
 }
 
 /// Watch mode: diagnostics and a one-line status on stderr; stdout carries only stats lines.
-fn print_watch(rep: &BuildReport, stats_json: bool, verbose: bool) {
-    report_build(&rep.problems, verbose);
+fn print_watch(rep: &BuildReport, args: &BuildArgs) {
+    report_build(&rep.problems, args.verbose);
     match &rep.manifest {
         Some(m) => eprintln!(
             "[watch] built {} in {} ms ({} files read, {} docs extracted, {} files written)",
@@ -218,7 +224,7 @@ fn print_watch(rep: &BuildReport, stats_json: bool, verbose: bool) {
             rep.problems.errors()
         ),
     }
-    if stats_json {
+    if args.stats_json {
         println!(
             "{}",
             serde_json::to_string(&rep.run).expect("stats serialize")

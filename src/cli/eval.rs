@@ -37,36 +37,7 @@ fn fail(p: Problem, json: bool) -> i32 {
 
 pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
     if a.history {
-        let rows = match read_checkpoints(&checkpoints_path(&at.config)) {
-            Ok(rows) => rows,
-            Err(p) => return fail(p, a.json),
-        };
-        println!(
-            "{:<24} {:<34} {:>6}  hit@5 per set / per library",
-            "label", "corpus_version", "cases"
-        );
-        for r in rows {
-            let sets: Vec<String> = r
-                .sets
-                .iter()
-                .map(|(k, (n, h))| format!("{k} {h:.3} ({n})"))
-                .collect();
-            let libs: Vec<String> = r
-                .per_library
-                .iter()
-                .map(|(k, (n, h))| format!("{k} {h:.3} ({n})"))
-                .collect();
-            println!(
-                "{:<24} {:<34} {:>6}  {}\n{:66}  {}",
-                r.label,
-                r.corpus_version,
-                r.cases,
-                sets.join(", "),
-                "",
-                libs.join(", ")
-            );
-        }
-        return EXIT_OK;
+        return print_history(&at.config, a.json);
     }
     let Some(cfg) = at.load(a.json) else {
         return EXIT_USAGE;
@@ -107,104 +78,159 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         report(&Problems(unmatched), a.json);
         return EXIT_USAGE;
     }
-    let report_of = |mode| run_eval(&searcher, &cases, a.k, mode);
-    let mut now = match report_of(a.mode) {
+    let now = match measure(&cfg, &out, &searcher, &cases, &a) {
         Ok(r) => r,
         Err(p) => return fail(p, a.json),
     };
-    let records = crate::inspect::load_records(&out, &searcher.manifest);
-    now.stock = Some(crate::eval::stock_report(
-        &now,
-        &cases,
-        &records,
-        &cfg.normalize,
-    ));
-    if a.compare {
-        for mode in [Mode::Lexical, Mode::Vector, Mode::Fused] {
-            match report_of(mode) {
-                Ok(r) => print_summary(&format!("{mode:?}").to_lowercase(), &r),
-                Err(p) => return fail(p, a.json),
-            }
-        }
-    }
     if a.json {
         println!("{}", serde_json::to_string(&now).expect("serializes"));
     } else {
         print_report(&now);
     }
-    if let Some(path) = &a.write_baseline {
-        let mut bytes = serde_json::to_vec_pretty(&now).expect("serializes");
-        bytes.push(b'\n');
-        if let Err(e) = write_atomic(path, &bytes) {
-            return fail(
-                Problem::error(
-                    "write",
-                    format!("cannot write baseline {}: {e}", path.display()),
-                ),
-                a.json,
-            );
-        }
-        eprintln!("baseline written to {}", path.display());
+    if let Some(path) = &a.write_baseline
+        && let Err(p) = write_baseline(path, &now)
+    {
+        return fail(p, a.json);
     }
     if let Some(label) = &a.record {
-        let row = checkpoint(
-            label,
-            &now,
-            searcher
-                .manifest
-                .libraries
-                .iter()
-                .map(|l| l.id.clone())
-                .collect(),
-        );
-        let path = checkpoints_path(&at.config);
-        let mut text = match read_checkpoint_text(&path) {
-            Ok(t) => t,
-            Err(p) => return fail(p, a.json),
-        };
-        text.push_str(&serde_json::to_string(&row).expect("serializes"));
-        text.push('\n');
-        if let Err(e) = write_atomic(&path, text.as_bytes()) {
-            return fail(
-                Problem::error("write", format!("cannot write {}: {e}", path.display())),
-                a.json,
-            );
+        let libraries = searcher
+            .manifest
+            .libraries
+            .iter()
+            .map(|l| l.id.clone())
+            .collect();
+        if let Err(p) = record_checkpoint(&checkpoints_path(&at.config), label, &now, libraries) {
+            return fail(p, a.json);
         }
-        eprintln!("checkpoint `{label}` appended to {}", path.display());
     }
     if let Some(path) = &a.baseline {
-        let base: Report = match crate::fsio::read_capped(path, crate::fsio::cap::FIXTURES)
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
-        {
-            Ok(b) => b,
-            Err(e) => {
-                return fail(
-                    Problem::error(
-                        "baseline",
-                        format!("cannot read baseline {}: {e}", path.display()),
-                    )
-                    .in_file(path.display().to_string())
-                    .help("pass a report written by --write-baseline (write one with it)"),
-                    a.json,
-                );
-            }
+        return match gate(path, &now) {
+            Ok(code) => code,
+            Err(p) => fail(p, a.json),
         };
-        let regs = regressions(&now, &base);
-        if !regs.is_empty() {
-            eprintln!(
-                "REGRESSION against {} ({}):",
-                path.display(),
-                base.corpus_version
-            );
-            for r in &regs {
-                eprintln!("  - {r}");
-            }
-            return EXIT_ERRORS;
-        }
-        eprintln!("no regression against {}", path.display());
     }
     EXIT_OK
+}
+
+/// The cases run in the chosen mode, with the stock of what the corpus holds for them; with
+/// `--compare`, a summary line per mode too.
+fn measure(
+    cfg: &crate::config::Config,
+    out: &Path,
+    searcher: &Searcher,
+    cases: &[crate::eval::Case],
+    a: &EvalArgs,
+) -> Result<Report, Problem> {
+    let report_of = |mode| run_eval(searcher, cases, a.k, mode);
+    let mut now = report_of(a.mode)?;
+    let records = crate::inspect::load_records(out, &searcher.manifest);
+    now.stock = Some(crate::eval::stock_report(
+        &now,
+        cases,
+        &records,
+        &cfg.normalize,
+    ));
+    if a.compare {
+        for mode in [Mode::Lexical, Mode::Vector, Mode::Fused] {
+            print_summary(&format!("{mode:?}").to_lowercase(), &report_of(mode)?);
+        }
+    }
+    Ok(now)
+}
+
+/// `--history`: the recorded checkpoints, one row each.
+fn print_history(config: &Path, json: bool) -> i32 {
+    let rows = match read_checkpoints(&checkpoints_path(config)) {
+        Ok(rows) => rows,
+        Err(p) => return fail(p, json),
+    };
+    println!(
+        "{:<24} {:<34} {:>6}  hit@5 per set / per library",
+        "label", "corpus_version", "cases"
+    );
+    for r in rows {
+        let sets: Vec<String> = r
+            .sets
+            .iter()
+            .map(|(k, (n, h))| format!("{k} {h:.3} ({n})"))
+            .collect();
+        let libs: Vec<String> = r
+            .per_library
+            .iter()
+            .map(|(k, (n, h))| format!("{k} {h:.3} ({n})"))
+            .collect();
+        println!(
+            "{:<24} {:<34} {:>6}  {}\n{:66}  {}",
+            r.label,
+            r.corpus_version,
+            r.cases,
+            sets.join(", "),
+            "",
+            libs.join(", ")
+        );
+    }
+    EXIT_OK
+}
+
+/// `--write-baseline`: the report, for a later `--baseline`.
+fn write_baseline(path: &Path, now: &Report) -> Result<(), Problem> {
+    let mut bytes = serde_json::to_vec_pretty(now).expect("serializes");
+    bytes.push(b'\n');
+    write_atomic(path, &bytes).map_err(|e| {
+        Problem::error(
+            "write",
+            format!("cannot write baseline {}: {e}", path.display()),
+        )
+    })?;
+    eprintln!("baseline written to {}", path.display());
+    Ok(())
+}
+
+/// `--record LABEL`: the report's checkpoint appended to the checkpoints file at `path`.
+fn record_checkpoint(
+    path: &Path,
+    label: &str,
+    now: &Report,
+    libraries: Vec<String>,
+) -> Result<(), Problem> {
+    let row = checkpoint(label, now, libraries);
+    let mut text = read_checkpoint_text(path)?;
+    text.push_str(&serde_json::to_string(&row).expect("serializes"));
+    text.push('\n');
+    write_atomic(path, text.as_bytes())
+        .map_err(|e| Problem::error("write", format!("cannot write {}: {e}", path.display())))?;
+    eprintln!("checkpoint `{label}` appended to {}", path.display());
+    Ok(())
+}
+
+/// `--baseline`: the exit code of the report measured against the baseline at `path` (errors
+/// when any case regressed).
+fn gate(path: &Path, now: &Report) -> Result<i32, Problem> {
+    let base: Report = crate::fsio::read_capped(path, crate::fsio::cap::FIXTURES)
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+        .map_err(|e| {
+            Problem::error(
+                "baseline",
+                format!("cannot read baseline {}: {e}", path.display()),
+            )
+            .in_file(path.display().to_string())
+            .help("pass a report written by --write-baseline (write one with it)")
+        })?;
+    let regs = regressions(now, &base);
+    if !regs.is_empty() {
+        eprintln!(
+            "REGRESSION against {} ({}):",
+            path.display(),
+            base.corpus_version
+        );
+        for r in &regs {
+            eprintln!("  - {r}");
+        }
+        return Ok(EXIT_ERRORS);
+    }
+    eprintln!("no regression against {}", path.display());
+    Ok(EXIT_OK)
 }
 
 fn print_summary(label: &str, r: &Report) {

@@ -118,23 +118,17 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
     let records = inspect::load_records(&out, &manifest);
     let verify_problems = verify(&out, &manifest);
     let checks = inspect::check(&records, &verify_problems, &cfg.inspect_context());
-    let diff = match &args.against {
+    let diff = match args
+        .against
+        .as_deref()
+        .map(|path| diff_against(path, &records, &manifest.corpus_version))
+    {
         None => None,
-        Some(path) => match inspect::load_other(path) {
-            Ok((other, other_out)) => {
-                let old = inspect::load_records(&other_out, &other);
-                Some(inspect::diff(
-                    &old,
-                    &records,
-                    &other.corpus_version,
-                    &manifest.corpus_version,
-                ))
-            }
-            Err(p) => {
-                report(&Problems(vec![p]), json);
-                return EXIT_USAGE;
-            }
-        },
+        Some(Ok(d)) => Some(d),
+        Some(Err(p)) => {
+            report(&Problems(vec![p]), json);
+            return EXIT_USAGE;
+        }
     };
     let (determinism, warnings) = if args.no_rebuild {
         (None, None)
@@ -176,6 +170,17 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
     if ok { EXIT_OK } else { EXIT_ERRORS }
 }
 
+/// `--against`: the chunks of the build whose manifest is at `path`, compared with `records`.
+fn diff_against(
+    path: &std::path::Path,
+    records: &[crate::artifacts::ChunkRecord],
+    version: &str,
+) -> Result<inspect::Diff, Problem> {
+    let (other, other_out) = inspect::load_other(path)?;
+    let old = inspect::load_records(&other_out, &other);
+    Ok(inspect::diff(&old, records, &other.corpus_version, version))
+}
+
 fn print_text(r: &Report, args: &InspectArgs) {
     let libs: std::collections::BTreeSet<&str> =
         r.sample.iter().map(|s| s.library.as_str()).collect();
@@ -190,6 +195,33 @@ fn print_text(r: &Report, args: &InspectArgs) {
     if !r.sample.is_empty() {
         println!("sample: {} per library, seed {}\n", args.sample, args.seed);
     }
+    print_sample(r);
+    if let Some(d) = &r.diff {
+        print_diff(d);
+    }
+    print_checks(r);
+    print_warnings_and_determinism(r);
+    let failed: Vec<&str> = r
+        .checks
+        .iter()
+        .filter(|c| !c.ok)
+        .map(|c| c.name.as_str())
+        .chain(
+            r.determinism
+                .iter()
+                .filter(|d| !d.equal)
+                .map(|_| "determinism"),
+        )
+        .collect();
+    if failed.is_empty() {
+        println!("inspect: ok");
+    } else {
+        println!("inspect: FAILED: {}", failed.join(", "));
+    }
+}
+
+/// Each sampled chunk: where it is, its text and its search text.
+fn print_sample(r: &Report) {
     for s in &r.sample {
         println!("━━ {}", s.title);
         println!("   {} · {}", s.chunk_id, s.url);
@@ -208,46 +240,52 @@ fn print_text(r: &Report, args: &InspectArgs) {
         println!("{}", s.search_text);
         println!("── end {}\n", s.chunk_id);
     }
-    if let Some(d) = &r.diff {
-        println!("diff {} → {}", d.from, d.to);
-        if d.libraries.is_empty() {
-            println!("  no chunk changed");
-        }
-        for (lib, l) in &d.libraries {
-            println!(
-                "  {lib}: docs +{} -{} ~{}; chunks +{} -{} ~{}; shifted {}",
-                l.docs_added.len(),
-                l.docs_removed.len(),
-                l.docs_changed.len(),
-                l.chunks_added.len(),
-                l.chunks_removed.len(),
-                l.chunks_changed.len(),
-                l.shifted.len()
-            );
-            for (label, ids) in [
-                ("docs added", &l.docs_added),
-                ("docs removed", &l.docs_removed),
-                ("docs changed", &l.docs_changed),
-                ("chunks changed", &l.chunks_changed),
-            ] {
-                if !ids.is_empty() {
-                    let more = if ids.len() > 10 {
-                        format!(" … (+{})", ids.len() - 10)
-                    } else {
-                        String::new()
-                    };
-                    println!(
-                        "    {label}: {}{more}",
-                        ids.iter().take(10).cloned().collect::<Vec<_>>().join(" ")
-                    );
-                }
-            }
-            for (a, b) in l.shifted.iter().take(10) {
-                println!("    shifted: {a} → {b}");
-            }
-        }
-        println!();
+}
+
+/// `--against`: per library, the documents and chunks added, removed, changed and shifted.
+fn print_diff(d: &inspect::Diff) {
+    println!("diff {} → {}", d.from, d.to);
+    if d.libraries.is_empty() {
+        println!("  no chunk changed");
     }
+    for (lib, l) in &d.libraries {
+        println!(
+            "  {lib}: docs +{} -{} ~{}; chunks +{} -{} ~{}; shifted {}",
+            l.docs_added.len(),
+            l.docs_removed.len(),
+            l.docs_changed.len(),
+            l.chunks_added.len(),
+            l.chunks_removed.len(),
+            l.chunks_changed.len(),
+            l.shifted.len()
+        );
+        for (label, ids) in [
+            ("docs added", &l.docs_added),
+            ("docs removed", &l.docs_removed),
+            ("docs changed", &l.docs_changed),
+            ("chunks changed", &l.chunks_changed),
+        ] {
+            if !ids.is_empty() {
+                let more = if ids.len() > 10 {
+                    format!(" … (+{})", ids.len() - 10)
+                } else {
+                    String::new()
+                };
+                println!(
+                    "    {label}: {}{more}",
+                    ids.iter().take(10).cloned().collect::<Vec<_>>().join(" ")
+                );
+            }
+        }
+        for (a, b) in l.shifted.iter().take(10) {
+            println!("    shifted: {a} → {b}");
+        }
+    }
+    println!();
+}
+
+/// Each quality check: its count against its maximum, and examples of what it found.
+fn print_checks(r: &Report) {
     println!("checks (count / max)");
     for c in &r.checks {
         println!(
@@ -267,6 +305,10 @@ fn print_text(r: &Report, args: &InspectArgs) {
             }
         }
     }
+}
+
+/// The rebuild's warnings by code, and whether it gave the same corpus version.
+fn print_warnings_and_determinism(r: &Report) {
     match &r.warnings {
         Some(groups) => {
             let n: usize = groups.iter().map(|g| g.count).sum();
@@ -289,23 +331,6 @@ fn print_text(r: &Report, args: &InspectArgs) {
             d.note
         ),
         None => println!("\ndeterminism: skipped (--no-rebuild)"),
-    }
-    let failed: Vec<&str> = r
-        .checks
-        .iter()
-        .filter(|c| !c.ok)
-        .map(|c| c.name.as_str())
-        .chain(
-            r.determinism
-                .iter()
-                .filter(|d| !d.equal)
-                .map(|_| "determinism"),
-        )
-        .collect();
-    if failed.is_empty() {
-        println!("inspect: ok");
-    } else {
-        println!("inspect: FAILED: {}", failed.join(", "));
     }
 }
 

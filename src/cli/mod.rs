@@ -377,7 +377,14 @@ pub fn main() -> i32 {
             keep,
             dry_run,
             json,
-        } => verify::gc(&at, keep, dry_run, json),
+        } => verify::gc(
+            &at,
+            verify::GcArgs {
+                keep,
+                dry_run,
+                json,
+            },
+        ),
         Command::Export {
             at,
             format,
@@ -455,7 +462,7 @@ pub fn main() -> i32 {
             aliases,
             explain,
             text,
-        } => normalize::run(&config, &text, aliases, explain),
+        } => normalize::run(&config, &text, normalize::Show { aliases, explain }),
         Command::Rules {
             command:
                 RulesCommand::Check {

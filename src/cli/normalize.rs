@@ -7,7 +7,19 @@ use crate::config::Config;
 use crate::normalize::aliases::{AliasTable, article_stem, shipped};
 use crate::normalize::{Rules, explain, normalize_with_variants};
 
-pub fn run(config: &std::path::Path, text: &str, show_aliases: bool, show_explain: bool) -> i32 {
+/// What to show besides the search form and its variants.
+pub struct Show {
+    /// `--aliases`: the recall aliases the text's words expand to.
+    pub aliases: bool,
+    /// `--explain`: which rule changed what.
+    pub explain: bool,
+}
+
+pub fn run(config: &std::path::Path, text: &str, show: Show) -> i32 {
+    let Show {
+        aliases: show_aliases,
+        explain: show_explain,
+    } = show;
     // The corpus's rules and aliases when a config is at hand; the defaults otherwise.
     let (rules, table, stems) = match Config::load(config) {
         Ok(c) => (c.normalize.clone(), c.aliases.clone(), c.article_stems),

@@ -3,9 +3,10 @@
 //! a `[[collision]]` pair that is not accepted.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use crate::artifacts::manifest::Manifest;
 use crate::artifacts::store::read_manifest;
 use crate::artifacts::{ChunkRecord, Kind};
 use crate::config::Config;
@@ -71,70 +72,21 @@ fn show(r: Option<usize>) -> String {
     r.map(|x| x.to_string()).unwrap_or_else(|| "miss".into())
 }
 
-/// The stemmer (`normalize::stem`, the `stem_terms` field): its focused `stem-` cases, ranked with
-/// it and without it (`stem_field_weight` 0: query side, no rebuild), and the distinct search
-/// forms it merges per stem key, the worst groups listed.
-#[allow(clippy::too_many_arguments)]
-fn print_stemmer(
-    cfg: &Config,
-    out: &std::path::Path,
-    env: Option<&str>,
-    cases: &[Case],
-    with: &BTreeMap<String, Option<usize>>,
-    vocab: &BTreeMap<String, usize>,
+/// What every part of the report reads: the config and its build, the focused cases and their
+/// ranks in that build, and the built evidence's vocabulary.
+struct Check<'a> {
+    cfg: &'a Config,
+    out: &'a Path,
+    env: Option<&'a str>,
+    cases: &'a [Case],
+    /// Each case's rank in the build as it is.
+    with: &'a BTreeMap<String, Option<usize>>,
+    /// Distinct words of the built evidence and their counts.
+    vocab: &'a BTreeMap<String, usize>,
+    /// Collision groups listed per rule.
     examples: usize,
-    unjustified: &mut Vec<String>,
-) {
-    let on = cfg.retrieval.stem_field_weight > 0.0;
-    let served: Vec<Case> = cases
-        .iter()
-        .filter(|c| c.id.starts_with("stem-"))
-        .cloned()
-        .collect();
-    println!(
-        "{:<20} [{}]",
-        "stemmer",
-        if on {
-            format!("on, stem_field_weight {}", cfg.retrieval.stem_field_weight)
-        } else {
-            "off".into()
-        }
-    );
-    if served.is_empty() && on {
-        unjustified.push("stemmer".into());
-    }
-    let mut off = cfg.clone();
-    off.retrieval.stem_field_weight = 0.0;
-    let without = ranks(&off, out, env, &served).ok();
-    for c in &served {
-        let w = show(with.get(&c.id).copied().flatten());
-        let wo = without
-            .as_ref()
-            .map(|m| show(m.get(&c.id).copied().flatten()))
-            .unwrap_or_else(|| "n/a".into());
-        let (a, b) = if on { (w, wo) } else { (wo, w) };
-        println!("    case {:<28} rank with {a:>5}   without {b}", c.id);
-    }
-    let c = stem_collisions(vocab, &cfg.normalize, examples);
-    println!(
-        "    {} {} stem keys of several distinct words ({} words); the worst:",
-        if on { "merges" } else { "would merge" },
-        c.groups,
-        c.words
-    );
-    for (key, forms) in &c.examples {
-        let shown: Vec<String> = forms
-            .iter()
-            .take(12)
-            .map(|(w, n)| format!("{w}×{n}"))
-            .collect();
-        let more = if forms.len() > 12 {
-            format!(", … ({} forms)", forms.len())
-        } else {
-            String::new()
-        };
-        println!("      {key:<16} ← {}{more}", shown.join(", "));
-    }
+    /// Rank without a rule only where no rebuild is needed (`--no-rebuild`).
+    no_rebuild: bool,
 }
 
 pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examples: usize) -> i32 {
@@ -150,32 +102,14 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
             return EXIT_ERRORS;
         }
     };
-    let fixtures = if fixtures.is_empty() {
-        let f = cfg.base_dir.join("fixtures.toml");
-        if f.is_file() { vec![f] } else { Vec::new() }
-    } else {
-        fixtures
-    };
-    let cases = match load_fixtures(&fixtures) {
+    let cases = match load_cases(&cfg, fixtures) {
         Ok(c) => c,
         Err(ps) => {
             report(&Problems(ps), false);
             return EXIT_USAGE;
         }
     };
-    // (a) vocabulary of the built evidence.
-    let mut texts = Vec::new();
-    for a in manifest.artifacts_of(Kind::Chunks) {
-        if let Ok(t) = crate::artifacts::store::read_artifact_text(&out, a) {
-            texts.extend(
-                t.lines()
-                    .filter_map(|l| serde_json::from_str::<ChunkRecord>(l).ok())
-                    .map(|r| r.text),
-            );
-        }
-    }
-    let vocab = vocabulary(texts.iter().map(String::as_str));
-    let coll = collisions(&vocab, &cfg.normalize, examples);
+    let vocab = built_vocabulary(&out, &manifest);
     let with = match ranks(&cfg, &out, env, &cases) {
         Ok(r) => r,
         Err(p) => {
@@ -189,111 +123,233 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
         vocab.len(),
         cases.iter().filter(|c| c.set == "focused").count()
     );
+    let run = Check {
+        cfg: &cfg,
+        out: &out,
+        env,
+        cases: &cases,
+        with: &with,
+        vocab: &vocab,
+        examples,
+        no_rebuild,
+    };
     let mut unjustified = Vec::new();
-    for rule in ALL_RULE_NAMES {
-        let prefix = case_prefix(rule);
-        let served: Vec<Case> = cases
-            .iter()
-            .filter(|c| c.id == prefix || c.id.starts_with(&format!("{prefix}-")))
-            .cloned()
-            .collect();
-        let on = is_on(&cfg.normalize, rule);
-        let lossy = crate::normalize::LOSSY_RULE_NAMES.contains(rule);
-        let flipped = with_rule(&cfg.normalize, rule, !on);
-        let without = match (&flipped, no_rebuild) {
-            (Some(r), false) => {
-                let mut c2 = cfg.clone();
-                c2.normalize = r.clone();
-                c2.aliases = AliasTable::new(cfg.aliases.aliases.clone(), r);
-                ranks_rebuilt(&c2, env, &served, rule).ok()
-            }
-            _ => None,
-        };
-        let state = match (on, flipped.is_some()) {
-            (true, true) => "on",
-            (true, false) => "always on",
-            (false, _) => "off",
-        };
-        println!("{rule:<20} [{state}{}]", if lossy { ", lossy" } else { "" });
-        if served.is_empty() && on {
-            unjustified.push(rule.to_string());
-        }
-        for c in &served {
-            let w = with.get(&c.id).copied().flatten();
-            let wo = match &without {
-                Some(m) => show(m.get(&c.id).copied().flatten()),
-                None if flipped.is_none() => "n/a (always on)".into(),
-                None => "not rebuilt".into(),
-            };
-            let (a, b) = if on { (show(w), wo) } else { (wo, show(w)) };
-            println!("    case {:<28} rank with {a:>5}   without {b}", c.id);
-        }
-        let c = &coll[rule];
-        let verb = if on { "merges" } else { "would merge" };
-        println!(
-            "    {verb} {} groups of distinct words ({} words)",
-            c.groups, c.words
+    run.print_rules(&mut unjustified);
+    run.print_stemmer(&mut unjustified);
+    println!();
+    run.print_aliases(&mut unjustified);
+    println!();
+    let violations = print_collision_pairs(&cfg);
+    if !unjustified.is_empty() {
+        println!("\nwithout a focused case: {}", unjustified.join(", "));
+    }
+    if violations > 0 {
+        eprintln!(
+            "rules check failed: {violations} collision pair(s) merged without `accept = true`"
         );
-        for (key, ws) in &c.examples {
-            let ws: Vec<String> = ws.iter().map(|(w, n)| format!("{w}×{n}")).collect();
-            println!("      {key:<16} ← {}", ws.join(", "));
+        return EXIT_ERRORS;
+    }
+    EXIT_OK
+}
+
+/// The fixtures' cases: the given files, or the config's `fixtures.toml` when there is one.
+fn load_cases(cfg: &Config, fixtures: Vec<PathBuf>) -> Result<Vec<Case>, Vec<Problem>> {
+    let fixtures = if fixtures.is_empty() {
+        let f = cfg.base_dir.join("fixtures.toml");
+        if f.is_file() { vec![f] } else { Vec::new() }
+    } else {
+        fixtures
+    };
+    load_fixtures(&fixtures)
+}
+
+/// The distinct words of the built evidence (every chunk's text) and their counts.
+fn built_vocabulary(out: &Path, manifest: &Manifest) -> BTreeMap<String, usize> {
+    let mut texts = Vec::new();
+    for a in manifest.artifacts_of(Kind::Chunks) {
+        if let Ok(t) = crate::artifacts::store::read_artifact_text(out, a) {
+            texts.extend(
+                t.lines()
+                    .filter_map(|l| serde_json::from_str::<ChunkRecord>(l).ok())
+                    .map(|r| r.text),
+            );
         }
     }
-    print_stemmer(
-        &cfg,
-        &out,
-        env,
-        &cases,
-        &with,
-        &vocab,
-        examples,
-        &mut unjustified,
-    );
-    println!();
-    for (i, a) in cfg.aliases.aliases.iter().enumerate() {
-        let served: Vec<Case> = cases.iter().filter(|c| c.id == a.case).cloned().collect();
-        let without = if no_rebuild || served.is_empty() {
-            None
-        } else {
-            let mut rest = cfg.aliases.aliases.clone();
-            rest.remove(i);
-            let mut c2 = cfg.clone();
-            c2.aliases = AliasTable::new(rest, &cfg.normalize);
-            ranks_rebuilt(&c2, env, &served, &format!("alias{i}")).ok()
-        };
-        println!(
-            "alias {} → {} [{:?}]",
-            a.from.join("/"),
-            a.to.join("/"),
-            a.direction
-        );
-        if served.is_empty() {
-            println!("    no focused case `{}` in the fixtures", a.case);
-            unjustified.push(format!("alias {}", a.from.join("/")));
+    vocabulary(texts.iter().map(String::as_str))
+}
+
+impl Check<'_> {
+    /// Each normalization rule: its state, its focused cases ranked with and without it (the
+    /// corpus rebuilt with the rule flipped), and the groups of distinct words it merges.
+    fn print_rules(&self, unjustified: &mut Vec<String>) {
+        let (cfg, cases) = (self.cfg, self.cases);
+        let coll = collisions(self.vocab, &cfg.normalize, self.examples);
+        for rule in ALL_RULE_NAMES {
+            let prefix = case_prefix(rule);
+            let served: Vec<Case> = cases
+                .iter()
+                .filter(|c| c.id == prefix || c.id.starts_with(&format!("{prefix}-")))
+                .cloned()
+                .collect();
+            let on = is_on(&cfg.normalize, rule);
+            let lossy = crate::normalize::LOSSY_RULE_NAMES.contains(rule);
+            let flipped = with_rule(&cfg.normalize, rule, !on);
+            let without = match (&flipped, self.no_rebuild) {
+                (Some(r), false) => {
+                    let mut c2 = cfg.clone();
+                    c2.normalize = r.clone();
+                    c2.aliases = AliasTable::new(cfg.aliases.aliases.clone(), r);
+                    ranks_rebuilt(&c2, self.env, &served, rule).ok()
+                }
+                _ => None,
+            };
+            let state = match (on, flipped.is_some()) {
+                (true, true) => "on",
+                (true, false) => "always on",
+                (false, _) => "off",
+            };
+            println!("{rule:<20} [{state}{}]", if lossy { ", lossy" } else { "" });
+            if served.is_empty() && on {
+                unjustified.push(rule.to_string());
+            }
+            for c in &served {
+                let w = self.with.get(&c.id).copied().flatten();
+                let wo = match &without {
+                    Some(m) => show(m.get(&c.id).copied().flatten()),
+                    None if flipped.is_none() => "n/a (always on)".into(),
+                    None => "not rebuilt".into(),
+                };
+                let (a, b) = if on { (show(w), wo) } else { (wo, show(w)) };
+                println!("    case {:<28} rank with {a:>5}   without {b}", c.id);
+            }
+            let c = &coll[rule];
+            let verb = if on { "merges" } else { "would merge" };
+            println!(
+                "    {verb} {} groups of distinct words ({} words)",
+                c.groups, c.words
+            );
+            for (key, ws) in &c.examples {
+                let ws: Vec<String> = ws.iter().map(|(w, n)| format!("{w}×{n}")).collect();
+                println!("      {key:<16} ← {}", ws.join(", "));
+            }
         }
+    }
+
+    /// The stemmer (`normalize::stem`, the `stem_terms` field): its focused `stem-` cases,
+    /// ranked with it and without it (`stem_field_weight` 0: query side, no rebuild), and the
+    /// distinct search forms it merges per stem key, the worst groups listed.
+    fn print_stemmer(&self, unjustified: &mut Vec<String>) {
+        let cfg = self.cfg;
+        let on = cfg.retrieval.stem_field_weight > 0.0;
+        let served: Vec<Case> = self
+            .cases
+            .iter()
+            .filter(|c| c.id.starts_with("stem-"))
+            .cloned()
+            .collect();
+        println!(
+            "{:<20} [{}]",
+            "stemmer",
+            if on {
+                format!("on, stem_field_weight {}", cfg.retrieval.stem_field_weight)
+            } else {
+                "off".into()
+            }
+        );
+        if served.is_empty() && on {
+            unjustified.push("stemmer".into());
+        }
+        let mut off = cfg.clone();
+        off.retrieval.stem_field_weight = 0.0;
+        let without = ranks(&off, self.out, self.env, &served).ok();
         for c in &served {
+            let w = show(self.with.get(&c.id).copied().flatten());
             let wo = without
                 .as_ref()
                 .map(|m| show(m.get(&c.id).copied().flatten()))
-                .unwrap_or_else(|| "not rebuilt".into());
-            println!(
-                "    case {:<28} rank with {:>5}   without {wo}",
-                c.id,
-                show(with.get(&c.id).copied().flatten())
-            );
+                .unwrap_or_else(|| "n/a".into());
+            let (a, b) = if on { (w, wo) } else { (wo, w) };
+            println!("    case {:<28} rank with {a:>5}   without {b}", c.id);
         }
-        // What this alias joins in the corpus: how often its colloquial words occur.
-        let uses: Vec<String> = a
-            .from
-            .iter()
-            .filter_map(|f| vocab.get(f).map(|n| format!("{f}×{n}")))
-            .collect();
-        if !uses.is_empty() {
-            println!("    colloquial forms in the corpus: {}", uses.join(", "));
+        let c = stem_collisions(self.vocab, &cfg.normalize, self.examples);
+        println!(
+            "    {} {} stem keys of several distinct words ({} words); the worst:",
+            if on { "merges" } else { "would merge" },
+            c.groups,
+            c.words
+        );
+        for (key, forms) in &c.examples {
+            let shown: Vec<String> = forms
+                .iter()
+                .take(12)
+                .map(|(w, n)| format!("{w}×{n}"))
+                .collect();
+            let more = if forms.len() > 12 {
+                format!(", … ({} forms)", forms.len())
+            } else {
+                String::new()
+            };
+            println!("      {key:<16} ← {}{more}", shown.join(", "));
         }
     }
-    println!();
-    let verdicts = pairs(&cfg);
+
+    /// Each recall alias: its focused case ranked with and without it (rebuilt without it), and
+    /// how often its colloquial words occur in the corpus.
+    fn print_aliases(&self, unjustified: &mut Vec<String>) {
+        let cfg = self.cfg;
+        for (i, a) in cfg.aliases.aliases.iter().enumerate() {
+            let served: Vec<Case> = self
+                .cases
+                .iter()
+                .filter(|c| c.id == a.case)
+                .cloned()
+                .collect();
+            let without = if self.no_rebuild || served.is_empty() {
+                None
+            } else {
+                let mut rest = cfg.aliases.aliases.clone();
+                rest.remove(i);
+                let mut c2 = cfg.clone();
+                c2.aliases = AliasTable::new(rest, &cfg.normalize);
+                ranks_rebuilt(&c2, self.env, &served, &format!("alias{i}")).ok()
+            };
+            println!(
+                "alias {} → {} [{:?}]",
+                a.from.join("/"),
+                a.to.join("/"),
+                a.direction
+            );
+            if served.is_empty() {
+                println!("    no focused case `{}` in the fixtures", a.case);
+                unjustified.push(format!("alias {}", a.from.join("/")));
+            }
+            for c in &served {
+                let wo = without
+                    .as_ref()
+                    .map(|m| show(m.get(&c.id).copied().flatten()))
+                    .unwrap_or_else(|| "not rebuilt".into());
+                println!(
+                    "    case {:<28} rank with {:>5}   without {wo}",
+                    c.id,
+                    show(self.with.get(&c.id).copied().flatten())
+                );
+            }
+            // What this alias joins in the corpus: how often its colloquial words occur.
+            let uses: Vec<String> = a
+                .from
+                .iter()
+                .filter_map(|f| self.vocab.get(f).map(|n| format!("{f}×{n}")))
+                .collect();
+            if !uses.is_empty() {
+                println!("    colloquial forms in the corpus: {}", uses.join(", "));
+            }
+        }
+    }
+}
+
+/// The `[[collision]]` pairs, merged or kept apart; how many are merged without `accept`.
+fn print_collision_pairs(cfg: &Config) -> usize {
+    let verdicts = pairs(cfg);
     let mut violations = 0;
     for v in &verdicts {
         let status = match (v.merged, v.accept) {
@@ -311,14 +367,5 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
         };
         println!("collision {} / {}: {status}{by} — {}", v.a, v.b, v.why);
     }
-    if !unjustified.is_empty() {
-        println!("\nwithout a focused case: {}", unjustified.join(", "));
-    }
-    if violations > 0 {
-        eprintln!(
-            "rules check failed: {violations} collision pair(s) merged without `accept = true`"
-        );
-        return EXIT_ERRORS;
-    }
-    EXIT_OK
+    violations
 }

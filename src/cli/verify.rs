@@ -85,8 +85,21 @@ pub fn run(at: &BuildLocation, json: bool) -> i32 {
     }
 }
 
+/// `askzico gc` flags.
+pub struct GcArgs {
+    /// Version manifests kept besides the current ones.
+    pub keep: usize,
+    pub dry_run: bool,
+    pub json: bool,
+}
+
 /// `askzico gc`
-pub fn gc(at: &BuildLocation, keep: usize, dry_run: bool, json: bool) -> i32 {
+pub fn gc(at: &BuildLocation, args: GcArgs) -> i32 {
+    let GcArgs {
+        keep,
+        dry_run,
+        json,
+    } = args;
     let Some(out) = out_dir(at, json) else {
         return EXIT_USAGE;
     };

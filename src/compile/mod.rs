@@ -9,13 +9,14 @@ use serde_json::{Map, Value};
 
 use crate::artifacts::manifest::fingerprint;
 use crate::artifacts::{BuiltChunk, BuiltDoc};
-use crate::chunk::chunk;
-use crate::config::{Config, Format, Library};
+use crate::chunk::{ChunkSettings, chunk};
 use crate::diag::Problem;
-use crate::embed::HashEmbedder;
-use crate::extract::{self, Document};
+use crate::embed::{EmbedSettings, HashEmbedder};
+use crate::extract::{self, Document, ExtractSettings, Format};
 use crate::identity::{self, MAX_ID_BYTES, file_slug};
-use crate::normalize::{NORMALIZATION_UNICODE_VERSION, RULES_VERSION};
+use crate::normalize::aliases::AliasTable;
+use crate::normalize::{NORMALIZATION_UNICODE_VERSION, RULES_VERSION, Rules};
+use crate::template::Template;
 use crate::text::Text;
 use crate::timings::{Stage, timed};
 
@@ -24,28 +25,70 @@ pub(crate) mod url;
 /// Bumped whenever extraction or chunking output changes for the same input.
 pub const PIPELINE_VERSION: u32 = 1;
 
-/// The name a source file has in diagnostics (the `file` field): its path relative to the
-/// config file's directory, as the library's `root` is written there (`sources/articles/a.md`).
-/// The config itself is named as passed with `--config`. One style everywhere, so an editor or
-/// CI annotation opens the file from the project directory.
-pub fn display_name(lib: &Library, rel: &str) -> String {
-    lib.display_name(rel)
+/// What compiling reads of the corpus settings (`config` builds it: `Config::compile_settings`).
+#[derive(Debug, Clone, Copy)]
+pub struct CompileSettings<'a> {
+    pub chunking: &'a ChunkSettings,
+    pub normalize: &'a Rules,
+    /// Recall aliases, recorded in the settings fingerprint.
+    pub aliases: &'a AliasTable,
+    /// Article stems as additive lexical tokens.
+    pub article_stems: bool,
+    pub embedding: &'a EmbedSettings,
+    pub id_width: usize,
+    /// A slug that is not an ID as it is is an error instead of being mapped.
+    pub strict_ids: bool,
+    /// Most chunks one document may make.
+    pub max_chunks: usize,
+}
+
+/// What compiling reads of a source's library (`config` builds it: `Library::compile_settings`).
+#[derive(Debug, Clone, Copy)]
+pub struct LibrarySettings<'a> {
+    pub id: &'a str,
+    /// The library's root as written in the config, for messages.
+    pub root_display: &'a str,
+    /// The `url` template.
+    pub url: Option<&'a Template>,
+    /// URLs drop numeric ordering prefixes from path segments (`01-intro` → `intro`).
+    pub url_strip_order: bool,
+    /// File stems (compared ignoring ASCII case) whose URL is their folder's.
+    pub url_index: &'a [String],
+    /// The domains of a document that names none.
+    pub domains: &'a [String],
+    pub extract: ExtractSettings<'a>,
+}
+
+impl LibrarySettings<'_> {
+    /// The name a source file has in diagnostics (the `file` field): its path relative to the
+    /// config file's directory, as the library's `root` is written there
+    /// (`sources/articles/a.md`). The config itself is named as passed with `--config`. One
+    /// style everywhere, so an editor or CI annotation opens the file from the project
+    /// directory.
+    pub fn display_name(&self, rel: &str) -> String {
+        let root = self.root_display.trim_end_matches('/');
+        if root.is_empty() || root == "." {
+            rel.to_string()
+        } else {
+            format!("{root}/{rel}")
+        }
+    }
 }
 
 /// Pure per-file compile: a source file's bytes to its built documents.
 /// `hash` embeds inline when the offline provider is configured; other providers fill vectors
 /// later, in batches, through the on-disk cache (`db::shard_vectors`).
 pub fn compile_file(
-    cfg: &Config,
-    lib: &Library,
+    cfg: &CompileSettings,
+    lib: &LibrarySettings,
     rel: &str,
     bytes: &[u8],
     format: Format,
     hash: Option<&HashEmbedder>,
 ) -> (Vec<BuiltDoc>, Vec<Problem>) {
-    let display = display_name(lib, rel);
+    let display = lib.display_name(rel);
     let ex = timed(Stage::Extract, || {
-        extract::extract(&display, bytes, format, lib)
+        extract::extract(&display, bytes, format, &lib.extract)
     });
     let mut problems = ex.problems;
     let mut docs: Vec<BuiltDoc> = Vec::with_capacity(ex.docs.len());
@@ -121,8 +164,8 @@ fn url_segment(seg: &str, out: &mut String) {
 }
 
 fn build_doc(
-    cfg: &Config,
-    lib: &Library,
+    cfg: &CompileSettings,
+    lib: &LibrarySettings,
     rel: &str,
     display: &str,
     doc: Document,
@@ -140,7 +183,7 @@ fn build_doc(
         (None, None) => file_slug(rel),
     };
     // Chunk first: a valid slug keeps its ID exactly when its chunk IDs fit, as they always did.
-    let spans = timed(Stage::Chunk, || chunk(&doc.body, &cfg.chunking));
+    let spans = timed(Stage::Chunk, || chunk(&doc.body, cfg.chunking));
     let doc_id = doc_id(cfg, lib, &doc, &slug, spans.len(), &fail)?;
     let source = match &doc.record_slug {
         Some(s) => format!("{}/{rel}#{s}", lib.id),
@@ -161,7 +204,7 @@ fn build_doc(
     let chunks = built_chunks(cfg, &doc_id, &doc, spans, hash);
     Ok(BuiltDoc {
         doc_id,
-        library: lib.id.clone(),
+        library: lib.id.to_string(),
         source,
         title: doc.title.unwrap_or_default(),
         url,
@@ -198,8 +241,8 @@ impl Fail<'_> {
 /// A document's ID from its slug, sized for its `chunks` chunks (and the most a document may
 /// have); with `strict_ids`, a slug that is not an ID as it is refused.
 fn doc_id(
-    cfg: &Config,
-    lib: &Library,
+    cfg: &CompileSettings,
+    lib: &LibrarySettings,
     doc: &Document,
     slug: &str,
     chunks: usize,
@@ -207,7 +250,7 @@ fn doc_id(
 ) -> Result<identity::DocId, Problem> {
     let digits = identity::index_digits(chunks, cfg.id_width);
     let reserve = identity::index_digits(cfg.max_chunks, cfg.id_width);
-    let (doc_id, form) = identity::map_doc_id(&lib.id, slug, digits, reserve).map_err(|e| {
+    let (doc_id, form) = identity::map_doc_id(lib.id, slug, digits, reserve).map_err(|e| {
         fail(
             format!("cannot make a doc_id from slug `{slug}`: {e}"),
             if doc.record_slug.is_some() {
@@ -239,21 +282,22 @@ fn doc_id(
 /// A document's URL: its own (frontmatter, record), its library's template, or
 /// `/<library>/<page path>`; absolute or site-relative, without spaces, at most 2048 bytes.
 fn doc_url(
-    lib: &Library,
+    lib: &LibrarySettings,
     rel: &str,
     slug: &str,
     from_path: bool,
     doc: &Document,
     fail: &impl Fn(String, &str) -> Problem,
 ) -> Result<String, Problem> {
-    let url = match (&doc.url, &lib.url) {
+    let url = match (&doc.url, lib.url) {
         (Some(u), _) => u.clone(),
         (None, Some(t)) => url::render(t, lib, rel, slug, from_path, &doc.fields).map_err(
             |missing| {
                 fail(
                     format!(
-                        "url template `{}` needs `{missing}`, which this document lacks",
-                        t.source()
+                        "url template `{}` needs `{}`, which this document lacks",
+                        t.source(),
+                        missing.variable
                     ),
                     "use {slug}, {path}, {dir}, {stem}, {parent}, {library}, a frontmatter field every document has, or alternatives such as {fm.slug|stem}",
                 )
@@ -283,7 +327,7 @@ fn doc_url(
 /// A document's domains: its frontmatter's (ASCII names), or its library's.
 fn doc_domains(
     doc: &Document,
-    lib: &Library,
+    lib: &LibrarySettings,
     fail: &impl Fn(String, &str) -> Problem,
 ) -> Result<Vec<String>, Problem> {
     let domains = match &doc.domains {
@@ -304,14 +348,14 @@ fn doc_domains(
             }
             ds.clone()
         }
-        None => lib.domains.clone(),
+        None => lib.domains.to_vec(),
     };
     Ok(domains)
 }
 
 /// The document's chunks: each span's text, its search fields and (inline `hash`) vector.
 fn built_chunks(
-    cfg: &Config,
+    cfg: &CompileSettings,
     doc_id: &identity::DocId,
     doc: &Document,
     spans: Vec<crate::chunk::ChunkSpan>,
@@ -327,7 +371,7 @@ fn built_chunks(
                 &text,
                 doc.title.as_deref(),
                 &s.heading_path,
-                &cfg.normalize,
+                cfg.normalize,
                 cfg.article_stems,
             );
             let vector = timed(Stage::Embed, || {
@@ -350,12 +394,16 @@ fn built_chunks(
 }
 
 /// The values that shape output, recorded in the manifest and hashed into its fingerprint.
-pub fn settings_values(cfg: &Config, libs: &[&Library]) -> Map<String, Value> {
+/// `libraries` are the shapes of the build's libraries (`config::Library::shape`).
+pub fn settings_values(
+    cfg: &CompileSettings,
+    libraries: impl IntoIterator<Item = Value>,
+) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("pipeline_version".into(), Value::from(PIPELINE_VERSION));
     m.insert(
         "chunker".into(),
-        serde_json::to_value(&cfg.chunking).expect("serializes"),
+        serde_json::to_value(cfg.chunking).expect("serializes"),
     );
     m.insert(
         "normalizer".into(),
@@ -369,33 +417,25 @@ pub fn settings_values(cfg: &Config, libs: &[&Library]) -> Map<String, Value> {
             "article_stems": cfg.article_stems,
         }),
     );
-    m.insert("embedder".into(), crate::embed::describe(&cfg.embedding));
+    m.insert("embedder".into(), crate::embed::describe(cfg.embedding));
     m.insert(
         "identity".into(),
         serde_json::json!({"id_width": cfg.id_width, "max_id_bytes": MAX_ID_BYTES}),
     );
     m.insert(
         "libraries".into(),
-        Value::from(libs.iter().map(|l| l.shape()).collect::<Vec<_>>()),
+        Value::from(libraries.into_iter().collect::<Vec<_>>()),
     );
     let fp = fingerprint(&m);
     m.insert("fingerprint".into(), Value::from(fp));
     m
 }
 
-/// A chunk record's `source` (`<library>/<rel>[#record]`) as diagnostics name files.
-fn source_display(cfg: &Config, source: &str) -> String {
-    let (lib_id, rest) = source.split_once('/').unwrap_or(("", source));
-    match cfg.library(lib_id) {
-        Some(lib) => display_name(lib, rest),
-        None => source.to_string(),
-    }
-}
-
-/// Duplicate doc IDs across the build, each an error naming every source. The IDs are
-/// counted first; only a duplicate's sources are formatted.
+/// Duplicate doc IDs across the build, each an error naming every source as `display` names a
+/// chunk record's `source` (`Config::source_display`). The IDs are counted first; only a
+/// duplicate's sources are formatted.
 pub fn duplicate_problems<'a>(
-    cfg: &Config,
+    display: impl Fn(&str) -> String,
     docs: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Vec<Problem> {
     let docs: Vec<(&str, &str)> = docs.into_iter().collect();
@@ -407,10 +447,7 @@ pub fn duplicate_problems<'a>(
     let mut by_id: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (id, source) in docs {
         if count[id] > 1 {
-            by_id
-                .entry(id)
-                .or_default()
-                .push(source_display(cfg, source));
+            by_id.entry(id).or_default().push(display(source));
         }
     }
     by_id

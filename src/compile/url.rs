@@ -4,9 +4,10 @@
 
 use serde_json::{Map, Value};
 
+use super::LibrarySettings;
 use super::url_path;
-use crate::config::{Library, Template};
 use crate::identity::strip_order;
+use crate::template::{Missing, Template};
 
 /// The source path's parts, as URL placeholders see them (not yet encoded).
 #[derive(Debug, PartialEq, Eq)]
@@ -24,7 +25,7 @@ pub(crate) struct PathParts {
 }
 
 impl PathParts {
-    pub fn new(rel: &str, lib: &Library) -> PathParts {
+    pub fn new(rel: &str, lib: &LibrarySettings) -> PathParts {
         // The extension rule of `identity::file_slug`, so `{path}` and `{slug}` agree.
         let no_ext = match rel.rsplit_once('.') {
             Some((stem, ext)) if !ext.contains('/') && !stem.is_empty() && !stem.ends_with('/') => {
@@ -63,7 +64,7 @@ impl PathParts {
 /// record), so the library's URL switches apply to it.
 pub(crate) fn lookup(
     name: &str,
-    lib: &Library,
+    lib: &LibrarySettings,
     parts: &PathParts,
     slug: &str,
     from_path: bool,
@@ -79,7 +80,7 @@ pub(crate) fn lookup(
     Some(match name {
         "slug" if from_path => url_path(&parts.page),
         "slug" => url_path(slug),
-        "library" => lib.id.clone(),
+        "library" => lib.id.to_string(),
         "path" => url_path(&parts.path),
         "dir" => url_path(&parts.dir),
         "stem" => url_path(&parts.stem),
@@ -99,12 +100,12 @@ pub(crate) fn lookup(
 /// Renders a library's URL template for one document; `Err` names the missing placeholder.
 pub(crate) fn render(
     t: &Template,
-    lib: &Library,
+    lib: &LibrarySettings,
     rel: &str,
     slug: &str,
     from_path: bool,
     fields: &Map<String, Value>,
-) -> Result<String, String> {
+) -> Result<String, Missing> {
     let parts = PathParts::new(rel, lib);
     t.render(|name| lookup(name, lib, &parts, slug, from_path, fields))
 }
@@ -112,6 +113,7 @@ pub(crate) fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Library;
 
     fn lib(extra: &str) -> Library {
         let dir = std::env::temp_dir();
@@ -124,12 +126,12 @@ mod tests {
             .remove(0)
     }
 
-    fn url(lib: &Library, template: &str, rel: &str, fm: &str) -> Result<String, String> {
+    fn url(lib: &Library, template: &str, rel: &str, fm: &str) -> Result<String, Missing> {
         let fields: Map<String, Value> = serde_json::from_str(fm).unwrap();
         let slug = crate::identity::file_slug(rel);
         render(
             &Template::parse(template).unwrap(),
-            lib,
+            &lib.compile_settings(),
             rel,
             &slug,
             true,
@@ -259,7 +261,9 @@ mod tests {
         assert_eq!(url(&l, t, "about.md", hugo).unwrap(), "https://s/pi-setup/");
         assert_eq!(
             url(&l, "/{fm.title}", "a.md", "{}"),
-            Err("fm.title".to_string())
+            Err(Missing {
+                variable: "fm.title".to_string()
+            })
         );
     }
 }

@@ -60,15 +60,7 @@ pub(super) fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Pa
     check_chunking(cx, &chunking);
     let embedding = raw.embedding.unwrap_or_default();
     check_embedding(cx, &embedding);
-    let id_width = *corpus.id_width.get_ref();
-    if !(1..=6).contains(&id_width) {
-        cx.error(
-            "config-value",
-            corpus.id_width.span(),
-            "id_width must be between 1 and 6",
-            "the default is 3",
-        );
-    }
+    let id_width = check_id_width(cx, &corpus.id_width);
 
     let mut seen: BTreeMap<String, std::ops::Range<usize>> = BTreeMap::new();
     let libraries: Vec<Library> = raw
@@ -86,22 +78,19 @@ pub(super) fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Pa
     }
 
     let envs = environments(cx, raw.env.unwrap_or_default(), &raw.env_keys, &seen);
-    let max_mb = *corpus.max_file_mb.get_ref();
-    if !(1..=4096).contains(&max_mb) {
-        cx.error(
-            "config-value",
-            corpus.max_file_mb.span(),
-            "max_file_mb must be between 1 and 4096",
-            "the default is 64",
-        );
-    }
-    if let Some((msg, help)) = out_dir_problem(
+    let max_mb = check_max_file_mb(cx, &corpus.max_file_mb);
+    if let Some(refusal) = out_dir_problem(
         &base_dir.join(corpus.out.get_ref()),
         corpus.out.get_ref(),
         path,
         &libraries,
     ) {
-        cx.error("config-value", corpus.out.span(), msg, help);
+        cx.error(
+            "config-value",
+            corpus.out.span(),
+            refusal.message,
+            refusal.help,
+        );
     }
     let out_rel = corpus.out.into_inner();
     let rules = raw.normalize.unwrap_or_default();
@@ -123,14 +112,7 @@ pub(super) fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Pa
             min_chars: chunking.min_chars.into_inner(),
         },
         normalize: rules,
-        embedding: EmbedSettings {
-            provider: embedding.provider.into_inner(),
-            dims: embedding.dims.into_inner(),
-            model: embedding.model,
-            account_id: embedding.account_id,
-            max_chars: embedding.max_chars,
-            command: embedding.command.unwrap_or_default(),
-        },
+        embedding: embed_settings(embedding),
         retrieval: raw.retrieval.unwrap_or_default(),
         aliases,
         article_stems,
@@ -140,6 +122,44 @@ pub(super) fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Pa
         max_file_bytes: max_mb.clamp(1, 4096) * 1024 * 1024,
         inspect,
         deploy,
+    }
+}
+
+/// `[corpus] id_width`: between 1 and 6 digits.
+fn check_id_width(cx: &mut Cx, id_width: &Spanned<usize>) -> usize {
+    if !(1..=6).contains(id_width.get_ref()) {
+        cx.error(
+            "config-value",
+            id_width.span(),
+            "id_width must be between 1 and 6",
+            "the default is 3",
+        );
+    }
+    *id_width.get_ref()
+}
+
+/// `[corpus] max_file_mb`: between 1 and 4096.
+fn check_max_file_mb(cx: &mut Cx, max_mb: &Spanned<u64>) -> u64 {
+    if !(1..=4096).contains(max_mb.get_ref()) {
+        cx.error(
+            "config-value",
+            max_mb.span(),
+            "max_file_mb must be between 1 and 4096",
+            "the default is 64",
+        );
+    }
+    *max_mb.get_ref()
+}
+
+/// `[embedding]` as the embedders read it (checked by `check_embedding`).
+fn embed_settings(embedding: raw::RawEmbedding) -> EmbedSettings {
+    EmbedSettings {
+        provider: embedding.provider.into_inner(),
+        dims: embedding.dims.into_inner(),
+        model: embedding.model,
+        account_id: embedding.account_id,
+        max_chars: embedding.max_chars,
+        command: embedding.command.unwrap_or_default(),
     }
 }
 
@@ -228,25 +248,7 @@ fn library(
     let domains = library_domains(cx, &id, lib.id.span(), lib.domains);
     let url = lib.url.map(|t| template_or_error(cx, t));
     let records = lib.records.map(|r| records(cx, r));
-    if records.is_none()
-        && let Some(f) = lib.format.as_ref().filter(|f| *f.get_ref() == Format::Json)
-    {
-        cx.error("json-mapping", f.span(), format!("library `{id}` reads JSON but has no [library.records] mapping"), "add `[library.records]` with at least `text` (and `select` for files with many records)");
-    }
-    if records.is_some()
-        && lib
-            .format
-            .as_ref()
-            .is_some_and(|f| *f.get_ref() != Format::Json)
-    {
-        let f = lib.format.as_ref().unwrap();
-        cx.error(
-            "config-value",
-            f.span(),
-            "`records` needs format = \"json\"",
-            "remove `format` or set it to json",
-        );
-    }
+    check_records_format(cx, &id, lib.format.as_ref(), records.is_some());
     Library {
         id,
         root,
@@ -265,19 +267,47 @@ fn library(
         domains,
         url: url.flatten(),
         url_strip_order: lib.url_strip_order.unwrap_or(false),
-        url_index: match lib.url_index {
-            None | Some(raw::UrlIndex::On(true)) => default_url_index(),
-            Some(raw::UrlIndex::On(false)) => Vec::new(),
-            Some(raw::UrlIndex::More(more)) => {
-                let mut names = default_url_index();
-                names.extend(more);
-                names
-            }
-        },
+        url_index: url_index(lib.url_index),
         records: records.flatten(),
         frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
         allow_outside_root: allow_outside,
         zero_config: None,
+    }
+}
+
+/// A JSON library has a records mapping, and a records mapping is for JSON.
+fn check_records_format(
+    cx: &mut Cx,
+    id: &str,
+    format: Option<&Spanned<Format>>,
+    has_records: bool,
+) {
+    let Some(f) = format else {
+        return;
+    };
+    if !has_records && *f.get_ref() == Format::Json {
+        cx.error("json-mapping", f.span(), format!("library `{id}` reads JSON but has no [library.records] mapping"), "add `[library.records]` with at least `text` (and `select` for files with many records)");
+    }
+    if has_records && *f.get_ref() != Format::Json {
+        cx.error(
+            "config-value",
+            f.span(),
+            "`records` needs format = \"json\"",
+            "remove `format` or set it to json",
+        );
+    }
+}
+
+/// `url_index`: the index file stems, the default ones unless switched off, plus any listed.
+fn url_index(setting: Option<raw::UrlIndex>) -> Vec<String> {
+    match setting {
+        None | Some(raw::UrlIndex::On(true)) => default_url_index(),
+        Some(raw::UrlIndex::On(false)) => Vec::new(),
+        Some(raw::UrlIndex::More(more)) => {
+            let mut names = default_url_index();
+            names.extend(more);
+            names
+        }
     }
 }
 
@@ -611,7 +641,10 @@ fn records(cx: &mut Cx, r: raw::RawRecords) -> Option<RecordMapping> {
     let id_match = match r.id_match {
         None => None,
         Some(m) => match regex::Regex::new(m.pattern.get_ref()) {
-            Ok(re) => Some((m.field, re)),
+            Ok(pattern) => Some(crate::extract::IdMatch {
+                field: m.field,
+                pattern,
+            }),
             Err(e) => {
                 cx.error(
                     "regex",

@@ -4,7 +4,6 @@
 
 mod build;
 mod raw;
-pub mod template;
 mod zero_config;
 
 use std::collections::BTreeMap;
@@ -14,34 +13,12 @@ use std::sync::Arc;
 use globset::GlobSet;
 use serde::Serialize;
 
+pub use crate::chunk::ChunkSettings;
 use crate::diag::{Problem, Problems};
-use crate::normalize::Rules;
-pub use template::Template;
-
 pub use crate::embed::EmbedSettings;
-
-/// Source formats the extractor understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    Markdown,
-    Mdx,
-    Html,
-    Json,
-}
-
-impl Format {
-    /// The format a file extension implies, when the library does not declare one.
-    pub fn from_extension(path: &Path) -> Option<Format> {
-        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
-            "md" | "markdown" => Some(Format::Markdown),
-            "mdx" => Some(Format::Mdx),
-            "html" | "htm" => Some(Format::Html),
-            "json" => Some(Format::Json),
-            _ => None,
-        }
-    }
-}
+pub use crate::extract::{Format, RecordMapping, SectionMapping};
+use crate::normalize::Rules;
+pub use crate::template::Template;
 
 /// A pair of distinct words and whether normalization may merge them (`askzico rules check`).
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
@@ -51,41 +28,6 @@ pub struct Collision {
     pub b: String,
     pub accept: bool,
     pub why: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ChunkSettings {
-    pub max_chars: usize,
-    pub min_chars: usize,
-}
-
-/// How a JSON file maps to documents.
-#[derive(Debug, Clone, Serialize)]
-pub struct RecordMapping {
-    /// Path from the file's top value to each record: `.`-separated steps, `*` = every child.
-    pub select: Vec<String>,
-    pub id: Option<Template>,
-    /// Named captures of `pattern` over `field` become template variables.
-    #[serde(skip)]
-    pub id_match: Option<(String, regex::Regex)>,
-    pub title: Option<String>,
-    pub text: Vec<String>,
-    pub url: Option<Template>,
-    pub date: Option<String>,
-    pub sections: Option<SectionMapping>,
-    pub metadata: BTreeMap<String, String>,
-}
-
-/// Nested records: each selected section becomes a heading with its content below it.
-#[derive(Debug, Clone, Serialize)]
-pub struct SectionMapping {
-    pub select: Vec<String>,
-    pub title: Option<String>,
-    pub text: Vec<String>,
-    /// When an item of `text` is an object, the field holding its text.
-    pub item_text: String,
-    /// When an item of `text` is an object, a field shown as a label before its text.
-    pub item_label: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -134,13 +76,25 @@ pub struct ZeroConfig {
 
 impl Library {
     /// The name a source file of this library has in diagnostics: its path relative to the
-    /// config file's directory (`compile::display_name`).
+    /// config file's directory (`compile::LibrarySettings::display_name`).
     pub fn display_name(&self, rel: &str) -> String {
-        let root = self.root_display.trim_end_matches('/');
-        if root.is_empty() || root == "." {
-            rel.to_string()
-        } else {
-            format!("{root}/{rel}")
+        self.compile_settings().display_name(rel)
+    }
+
+    /// What compiling a source of this library reads of it.
+    pub fn compile_settings(&self) -> crate::compile::LibrarySettings<'_> {
+        crate::compile::LibrarySettings {
+            id: &self.id,
+            root_display: &self.root_display,
+            url: self.url.as_ref(),
+            url_strip_order: self.url_strip_order,
+            url_index: &self.url_index,
+            domains: &self.domains,
+            extract: crate::extract::ExtractSettings {
+                library: &self.id,
+                frontmatter_metadata: &self.frontmatter_metadata,
+                records: self.records.as_ref(),
+            },
         }
     }
 
@@ -315,6 +269,29 @@ impl Config {
         }
     }
 
+    /// What compiling a source reads of these settings (its library's: `Library::compile_settings`).
+    pub fn compile_settings(&self) -> crate::compile::CompileSettings<'_> {
+        crate::compile::CompileSettings {
+            chunking: &self.chunking,
+            normalize: &self.normalize,
+            aliases: &self.aliases,
+            article_stems: self.article_stems,
+            embedding: &self.embedding,
+            id_width: self.id_width,
+            strict_ids: self.strict_ids,
+            max_chunks: self.max_chunks,
+        }
+    }
+
+    /// A chunk record's `source` (`<library>/<rel>[#record]`) as diagnostics name files.
+    pub fn source_display(&self, source: &str) -> String {
+        let (lib_id, rest) = source.split_once('/').unwrap_or(("", source));
+        match self.library(lib_id) {
+            Some(lib) => lib.display_name(rest),
+            None => source.to_string(),
+        }
+    }
+
     pub fn library(&self, id: &str) -> Option<&Library> {
         self.libraries.iter().find(|l| l.id == id)
     }
@@ -354,9 +331,9 @@ impl Config {
         let shown = out.display().to_string();
         match out_dir_problem(out, &shown, &self.path, &self.libraries) {
             None => Ok(out.to_path_buf()),
-            Some((msg, help)) => Err(Problem::error("out-dir", msg)
+            Some(refusal) => Err(Problem::error("out-dir", refusal.message)
                 .in_file(format!("--out {shown}"))
-                .help(help)),
+                .help(refusal.help)),
         }
     }
 
@@ -367,8 +344,14 @@ impl Config {
     }
 }
 
-/// Why `out` cannot be the output directory of a config at `config` with these libraries, as
-/// (message, help): it is (or sits under) a file, it is or holds a library's root, or it holds
+/// Why an output directory is refused, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutDirRefusal {
+    pub message: String,
+    pub help: String,
+}
+
+/// Why `out` cannot be the output directory of a config at `config` with these libraries: it is (or sits under) a file, it is or holds a library's root, or it holds
 /// the config. `shown` is `out` as the user wrote it. An output directory *inside* a root is
 /// fine (discovery skips it); `claim` refuses it when it already holds anything else.
 pub fn out_dir_problem(
@@ -376,7 +359,7 @@ pub fn out_dir_problem(
     shown: &str,
     config: &Path,
     libraries: &[Library],
-) -> Option<(String, String)> {
+) -> Option<OutDirRefusal> {
     const APART: &str = "build output must live apart from sources: use a dedicated directory such as `out` (`[corpus] out` in corpus.toml, or --out)";
     let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
     // The nearest existing ancestor (or `out` itself) must be a directory.
@@ -393,7 +376,7 @@ pub fn out_dir_problem(
                 file.display()
             )
         };
-        return Some((
+        return Some(OutDirRefusal::new(
             what,
             "the output directory holds askzico's build: move the file away, or name another directory with `out` in corpus.toml or --out".to_string(),
         ));
@@ -404,7 +387,7 @@ pub fn out_dir_problem(
             continue;
         };
         if root == resolved {
-            return Some((
+            return Some(OutDirRefusal::new(
                 format!(
                     "the output directory `{shown}` is the root of library `{}`",
                     lib.id
@@ -413,7 +396,7 @@ pub fn out_dir_problem(
             ));
         }
         if root.starts_with(&resolved) {
-            return Some((
+            return Some(OutDirRefusal::new(
                 format!(
                     "the output directory `{shown}` contains the root of library `{}`",
                     lib.id
@@ -425,7 +408,7 @@ pub fn out_dir_problem(
     if let Ok(cfg) = config.canonicalize()
         && cfg.starts_with(&resolved)
     {
-        return Some((
+        return Some(OutDirRefusal::new(
             format!(
                 "the output directory `{shown}` holds the config {}",
                 config.display()
@@ -434,6 +417,12 @@ pub fn out_dir_problem(
         ));
     }
     None
+}
+
+impl OutDirRefusal {
+    fn new(message: String, help: String) -> OutDirRefusal {
+        OutDirRefusal { message, help }
+    }
 }
 
 /// Parsing context: the config text and the problems found so far.

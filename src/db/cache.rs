@@ -289,8 +289,8 @@ mod tests {
         .unwrap();
         let hash = crate::embed::inline_hash(&cfg.embedding);
         let (docs, problems) = crate::compile::compile_file(
-            &cfg,
-            &cfg.libraries[0],
+            &cfg.compile_settings(),
+            &cfg.libraries[0].compile_settings(),
             rel,
             md.as_bytes(),
             Format::Markdown,

@@ -240,7 +240,7 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
             Ok(_) => {
                 let p = Problem::error("read", CHANGED_DURING_BUILD.to_string())
                     .because(crate::diag::Cause::ChangedDuringBuild)
-                    .in_file(crate::compile::display_name(lib, file.rel(db)))
+                    .in_file(lib.display_name(file.rel(db)))
                     .help("build again");
                 return Arc::new(Compiled {
                     docs: Vec::new(),
@@ -256,8 +256,8 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
         },
     };
     let (docs, problems) = crate::compile::compile_file(
-        cfg,
-        lib,
+        &cfg.compile_settings(),
+        &lib.compile_settings(),
         file.rel(db),
         &bytes,
         file.format(db),
@@ -469,8 +469,9 @@ pub fn duplicate_ids(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<V
         .iter()
         .map(|s| shard_ids(db, settings, *s))
         .collect();
+    let cfg = settings.config(db);
     Arc::new(crate::compile::duplicate_problems(
-        settings.config(db),
+        |source| cfg.source_display(source),
         ids.iter().flat_map(|i| {
             i.docs
                 .iter()

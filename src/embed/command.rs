@@ -68,90 +68,64 @@ impl CommandEmbedder {
         }
     }
 
+    /// One batch through one run of the command: started, fed and read on threads of their
+    /// own, waited for within the timeout, and its answer lines checked.
     fn run(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let shown = self.shown();
-        let err = |message: String, help: &str| EmbedError::new(message, help);
-        let mut child = Command::new(&self.argv[0])
+        let mut child = self.spawn(&shown)?;
+        let deadline = Instant::now() + self.timeout;
+        let pipes = Pipes::start(&mut child, input_lines(texts));
+        let output = self.finish(&mut child, pipes, deadline, &shown, texts.len())?;
+        let vectors = self.answers(&output, texts.len(), &shown)?;
+        check_vectors(
+            &format!("the embedding command `{shown}`"),
+            &vectors,
+            texts.len(),
+            self.dims,
+        )?;
+        Ok(vectors)
+    }
+
+    /// The process, its stdin, stdout and stderr piped.
+    fn spawn(&self, shown: &str) -> Result<Child, EmbedError> {
+        Command::new(&self.argv[0])
             .args(&self.argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| {
-                err(
+                EmbedError::new(
                     format!("could not start the embedding command `{shown}`: {e}"),
                     "check the embedding command in corpus.toml: its first item must be a program on PATH or a path to one",
                 )
-            })?;
-        let deadline = Instant::now() + self.timeout;
+            })
+    }
 
-        // Input, output and stderr each on their own thread, so no pipe can fill up and block.
-        let mut input = Vec::new();
-        for (i, t) in texts.iter().enumerate() {
-            serde_json::to_writer(
-                &mut input,
-                &serde_json::json!({"id": i.to_string(), "text": t}),
-            )
-            .expect("serializing a string map cannot fail");
-            input.push(b'\n');
-        }
-        let mut stdin = child.stdin.take().expect("piped stdin");
-        let writer =
-            std::thread::spawn(move || stdin.write_all(&input).and_then(|()| stdin.flush()));
-        let mut stderr = child.stderr.take().expect("piped stderr");
-        let stderr_reader = std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 8192];
-            while let Ok(n) = stderr.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                if buf.len() > 2 * STDERR_TAIL_BYTES {
-                    buf.drain(..buf.len() - STDERR_TAIL_BYTES);
-                }
-            }
-            buf
-        });
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut lines = Vec::new();
-            let mut reader = BufReader::new(stdout);
-            let result = loop {
-                let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) => break Ok(lines),
-                    Ok(_) => lines.push(line),
-                    Err(e) => break Err(e),
-                }
-            };
-            let _ = tx.send(result);
-        });
-
-        let timeout_error = |child: &mut Child| {
-            let _ = child.kill();
-            let _ = child.wait();
-            err(
-                format!(
-                    "the embedding command `{shown}` did not finish a batch of {} texts within {:?}",
-                    texts.len(),
-                    self.timeout
-                ),
-                "make the command answer faster (e.g. smaller batches), or raise the command timeout",
-            )
-        };
-        let lines = match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+    /// Waits for the process's output and exit within `deadline`; a process that failed or left
+    /// input unread is an error that quotes its stderr.
+    fn finish(
+        &self,
+        child: &mut Child,
+        pipes: Pipes,
+        deadline: Instant,
+        shown: &str,
+        count: usize,
+    ) -> Result<Output, EmbedError> {
+        let lines = match pipes
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
             Ok(Ok(lines)) => lines,
             Ok(Err(e)) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(err(
+                return Err(EmbedError::new(
                     format!("reading the output of `{shown}` failed: {e}"),
                     "check the command",
                 ));
             }
-            Err(_) => return Err(timeout_error(&mut child)),
+            Err(_) => return Err(self.timed_out(child, shown, count)),
         };
         // Stdout is closed; the process should exit now.
         let status = loop {
@@ -160,49 +134,65 @@ impl CommandEmbedder {
                 Ok(None) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(5))
                 }
-                Ok(None) => return Err(timeout_error(&mut child)),
+                Ok(None) => return Err(self.timed_out(child, shown, count)),
                 Err(e) => {
-                    return Err(err(
+                    return Err(EmbedError::new(
                         format!("waiting for `{shown}` failed: {e}"),
                         "check the command",
                     ));
                 }
             }
         };
-        let write_result = writer.join().unwrap_or(Ok(()));
-        let stderr_tail = stderr_reader.join().unwrap_or_default();
+        let write_result = pipes.writer.join().unwrap_or(Ok(()));
+        let stderr_tail = pipes.stderr.join().unwrap_or_default();
         let stderr_tail = String::from_utf8_lossy(
             &stderr_tail[stderr_tail.len().saturating_sub(STDERR_TAIL_BYTES)..],
         )
         .trim()
         .to_string();
-        let with_stderr = |m: String| {
-            if stderr_tail.is_empty() {
-                m
-            } else {
-                format!("{m}; its stderr ends with:\n{stderr_tail}")
-            }
-        };
-
+        let output = Output { lines, stderr_tail };
         if !status.success() {
-            return Err(err(
-                with_stderr(format!("the embedding command `{shown}` failed ({status})")),
+            return Err(EmbedError::new(
+                output.with_stderr(format!("the embedding command `{shown}` failed ({status})")),
                 "run the command by hand with one JSON line on stdin to see the problem",
             ));
         }
         if let Err(e) = write_result {
-            return Err(err(
-                with_stderr(format!(
+            return Err(EmbedError::new(
+                output.with_stderr(format!(
                     "the embedding command `{shown}` did not read all its input: {e}"
                 )),
                 "the command must read every line of stdin before it exits",
             ));
         }
+        Ok(output)
+    }
 
+    /// The process killed for taking longer than the timeout, and the error saying so.
+    fn timed_out(&self, child: &mut Child, shown: &str, count: usize) -> EmbedError {
+        let _ = child.kill();
+        let _ = child.wait();
+        EmbedError::new(
+            format!(
+                "the embedding command `{shown}` did not finish a batch of {count} texts within {:?}",
+                self.timeout
+            ),
+            "make the command answer faster (e.g. smaller batches), or raise the command timeout",
+        )
+    }
+
+    /// The vectors of the output's answer lines, one per input text in input order: every id
+    /// known and answered once, with `dims` values.
+    fn answers(
+        &self,
+        output: &Output,
+        count: usize,
+        shown: &str,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let protocol_help = "each input line is {\"id\": \"<n>\", \"text\": \"...\"}; the command must print one line \
                              {\"id\": \"<n>\", \"values\": [numbers]} per input line";
-        let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
-        for (lineno, raw) in lines.iter().enumerate() {
+        let mut out: Vec<Option<Vec<f32>>> = vec![None; count];
+        for (lineno, raw) in output.lines.iter().enumerate() {
             let lineno = lineno + 1;
             let text = String::from_utf8_lossy(raw);
             let text = text.trim();
@@ -211,7 +201,7 @@ impl CommandEmbedder {
             }
             let short: String = text.chars().take(80).collect();
             let bad = |why: String| {
-                err(
+                EmbedError::new(
                     format!("line {lineno} of the output of `{shown}` {why}: {short}"),
                     protocol_help,
                 )
@@ -228,14 +218,14 @@ impl CommandEmbedder {
                 serde_json::Value::Number(n) => n.as_u64().map(|n| n as usize),
                 _ => None,
             };
-            let Some(id) = id.filter(|&i| i < texts.len()) else {
+            let Some(id) = id.filter(|&i| i < count) else {
                 return Err(bad(format!("has an unknown id {}", answer.id)));
             };
             if out[id].is_some() {
                 return Err(bad(format!("repeats id \"{id}\"")));
             }
             if answer.values.len() != self.dims {
-                return Err(err(
+                return Err(EmbedError::new(
                     format!(
                         "line {lineno} of the output of `{shown}` has {} values for id \"{id}\"; expected {}",
                         answer.values.len(),
@@ -258,21 +248,99 @@ impl CommandEmbedder {
             } else {
                 missing.join(", ")
             };
-            return Err(err(
-                with_stderr(format!(
+            return Err(EmbedError::new(
+                output.with_stderr(format!(
                     "the embedding command `{shown}` gave no vector for id {list}"
                 )),
                 protocol_help,
             ));
         }
-        let vectors: Vec<Vec<f32>> = out.into_iter().map(|v| v.unwrap_or_default()).collect();
-        check_vectors(
-            &format!("the embedding command `{shown}`"),
-            &vectors,
-            texts.len(),
-            self.dims,
-        )?;
-        Ok(vectors)
+        Ok(out.into_iter().map(|v| v.unwrap_or_default()).collect())
+    }
+}
+
+/// The batch as the command reads it: one `{"id": "<n>", "text": "..."}` line per text.
+fn input_lines(texts: &[&str]) -> Vec<u8> {
+    let mut input = Vec::new();
+    for (i, t) in texts.iter().enumerate() {
+        serde_json::to_writer(
+            &mut input,
+            &serde_json::json!({"id": i.to_string(), "text": t}),
+        )
+        .expect("serializing a string map cannot fail");
+        input.push(b'\n');
+    }
+    input
+}
+
+/// The threads that feed the process's stdin and read its stdout and stderr, each on its own so
+/// no pipe can fill up and block.
+struct Pipes {
+    /// Writes the input and closes stdin.
+    writer: std::thread::JoinHandle<std::io::Result<()>>,
+    /// The last `STDERR_TAIL_BYTES` (or up to twice as many) of stderr.
+    stderr: std::thread::JoinHandle<Vec<u8>>,
+    /// Stdout's lines, sent once stdout is closed.
+    lines: mpsc::Receiver<std::io::Result<Vec<Vec<u8>>>>,
+}
+
+impl Pipes {
+    fn start(child: &mut Child, input: Vec<u8>) -> Pipes {
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        let writer =
+            std::thread::spawn(move || stdin.write_all(&input).and_then(|()| stdin.flush()));
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let stderr = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = stderr.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                if buf.len() > 2 * STDERR_TAIL_BYTES {
+                    buf.drain(..buf.len() - STDERR_TAIL_BYTES);
+                }
+            }
+            buf
+        });
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = Vec::new();
+            let mut reader = BufReader::new(stdout);
+            let result = loop {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line) {
+                    Ok(0) => break Ok(lines),
+                    Ok(_) => lines.push(line),
+                    Err(e) => break Err(e),
+                }
+            };
+            let _ = tx.send(result);
+        });
+        Pipes {
+            writer,
+            stderr,
+            lines,
+        }
+    }
+}
+
+/// What a process that exited printed: its stdout's lines and the end of its stderr.
+struct Output {
+    lines: Vec<Vec<u8>>,
+    stderr_tail: String,
+}
+
+impl Output {
+    /// `m`, followed by the end of the process's stderr when it wrote any.
+    fn with_stderr(&self, m: String) -> String {
+        if self.stderr_tail.is_empty() {
+            m
+        } else {
+            format!("{m}; its stderr ends with:\n{}", self.stderr_tail)
+        }
     }
 }
 

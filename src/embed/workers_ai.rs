@@ -102,6 +102,101 @@ impl From<Failure> for EmbedError {
     }
 }
 
+/// A settings problem of the workers-ai provider.
+fn invalid(what: String, help: &str) -> EmbedError {
+    EmbedError::new(format!("embedding provider workers-ai: {what}"), help)
+}
+
+/// The model name and the sizes and counts of the settings are in range.
+fn check_settings(config: &WorkersAiConfig) -> Result<(), EmbedError> {
+    if config.model.is_empty()
+        || !config
+            .model
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c))
+    {
+        return Err(invalid(
+            format!("invalid model name {:?}", config.model),
+            "use a Workers AI model name such as \"@cf/baai/bge-m3\"",
+        ));
+    }
+    if config.dims == 0 {
+        return Err(invalid(
+            "dims must be at least 1".into(),
+            "set the embedding dims to the model's output size (1024 for @cf/baai/bge-m3)",
+        ));
+    }
+    if config.batch == 0 || config.batch > WORKERS_AI_MAX_BATCH {
+        return Err(invalid(
+            format!("batch {} is out of range", config.batch),
+            "Workers AI takes 1 to 100 texts per request; set batch between 1 and 100",
+        ));
+    }
+    if config.max_chars == 0 {
+        return Err(invalid(
+            "max_chars must be at least 1".into(),
+            "set max_chars to the longest input to send, e.g. 2000",
+        ));
+    }
+    if config.concurrency == 0 || config.max_attempts == 0 {
+        return Err(invalid(
+            "concurrency and max_attempts must be at least 1".into(),
+            "use the defaults (4 and 6)",
+        ));
+    }
+    Ok(())
+}
+
+/// The API token (from the environment only) and the account ID (the environment's, else the
+/// settings').
+struct Credentials {
+    token: String,
+    account: String,
+}
+
+fn credentials(
+    config: &WorkersAiConfig,
+    var: &impl Fn(&str) -> Option<String>,
+) -> Result<Credentials, EmbedError> {
+    let token = var("CLOUDFLARE_API_TOKEN").ok_or_else(|| {
+        EmbedError::new(
+            "embedding provider workers-ai needs an API token, and CLOUDFLARE_API_TOKEN is not set",
+            "create a Cloudflare API token with the Workers AI permission and export it as CLOUDFLARE_API_TOKEN, \
+             or use the offline provider \"hash\"",
+        )
+    })?;
+    if !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(invalid(
+            "CLOUDFLARE_API_TOKEN contains spaces or non-ASCII characters".into(),
+            "copy the token again, exactly as Cloudflare shows it",
+        ));
+    }
+    let account = var("CLOUDFLARE_ACCOUNT_ID")
+        .or_else(|| {
+            config
+                .account_id
+                .clone()
+                .map(|a| a.trim().to_string())
+                .filter(|a| !a.is_empty())
+        })
+        .ok_or_else(|| {
+            EmbedError::new(
+                "embedding provider workers-ai needs a Cloudflare account ID",
+                "export CLOUDFLARE_ACCOUNT_ID, or set account_id in the embedding settings of corpus.toml",
+            )
+        })?;
+    if !account
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(invalid(
+            format!("invalid Cloudflare account ID {account:?}"),
+            "the account ID is the 32-character hex string in the Cloudflare dashboard URL",
+        ));
+    }
+    Ok(Credentials { token, account })
+}
+
 impl WorkersAi {
     /// Reads `CLOUDFLARE_API_TOKEN`, `CLOUDFLARE_ACCOUNT_ID` and `ASKZICO_CF_API_BASE` now.
     pub fn new(config: WorkersAiConfig) -> Result<Self, EmbedError> {
@@ -119,86 +214,14 @@ impl WorkersAi {
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
         };
-        let bad = |what: String, help: &str| {
-            Err(EmbedError::new(
-                format!("embedding provider workers-ai: {what}"),
-                help,
-            ))
-        };
-        if config.model.is_empty()
-            || !config
-                .model
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c))
-        {
-            return bad(
-                format!("invalid model name {:?}", config.model),
-                "use a Workers AI model name such as \"@cf/baai/bge-m3\"",
-            );
-        }
-        if config.dims == 0 {
-            return bad(
-                "dims must be at least 1".into(),
-                "set the embedding dims to the model's output size (1024 for @cf/baai/bge-m3)",
-            );
-        }
-        if config.batch == 0 || config.batch > WORKERS_AI_MAX_BATCH {
-            return bad(
-                format!("batch {} is out of range", config.batch),
-                "Workers AI takes 1 to 100 texts per request; set batch between 1 and 100",
-            );
-        }
-        if config.max_chars == 0 {
-            return bad(
-                "max_chars must be at least 1".into(),
-                "set max_chars to the longest input to send, e.g. 2000",
-            );
-        }
-        if config.concurrency == 0 || config.max_attempts == 0 {
-            return bad(
-                "concurrency and max_attempts must be at least 1".into(),
-                "use the defaults (4 and 6)",
-            );
-        }
-        let token = var("CLOUDFLARE_API_TOKEN").ok_or_else(|| {
-            EmbedError::new(
-                "embedding provider workers-ai needs an API token, and CLOUDFLARE_API_TOKEN is not set",
-                "create a Cloudflare API token with the Workers AI permission and export it as CLOUDFLARE_API_TOKEN, \
-                 or use the offline provider \"hash\"",
+        check_settings(&config)?;
+        let Credentials { token, account } = credentials(&config, &var)?;
+        let base = BaseUrl::parse(var("ASKZICO_CF_API_BASE").as_deref()).map_err(|e| {
+            invalid(
+                e,
+                "unset ASKZICO_CF_API_BASE, or set it to e.g. https://api.cloudflare.com/client/v4",
             )
         })?;
-        if !token.bytes().all(|b| b.is_ascii_graphic()) {
-            return bad(
-                "CLOUDFLARE_API_TOKEN contains spaces or non-ASCII characters".into(),
-                "copy the token again, exactly as Cloudflare shows it",
-            );
-        }
-        let account = var("CLOUDFLARE_ACCOUNT_ID")
-            .or_else(|| config.account_id.clone().map(|a| a.trim().to_string()).filter(|a| !a.is_empty()))
-            .ok_or_else(|| {
-                EmbedError::new(
-                    "embedding provider workers-ai needs a Cloudflare account ID",
-                    "export CLOUDFLARE_ACCOUNT_ID, or set account_id in the embedding settings of corpus.toml",
-                )
-            })?;
-        if !account
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            return bad(
-                format!("invalid Cloudflare account ID {account:?}"),
-                "the account ID is the 32-character hex string in the Cloudflare dashboard URL",
-            );
-        }
-        let base = match BaseUrl::parse(var("ASKZICO_CF_API_BASE").as_deref()) {
-            Ok(b) => b,
-            Err(e) => {
-                return bad(
-                    e,
-                    "unset ASKZICO_CF_API_BASE, or set it to e.g. https://api.cloudflare.com/client/v4",
-                );
-            }
-        };
         let url = base.join(&format!("accounts/{account}/ai/run/{}", config.model));
         // Timeouts and retries as configured, unless the environment says otherwise
         // (`crate::http`; `ASKZICO_WORKERS_AI_MAX_ATTEMPTS`, `ASKZICO_WORKERS_AI_RETRY_MS`).

@@ -66,10 +66,19 @@ fn read_pool() -> &'static rayon::ThreadPool {
     })
 }
 
-/// A source read (its bytes, blake3 and stat before the read), or taken from the stat cache.
+/// A source read, or taken from the stat cache.
 enum SourceRead {
-    Read(Arc<[u8]>, [u8; 32], Option<statcache::FileStat>),
-    Unread([u8; 32], statcache::FileStat),
+    /// Its bytes, their blake3 and its stat before the read (none when it could not be taken).
+    Read {
+        bytes: Arc<[u8]>,
+        hash: [u8; 32],
+        stat: Option<statcache::FileStat>,
+    },
+    /// Its stat is the one the stat cache records: the recorded blake3.
+    Unread {
+        hash: [u8; 32],
+        stat: statcache::FileStat,
+    },
 }
 
 fn shard_count(files: usize) -> u32 {
@@ -115,7 +124,7 @@ pub struct Engine {
     settings: Settings,
     sources: rustc_hash::FxHashMap<PathBuf, Source>,
     /// The file list of the last successful discover (reused when an edit only changed contents).
-    listed: Option<(Vec<crate::discover::SourceFile>, Problems)>,
+    listed: Option<Listing>,
     shards: BTreeMap<(usize, u32), Shard>,
     set: ShardSet,
     /// Artifact paths of the previous build (written or found in place) and of this one.
@@ -265,28 +274,18 @@ impl Engine {
         changed: Option<&BTreeSet<PathBuf>>,
         retried: bool,
     ) -> BuildReport {
-        let mut problems = Problems::default();
-        let mut stats = BuildStats::default();
-        let mut run = Stats::default();
+        let mut at = Attempt::new(started);
         let cfg = self.cfg.clone();
         let libs = match cfg.libraries_for(req.env.as_deref()) {
             Ok(l) => l,
-            Err(p) => {
-                problems.push(p);
-                return finish_failed(problems, stats, run, started);
-            }
+            Err(p) => return at.failed(p),
         };
-        // The output directory is askzico's (made, or marked) before anything is written there.
-        if let Err(p) = crate::paths::claim(&req.out) {
-            problems.push(p);
-            return finish_failed(problems, stats, run, started);
-        }
-        let (files, found) = match self.listed.take() {
-            Some(listed) => listed,
-            None => timed(Stage::Read, || discover(&cfg, &libs, &req.out)),
+        let listing = match self.listing(&cfg, &libs, req) {
+            Ok(l) => l,
+            Err(p) => return at.failed(p),
         };
-        problems.extend(found.0.iter().cloned());
-        stats.files = files.len();
+        at.problems.extend(listing.found.0.iter().cloned());
+        at.stats.files = listing.files.len();
 
         // The on-disk compile cache of this output directory (a fresh process reuses it).
         if let Ok(mut c) = self.db.compile_cache.write()
@@ -298,86 +297,167 @@ impl Engine {
         }
 
         let taken_at = statcache::now_ns();
-        let unreadable = self.read_sources(&cfg, req, &files, changed, &mut run, &mut problems);
+        let unreadable = self.read_sources(
+            &cfg,
+            req,
+            &listing.files,
+            changed,
+            &mut at.run,
+            &mut at.problems,
+        );
+        let listing = match self.reuse_or_patch(&cfg, &libs, req, listing, &at, taken_at) {
+            Ok(rep) => return rep,
+            Err(listing) => listing,
+        };
 
-        // Inputs exactly those of the manifest in place leave nothing to do, and a few edited
-        // files are patched into it (`resume`). The engine's own lexical render (`lex`) may then
-        // be older than the build in place: it stays consistent with itself, and its next patch
-        // re-renders every term shard that differs from it, so it is still exact.
-        if problems.0.is_empty() {
-            let (s, settings_hash) = self.stamp(&cfg, &libs, req, &files);
-            // An empty build in place (made with --allow-empty) is not reused without it: the
-            // full build below refuses it.
-            if let Some(manifest) = stamp::reusable(&req.out, req.env.as_deref(), &s)
-                .filter(|m| req.allow_empty || m.libraries.iter().any(|l| l.docs > 0))
-            {
-                // A build killed after its manifest's rename may have left a temp file of the
-                // caches it writes last; nothing else of it can remain.
-                if self.known.previous.is_empty() {
-                    store::remove_stale_temp_files(&req.out.join("cache"));
-                }
-                if run.files_read > 0 {
-                    self.save_stats(req, &files, taken_at);
-                }
-                return self.unchanged(req, manifest, stats, run, started);
-            }
-            if let Some(rep) = self.resume(req, &files, &settings_hash, &stats, &run, started) {
-                if let Some(m) = &rep.manifest {
-                    stamp::record(&req.out, req.env.as_deref(), &s, &m.corpus_version);
-                    self.save_stats(req, &files, taken_at);
-                    self.listed = Some((files, found));
-                }
-                return rep;
-            }
+        let list = self.shard_inputs(&listing.files, &unreadable);
+        let outputs = self.compile_all(req, &list, &mut at.stats, &mut at.problems);
+        if at.stats.docs == 0 && !req.allow_empty && !at.problems.has_errors() {
+            at.problems
+                .push(empty_build(&cfg, &libs, &listing.files, req.env.as_deref()));
         }
+        at.run.set_counted(self.db.counters.take());
+        if at.problems.has_errors() {
+            return at.finish_failed();
+        }
+        self.embed_vectors(&cfg, req, &list, &mut at.run, &mut at.problems);
+        if at.problems.has_errors() {
+            return at.finish_failed();
+        }
+        let build = FullBuild {
+            libs: &libs,
+            list: &list,
+            outputs: &outputs,
+            taken_at,
+        };
+        self.publish(req, build, listing, at, retried)
+    }
 
-        let list = self.shard_inputs(&files, &unreadable);
-        let outputs = self.compile_all(req, &list, &mut stats, &mut problems);
-        if stats.docs == 0 && !req.allow_empty && !problems.has_errors() {
-            problems.push(empty_build(&cfg, &libs, &files, req.env.as_deref()));
+    /// The output directory claimed, and the sources listed (or the listing of the last build,
+    /// when only contents changed since).
+    fn listing(
+        &mut self,
+        cfg: &Config,
+        libs: &[&crate::config::Library],
+        req: &BuildRequest,
+    ) -> Result<Listing, Problem> {
+        // The output directory is askzico's (made, or marked) before anything is written there.
+        crate::paths::claim(&req.out)?;
+        Ok(match self.listed.take() {
+            Some(listed) => listed,
+            None => {
+                let (files, found) = timed(Stage::Read, || discover(cfg, libs, &req.out));
+                Listing { files, found }
+            }
+        })
+    }
+
+    /// Inputs exactly those of the manifest in place leave nothing to do, and a few edited
+    /// files are patched into it (`resume`): the report of either, or the listing back for a
+    /// full build. The engine's own lexical render (`lex`) may then be older than the build in
+    /// place: it stays consistent with itself, and its next patch re-renders every term shard
+    /// that differs from it, so it is still exact.
+    fn reuse_or_patch(
+        &mut self,
+        cfg: &Config,
+        libs: &[&crate::config::Library],
+        req: &BuildRequest,
+        listing: Listing,
+        at: &Attempt,
+        taken_at: i128,
+    ) -> Result<BuildReport, Listing> {
+        if !at.problems.0.is_empty() {
+            return Err(listing);
         }
-        run.set_counted(self.db.counters.take());
-        if problems.has_errors() {
-            return finish_failed(problems, stats, run, started);
+        let files = &listing.files;
+        let keys = self.stamp(cfg, libs, req, files);
+        // An empty build in place (made with --allow-empty) is not reused without it: the
+        // full build refuses it.
+        if let Some(manifest) = stamp::reusable(&req.out, req.env.as_deref(), &keys.stamp)
+            .filter(|m| req.allow_empty || m.libraries.iter().any(|l| l.docs > 0))
+        {
+            // A build killed after its manifest's rename may have left a temp file of the
+            // caches it writes last; nothing else of it can remain.
+            if self.known.previous.is_empty() {
+                store::remove_stale_temp_files(&req.out.join("cache"));
+            }
+            if at.run.files_read > 0 {
+                self.save_stats(req, files, taken_at);
+            }
+            return Ok(self.unchanged(req, manifest, at.stats.clone(), at.run.clone(), at.started));
         }
-        self.embed_vectors(&cfg, req, &list, &mut run, &mut problems);
-        if problems.has_errors() {
-            return finish_failed(problems, stats, run, started);
+        let Some(rep) = self.resume(
+            req,
+            files,
+            &keys.settings_hash,
+            &at.stats,
+            &at.run,
+            at.started,
+        ) else {
+            return Err(listing);
+        };
+        if let Some(m) = &rep.manifest {
+            stamp::record(&req.out, req.env.as_deref(), &keys.stamp, &m.corpus_version);
+            self.save_stats(req, files, taken_at);
+            self.listed = Some(listing);
         }
-        let (artifacts, lock) = match self.store_all(req, &list, &outputs, &mut stats) {
+        Ok(rep)
+    }
+
+    /// The rendered build stored, its manifest written last, and what the next build reuses
+    /// remembered.
+    fn publish(
+        &mut self,
+        req: &BuildRequest,
+        build: FullBuild,
+        listing: Listing,
+        mut at: Attempt,
+        retried: bool,
+    ) -> BuildReport {
+        let cfg = self.cfg.clone();
+        let (artifacts, lock) = match self.store_all(req, build.list, build.outputs, &mut at.stats)
+        {
             Ok(stored) => stored,
             Err(e) if store::Gone::is(&e) && !retried => {
-                // Someone deleted a file this process wrote: start over with a fresh database
-                // (the lock was released with the failed store; the retry takes it again).
+                // Someone deleted a file this process wrote: start over with a fresh
+                // database (the lock was released with the failed store; the retry takes it
+                // again).
                 eprintln!("warning: {e}; rendering every artifact again");
                 self.reset();
-                return self.build_once(req, started, None, true);
+                return self.build_once(req, at.started, None, true);
             }
-            Err(e) => {
-                problems.push(write_failure(&req.out, e));
-                return finish_failed(problems, stats, run, started);
-            }
+            Err(e) => return at.failed(write_failure(&req.out, e)),
         };
-        let manifest = phases::manifest_of(&cfg, &libs, req, &outputs, artifacts);
-        run.shards_written = stats.write.files_written;
-        let path = match self.write_manifest(req, &manifest, &mut stats) {
+        let manifest = phases::manifest_of(&cfg, build.libs, req, build.outputs, artifacts);
+        at.run.shards_written = at.stats.write.files_written;
+        let path = match self.write_manifest(req, &manifest, &mut at.stats) {
             Ok(p) => p,
-            Err(e) => {
-                problems.push(write_failure(&req.out, e));
-                return finish_failed(problems, stats, run, started);
-            }
+            Err(e) => return at.failed(write_failure(&req.out, e)),
         };
         // `ms` ends at the manifest rename; the caches below are written after it.
-        let elapsed = started.elapsed().as_millis();
+        let elapsed = at.started.elapsed().as_millis();
         drop(lock);
         self.known.rotate();
         // Only builds without diagnostics are stamped and resumable (a no-op or a patch must
         // show the same warnings as the build it stands for).
         self.last = None;
-        if problems.0.is_empty() {
-            self.remember(&libs, req, &files, taken_at, &manifest, &path);
+        if at.problems.0.is_empty() {
+            self.remember(
+                build.libs,
+                req,
+                &listing.files,
+                build.taken_at,
+                &manifest,
+                &path,
+            );
         }
-        self.listed = Some((files, found));
+        self.listed = Some(listing);
+        let Attempt {
+            mut problems,
+            mut stats,
+            mut run,
+            ..
+        } = at;
         problems.sort();
         stats.ms = elapsed;
         run.bytes_written = stats.write.bytes_written;
@@ -391,6 +471,58 @@ impl Engine {
             run,
         }
     }
+}
+
+/// The sources of a build as discovery listed them, and what it found wrong on the way.
+struct Listing {
+    files: Vec<crate::discover::SourceFile>,
+    found: Problems,
+}
+
+/// What one build has gathered so far: its problems and counts, and when it started.
+struct Attempt {
+    started: Instant,
+    problems: Problems,
+    stats: BuildStats,
+    run: Stats,
+}
+
+impl Attempt {
+    fn new(started: Instant) -> Attempt {
+        Attempt {
+            started,
+            problems: Problems::default(),
+            stats: BuildStats::default(),
+            run: Stats::default(),
+        }
+    }
+
+    /// The report of a build that stops at `p`.
+    fn failed(mut self, p: Problem) -> BuildReport {
+        self.problems.push(p);
+        self.finish_failed()
+    }
+
+    /// The report of a build that stops at the errors it has.
+    fn finish_failed(self) -> BuildReport {
+        finish_failed(self.problems, self.stats, self.run, self.started)
+    }
+}
+
+/// A full build compiled and embedded, ready to store: the libraries, the document shards and
+/// their compiled files, and when the sources' stats were taken.
+struct FullBuild<'a> {
+    libs: &'a [&'a crate::config::Library],
+    list: &'a [Shard],
+    outputs: &'a [Arc<Compiled>],
+    taken_at: i128,
+}
+
+/// The build stamp of what the database holds (`stamp`), and the hash of its settings part
+/// (recorded in the resume state).
+struct StampKeys {
+    stamp: String,
+    settings_hash: String,
 }
 
 impl Engine {
@@ -417,11 +549,16 @@ impl Engine {
         path: &std::path::Path,
     ) {
         let cfg = self.cfg.clone();
-        let (s, settings_hash) = self.stamp(&cfg, libs, req, files);
-        stamp::record(&req.out, req.env.as_deref(), &s, &manifest.corpus_version);
+        let keys = self.stamp(&cfg, libs, req, files);
+        stamp::record(
+            &req.out,
+            req.env.as_deref(),
+            &keys.stamp,
+            &manifest.corpus_version,
+        );
         self.save_stats(req, files, taken_at);
         self.last = self
-            .record_state(req, files, settings_hash, &manifest.corpus_version)
+            .record_state(req, files, keys.settings_hash, &manifest.corpus_version)
             .map(|state| resume::Last::new(path, manifest.clone(), state));
     }
 
@@ -556,7 +693,7 @@ impl Engine {
         libs: &[&crate::config::Library],
         req: &BuildRequest,
         files: &[crate::discover::SourceFile],
-    ) -> (String, String) {
+    ) -> StampKeys {
         // The compile cache this build opened already hashed the binary and compile settings.
         let key = match crate::db::AskDb::compile_cache(&self.db) {
             Some(c) => c.settings_key().to_string(),
@@ -568,7 +705,7 @@ impl Engine {
             "compiler": key,
             "corpus": cfg.name,
             "environment": req.env,
-            "settings": settings_values(cfg, libs),
+            "settings": settings_values(&cfg.compile_settings(), libs.iter().map(|l| l.shape())),
         });
         let hashes: Vec<(usize, &str, u8, blake3::Hash)> = files
             .iter()
@@ -586,15 +723,15 @@ impl Engine {
         let settings_hash = blake3::hash(&serde_json::to_vec(&settings).expect("serializes"))
             .to_hex()
             .to_string();
-        (
-            stamp::stamp(
+        StampKeys {
+            stamp: stamp::stamp(
                 &settings,
                 hashes
                     .iter()
                     .map(|(l, rel, fmt, h)| (cfg.libraries[*l].id.as_str(), *rel, *fmt, *h)),
             ),
             settings_hash,
-        )
+        }
     }
 
     /// Records the stat cache for `files`: each one's stat when read or found unchanged, and

@@ -45,44 +45,13 @@ impl Engine {
                 changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)
             })
             .collect();
-        // Files new to this engine whose stat is the one recorded take their hash from the stat
-        // cache instead of being read (a fresh process: a no-op reads nothing).
-        let statted = if to_read.iter().any(|f| !self.sources.contains_key(&f.path)) {
-            statcache::load(&req.out, req.env.as_deref())
-        } else {
-            statcache::StatCache::default()
-        };
-        // Each file in its shared buffer here, in parallel: the loop below only moves them.
-        let read: Vec<Result<SourceRead, Problem>> = read_pool().install(|| {
-            to_read
-                .par_iter()
-                .with_max_len(FILES_PER_TASK)
-                .map(|f| {
-                    if !statted.is_empty()
-                        && !self.sources.contains_key(&f.path)
-                        && let Some((stat, hash)) = timed(Stage::Read, || statted.hash_of(&f.path))
-                        // A limit lowered since: read, so the file is reported as too large.
-                        && stat.len <= cfg.max_file_bytes
-                    {
-                        return Ok(SourceRead::Unread(hash, stat));
-                    }
-                    let (bytes, meta) = timed(Stage::Read, || {
-                        read_source_meta(cfg, &cfg.libraries[f.library], &f.path, &f.rel)
-                    })?;
-                    let hash = *timed(Stage::Hash, || blake3::hash(&bytes)).as_bytes();
-                    Ok(SourceRead::Read(
-                        bytes,
-                        hash,
-                        statcache::FileStat::of(&meta),
-                    ))
-                })
-                .collect()
-        });
+        let read = self.read_all(cfg, req, &to_read);
         let mut unreadable = HashSet::new();
         for (f, r) in to_read.iter().zip(read) {
-            let r = match r {
-                Ok(SourceRead::Unread(hash, stat)) => {
-                    // Only for files new to the engine (checked above); the stat is the recorded one.
+            match r {
+                Ok(SourceRead::Unread { hash, stat }) => {
+                    // Only for files new to the engine (checked in `read_all`); the stat is the
+                    // recorded one.
                     let src = Source::new(
                         &self.db,
                         f.rel.clone(),
@@ -93,55 +62,14 @@ impl Engine {
                     );
                     self.sources.insert(f.path.clone(), src);
                     self.stats.insert(f.path.as_os_str().to_owned(), stat);
-                    continue;
                 }
-                Ok(SourceRead::Read(bytes, hash, stat)) => {
+                Ok(SourceRead::Read { bytes, hash, stat }) => {
                     run.files_read += 1;
                     match stat {
                         Some(stat) => self.stats.insert(f.path.as_os_str().to_owned(), stat),
                         None => self.stats.remove(f.path.as_os_str()),
                     };
-                    Ok((bytes, hash))
-                }
-                Err(p) => Err(p),
-            };
-            match r {
-                Ok((bytes, hash)) => {
-                    let same_place = self
-                        .sources
-                        .get(&f.path)
-                        .filter(|s| {
-                            s.library(&self.db) == f.library
-                                && s.rel(&self.db) == &f.rel
-                                && s.format(&self.db) == f.format
-                        })
-                        .copied();
-                    match same_place {
-                        Some(src) => {
-                            // A setter always starts a new revision: compare first.
-                            if src.hash(&self.db) != hash
-                                || src
-                                    .bytes(&self.db)
-                                    .get()
-                                    .is_none_or(|b| b.as_ref() != bytes.as_ref())
-                            {
-                                src.set_bytes(&mut self.db)
-                                    .to(SourceBytes::new(f.path.clone(), bytes));
-                                src.set_hash(&mut self.db).to(hash);
-                            }
-                        }
-                        None => {
-                            let src = Source::new(
-                                &self.db,
-                                f.rel.clone(),
-                                f.library,
-                                f.format,
-                                SourceBytes::new(f.path.clone(), bytes),
-                                hash,
-                            );
-                            self.sources.insert(f.path.clone(), src);
-                        }
-                    }
+                    self.set_source(f, bytes, hash);
                 }
                 Err(p) => {
                     unreadable.insert(f.path.clone());
@@ -154,6 +82,89 @@ impl Engine {
         self.sources.retain(|p, _| present.contains(p.as_os_str()));
         self.stats.retain(|p, _| present.contains(p.as_os_str()));
         unreadable
+    }
+
+    /// Each file of `to_read` in its shared buffer, read in parallel; a file new to the engine
+    /// whose stat is the one recorded takes its hash from the stat cache instead (a fresh
+    /// process: a no-op reads nothing).
+    fn read_all(
+        &self,
+        cfg: &Config,
+        req: &BuildRequest,
+        to_read: &[&SourceFile],
+    ) -> Vec<Result<SourceRead, Problem>> {
+        // The closure below is shared by the read threads: it holds the sources, not the engine.
+        let sources = &self.sources;
+        let statted = if to_read.iter().any(|f| !sources.contains_key(&f.path)) {
+            statcache::load(&req.out, req.env.as_deref())
+        } else {
+            statcache::StatCache::default()
+        };
+        read_pool().install(|| {
+            to_read
+                .par_iter()
+                .with_max_len(FILES_PER_TASK)
+                .map(|f| {
+                    if !statted.is_empty()
+                        && !sources.contains_key(&f.path)
+                        && let Some((stat, hash)) = timed(Stage::Read, || statted.hash_of(&f.path))
+                        // A limit lowered since: read, so the file is reported as too large.
+                        && stat.len <= cfg.max_file_bytes
+                    {
+                        return Ok(SourceRead::Unread { hash, stat });
+                    }
+                    let (bytes, meta) = timed(Stage::Read, || {
+                        read_source_meta(cfg, &cfg.libraries[f.library], &f.path, &f.rel)
+                    })?;
+                    let hash = *timed(Stage::Hash, || blake3::hash(&bytes)).as_bytes();
+                    Ok(SourceRead::Read {
+                        bytes,
+                        hash,
+                        stat: statcache::FileStat::of(&meta),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// The input of a source just read: set when its bytes differ from the input's at the same
+    /// place (library, path, format), else made anew.
+    fn set_source(&mut self, f: &SourceFile, bytes: Arc<[u8]>, hash: [u8; 32]) {
+        let same_place = self
+            .sources
+            .get(&f.path)
+            .filter(|s| {
+                s.library(&self.db) == f.library
+                    && s.rel(&self.db) == &f.rel
+                    && s.format(&self.db) == f.format
+            })
+            .copied();
+        match same_place {
+            Some(src) => {
+                // A setter always starts a new revision: compare first.
+                if src.hash(&self.db) != hash
+                    || src
+                        .bytes(&self.db)
+                        .get()
+                        .is_none_or(|b| b.as_ref() != bytes.as_ref())
+                {
+                    src.set_bytes(&mut self.db)
+                        .to(SourceBytes::new(f.path.clone(), bytes));
+                    src.set_hash(&mut self.db).to(hash);
+                }
+            }
+            None => {
+                let src = Source::new(
+                    &self.db,
+                    f.rel.clone(),
+                    f.library,
+                    f.format,
+                    SourceBytes::new(f.path.clone(), bytes),
+                    hash,
+                );
+                self.sources.insert(f.path.clone(), src);
+            }
+        }
     }
 
     /// Document shards: each library's readable files, hashed into buckets, in path order. Sets
@@ -374,7 +385,7 @@ pub(super) fn manifest_of(
     outputs: &[Arc<Compiled>],
     artifacts: Vec<ArtifactEntry>,
 ) -> Manifest {
-    let values = settings_values(cfg, libs);
+    let values = settings_values(&cfg.compile_settings(), libs.iter().map(|l| l.shape()));
     let mut libraries: Vec<LibraryEntry> = libs
         .iter()
         .map(|l| LibraryEntry {

@@ -74,91 +74,98 @@ pub fn collisions(
     rules: &Rules,
     examples: usize,
 ) -> BTreeMap<&'static str, Collisions> {
+    let groups = group_by_form(vocab, rules);
+    let mut out: BTreeMap<&'static str, Merges> = BTreeMap::new();
+    for rule in ALL_RULE_NAMES {
+        let rule: &'static str = rule;
+        let merges = match with_rule(rules, rule, !is_on(rules, rule)) {
+            Some(flipped) if is_on(rules, rule) => split_when_off(&groups, &flipped),
+            // An off rule: what it would merge if switched on.
+            Some(flipped) => split_when_off(&group_by_form(vocab, &flipped), rules),
+            None => always_on_merges(&groups, rules, rule),
+        };
+        out.entry(rule).or_default().extend(merges);
+    }
+    out.into_iter()
+        .map(|(rule, gs)| (rule, summarize(gs, examples)))
+        .collect()
+}
+
+/// Per rule: (normalized form, the distinct words it merges with their counts).
+type Merges = Vec<(String, Vec<(String, usize)>)>;
+
+/// The words of a vocabulary by their search form under `rules`, with their counts.
+fn group_by_form<'a>(
+    vocab: &'a BTreeMap<String, usize>,
+    rules: &Rules,
+) -> BTreeMap<String, Vec<(&'a str, usize)>> {
     let mut groups: BTreeMap<String, Vec<(&str, usize)>> = BTreeMap::new();
     for (w, n) in vocab {
         groups.entry(normalize(w, rules)).or_default().push((w, *n));
     }
-    // Per rule: (normalized form, the distinct words it merges with their counts).
-    type Merges = Vec<(String, Vec<(String, usize)>)>;
-    let mut out: BTreeMap<&'static str, Merges> = BTreeMap::new();
-    for rule in ALL_RULE_NAMES {
-        let rule: &'static str = rule;
-        let merged = out.entry(rule).or_default();
-        match with_rule(rules, rule, !is_on(rules, rule)) {
-            Some(flipped) if is_on(rules, rule) => {
-                for (key, ws) in groups.iter().filter(|(_, ws)| ws.len() > 1) {
-                    let apart: BTreeSet<String> =
-                        ws.iter().map(|(w, _)| normalize(w, &flipped)).collect();
-                    if apart.len() > 1 {
-                        merged.push((
-                            key.clone(),
-                            ws.iter().map(|(w, n)| (w.to_string(), *n)).collect(),
-                        ));
-                    }
-                }
-            }
-            Some(flipped) => {
-                // An off rule: what it would merge if switched on.
-                let mut would: BTreeMap<String, Vec<(&str, usize)>> = BTreeMap::new();
-                for (w, n) in vocab {
-                    would
-                        .entry(normalize(w, &flipped))
-                        .or_default()
-                        .push((w, *n));
-                }
-                for (key, ws) in would.into_iter().filter(|(_, ws)| ws.len() > 1) {
-                    let apart: BTreeSet<String> =
-                        ws.iter().map(|(w, _)| normalize(w, rules)).collect();
-                    if apart.len() > 1 {
-                        merged.push((key, ws.iter().map(|(w, n)| (w.to_string(), *n)).collect()));
-                    }
-                }
-            }
-            None => {
-                // Always on: attribute each merge to the rules whose firing differs between a
-                // word and the group's most frequent spelling.
-                for (key, ws) in groups.iter().filter(|(_, ws)| ws.len() > 1) {
-                    let (canon, canon_n) = *ws
-                        .iter()
-                        .max_by_key(|(w, n)| (*n, std::cmp::Reverse(*w)))
-                        .expect("non-empty group");
-                    let fired_in = |w: &str| explain(w, rules).iter().any(|c| c.rule == rule);
-                    let canon_fired = fired_in(canon);
-                    let joined: Vec<(String, usize)> = ws
-                        .iter()
-                        .filter(|(w, _)| *w != canon && fired_in(w) != canon_fired)
-                        .map(|(w, n)| (w.to_string(), *n))
-                        .collect();
-                    if !joined.is_empty() {
-                        let mut all = vec![(canon.to_string(), canon_n)];
-                        all.extend(joined);
-                        merged.push((key.clone(), all));
-                    }
-                }
-            }
+    groups
+}
+
+/// The groups of several words that `apart` (the rules with the rule flipped) would split.
+fn split_when_off(groups: &BTreeMap<String, Vec<(&str, usize)>>, apart: &Rules) -> Merges {
+    let mut merged = Merges::new();
+    for (key, ws) in groups.iter().filter(|(_, ws)| ws.len() > 1) {
+        let forms: BTreeSet<String> = ws.iter().map(|(w, _)| normalize(w, apart)).collect();
+        if forms.len() > 1 {
+            merged.push((
+                key.clone(),
+                ws.iter().map(|(w, n)| (w.to_string(), *n)).collect(),
+            ));
         }
     }
-    out.into_iter()
-        .map(|(rule, mut gs)| {
-            let words = gs.iter().map(|(_, ws)| ws.len()).sum();
-            let n = gs.len();
-            gs.sort_by_key(|(k, ws)| {
-                (
-                    std::cmp::Reverse(ws.iter().map(|(_, c)| c).sum::<usize>()),
-                    k.clone(),
-                )
-            });
-            gs.truncate(examples);
-            (
-                rule,
-                Collisions {
-                    groups: n,
-                    words,
-                    examples: gs,
-                },
-            )
-        })
-        .collect()
+    merged
+}
+
+/// An always-on rule: each merge attributed to it when its firing differs between a word and
+/// the group's most frequent spelling.
+fn always_on_merges(
+    groups: &BTreeMap<String, Vec<(&str, usize)>>,
+    rules: &Rules,
+    rule: &str,
+) -> Merges {
+    let mut merged = Merges::new();
+    for (key, ws) in groups.iter().filter(|(_, ws)| ws.len() > 1) {
+        let (canon, canon_n) = *ws
+            .iter()
+            .max_by_key(|(w, n)| (*n, std::cmp::Reverse(*w)))
+            .expect("non-empty group");
+        let fired_in = |w: &str| explain(w, rules).iter().any(|c| c.rule == rule);
+        let canon_fired = fired_in(canon);
+        let joined: Vec<(String, usize)> = ws
+            .iter()
+            .filter(|(w, _)| *w != canon && fired_in(w) != canon_fired)
+            .map(|(w, n)| (w.to_string(), *n))
+            .collect();
+        if !joined.is_empty() {
+            let mut all = vec![(canon.to_string(), canon_n)];
+            all.extend(joined);
+            merged.push((key.clone(), all));
+        }
+    }
+    merged
+}
+
+/// A rule's merges counted, the `examples` most frequent groups kept.
+fn summarize(mut gs: Merges, examples: usize) -> Collisions {
+    let words = gs.iter().map(|(_, ws)| ws.len()).sum();
+    let n = gs.len();
+    gs.sort_by_key(|(k, ws)| {
+        (
+            std::cmp::Reverse(ws.iter().map(|(_, c)| c).sum::<usize>()),
+            k.clone(),
+        )
+    });
+    gs.truncate(examples);
+    Collisions {
+        groups: n,
+        words,
+        examples: gs,
+    }
 }
 
 /// The stemmer's merges over a vocabulary (`normalize::stem`, the keys of the `stem_terms` field).

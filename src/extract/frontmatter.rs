@@ -12,89 +12,64 @@ pub struct Split<'a> {
     pub lines: usize,
 }
 
+/// The kind of a frontmatter block, by its opening fence.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fence {
+    /// `---`, closed by `---` or `...`.
+    Yaml,
+    /// `+++`, closed by `+++`.
+    Toml,
+}
+
+impl Fence {
+    fn of(text: &str) -> Option<Fence> {
+        if text.starts_with("---\n") || text == "---" {
+            Some(Fence::Yaml)
+        } else if text.starts_with("+++\n") {
+            Some(Fence::Toml)
+        } else {
+            None
+        }
+    }
+
+    fn marker(self) -> &'static str {
+        match self {
+            Fence::Yaml => "---",
+            Fence::Toml => "+++",
+        }
+    }
+}
+
 /// Splits off and parses the frontmatter. An unterminated or invalid block is an error.
 pub fn split(text: &str) -> Result<Split<'_>, Problem> {
-    let (fence, is_yaml) = if text.starts_with("---\n") || text == "---" {
-        ("---", true)
-    } else if text.starts_with("+++\n") {
-        ("+++", false)
-    } else {
+    let Some(fence) = Fence::of(text) else {
         return Ok(Split {
             fields: Map::new(),
             body: text,
             lines: 0,
         });
     };
-    let inner_start = fence.len() + 1;
-    let mut pos = inner_start.min(text.len());
-    let mut close = None;
-    while pos <= text.len() {
-        let line_end = text[pos..]
-            .find('\n')
-            .map(|i| pos + i)
-            .unwrap_or(text.len());
-        let line = text[pos..line_end].trim_end();
-        if line == fence || (is_yaml && line == "...") {
-            close = Some((pos, (line_end + 1).min(text.len())));
-            break;
-        }
-        if line_end >= text.len() {
-            break;
-        }
-        pos = line_end + 1;
-    }
-    let Some((inner_end, body_start)) = close else {
+    let marker = fence.marker();
+    let inner_start = marker.len() + 1;
+    let Some(close) = closing_line(text, fence, inner_start) else {
         return Err(Problem::error(
             "frontmatter",
-            format!("unterminated frontmatter: no closing `{fence}` line"),
+            format!("unterminated frontmatter: no closing `{marker}` line"),
         )
         .at_line(1)
         .help(format!(
-            "close the block with a line holding only `{fence}`"
+            "close the block with a line holding only `{marker}`"
         )));
     };
-    let inner = &text[inner_start.min(inner_end)..inner_end];
-    let lines = text[..body_start].matches('\n').count();
+    let inner = &text[inner_start.min(close.start)..close.start];
+    let lines = text[..close.body_start].matches('\n').count();
     let value: Value = if inner.trim().is_empty() {
         Value::Object(Map::new())
-    } else if is_yaml {
-        serde_saphyr::from_str::<Value>(inner).map_err(|e| {
-            if let Some(p) = budget_problem(&e, inner) {
-                return p;
-            }
-            let loc = e.location();
-            let line = loc.map(|l| l.line() as usize + 1).unwrap_or(2);
-            let msg = e.to_string();
-            let first = msg.lines().next().unwrap_or("");
-            // Drop the parser's own "error: line N column M:" (frontmatter-relative) prefix.
-            let reason = first
-                .rsplit_once(": ")
-                .filter(|(head, _)| head.contains("column"))
-                .map(|(_, r)| r)
-                .unwrap_or(first);
-            let col = loc
-                .map(|l| format!(" column {}", l.column()))
-                .unwrap_or_default();
-            Problem::error(
-                "frontmatter",
-                format!("invalid YAML frontmatter at line {line}{col}: {reason}"),
-            )
-            .at_line(line)
-            .help("fix the YAML between the `---` lines (quote values that contain `:` or `#`)")
-        })?
     } else {
-        toml::from_str::<Value>(inner).map_err(|e| {
-            let line = e
-                .span()
-                .map(|s| crate::diag::line_of(inner, s.start) + 1)
-                .unwrap_or(2);
-            Problem::error(
-                "frontmatter",
-                format!("invalid TOML frontmatter: {}", e.message()),
-            )
-            .at_line(line)
-            .help("fix the TOML between the `+++` lines")
-        })?
+        match fence {
+            Fence::Yaml => parse_yaml(inner)?,
+            Fence::Toml => parse_toml(inner)?,
+        }
     };
     let fields = match value {
         Value::Object(m) => m,
@@ -113,8 +88,81 @@ pub fn split(text: &str) -> Result<Split<'_>, Problem> {
     };
     Ok(Split {
         fields,
-        body: &text[body_start..],
+        body: &text[close.body_start..],
         lines,
+    })
+}
+
+/// The closing line of a frontmatter block: where it starts, and where the body after it does.
+struct Close {
+    start: usize,
+    body_start: usize,
+}
+
+/// The first line from `from` on that closes the block, if any.
+fn closing_line(text: &str, fence: Fence, from: usize) -> Option<Close> {
+    let mut pos = from.min(text.len());
+    while pos <= text.len() {
+        let line_end = text[pos..]
+            .find('\n')
+            .map(|i| pos + i)
+            .unwrap_or(text.len());
+        let line = text[pos..line_end].trim_end();
+        if line == fence.marker() || (fence == Fence::Yaml && line == "...") {
+            return Some(Close {
+                start: pos,
+                body_start: (line_end + 1).min(text.len()),
+            });
+        }
+        if line_end >= text.len() {
+            return None;
+        }
+        pos = line_end + 1;
+    }
+    None
+}
+
+/// The YAML of a block, or the problem at its file line (the block starts on line 2).
+fn parse_yaml(inner: &str) -> Result<Value, Problem> {
+    serde_saphyr::from_str::<Value>(inner).map_err(|e| {
+        if let Some(p) = budget_problem(&e, inner) {
+            return p;
+        }
+        let loc = e.location();
+        let line = loc.map(|l| l.line() as usize + 1).unwrap_or(2);
+        let msg = e.to_string();
+        let first = msg.lines().next().unwrap_or("");
+        // Drop the parser's own "error: line N column M:" (frontmatter-relative) prefix.
+        let reason = first
+            .rsplit_once(": ")
+            .filter(|(head, _)| head.contains("column"))
+            .map(|(_, r)| r)
+            .unwrap_or(first);
+        let col = loc
+            .map(|l| format!(" column {}", l.column()))
+            .unwrap_or_default();
+        Problem::error(
+            "frontmatter",
+            format!("invalid YAML frontmatter at line {line}{col}: {reason}"),
+        )
+        .at_line(line)
+        .help("fix the YAML between the `---` lines (quote values that contain `:` or `#`)")
+    })
+}
+
+/// The TOML of a block, or the problem at its file line.
+fn parse_toml(inner: &str) -> Result<Value, Problem> {
+    toml::from_str::<Value>(inner).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| crate::diag::line_of(inner, s.start) + 1)
+            .unwrap_or(2);
+        Problem::error(
+            "frontmatter",
+            format!("invalid TOML frontmatter: {}", e.message()),
+        )
+        .at_line(line)
+        .help("fix the TOML between the `+++` lines")
     })
 }
 
@@ -213,7 +261,7 @@ pub fn str_field(fields: &Map<String, Value>, key: &str) -> Option<String> {
 pub fn apply(
     doc: &mut super::Document,
     fields: Map<String, Value>,
-    lib: &crate::config::Library,
+    lib: &super::ExtractSettings,
 ) -> Result<(), Problem> {
     let wrong = |key: &str, what: &str| {
         Problem::error("frontmatter", format!("frontmatter `{key}` must be {what}"))
@@ -251,7 +299,7 @@ pub fn apply(
             ));
         }
     }
-    for key in &lib.frontmatter_metadata {
+    for key in lib.frontmatter_metadata {
         if let Some(v) = fields.get(key) {
             doc.metadata.insert(key.clone(), v.clone());
         }

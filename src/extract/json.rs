@@ -4,9 +4,49 @@
 
 use serde_json::{Map, Value};
 
-use super::{BlockKind, Body, Document, FileExtraction, coptic, decode_entities};
-use crate::config::{Library, RecordMapping, SectionMapping};
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{BlockKind, Body, Document, ExtractSettings, FileExtraction, coptic, decode_entities};
 use crate::diag::Problem;
+use crate::template::Template;
+
+/// How a JSON file maps to documents.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordMapping {
+    /// Path from the file's top value to each record: `.`-separated steps, `*` = every child.
+    pub select: Vec<String>,
+    pub id: Option<Template>,
+    /// Named captures of a pattern over a field become template variables.
+    #[serde(skip)]
+    pub id_match: Option<IdMatch>,
+    pub title: Option<String>,
+    pub text: Vec<String>,
+    pub url: Option<Template>,
+    pub date: Option<String>,
+    pub sections: Option<SectionMapping>,
+    pub metadata: BTreeMap<String, String>,
+}
+
+/// `records.id_match`: a regex with named groups, run over one field of each record.
+#[derive(Debug, Clone)]
+pub struct IdMatch {
+    pub field: String,
+    pub pattern: regex::Regex,
+}
+
+/// Nested records: each selected section becomes a heading with its content below it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionMapping {
+    pub select: Vec<String>,
+    pub title: Option<String>,
+    pub text: Vec<String>,
+    /// When an item of `text` is an object, the field holding its text.
+    pub item_text: String,
+    /// When an item of `text` is an object, a field shown as a label before its text.
+    pub item_label: Option<String>,
+}
 
 /// Where a record sits: the object key and array index of the last `*` steps that reached it.
 #[derive(Debug, Clone, Default)]
@@ -15,60 +55,23 @@ struct Place {
     index: Option<usize>,
 }
 
-pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
-    let Some(map) = &lib.records else {
+pub fn extract(file: &str, text: &str, lib: &ExtractSettings) -> FileExtraction {
+    let Some(map) = lib.records else {
         return FileExtraction::error(
             file,
             Problem::error(
                 "json-mapping",
                 format!(
                     "library `{}` reads JSON but has no [library.records] mapping",
-                    lib.id
+                    lib.library
                 ),
             )
             .help("add `[library.records]` with at least `select` and `text` (see `askzico init`)"),
         );
     };
-    if text.trim().is_empty() {
-        return FileExtraction {
-            docs: Vec::new(),
-            problems: vec![
-                Problem::warning("empty", "nothing to index (empty file): no document")
-                    .in_file(file.to_string())
-                    .help("add records, or exclude the file in corpus.toml"),
-            ],
-        };
-    }
-    let root: Value = match parse_unique(text) {
+    let root = match read_root(file, text) {
         Ok(v) => v,
-        Err(Invalid::Duplicate { key, line }) => {
-            return FileExtraction::error(
-                file,
-                Problem::error(
-                    "json-duplicate-key",
-                    format!("duplicate key `{key}` at line {line}: an object names it twice"),
-                )
-                .at_line(line)
-                .help("keep one of the two values and remove or rename the other (JSON readers disagree on which one wins)"),
-            );
-        }
-        Err(Invalid::Syntax(e)) => {
-            return FileExtraction::error(
-                file,
-                Problem::error(
-                    "json-syntax",
-                    format!(
-                        "invalid JSON at line {} column {}: {e}",
-                        e.line(),
-                        e.column()
-                    ),
-                )
-                .at_line(e.line())
-                .help(
-                    "fix the JSON syntax (a trailing comma or an unquoted key is a common cause)",
-                ),
-            );
-        }
+        Err(ex) => return ex,
     };
     let mut recs = Vec::new();
     select(&root, &map.select, Place::default(), &mut recs);
@@ -98,43 +101,78 @@ pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
     }
     let multi = !map.select.is_empty();
     for (i, (rec, place)) in recs.into_iter().enumerate() {
+        let at = describe(i, &place);
         match record(rec, &place, map, multi) {
-            Ok(Some(mut doc)) => {
-                doc.position = Some(format!("record {}", describe(i, &place)));
-                if doc.title.as_deref().is_none_or(str::is_empty) {
-                    let t = super::path_title(file);
-                    out.problems.push(
-                        Problem::warning(
-                            "no-title",
-                            format!("record {} has no title; using `{t}`", describe(i, &place)),
-                        )
-                        .in_file(file.to_string())
-                        .help("map `title` to a field under [library.records]"),
-                    );
-                    doc.body = std::mem::take(&mut doc.body).with_title_heading(&t);
-                    doc.title = Some(t);
-                }
-                out.docs.push(doc);
-            }
+            Ok(Some(doc)) => out.docs.push(titled(file, &at, doc, &mut out.problems)),
             Ok(None) => out.problems.push(
-                Problem::warning(
-                    "empty",
-                    format!("record {} has no text: no document", describe(i, &place)),
-                )
-                .in_file(file.to_string())
-                .help("check the mapping's `text` paths"),
+                Problem::warning("empty", format!("record {at} has no text: no document"))
+                    .in_file(file.to_string())
+                    .help("check the mapping's `text` paths"),
             ),
-            Err(msg) => out.problems.push(
-                Problem::error(
-                    "json-record",
-                    format!("record {}: {}", describe(i, &place), msg.0),
-                )
-                .in_file(file.to_string())
-                .help(msg.1),
+            Err(fail) => out.problems.push(
+                Problem::error("json-record", format!("record {at}: {}", fail.message))
+                    .in_file(file.to_string())
+                    .help(fail.help),
             ),
         }
     }
     out
+}
+
+/// The file's JSON, or the extraction of a file that has none: a warning for an empty file, an
+/// error for invalid JSON or a key an object repeats.
+fn read_root(file: &str, text: &str) -> Result<Value, FileExtraction> {
+    if text.trim().is_empty() {
+        return Err(FileExtraction {
+            docs: Vec::new(),
+            problems: vec![
+                Problem::warning("empty", "nothing to index (empty file): no document")
+                    .in_file(file.to_string())
+                    .help("add records, or exclude the file in corpus.toml"),
+            ],
+        });
+    }
+    parse_unique(text).map_err(|e| match e {
+        Invalid::Duplicate { key, line } => FileExtraction::error(
+            file,
+            Problem::error(
+                "json-duplicate-key",
+                format!("duplicate key `{key}` at line {line}: an object names it twice"),
+            )
+            .at_line(line)
+            .help("keep one of the two values and remove or rename the other (JSON readers disagree on which one wins)"),
+        ),
+        Invalid::Syntax(e) => FileExtraction::error(
+            file,
+            Problem::error(
+                "json-syntax",
+                format!(
+                    "invalid JSON at line {} column {}: {e}",
+                    e.line(),
+                    e.column()
+                ),
+            )
+            .at_line(e.line())
+            .help("fix the JSON syntax (a trailing comma or an unquoted key is a common cause)"),
+        ),
+    })
+}
+
+/// A record's document named by its place (`at`); one without a title takes the file's path
+/// as its title, with a warning.
+fn titled(file: &str, at: &str, mut doc: Document, problems: &mut Vec<Problem>) -> Document {
+    doc.position = Some(format!("record {at}"));
+    if doc.title.as_deref().is_none_or(str::is_empty) {
+        let t = super::path_title(file);
+        problems.push(
+            Problem::warning("no-title", format!("record {at} has no title; using `{t}`"))
+                .in_file(file.to_string())
+                .help("map `title` to a field under [library.records]"),
+        );
+        doc.body = std::mem::take(&mut doc.body).with_title_heading(&t);
+        doc.title = Some(t);
+    }
+    doc
 }
 
 /// Why a records file is not JSON askzico reads.
@@ -344,7 +382,20 @@ fn scalar(v: &Value) -> Option<String> {
     }
 }
 
-type Fail = (String, String);
+/// Why a record makes no document: the message and what to do.
+struct Fail {
+    message: String,
+    help: String,
+}
+
+impl Fail {
+    fn new(message: String, help: impl Into<String>) -> Fail {
+        Fail {
+            message,
+            help: help.into(),
+        }
+    }
+}
 
 fn var(rec: &Value, place: &Place, caps: &Map<String, Value>, name: &str) -> Option<String> {
     match name {
@@ -365,39 +416,23 @@ fn place_value(place: &Place, path: &str) -> Option<Value> {
     }
 }
 
+/// One record's document (`None` when it has no text): its slug, title and URL from the
+/// mapping's templates and fields, its body, its date and metadata.
 fn record(
     rec: &Value,
     place: &Place,
     map: &RecordMapping,
     multi: bool,
 ) -> Result<Option<Document>, Fail> {
-    let mut caps = Map::new();
-    if let Some((field, re)) = &map.id_match {
-        let value = var(rec, place, &caps, field).ok_or_else(|| {
-            (
-                format!("`id_match` reads field `{field}`, which the record lacks"),
-                "point id_match.field at a string field every record has".to_string(),
-            )
-        })?;
-        let Some(m) = re.captures(&value) else {
-            return Err((
-                format!("`id_match` pattern does not match `{value}`"),
-                "widen records.id_match.pattern, or give this record an id another way".into(),
-            ));
-        };
-        for name in re.capture_names().flatten() {
-            if let Some(g) = m.name(name) {
-                caps.insert(name.to_string(), Value::String(g.as_str().to_string()));
-            }
-        }
-    }
-    let render = |t: &crate::config::Template, what: &str| {
+    let caps = id_captures(rec, place, map)?;
+    let render = |t: &Template, what: &str| {
         t.render(|name| var(rec, place, &caps, name))
             .map_err(|missing| {
-                (
+                Fail::new(
                     format!(
-                        "{what} template `{}` needs `{missing}`, which the record lacks",
-                        t.source()
+                        "{what} template `{}` needs `{}`, which the record lacks",
+                        t.source(),
+                        missing.variable
                     ),
                     format!("fix records.{what} in corpus.toml"),
                 )
@@ -413,67 +448,13 @@ fn record(
         }),
         None => None,
     };
-    let title = match &map.title {
-        Some(path) => match resolve(rec, path).first() {
-            Some(v) => Some(scalar(v).ok_or_else(|| {
-                (
-                    format!("field `{path}` (title) is not text"),
-                    "map `title` to a string field".into(),
-                )
-            })?),
-            None => None,
-        },
-        None => None,
-    };
+    let title = record_title(rec, map)?;
     let url = map.url.as_ref().map(|t| render(t, "url")).transpose()?;
-
-    let mut body = Body::default();
-    for path in &map.text {
-        for v in resolve(rec, path) {
-            if let Some(shape) = not_text(v) {
-                return Err((
-                    format!("field `{path}` (text) is {shape}"),
-                    "map `text` to string fields, lists of strings, or objects with a `text` string"
-                        .into(),
-                ));
-            }
-            push_text(&mut body, v, "text", None);
-        }
-    }
-    if let Some(sections) = &map.sections {
-        push_sections(&mut body, rec, sections);
-    }
+    let body = record_body(rec, map)?;
     if body.is_empty() {
         return Ok(None);
     }
-
-    let mut metadata = Map::new();
-    if let Some(path) = &map.date {
-        let raw =
-            place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
-        let text = raw.as_ref().and_then(scalar).unwrap_or_default();
-        let date = coptic::parse(&text).ok_or_else(|| {
-            (
-                format!("`{text}` (from `{path}`) is not a Coptic date like `15 Hator`"),
-                "dates are `<day> <month>` with months Tout Baba Hator Kiahk Toba Amshir Baramhat Baramouda Bashans Paona Epep Mesra Nasie".to_string(),
-            )
-        })?;
-        metadata.insert(
-            "date".into(),
-            serde_json::to_value(date).expect("date serializes"),
-        );
-    }
-    for (name, path) in &map.metadata {
-        let v =
-            place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
-        if let Some(v) = v {
-            let v = match v {
-                Value::String(s) => Value::String(decode_entities(&s).into_owned()),
-                other => other,
-            };
-            metadata.insert(name.clone(), v);
-        }
-    }
+    let metadata = record_metadata(rec, place, map)?;
     let title_text = title
         .clone()
         .or_else(|| body.first_heading(1).map(str::to_string))
@@ -510,6 +491,108 @@ fn not_text(v: &Value) -> Option<&'static str> {
         Value::Array(items) => items.iter().find_map(not_text),
         _ => None,
     }
+}
+
+/// The named groups of `records.id_match` over the record's field, as template variables.
+fn id_captures(
+    rec: &Value,
+    place: &Place,
+    map: &RecordMapping,
+) -> Result<Map<String, Value>, Fail> {
+    let mut caps = Map::new();
+    let Some(IdMatch { field, pattern }) = &map.id_match else {
+        return Ok(caps);
+    };
+    let value = var(rec, place, &caps, field).ok_or_else(|| {
+        Fail::new(
+            format!("`id_match` reads field `{field}`, which the record lacks"),
+            "point id_match.field at a string field every record has",
+        )
+    })?;
+    let Some(m) = pattern.captures(&value) else {
+        return Err(Fail::new(
+            format!("`id_match` pattern does not match `{value}`"),
+            "widen records.id_match.pattern, or give this record an id another way",
+        ));
+    };
+    for name in pattern.capture_names().flatten() {
+        if let Some(g) = m.name(name) {
+            caps.insert(name.to_string(), Value::String(g.as_str().to_string()));
+        }
+    }
+    Ok(caps)
+}
+
+/// The record's `title` field, when the mapping names one and the record has it.
+fn record_title(rec: &Value, map: &RecordMapping) -> Result<Option<String>, Fail> {
+    let Some(path) = &map.title else {
+        return Ok(None);
+    };
+    match resolve(rec, path).first() {
+        Some(v) => scalar(v).map(Some).ok_or_else(|| {
+            Fail::new(
+                format!("field `{path}` (title) is not text"),
+                "map `title` to a string field",
+            )
+        }),
+        None => Ok(None),
+    }
+}
+
+/// The record's text fields and sections as one body.
+fn record_body(rec: &Value, map: &RecordMapping) -> Result<Body, Fail> {
+    let mut body = Body::default();
+    for path in &map.text {
+        for v in resolve(rec, path) {
+            if let Some(shape) = not_text(v) {
+                return Err(Fail::new(
+                    format!("field `{path}` (text) is {shape}"),
+                    "map `text` to string fields, lists of strings, or objects with a `text` string",
+                ));
+            }
+            push_text(&mut body, v, "text", None);
+        }
+    }
+    if let Some(sections) = &map.sections {
+        push_sections(&mut body, rec, sections);
+    }
+    Ok(body)
+}
+
+/// The record's metadata: its Coptic `date` (when mapped) and the mapped metadata fields.
+fn record_metadata(
+    rec: &Value,
+    place: &Place,
+    map: &RecordMapping,
+) -> Result<Map<String, Value>, Fail> {
+    let mut metadata = Map::new();
+    if let Some(path) = &map.date {
+        let raw =
+            place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
+        let text = raw.as_ref().and_then(scalar).unwrap_or_default();
+        let date = coptic::parse(&text).ok_or_else(|| {
+            Fail::new(
+                format!("`{text}` (from `{path}`) is not a Coptic date like `15 Hator`"),
+                "dates are `<day> <month>` with months Tout Baba Hator Kiahk Toba Amshir Baramhat Baramouda Bashans Paona Epep Mesra Nasie",
+            )
+        })?;
+        metadata.insert(
+            "date".into(),
+            serde_json::to_value(date).expect("date serializes"),
+        );
+    }
+    for (name, path) in &map.metadata {
+        let v =
+            place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
+        if let Some(v) = v {
+            let v = match v {
+                Value::String(s) => Value::String(decode_entities(&s).into_owned()),
+                other => other,
+            };
+            metadata.insert(name.clone(), v);
+        }
+    }
+    Ok(metadata)
 }
 
 fn push_text(body: &mut Body, v: &Value, item_text: &str, item_label: Option<&str>) {

@@ -6,9 +6,8 @@
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use super::{BlockKind, Body, Document, FileExtraction, frontmatter, is_script_url};
-use crate::config::Library;
 
-pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
+pub fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> FileExtraction {
     let split = match frontmatter::split(text) {
         Ok(s) => s,
         Err(p) => return FileExtraction::error(file, p),

@@ -9,10 +9,9 @@ use markdown::mdast::Node;
 use markdown::{Constructs, ParseOptions};
 
 use super::{BlockKind, Body, Document, FileExtraction, frontmatter};
-use crate::config::Library;
 use crate::diag::Problem;
 
-pub fn extract(file: &str, text: &str, lib: &Library) -> FileExtraction {
+pub fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> FileExtraction {
     let split = match frontmatter::split(text) {
         Ok(s) => s,
         Err(p) => return FileExtraction::error(file, p),

@@ -9,6 +9,7 @@ mod frontmatter;
 mod guard;
 pub mod html;
 mod json;
+pub use json::{IdMatch, RecordMapping, SectionMapping};
 mod markdown;
 mod mdx;
 mod mdx_fast;
@@ -16,8 +17,42 @@ mod mdx_fast;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
-use crate::config::{Format, Library};
 use crate::diag::Problem;
+
+/// Source formats the extractor understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Markdown,
+    Mdx,
+    Html,
+    Json,
+}
+
+impl Format {
+    /// The format a file extension implies, when the library does not declare one.
+    pub fn from_extension(path: &std::path::Path) -> Option<Format> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Some(Format::Markdown),
+            "mdx" => Some(Format::Mdx),
+            "html" | "htm" => Some(Format::Html),
+            "json" => Some(Format::Json),
+            _ => None,
+        }
+    }
+}
+
+/// What extraction reads of a source's library (`config` builds it:
+/// `Library::compile_settings`).
+#[derive(Debug, Clone, Copy)]
+pub struct ExtractSettings<'a> {
+    /// The library's id, for messages.
+    pub library: &'a str,
+    /// Frontmatter keys copied into chunk metadata.
+    pub frontmatter_metadata: &'a [String],
+    /// How a JSON file maps to documents (`[library.records]`).
+    pub records: Option<&'a RecordMapping>,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum BlockKind {
@@ -207,7 +242,7 @@ impl FileExtraction {
 }
 
 /// Extracts the documents of one file. `file` names it in messages.
-pub fn extract(file: &str, bytes: &[u8], format: Format, lib: &Library) -> FileExtraction {
+pub fn extract(file: &str, bytes: &[u8], format: Format, lib: &ExtractSettings) -> FileExtraction {
     let decoded = if format == Format::Html {
         decode_html(bytes)
     } else {

@@ -308,28 +308,28 @@ const RESERVED: [&str; 22] = [
 /// Everything else is refused — empty, `/` and `\`, NUL and other control characters, spaces,
 /// any non-ASCII character — so a name means the same single file on every system and can
 /// never reach another directory.
-pub fn component(name: &str) -> Result<&str, String> {
+pub fn component(name: &str) -> Result<&str, NameError> {
     let first = name.chars().next();
-    let why = if name.is_empty() {
-        "is empty".to_string()
+    let fault = if name.is_empty() {
+        NameFault::Empty
     } else if name == "." || name == ".." {
-        "names a directory, not a file".to_string()
+        NameFault::Directory
     } else if let Some(c) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
     {
         match c {
-            '/' | '\\' => format!("holds `{c}`, a path separator"),
-            c if c.is_control() => format!("holds the control character U+{:04X}", c as u32),
-            ' ' => "holds a space".to_string(),
-            c => format!("holds `{c}`"),
+            '/' | '\\' => NameFault::Separator(c),
+            c if c.is_control() => NameFault::Control(c),
+            ' ' => NameFault::Space,
+            c => NameFault::Char(c),
         }
     } else if name.len() > MAX_NAME {
-        format!("is {} bytes long", name.len())
+        NameFault::TooLong(name.len())
     } else if !first.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-        format!("starts with `{}`", first.unwrap_or(' '))
+        NameFault::Start(first.unwrap_or(' '))
     } else if name.ends_with('.') {
-        "ends with `.`".to_string()
+        NameFault::EndsWithDot
     } else if RESERVED.contains(
         &name
             .split('.')
@@ -338,11 +338,48 @@ pub fn component(name: &str) -> Result<&str, String> {
             .to_ascii_lowercase()
             .as_str(),
     ) {
-        "is a device name Windows reserves".to_string()
+        NameFault::Reserved
     } else {
         return Ok(name);
     };
-    Err(format!("{name:?} {why}: a name here must be {NAME_RULE}"))
+    Err(NameError {
+        name: name.to_string(),
+        fault,
+    })
+}
+
+/// A user-given name that cannot be one file-name component (`component`): the name and what
+/// is wrong with it; the message ends with the rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name:?} {fault}: a name here must be {rule}", rule = NAME_RULE)]
+pub struct NameError {
+    pub name: String,
+    pub fault: NameFault,
+}
+
+/// What makes a name unfit to be a file-name component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NameFault {
+    #[error("is empty")]
+    Empty,
+    #[error("names a directory, not a file")]
+    Directory,
+    #[error("holds `{0}`, a path separator")]
+    Separator(char),
+    #[error("holds the control character U+{:04X}", *.0 as u32)]
+    Control(char),
+    #[error("holds a space")]
+    Space,
+    #[error("holds `{0}`")]
+    Char(char),
+    #[error("is {0} bytes long")]
+    TooLong(usize),
+    #[error("starts with `{0}`")]
+    Start(char),
+    #[error("ends with `.`")]
+    EndsWithDot,
+    #[error("is a device name Windows reserves")]
+    Reserved,
 }
 
 #[cfg(test)]

@@ -33,51 +33,95 @@ pub struct Diff {
 
 /// What changed from `old` to `new` (chunk records of two builds), per library.
 pub fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> Diff {
-    let index = |rs: &[ChunkRecord]| -> BTreeMap<String, (String, String, String)> {
-        rs.iter()
-            .map(|r| {
-                (
-                    r.chunk_id.clone(),
-                    (r.library.clone(), r.doc_id.clone(), r.text.clone()),
-                )
-            })
-            .collect()
-    };
     let (o, n) = (index(old), index(new));
-    let docs = |m: &BTreeMap<String, (String, String, String)>| -> BTreeMap<String, String> {
-        m.values().map(|(l, d, _)| (d.clone(), l.clone())).collect()
-    };
-    let (od, nd) = (docs(&o), docs(&n));
     let mut libs: BTreeMap<String, LibraryDiff> = BTreeMap::new();
-    let mut changed_docs: BTreeSet<(String, String)> = BTreeSet::new();
-    for (id, (lib, doc, text)) in &n {
+    let changed_docs = chunk_changes(&o, &n, &mut libs);
+    doc_changes(&o, &n, changed_docs, &mut libs);
+    shifts(&o, &n, &mut libs);
+    libs.retain(|_, d| !d.is_empty());
+    Diff {
+        from: from.to_string(),
+        to: to.to_string(),
+        libraries: libs,
+    }
+}
+
+/// A chunk record as the diff compares it.
+struct Chunk<'a> {
+    library: &'a str,
+    doc: &'a str,
+    text: &'a str,
+}
+
+/// A build's chunks by chunk ID.
+fn index(rs: &[ChunkRecord]) -> BTreeMap<&str, Chunk<'_>> {
+    rs.iter()
+        .map(|r| {
+            (
+                r.chunk_id.as_str(),
+                Chunk {
+                    library: &r.library,
+                    doc: &r.doc_id,
+                    text: &r.text,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Chunks added, changed and removed; returns the documents they belong to, as (library, doc).
+fn chunk_changes<'a>(
+    o: &BTreeMap<&'a str, Chunk<'a>>,
+    n: &BTreeMap<&'a str, Chunk<'a>>,
+    libs: &mut BTreeMap<String, LibraryDiff>,
+) -> BTreeSet<(&'a str, &'a str)> {
+    let mut changed_docs = BTreeSet::new();
+    for (id, c) in n {
         match o.get(id) {
             None => {
-                libs.entry(lib.clone())
+                libs.entry(c.library.to_string())
                     .or_default()
                     .chunks_added
-                    .push(id.clone());
-                changed_docs.insert((lib.clone(), doc.clone()));
+                    .push(id.to_string());
+                changed_docs.insert((c.library, c.doc));
             }
-            Some((_, _, old_text)) if old_text != text => {
-                libs.entry(lib.clone())
+            Some(old) if old.text != c.text => {
+                libs.entry(c.library.to_string())
                     .or_default()
                     .chunks_changed
-                    .push(id.clone());
-                changed_docs.insert((lib.clone(), doc.clone()));
+                    .push(id.to_string());
+                changed_docs.insert((c.library, c.doc));
             }
             Some(_) => {}
         }
     }
-    for (id, (lib, doc, _)) in &o {
+    for (id, c) in o {
         if !n.contains_key(id) {
-            libs.entry(lib.clone())
+            libs.entry(c.library.to_string())
                 .or_default()
                 .chunks_removed
-                .push(id.clone());
-            changed_docs.insert((lib.clone(), doc.clone()));
+                .push(id.to_string());
+            changed_docs.insert((c.library, c.doc));
         }
     }
+    changed_docs
+}
+
+/// Documents added and removed, and changed: in both builds, with a chunk added, changed or
+/// removed (`changed_docs`).
+fn doc_changes(
+    o: &BTreeMap<&str, Chunk>,
+    n: &BTreeMap<&str, Chunk>,
+    changed_docs: BTreeSet<(&str, &str)>,
+    libs: &mut BTreeMap<String, LibraryDiff>,
+) {
+    // Document → library.
+    let docs = |m: &BTreeMap<&str, Chunk>| -> BTreeMap<String, String> {
+        m.values()
+            .map(|c| (c.doc.to_string(), c.library.to_string()))
+            .collect()
+    };
+    let (od, nd) = (docs(o), docs(n));
     for (doc, lib) in &nd {
         if !od.contains_key(doc) {
             libs.entry(lib.clone())
@@ -95,35 +139,39 @@ pub fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> D
         }
     }
     for (lib, doc) in changed_docs {
-        if od.contains_key(&doc) && nd.contains_key(&doc) {
-            libs.entry(lib).or_default().docs_changed.push(doc);
+        if od.contains_key(doc) && nd.contains_key(doc) {
+            libs.entry(lib.to_string())
+                .or_default()
+                .docs_changed
+                .push(doc.to_string());
         }
     }
-    // Shifts: a text that sat under one ID in the old build and under another in the new.
+}
+
+/// Shifts: a text that sat under one ID in the old build and under another in the new.
+fn shifts(
+    o: &BTreeMap<&str, Chunk>,
+    n: &BTreeMap<&str, Chunk>,
+    libs: &mut BTreeMap<String, LibraryDiff>,
+) {
     let mut old_by_text: BTreeMap<(&str, &str), Vec<&str>> = BTreeMap::new();
-    for (id, (lib, _, text)) in &o {
-        old_by_text.entry((lib, text)).or_default().push(id);
+    for (id, c) in o {
+        old_by_text.entry((c.library, c.text)).or_default().push(id);
     }
-    for (id, (lib, _, text)) in &n {
-        if o.get(id).is_some_and(|(_, _, t)| t == text) {
+    for (id, c) in n {
+        if o.get(id).is_some_and(|old| old.text == c.text) {
             continue;
         }
-        if let Some(ids) = old_by_text.get(&(lib.as_str(), text.as_str()))
+        if let Some(ids) = old_by_text.get(&(c.library, c.text))
             && let Some(old_id) = ids
                 .iter()
-                .find(|oid| n.get(**oid).is_none_or(|(_, _, t)| t != text))
+                .find(|oid| n.get(**oid).is_none_or(|new| new.text != c.text))
         {
-            libs.entry(lib.clone())
+            libs.entry(c.library.to_string())
                 .or_default()
                 .shifted
-                .push((old_id.to_string(), id.clone()));
+                .push((old_id.to_string(), id.to_string()));
         }
-    }
-    libs.retain(|_, d| !d.is_empty());
-    Diff {
-        from: from.to_string(),
-        to: to.to_string(),
-        libraries: libs,
     }
 }
 

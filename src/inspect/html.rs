@@ -46,10 +46,10 @@ fn ltr(s: &str) -> String {
     format!("<span class=\"ltr\" dir=\"ltr\">{}</span>", escape(s))
 }
 
-/// The whole report as one HTML document.
 /// The line every report has in its head, by which `paths::guard_output` recognizes a report.
 pub const GENERATOR: &str = "<meta name=\"generator\" content=\"askzico inspect\">";
 
+/// The whole report as one HTML document.
 pub fn render(r: &Report) -> String {
     let mut h = String::new();
     let _ = write!(
@@ -68,7 +68,23 @@ pub fn render(r: &Report) -> String {
         if r.ok { "good" } else { "bad" },
         if r.ok { "ناجح" } else { "فاشل" }
     );
+    render_checks(&mut h, r);
+    if let Some(d) = &r.determinism {
+        render_determinism(&mut h, d);
+    }
+    if let Some(groups) = &r.warnings {
+        render_warnings(&mut h, groups);
+    }
+    render_sample(&mut h, r);
+    if let Some(d) = &r.diff {
+        render_diff(&mut h, d);
+    }
+    h.push_str("</main>\n</body>\n</html>\n");
+    h
+}
 
+/// Each check with its description, count, maximum and examples.
+fn render_checks(h: &mut String, r: &Report) {
     h.push_str("<h2>الفحوص</h2>\n<table>\n<colgroup><col style=\"width:16%\"><col style=\"width:28%\"><col style=\"width:7%\"><col style=\"width:7%\"><col></colgroup>\n<tr><th>الفحص</th><th>الوصف</th><th>العدد</th><th>الحد</th><th>أمثلة</th></tr>\n");
     for c in &r.checks {
         let _ = write!(
@@ -90,46 +106,51 @@ pub fn render(r: &Report) -> String {
         h.push_str("</td></tr>\n");
     }
     h.push_str("</table>\n");
+}
 
-    if let Some(d) = &r.determinism {
+/// Whether a rebuild gave the same corpus version.
+fn render_determinism(h: &mut String, d: &crate::inspect::Determinism) {
+    let _ = write!(
+        h,
+        "<h2>الحتمية</h2>\n<p><span class=\"badge {}\">{}</span> المبني {} · المعاد بناؤه {}</p>\n<p class=\"meta\">{}</p>\n",
+        if d.equal { "good" } else { "bad" },
+        if d.equal {
+            "متطابق"
+        } else {
+            "مختلف"
+        },
+        ltr(&d.built),
+        ltr(&d.rebuilt),
+        escape(&d.note)
+    );
+}
+
+/// The rebuild's warnings by code.
+fn render_warnings(h: &mut String, groups: &[crate::inspect::WarningGroup]) {
+    let n: usize = groups.iter().map(|g| g.count).sum();
+    let _ = writeln!(h, "<h2>تحذيرات البناء ({n})</h2>");
+    for g in groups {
         let _ = write!(
             h,
-            "<h2>الحتمية</h2>\n<p><span class=\"badge {}\">{}</span> المبني {} · المعاد بناؤه {}</p>\n<p class=\"meta\">{}</p>\n",
-            if d.equal { "good" } else { "bad" },
-            if d.equal {
-                "متطابق"
-            } else {
-                "مختلف"
-            },
-            ltr(&d.built),
-            ltr(&d.rebuilt),
-            escape(&d.note)
+            "<h3>{} ({})</h3>\n<ul class=\"ex\">",
+            ltr(&g.code),
+            g.count
         );
-    }
-
-    if let Some(groups) = &r.warnings {
-        let n: usize = groups.iter().map(|g| g.count).sum();
-        let _ = writeln!(h, "<h2>تحذيرات البناء ({n})</h2>");
-        for g in groups {
-            let _ = write!(
-                h,
-                "<h3>{} ({})</h3>\n<ul class=\"ex\">",
-                ltr(&g.code),
-                g.count
-            );
-            for w in &g.instances {
-                let place = match (w["file"].as_str(), w["line"].as_u64()) {
-                    (Some(f), Some(l)) => format!("{f}:{l}"),
-                    (Some(f), None) => f.to_string(),
-                    _ => String::new(),
-                };
-                let message = w["message"].as_str().unwrap_or_default();
-                let _ = write!(h, "<li>{} {}</li>", ltr(&place), escape(message));
-            }
-            h.push_str("</ul>\n");
+        for w in &g.instances {
+            let place = match (w["file"].as_str(), w["line"].as_u64()) {
+                (Some(f), Some(l)) => format!("{f}:{l}"),
+                (Some(f), None) => f.to_string(),
+                _ => String::new(),
+            };
+            let message = w["message"].as_str().unwrap_or_default();
+            let _ = write!(h, "<li>{} {}</li>", ltr(&place), escape(message));
         }
+        h.push_str("</ul>\n");
     }
+}
 
+/// The sampled chunks, their text beside their search text.
+fn render_sample(h: &mut String, r: &Report) {
     let _ = writeln!(h, "<h2>عينة للمراجعة ({} مقطعًا)</h2>", r.sample.len());
     for s in &r.sample {
         let span = s.span.map(|(a, b)| format!("{a}–{b}")).unwrap_or_default();
@@ -147,12 +168,6 @@ pub fn render(r: &Report) -> String {
             escape(&s.search_text)
         );
     }
-
-    if let Some(d) = &r.diff {
-        render_diff(&mut h, d);
-    }
-    h.push_str("</main>\n</body>\n</html>\n");
-    h
 }
 
 fn list(h: &mut String, label: &str, ids: &[String]) {

@@ -97,72 +97,23 @@ pub fn run(
         });
     }
 
-    let mut engine: Option<Engine> = None;
-    let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut out_dir = PathBuf::new();
-    // The first build counts from process start.
-    let mut pending: Option<(Instant, Option<BTreeSet<PathBuf>>)> = Some((opts.started, None));
-    let mut reload_config = true;
-    let mut edits_only = false;
+    let mut state = State {
+        engine: None,
+        watched: BTreeSet::new(),
+        out_dir: PathBuf::new(),
+        // The first build counts from process start.
+        pending: Some(Pending {
+            started: opts.started,
+            changed: None,
+        }),
+        reload_config: true,
+        edits_only: false,
+    };
     loop {
-        if reload_config {
-            let loaded =
-                Config::load_or_sources(&opts.config, opts.sources.as_deref()).map(|cfg| {
-                    let out = cfg.out_dir_for_writing(opts.out.as_deref());
-                    (cfg, out)
-                });
-            match loaded {
-                Ok((_, Err(p))) => {
-                    if engine.is_none() {
-                        return Err(WatchError::OutDir(p));
-                    }
-                    crate::diag::Problems(vec![p]).report();
-                    eprintln!("keeping the last good build; fix --out or the config to continue");
-                    pending = None;
-                }
-                Ok((cfg, Ok(_))) => {
-                    out_dir = canonical(&cfg.out_dir_or(opts.out.as_deref()));
-                    let roots: BTreeSet<PathBuf> =
-                        cfg.libraries.iter().map(|l| canonical(&l.root)).collect();
-                    for r in watched.difference(&roots) {
-                        let _ = debouncer.unwatch(r);
-                    }
-                    for r in roots.difference(&watched) {
-                        if let Err(e) = debouncer.watch(r, RecursiveMode::Recursive) {
-                            eprintln!("cannot watch {}: {e}", r.display());
-                        }
-                    }
-                    watched = roots;
-                    match &mut engine {
-                        Some(e) => e.set_config(cfg),
-                        None => engine = Some(Engine::new(cfg)),
-                    }
-                    // A new config can change everything: rescan.
-                    pending = Some((pending.map(|p| p.0).unwrap_or_else(Instant::now), None));
-                }
-                Err(problems) => {
-                    problems.report();
-                    eprintln!(
-                        "config has errors: keeping the last good build; fix {} to continue",
-                        opts.sources.as_ref().unwrap_or(&opts.config).display()
-                    );
-                    pending = None;
-                }
-            }
+        if state.reload_config {
+            state.reload(opts, &mut debouncer)?;
         }
-        if let (Some((started, changed)), Some(eng)) = (pending.take(), engine.as_mut()) {
-            let req = BuildRequest {
-                out: eng.config().out_dir_or(opts.out.as_deref()),
-                env: opts.env.clone(),
-                progress: false,
-                allow_empty: opts.allow_empty,
-            };
-            let rep = match (&changed, edits_only) {
-                (Some(c), true) => eng.build_contents(&req, started, c),
-                _ => eng.build_from(&req, started, changed.as_ref()),
-            };
-            report(&rep, opts.stats_json);
-        }
+        state.build(opts, &report);
         // Wait for the next change, then coalesce everything that arrived meanwhile.
         let first = match rx.recv() {
             Ok(m) => m,
@@ -175,27 +126,136 @@ pub fn run(
         let places = Places {
             config_path: config_path.as_deref(),
             config_dir: config_dir.as_deref(),
-            watched: &watched,
-            out_dir: &out_dir,
+            watched: &state.watched,
+            out_dir: &state.out_dir,
         };
         let Some(batch) = batch(msgs, &places) else {
             eprintln!("watch stopped");
             return Ok(());
         };
-        reload_config = batch.reload_config;
-        if batch.changed.is_empty() && !batch.rescan && !reload_config {
-            continue;
+        state.take(batch);
+    }
+}
+
+type Watcher = notify_debouncer_full::Debouncer<
+    notify::RecommendedWatcher,
+    notify_debouncer_full::RecommendedCache,
+>;
+
+/// A watch between builds: the engine (once a config loaded), the roots watched, the output
+/// directory ignored, and the build the last batch asks for.
+struct State {
+    engine: Option<Engine>,
+    watched: BTreeSet<PathBuf>,
+    out_dir: PathBuf,
+    pending: Option<Pending>,
+    /// The config changed (or was never loaded): load it before the next build.
+    reload_config: bool,
+    /// The pending build only changed the contents of known files.
+    edits_only: bool,
+}
+
+/// A build to run: when its time counts from, and the paths that changed (`None`: list
+/// everything again).
+struct Pending {
+    started: Instant,
+    changed: Option<BTreeSet<PathBuf>>,
+}
+
+impl State {
+    /// Loads the config: a good one is watched (its library roots) and handed to the engine, and
+    /// everything is listed again; a bad one is reported and the last good build kept. Only an
+    /// output directory refused before the first build ends the watch.
+    fn reload(&mut self, opts: &WatchOptions, debouncer: &mut Watcher) -> Result<(), WatchError> {
+        let loaded = Config::load_or_sources(&opts.config, opts.sources.as_deref()).map(|cfg| {
+            let out = cfg.out_dir_for_writing(opts.out.as_deref());
+            (cfg, out)
+        });
+        match loaded {
+            Ok((_, Err(p))) => {
+                if self.engine.is_none() {
+                    return Err(WatchError::OutDir(p));
+                }
+                crate::diag::Problems(vec![p]).report();
+                eprintln!("keeping the last good build; fix --out or the config to continue");
+                self.pending = None;
+            }
+            Ok((cfg, Ok(_))) => {
+                self.out_dir = canonical(&cfg.out_dir_or(opts.out.as_deref()));
+                let roots: BTreeSet<PathBuf> =
+                    cfg.libraries.iter().map(|l| canonical(&l.root)).collect();
+                for r in self.watched.difference(&roots) {
+                    let _ = debouncer.unwatch(r);
+                }
+                for r in roots.difference(&self.watched) {
+                    if let Err(e) = debouncer.watch(r, RecursiveMode::Recursive) {
+                        eprintln!("cannot watch {}: {e}", r.display());
+                    }
+                }
+                self.watched = roots;
+                match &mut self.engine {
+                    Some(e) => e.set_config(cfg),
+                    None => self.engine = Some(Engine::new(cfg)),
+                }
+                // A new config can change everything: rescan.
+                self.pending = Some(Pending {
+                    started: self
+                        .pending
+                        .as_ref()
+                        .map(|p| p.started)
+                        .unwrap_or_else(Instant::now),
+                    changed: None,
+                });
+            }
+            Err(problems) => {
+                problems.report();
+                eprintln!(
+                    "config has errors: keeping the last good build; fix {} to continue",
+                    opts.sources.as_ref().unwrap_or(&opts.config).display()
+                );
+                self.pending = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the pending build, if any (and once a config loaded), and reports it.
+    fn build(&mut self, opts: &WatchOptions, report: &impl Fn(&crate::engine::BuildReport, bool)) {
+        let (Some(Pending { started, changed }), Some(eng)) =
+            (self.pending.take(), self.engine.as_mut())
+        else {
+            return;
+        };
+        let req = BuildRequest {
+            out: eng.config().out_dir_or(opts.out.as_deref()),
+            env: opts.env.clone(),
+            progress: false,
+            allow_empty: opts.allow_empty,
+        };
+        let rep = match (&changed, self.edits_only) {
+            (Some(c), true) => eng.build_contents(&req, started, c),
+            _ => eng.build_from(&req, started, changed.as_ref()),
+        };
+        report(&rep, opts.stats_json);
+    }
+
+    /// What a batch of messages asks for: a config reload, a build of the changed paths, or a
+    /// rescan; nothing when it changed nothing.
+    fn take(&mut self, batch: Batch) {
+        self.reload_config = batch.reload_config;
+        if batch.changed.is_empty() && !batch.rescan && !self.reload_config {
+            return;
         }
         let started = batch.earliest.unwrap_or_else(Instant::now);
-        edits_only = batch.contents_only && !batch.rescan && !reload_config;
-        pending = Some((
+        self.edits_only = batch.contents_only && !batch.rescan && !self.reload_config;
+        self.pending = Some(Pending {
             started,
-            if batch.rescan || reload_config {
+            changed: if batch.rescan || self.reload_config {
                 None
             } else {
                 Some(batch.changed)
             },
-        ));
+        });
     }
 }
 

@@ -6,10 +6,10 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use askzico::compile::compile_file;
-use askzico::chunk::{ChunkSpan, chunk};
-use askzico::config::{ChunkSettings, Config, Format};
+use askzico::chunk::{ChunkSettings, ChunkSpan, chunk};
+use askzico::config::Config;
 use askzico::embed::HashEmbedder;
-use askzico::extract::{Body, BlockKind, extract};
+use askzico::extract::{Body, BlockKind, Format, extract};
 
 /// The sample project's config (its library roots must exist: they are the repo's `sources/`).
 pub static CONFIG: LazyLock<Config> = LazyLock::new(|| {
@@ -35,15 +35,15 @@ pub fn settings() -> Vec<ChunkSettings> {
 /// inline embedding), which must not panic either.
 pub fn check_file(library: &str, rel: &str, format: Format, bytes: &[u8]) {
     let cfg = &*CONFIG;
-    let lib = cfg.library(library).expect("library in corpus.toml");
-    let ex = extract(rel, bytes, format, lib);
+    let lib = cfg.library(library).expect("library in corpus.toml").compile_settings();
+    let ex = extract(rel, bytes, format, &lib.extract);
     for doc in &ex.docs {
         check_body(&doc.body);
         for s in settings() {
             check_chunks(&doc.body, &chunk(&doc.body, &s), &s);
         }
     }
-    let _ = compile_file(cfg, lib, rel, bytes, format, Some(&HASH));
+    let _ = compile_file(&cfg.compile_settings(), &lib, rel, bytes, format, Some(&HASH));
 }
 
 /// A body's blocks are ordered, non-overlapping, non-empty ranges on char boundaries.

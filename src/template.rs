@@ -21,8 +21,26 @@ impl From<Template> for String {
     }
 }
 
+/// Why a template's text is not a template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("unclosed `{{`")]
+    Unclosed,
+    #[error("empty `{{}}`")]
+    EmptyVariable,
+    #[error("stray `}}` (write `}}}}` for a brace)")]
+    StrayClose,
+}
+
+/// A variable a template needs that the lookup does not know (`{a|b}`: all of them, as written).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no value for `{variable}`")]
+pub struct Missing {
+    pub variable: String,
+}
+
 impl Template {
-    pub fn parse(s: &str) -> Result<Template, String> {
+    pub fn parse(s: &str) -> Result<Template, TemplateError> {
         let mut parts = Vec::new();
         let mut lit = String::new();
         let mut chars = s.chars().peekable();
@@ -42,19 +60,19 @@ impl Template {
                         match chars.next() {
                             Some('}') => break,
                             Some(c) => name.push(c),
-                            None => return Err("unclosed `{`".into()),
+                            None => return Err(TemplateError::Unclosed),
                         }
                     }
                     let name = name.trim().to_string();
                     if name.is_empty() {
-                        return Err("empty `{}`".into());
+                        return Err(TemplateError::EmptyVariable);
                     }
                     if !lit.is_empty() {
                         parts.push(Part::Lit(std::mem::take(&mut lit)));
                     }
                     parts.push(Part::Var(name));
                 }
-                '}' => return Err("stray `}` (write `}}` for a brace)".into()),
+                '}' => return Err(TemplateError::StrayClose),
                 c => lit.push(c),
             }
         }
@@ -78,11 +96,14 @@ impl Template {
         })
     }
 
-    /// Fills the template; `Err(name)` names the first variable `lookup` does not know.
+    /// Fills the template; `Err` names the first variable `lookup` does not know.
     ///
     /// `{a|b}` takes the first of `a`, `b` that `lookup` knows. A variable that is empty between
     /// two `/` leaves one (`/ar/{slug}/` with an empty slug is `/ar/`, never `/ar//`).
-    pub fn render(&self, mut lookup: impl FnMut(&str) -> Option<String>) -> Result<String, String> {
+    pub fn render(
+        &self,
+        mut lookup: impl FnMut(&str) -> Option<String>,
+    ) -> Result<String, Missing> {
         let mut out = String::new();
         let mut empty_after_slash = false;
         for p in &self.parts {
@@ -99,7 +120,9 @@ impl Template {
                     let value = v
                         .split('|')
                         .find_map(|name| lookup(name.trim()))
-                        .ok_or_else(|| v.clone())?;
+                        .ok_or_else(|| Missing {
+                            variable: v.clone(),
+                        })?;
                     empty_after_slash =
                         value.is_empty() && (out.ends_with('/') || empty_after_slash);
                     out.push_str(&value);
@@ -121,7 +144,7 @@ mod tests {
             .render(|v| (v == "slug").then(|| "a/b".to_string()))
             .unwrap();
         assert_eq!(out, "https://x/a/b/{raw}");
-        assert_eq!(t.render(|_| None), Err("slug".to_string()));
+        assert_eq!(t.render(|_| None).unwrap_err().variable, "slug".to_string());
     }
 
     #[test]
@@ -140,14 +163,22 @@ mod tests {
         assert_eq!(vals(Some("A"), "C"), "/ar/A/C/x");
         assert_eq!(vals(None, "C"), "/ar/B/C/x");
         assert_eq!(vals(Some(""), ""), "/ar/x");
-        assert_eq!(t.render(|_| None), Err("a|b".to_string()));
+        assert_eq!(t.render(|_| None).unwrap_err().variable, "a|b");
         let id = Template::parse("{m}-{d}").unwrap();
         assert_eq!(id.render(|_| Some(String::new())).unwrap(), "-");
     }
 
     #[test]
     fn rejects_unclosed() {
-        assert!(Template::parse("{slug").is_err());
-        assert!(Template::parse("a}b").is_err());
+        assert_eq!(Template::parse("{slug"), Err(TemplateError::Unclosed));
+        assert_eq!(Template::parse("a}b"), Err(TemplateError::StrayClose));
+        assert_eq!(Template::parse("a{ }"), Err(TemplateError::EmptyVariable));
+        // The words config shows under `bad template`.
+        assert_eq!(TemplateError::Unclosed.to_string(), "unclosed `{`");
+        assert_eq!(TemplateError::EmptyVariable.to_string(), "empty `{}`");
+        assert_eq!(
+            TemplateError::StrayClose.to_string(),
+            "stray `}` (write `}}` for a brace)"
+        );
     }
 }
