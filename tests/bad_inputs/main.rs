@@ -10,6 +10,7 @@
 mod common;
 
 mod config;
+mod embed;
 mod encoding;
 mod fixtures;
 mod frontmatter;
