@@ -322,6 +322,7 @@ impl Engine {
         let set = self.set;
         // `askzico gc` waits for the lock.
         let lock = store::OutLock::acquire(&req.out)?;
+        self.known.sealed_at = store::sealed_at(&req.out);
         if self.known.previous.is_empty() {
             // The first store of this process: clear what killed builds left behind.
             store::remove_stale_temp_files(&req.out);
