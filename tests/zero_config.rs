@@ -373,3 +373,34 @@ fn every_shared_corpus_folder_builds_with_zero_config() {
         );
     }
 }
+
+/// Two sites built with `--sources` into the default `./out`: the second build replaces the
+/// first, and a question asked of the first site is refused with what to do, never answered
+/// from the other site's build.
+#[test]
+fn a_question_is_never_answered_from_another_sites_build() {
+    let t = tempfile::tempdir().unwrap();
+    write(&t.path().join("site-a"), "a.md", &page("الصلاة"));
+    write(&t.path().join("site-b"), "b.md", &page("الزراعة"));
+    let cmd = |args: &[&str]| run(bin().current_dir(t.path()).args(args));
+    for site in ["site-a", "site-b"] {
+        let o = cmd(&["build", "--sources", site]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    for args in [
+        &["query", "--sources", "site-a", "الصلاة"][..],
+        &["verify", "--sources", "site-a"][..],
+        &["show", "--sources", "site-a", "a.md"][..],
+    ] {
+        let o = cmd(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stdout(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("holds the build of `site-b`, not of --sources site-a"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("askzico build --sources site-a"), "{err}");
+    }
+    let o = cmd(&["query", "--sources", "site-b", "الزراعة"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
-use crate::artifacts::store::{read_manifest, write_atomic};
+use crate::artifacts::store::write_atomic;
 use crate::diag::{Problem, Problems};
 use crate::eval::{
     Report, checkpoint, load_fixtures, read_checkpoint_text, read_checkpoints, regressions,
@@ -67,7 +67,8 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         }
     };
     let out = cfg.out_dir_or(at.out.as_deref());
-    let searcher = match read_manifest(&out, at.env.as_deref())
+    let searcher = match at
+        .read_manifest(&out)
         .and_then(|m| Searcher::open(cfg.search_settings(), &out, m))
     {
         Ok(s) => s,

@@ -559,6 +559,40 @@ impl BuildLocation {
         self.config().map_err(|p| report(&p, json)).ok()
     }
 
+    /// The manifest of the build in `out` a reading command answers from. With `--sources`,
+    /// it must be that directory's build: two sites built with `--sources` share the default
+    /// `./out`, and answering one site's question from the other's build is refused.
+    pub fn read_manifest(
+        &self,
+        out: &std::path::Path,
+    ) -> Result<crate::artifacts::manifest::Manifest, crate::diag::Problem> {
+        let m = crate::artifacts::store::read_manifest(out, self.env.as_deref())?;
+        if let Some(dir) = &self.sources
+            && let Ok(cfg) = self.config()
+        {
+            let want: Vec<&str> = cfg.libraries.iter().map(|l| l.id.as_str()).collect();
+            let have: Vec<&str> = m.libraries.iter().map(|l| l.id.as_str()).collect();
+            if want != have {
+                return Err(crate::diag::Problem::error(
+                    "other-build",
+                    format!(
+                        "{} holds the build of `{}`, not of --sources {} (`{}`)",
+                        out.display(),
+                        have.join("`, `"),
+                        dir.display(),
+                        want.join("`, `")
+                    ),
+                )
+                .in_file(out.join("manifest.json").display().to_string())
+                .help(format!(
+                    "build it first: `askzico build --sources {}` (each site needs its own --out to keep both builds)",
+                    dir.display()
+                )));
+            }
+        }
+        Ok(m)
+    }
+
     /// The config as messages name it.
     pub fn shown(&self) -> String {
         match &self.sources {

@@ -2,7 +2,6 @@
 //! over the live version of a deploy target (KV and Vectorize, read through the API).
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
-use crate::artifacts::store::read_manifest;
 use crate::diag::Problems;
 use crate::retrieve::{Mode, Searcher};
 
@@ -39,7 +38,7 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
         }
         None => {
             let out = cfg.out_dir_or(at.out.as_deref());
-            read_manifest(&out, at.env.as_deref())
+            at.read_manifest(&out)
                 .and_then(|m| Searcher::open(cfg.search_settings(), &out, m))
         }
     };
