@@ -340,6 +340,24 @@ fn an_export_removes_the_earlier_exports_leftover_files_and_nothing_else() {
     export_to("kv");
     let after = names();
     assert!(!after.contains("kv.001.json"), "{after:?}");
+    // `--since` is a KV notion: refused with vectors, not ignored.
+    let o = run(bin()
+        .current_dir(p.path())
+        .args([
+            "export",
+            "--format",
+            "vectorize",
+            "--since",
+            "out/manifest.json",
+            "--dest",
+        ])
+        .arg(&dest));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--since applies to `--format kv` only"),
+        "{}",
+        stderr(&o)
+    );
     assert!(after.contains("kv.json"), "{after:?}");
     assert!(after.contains("vectors.notes.ndjson"), "{after:?}");
 }

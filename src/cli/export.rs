@@ -39,6 +39,13 @@ pub fn run(
     prefix: &str,
     since: Option<&Path>,
 ) -> i32 {
+    if since.is_some() && matches!(format, ExportFormat::Vectorize) {
+        let p = Problem::error("usage", "--since applies to `--format kv` only").help(
+            "a Vectorize upsert replaces vectors by ID: export every vector, or pass --format kv",
+        );
+        report(&Problems(vec![p]), false);
+        return EXIT_USAGE;
+    }
     let Some(out) = super::verify::out_dir(at, false) else {
         return EXIT_USAGE;
     };

@@ -155,8 +155,8 @@ enum Command {
     Query {
         #[command(flatten)]
         at: BuildLocation,
-        /// Results to show.
-        #[arg(long, default_value_t = 5)]
+        /// Results to show (at least 1).
+        #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         k: usize,
         /// Only these domains (repeatable).
         #[arg(long = "domain")]

@@ -49,6 +49,34 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
             return EXIT_ERRORS;
         }
     };
+    let known: std::collections::BTreeSet<&str> = searcher
+        .manifest
+        .libraries
+        .iter()
+        .flat_map(|l| l.domains.iter().map(String::as_str))
+        .collect();
+    let unknown: Vec<&str> = q
+        .domains
+        .iter()
+        .map(String::as_str)
+        .filter(|d| !known.contains(d))
+        .collect();
+    if !unknown.is_empty() {
+        let p = crate::diag::Problem::error(
+            "unknown-domain",
+            format!(
+                "no domain `{}` in version {}",
+                unknown.join("`, `"),
+                searcher.manifest.corpus_version
+            ),
+        )
+        .help(format!(
+            "pass --domain one of the build's domains: {}",
+            known.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+        report(&Problems(vec![p]), q.json);
+        return EXIT_USAGE;
+    }
     let hits = match searcher.search(q.question, q.domains, q.k, q.mode) {
         Ok(h) => h,
         Err(p) => {

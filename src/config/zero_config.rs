@@ -18,13 +18,15 @@ impl Config {
     pub fn for_sources(dir: &Path) -> Result<Config, Problems> {
         let shown = format!("--sources {}", dir.display());
         if !dir.is_dir() {
+            let what = if dir.exists() {
+                "is not a directory"
+            } else {
+                "does not exist"
+            };
             return Err(Problems(vec![
-                Problem::error(
-                    "sources-dir",
-                    format!("{} is not a directory", dir.display()),
-                )
-                .in_file(shown)
-                .help("pass the directory that holds the Markdown, MDX or HTML sources"),
+                Problem::error("sources-dir", format!("{} {what}", dir.display()))
+                    .in_file(shown)
+                    .help("pass the directory that holds the Markdown, MDX or HTML sources"),
             ]));
         }
         let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
