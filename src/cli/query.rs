@@ -49,31 +49,7 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
             return EXIT_ERRORS;
         }
     };
-    let known: std::collections::BTreeSet<&str> = searcher
-        .manifest
-        .libraries
-        .iter()
-        .flat_map(|l| l.domains.iter().map(String::as_str))
-        .collect();
-    let unknown: Vec<&str> = q
-        .domains
-        .iter()
-        .map(String::as_str)
-        .filter(|d| !known.contains(d))
-        .collect();
-    if !unknown.is_empty() {
-        let p = crate::diag::Problem::error(
-            "unknown-domain",
-            format!(
-                "no domain `{}` in version {}",
-                unknown.join("`, `"),
-                searcher.manifest.corpus_version
-            ),
-        )
-        .help(format!(
-            "pass --domain one of the build's domains: {}",
-            known.into_iter().collect::<Vec<_>>().join(", ")
-        ));
+    if let Err(p) = known_domains(&searcher, q.domains) {
         report(&Problems(vec![p]), q.json);
         return EXIT_USAGE;
     }
@@ -149,4 +125,34 @@ fn live_searcher<'a>(
         live.lex_meta,
         Box::new(live.store),
     ))
+}
+
+/// Every `--domain` asked is one of the build's; else the problem naming them.
+fn known_domains(searcher: &Searcher, asked: &[String]) -> Result<(), crate::diag::Problem> {
+    let known: std::collections::BTreeSet<&str> = searcher
+        .manifest
+        .libraries
+        .iter()
+        .flat_map(|l| l.domains.iter().map(String::as_str))
+        .collect();
+    let unknown: Vec<&str> = asked
+        .iter()
+        .map(String::as_str)
+        .filter(|d| !known.contains(d))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(crate::diag::Problem::error(
+        "unknown-domain",
+        format!(
+            "no domain `{}` in version {}",
+            unknown.join("`, `"),
+            searcher.manifest.corpus_version
+        ),
+    )
+    .help(format!(
+        "pass --domain one of the build's domains: {}",
+        known.into_iter().collect::<Vec<_>>().join(", ")
+    )))
 }
