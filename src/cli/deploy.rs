@@ -24,17 +24,7 @@ pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
     let Some(config) = at.load(json) else {
         return EXIT_USAGE;
     };
-    let Some(t) = config.deploy.get(target) else {
-        let known: Vec<&str> = config.deploy.keys().map(String::as_str).collect();
-        eprintln!(
-            "no deploy target `{target}` in {} (known: {})",
-            at.shown(),
-            if known.is_empty() {
-                "none; add a [deploy.NAME] table".to_string()
-            } else {
-                known.join(", ")
-            }
-        );
+    let Some(t) = at.deploy_target(&config, target) else {
         return EXIT_USAGE;
     };
     let out = at.out.clone().unwrap_or(config.out_dir.clone());

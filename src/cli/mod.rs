@@ -593,6 +593,29 @@ impl BuildLocation {
         Ok(m)
     }
 
+    /// The `[deploy.NAME]` target of `cfg`; when there is none, says so with the known ones
+    /// (`None` means exit with `EXIT_USAGE`).
+    pub fn deploy_target<'c>(
+        &self,
+        cfg: &'c Config,
+        name: &str,
+    ) -> Option<&'c crate::config::DeployTarget> {
+        let target = cfg.deploy.get(name);
+        if target.is_none() {
+            let known: Vec<&str> = cfg.deploy.keys().map(String::as_str).collect();
+            eprintln!(
+                "no deploy target `{name}` in {} (known: {})",
+                self.shown(),
+                if known.is_empty() {
+                    "none; add a [deploy.NAME] table".to_string()
+                } else {
+                    known.join(", ")
+                }
+            );
+        }
+        target
+    }
+
     /// The config as messages name it.
     pub fn shown(&self) -> String {
         match &self.sources {

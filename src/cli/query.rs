@@ -21,17 +21,7 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
     };
     let opened = match q.target {
         Some(name) => {
-            let Some(t) = cfg.deploy.get(name) else {
-                let known: Vec<&str> = cfg.deploy.keys().map(String::as_str).collect();
-                eprintln!(
-                    "no deploy target `{name}` in {} (known: {})",
-                    at.shown(),
-                    if known.is_empty() {
-                        "none; add a [deploy.NAME] table".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                );
+            let Some(t) = at.deploy_target(&cfg, name) else {
                 return EXIT_USAGE;
             };
             live_searcher(&cfg, t, name)
