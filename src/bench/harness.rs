@@ -187,44 +187,16 @@ fn bench_size(
     let corpus = corpus_dir(opts, docs, progress)?;
     let (files, source_bytes) = source_size(&corpus.join("sources"))?;
     let load_before = load_average();
-    let config = corpus.join("corpus.toml");
-    let outs = opts.dir.join(format!("out-{docs}"));
-    let mut cold = Vec::new();
-    let mut out = PathBuf::new();
-    remove_dir(&outs)?;
-    for i in 0..opts.runs {
-        // A new out dir per run, and the earlier runs' outputs deleted only after the last
-        // size's last build (`run`): for minutes after thousands of deletes, ext4 without a
-        // journal creates files several times slower (it skips recently freed inodes), which
-        // would charge the bench's own cleanup to the next build.
-        // The previous build's dirty pages are flushed first (untimed), so a build does not wait
-        // for the writeback of the one before it (at 100k a cold build writes ~7.5 GB).
-        // SAFETY: sync(2) has no preconditions.
-        unsafe { libc::sync() };
-        // Every earlier run's outputs, of any size (clean after the sync), leave the page cache
-        // too: at 100k each run adds ~7.5 GB, and a third run on this 23 GB machine otherwise
-        // reclaims the first two runs' pages while it writes (its write stage took ~4× the
-        // first run's).
-        for entry in std::fs::read_dir(&opts.dir).into_iter().flatten().flatten() {
-            if entry.file_name().to_string_lossy().starts_with("out-") {
-                evict_from_page_cache(&entry.path());
-            }
-        }
-        std::thread::sleep(Duration::from_millis(500));
-        out = outs.join(format!("run{i}"));
-        let r = build(exe, &config, &out)?;
-        progress(&format!(
-            "{docs} docs: cold build {}/{}: {:.0} ms, {:.0} MB peak RSS",
-            i + 1,
-            opts.runs,
-            r.wall_ms,
-            r.max_rss_mb
-        ));
-        cold.push(r);
-    }
+    let size = Size {
+        exe,
+        opts,
+        docs,
+        config: corpus.join("corpus.toml"),
+    };
+    let (cold, out) = size.cold_builds(progress)?;
     let mut noop = Vec::new();
     for i in 0..opts.runs {
-        let r = build(exe, &config, &out)?;
+        let r = build(exe, &size.config, &out)?;
         progress(&format!(
             "{docs} docs: no-op rebuild {}/{}: {:.0} ms",
             i + 1,
@@ -233,41 +205,7 @@ fn bench_size(
         ));
         noop.push(r);
     }
-    let edited = first_source(&corpus.join("sources/md"))?;
-    let original = std::fs::read(&edited).map_err(|e| format!("{}: {e}", edited.display()))?;
-    // Saved before the first edit (temp file + rename: a partial copy is never taken for the
-    // original), deleted after the last restore.
-    let saved = corpus.join(EDIT_ORIGINAL);
-    let temp = corpus.join(format!("{EDIT_ORIGINAL}.tmp"));
-    std::fs::write(&temp, &original)
-        .and_then(|()| std::fs::rename(&temp, &saved))
-        .map_err(|e| format!("{}: {e}", saved.display()))?;
-    let mut edit = Vec::new();
-    let result = (|| {
-        for i in 0..opts.runs {
-            // A different sentence each run, so each build sees one changed file.
-            let mut bytes = original.clone();
-            bytes.extend_from_slice(format!("\n\nجملة مضافة للقياس رقم {i}.\n").as_bytes());
-            std::fs::write(&edited, bytes).map_err(|e| format!("{}: {e}", edited.display()))?;
-            let r = build(exe, &config, &out)?;
-            progress(&format!(
-                "{docs} docs: one-file edit {}/{}: {:.0} ms",
-                i + 1,
-                opts.runs,
-                r.wall_ms
-            ));
-            edit.push(r);
-        }
-        Ok::<(), String>(())
-    })();
-    std::fs::write(&edited, &original)
-        .map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
-    result?;
-    let watch = watch(exe, &config, &out, &edited, &original, progress);
-    std::fs::write(&edited, &original)
-        .map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
-    std::fs::remove_file(&saved).map_err(|e| format!("{}: {e}", saved.display()))?;
-    let watch = watch?;
+    let (edit, watch) = size.edits(&corpus, &out, progress)?;
     let series = |runs: &[Run]| {
         Series::of(runs, source_bytes).ok_or_else(|| "no runs (--runs 0)".to_string())
     };
@@ -283,6 +221,114 @@ fn bench_size(
         edit: series(&edit)?,
         watch,
     })
+}
+
+/// The builds of one corpus size: the binary, the options, the size and its config.
+struct Size<'a> {
+    exe: &'a Path,
+    opts: &'a BenchOptions,
+    docs: usize,
+    config: PathBuf,
+}
+
+impl Size<'_> {
+    /// `runs` cold builds, each into a new output directory; the last one's directory is
+    /// returned for the builds that follow.
+    fn cold_builds(&self, progress: &mut dyn FnMut(&str)) -> Result<(Vec<Run>, PathBuf), String> {
+        let (opts, docs) = (self.opts, self.docs);
+        let outs = opts.dir.join(format!("out-{docs}"));
+        let mut cold = Vec::new();
+        let mut out = PathBuf::new();
+        remove_dir(&outs)?;
+        for i in 0..opts.runs {
+            // A new out dir per run, and the earlier runs' outputs deleted only after the last
+            // size's last build (`run`): for minutes after thousands of deletes, ext4 without a
+            // journal creates files several times slower (it skips recently freed inodes), which
+            // would charge the bench's own cleanup to the next build.
+            // The previous build's dirty pages are flushed first (untimed), so a build does not
+            // wait for the writeback of the one before it (at 100k a cold build writes ~7.5 GB).
+            // SAFETY: sync(2) has no preconditions.
+            unsafe { libc::sync() };
+            // Every earlier run's outputs, of any size (clean after the sync), leave the page
+            // cache too: at 100k each run adds ~7.5 GB, and a third run on this 23 GB machine
+            // otherwise reclaims the first two runs' pages while it writes (its write stage took
+            // ~4× the first run's).
+            for entry in std::fs::read_dir(&opts.dir).into_iter().flatten().flatten() {
+                if entry.file_name().to_string_lossy().starts_with("out-") {
+                    evict_from_page_cache(&entry.path());
+                }
+            }
+            std::thread::sleep(Duration::from_millis(500));
+            out = outs.join(format!("run{i}"));
+            let r = build(self.exe, &self.config, &out)?;
+            progress(&format!(
+                "{docs} docs: cold build {}/{}: {:.0} ms, {:.0} MB peak RSS",
+                i + 1,
+                opts.runs,
+                r.wall_ms,
+                r.max_rss_mb
+            ));
+            cold.push(r);
+        }
+        Ok((cold, out))
+    }
+
+    /// The one-file edit builds, then the watch series, on the build in `out`; the edited
+    /// source is restored after each, and its saved original removed at the end.
+    fn edits(
+        &self,
+        corpus: &Path,
+        out: &Path,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<(Vec<Run>, WatchSeries), String> {
+        let edited = first_source(&corpus.join("sources/md"))?;
+        let original = std::fs::read(&edited).map_err(|e| format!("{}: {e}", edited.display()))?;
+        // Saved before the first edit (temp file + rename: a partial copy is never taken for the
+        // original), deleted after the last restore.
+        let saved = corpus.join(EDIT_ORIGINAL);
+        let temp = corpus.join(format!("{EDIT_ORIGINAL}.tmp"));
+        std::fs::write(&temp, &original)
+            .and_then(|()| std::fs::rename(&temp, &saved))
+            .map_err(|e| format!("{}: {e}", saved.display()))?;
+        let restore = || {
+            std::fs::write(&edited, &original)
+                .map_err(|e| format!("cannot restore {}: {e}", edited.display()))
+        };
+        let edit = self.edit_builds(&edited, &original, out, progress);
+        restore()?;
+        let edit = edit?;
+        let watch = watch(self.exe, &self.config, out, &edited, &original, progress);
+        restore()?;
+        std::fs::remove_file(&saved).map_err(|e| format!("{}: {e}", saved.display()))?;
+        Ok((edit, watch?))
+    }
+
+    /// `runs` builds, each after appending a different sentence to `edited`.
+    fn edit_builds(
+        &self,
+        edited: &Path,
+        original: &[u8],
+        out: &Path,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Vec<Run>, String> {
+        let (opts, docs) = (self.opts, self.docs);
+        let mut edit = Vec::new();
+        for i in 0..opts.runs {
+            // A different sentence each run, so each build sees one changed file.
+            let mut bytes = original.to_vec();
+            bytes.extend_from_slice(format!("\n\nجملة مضافة للقياس رقم {i}.\n").as_bytes());
+            std::fs::write(edited, bytes).map_err(|e| format!("{}: {e}", edited.display()))?;
+            let r = build(self.exe, &self.config, out)?;
+            progress(&format!(
+                "{docs} docs: one-file edit {}/{}: {:.0} ms",
+                i + 1,
+                opts.runs,
+                r.wall_ms
+            ));
+            edit.push(r);
+        }
+        Ok(edit)
+    }
 }
 
 /// `build --watch --stats-json` on the built output: after its first (no-op) build, `WATCH_SAVES`
@@ -489,7 +535,7 @@ fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, String> {
     };
     let stdout = read(child.stdout.take().map(|s| Box::new(s) as _));
     let stderr = read(child.stderr.take().map(|s| Box::new(s) as _));
-    let (status, usage) = wait4(child.id())?;
+    let Exited { status, usage } = wait4(child.id())?;
     let wall_ms = started.elapsed().as_secs_f64() * 1e3;
     let (stdout, stderr) = (
         stdout.join().unwrap_or_default(),
@@ -526,16 +572,29 @@ fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, String> {
         .collect();
     Ok(Run {
         wall_ms,
-        user_ms: usage.0,
-        sys_ms: usage.1,
-        max_rss_mb: usage.2,
+        user_ms: usage.user_ms,
+        sys_ms: usage.sys_ms,
+        max_rss_mb: usage.max_rss_mb,
         stages_ms,
         stats,
     })
 }
 
-/// Waits for `pid`: its exit status (or 128 + signal) and (user ms, sys ms, peak RSS MB).
-fn wait4(pid: u32) -> Result<(i32, (f64, f64, f64)), String> {
+/// How a process ended: its exit status (or 128 + signal) and what it used.
+struct Exited {
+    status: i32,
+    usage: Usage,
+}
+
+/// A process's CPU time and peak memory.
+struct Usage {
+    user_ms: f64,
+    sys_ms: f64,
+    max_rss_mb: f64,
+}
+
+/// Waits for `pid`.
+fn wait4(pid: u32) -> Result<Exited, String> {
     let mut status = 0;
     // SAFETY: rusage is plain data, zeroed is a valid value; wait4 only writes to the two pointers.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -549,15 +608,15 @@ fn wait4(pid: u32) -> Result<(i32, (f64, f64, f64)), String> {
         128 + libc::WTERMSIG(status)
     };
     let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
-    // ru_maxrss is in kilobytes on Linux.
-    Ok((
-        code,
-        (
-            ms(usage.ru_utime),
-            ms(usage.ru_stime),
-            usage.ru_maxrss as f64 / 1024.0,
-        ),
-    ))
+    Ok(Exited {
+        status: code,
+        usage: Usage {
+            user_ms: ms(usage.ru_utime),
+            sys_ms: ms(usage.ru_stime),
+            // ru_maxrss is in kilobytes on Linux.
+            max_rss_mb: usage.ru_maxrss as f64 / 1024.0,
+        },
+    })
 }
 
 /// The human report: one table per size.
