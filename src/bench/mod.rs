@@ -5,10 +5,101 @@
 //! `harness` runs and measures builds of it (`askzico bench`); `micro` measures the chunker,
 //! normalizer and stemmer alone on one thread (`askzico bench --micro`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub mod harness;
 pub mod micro;
+
+/// Why a benchmark or the corpus generator stopped; the message follows `bench: `.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A file or directory could not be read or written.
+    #[error("{}: {source}", path.display())]
+    File {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A source file could not be read within its limit.
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: crate::fsio::ReadError,
+    },
+    /// The source an edit run changed could not be put back.
+    #[error("cannot restore {}: {source}", path.display())]
+    Restore {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot delete {}: {source}", path.display())]
+    Delete {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot find this executable: {0}")]
+    Executable(std::io::Error),
+    #[error("cannot start {}: {source}", exe.display())]
+    Start {
+        exe: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("wait4: {0}")]
+    Wait(std::io::Error),
+    #[error("build of {} failed (status {status}):\n{stderr}", config.display())]
+    BuildFailed {
+        config: PathBuf,
+        status: i32,
+        stderr: String,
+    },
+    /// A measured process did not give what the benchmark reads, or there was nothing to
+    /// measure.
+    #[error("{0}")]
+    Missing(&'static str),
+    #[error("watch stats: {0}")]
+    WatchStats(serde_json::Error),
+    #[error("{} holds no file to edit", .0.display())]
+    NothingToEdit(PathBuf),
+    #[error("{0}")]
+    Walk(walkdir::Error),
+    /// Writing the generated corpus failed.
+    #[error("{0}")]
+    Write(std::io::Error),
+    /// A shared corpus file is not the JSON the generator reads.
+    #[error("{0}")]
+    Json(serde_json::Error),
+    #[error("no paragraphs found in the shared corpora")]
+    NoParagraphs,
+    #[error("no component {name:?} (the components: {known})")]
+    UnknownComponent { name: String, known: String },
+    /// The config's libraries or sources are in error (their problems' headlines).
+    #[error("{0}")]
+    Config(String),
+    #[error("{} yields no documents", .0.display())]
+    NoDocuments(PathBuf),
+}
+
+impl BenchError {
+    fn file(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+        move |source| BenchError::File {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    fn restore(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+        move |source| BenchError::Restore {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    fn start(exe: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+        move |source| BenchError::Start {
+            exe: exe.to_path_buf(),
+            source,
+        }
+    }
+}
 
 /// xorshift64*: small, fast, and the same on every machine.
 struct Rng(u64);
@@ -28,13 +119,13 @@ impl Rng {
 }
 
 /// Paragraphs of Arabic text from the licensed shared corpora.
-pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
+pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, BenchError> {
     let mut pool = Vec::new();
-    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(BenchError::file(p));
     let syn: serde_json::Value = serde_json::from_str(&read(
         &corpora.join("coptic-io-ar/packages/data/src/ar/synaxarium/canonical.json"),
     )?)
-    .map_err(|e| e.to_string())?;
+    .map_err(BenchError::Json)?;
     for entries in syn.as_object().into_iter().flat_map(|m| m.values()) {
         for e in entries.as_array().into_iter().flatten() {
             if let Some(t) = e.get("text").and_then(|t| t.as_str()) {
@@ -48,7 +139,7 @@ pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
     }
     let quran: serde_json::Value =
         serde_json::from_str(&read(&corpora.join("quran-json/dist/quran.json"))?)
-            .map_err(|e| e.to_string())?;
+            .map_err(BenchError::Json)?;
     for s in quran.as_array().into_iter().flatten() {
         let verses: Vec<&str> = s["verses"]
             .as_array()
@@ -61,7 +152,7 @@ pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
         }
     }
     if pool.is_empty() {
-        return Err("no paragraphs found in the shared corpora".into());
+        return Err(BenchError::NoParagraphs);
     }
     Ok(pool)
 }
@@ -74,12 +165,12 @@ pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
 pub const GENERATOR_VERSION: u32 = 2;
 
 /// Writes `docs` documents and a corpus.toml into `dest`.
-pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u64, String> {
+pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u64, BenchError> {
     let pool = paragraph_pool(corpora)?;
     let mut rng = Rng(seed.max(1) ^ 0x9E3779B97F4A7C15);
     let mut bytes = 0u64;
     for dir in ["md", "mdx", "html"] {
-        std::fs::create_dir_all(dest.join("sources").join(dir)).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(dest.join("sources").join(dir)).map_err(BenchError::Write)?;
     }
     let words = |rng: &mut Rng, n: usize| -> String {
         let p = &pool[rng.below(pool.len())];
@@ -152,9 +243,9 @@ pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u
             ),
         };
         bytes += content.len() as u64;
-        std::fs::write(dest.join(path), content).map_err(|e| e.to_string())?;
+        std::fs::write(dest.join(path), content).map_err(BenchError::Write)?;
     }
     let cfg = "[corpus]\nname = \"bench\"\nout = \"out\"\n\n[[library]]\nid = \"md\"\nroot = \"sources/md\"\ndomains = [\"md\"]\n\n[[library]]\nid = \"mdx\"\nroot = \"sources/mdx\"\nformat = \"mdx\"\ndomains = [\"mdx\"]\n\n[[library]]\nid = \"html\"\nroot = \"sources/html\"\ndomains = [\"html\"]\n";
-    std::fs::write(dest.join("corpus.toml"), cfg).map_err(|e| e.to_string())?;
+    std::fs::write(dest.join("corpus.toml"), cfg).map_err(BenchError::Write)?;
     Ok(bytes)
 }
