@@ -167,85 +167,110 @@ pub const GENERATOR_VERSION: u32 = 2;
 /// Writes `docs` documents and a corpus.toml into `dest`.
 pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u64, BenchError> {
     let pool = paragraph_pool(corpora)?;
-    let mut rng = Rng(seed.max(1) ^ 0x9E3779B97F4A7C15);
+    let mut g = Generator {
+        pool: &pool,
+        rng: Rng(seed.max(1) ^ 0x9E3779B97F4A7C15),
+    };
     let mut bytes = 0u64;
     for dir in ["md", "mdx", "html"] {
         std::fs::create_dir_all(dest.join("sources").join(dir)).map_err(BenchError::Write)?;
     }
-    let words = |rng: &mut Rng, n: usize| -> String {
-        let p = &pool[rng.below(pool.len())];
-        p.split_whitespace().take(n).collect::<Vec<_>>().join(" ")
-    };
     for i in 0..docs {
-        let kind = match rng.below(20) {
+        let kind = match g.rng.below(20) {
             0 => "html",
             1..=5 => "mdx",
             _ => "md",
         };
-        let title = words(&mut rng, 5);
+        let title = g.words(5);
         let mut body = String::new();
-        let sections = 3 + rng.below(5);
+        let sections = 3 + g.rng.below(5);
         for s in 0..sections {
-            let heading = words(&mut rng, 4);
-            let paras = 1 + rng.below(3);
-            let mut text = String::new();
-            for _ in 0..paras {
-                text.push_str(&pool[rng.below(pool.len())]);
-                text.push_str("\n\n");
-            }
-            if rng.below(4) == 0 {
-                for _ in 0..3 {
-                    text.push_str(&format!("- {}\n", words(&mut rng, 8)));
-                }
-                text.push('\n');
-            }
-            if rng.below(6) == 0 {
-                text.push_str(&format!(
-                    "```js\nconst item{s} = \"{}\";\nconsole.log(item{s});\n```\n\n",
-                    words(&mut rng, 3)
-                ));
-            }
-            match kind {
-                "html" => body.push_str(&format!(
-                    "<h2>{heading}</h2>\n{}\n",
-                    text.split("\n\n")
-                        .filter(|p| !p.trim().is_empty())
-                        .map(|p| format!("<p>{}</p>", p.trim()))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                )),
-                "mdx" if s == 0 => body.push_str(&format!(
-                    "## {heading} {{/*s{s}*/}}\n\n<Note type=\"tip\">\n\n{text}</Note>\n\n"
-                )),
-                _ => body.push_str(&format!("## {heading}\n\n{text}")),
-            }
+            g.section(kind, s, &mut body);
         }
-        let (path, content) = match kind {
-            "html" => (
-                format!("sources/html/doc{i:06}.html"),
-                format!(
-                    "<!doctype html><html lang=\"ar\" dir=\"rtl\"><head><meta charset=\"utf-8\"><title>{title}</title></head><body><nav><a href=\"/\">الرئيسية</a> <a href=\"/a\">المقالات</a></nav><main><article><h1>{title}</h1>\n{body}</article></main><footer>© موقع تجريبي</footer></body></html>\n"
-                ),
-            ),
-            "mdx" => (
-                format!("sources/mdx/doc{i:06}.mdx"),
-                format!(
-                    "---\ntitle: \"{}\"\n---\nimport Note from '../components/Note.astro';\n\n# {title}\n\n{body}",
-                    title.replace('"', "")
-                ),
-            ),
-            _ => (
-                format!("sources/md/doc{i:06}.md"),
-                format!(
-                    "---\ntitle: \"{}\"\n---\n\n# {title}\n\n{body}",
-                    title.replace('"', "")
-                ),
-            ),
-        };
+        let (path, content) = document(kind, i, &title, &body);
         bytes += content.len() as u64;
         std::fs::write(dest.join(path), content).map_err(BenchError::Write)?;
     }
     let cfg = "[corpus]\nname = \"bench\"\nout = \"out\"\n\n[[library]]\nid = \"md\"\nroot = \"sources/md\"\ndomains = [\"md\"]\n\n[[library]]\nid = \"mdx\"\nroot = \"sources/mdx\"\nformat = \"mdx\"\ndomains = [\"mdx\"]\n\n[[library]]\nid = \"html\"\nroot = \"sources/html\"\ndomains = [\"html\"]\n";
     std::fs::write(dest.join("corpus.toml"), cfg).map_err(BenchError::Write)?;
     Ok(bytes)
+}
+
+/// The generator's state: the paragraph pool and the random sequence every choice draws from,
+/// in a fixed order (the same seed gives the same bytes).
+struct Generator<'a> {
+    pool: &'a [String],
+    rng: Rng,
+}
+
+impl Generator<'_> {
+    /// The first `n` words of a random paragraph.
+    fn words(&mut self, n: usize) -> String {
+        let p = &self.pool[self.rng.below(self.pool.len())];
+        p.split_whitespace().take(n).collect::<Vec<_>>().join(" ")
+    }
+
+    /// Section `s` of a document of `kind` (`html`, `mdx` or `md`): a heading, one to three
+    /// paragraphs, sometimes a list and a code block.
+    fn section(&mut self, kind: &str, s: usize, body: &mut String) {
+        let heading = self.words(4);
+        let paras = 1 + self.rng.below(3);
+        let mut text = String::new();
+        for _ in 0..paras {
+            text.push_str(&self.pool[self.rng.below(self.pool.len())]);
+            text.push_str("\n\n");
+        }
+        if self.rng.below(4) == 0 {
+            for _ in 0..3 {
+                text.push_str(&format!("- {}\n", self.words(8)));
+            }
+            text.push('\n');
+        }
+        if self.rng.below(6) == 0 {
+            text.push_str(&format!(
+                "```js\nconst item{s} = \"{}\";\nconsole.log(item{s});\n```\n\n",
+                self.words(3)
+            ));
+        }
+        match kind {
+            "html" => body.push_str(&format!(
+                "<h2>{heading}</h2>\n{}\n",
+                text.split("\n\n")
+                    .filter(|p| !p.trim().is_empty())
+                    .map(|p| format!("<p>{}</p>", p.trim()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )),
+            "mdx" if s == 0 => body.push_str(&format!(
+                "## {heading} {{/*s{s}*/}}\n\n<Note type=\"tip\">\n\n{text}</Note>\n\n"
+            )),
+            _ => body.push_str(&format!("## {heading}\n\n{text}")),
+        }
+    }
+}
+
+/// Document `i` of `kind` with its title and body: its path under the corpus and its bytes.
+fn document(kind: &str, i: usize, title: &str, body: &str) -> (String, String) {
+    match kind {
+        "html" => (
+            format!("sources/html/doc{i:06}.html"),
+            format!(
+                "<!doctype html><html lang=\"ar\" dir=\"rtl\"><head><meta charset=\"utf-8\"><title>{title}</title></head><body><nav><a href=\"/\">الرئيسية</a> <a href=\"/a\">المقالات</a></nav><main><article><h1>{title}</h1>\n{body}</article></main><footer>© موقع تجريبي</footer></body></html>\n"
+            ),
+        ),
+        "mdx" => (
+            format!("sources/mdx/doc{i:06}.mdx"),
+            format!(
+                "---\ntitle: \"{}\"\n---\nimport Note from '../components/Note.astro';\n\n# {title}\n\n{body}",
+                title.replace('"', "")
+            ),
+        ),
+        _ => (
+            format!("sources/md/doc{i:06}.md"),
+            format!(
+                "---\ntitle: \"{}\"\n---\n\n# {title}\n\n{body}",
+                title.replace('"', "")
+            ),
+        ),
+    }
 }
