@@ -209,6 +209,12 @@ impl Output {
     }
 }
 
+/// Whether `path` is a regular file (not a link) that askzico made for `kind`: what a later run
+/// of the same output may replace or, for an export's leftover files, remove.
+pub fn is_own_output(path: &Path, kind: Output) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) && made_for(path, kind)
+}
+
 /// Whether the regular file at `path` is one askzico made for `kind` (an empty file holds
 /// nothing to lose). Reads at most what recognizing it needs.
 fn made_for(path: &Path, kind: Output) -> bool {

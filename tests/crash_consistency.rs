@@ -327,3 +327,56 @@ fn a_build_killed_at_any_write_leaves_the_previous_build_and_the_next_build_is_c
         started.elapsed()
     );
 }
+
+/// An artifact damaged in place after its build (same name, same size, other bytes) is not
+/// trusted by the next build, with or without the caches: the build rewrites it and `verify`
+/// passes again. Files no one touched are reused without being read.
+#[test]
+fn an_artifact_damaged_in_place_is_rewritten_by_the_next_build() {
+    let p = sample_project();
+    let build = || {
+        let o = run(bin().current_dir(p.path()).args(["build", "--json"]));
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(stdout(&o).lines().last().unwrap()).unwrap()
+    };
+    let verify = || {
+        run(bin().current_dir(p.path()).arg("verify"))
+            .status
+            .success()
+    };
+    let first = build();
+    let out = p.path().join("out");
+    let m = manifest(&out);
+    let lookup = m["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "lookup")
+        .unwrap()["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = out.join(&lookup);
+    let good = std::fs::read(&path).unwrap();
+    for drop_caches in [false, true] {
+        // One byte changed: the same size, so only the content tells.
+        let mut bad = good.clone();
+        let at = bad.iter().position(|b| b.is_ascii_lowercase()).unwrap();
+        bad[at] = if bad[at] == b'a' { b'b' } else { b'a' };
+        std::fs::write(&path, &bad).unwrap();
+        assert!(!verify(), "verify misses the damage");
+        if drop_caches {
+            std::fs::remove_dir_all(out.join("cache")).unwrap();
+        }
+        let again = build();
+        assert_eq!(again["corpus_version"], first["corpus_version"]);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            good,
+            "caches dropped: {drop_caches}"
+        );
+        assert!(verify(), "caches dropped: {drop_caches}");
+    }
+    // Nothing damaged: a rebuild writes nothing.
+    assert_eq!(build()["files_written"], 0);
+}

@@ -1,8 +1,11 @@
 //! `askzico deploy` against a local stand-in for the Cloudflare REST API (tiny_http on
 //! 127.0.0.1, random port) implementing the documented request and response shapes: Vectorize v2
-//! upsert (multipart part `vectors`, NDJSON) / delete_by_ids / info, KV values and bulk writes.
+//! upsert (multipart part `vectors`, NDJSON) / delete_by_ids / query / info, KV values and bulk
+//! writes and reads.
 
 mod common;
+#[path = "deploy/query_target.rs"]
+mod query_target;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -75,6 +78,8 @@ struct State {
     kill_applies: bool,
     /// Versions the pointer may name only when complete; checked when the pointer is written.
     expect: BTreeMap<String, Expected>,
+    /// Every KV key read, once per read (a value get or a key of a bulk get).
+    reads: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -212,6 +217,7 @@ impl State {
             let key = decode(key);
             if method == "GET" {
                 self.log.push(format!("kv-get {key}"));
+                self.reads.push(key.clone());
                 return match self.store.kv.get(&key) {
                     Some(v) => reply(200, v.clone()),
                     None => reply(404, cf_error(10009, "get: 'key not found'")),
@@ -268,6 +274,8 @@ impl State {
                     self.problems.push("bulk get over 100 keys".into());
                 }
                 self.log.push(format!("kv-bulk-get {}", keys.len()));
+                self.reads
+                    .extend(keys.iter().map(|k| k.as_str().unwrap().to_string()));
                 let values: serde_json::Map<String, Value> = keys
                     .iter()
                     .map(|k| {
@@ -430,6 +438,56 @@ impl State {
                     ),
                 )
             }
+            ("POST", "query") => {
+                // Cosine over the index's vectors, best first (score, then ID), `topK` of them.
+                let q: Value = serde_json::from_str(body).unwrap();
+                let top_k = q["topK"].as_u64().unwrap() as usize;
+                let with_metadata = q["returnMetadata"] == "all";
+                if top_k > if with_metadata { 50 } else { 100 } || q["returnValues"] == true {
+                    self.problems
+                        .push(format!("query topK {top_k} over the limit"));
+                }
+                let qv: Vec<f64> = q["vector"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect();
+                let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                self.log.push(format!("query {index} {top_k}"));
+                let held = self.store.indexes.get(&index).cloned().unwrap_or_default();
+                let mut matches: Vec<(f64, String, Value)> = held
+                    .iter()
+                    .map(|(id, v)| {
+                        let vals: Vec<f64> = v["values"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|x| x.as_f64().unwrap())
+                            .collect();
+                        let dot: f64 = vals.iter().zip(&qv).map(|(a, b)| a * b).sum();
+                        let n = norm(&vals) * norm(&qv);
+                        (
+                            if n > 0.0 { dot / n } else { 0.0 },
+                            id.clone(),
+                            v["metadata"].clone(),
+                        )
+                    })
+                    .collect();
+                matches.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+                matches.truncate(top_k);
+                let matches: Vec<Value> = matches
+                    .into_iter()
+                    .map(|(score, id, metadata)| {
+                        if with_metadata {
+                            json!({"id": id, "score": score, "metadata": metadata})
+                        } else {
+                            json!({"id": id, "score": score})
+                        }
+                    })
+                    .collect();
+                reply(200, ok(json!({"count": matches.len(), "matches": matches})))
+            }
             ("GET", "info") => {
                 self.log.push(format!("info {index}"));
                 let n = self.store.indexes.get(&index).map_or(0, |i| i.len());
@@ -511,6 +569,9 @@ fn missing_named(kv: &BTreeMap<String, String>, v: &str) -> Vec<String> {
             want.extend(table.values().map(|r| format!("zico/r/{r}")));
         }
         want.push(key);
+    }
+    for h in t["docs"].as_object().into_iter().flat_map(|d| d.values()) {
+        want.push(format!("zico/d/{}", h.as_str().unwrap()));
     }
     for l in t["lexical"].as_object().unwrap().values() {
         want.push(format!("zico/l/{}", l["meta"].as_str().unwrap()));
@@ -762,6 +823,9 @@ fn named_keys(kv: &BTreeMap<String, String>, v: &str) -> BTreeSet<String> {
         let table: BTreeMap<String, String> = serde_json::from_str(&kv[&key]).unwrap();
         keys.extend(table.values().map(|r| format!("zico/r/{r}")));
         keys.insert(key);
+    }
+    for h in t["docs"].as_object().into_iter().flat_map(|d| d.values()) {
+        keys.insert(format!("zico/d/{}", h.as_str().unwrap()));
     }
     for l in t["lexical"].as_object().unwrap().values() {
         keys.insert(format!("zico/l/{}", l["meta"].as_str().unwrap()));
@@ -1834,7 +1898,7 @@ fn a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_it
             .kv
             .keys()
             .filter(|key| {
-                ["zico/r/", "zico/l/", "zico/t/"]
+                ["zico/r/", "zico/l/", "zico/t/", "zico/d/"]
                     .iter()
                     .any(|p| key.starts_with(p))
             })
@@ -2470,7 +2534,7 @@ fn assert_no_orphans(m: &Mock, what: &str) {
         .kv
         .keys()
         .filter(|k| {
-            ["zico/r/", "zico/l/", "zico/t/"]
+            ["zico/r/", "zico/l/", "zico/t/", "zico/d/"]
                 .iter()
                 .any(|p| k.starts_with(p))
         })

@@ -244,7 +244,10 @@ fn a_kv_export_since_an_older_manifest_holds_only_what_it_lacks() {
         .unwrap()
         .to_string();
     for (k, v) in &old {
-        if let Some(h) = ["r/", "l/", "t/"].iter().find_map(|x| k.strip_prefix(x)) {
+        if let Some(h) = ["r/", "l/", "t/", "d/"]
+            .iter()
+            .find_map(|x| k.strip_prefix(x))
+        {
             assert_eq!(h, &blake3::hash(v.as_bytes()).to_hex()[..32], "{k}");
         } else {
             assert!(
@@ -275,4 +278,86 @@ fn a_kv_export_since_an_older_manifest_holds_only_what_it_lacks() {
         since.len(),
         all.len()
     );
+}
+
+/// An export into a directory of an earlier one leaves exactly this build's upload files of that
+/// format: the earlier export's files this build does not have (a library gone, a split into
+/// fewer parts) are removed, since `wrangler` would upload them too; files askzico did not make,
+/// and the other format's files, stay.
+#[test]
+fn an_export_removes_the_earlier_exports_leftover_files_and_nothing_else() {
+    let p = project();
+    let dest = p.path().join("upload");
+    let build = |p: &Path| {
+        let o = run(bin().current_dir(p).arg("build"));
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    let export_to = |format: &str| {
+        let o = run(bin()
+            .current_dir(p.path())
+            .args(["export", "--format", format, "--dest"])
+            .arg(&dest));
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let names = || -> BTreeSet<String> {
+        std::fs::read_dir(&dest)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    build(p.path());
+    export_to("vectorize");
+    export_to("kv");
+    assert!(names().contains("vectors.small.ndjson"), "{:?}", names());
+    // A part of an earlier, larger split; a note of the user's under an export-like name.
+    std::fs::write(
+        dest.join("kv.001.json"),
+        "[{\"key\":\"k\",\"value\":\"v\"}]",
+    )
+    .unwrap();
+    std::fs::write(dest.join("vectors.notes.ndjson"), "my own notes\n").unwrap();
+    // The library `small` leaves the build.
+    let cfg = CONFIG
+        .split("\n[[library]]\nid = \"small\"")
+        .next()
+        .unwrap();
+    std::fs::write(p.path().join("corpus.toml"), cfg).unwrap();
+    build(p.path());
+    let err = export_to("vectorize");
+    assert!(err.contains("vectors.small.ndjson"), "{err}");
+    let after = names();
+    assert!(!after.contains("vectors.small.ndjson"), "{after:?}");
+    assert!(after.contains("vectors.big.ndjson"), "{after:?}");
+    assert!(
+        after.contains("vectors.notes.ndjson"),
+        "a foreign file was removed: {after:?}"
+    );
+    assert!(
+        after.contains("kv.001.json"),
+        "a vectorize export touched kv files: {after:?}"
+    );
+    export_to("kv");
+    let after = names();
+    assert!(!after.contains("kv.001.json"), "{after:?}");
+    // `--since` is a KV notion: refused with vectors, not ignored.
+    let o = run(bin()
+        .current_dir(p.path())
+        .args([
+            "export",
+            "--format",
+            "vectorize",
+            "--since",
+            "out/manifest.json",
+            "--dest",
+        ])
+        .arg(&dest));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--since applies to `--format kv` only"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(after.contains("kv.json"), "{after:?}");
+    assert!(after.contains("vectors.notes.ndjson"), "{after:?}");
 }

@@ -602,6 +602,49 @@ fn a_fresh_process_recompiles_only_changed_files() {
     assert!(rebuilt["docs_extracted"].as_u64().unwrap() > 1);
 }
 
+/// A long-lived engine (a watch) whose `[embedding]` model changes embeds with the new one: its
+/// build equals a clean build of the new config, vectors included.
+#[test]
+fn a_watch_engine_embeds_with_the_model_its_new_config_names() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        println!(
+            "SKIP a_watch_engine_embeds_with_the_model_its_new_config_names: python3 is not installed"
+        );
+        return;
+    }
+    let p = sample_project();
+    // The model's vectors scaled by its argument: two models, two vector spaces.
+    let script = EMBEDDER.replace(
+        "v = [float((sum(b[i::8]) % 97) + 1) for i in range(8)]",
+        "v = [float((sum(b[i::8]) % 97) + 1) * float(sys.argv[1]) for i in range(8)]",
+    );
+    assert_ne!(script, EMBEDDER);
+    std::fs::write(p.path().join("embedder.py"), script).unwrap();
+    let base = std::fs::read_to_string(p.path().join("corpus.toml")).unwrap();
+    // In this process the command runs from the test's directory: the script by its full path.
+    let script = p.path().join("embedder.py").display().to_string();
+    let config = |model: &str, scale: &str| {
+        let text = base.replace(
+            "[embedding]\nprovider = \"hash\"\ndims = 256",
+            &format!("[embedding]\nprovider = \"command\"\nmodel = \"{model}\"\ndims = 8\ncommand = [\"python3\", {script:?}, \"{scale}\"]"),
+        );
+        assert!(text.contains("provider = \"command\""));
+        std::fs::write(p.path().join("corpus.toml"), text).unwrap();
+        Config::load(&p.path().join("corpus.toml")).unwrap()
+    };
+    let out = p.path().join("out");
+    let mut watch = Engine::new(config("scaled-v1", "1"));
+    assert!(watch.build(&request(&out)).manifest.is_some());
+    watch.set_config(config("scaled-v2", "2"));
+    let rep = watch.build(&request(&out));
+    let (clean, _) = clean_build(p.path());
+    assert_eq!(rep.manifest.unwrap().corpus_version, clean);
+}
+
 /// A long-lived engine (a watch) patches from what it wrote last, kept in memory; when another
 /// process built in between, it reads the build in place again instead.
 #[test]

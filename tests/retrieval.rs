@@ -113,3 +113,40 @@ fn loanword_keys_bridge_arabic_spellings_of_english_terms() {
     assert_eq!(top("loanword_weight = 0.0", &files, q)[0], "docs:cache");
     assert_eq!(top("loanword_weight = 1.0", &files, q)[0], "docs:timeout");
 }
+
+/// A question asked of a domain the build does not have, or for no results, is a usage error
+/// naming what to pass; it never prints "no results" as if the build had been searched.
+#[test]
+fn an_unknown_domain_or_no_results_asked_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("corpus.toml"),
+        "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\ndomains = [\"faith\"]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/a.md"),
+        "# الصلاة\n\nالصلاة عماد الدين.\n",
+    )
+    .unwrap();
+    assert!(
+        run(bin().current_dir(dir.path()).arg("build"))
+            .status
+            .success()
+    );
+    let o = run(bin()
+        .current_dir(dir.path())
+        .args(["query", "--domain", "nope", "الصلاة"]));
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("no domain `nope`"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("faith"), "{}", stderr(&o));
+    let o = run(bin()
+        .current_dir(dir.path())
+        .args(["query", "--k", "0", "الصلاة"]));
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let o = run(bin()
+        .current_dir(dir.path())
+        .args(["query", "--domain", "faith", "الصلاة"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+}

@@ -186,7 +186,17 @@ fn a_missing_directory_or_a_config_beside_it_is_a_usage_error() {
         .args(["build", "--sources", "no-such-dir"]));
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("no-such-dir is not a directory"),
+        stderr(&o).contains("no-such-dir does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(t.path().join("a-file"), "# t\n").unwrap();
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--sources", "a-file"]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("a-file is not a directory"),
         "{}",
         stderr(&o)
     );

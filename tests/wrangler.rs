@@ -131,12 +131,13 @@ fn wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records() {
             .find(|pair| pair["key"].as_str().unwrap().starts_with(&prefix))
             .unwrap_or_else(|| panic!("no key {prefix}*"))
     };
-    // A lookup record with Arabic evidence, a lexical file, a record table, the version's key
-    // table and its manifest.
+    // A lookup record with Arabic evidence, a lexical file, a record table, a document table,
+    // the version's key table and its manifest.
     for pair in [
         pick("zico/r/".into()),
         pick("zico/l/".into()),
         pick("zico/t/".into()),
+        pick("zico/d/".into()),
         pick(format!("zico/{version}/tables")),
         pick(format!("zico/{version}/manifest")),
     ] {

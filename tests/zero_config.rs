@@ -204,7 +204,43 @@ fn a_site_layout_roots_the_library_in_its_content_folder() {
             .find(|l| l.starts_with("content root:"))
             .map(str::to_string);
         assert_eq!(line.as_deref(), root, "{files:?}");
+        if root.is_none() {
+            assert!(
+                !stderr(&o).contains("outside the content root"),
+                "{}",
+                stderr(&o)
+            );
+        }
     }
+}
+
+/// The sources a content root leaves out (a blog beside `docs`) are counted and named, not
+/// dropped in silence.
+#[test]
+fn the_sources_outside_the_content_root_are_named() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("site");
+    for f in [
+        "docs/a.md",
+        "docs/b.md",
+        "docs/c.md",
+        "docs/d.md",
+        "blog/p1.md",
+        "blog/p2.md",
+        "blog/p3.md",
+    ] {
+        write(&dir, f, &page("صفحة"));
+    }
+    let (o, sources) = build_sources(t.path(), &dir, t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(sources.len(), 4, "{sources:?}");
+    assert!(
+        stderr(&o).contains(
+            "left out: 3 sources outside the content root (blog/p1.md, blog/p2.md, blog/p3.md)"
+        ),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -336,4 +372,35 @@ fn every_shared_corpus_folder_builds_with_zero_config() {
             "{name}"
         );
     }
+}
+
+/// Two sites built with `--sources` into the default `./out`: the second build replaces the
+/// first, and a question asked of the first site is refused with what to do, never answered
+/// from the other site's build.
+#[test]
+fn a_question_is_never_answered_from_another_sites_build() {
+    let t = tempfile::tempdir().unwrap();
+    write(&t.path().join("site-a"), "a.md", &page("الصلاة"));
+    write(&t.path().join("site-b"), "b.md", &page("الزراعة"));
+    let cmd = |args: &[&str]| run(bin().current_dir(t.path()).args(args));
+    for site in ["site-a", "site-b"] {
+        let o = cmd(&["build", "--sources", site]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    for args in [
+        &["query", "--sources", "site-a", "الصلاة"][..],
+        &["verify", "--sources", "site-a"][..],
+        &["show", "--sources", "site-a", "a.md"][..],
+    ] {
+        let o = cmd(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stdout(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("holds the build of `site-b`, not of --sources site-a"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("askzico build --sources site-a"), "{err}");
+    }
+    let o = cmd(&["query", "--sources", "site-b", "الزراعة"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }

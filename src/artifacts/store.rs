@@ -6,6 +6,7 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use super::Rendered;
 pub use super::disk::{
@@ -66,10 +67,37 @@ pub fn finish_writes(known: &Known) -> io::Result<()> {
     first.map_or(Ok(()), Err)
 }
 
-/// Whether a content-addressed file is already in place. Its name carries the content hash,
-/// so a file of the right size is trusted (`askzico verify` re-hashes everything).
-fn has_content(path: &Path, _hash: &str, len: usize) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == len as u64)
+/// Whether a content-addressed file is already in place. Its name carries the content hash, so
+/// a file of the right size that no one changed since the last build sealed its manifest
+/// (`sealed_at`) is trusted without reading it; one changed since (damaged in place: same name,
+/// other bytes), or any file when nothing is sealed, is hashed, and rewritten when it differs.
+fn has_content(path: &Path, hash: &str, len: usize, sealed_at: Option<SystemTime>) -> bool {
+    let Ok(m) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !m.is_file() || m.len() != len as u64 {
+        return false;
+    }
+    if sealed_at.is_some_and(|sealed| m.modified().is_ok_and(|t| t <= sealed)) {
+        return true;
+    }
+    std::fs::read(path).is_ok_and(|b| crate::timings::blake3(&b).to_hex().as_str() == hash)
+}
+
+/// When the last build in `out` sealed its work: the newest modification time of its
+/// manifests (`manifest.json`, `manifest.<env>.json`), each written last by a build. `None`
+/// when there is none.
+pub fn sealed_at(out: &Path) -> Option<SystemTime> {
+    std::fs::read_dir(out)
+        .ok()?
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("manifest") && name.ends_with(".json")
+        })
+        .filter_map(|e| e.metadata().ok()?.modified().ok())
+        .max()
 }
 
 /// The artifact paths of the previous store of this process (written or found in place: not looked
@@ -77,6 +105,8 @@ fn has_content(path: &Path, _hash: &str, len: usize) -> bool {
 /// so a long `build --watch` holds one build's worth of paths.
 #[derive(Default)]
 pub struct Known {
+    /// When the build found in place sealed its manifest (`sealed_at`), read as a build starts.
+    pub sealed_at: Option<SystemTime>,
     pub previous: std::collections::HashSet<String>,
     pub current: std::sync::Mutex<std::collections::HashSet<String>>,
     /// This engine's files queued for the writer threads (`finish_writes` waits for them).
@@ -127,7 +157,7 @@ pub fn store_one(
     let key = path.to_string_lossy().into_owned();
     let stored =
         known.previous.contains(&key) || known.current.lock().is_ok_and(|k| k.contains(&key));
-    if stored || has_content(&path, &hash, r.len as usize) {
+    if stored || has_content(&path, &hash, r.len as usize, known.sealed_at) {
         stats.files_reused += 1;
         let _ = r.take_bytes();
         if let Ok(mut k) = known.current.lock() {
@@ -208,6 +238,7 @@ pub fn store_manifest(
         &version_path,
         crate::timings::blake3(&bytes).to_hex().as_str(),
         bytes.len(),
+        None,
     ) {
         write_atomic(&version_path, &bytes)?;
         stats.files_written += 1;

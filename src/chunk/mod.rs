@@ -278,15 +278,11 @@ fn split_range(
         return;
     }
     let Some((&sep, rest)) = levels.split_first() else {
-        // A single word longer than the limit: cut at char boundaries.
+        // A single word longer than the limit: cut between grapheme clusters, so a letter keeps
+        // its marks and an emoji sequence stays whole.
         let mut s = start;
         while s < end {
-            let lim = budget_now(out);
-            let e = text[s..end]
-                .char_indices()
-                .nth(lim)
-                .map(|(i, _)| s + i)
-                .unwrap_or(end);
+            let e = cluster_cut(&text[s..end], budget_now(out)) + s;
             out.push((s, e));
             s = e;
         }
@@ -319,6 +315,30 @@ fn split_range(
     if let Some((cs, ce, _)) = cur {
         out.push((cs, ce));
     }
+}
+
+/// Where to cut `s` to keep at most `limit` chars: after the last whole grapheme cluster that
+/// fits (a cluster longer than the limit on its own is cut at the limit); `s.len()` when all of
+/// it fits. Never 0 for a non-empty `s` and a limit above 0.
+fn cluster_cut(s: &str, limit: usize) -> usize {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mut cut = 0;
+    let mut n = 0;
+    for (i, g) in s.grapheme_indices(true) {
+        let len = g.chars().count();
+        if n + len > limit {
+            break;
+        }
+        n += len;
+        cut = i + g.len();
+    }
+    if cut == 0 {
+        cut = s
+            .char_indices()
+            .nth(limit.max(1))
+            .map_or(s.len(), |(i, _)| i);
+    }
+    cut
 }
 
 /// A chunk as packing builds it: its range, its size in chars and the section it starts in.
@@ -424,6 +444,32 @@ mod tests {
             b.push(*k, t);
         }
         b
+    }
+
+    #[test]
+    fn a_word_over_the_limit_is_cut_between_grapheme_clusters() {
+        for word in [
+            "بِسْمِ".repeat(300),
+            "👨\u{200d}👩\u{200d}👧\u{200d}👦".repeat(300),
+        ] {
+            let b = body(&[(BlockKind::Paragraph, &word)]);
+            // 499 chars: 83 words of 6 and one letter, 71 families of 7 and two chars.
+            let c = chunk(&b, &settings(499, 100));
+            assert!(c.len() > 2);
+            let mut joined = String::new();
+            for x in &c {
+                let t = &b.text[x.start..x.end];
+                assert!(chars(t) <= 499, "{}", chars(t));
+                let first = t.chars().next().unwrap();
+                assert!(
+                    !matches!(first, '\u{64b}'..='\u{652}' | '\u{200d}'),
+                    "a chunk starts inside a cluster: {first:?}"
+                );
+                assert!(!t.ends_with('\u{200d}'), "a chunk ends on a joiner");
+                joined.push_str(t);
+            }
+            assert_eq!(joined, word);
+        }
     }
 
     #[test]

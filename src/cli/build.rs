@@ -116,6 +116,16 @@ fn print_content_roots(cfg: &crate::config::Config) {
         if let Some(layout) = zc.layout {
             eprintln!("content root: {} ({layout} layout)", lib.root_display);
         }
+        if !zc.outside_root.is_empty() {
+            let n = zc.outside_root.len();
+            let shown: Vec<&str> = zc.outside_root.iter().take(3).map(String::as_str).collect();
+            let more = if n > 3 { ", …" } else { "" };
+            eprintln!(
+                "left out: {n} {} outside the content root ({}{more}); to build them too, write a corpus.toml with a library per folder (`askzico init` starts one)",
+                if n == 1 { "source" } else { "sources" },
+                shown.join(", ")
+            );
+        }
         if !zc.left_out.is_empty() {
             let n = zc.left_out.len();
             let shown: Vec<&str> = zc.left_out.iter().take(3).map(String::as_str).collect();

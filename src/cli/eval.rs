@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
-use crate::artifacts::store::{read_manifest, write_atomic};
+use crate::artifacts::store::write_atomic;
 use crate::diag::{Problem, Problems};
 use crate::eval::{
     Report, checkpoint, load_fixtures, read_checkpoint_text, read_checkpoints, regressions,
@@ -67,12 +67,18 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
         }
     };
     let out = cfg.out_dir_or(at.out.as_deref());
-    let searcher = match read_manifest(&out, at.env.as_deref())
+    let searcher = match at
+        .read_manifest(&out)
         .and_then(|m| Searcher::open(cfg.search_settings(), &out, m))
     {
         Ok(s) => s,
         Err(p) => return fail(p, a.json),
     };
+    let unmatched = crate::eval::unmatched_expectations(&searcher, &cases);
+    if !unmatched.is_empty() {
+        report(&Problems(unmatched), a.json);
+        return EXIT_USAGE;
+    }
     let now = match measure(&cfg, &out, &searcher, &cases, &a) {
         Ok(r) => r,
         Err(p) => return fail(p, a.json),
@@ -283,7 +289,8 @@ fn print_report(r: &Report) {
     if !missed.is_empty() {
         println!("\nnot in the top 5:");
         for c in missed {
-            println!("  {} [{}] {} → rank {:?}", c.id, c.set, c.question, c.rank);
+            let rank = c.rank.map_or("below 10".to_string(), |r| r.to_string());
+            println!("  {} [{}] {} → rank {rank}", c.id, c.set, c.question);
             for t in c.top.iter().take(3) {
                 println!("      got {}  ({})", t.doc_id, t.url);
             }

@@ -29,6 +29,8 @@ const MAX_KEY_BYTES: usize = 512;
 const MAX_VALUE_BYTES: usize = 25 * 1024 * 1024;
 /// Pairs per bulk file (the KV bulk API takes at most 10,000 a request).
 const KV_PAIRS_PER_FILE: usize = 10_000;
+/// Bytes per bulk file: the KV bulk API takes at most 100 MB a request.
+const KV_BYTES_PER_FILE: usize = 100_000_000;
 
 pub fn run(
     at: &BuildLocation,
@@ -37,6 +39,13 @@ pub fn run(
     prefix: &str,
     since: Option<&Path>,
 ) -> i32 {
+    if since.is_some() && matches!(format, ExportFormat::Vectorize) {
+        let p = Problem::error("usage", "--since applies to `--format kv` only").help(
+            "a Vectorize upsert replaces vectors by ID: export every vector, or pass --format kv",
+        );
+        report(&Problems(vec![p]), false);
+        return EXIT_USAGE;
+    }
     let Some(out) = super::verify::out_dir(at, false) else {
         return EXIT_USAGE;
     };
@@ -53,7 +62,7 @@ pub fn run(
         ExportFormat::Vectorize => vectorize(&out, &manifest, dest, prefix),
         ExportFormat::Kv => kv(&out, &manifest, dest, prefix, since),
     };
-    match result {
+    match result.and_then(|files| remove_stale(dest, format, &files).map(|_| files)) {
         Ok(files) => {
             for f in files {
                 println!("{f}");
@@ -133,6 +142,68 @@ fn write(dest: &Path, name: &str, bytes: &[u8]) -> Result<String, Problem> {
     Ok(path.display().to_string())
 }
 
+/// Whether `name` is a file name the export of `format` writes: `kv.json` and `kv.<n>.json`, or
+/// `vectors.<library>.ndjson` and `vectors.<library>.<n>.ndjson`.
+fn export_name(format: ExportFormat, name: &str) -> bool {
+    match format {
+        ExportFormat::Kv => {
+            name == "kv.json"
+                || name
+                    .strip_prefix("kv.")
+                    .and_then(|r| r.strip_suffix(".json"))
+                    .is_some_and(|n| n.len() == 3 && n.bytes().all(|b| b.is_ascii_digit()))
+        }
+        ExportFormat::Vectorize => name.starts_with("vectors.") && name.ends_with(".ndjson"),
+    }
+}
+
+/// Removes the files of an earlier export of the same format that this one did not write (a
+/// library split into fewer parts now, or no longer in the build): `wrangler` uploads what it
+/// is given, so a leftover `vectors.<library>.001.ndjson` would send another build's vectors.
+/// Only files askzico recognizes as its own export files go (`paths::is_own_output`); each one
+/// removed is named on stderr.
+fn remove_stale(dest: &Path, format: ExportFormat, written: &[String]) -> Result<(), Problem> {
+    let kind = match format {
+        ExportFormat::Kv => crate::paths::Output::ExportKv,
+        ExportFormat::Vectorize => crate::paths::Output::ExportVectors,
+    };
+    let entries = std::fs::read_dir(dest).map_err(|e| {
+        Problem::error(
+            "read",
+            format!("cannot list --dest {}: {e}", dest.display()),
+        )
+        .in_file(dest.display().to_string())
+    })?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let stale = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| export_name(format, n))
+            && !written.iter().any(|w| Path::new(w) == path)
+            && crate::paths::is_own_output(&path, kind);
+        if !stale {
+            continue;
+        }
+        std::fs::remove_file(&path).map_err(|e| {
+            Problem::error(
+                "write",
+                format!(
+                    "cannot remove the earlier export file {}: {e}",
+                    path.display()
+                ),
+            )
+            .in_file(path.display().to_string())
+            .help("remove it by hand before uploading: it belongs to another build")
+        })?;
+        eprintln!(
+            "removed {}: an earlier export's file this build does not have",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 fn limit(what: String) -> Problem {
     Problem::error("limit", what).help(
         "this build cannot be uploaded as is; shorten the offending IDs or fields and rebuild",
@@ -190,6 +261,31 @@ fn vectorize(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<
     Ok(files)
 }
 
+/// `pairs` as JSON arrays of at most `per_file` pairs and `max_bytes` bytes each (a single
+/// larger pair alone in its array), in order; one empty array for no pairs.
+fn kv_parts(pairs: &[Value], per_file: usize, max_bytes: usize) -> Vec<Vec<u8>> {
+    let mut parts = Vec::new();
+    let mut buf = b"[".to_vec();
+    let mut in_buf = 0;
+    for pair in pairs {
+        let bytes = serde_json::to_vec(pair).expect("serializes");
+        // The pair, its comma and the closing bracket.
+        if in_buf > 0 && (in_buf == per_file || buf.len() + bytes.len() + 2 > max_bytes) {
+            buf.push(b']');
+            parts.push(std::mem::replace(&mut buf, b"[".to_vec()));
+            in_buf = 0;
+        }
+        if in_buf > 0 {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(&bytes);
+        in_buf += 1;
+    }
+    buf.push(b']');
+    parts.push(buf);
+    parts
+}
+
 /// `lines` as NDJSON files of at most `per_file` lines and `max_bytes` bytes each (a single
 /// longer line alone in its file), in order; one empty file for no lines.
 fn ndjson_parts(lines: &[Value], per_file: usize, max_bytes: usize) -> Vec<Vec<u8>> {
@@ -233,15 +329,14 @@ fn kv(
         pairs.push(json!({"key": key, "value": value}));
     }
     let mut files = Vec::new();
-    let parts: Vec<&[Value]> = pairs.chunks(KV_PAIRS_PER_FILE).collect();
+    let parts = kv_parts(&pairs, KV_PAIRS_PER_FILE, KV_BYTES_PER_FILE);
     for (i, part) in parts.iter().enumerate() {
         let name = if parts.len() == 1 {
             "kv.json".to_string()
         } else {
             format!("kv.{i:03}.json")
         };
-        let bytes = serde_json::to_vec(part).expect("serializes");
-        files.push(write(dest, &name, &bytes)?);
+        files.push(write(dest, &name, part)?);
     }
     Ok(files)
 }
@@ -269,6 +364,40 @@ fn older_manifest(path: &Path) -> Result<Manifest, Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kv_parts_keep_every_pair_in_order_within_both_limits() {
+        let pairs: Vec<Value> = (0..11)
+            .map(|i| json!({"key": format!("k{i}"), "value": "v"}))
+            .collect();
+        let one = serde_json::to_vec(&pairs[0]).unwrap().len() + 1;
+        for (per_file, max_bytes) in [
+            (5, usize::MAX),
+            (100, 3 * one + 1),
+            (4, 2 * one + 1),
+            (1, 1),
+        ] {
+            let parts = kv_parts(&pairs, per_file, max_bytes);
+            let mut all = Vec::new();
+            for p in &parts {
+                let got: Vec<Value> = serde_json::from_slice(p).unwrap();
+                assert!(
+                    !got.is_empty() && got.len() <= per_file,
+                    "{} pairs",
+                    got.len()
+                );
+                assert!(got.len() == 1 || p.len() <= max_bytes, "{} bytes", p.len());
+                all.extend(got);
+            }
+            assert_eq!(all, pairs, "per_file {per_file}, max_bytes {max_bytes}");
+        }
+        // The bytes are the array serde_json writes.
+        assert_eq!(
+            kv_parts(&pairs, 100, usize::MAX),
+            vec![serde_json::to_vec(&pairs).unwrap()]
+        );
+        assert_eq!(kv_parts(&[], 5, 10), vec![b"[]".to_vec()]);
+    }
 
     #[test]
     fn ndjson_parts_keep_every_line_in_order_within_both_limits() {

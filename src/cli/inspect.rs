@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
-use crate::artifacts::store::read_manifest;
 use crate::artifacts::verify::verify;
 use crate::config::Config;
 use crate::diag::{Problem, Problems};
@@ -108,7 +107,7 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
         report(&Problems(vec![p]), json);
         return EXIT_USAGE;
     }
-    let manifest = match read_manifest(&out, env) {
+    let manifest = match at.read_manifest(&out) {
         Ok(m) => m,
         Err(p) => {
             report(&Problems(vec![p]), json);

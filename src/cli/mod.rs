@@ -155,8 +155,8 @@ enum Command {
     Query {
         #[command(flatten)]
         at: BuildLocation,
-        /// Results to show.
-        #[arg(long, default_value_t = 5)]
+        /// Results to show (at least 1).
+        #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         k: usize,
         /// Only these domains (repeatable).
         #[arg(long = "domain")]
@@ -165,6 +165,10 @@ enum Command {
         mode: crate::retrieve::Mode,
         #[arg(long)]
         json: bool,
+        /// Ask the version live on this `[deploy.NAME]` target (KV and Vectorize, read through
+        /// the API) instead of the local build.
+        #[arg(long, value_parser = crate::paths::name_arg, conflicts_with_all = ["out", "env"])]
+        target: Option<String>,
         question: String,
     },
     /// Run fixture sets: hit@1, hit@5, MRR@10 per set and library; gate on a baseline.
@@ -415,6 +419,7 @@ pub fn main() -> i32 {
             domains,
             mode,
             json,
+            target,
             question,
         } => query::run(
             &at,
@@ -424,6 +429,7 @@ pub fn main() -> i32 {
                 domains: &domains,
                 mode,
                 json,
+                target: target.as_deref(),
             },
         ),
         Command::Eval {
@@ -551,6 +557,40 @@ impl BuildLocation {
     /// Loads the config, reporting its problems; `None` means exit with `EXIT_USAGE`.
     pub fn load(&self, json: bool) -> Option<Config> {
         self.config().map_err(|p| report(&p, json)).ok()
+    }
+
+    /// The manifest of the build in `out` a reading command answers from. With `--sources`,
+    /// it must be that directory's build: two sites built with `--sources` share the default
+    /// `./out`, and answering one site's question from the other's build is refused.
+    pub fn read_manifest(
+        &self,
+        out: &std::path::Path,
+    ) -> Result<crate::artifacts::manifest::Manifest, crate::diag::Problem> {
+        let m = crate::artifacts::store::read_manifest(out, self.env.as_deref())?;
+        if let Some(dir) = &self.sources
+            && let Ok(cfg) = self.config()
+        {
+            let want: Vec<&str> = cfg.libraries.iter().map(|l| l.id.as_str()).collect();
+            let have: Vec<&str> = m.libraries.iter().map(|l| l.id.as_str()).collect();
+            if want != have {
+                return Err(crate::diag::Problem::error(
+                    "other-build",
+                    format!(
+                        "{} holds the build of `{}`, not of --sources {} (`{}`)",
+                        out.display(),
+                        have.join("`, `"),
+                        dir.display(),
+                        want.join("`, `")
+                    ),
+                )
+                .in_file(out.join("manifest.json").display().to_string())
+                .help(format!(
+                    "build it first: `askzico build --sources {}` (each site needs its own --out to keep both builds)",
+                    dir.display()
+                )));
+            }
+        }
+        Ok(m)
     }
 
     /// The config as messages name it.

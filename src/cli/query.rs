@@ -1,7 +1,7 @@
-//! `askzico query`: the runtime's retrieval, locally, over the current build.
+//! `askzico query`: the runtime's retrieval, locally, over the current build, or with `--target`
+//! over the live version of a deploy target (KV and Vectorize, read through the API).
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
-use crate::artifacts::store::read_manifest;
 use crate::diag::Problems;
 use crate::retrieve::{Mode, Searcher};
 
@@ -11,22 +11,72 @@ pub struct QueryArgs<'a> {
     pub domains: &'a [String],
     pub mode: Mode,
     pub json: bool,
+    /// Ask the live version of this `[deploy.NAME]` target instead of the local build.
+    pub target: Option<&'a str>,
 }
 
 pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
     let Some(cfg) = at.load(q.json) else {
         return EXIT_USAGE;
     };
-    let out = cfg.out_dir_or(at.out.as_deref());
-    let searcher = match read_manifest(&out, at.env.as_deref())
-        .and_then(|m| Searcher::open(cfg.search_settings(), &out, m))
-    {
+    let opened = match q.target {
+        Some(name) => {
+            let Some(t) = cfg.deploy.get(name) else {
+                let known: Vec<&str> = cfg.deploy.keys().map(String::as_str).collect();
+                eprintln!(
+                    "no deploy target `{name}` in {} (known: {})",
+                    at.shown(),
+                    if known.is_empty() {
+                        "none; add a [deploy.NAME] table".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                );
+                return EXIT_USAGE;
+            };
+            live_searcher(&cfg, t, name)
+        }
+        None => {
+            let out = cfg.out_dir_or(at.out.as_deref());
+            at.read_manifest(&out)
+                .and_then(|m| Searcher::open(cfg.search_settings(), &out, m))
+        }
+    };
+    let searcher = match opened {
         Ok(s) => s,
         Err(p) => {
             report(&Problems(vec![p]), q.json);
             return EXIT_ERRORS;
         }
     };
+    let known: std::collections::BTreeSet<&str> = searcher
+        .manifest
+        .libraries
+        .iter()
+        .flat_map(|l| l.domains.iter().map(String::as_str))
+        .collect();
+    let unknown: Vec<&str> = q
+        .domains
+        .iter()
+        .map(String::as_str)
+        .filter(|d| !known.contains(d))
+        .collect();
+    if !unknown.is_empty() {
+        let p = crate::diag::Problem::error(
+            "unknown-domain",
+            format!(
+                "no domain `{}` in version {}",
+                unknown.join("`, `"),
+                searcher.manifest.corpus_version
+            ),
+        )
+        .help(format!(
+            "pass --domain one of the build's domains: {}",
+            known.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+        report(&Problems(vec![p]), q.json);
+        return EXIT_USAGE;
+    }
     let hits = match searcher.search(q.question, q.domains, q.k, q.mode) {
         Ok(h) => h,
         Err(p) => {
@@ -74,4 +124,29 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
         println!("   │{more}\n");
     }
     EXIT_OK
+}
+
+/// A searcher over the live version of deploy target `name`.
+fn live_searcher<'a>(
+    cfg: &'a crate::config::Config,
+    t: &crate::config::DeployTarget,
+    name: &str,
+) -> Result<Searcher<'a>, crate::diag::Problem> {
+    let client = crate::deploy::client::Client::from_env(t.account_id.as_deref())
+        .map_err(|e| crate::diag::Problem::error("deployed", format!("target `{name}`: {e}")))?
+        .ok_or_else(|| {
+            crate::diag::Problem::error(
+                "deployed",
+                format!("target `{name}`: a query of the deployed version needs CLOUDFLARE_API_TOKEN"),
+            )
+            .help("export CLOUDFLARE_API_TOKEN (a token that may read the target's KV namespace and Vectorize indexes)")
+        })?;
+    let live = crate::deploy::live::open(client, t, name)?;
+    Ok(Searcher::new(
+        cfg.search_settings(),
+        live.manifest,
+        live.chunks,
+        live.lex_meta,
+        Box::new(live.store),
+    ))
 }

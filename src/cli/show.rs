@@ -2,7 +2,6 @@
 //! for manual review.
 
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
-use crate::artifacts::store::read_manifest;
 use crate::artifacts::{ChunkRecord, Kind};
 use crate::diag::{Problem, Problems};
 
@@ -29,7 +28,7 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
     let Some(out) = super::verify::out_dir(at, json) else {
         return EXIT_USAGE;
     };
-    let manifest = match read_manifest(&out, at.env.as_deref()) {
+    let manifest = match at.read_manifest(&out) {
         Ok(m) => m,
         Err(p) => {
             report(&Problems(vec![p]), json);

@@ -44,7 +44,7 @@ pub fn run(at: &BuildLocation, json: bool) -> i32 {
     let Some(out) = out_dir(at, json) else {
         return EXIT_USAGE;
     };
-    let manifest = match read_manifest(&out, at.env.as_deref()) {
+    let manifest = match at.read_manifest(&out) {
         Ok(m) => m,
         Err(p) => {
             report(&Problems(vec![p]), json);

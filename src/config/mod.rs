@@ -69,6 +69,9 @@ pub struct ZeroConfig {
     /// inside a hidden folder (paths relative to `dir`); a `node_modules` folder counts as one
     /// entry (`name/`), its files unlisted.
     pub left_out: Vec<String>,
+    /// Markdown, MDX and HTML files under `dir` outside the content root (`layout`): a site's
+    /// other folders (a blog beside `docs`), paths relative to `dir`.
+    pub outside_root: Vec<String>,
 }
 
 impl Library {

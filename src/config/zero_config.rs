@@ -18,13 +18,15 @@ impl Config {
     pub fn for_sources(dir: &Path) -> Result<Config, Problems> {
         let shown = format!("--sources {}", dir.display());
         if !dir.is_dir() {
+            let what = if dir.exists() {
+                "is not a directory"
+            } else {
+                "does not exist"
+            };
             return Err(Problems(vec![
-                Problem::error(
-                    "sources-dir",
-                    format!("{} is not a directory", dir.display()),
-                )
-                .in_file(shown)
-                .help("pass the directory that holds the Markdown, MDX or HTML sources"),
+                Problem::error("sources-dir", format!("{} {what}", dir.display()))
+                    .in_file(shown)
+                    .help("pass the directory that holds the Markdown, MDX or HTML sources"),
             ]));
         }
         let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
@@ -47,6 +49,10 @@ impl Config {
                 dir: canon.clone(),
                 layout: root.as_ref().map(|r| r.1),
                 left_out: survey.left_out.clone(),
+                outside_root: match &root {
+                    Some((folder, _)) => outside(&survey.sources, folder),
+                    None => Vec::new(),
+                },
             });
         }
         Ok(cfg)
@@ -135,6 +141,16 @@ fn rel_path(dir: &Path, path: &Path) -> Option<String> {
             .collect::<Vec<_>>()
             .join("/"),
     )
+}
+
+/// The sources not under `folder` (paths relative to the sources directory).
+fn outside(sources: &[String], folder: &str) -> Vec<String> {
+    let prefix = format!("{folder}/");
+    sources
+        .iter()
+        .filter(|s| !s.starts_with(&prefix))
+        .cloned()
+        .collect()
 }
 
 /// The content folder of a site laid out as its generator expects, when most of the sources

@@ -54,13 +54,19 @@ impl Counters {
 /// database's clones.
 pub type OpenedEmbedder = Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>;
 
+/// The provider the engine opened, and the `[embedding]` settings it was opened for: a watch
+/// whose config changes them opens a new one (the old one would embed with the old model).
+pub type EmbedderSlot =
+    Arc<std::sync::RwLock<Option<(crate::embed::EmbedSettings, OpenedEmbedder)>>>;
+
 #[salsa::db]
 #[derive(Clone)]
 pub struct Db {
     storage: salsa::Storage<Self>,
     pub counters: Arc<Counters>,
-    /// The cached provider for non-inline embedders, opened by the engine on the first build.
-    pub embedder: Arc<std::sync::OnceLock<OpenedEmbedder>>,
+    /// The cached provider for non-inline embedders, opened by the engine on the first build
+    /// that needs it and again when the `[embedding]` settings change.
+    pub embedder: EmbedderSlot,
     /// The on-disk compile cache of the output directory, set by the engine.
     pub compile_cache: Arc<std::sync::RwLock<Option<Arc<cache::CompileCache>>>>,
     /// Whether `compiled` releases a source's bytes once done (one-shot builds; a watch keeps
@@ -87,7 +93,7 @@ impl salsa::Database for Db {}
 #[salsa::db]
 pub trait AskDb: salsa::Database {
     fn counters(&self) -> &Counters;
-    fn embedder(&self) -> Option<&OpenedEmbedder>;
+    fn embedder(&self) -> Option<OpenedEmbedder>;
     fn compile_cache(&self) -> Option<Arc<cache::CompileCache>>;
     fn release_sources(&self) -> bool;
 }
@@ -97,8 +103,9 @@ impl AskDb for Db {
     fn counters(&self) -> &Counters {
         &self.counters
     }
-    fn embedder(&self) -> Option<&OpenedEmbedder> {
-        self.embedder.get()
+    fn embedder(&self) -> Option<OpenedEmbedder> {
+        let slot = self.embedder.read().ok()?;
+        slot.as_ref().map(|(_, e)| e.clone())
     }
     fn compile_cache(&self) -> Option<Arc<cache::CompileCache>> {
         self.compile_cache.read().ok().and_then(|c| c.clone())
@@ -332,7 +339,7 @@ pub fn shard_vectors(
             }
             Err(e) => Err(fail(&e)),
         },
-        Some(Err(e)) => Err(fail(e)),
+        Some(Err(e)) => Err(fail(&e)),
         None => Err(Problem::error("embed", "no embedding provider was opened")
             .help("this is a bug in askzico")),
     };

@@ -1,7 +1,7 @@
 //! `askzico deploy --target NAME --check`: reads the live version back through the API the way a
-//! runtime reads it (the pointer, the version's key table, record tables, lexical files) and
-//! confirms that every chunk ID of the version resolves to a stored record, and every chunk a
-//! lexical document table names has a record hash. Reads only (bulk gets of 100 keys).
+//! runtime reads it (the pointer, the version's key table, record and document tables, lexical
+//! files) and confirms that every chunk ID of the version resolves to a stored record, and every
+//! chunk a lexical document table names has a record hash. Reads only (bulk gets of 100 keys).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -101,6 +101,16 @@ pub fn check(c: &Client, t: &DeployTarget) -> Result<Found, String> {
             None => problems.push(format!(
                 "record table {key} of domain `{domain}` is missing"
             )),
+        }
+    }
+    let dkeys: Vec<String> = table
+        .docs
+        .values()
+        .map(|h| keys::doc_table_key(&t.prefix, h))
+        .collect();
+    for (k, val) in get_all(c, ns, &dkeys)? {
+        if val.is_none() {
+            problems.push(format!("document table {k} is missing"));
         }
     }
     let all: BTreeSet<&String> = records.values().flat_map(|m| m.values()).collect();

@@ -1,5 +1,5 @@
-//! The Cloudflare REST calls of a deploy (Vectorize v2 upsert / delete_by_ids / get_by_ids / info /
-//! list, KV value get/put, bulk write and bulk delete) over [`crate::http::Api`]: retries with
+//! The Cloudflare REST calls of a deploy (Vectorize v2 upsert / delete_by_ids / get_by_ids / query /
+//! info / list, KV value get/put, bulk write and bulk delete) over [`crate::http::Api`]: retries with
 //! backoff on 429, 408, 5xx, timeouts and network errors, honouring `Retry-After`. Every error is a
 //! [`Redacted`], and every answer is scrubbed of the token before it is parsed, so nothing a
 //! server echoes can carry a credential into a message or the journal.
@@ -299,6 +299,51 @@ impl Client {
                 crate::http::snippet(&other.to_string())
             ))),
         }
+    }
+
+    /// `POST …/query` `{"vector", "topK", "returnValues": false, "returnMetadata": "none"}`: the
+    /// IDs and scores of the `top_k` nearest vectors, as the index orders them.
+    pub fn query(
+        &self,
+        index: &str,
+        vector: &[f32],
+        top_k: usize,
+    ) -> Result<Vec<(String, f64)>, Redacted> {
+        let what = format!("querying Vectorize index {index}");
+        let body = serde_json::to_vec(&serde_json::json!({
+            "vector": vector,
+            "topK": top_k,
+            "returnValues": false,
+            "returnMetadata": "none",
+        }))
+        .expect("serializes");
+        let (status, text) = self.call(
+            "POST",
+            &self.index_url(index, "query"),
+            Some("application/json"),
+            Some(&body),
+            &what,
+        )?;
+        let r = self.result(status, &text, &what)?;
+        let matches = r
+            .get("matches")
+            .and_then(Value::as_array)
+            .ok_or_else(|| self.fail(&format!("{what}: no `matches` in the response")))?;
+        matches
+            .iter()
+            .map(|m| {
+                match (
+                    m.get("id").and_then(Value::as_str),
+                    m.get("score").and_then(Value::as_f64),
+                ) {
+                    (Some(id), Some(score)) => Ok((id.to_string(), score)),
+                    _ => Err(self.fail(&format!(
+                        "{what}: a match without an `id` and a `score`: {}",
+                        crate::http::snippet(&m.to_string())
+                    ))),
+                }
+            })
+            .collect()
     }
 
     /// `GET …/list?count=1000&cursor=…`: every vector ID the index holds (paged).

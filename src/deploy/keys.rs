@@ -4,10 +4,11 @@
 //! **Layout 2** (content-addressed; the pointer says `"layout": 2`): lookup records
 //! `<prefix>r/<h>`, lexical files (metas and shards) `<prefix>l/<h>` and each domain's record
 //! table `<prefix>t/<h>` (`{chunk_id: record hash}`) are stored once under the hash of their
-//! bytes (`value_hash`, 128 bits of blake3) and shared by every version holding them. Per version
-//! only `<prefix><version>/manifest` and the key table `<prefix><version>/tables`
-//! ([`VersionTable`]: per domain its record table and its lexical files' hashes), written before
-//! any value. A vector's metadata carries its record hash.
+//! bytes (`value_hash`, 128 bits of blake3) and shared by every version holding them, as is each
+//! domain's document table `<prefix>d/<h>` ([`DocEntry`] per document). Per version only
+//! `<prefix><version>/manifest` and the key table `<prefix><version>/tables` ([`VersionTable`]:
+//! per domain its record table, document table and lexical files' hashes), written before any
+//! value. A vector's metadata carries its record hash.
 //!
 //! **Layout 1** (the pointer has no `layout`), still read by `--gc` and by runtimes of sites
 //! deployed before:
@@ -54,6 +55,25 @@ pub fn table_key(prefix: &str, hash: &str) -> String {
     format!("{prefix}t/{hash}")
 }
 
+/// A domain's document table of layout 2.
+pub fn doc_table_key(prefix: &str, hash: &str) -> String {
+    format!("{prefix}d/{hash}")
+}
+
+/// One document of a domain's document table (`<prefix>d/<h>`, `{doc_id: DocEntry}`): what its
+/// chunks share that a search needs before it reads any record: where it comes from, and the
+/// structured date a question's date matches (`[month, day]`). A chunk's document is its ID
+/// before the last `:`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocEntry {
+    pub source: String,
+    pub url: String,
+    pub library: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<[u8; 2]>,
+}
+
 /// A version's key table of layout 2.
 pub fn version_table_key(prefix: &str, version: &str) -> String {
     format!("{prefix}{version}/tables")
@@ -78,6 +98,10 @@ pub struct VersionTable {
     pub records: BTreeMap<String, String>,
     /// Domain → the hashes of its lexical meta and of its term shards by number.
     pub lexical: BTreeMap<String, LexTable>,
+    /// Domain → the hash of its document table (chunks of no domain under ""). Absent in the
+    /// tables of versions deployed before document tables.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub docs: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -120,6 +144,7 @@ impl VersionTable {
                 .map_err(|e| format!("{key} is not a record table: {e}"))?;
             keys.extend(ids.values().map(|h| record_key(prefix, h)));
         }
+        keys.extend(self.docs.values().map(|h| doc_table_key(prefix, h)));
         for l in self.lexical.values() {
             keys.insert(lexical_key(prefix, &l.meta));
             keys.extend(l.shards.iter().map(|h| lexical_key(prefix, h)));

@@ -15,6 +15,7 @@ pub mod client;
 pub mod gc;
 pub mod journal;
 pub mod keys;
+pub mod live;
 pub mod rollback;
 pub mod run;
 mod summary;

@@ -351,8 +351,9 @@ fn kv_groups_open_new_batches_and_deletes_respect_the_limits() {
     assert!(batches.len() >= 5);
 }
 
-/// A layout-2 version names its record tables, the records they list and its lexical files; a
-/// record table that cannot be read leaves which records it names unknown (an `Err`).
+/// A layout-2 version names its record tables, the records they list, its document tables and
+/// its lexical files; a record table that cannot be read leaves which records it names unknown
+/// (an `Err`). A key table without document tables (deployed before them) still parses.
 #[test]
 fn a_version_table_names_its_values() {
     use crate::deploy::keys::{LexTable, VersionTable};
@@ -367,13 +368,18 @@ fn a_version_table_names_its_values() {
             },
         )]
         .into(),
+        docs: [("d".to_string(), "d1".to_string())].into(),
     };
     let table = r#"{"lib:a:000":"r1","lib:b:000":"r2"}"#.to_string();
     let keys = t.value_keys("p/", &[Some(table)]).unwrap();
     assert_eq!(
         keys.into_iter().collect::<Vec<_>>(),
-        ["p/l/m1", "p/l/s0", "p/l/s1", "p/r/r1", "p/r/r2", "p/t/t1"]
+        [
+            "p/d/d1", "p/l/m1", "p/l/s0", "p/l/s1", "p/r/r1", "p/r/r2", "p/t/t1"
+        ]
     );
+    let before = r#"{"layout":2,"records":{"d":"t1"},"lexical":{}}"#;
+    assert!(VersionTable::parse(before, "k").unwrap().docs.is_empty());
     assert!(t.value_keys("p/", &[None]).unwrap_err().contains("missing"));
     assert!(
         t.value_keys("p/", &[Some("[]".into())])

@@ -31,7 +31,8 @@ pub struct KvVersion {
     /// The version's own keys, written before any value: its manifest and its key table.
     pub tables: Vec<(String, String)>,
     /// Content-addressed values, each once: the domains' record tables first (a deploy confirms
-    /// them before the records and shards), then lookup records and lexical files.
+    /// them before the records and shards), then document tables, lookup records and lexical
+    /// files.
     pub values: Vec<(String, String)>,
     /// How many of `values` are record tables (they open the values).
     pub record_tables: usize,
@@ -48,7 +49,8 @@ impl KvVersion {
 
 /// The KV pairs of a build under `prefix` (DESIGN §4): per version its manifest and key table
 /// (`VersionTable`); shared by every version, under the hash of their bytes, each domain's record
-/// table (chunk ID → record hash), each lookup record and each lexical file.
+/// table (chunk ID → record hash) and document table (`keys::DocEntry`), each lookup record and
+/// each lexical file.
 pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, Problem> {
     let v = &m.corpus_version;
     let mut records: BTreeMap<String, String> = BTreeMap::new();
@@ -88,6 +90,13 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
         tables.insert(keys::table_key(prefix, &h), value);
         table.records.insert(domain.clone(), h);
     }
+    let mut doc_tables: BTreeMap<String, String> = BTreeMap::new();
+    for (domain, docs) in doc_tables_of(out, m)? {
+        let value = serde_json::to_string(&docs).expect("serializes");
+        let h = keys::value_hash(value.as_bytes());
+        doc_tables.insert(keys::doc_table_key(prefix, &h), value);
+        table.docs.insert(domain, h);
+    }
     let mut lexical: BTreeMap<String, String> = BTreeMap::new();
     for a in m.artifacts_of(Kind::Lexical) {
         let bytes = read(out, &a.path)?;
@@ -116,6 +125,7 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
     let record_tables = tables.len();
     let values = tables
         .into_iter()
+        .chain(doc_tables)
         .chain(record_values)
         .chain(lexical)
         .collect();
@@ -132,6 +142,40 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
         record_tables,
         records,
     })
+}
+
+/// Per domain (chunks of no domain under ""), its documents' table entries, from the chunk
+/// records (every chunk of a document carries its document's fields).
+fn doc_tables_of(
+    out: &Path,
+    m: &Manifest,
+) -> Result<BTreeMap<String, BTreeMap<String, keys::DocEntry>>, Problem> {
+    let mut by_domain: BTreeMap<String, BTreeMap<String, keys::DocEntry>> = BTreeMap::new();
+    for a in m.artifacts_of(Kind::Chunks) {
+        let bytes = read(out, &a.path)?;
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            let r: ChunkRecord = serde_json::from_str(line)
+                .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
+            let entry = keys::DocEntry {
+                source: r.source,
+                url: r.url,
+                library: r.library,
+                date: crate::retrieve::chunk_date(&r.metadata).map(|(m, d)| [m, d]),
+            };
+            let domains: Vec<String> = if r.domains.is_empty() {
+                vec![String::new()]
+            } else {
+                r.domains
+            };
+            for d in domains {
+                by_domain
+                    .entry(d)
+                    .or_default()
+                    .insert(r.doc_id.clone(), entry.clone());
+            }
+        }
+    }
+    Ok(by_domain)
 }
 
 /// The content-addressed keys a version's pairs name (for `export --since`).

@@ -56,7 +56,20 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
 /// hashed by the canonical path's bytes (an ordered map compared paths component by component,
 /// ~30 ms at 10k files, and `Path`'s own hash walks its components too; a canonical path has
 /// one spelling).
-type Claims = rustc_hash::FxHashMap<std::ffi::OsString, String>;
+/// Per canonical source path: the library that took it and the name it was taken under.
+type Claims = rustc_hash::FxHashMap<std::ffi::OsString, Claim>;
+
+struct Claim {
+    library: String,
+    display: String,
+}
+
+/// Whether a file name is an editor's lock file, never content: Emacs marks a buffer with unsaved
+/// edits by a symbolic link `.#name` (to a missing `user@host.pid:time`) beside the file, which
+/// a `**/*.md` glob matches.
+fn is_editor_lock(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().starts_with(b".#")
+}
 
 /// The canonical path of a library's root: an error when it cannot be opened or is on a
 /// kernel pseudo filesystem.
@@ -147,6 +160,14 @@ impl<'a> Listing<'a> {
     fn step(&mut self, step: Step, claimed: &mut Claims, problems: &mut Problems) {
         let entry = match step {
             Step::Entry(e) => e,
+            // An editor's lock file is a link to nothing: following it fails.
+            Step::WalkError(e)
+                if e.path()
+                    .and_then(Path::file_name)
+                    .is_some_and(is_editor_lock) =>
+            {
+                return;
+            }
             Step::WalkError(e) => {
                 problems.push(walk_problem(self.lib, &e, &self.open_dirs));
                 return;
@@ -172,7 +193,10 @@ impl<'a> Listing<'a> {
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/");
-        if !self.lib.include.is_match(&rel_str) || self.lib.exclude.is_match(&rel_str) {
+        if !self.lib.include.is_match(&rel_str)
+            || self.lib.exclude.is_match(&rel_str)
+            || entry.path.file_name().is_some_and(is_editor_lock)
+        {
             return;
         }
         self.matched += 1;
@@ -181,7 +205,11 @@ impl<'a> Listing<'a> {
         };
         match self.source_file(&entry, rel_str, resolved, claimed) {
             Ok(f) => {
-                claimed.insert(f.path.as_os_str().to_owned(), self.lib.id.clone());
+                let claim = Claim {
+                    library: self.lib.id.clone(),
+                    display: self.lib.display_name(&f.rel),
+                };
+                claimed.insert(f.path.as_os_str().to_owned(), claim);
                 self.files.push(f);
             }
             Err(p) => problems.push(p),
@@ -252,12 +280,23 @@ impl<'a> Listing<'a> {
             .in_file(display.clone())
             .help("narrow the library's `include` globs, or set `format`"));
         };
-        if let Some(other) = claimed.get(canon.as_os_str()) {
+        if let Some(first) = claimed.get(canon.as_os_str()) {
+            if first.library == lib.id {
+                return Err(Problem::warning(
+                    "same-file",
+                    format!(
+                        "{display} is the same file as {} (one of them through a symbolic link): read once, as {}",
+                        first.display, first.display
+                    ),
+                )
+                .in_file(display.clone())
+                .help("exclude one of the two paths in the library's `exclude` globs, or remove the link"));
+            }
             return Err(Problem::error(
                 "claimed-twice",
                 format!(
-                    "{display} is claimed by two libraries: `{other}` and `{}`",
-                    lib.id
+                    "{display} is claimed by two libraries: `{}` and `{}`",
+                    first.library, lib.id
                 ),
             )
             .in_file(display.clone())

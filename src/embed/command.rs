@@ -273,6 +273,22 @@ fn input_lines(texts: &[&str]) -> Vec<u8> {
     input
 }
 
+/// Blocks SIGPIPE in the calling thread, so that writing to a command that exited without
+/// reading its input fails with `EPIPE` (reported with the command's stderr) instead of killing
+/// askzico: the process keeps SIGPIPE's default disposition (`main`) so that `askzico … | head`
+/// ends quietly. The signal a write raises is the writing thread's own; it stays pending in
+/// this thread and goes with it.
+fn block_sigpipe() {
+    // SAFETY: a signal set on the stack, filled by sigemptyset/sigaddset before use; the mask
+    // change concerns this thread only.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
 /// The threads that feed the process's stdin and read its stdout and stderr, each on its own so
 /// no pipe can fill up and block.
 struct Pipes {
@@ -287,8 +303,10 @@ struct Pipes {
 impl Pipes {
     fn start(child: &mut Child, input: Vec<u8>) -> Pipes {
         let mut stdin = child.stdin.take().expect("piped stdin");
-        let writer =
-            std::thread::spawn(move || stdin.write_all(&input).and_then(|()| stdin.flush()));
+        let writer = std::thread::spawn(move || {
+            block_sigpipe();
+            stdin.write_all(&input).and_then(|()| stdin.flush())
+        });
         let mut stderr = child.stderr.take().expect("piped stderr");
         let stderr = std::thread::spawn(move || {
             let mut buf = Vec::new();

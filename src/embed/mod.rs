@@ -159,7 +159,7 @@ pub(crate) fn check_vectors(
 }
 
 /// `[embedding]`: which provider makes the vectors, and its model and size.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct EmbedSettings {
     pub provider: String,
     pub dims: usize,

@@ -249,6 +249,31 @@ impl Engine {
         outputs
     }
 
+    /// Opens the configured non-inline provider through the on-disk cache, unless the one
+    /// already open was opened for the same `[embedding]` settings.
+    fn open_embedder(&self, cfg: &Config, req: &BuildRequest) {
+        let Ok(mut slot) = self.db.embedder.write() else {
+            return;
+        };
+        if slot.as_ref().is_some_and(|(s, _)| *s == cfg.embedding) {
+            return;
+        }
+        let dir = req.out.join("cache").join("embeddings");
+        let opened = crate::embed::provider(&cfg.embedding)
+            .and_then(|p| {
+                // Its folders are real directories under `out/` (`out_path`).
+                store::out_path(&req.out, "cache/embeddings/v1/00.bin").map_err(|e| {
+                    crate::embed::EmbedError::new(
+                        e.to_string(),
+                        "remove the symbolic link; askzico makes the directory",
+                    )
+                })?;
+                CachedEmbedder::open(p, &dir)
+            })
+            .map(Arc::new);
+        *slot = Some((cfg.embedding.clone(), opened));
+    }
+
     /// Vectors from a non-inline provider, in batches through the on-disk cache (nothing to do
     /// for the inline `hash` provider: its vectors were made with each chunk).
     pub(super) fn embed_vectors(
@@ -261,21 +286,7 @@ impl Engine {
     ) {
         let settings = self.settings;
         if crate::embed::inline_hash(&cfg.embedding).is_none() {
-            self.db.embedder.get_or_init(|| {
-                let dir = req.out.join("cache").join("embeddings");
-                crate::embed::provider(&cfg.embedding)
-                    .and_then(|p| {
-                        // Its folders are real directories under `out/` (`out_path`).
-                        store::out_path(&req.out, "cache/embeddings/v1/00.bin").map_err(|e| {
-                            crate::embed::EmbedError::new(
-                                e.to_string(),
-                                "remove the symbolic link; askzico makes the directory",
-                            )
-                        })?;
-                        CachedEmbedder::open(p, &dir)
-                    })
-                    .map(Arc::new)
-            });
+            self.open_embedder(cfg, req);
             let vecs: Vec<Arc<Result<Vec<Vec<f32>>, Problem>>> = list
                 .par_iter()
                 .map_with(self.db.clone(), |db, s| shard_vectors(db, settings, *s))
@@ -285,7 +296,7 @@ impl Engine {
                     problems.push(p.clone());
                 }
             }
-            if let Some(Ok(e)) = self.db.embedder.get()
+            if let Some(Ok(e)) = crate::db::AskDb::embedder(&self.db)
                 && let Err(err) = e.flush()
             {
                 eprintln!("warning: embedding cache not saved: {}", err.message);
@@ -311,6 +322,7 @@ impl Engine {
         let set = self.set;
         // `askzico gc` waits for the lock.
         let lock = store::OutLock::acquire(&req.out)?;
+        self.known.sealed_at = store::sealed_at(&req.out);
         if self.known.previous.is_empty() {
             // The first store of this process: clear what killed builds left behind.
             store::remove_stale_temp_files(&req.out);

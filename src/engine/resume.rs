@@ -576,6 +576,7 @@ impl Engine {
             Ok(l) => l,
             Err(e) => return Stored::Failed(e),
         };
+        self.known.sealed_at = store::sealed_at(&req.out);
         if self.known.previous.is_empty() {
             store::remove_stale_temp_files(&req.out);
         }

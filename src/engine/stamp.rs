@@ -60,9 +60,14 @@ pub fn reusable(out: &Path, env: Option<&str>, stamp: &str) -> Option<Manifest> 
     if manifest.corpus_version != saved.corpus_version {
         return None;
     }
+    // Every artifact in place, of its size, and unchanged since a build sealed its manifest (a
+    // file changed in place since is hashed by the store, and rewritten when damaged).
+    let sealed = store::sealed_at(out)?;
     let complete = manifest.artifacts.iter().all(|a| {
         store::is_safe_artifact_path(&a.path)
-            && std::fs::metadata(out.join(&a.path)).is_ok_and(|m| m.is_file() && m.len() == a.bytes)
+            && std::fs::metadata(out.join(&a.path)).is_ok_and(|m| {
+                m.is_file() && m.len() == a.bytes && m.modified().is_ok_and(|t| t <= sealed)
+            })
     });
     complete.then_some(manifest)
 }

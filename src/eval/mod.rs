@@ -26,6 +26,9 @@ pub struct Case {
     /// Why the case exists (e.g. the rule or alias it justifies).
     #[serde(default)]
     pub note: Option<String>,
+    /// Where the case is written: its fixture file and the line of its `id` (for diagnostics).
+    #[serde(skip)]
+    pub written_at: Option<(String, usize)>,
 }
 
 fn default_set() -> String {
@@ -66,7 +69,11 @@ pub fn load_fixtures(paths: &[std::path::PathBuf]) -> Result<Vec<Case>, Vec<Prob
         };
         match toml::from_str::<FixtureFile>(&text) {
             Ok(f) => {
-                for c in f.case {
+                for mut c in f.case {
+                    let line = text
+                        .find(&format!("\"{}\"", c.id))
+                        .map_or(1, |at| crate::diag::line_of(&text, at));
+                    c.written_at = Some((display.clone(), line));
                     if let Some(other) = seen.insert(c.id.clone(), display.clone()) {
                         problems.push(
                             Problem::error(
@@ -103,11 +110,57 @@ pub fn load_fixtures(paths: &[std::path::PathBuf]) -> Result<Vec<Case>, Vec<Prob
             }
         }
     }
+    if problems.is_empty() && cases.is_empty() {
+        problems.push(
+            Problem::error(
+                "fixtures",
+                "the fixtures hold no case: nothing would be measured",
+            )
+            .in_file(
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+            .help("write [[case]] tables with id, set, question and expect"),
+        );
+    }
     if problems.is_empty() {
         Ok(cases)
     } else {
         Err(problems)
     }
+}
+
+/// The `expect` entries that name nothing in the build (no chunk, document, URL or source): a
+/// case that cannot be met only lowers the figures, so each one is an error.
+pub fn unmatched_expectations(searcher: &Searcher, cases: &[Case]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for c in cases {
+        for e in &c.expect {
+            let found = searcher
+                .chunks
+                .values()
+                .any(|ch| matches(e, &ch.chunk_id, &ch.doc_id, &ch.url, &ch.source));
+            if found {
+                continue;
+            }
+            let mut p = Problem::error(
+                "fixtures",
+                format!(
+                    "case `{}` expects `{e}`, which names no chunk, document, URL or source of version {}",
+                    c.id, searcher.manifest.corpus_version
+                ),
+            )
+            .help("expect a doc_id, chunk_id, url or source path of this build (`askzico show` finds one), or build the library that holds it");
+            if let Some((file, line)) = &c.written_at {
+                p = p.in_file(file.clone()).at_line(*line);
+            }
+            problems.push(p);
+        }
+    }
+    problems
 }
 
 /// Whether a retrieved document answers to an `expect` entry.

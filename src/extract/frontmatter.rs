@@ -132,12 +132,14 @@ fn parse_yaml(inner: &str) -> Result<Value, Problem> {
         let line = loc.map(|l| l.line() as usize + 1).unwrap_or(2);
         let msg = e.to_string();
         let first = msg.lines().next().unwrap_or("");
-        // Drop the parser's own "error: line N column M:" (frontmatter-relative) prefix.
+        // Drop the parser's own "error: line N column M:" (frontmatter-relative) prefix, and its
+        // advice to programmers (", set DuplicateKeyPolicy in Options …"): the help says what
+        // a writer can do.
         let reason = first
-            .rsplit_once(": ")
-            .filter(|(head, _)| head.contains("column"))
-            .map(|(_, r)| r)
-            .unwrap_or(first);
+            .find("column")
+            .and_then(|at| first[at..].split_once(": "))
+            .map_or(first, |(_, r)| r);
+        let reason = reason.split_once(", set ").map_or(reason, |(r, _)| r);
         let col = loc
             .map(|l| format!(" column {}", l.column()))
             .unwrap_or_default();

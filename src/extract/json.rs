@@ -479,6 +479,20 @@ fn record(
     }))
 }
 
+/// What a value mapped to `text` is when it holds no text `push_text` reads: a boolean, or an
+/// object without a `text` string (in a list too); `None` for text, numbers, nulls and lists of
+/// them.
+fn not_text(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Bool(_) => Some("a boolean"),
+        Value::Object(m) if !m.get("text").is_some_and(Value::is_string) => {
+            Some("an object without a `text` string")
+        }
+        Value::Array(items) => items.iter().find_map(not_text),
+        _ => None,
+    }
+}
+
 /// The named groups of `records.id_match` over the record's field, as template variables.
 fn id_captures(
     rec: &Value,
@@ -530,10 +544,10 @@ fn record_body(rec: &Value, map: &RecordMapping) -> Result<Body, Fail> {
     let mut body = Body::default();
     for path in &map.text {
         for v in resolve(rec, path) {
-            if let Value::Bool(_) = v {
+            if let Some(shape) = not_text(v) {
                 return Err(Fail::new(
-                    format!("field `{path}` (text) is a boolean"),
-                    "map `text` to string fields (or lists of strings)",
+                    format!("field `{path}` (text) is {shape}"),
+                    "map `text` to string fields, lists of strings, or objects with a `text` string",
                 ));
             }
             push_text(&mut body, v, "text", None);

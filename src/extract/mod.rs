@@ -164,11 +164,13 @@ impl Body {
             .map(|b| self.block_text(b))
     }
 
-    /// The first heading of any level.
-    pub fn first_any_heading(&self) -> Option<&str> {
+    /// The heading the body opens with, of any level: a page's own heading when it has no H1.
+    /// A heading after body text names a section, not the page (an intro, then
+    /// `## Prerequisites`).
+    pub fn leading_heading(&self) -> Option<&str> {
         self.blocks
-            .iter()
-            .find(|b| matches!(b.kind, BlockKind::Heading(_)))
+            .first()
+            .filter(|b| matches!(b.kind, BlockKind::Heading(_)))
             .map(|b| self.block_text(b))
     }
 
@@ -566,7 +568,7 @@ fn finish(file: &str, mut doc: Document, mut problems: Vec<Problem>) -> FileExtr
         .title
         .clone()
         .or_else(|| doc.body.first_heading(1).map(str::to_string))
-        .or_else(|| doc.body.first_any_heading().map(str::to_string))
+        .or_else(|| doc.body.leading_heading().map(str::to_string))
         .filter(|t| !t.trim().is_empty());
     let title = match title {
         Some(t) => t,
@@ -668,8 +670,9 @@ mod tests {
         (out.docs[0].title.clone().unwrap(), warned)
     }
 
-    /// A file without a title takes its first heading of any level, then a name from its path
-    /// (with the `no-title` warning); a title it has is never replaced.
+    /// A file without a title takes its first H1, or the heading it opens with (of any level),
+    /// then a name from its path (with the `no-title` warning); a heading after body text names
+    /// a section, never the page; a title it has is never replaced.
     #[test]
     fn titles_fall_back_to_the_first_heading_then_the_path() {
         let p = BlockKind::Paragraph;
@@ -684,8 +687,12 @@ mod tests {
             ("رئيس".to_string(), 0)
         );
         assert_eq!(
-            titled(file, None, &[(p, "نص"), (h(3), "قسم فرعي"), (h(2), "قسم")]),
+            titled(file, None, &[(h(3), "قسم فرعي"), (p, "نص"), (h(2), "قسم")]),
             ("قسم فرعي".to_string(), 0)
+        );
+        assert_eq!(
+            titled(file, None, &[(p, "مقدمة"), (h(2), "المتطلبات"), (p, "نص")]),
+            ("exercise name: solution".to_string(), 1)
         );
         assert_eq!(
             titled(file, Some(" "), &[(p, "نص")]),

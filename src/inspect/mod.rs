@@ -246,11 +246,14 @@ fn is_continuation(c: char) -> bool {
 
 /// Byte offset of the first mojibake sign in `s`, if any: two or more pairs of a UTF-8 lead
 /// byte read as Latin-1/CP1252 (U+00C2–U+00F4) and a continuation byte, or one `Ã`/`Â` pair,
-/// or two or more CP1256 pairs (ط/ظ followed by a continuation byte's CP1256 reading).
+/// or two or more CP1256 pairs (ط/ظ followed by a continuation byte's CP1256 reading) each
+/// followed by another such pair. Arabic read as CP1256 is pair after pair (ط§ظ„ظƒطھط§ط¨),
+/// while prose has a word ending in ط or ظ before a quote or a dash (”فقط“).
 pub fn mojibake(s: &str) -> Option<usize> {
     let chars: Vec<(usize, char)> = s.char_indices().collect();
     let (mut latin, mut arabic) = (Vec::new(), Vec::new());
-    for w in chars.windows(2) {
+    let lead = |k: usize| chars.get(k).is_some_and(|&(_, c)| c == 'ط' || c == 'ظ');
+    for (k, w) in chars.windows(2).enumerate() {
         let ((i, a), (_, b)) = (w[0], w[1]);
         if ('\u{C2}'..='\u{F4}').contains(&a) && is_continuation(b) {
             if a == 'Ã' || a == 'Â' && b != '\u{A0}' {
@@ -258,7 +261,9 @@ pub fn mojibake(s: &str) -> Option<usize> {
             }
             latin.push(i);
         }
-        if (a == 'ط' || a == 'ظ') && (('\u{A0}'..='\u{BF}').contains(&b) || CP1252_HIGH.contains(b))
+        if (a == 'ط' || a == 'ظ')
+            && (('\u{A0}'..='\u{BF}').contains(&b) || CP1252_HIGH.contains(b))
+            && lead(k + 2)
         {
             arabic.push(i);
         }

@@ -66,6 +66,9 @@ fn mojibake_signs() {
     assert!(mojibake("الكتاب المقدس").is_none());
     assert!(mojibake("Ångström and naïve café").is_none());
     assert!(mojibake("ط، ظ").is_none());
+    // Words ending in ط before curly quotes and dashes are prose.
+    assert!(mojibake("لا يمكننا إنشاء ”تاريخ فقط“ أو ”وقتًا فقط“، فقط—هكذا").is_none());
+    assert!(mojibake("ظˆ ط§ظ„ظƒطھط§ط¨").is_some());
 }
 
 #[test]

@@ -1,10 +1,12 @@
-//! retrieve: the runtime's retrieval, run locally over one built version — normalize the
-//! question, score lexical shards (BM25) and vectors, fuse the candidate IDs (weighted RRF),
-//! prefer documents whose structured date the question names, then hydrate from lookup.
-//! An ID that cannot be hydrated is an invariant failure, never a silent skip.
+//! retrieve: the runtime's retrieval over one version — a build's files, or through a
+//! [`VersionStore`] a deployed version — normalize the question, score lexical shards (BM25) and
+//! vectors, fuse the candidate IDs (weighted RRF), prefer documents whose structured date the
+//! question names, then hydrate from lookup. An ID that cannot be hydrated is an invariant
+//! failure, never a silent skip.
 
 pub mod bm25;
 pub mod dates;
+mod local;
 pub mod rerank;
 mod settings;
 
@@ -14,11 +16,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 
+use crate::artifacts::LookupRecord;
 use crate::artifacts::lexical::{LexMeta, LexShard, shard_of};
 use crate::artifacts::manifest::Manifest;
-use crate::artifacts::store::{read_artifact, read_artifact_text};
-use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
 use crate::diag::Problem;
 use crate::normalize::query_text;
 use crate::normalize::query_words::{WordClass, WordClasses};
@@ -55,17 +57,43 @@ pub struct SearchSettings<'a> {
     pub embedding: &'a crate::embed::EmbedSettings,
 }
 
-/// One built version, loaded for querying.
+/// A chunk's structured date (`metadata.date` `{month, day}`), what a question's date matches.
+pub fn chunk_date(metadata: &Map<String, Value>) -> Option<(u8, u8)> {
+    let d = metadata.get("date")?;
+    Some((
+        d.get("month")?.as_u64()? as u8,
+        d.get("day")?.as_u64()? as u8,
+    ))
+}
+
+/// Where a [`Searcher`] reads what it does not hold: a domain's lexical term shards, the vectors
+/// nearest a question, and a hit's lookup record. A build's output directory
+/// ([`Searcher::open`]) or a deployed version in Workers KV and Vectorize (`deploy::live`): the
+/// ranking is the same code over either.
+pub trait VersionStore {
+    /// Term shard `shard` of `domain`'s lexical index.
+    fn lex_shard(&self, domain: &str, shard: usize) -> Result<LexShard, Problem>;
+    /// The `k` chunks nearest the question's embedding `q` among those `keep` accepts, with a
+    /// score above 0, best first (score, then chunk ID).
+    fn nearest(&self, q: &[f32], keep: &dyn Fn(&str) -> bool, k: usize)
+    -> Result<Ranking, Problem>;
+    /// The lookup records of retrieved chunks, in `ids` order, each read once (a store may read
+    /// several in one request); `None` for a chunk the version has no record of.
+    fn records(&self, ids: &[&str]) -> Result<Vec<Option<LookupRecord>>, Problem>;
+}
+
+/// The lookup records one question has read (the second stage's candidates, then the hits), so
+/// no record is read twice.
+type Records = HashMap<String, Option<LookupRecord>>;
+
+/// One version, loaded for querying: what ranking reads for every question (each chunk's
+/// [`ChunkInfo`], each domain's lexical meta), and the store of the rest.
 pub struct Searcher<'a> {
     cfg: SearchSettings<'a>,
-    out: std::path::PathBuf,
     pub manifest: Manifest,
     pub chunks: BTreeMap<String, ChunkInfo>,
-    lookup: HashMap<String, LookupRecord>,
-    vectors: Vec<(String, Vec<f32>)>,
     lex_meta: BTreeMap<String, LexMeta>,
-    /// (domain, shard) → index of its entry in `manifest.artifacts`.
-    lex_paths: HashMap<(String, usize), usize>,
+    store: Box<dyn VersionStore + 'a>,
     lex_cache: std::cell::RefCell<HashMap<(String, usize), LexShard>>,
     classes: WordClasses,
 }
@@ -84,92 +112,36 @@ pub struct Hit {
     pub date_match: bool,
 }
 
-fn load_err(path: &str, e: impl std::fmt::Display) -> Problem {
-    Problem::error("load", format!("cannot load {path}: {e}"))
-        .in_file(path.to_string())
-        .help("run `askzico verify`; rebuild if it fails")
-}
-
 impl<'a> Searcher<'a> {
+    /// The build in `out` that `manifest` names, read from its files.
     pub fn open(cfg: SearchSettings<'a>, out: &Path, manifest: Manifest) -> Result<Self, Problem> {
-        let mut chunks = BTreeMap::new();
-        let mut lookup = HashMap::new();
-        let mut vecs = Vec::new();
-        let mut lex_meta = BTreeMap::new();
-        let mut lex_paths = HashMap::new();
-        for (i, a) in manifest.artifacts.iter().enumerate() {
-            match a.kind {
-                Kind::Chunks => {
-                    let text = read_artifact_text(out, a).map_err(|e| load_err(&a.path, e))?;
-                    for line in text.lines() {
-                        let r: ChunkRecord =
-                            serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
-                        let date = r.metadata.get("date").and_then(|d| {
-                            Some((
-                                d.get("month")?.as_u64()? as u8,
-                                d.get("day")?.as_u64()? as u8,
-                            ))
-                        });
-                        chunks.insert(
-                            r.chunk_id.clone(),
-                            ChunkInfo {
-                                chunk_id: r.chunk_id,
-                                doc_id: r.doc_id,
-                                url: r.url,
-                                source: r.source,
-                                library: r.library,
-                                domains: r.domains,
-                                date,
-                            },
-                        );
-                    }
-                }
-                Kind::Lookup => {
-                    let text = read_artifact_text(out, a).map_err(|e| load_err(&a.path, e))?;
-                    for line in text.lines() {
-                        let r: LookupRecord =
-                            serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
-                        lookup.insert(r.chunk_id.clone(), r);
-                    }
-                }
-                Kind::Vectors => {
-                    let bytes = read_artifact(out, a).map_err(|e| load_err(&a.path, e))?;
-                    let (_, recs) = vectors::decode(&bytes).map_err(|e| load_err(&a.path, e))?;
-                    vecs.extend(recs.into_iter().map(|r| (r.id, r.values)));
-                }
-                Kind::Lexical => {
-                    let domain = a.domain.clone().unwrap_or_default();
-                    let name = a
-                        .path
-                        .rsplit('/')
-                        .next()
-                        .unwrap_or("")
-                        .split('.')
-                        .next()
-                        .unwrap_or("");
-                    if name == "meta" {
-                        let bytes = read_artifact(out, a).map_err(|e| load_err(&a.path, e))?;
-                        let meta: LexMeta =
-                            serde_json::from_slice(&bytes).map_err(|e| load_err(&a.path, e))?;
-                        lex_meta.insert(domain, meta);
-                    } else if let Ok(k) = name.parse::<usize>() {
-                        lex_paths.insert((domain, k), i);
-                    }
-                }
-            }
-        }
-        Ok(Searcher {
+        let ((chunks, lex_meta), store) = local::open(out, &manifest)?;
+        Ok(Searcher::new(
             cfg,
-            out: out.to_path_buf(),
             manifest,
             chunks,
-            lookup,
-            vectors: vecs,
             lex_meta,
-            lex_paths,
+            Box::new(store),
+        ))
+    }
+
+    /// A version from its chunks, its domains' lexical metas and the store of the rest.
+    pub fn new(
+        cfg: SearchSettings<'a>,
+        manifest: Manifest,
+        chunks: BTreeMap<String, ChunkInfo>,
+        lex_meta: BTreeMap<String, LexMeta>,
+        store: Box<dyn VersionStore + 'a>,
+    ) -> Self {
+        Searcher {
+            cfg,
+            manifest,
+            chunks,
+            lex_meta,
+            store,
             lex_cache: Default::default(),
             classes: WordClasses::shipped(cfg.normalize),
-        })
+        }
     }
 
     pub fn domains(&self) -> impl Iterator<Item = &str> {
@@ -296,12 +268,20 @@ impl<'a> Searcher<'a> {
     /// of neighbouring topic words in the chunk's title and text, and topic words in its URL path,
     /// added to the lexical score; the candidates are then sorted again (the rest keep their order
     /// below them).
-    fn rerank(&self, mut lex: Ranking, words: &[QueryWord], idfs: &[f64]) -> Ranking {
+    fn rerank(
+        &self,
+        mut lex: Ranking,
+        words: &[QueryWord],
+        idfs: &[f64],
+        recs: &mut Records,
+    ) -> Result<Ranking, Problem> {
         let s = &self.cfg.retrieval;
         let depth = s.rerank_depth.min(lex.len());
         if depth == 0 || (s.proximity_weight <= 0.0 && s.url_weight <= 0.0) {
-            return lex;
+            return Ok(lex);
         }
+        let ids: Vec<&str> = lex.iter().take(depth).map(|(id, _)| id.as_str()).collect();
+        self.read_records(&ids, recs)?;
         // Topic words in question order, with their idf.
         let topic: Vec<(&QueryWord, f64)> = words
             .iter()
@@ -319,7 +299,7 @@ impl<'a> Searcher<'a> {
         let mut near: Vec<Vec<f64>> = Vec::with_capacity(depth);
         let mut in_url: Vec<f64> = Vec::with_capacity(depth);
         for (id, _) in lex.iter().take(depth) {
-            let Some(rec) = self.lookup.get(id.as_str()) else {
+            let Some(Some(rec)) = recs.get(id.as_str()) else {
                 near.push(vec![0.0; pairs.len()]);
                 in_url.push(0.0);
                 continue;
@@ -355,7 +335,24 @@ impl<'a> Searcher<'a> {
             *score += s.proximity_weight * proximity + s.url_weight * in_url[k];
         }
         lex[..depth].sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        lex
+        Ok(lex)
+    }
+
+    /// Reads the records of `ids` this question has not read yet, in one call of the store.
+    fn read_records(&self, ids: &[&str], recs: &mut Records) -> Result<(), Problem> {
+        let mut todo: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| !recs.contains_key(*id))
+            .collect();
+        todo.sort_unstable();
+        todo.dedup();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let got = self.store.records(&todo)?;
+        recs.extend(todo.iter().map(|id| id.to_string()).zip(got));
+        Ok(())
     }
 
     /// Postings of one term in every searched domain, per field (terms, alias, context, stem);
@@ -373,18 +370,7 @@ impl<'a> Searcher<'a> {
             let k = shard_of(term, meta.shards);
             let key = ((*domain).clone(), k);
             if !cache.contains_key(&key) {
-                let &i = self.lex_paths.get(&key).ok_or_else(|| {
-                    Problem::error(
-                        "invariant",
-                        format!(
-                            "lexical shard {k} of domain `{domain}` is missing from the manifest"
-                        ),
-                    )
-                })?;
-                let a = &self.manifest.artifacts[i];
-                let bytes = read_artifact(&self.out, a).map_err(|e| load_err(&a.path, e))?;
-                let shard: LexShard =
-                    serde_json::from_slice(&bytes).map_err(|e| load_err(&a.path, e))?;
+                let shard = self.store.lex_shard(domain, k)?;
                 cache.insert(key.clone(), shard);
             }
             let shard = &cache[&key];
@@ -412,7 +398,8 @@ impl<'a> Searcher<'a> {
         Ok(fields)
     }
 
-    /// Cosine ranking of the question's embedding against every vector, best first.
+    /// Cosine ranking of the question's embedding against the version's vectors: the best
+    /// `depth` (`[retrieval]`), best first.
     pub fn vector(
         &self,
         question_search: &crate::text::SearchText,
@@ -433,29 +420,14 @@ impl<'a> Searcher<'a> {
                 .pop()
                 .unwrap_or_default(),
         };
-        let mut scored: Vec<(String, f64)> = self
-            .vectors
-            .iter()
-            .filter(|(id, _)| {
-                domains.is_empty()
-                    || self
-                        .chunks
-                        .get(id)
-                        .is_some_and(|c| c.domains.iter().any(|d| domains.contains(d)))
-            })
-            .map(|(id, v)| {
-                (
-                    id.clone(),
-                    v.iter()
-                        .zip(&q)
-                        .map(|(a, b)| (*a as f64) * (*b as f64))
-                        .sum::<f64>(),
-                )
-            })
-            .filter(|(_, s)| *s > 0.0)
-            .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        Ok(scored)
+        let keep = |id: &str| {
+            domains.is_empty()
+                || self
+                    .chunks
+                    .get(id)
+                    .is_some_and(|c| c.domains.iter().any(|d| domains.contains(d)))
+        };
+        self.store.nearest(&q, &keep, self.cfg.retrieval.depth)
     }
 
     /// The question's words, each with what it expands to: its search token (weight 1), its
@@ -533,6 +505,17 @@ impl<'a> Searcher<'a> {
         domains: &[String],
         mode: Mode,
     ) -> Result<Vec<(String, f64, bool)>, Problem> {
+        self.rank_reading(question, domains, mode, &mut Records::new())
+    }
+
+    /// [`Searcher::rank`], keeping the records the second stage read in `recs`.
+    fn rank_reading(
+        &self,
+        question: &str,
+        domains: &[String],
+        mode: Mode,
+        recs: &mut Records,
+    ) -> Result<Vec<(String, f64, bool)>, Problem> {
         let s = &self.cfg.retrieval;
         let q = query_text(question, self.cfg.normalize);
         let words = self.query_words(question);
@@ -540,7 +523,7 @@ impl<'a> Searcher<'a> {
             Vec::new()
         } else {
             let (lex, idfs) = self.lexical_with_idf(&words, domains)?;
-            self.rerank(lex, &words, &idfs)
+            self.rerank(lex, &words, &idfs, recs)?
         };
         let vec = if mode == Mode::Lexical || (mode == Mode::Fused && s.vector_weight <= 0.0) {
             Vec::new()
@@ -599,10 +582,14 @@ impl<'a> Searcher<'a> {
         k: usize,
         mode: Mode,
     ) -> Result<Vec<Hit>, Problem> {
-        let ranked = self.rank(question, domains, mode)?;
+        let mut recs = Records::new();
+        let mut ranked = self.rank_reading(question, domains, mode, &mut recs)?;
+        ranked.truncate(k);
+        let ids: Vec<&str> = ranked.iter().map(|(id, _, _)| id.as_str()).collect();
+        self.read_records(&ids, &mut recs)?;
         let mut hits = Vec::new();
-        for (i, (id, score, date_match)) in ranked.into_iter().take(k).enumerate() {
-            let rec = self.lookup.get(&id).ok_or_else(|| {
+        for (i, (id, score, date_match)) in ranked.into_iter().enumerate() {
+            let rec = recs.remove(&id).flatten().ok_or_else(|| {
                 Problem::error("invariant", format!("chunk {id} was retrieved but cannot be hydrated in version {}", self.manifest.corpus_version))
                     .help("the lexical/vector artifacts and the lookup records come from different builds: rebuild and run `askzico verify`")
             })?;
@@ -612,11 +599,11 @@ impl<'a> Searcher<'a> {
                 score,
                 chunk_id: id.clone(),
                 doc_id: info.map(|c| c.doc_id.clone()).unwrap_or_default(),
-                title: rec.title.clone(),
-                url: rec.url.clone(),
+                title: rec.title,
+                url: rec.url,
                 source: info.map(|c| c.source.clone()).unwrap_or_default(),
-                library: rec.library.clone(),
-                text: rec.text.clone(),
+                library: rec.library,
+                text: rec.text,
                 date_match,
             });
         }
@@ -625,7 +612,7 @@ impl<'a> Searcher<'a> {
 }
 
 /// Chunk IDs with scores, best first.
-type Ranking = Vec<(String, f64)>;
+pub type Ranking = Vec<(String, f64)>;
 
 /// Per lexical field (terms, alias, context, stem): chunk ID → (tf, chunk length).
 type FieldPostings = [HashMap<String, (u32, u32)>; 4];

@@ -17,10 +17,12 @@ use crate::config::Config;
 use crate::engine::BuildRequest;
 use crate::engine::Engine;
 
-/// Debounce window: short enough for "saved → rebuilt" to feel instant, long enough to coalesce
-/// an editor's write-temp + rename (well under a millisecond apart) into one build. An event
-/// leaves the debouncer between `DEBOUNCE` and `DEBOUNCE + TICK` after it happened.
-const DEBOUNCE: Duration = Duration::from_millis(10);
+/// Debounce window: an event leaves the debouncer between `DEBOUNCE` and `DEBOUNCE + TICK` after
+/// it happened, and the build then reads the file as it is. Short enough for "saved → rebuilt"
+/// to feel instant; long enough that an editor's write-temp + rename (well under a millisecond
+/// apart) and a save written in bursts within it (a truncate, then the text; a program flushing
+/// as it goes) are built once, whole, instead of a build of the half-written file first.
+const DEBOUNCE: Duration = Duration::from_millis(50);
 const TICK: Duration = Duration::from_millis(2);
 
 pub struct WatchOptions {

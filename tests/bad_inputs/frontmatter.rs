@@ -6,6 +6,31 @@ use super::*;
 
 pub const CASES: &[Case] = &[
     Case::new(
+        "a key written twice in frontmatter is named, without the parser's advice to programmers",
+        |p| {
+            put(
+                p,
+                "src/twice.md",
+                "---\ntitle: a\ntitle: b\n---\n\n# x\n\nنص عربي هنا.\n",
+            )
+        },
+        1,
+        err(
+            "src/twice.md",
+            Some(3),
+            "invalid YAML frontmatter at line 3 column 1: duplicate mapping key: title",
+        ),
+    )
+    .check(|_, diags| {
+        match diags
+            .iter()
+            .find(|d| d.to_string().contains("DuplicateKeyPolicy"))
+        {
+            Some(d) => Err(format!("the parser's advice leaks: {d}")),
+            None => Ok(()),
+        }
+    }),
+    Case::new(
         "unterminated YAML frontmatter",
         |p| put(p, "src/open.md", "---\ntitle: x\n\nنص بلا نهاية للرأس\n"),
         1,

@@ -54,6 +54,13 @@ const TWO_LIBS: &str = "\n[[library]]\nid = \"more\"\nroot = \"src\"\ninclude = 
 
 pub const CASES: &[Case] = &[
     Case::new("two libraries claiming one file", |p| set_config(p, &format!("{CONFIG}{TWO_LIBS}")), 1, err("src/good.md", None, "src/good.md is claimed by two libraries: `docs` and `more`")),
+    Case::new("a file linked twice in one library is read once, with a warning", |p| {
+        std::fs::create_dir_all(p.join("src/zz")).map_err(|e| e.to_string())?;
+        link(Path::new("../good.md"), &p.join("src/zz/again.md"))
+    }, 0, warn("src/zz/again.md", None, "src/zz/again.md is the same file as src/good.md (one of them through a symbolic link): read once, as src/good.md")),
+    Case::new("an editor's lock file (a dangling `.#` link) is not a source", |p| {
+        link(Path::new("root@host.12345:1700000000"), &p.join("src/.#good.md"))
+    }, 0, None),
     Case::new("a symlink loop is skipped with a warning", |p| {
         std::fs::create_dir_all(p.join("src/sub")).map_err(|e| e.to_string())?;
         link(Path::new(".."), &p.join("src/sub/loop"))

@@ -17,6 +17,7 @@ pub const CASES: &[Case] = &[
         .base(RECORDS)
         .check(|p, _| if records(p).iter().any(|r| r["doc_id"] == "recs:a" && r["title"] == "a") { Ok(()) } else { Err("no record titled `a`".into()) }),
     Case::new("a record whose title is an object", |p| put(p, F, r#"{"1 Tout": [{"slug": "a", "name": {"x": 1}, "text": "نص"}]}"#), 1, err(F, None, "record #0 (`1 Tout`[0]): field `name` (title) is not text")).base(RECORDS),
+    Case::new("a record whose text is an object without text", |p| put(p, F, r#"{"1 Tout": [{"slug": "a", "name": "n", "text": {"ar": "نص"}}]}"#), 1, err(F, None, "field `text` (text) is an object without a `text` string")).base(RECORDS),
     Case::new("a record whose text is a boolean", |p| put(p, F, r#"{"1 Tout": [{"slug": "a", "name": "n", "text": true}]}"#), 1, err(F, None, "field `text` (text) is a boolean")).base(RECORDS),
     Case::new("a record without the id template's field", |p| put(p, F, r#"{"1 Tout": [{"slug": "a", "name": "n", "text": "نص"}, {"name": "m", "text": "نص"}]}"#), 1, err(F, None, "record #1 (`1 Tout`[1]): id template `{slug}` needs `slug`")).base(RECORDS),
     Case::new("duplicate record ids in one file name both records", |p| put(p, F, r#"{"1 Tout": [{"slug": "a", "name": "n", "text": "نص"}], "2 Tout": [{"slug": "x", "name": "m", "text": "نص"}, {"slug": "a", "name": "o", "text": "نص"}]}"#), 1,

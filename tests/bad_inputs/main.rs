@@ -1,4 +1,4 @@
-//! The bad-input catalogue (issue #10): every case builds a good corpus first, then adds one bad
+//! The bad-input catalogue: every case builds a good corpus first, then adds one bad
 //! input (generated here, in a temp dir: binary, huge and deep inputs are never committed) and
 //! runs the binary the way a user does. Each case asserts the exit code (0 with a warning for
 //! nothing to index, 1 for source errors, 2 for config and usage errors), the diagnostic (level,
@@ -10,7 +10,9 @@
 mod common;
 
 mod config;
+mod embed;
 mod encoding;
+mod fixtures;
 mod frontmatter;
 mod fs;
 mod html;

@@ -346,8 +346,8 @@ impl Interner {
 }
 
 /// Postings of the chunks of `docs` that carry `domain`. The part takes the documents in `doc_id`
-/// order (stable), so that its local chunk order is the order of the domain's table: a term's
-/// postings from one part need no sorting when rendered. The alias field holds each chunk's
+/// order (stable), so that its local chunk order, and with it the part, does not depend on the
+/// order the documents come in. The alias field holds each chunk's
 /// `extra_tokens` and the tokens `extras` gives for each of its search words (computed once per
 /// distinct term of the part).
 pub fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Postings {

@@ -324,11 +324,11 @@ fn render_runs(
                 ));
                 j += 1;
             }
-            // Each part's postings are in chunk order (`postings`); parts of contiguous ranges of
-            // documents (a one-shot build) are in order too. Otherwise a merge sort merges the
-            // parts' runs (chunks are unique: stable or not, the same order).
+            // Postings name chunks by slot, a hash of the document ID, so a term's postings from
+            // one part are in slot order only by chance. A chunk appears once per term, so an
+            // unstable sort (no scratch buffer) gives the one order.
             if !list.is_sorted_by_key(|p| p.chunk) {
-                list.sort_by_key(|p| p.chunk);
+                list.sort_unstable_by_key(|p| p.chunk);
             }
             push_term(&mut out, term, &list, has_tf(f));
             if f == 0 {

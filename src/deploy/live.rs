@@ -1,0 +1,418 @@
+//! The live version of a target read as a runtime reads it, for `askzico query --target`: the
+//! pointer, the version's manifest and key table, each domain's record table, document table and
+//! lexical meta (once), then per question the lexical shards of its terms from KV, the vector
+//! candidates from the query endpoint of the index the pointer names, and each retrieved chunk's
+//! record in one read of `<prefix>r/<h>` (`h` from the record table already held). The ranking
+//! is `retrieve`'s, over this store instead of a build's files. Reads only.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::client::Client;
+use super::journal::Pointer;
+use super::keys::{self, DocEntry, LexTable, VersionTable};
+use crate::artifacts::LookupRecord;
+use crate::artifacts::lexical::{LexMeta, LexShard};
+use crate::artifacts::manifest::Manifest;
+use crate::config::DeployTarget;
+use crate::diag::Problem;
+use crate::retrieve::{ChunkInfo, Ranking, VersionStore};
+
+/// Keys per bulk read (the limit Cloudflare documents for bulk gets).
+const GET_KEYS: usize = 100;
+
+/// The most vectors Vectorize's query returns without values or metadata.
+pub const MAX_TOP_K: usize = 100;
+
+/// The live version: what a searcher holds, and the store of the rest.
+pub struct Live {
+    pub manifest: Manifest,
+    pub chunks: BTreeMap<String, ChunkInfo>,
+    pub lex_meta: BTreeMap<String, LexMeta>,
+    pub store: KvStore,
+}
+
+/// Lexical shards, vector candidates and records of the live version, read through the API.
+pub struct KvStore {
+    client: Client,
+    target: String,
+    ns: String,
+    prefix: String,
+    version: String,
+    index: String,
+    lexical: BTreeMap<String, LexTable>,
+    /// Chunk ID → the hash of its lookup record.
+    records: HashMap<String, String>,
+}
+
+/// A lookup record as layout 2 stores it (without its chunk ID).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecordValue {
+    title: String,
+    url: String,
+    text: String,
+    domains: Vec<String>,
+    library: String,
+    metadata: Map<String, Value>,
+}
+
+/// Reads the live version of `target` (`t`).
+pub fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Live, Problem> {
+    let r = Reader {
+        client: &client,
+        target,
+        ns: &t.kv_namespace_id,
+    };
+    let pointer_key = keys::pointer_key(&t.prefix);
+    let deploy_hint = format!("deploy a build to it: `askzico deploy --target {target}`");
+    let Some(text) = r.get(&pointer_key)? else {
+        return Err(r
+            .problem(format!(
+                "nothing is deployed: KV namespace {} has no pointer `{pointer_key}`",
+                t.kv_namespace_id
+            ))
+            .help(deploy_hint));
+    };
+    let p: Pointer = serde_json::from_str(&text).map_err(|e| {
+        r.problem(format!(
+            "the pointer `{pointer_key}` is not {{\"version\", \"index\", \"layout\"}}: {e}"
+        ))
+        .help(format!(
+            "it was written outside askzico; {deploy_hint} (the pointer is written last)"
+        ))
+    })?;
+    let v = &p.version;
+    match p.layout {
+        Some(keys::LAYOUT) => {}
+        None => {
+            return Err(r
+                .problem(format!(
+                    "version {v} is deployed in layout 1, which `query --target` does not read \
+                     (its KV keys hold no record or document tables)"
+                ))
+                .help(format!(
+                    "{deploy_hint}: the deploy upgrades the target to layout {} in place",
+                    keys::LAYOUT
+                )));
+        }
+        Some(n) => {
+            return Err(r
+                .problem(format!(
+                    "the pointer names version {v} in layout {n}; this askzico reads layout {}",
+                    keys::LAYOUT
+                ))
+                .help("use the askzico that deployed it, or a newer one"));
+        }
+    }
+    if !t.indexes.contains(&p.index) {
+        return Err(r
+            .problem(format!(
+                "the pointer names index `{}`, which is not one of the target's indexes ({})",
+                p.index,
+                t.indexes.join(", ")
+            ))
+            .help(format!(
+                "check `indexes` in [deploy.{target}], or {deploy_hint}"
+            )));
+    }
+    let redeploy = format!(
+        "the live version is incomplete or was changed outside askzico: \
+         `askzico deploy --target {target} --check` names what it lacks; deploy a build again"
+    );
+    let mkey = keys::manifest_key(&t.prefix, v);
+    let manifest: Manifest = match r.get(&mkey)? {
+        None => return Err(r.problem(format!("`{mkey}` is missing")).help(redeploy)),
+        Some(text) => serde_json::from_str(&text).map_err(|e| {
+            r.problem(format!("`{mkey}` is not an askzico manifest: {e}"))
+                .help(redeploy.clone())
+        })?,
+    };
+    if &manifest.corpus_version != v {
+        return Err(r
+            .problem(format!(
+                "`{mkey}` names version {}, not the version {v} the pointer names",
+                manifest.corpus_version
+            ))
+            .help(redeploy));
+    }
+    let tkey = keys::version_table_key(&t.prefix, v);
+    let table = match r.get(&tkey)? {
+        None => return Err(r.problem(format!("`{tkey}` is missing")).help(redeploy)),
+        Some(text) => {
+            VersionTable::parse(&text, &tkey).map_err(|e| r.problem(e).help(redeploy.clone()))?
+        }
+    };
+    if table.docs.is_empty() && !table.records.is_empty() {
+        return Err(r
+            .problem(format!(
+                "version {v} was deployed without document tables (`{}d/…`), which a search \
+                 needs for the sources and dates of its chunks",
+                t.prefix
+            ))
+            .help(format!(
+                "deploy a new build: `askzico deploy --target {target}` writes them"
+            )));
+    }
+    // Per domain: its record table and document table, then the chunks they name.
+    let mut wanted: Vec<String> = Vec::new();
+    for (domain, h) in &table.records {
+        let d = table.docs.get(domain).ok_or_else(|| {
+            r.problem(format!(
+                "`{tkey}` names a record table but no document table for domain `{domain}`"
+            ))
+            .help(redeploy.clone())
+        })?;
+        wanted.push(keys::table_key(&t.prefix, h));
+        wanted.push(keys::doc_table_key(&t.prefix, d));
+    }
+    for l in table.lexical.values() {
+        wanted.push(keys::lexical_key(&t.prefix, &l.meta));
+    }
+    let values = r.values(&wanted, &redeploy)?;
+    let value = |key: &str| values.get(key).map(String::as_str).unwrap_or_default();
+    let mut chunks: BTreeMap<String, ChunkInfo> = BTreeMap::new();
+    let mut records: HashMap<String, String> = HashMap::new();
+    for (domain, h) in &table.records {
+        let key = keys::table_key(&t.prefix, h);
+        let ids: BTreeMap<String, String> = serde_json::from_str(value(&key)).map_err(|e| {
+            r.problem(format!("`{key}` is not a record table: {e}"))
+                .help(redeploy.clone())
+        })?;
+        let dkey = keys::doc_table_key(&t.prefix, &table.docs[domain]);
+        let docs: BTreeMap<String, DocEntry> = serde_json::from_str(value(&dkey)).map_err(|e| {
+            r.problem(format!("`{dkey}` is not a document table: {e}"))
+                .help(redeploy.clone())
+        })?;
+        for (id, rh) in ids {
+            let doc_id = id.rsplit_once(':').map_or("", |(d, _)| d);
+            let doc = docs.get(doc_id).ok_or_else(|| {
+                r.problem(format!(
+                    "chunk {id} of domain `{domain}` has no document in `{dkey}`"
+                ))
+                .help(redeploy.clone())
+            })?;
+            let info = chunks.entry(id.clone()).or_insert_with(|| ChunkInfo {
+                chunk_id: id.clone(),
+                doc_id: doc_id.to_string(),
+                url: doc.url.clone(),
+                source: doc.source.clone(),
+                library: doc.library.clone(),
+                domains: Vec::new(),
+                date: doc.date.map(|[m, d]| (m, d)),
+            });
+            if !domain.is_empty() {
+                info.domains.push(domain.clone());
+            }
+            records.insert(id, rh);
+        }
+    }
+    let mut lex_meta = BTreeMap::new();
+    for (domain, l) in &table.lexical {
+        let key = keys::lexical_key(&t.prefix, &l.meta);
+        let meta: LexMeta = serde_json::from_str(value(&key)).map_err(|e| {
+            r.problem(format!("`{key}` is not a lexical meta: {e}"))
+                .help(redeploy.clone())
+        })?;
+        lex_meta.insert(domain.clone(), meta);
+    }
+    let store = KvStore {
+        client,
+        target: target.to_string(),
+        ns: t.kv_namespace_id.clone(),
+        prefix: t.prefix.clone(),
+        version: v.clone(),
+        index: p.index.clone(),
+        lexical: table.lexical,
+        records,
+    };
+    Ok(Live {
+        manifest,
+        chunks,
+        lex_meta,
+        store,
+    })
+}
+
+/// KV reads that word their failures as problems of the target.
+struct Reader<'c> {
+    client: &'c Client,
+    target: &'c str,
+    ns: &'c str,
+}
+
+impl Reader<'_> {
+    fn problem(&self, message: impl std::fmt::Display) -> Problem {
+        Problem::error("deployed", format!("target `{}`: {message}", self.target))
+    }
+
+    fn get(&self, key: &str) -> Result<Option<String>, Problem> {
+        self.client.kv_get(self.ns, key).map_err(|e| {
+            self.problem(e.as_str()).help(
+                "check the network, CLOUDFLARE_API_TOKEN and the target's account and namespace",
+            )
+        })
+    }
+
+    /// Content-addressed values, all present and each hashing to its key (`<prefix>x/<h>`), in
+    /// bulk reads; a missing or changed one fails with `help`.
+    fn values(&self, keys: &[String], help: &str) -> Result<HashMap<String, String>, Problem> {
+        let mut out = HashMap::new();
+        for batch in keys.chunks(GET_KEYS) {
+            let got = self.client.kv_bulk_get(self.ns, batch).map_err(|e| {
+                self.problem(e.as_str()).help(
+                    "check the network, CLOUDFLARE_API_TOKEN and the target's account and namespace",
+                )
+            })?;
+            for (key, value) in got {
+                let value = self.checked(&key, value, help)?;
+                out.insert(key, value);
+            }
+        }
+        Ok(out)
+    }
+
+    /// A content-addressed value as read: present, and hashing to its key.
+    fn checked(&self, key: &str, value: Option<String>, help: &str) -> Result<String, Problem> {
+        let Some(value) = value else {
+            return Err(self
+                .problem(format!("`{key}` is missing"))
+                .help(help.to_string()));
+        };
+        let h = key.rsplit('/').next().unwrap_or("");
+        if keys::value_hash(value.as_bytes()) != h {
+            return Err(self
+                .problem(format!(
+                    "`{key}` holds a value that does not hash to its key (it was written outside askzico)"
+                ))
+                .help(help.to_string()));
+        }
+        Ok(value)
+    }
+}
+
+impl KvStore {
+    fn reader(&self) -> Reader<'_> {
+        Reader {
+            client: &self.client,
+            target: &self.target,
+            ns: &self.ns,
+        }
+    }
+
+    fn help(&self) -> String {
+        format!(
+            "version {} is incomplete or was changed outside askzico: `askzico deploy --target {} --check` names what it lacks",
+            self.version, self.target
+        )
+    }
+}
+
+impl VersionStore for KvStore {
+    fn lex_shard(&self, domain: &str, shard: usize) -> Result<LexShard, Problem> {
+        let r = self.reader();
+        let h = self
+            .lexical
+            .get(domain)
+            .and_then(|l| l.shards.get(shard))
+            .filter(|h| !h.is_empty())
+            .ok_or_else(|| {
+                r.problem(format!(
+                    "the key table of version {} names no lexical shard {shard} of domain `{domain}`",
+                    self.version
+                ))
+                .help(self.help())
+            })?;
+        let key = keys::lexical_key(&self.prefix, h);
+        let value = r.checked(&key, r.get(&key)?, &self.help())?;
+        serde_json::from_str(&value).map_err(|e| {
+            r.problem(format!("`{key}` is not a lexical shard: {e}"))
+                .help(self.help())
+        })
+    }
+
+    /// The index's `min(k, 100)` nearest, then those `keep` accepts: with a domain filter, a
+    /// chunk of another domain takes a place among the 100 (Vectorize filters no list field).
+    fn nearest(
+        &self,
+        q: &[f32],
+        keep: &dyn Fn(&str) -> bool,
+        k: usize,
+    ) -> Result<Ranking, Problem> {
+        let r = self.reader();
+        if q.iter().all(|x| *x == 0.0) {
+            // A question without features scores 0 against every vector: no candidate (cosine
+            // is undefined for it).
+            return Ok(Vec::new());
+        }
+        if k > MAX_TOP_K {
+            eprintln!(
+                "note: Vectorize returns at most {MAX_TOP_K} vectors a query; the vector candidates stop there, not at depth {k}"
+            );
+        }
+        let top = k.min(MAX_TOP_K);
+        let matches = self.client.query(&self.index, q, top).map_err(|e| {
+            r.problem(e.as_str())
+                .help("check that the target's Vectorize index exists and the token may read it")
+        })?;
+        let full = matches.len() == top;
+        let mut found: Ranking = matches.into_iter().filter(|(_, s)| *s > 0.0).collect();
+        let positive = found.len();
+        found.retain(|(id, _)| keep(id));
+        if full && found.len() < positive && found.len() < k {
+            eprintln!(
+                "note: {} of the index's {top} nearest vectors are of other domains;                  vector candidates of the domains asked may be missing below them",
+                positive - found.len()
+            );
+        }
+        found.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        found.truncate(k);
+        Ok(found)
+    }
+
+    /// One read of `<prefix>r/<h>` per record (a single get, or bulk gets of up to 100 keys).
+    fn records(&self, ids: &[&str]) -> Result<Vec<Option<LookupRecord>>, Problem> {
+        let r = self.reader();
+        let help = self.help();
+        let keyed: Vec<Option<String>> = ids
+            .iter()
+            .map(|id| {
+                self.records
+                    .get(*id)
+                    .map(|h| keys::record_key(&self.prefix, h))
+            })
+            .collect();
+        let mut wanted: Vec<String> = keyed.iter().flatten().cloned().collect();
+        wanted.sort();
+        wanted.dedup();
+        let values = match wanted.as_slice() {
+            [] => HashMap::new(),
+            [one] => {
+                let value = r.checked(one, r.get(one)?, &help)?;
+                HashMap::from([(one.clone(), value)])
+            }
+            _ => r.values(&wanted, &help)?,
+        };
+        ids.iter()
+            .zip(keyed)
+            .map(|(id, key)| {
+                let Some(key) = key else { return Ok(None) };
+                let v: RecordValue = serde_json::from_str(&values[&key]).map_err(|e| {
+                    r.problem(format!("`{key}` is not a lookup record: {e}"))
+                        .help(help.clone())
+                })?;
+                Ok(Some(LookupRecord {
+                    chunk_id: id.to_string(),
+                    title: v.title,
+                    url: v.url,
+                    text: v.text,
+                    domains: v.domains,
+                    library: v.library,
+                    metadata: v.metadata,
+                }))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,471 @@
+//! `askzico query --target NAME`: the retrieval of `query` over the live version of a deploy
+//! target, read through the API of the stand-in server (KV values and bulk reads, Vectorize
+//! query), answers exactly as `query` over the local build of that version, and hydrates each hit
+//! with one KV read of its record.
+
+use super::*;
+
+/// Questions over the sample corpus: topic words of each library, an interrogative, a Coptic
+/// date (its documents are brought in by the date table), an English word.
+const QUESTIONS: [&str; 6] = [
+    "فيضان النيل",
+    "ما هو عيد النيروز",
+    "ماذا نذكر يوم 1 توت",
+    "كيف أكتب إجابة جيدة عن سؤال",
+    "القهوة في مصر",
+    "search",
+];
+
+fn query(dir: &Path, mock: Option<&Mock>, args: &[&str]) -> std::process::Output {
+    let mut cmd = bin();
+    cmd.current_dir(dir).arg("query").args(args);
+    cmd.env_remove("CLOUDFLARE_API_TOKEN")
+        .env_remove("CLOUDFLARE_ACCOUNT_ID");
+    if let Some(m) = mock {
+        cmd.env("CLOUDFLARE_API_TOKEN", TOKEN)
+            .env("ASKZICO_CF_API_BASE", &m.base)
+            .env("ASKZICO_DEPLOY_MAX_ATTEMPTS", "2")
+            .env("ASKZICO_DEPLOY_RETRY_MS", "1");
+    }
+    let o = run(&mut cmd);
+    assert!(
+        !stdout(&o).contains(TOKEN) && !stderr(&o).contains(TOKEN),
+        "the token leaked"
+    );
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    o
+}
+
+/// The local answer and the deployed one, both successful; the record keys the deployed one read.
+fn both(dir: &Path, m: &Mock, args: &[&str]) -> (String, String, Vec<String>) {
+    let local = query(dir, None, args);
+    assert!(local.status.success(), "{}", stderr(&local));
+    m.state.lock().unwrap().reads.clear();
+    let mut remote_args = vec!["--target", "prod"];
+    remote_args.extend_from_slice(args);
+    let remote = query(dir, Some(m), &remote_args);
+    assert!(remote.status.success(), "{}", stderr(&remote));
+    let s = m.state.lock().unwrap();
+    assert!(s.problems.is_empty(), "{:?}", s.problems);
+    let records = s
+        .reads
+        .iter()
+        .filter(|k| k.starts_with("zico/r/"))
+        .cloned()
+        .collect();
+    (stdout(&local), stdout(&remote), records)
+}
+
+/// The record key of each hit of a `--json` answer, from the live version's record tables.
+fn hit_record_keys(kv: &BTreeMap<String, String>, v: &str, answer: &Value) -> Vec<String> {
+    let t: Value = serde_json::from_str(&kv[&format!("zico/{v}/tables")]).unwrap();
+    let mut record: BTreeMap<String, String> = BTreeMap::new();
+    for h in t["records"].as_object().unwrap().values() {
+        let table: BTreeMap<String, String> =
+            serde_json::from_str(&kv[&format!("zico/t/{}", h.as_str().unwrap())]).unwrap();
+        record.extend(table);
+    }
+    answer["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| format!("zico/r/{}", record[h["chunk_id"].as_str().unwrap()]))
+        .collect()
+}
+
+fn assert_read_once(records: &[String], what: &str) {
+    let distinct: BTreeSet<&String> = records.iter().collect();
+    assert_eq!(distinct.len(), records.len(), "{what}: a record read twice");
+}
+
+#[test]
+fn a_query_of_the_deployed_version_answers_as_the_local_build_does() {
+    let p = project();
+    let m = mock();
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = version(p.path());
+    let mut hits = 0;
+    for q in QUESTIONS {
+        for args in [
+            vec!["--json", q],
+            vec![q],
+            vec!["--json", "--k", "8", q],
+            vec!["--json", "--mode", "lexical", q],
+            vec!["--json", "--mode", "vector", q],
+            vec!["--json", "--domain", "faith", q],
+            vec!["--json", "--domain", "culture", "--domain", "tech", q],
+        ] {
+            let (local, remote, records) = both(p.path(), &m, &args);
+            assert_eq!(local, remote, "{args:?}");
+            assert_read_once(&records, q);
+            if args[0] == "--json" {
+                let answer: Value = serde_json::from_str(&remote).unwrap();
+                assert_eq!(answer["corpus_version"], v.as_str());
+                let kv = m.state.lock().unwrap().store.kv.clone();
+                let want = hit_record_keys(&kv, &v, &answer);
+                hits += want.len();
+                for k in &want {
+                    assert!(
+                        records.contains(k),
+                        "{args:?}: the record of a hit, {k}, was not read"
+                    );
+                }
+                // The second stage reads its candidates' evidence; nothing else reads a record.
+                assert!(
+                    records.len() <= 50 + want.len(),
+                    "{args:?}: {} records read",
+                    records.len()
+                );
+            }
+        }
+    }
+    assert!(hits > 30, "the questions find something ({hits} hits)");
+    // A question without a word: no candidate, in both.
+    let (local, remote, records) = both(p.path(), &m, &["--json", "؟"]);
+    assert_eq!(local, remote);
+    assert!(records.is_empty());
+    // The date question brings in the commemorations of 1 Tout, in both.
+    let (_, remote, _) = both(p.path(), &m, &["--json", QUESTIONS[2]]);
+    let answer: Value = serde_json::from_str(&remote).unwrap();
+    assert_eq!(answer["hits"][0]["date_match"], true, "{answer}");
+    assert!(
+        answer["hits"][0]["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("seneksar/"),
+        "{answer}"
+    );
+    // A query reads only: nothing written.
+    assert!(
+        m.state
+            .lock()
+            .unwrap()
+            .log
+            .iter()
+            .rev()
+            .take_while(|l| !l.starts_with("kv-put"))
+            .all(|l| !l.starts_with("kv-bulk ") && !l.starts_with("upsert")),
+        "a query writes nothing"
+    );
+}
+
+/// Without the second stage (`rerank_depth = 0`) the only records a question reads are its
+/// hits': one KV read of `<prefix>r/<h>` each.
+#[test]
+fn each_hit_is_hydrated_by_one_kv_read_of_its_record() {
+    let p = sample_project();
+    let cfg = p.path().join("corpus.toml");
+    let mut s = std::fs::read_to_string(&cfg).unwrap();
+    s.push_str("\n[retrieval]\nrerank_depth = 0\n");
+    s.push_str(TARGET);
+    std::fs::write(&cfg, s).unwrap();
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = mock();
+    assert!(deploy(p.path(), Some(&m), &[]).status.success());
+    let v = version(p.path());
+    for q in QUESTIONS {
+        for k in ["1", "5"] {
+            let (local, remote, records) = both(p.path(), &m, &["--json", "--k", k, q]);
+            assert_eq!(local, remote, "{q}");
+            let answer: Value = serde_json::from_str(&remote).unwrap();
+            let kv = m.state.lock().unwrap().store.kv.clone();
+            let mut want = hit_record_keys(&kv, &v, &answer);
+            assert!(!want.is_empty(), "{q}: no hits");
+            let mut got = records.clone();
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "{q} (k {k}): one read per hit, of its record");
+        }
+    }
+}
+
+/// Each way the live version can be absent or unreadable is a diagnostic naming the target and
+/// what to do, with exit code 1, never a panic.
+#[test]
+fn a_target_that_cannot_be_read_is_a_clear_diagnostic() {
+    let p = project();
+    let m = mock();
+    let q = QUESTIONS[0];
+    let fails = |m: &Mock, wants: &[&str]| {
+        let o = query(p.path(), Some(m), &["--target", "prod", q]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("target `prod`"), "{err}");
+        for w in wants {
+            assert!(err.contains(w), "wanted {w:?} in:\n{err}");
+        }
+    };
+    // Nothing deployed: no pointer.
+    fails(&m, &["nothing is deployed", "askzico deploy --target prod"]);
+    // No token; an unknown target.
+    let o = query(p.path(), None, &["--target", "prod", q]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("CLOUDFLARE_API_TOKEN"),
+        "{}",
+        stderr(&o)
+    );
+    let o = query(p.path(), Some(&m), &["--target", "nope", q]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no deploy target `nope`"),
+        "{}",
+        stderr(&o)
+    );
+
+    assert!(deploy(p.path(), Some(&m), &[]).status.success());
+    let v = version(p.path());
+    let good = m.state.lock().unwrap().store.clone();
+    let with = |change: &dyn Fn(&mut BTreeMap<String, String>)| {
+        let mut s = m.state.lock().unwrap();
+        s.store = good.clone();
+        change(&mut s.store.kv);
+    };
+    let first = |kv: &BTreeMap<String, String>, prefix: &str| {
+        kv.keys().find(|k| k.starts_with(prefix)).unwrap().clone()
+    };
+    // The pointer gone, or not JSON.
+    with(&|kv| {
+        kv.remove(POINTER);
+    });
+    fails(&m, &["nothing is deployed"]);
+    with(&|kv| {
+        kv.insert(POINTER.into(), json!(["corpus-blue"]).to_string());
+    });
+    fails(
+        &m,
+        &[
+            "the pointer `zico/current` is not",
+            "askzico deploy --target prod",
+        ],
+    );
+    // A pointer naming a version whose keys are gone, or an index the target does not have.
+    with(&|kv| {
+        kv.insert(
+            POINTER.into(),
+            json!({"version": "0".repeat(32), "index": "corpus-blue", "layout": 2}).to_string(),
+        );
+    });
+    fails(&m, &["manifest` is missing", "--check"]);
+    with(&|kv| {
+        kv.insert(
+            POINTER.into(),
+            json!({"version": v, "index": "corpus-red", "layout": 2}).to_string(),
+        );
+    });
+    fails(&m, &["index `corpus-red`"]);
+    // The key table missing; a record table missing; a document table changed after the deploy.
+    with(&|kv| {
+        kv.remove(&format!("zico/{v}/tables"));
+    });
+    fails(&m, &[&format!("`zico/{v}/tables` is missing")]);
+    with(&|kv| {
+        let k = first(kv, "zico/t/");
+        kv.remove(&k);
+    });
+    fails(&m, &["zico/t/", "is missing", "--check"]);
+    with(&|kv| {
+        let k = first(kv, "zico/d/");
+        kv.insert(k, "{}".into());
+    });
+    fails(&m, &["does not hash to its key"]);
+    // A lexical shard or a record changed or gone: found when a question reads it.
+    with(&|kv| {
+        let keys: Vec<String> = kv
+            .keys()
+            .filter(|k| k.starts_with("zico/r/"))
+            .cloned()
+            .collect();
+        for k in keys {
+            kv.insert(k, "{\"title\": 1}".into());
+        }
+    });
+    fails(&m, &["zico/r/", "does not hash to its key"]);
+    // A key table of a version deployed before document tables.
+    with(&|kv| {
+        let key = format!("zico/{v}/tables");
+        let mut t: Value = serde_json::from_str(&kv[&key]).unwrap();
+        t.as_object_mut().unwrap().remove("docs");
+        kv.insert(key, t.to_string());
+    });
+    fails(
+        &m,
+        &[
+            "deployed without document tables",
+            "askzico deploy --target prod",
+        ],
+    );
+    // A newer layout than this askzico reads.
+    with(&|kv| {
+        kv.insert(
+            POINTER.into(),
+            json!({"version": v, "index": "corpus-blue", "layout": 3}).to_string(),
+        );
+    });
+    fails(&m, &["layout 3"]);
+    // Back to the deployed state: it answers.
+    with(&|_| {});
+    let o = query(p.path(), Some(&m), &["--target", "prod", q]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// A target whose live version is of layout 1 (deployed before layout 2) is refused with what to
+/// do; once a deploy upgrades it, the query answers as the local build.
+#[test]
+fn a_layout_1_target_is_refused_until_a_deploy_upgrades_it() {
+    let p = project();
+    let m = mock();
+    let old = "0ld0ld0ld0ld0ld0ld0ld0ld0ld0ld00";
+    {
+        let mut s = m.state.lock().unwrap();
+        let mut manifest = manifest(&p.path().join("out"));
+        manifest["corpus_version"] = json!(old);
+        s.store
+            .kv
+            .insert(format!("zico/{old}/manifest"), manifest.to_string());
+        s.store.kv.insert(
+            POINTER.into(),
+            json!({"version": old, "index": "corpus-blue"}).to_string(),
+        );
+        s.store.kv.insert(
+            "zico/versions".into(),
+            json!({"versions": [old], "indexes": {"corpus-blue": old}}).to_string(),
+        );
+    }
+    let q = QUESTIONS[1];
+    let o = query(p.path(), Some(&m), &["--target", "prod", q]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("target `prod`")
+            && err.contains("layout 1")
+            && err.contains("askzico deploy --target prod"),
+        "{err}"
+    );
+    assert!(deploy(p.path(), Some(&m), &[]).status.success());
+    let (local, remote, _) = both(p.path(), &m, &["--json", q]);
+    assert_eq!(local, remote);
+}
+
+/// `deploy --check` confirms the live version's document tables are in KV, and names one that
+/// is not.
+#[test]
+fn a_check_names_a_missing_document_table() {
+    let p = project();
+    let m = mock();
+    assert!(deploy(p.path(), Some(&m), &[]).status.success());
+    assert!(deploy(p.path(), Some(&m), &["--check"]).status.success());
+    let gone = {
+        let mut s = m.state.lock().unwrap();
+        let k = s
+            .store
+            .kv
+            .keys()
+            .find(|k| k.starts_with("zico/d/"))
+            .unwrap()
+            .clone();
+        s.store.kv.remove(&k);
+        k
+    };
+    let o = deploy(p.path(), Some(&m), &["--check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!("document table {gone} is missing")),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// What Vectorize cannot do is said, never silent: a `depth` above its 100 vectors a query, and
+/// vectors of other domains taking places among the nearest when `--domain` filters.
+#[test]
+fn the_limits_of_a_vectorize_query_are_noted() {
+    for (depth, args, note) in [
+        (
+            "150",
+            vec!["--mode", "vector"],
+            "Vectorize returns at most 100 vectors a query",
+        ),
+        (
+            "3",
+            vec!["--mode", "vector", "--domain", "tech"],
+            "of the index's 3 nearest vectors are of other domains",
+        ),
+    ] {
+        let p = sample_project();
+        let cfg = p.path().join("corpus.toml");
+        let mut s = std::fs::read_to_string(&cfg).unwrap();
+        s.push_str(&format!("\n[retrieval]\ndepth = {depth}\n{TARGET}"));
+        std::fs::write(&cfg, s).unwrap();
+        let o = run(bin().current_dir(p.path()).arg("build"));
+        assert!(o.status.success(), "{}", stderr(&o));
+        let m = mock();
+        assert!(deploy(p.path(), Some(&m), &[]).status.success());
+        let mut a = vec!["--target", "prod"];
+        a.extend(args);
+        a.push("القهوة والنيل والتقويم القبطي");
+        let o = query(p.path(), Some(&m), &a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains(note), "{depth}: {}", stderr(&o));
+        let s = m.state.lock().unwrap();
+        let top = depth.parse::<usize>().unwrap().min(100);
+        assert!(
+            s.log.contains(&format!("query corpus-blue {top}")),
+            "{:?}",
+            s.log
+        );
+    }
+}
+
+/// The shared corpora (copied), deployed: questions of several sites, a Coptic date, a domain,
+/// answer from the deployed version as from the build (hundreds of vectors, lexical shards by
+/// the dozen).
+#[test]
+fn the_deployed_shared_corpora_answer_as_their_build() {
+    let Some(corpora) = shared_corpora("the_deployed_shared_corpora_answer_as_their_build") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(&corpora, &tmp.path().join("shared/corpora"));
+    let dir = tmp.path().join("repo/examples/shared-corpora");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = std::fs::read_to_string(repo().join("examples/shared-corpora/corpus.toml")).unwrap();
+    std::fs::write(dir.join("corpus.toml"), format!("{cfg}{TARGET}")).unwrap();
+    let o = run(bin().current_dir(&dir).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = mock();
+    let o = deploy(&dir, Some(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for q in [
+        "ازاي استخدم computed في vue",
+        "ما هو الـ hook في react",
+        "عيد النيروز",
+        "ماذا نذكر يوم 15 هاتور",
+        "كيف أعمل middleware في gin",
+        "سورة الإخلاص",
+    ] {
+        for args in [
+            vec!["--json", q],
+            vec!["--json", "--mode", "lexical", "--domain", "seneksar", q],
+        ] {
+            let (local, remote, records) = both(&dir, &m, &args);
+            assert_eq!(local, remote, "{args:?}");
+            assert_read_once(&records, q);
+        }
+        // With a domain, the index's 100 nearest may hold other domains' vectors: the same
+        // answer, or a note saying why not.
+        let args = ["--json", "--domain", "seneksar", q];
+        let local = stdout(&query(&dir, None, &args));
+        let mut remote_args = vec!["--target", "prod"];
+        remote_args.extend(args);
+        let remote = query(&dir, Some(&m), &remote_args);
+        assert!(remote.status.success(), "{}", stderr(&remote));
+        assert!(
+            stdout(&remote) == local || stderr(&remote).contains("are of other domains"),
+            "{q}: {}",
+            stderr(&remote)
+        );
+    }
+}
