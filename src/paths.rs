@@ -62,15 +62,14 @@ fn starts_with_manifest(path: &Path) -> bool {
 /// askzico did not write (sources, a project, a home directory), and a directory whose own
 /// folders (`chunks`, `cache`, …) are symbolic links.
 pub fn claim(out: &Path) -> Result<(), Problem> {
-    let shown = out.display().to_string();
-    let refuse = |msg: String, help: &str| {
-        Problem::error("out-dir", msg)
-            .in_file(shown.clone())
-            .help(help.to_string())
+    let claim = Claim {
+        out,
+        shown: out.display().to_string(),
     };
+    let shown = &claim.shown;
     match std::fs::metadata(out) {
         Ok(m) if !m.is_dir() => {
-            return Err(refuse(
+            return Err(claim.refuse(
                 format!("the output directory `{shown}` is a file, not a directory"),
                 "the output directory holds askzico's build: move the file away, or name another directory with `out` in corpus.toml or --out",
             ));
@@ -78,62 +77,100 @@ pub fn claim(out: &Path) -> Result<(), Problem> {
         Ok(_) => {
             let marked = is_marked(out);
             if !marked {
-                let marker = out.join(MARKER);
-                if std::fs::symlink_metadata(&marker).is_ok() {
-                    return Err(refuse(
-                        format!("{} is not askzico's marker file", marker.display()),
-                        "askzico marks its output directory with this file; it holds something else here: pick another directory with `out` in corpus.toml or --out",
-                    ));
-                }
-                let empty = std::fs::read_dir(out)
-                    .map(|mut d| d.all(|e| e.is_ok_and(|e| e.file_name() == ".askzico.lock")))
-                    .unwrap_or(false);
-                if !empty && !earlier_output(out) {
-                    return Err(refuse(
-                        format!(
-                            "`{shown}` holds files askzico did not write (it has no `{MARKER}` marker), so askzico will not build into it"
-                        ),
-                        "askzico builds into a new or empty directory, or one it built before: name another directory with `out` in corpus.toml or --out",
-                    ));
-                }
+                claim.unmarked_is_askzicos()?;
             }
-            for name in LAYOUT {
-                let p = out.join(name);
-                if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_dir()) {
-                    return Err(refuse(
-                        format!(
-                            "{} is not a directory (a symbolic link or a file): askzico writes only into real directories under its output directory",
-                            p.display()
-                        ),
-                        "remove it (askzico makes the directory), or point --out at the real output directory",
-                    ));
-                }
-            }
+            claim.folders_are_real()?;
             if marked {
                 return Ok(());
             }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(out).map_err(|e| {
-                refuse(
-                    format!("cannot make the output directory `{shown}`: {e}"),
-                    "check that its parent exists and is writable, or name another directory with `out` in corpus.toml or --out",
-                )
-            })?;
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => claim.make()?,
         Err(e) => {
-            return Err(refuse(
+            return Err(claim.refuse(
                 format!("cannot read the output directory `{shown}`: {e}"),
                 "check its permissions, or name another directory with `out` in corpus.toml or --out",
             ));
         }
     }
-    crate::artifacts::store::write_atomic(&out.join(MARKER), MARKER_TEXT.as_bytes()).map_err(|e| {
-        refuse(
-            format!("cannot write {}: {e}", out.join(MARKER).display()),
-            "check that the output directory is writable and the disk has space",
-        )
-    })
+    claim.mark()
+}
+
+/// An output directory being claimed, and how messages name it.
+struct Claim<'a> {
+    out: &'a Path,
+    shown: String,
+}
+
+impl Claim<'_> {
+    /// The refusal of this output directory.
+    fn refuse(&self, msg: String, help: &str) -> Problem {
+        Problem::error("out-dir", msg)
+            .in_file(self.shown.clone())
+            .help(help.to_string())
+    }
+
+    /// A directory without the marker is askzico's to mark when it is empty (but for the lock)
+    /// or an earlier askzico built it, and no other file sits where the marker goes.
+    fn unmarked_is_askzicos(&self) -> Result<(), Problem> {
+        let (out, shown) = (self.out, &self.shown);
+        let marker = out.join(MARKER);
+        if std::fs::symlink_metadata(&marker).is_ok() {
+            return Err(self.refuse(
+                format!("{} is not askzico's marker file", marker.display()),
+                "askzico marks its output directory with this file; it holds something else here: pick another directory with `out` in corpus.toml or --out",
+            ));
+        }
+        let empty = std::fs::read_dir(out)
+            .map(|mut d| d.all(|e| e.is_ok_and(|e| e.file_name() == ".askzico.lock")))
+            .unwrap_or(false);
+        if !empty && !earlier_output(out) {
+            return Err(self.refuse(
+                format!(
+                    "`{shown}` holds files askzico did not write (it has no `{MARKER}` marker), so askzico will not build into it"
+                ),
+                "askzico builds into a new or empty directory, or one it built before: name another directory with `out` in corpus.toml or --out",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Askzico's own folders (`chunks`, `cache`, …) are real directories where they exist.
+    fn folders_are_real(&self) -> Result<(), Problem> {
+        for name in LAYOUT {
+            let p = self.out.join(name);
+            if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_dir()) {
+                return Err(self.refuse(
+                    format!(
+                        "{} is not a directory (a symbolic link or a file): askzico writes only into real directories under its output directory",
+                        p.display()
+                    ),
+                    "remove it (askzico makes the directory), or point --out at the real output directory",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A missing output directory made.
+    fn make(&self) -> Result<(), Problem> {
+        std::fs::create_dir_all(self.out).map_err(|e| {
+            self.refuse(
+                format!("cannot make the output directory `{}`: {e}", self.shown),
+                "check that its parent exists and is writable, or name another directory with `out` in corpus.toml or --out",
+            )
+        })
+    }
+
+    /// The marker written.
+    fn mark(&self) -> Result<(), Problem> {
+        let marker = self.out.join(MARKER);
+        crate::artifacts::store::write_atomic(&marker, MARKER_TEXT.as_bytes()).map_err(|e| {
+            self.refuse(
+                format!("cannot write {}: {e}", marker.display()),
+                "check that the output directory is writable and the disk has space",
+            )
+        })
+    }
 }
 
 /// What an output flag writes, so that a file already there can be told to be askzico's.

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::BenchError;
 use crate::timings;
 
 /// What to run.
@@ -157,8 +158,8 @@ the page cache before each cold build); \
 stage times are thread-time summed over threads (they can exceed the wall time); cpu = user + sys";
 
 /// Runs the benchmark; `progress` receives one line per step.
-pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Report, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Report, BenchError> {
+    let exe = std::env::current_exe().map_err(BenchError::Executable)?;
     let mut sizes = Vec::new();
     let result = opts
         .sizes
@@ -183,48 +184,20 @@ fn bench_size(
     opts: &BenchOptions,
     docs: usize,
     progress: &mut dyn FnMut(&str),
-) -> Result<SizeReport, String> {
+) -> Result<SizeReport, BenchError> {
     let corpus = corpus_dir(opts, docs, progress)?;
     let (files, source_bytes) = source_size(&corpus.join("sources"))?;
     let load_before = load_average();
-    let config = corpus.join("corpus.toml");
-    let outs = opts.dir.join(format!("out-{docs}"));
-    let mut cold = Vec::new();
-    let mut out = PathBuf::new();
-    remove_dir(&outs)?;
-    for i in 0..opts.runs {
-        // A new out dir per run, and the earlier runs' outputs deleted only after the last
-        // size's last build (`run`): for minutes after thousands of deletes, ext4 without a
-        // journal creates files several times slower (it skips recently freed inodes), which
-        // would charge the bench's own cleanup to the next build.
-        // The previous build's dirty pages are flushed first (untimed), so a build does not wait
-        // for the writeback of the one before it (at 100k a cold build writes ~7.5 GB).
-        // SAFETY: sync(2) has no preconditions.
-        unsafe { libc::sync() };
-        // Every earlier run's outputs, of any size (clean after the sync), leave the page cache
-        // too: at 100k each run adds ~7.5 GB, and a third run on this 23 GB machine otherwise
-        // reclaims the first two runs' pages while it writes (its write stage took ~4× the
-        // first run's).
-        for entry in std::fs::read_dir(&opts.dir).into_iter().flatten().flatten() {
-            if entry.file_name().to_string_lossy().starts_with("out-") {
-                evict_from_page_cache(&entry.path());
-            }
-        }
-        std::thread::sleep(Duration::from_millis(500));
-        out = outs.join(format!("run{i}"));
-        let r = build(exe, &config, &out)?;
-        progress(&format!(
-            "{docs} docs: cold build {}/{}: {:.0} ms, {:.0} MB peak RSS",
-            i + 1,
-            opts.runs,
-            r.wall_ms,
-            r.max_rss_mb
-        ));
-        cold.push(r);
-    }
+    let size = Size {
+        exe,
+        opts,
+        docs,
+        config: corpus.join("corpus.toml"),
+    };
+    let (cold, out) = size.cold_builds(progress)?;
     let mut noop = Vec::new();
     for i in 0..opts.runs {
-        let r = build(exe, &config, &out)?;
+        let r = build(exe, &size.config, &out)?;
         progress(&format!(
             "{docs} docs: no-op rebuild {}/{}: {:.0} ms",
             i + 1,
@@ -233,43 +206,9 @@ fn bench_size(
         ));
         noop.push(r);
     }
-    let edited = first_source(&corpus.join("sources/md"))?;
-    let original = std::fs::read(&edited).map_err(|e| format!("{}: {e}", edited.display()))?;
-    // Saved before the first edit (temp file + rename: a partial copy is never taken for the
-    // original), deleted after the last restore.
-    let saved = corpus.join(EDIT_ORIGINAL);
-    let temp = corpus.join(format!("{EDIT_ORIGINAL}.tmp"));
-    std::fs::write(&temp, &original)
-        .and_then(|()| std::fs::rename(&temp, &saved))
-        .map_err(|e| format!("{}: {e}", saved.display()))?;
-    let mut edit = Vec::new();
-    let result = (|| {
-        for i in 0..opts.runs {
-            // A different sentence each run, so each build sees one changed file.
-            let mut bytes = original.clone();
-            bytes.extend_from_slice(format!("\n\nجملة مضافة للقياس رقم {i}.\n").as_bytes());
-            std::fs::write(&edited, bytes).map_err(|e| format!("{}: {e}", edited.display()))?;
-            let r = build(exe, &config, &out)?;
-            progress(&format!(
-                "{docs} docs: one-file edit {}/{}: {:.0} ms",
-                i + 1,
-                opts.runs,
-                r.wall_ms
-            ));
-            edit.push(r);
-        }
-        Ok::<(), String>(())
-    })();
-    std::fs::write(&edited, &original)
-        .map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
-    result?;
-    let watch = watch(exe, &config, &out, &edited, &original, progress);
-    std::fs::write(&edited, &original)
-        .map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
-    std::fs::remove_file(&saved).map_err(|e| format!("{}: {e}", saved.display()))?;
-    let watch = watch?;
+    let (edit, watch) = size.edits(&corpus, &out, progress)?;
     let series = |runs: &[Run]| {
-        Series::of(runs, source_bytes).ok_or_else(|| "no runs (--runs 0)".to_string())
+        Series::of(runs, source_bytes).ok_or(BenchError::Missing("no runs (--runs 0)"))
     };
     Ok(SizeReport {
         docs,
@@ -285,6 +224,114 @@ fn bench_size(
     })
 }
 
+/// The builds of one corpus size: the binary, the options, the size and its config.
+struct Size<'a> {
+    exe: &'a Path,
+    opts: &'a BenchOptions,
+    docs: usize,
+    config: PathBuf,
+}
+
+impl Size<'_> {
+    /// `runs` cold builds, each into a new output directory; the last one's directory is
+    /// returned for the builds that follow.
+    fn cold_builds(
+        &self,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<(Vec<Run>, PathBuf), BenchError> {
+        let (opts, docs) = (self.opts, self.docs);
+        let outs = opts.dir.join(format!("out-{docs}"));
+        let mut cold = Vec::new();
+        let mut out = PathBuf::new();
+        remove_dir(&outs)?;
+        for i in 0..opts.runs {
+            // A new out dir per run, and the earlier runs' outputs deleted only after the last
+            // size's last build (`run`): for minutes after thousands of deletes, ext4 without a
+            // journal creates files several times slower (it skips recently freed inodes), which
+            // would charge the bench's own cleanup to the next build.
+            // The previous build's dirty pages are flushed first (untimed), so a build does not
+            // wait for the writeback of the one before it (at 100k a cold build writes ~7.5 GB).
+            // SAFETY: sync(2) has no preconditions.
+            unsafe { libc::sync() };
+            // Every earlier run's outputs, of any size (clean after the sync), leave the page
+            // cache too: at 100k each run adds ~7.5 GB, and a third run on this 23 GB machine
+            // otherwise reclaims the first two runs' pages while it writes (its write stage took
+            // ~4× the first run's).
+            for entry in std::fs::read_dir(&opts.dir).into_iter().flatten().flatten() {
+                if entry.file_name().to_string_lossy().starts_with("out-") {
+                    evict_from_page_cache(&entry.path());
+                }
+            }
+            std::thread::sleep(Duration::from_millis(500));
+            out = outs.join(format!("run{i}"));
+            let r = build(self.exe, &self.config, &out)?;
+            progress(&format!(
+                "{docs} docs: cold build {}/{}: {:.0} ms, {:.0} MB peak RSS",
+                i + 1,
+                opts.runs,
+                r.wall_ms,
+                r.max_rss_mb
+            ));
+            cold.push(r);
+        }
+        Ok((cold, out))
+    }
+
+    /// The one-file edit builds, then the watch series, on the build in `out`; the edited
+    /// source is restored after each, and its saved original removed at the end.
+    fn edits(
+        &self,
+        corpus: &Path,
+        out: &Path,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<(Vec<Run>, WatchSeries), BenchError> {
+        let edited = first_source(&corpus.join("sources/md"))?;
+        let original = std::fs::read(&edited).map_err(BenchError::file(&edited))?;
+        // Saved before the first edit (temp file + rename: a partial copy is never taken for the
+        // original), deleted after the last restore.
+        let saved = corpus.join(EDIT_ORIGINAL);
+        let temp = corpus.join(format!("{EDIT_ORIGINAL}.tmp"));
+        std::fs::write(&temp, &original)
+            .and_then(|()| std::fs::rename(&temp, &saved))
+            .map_err(BenchError::file(&saved))?;
+        let restore = || std::fs::write(&edited, &original).map_err(BenchError::restore(&edited));
+        let edit = self.edit_builds(&edited, &original, out, progress);
+        restore()?;
+        let edit = edit?;
+        let watch = watch(self.exe, &self.config, out, &edited, &original, progress);
+        restore()?;
+        std::fs::remove_file(&saved).map_err(BenchError::file(&saved))?;
+        Ok((edit, watch?))
+    }
+
+    /// `runs` builds, each after appending a different sentence to `edited`.
+    fn edit_builds(
+        &self,
+        edited: &Path,
+        original: &[u8],
+        out: &Path,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Vec<Run>, BenchError> {
+        let (opts, docs) = (self.opts, self.docs);
+        let mut edit = Vec::new();
+        for i in 0..opts.runs {
+            // A different sentence each run, so each build sees one changed file.
+            let mut bytes = original.to_vec();
+            bytes.extend_from_slice(format!("\n\nجملة مضافة للقياس رقم {i}.\n").as_bytes());
+            std::fs::write(edited, bytes).map_err(BenchError::file(edited))?;
+            let r = build(self.exe, &self.config, out)?;
+            progress(&format!(
+                "{docs} docs: one-file edit {}/{}: {:.0} ms",
+                i + 1,
+                opts.runs,
+                r.wall_ms
+            ));
+            edit.push(r);
+        }
+        Ok(edit)
+    }
+}
+
 /// `build --watch --stats-json` on the built output: after its first (no-op) build, `WATCH_SAVES`
 /// saves of `edited`, each a different appended sentence, 300 ms apart; each save's stats line.
 fn watch(
@@ -294,7 +341,7 @@ fn watch(
     edited: &Path,
     original: &[u8],
     progress: &mut dyn FnMut(&str),
-) -> Result<WatchSeries, String> {
+) -> Result<WatchSeries, BenchError> {
     use std::io::BufRead;
     let mut child = Command::new(exe)
         .args(["build", "--watch", "--stats-json", "--config"])
@@ -305,8 +352,11 @@ fn watch(
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
-    let stdout = child.stdout.take().ok_or("no stdout")?;
+        .map_err(BenchError::start(exe))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or(BenchError::Missing("no stdout"))?;
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
         for line in std::io::BufReader::new(stdout)
@@ -320,7 +370,7 @@ fn watch(
     });
     let next = || {
         rx.recv_timeout(Duration::from_secs(120))
-            .map_err(|_| "build --watch printed no stats line within 120 s".to_string())
+            .map_err(|_| BenchError::Missing("build --watch printed no stats line within 120 s"))
     };
     let result = (|| {
         next()?; // the first build
@@ -329,9 +379,9 @@ fn watch(
             std::thread::sleep(Duration::from_millis(300));
             let mut bytes = original.to_vec();
             bytes.extend_from_slice(format!("\n\nجملة مضافة أثناء المراقبة رقم {i}.\n").as_bytes());
-            std::fs::write(edited, bytes).map_err(|e| format!("{}: {e}", edited.display()))?;
+            std::fs::write(edited, bytes).map_err(BenchError::file(edited))?;
             let v: serde_json::Value =
-                serde_json::from_str(&next()?).map_err(|e| format!("watch stats: {e}"))?;
+                serde_json::from_str(&next()?).map_err(BenchError::WatchStats)?;
             progress(&format!(
                 "watch save {}/{WATCH_SAVES}: {} ms",
                 i + 1,
@@ -339,7 +389,7 @@ fn watch(
             ));
             stats.push(v);
         }
-        Ok::<_, String>(stats)
+        Ok::<_, BenchError>(stats)
     })();
     // SAFETY: kill(2) with a pid we spawned; SIGINT is the Ctrl-C the watch handles.
     unsafe {
@@ -354,7 +404,7 @@ fn watch(
                 .map(|v| v[name].as_f64().unwrap_or(0.0) / scale)
                 .collect::<Vec<_>>(),
         )
-        .ok_or("no saves")
+        .ok_or(BenchError::Missing("no saves"))
     };
     Ok(WatchSeries {
         saves: stats.len(),
@@ -369,7 +419,7 @@ fn corpus_dir(
     opts: &BenchOptions,
     docs: usize,
     progress: &mut dyn FnMut(&str),
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, BenchError> {
     let dir = opts.dir.join(format!("corpus-{docs}-seed{}", opts.seed));
     // `.complete` names the generator version that wrote the corpus; it is written last.
     let done = dir.join(".complete");
@@ -382,7 +432,7 @@ fn corpus_dir(
         ));
         remove_dir(&dir)?;
         super::generate(&opts.corpora, &dir, docs, opts.seed)?;
-        std::fs::write(&done, version).map_err(|e| format!("{}: {e}", done.display()))?;
+        std::fs::write(&done, version).map_err(BenchError::file(&done))?;
     }
     // A bench stopped during its edit or watch runs (Ctrl-C, a kill) left its last edit in the
     // corpus: the saved original goes back before anything is measured.
@@ -393,9 +443,8 @@ fn corpus_dir(
             "{docs} docs: restoring {} (an earlier bench stopped while it was edited)",
             edited.display()
         ));
-        std::fs::write(&edited, original)
-            .map_err(|e| format!("cannot restore {}: {e}", edited.display()))?;
-        std::fs::remove_file(&saved).map_err(|e| format!("{}: {e}", saved.display()))?;
+        std::fs::write(&edited, original).map_err(BenchError::restore(&edited))?;
+        std::fs::remove_file(&saved).map_err(BenchError::file(&saved))?;
     }
     Ok(dir)
 }
@@ -420,40 +469,41 @@ fn evict_from_page_cache(dir: &Path) {
     }
 }
 
-fn remove_dir(dir: &Path) -> Result<(), String> {
+fn remove_dir(dir: &Path) -> Result<(), BenchError> {
     match std::fs::remove_dir_all(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(format!("cannot delete {}: {e}", dir.display()))
-        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(BenchError::Delete {
+            path: dir.to_path_buf(),
+            source: e,
+        }),
         _ => Ok(()),
     }
 }
 
 /// Files and bytes under `dir`.
-fn source_size(dir: &Path) -> Result<(usize, u64), String> {
+fn source_size(dir: &Path) -> Result<(usize, u64), BenchError> {
     let mut files = 0;
     let mut bytes = 0;
     for e in walkdir::WalkDir::new(dir) {
-        let e = e.map_err(|e| e.to_string())?;
+        let e = e.map_err(BenchError::Walk)?;
         if e.file_type().is_file() {
             files += 1;
-            bytes += e.metadata().map_err(|e| e.to_string())?.len();
+            bytes += e.metadata().map_err(BenchError::Walk)?.len();
         }
     }
     Ok((files, bytes))
 }
 
 /// The first file (by name) of a directory: the one the edit runs change.
-fn first_source(dir: &Path) -> Result<PathBuf, String> {
+fn first_source(dir: &Path) -> Result<PathBuf, BenchError> {
     let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(BenchError::file(dir))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
     names.sort();
     names
         .into_iter()
         .next()
-        .ok_or_else(|| format!("{} holds no file to edit", dir.display()))
+        .ok_or_else(|| BenchError::NothingToEdit(dir.to_path_buf()))
 }
 
 /// `/proc/loadavg`'s three averages, or `?` where there is none.
@@ -465,7 +515,7 @@ pub fn load_average() -> String {
 }
 
 /// One `build --stats-json` in a fresh process, measured by `wait4`.
-fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, String> {
+fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, BenchError> {
     let started = Instant::now();
     let mut child = Command::new(exe)
         .args(["build", "--stats-json", "--config"])
@@ -477,7 +527,7 @@ fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+        .map_err(BenchError::start(exe))?;
     let read = |r: Option<Box<dyn std::io::Read + Send>>| {
         std::thread::spawn(move || {
             let mut s = String::new();
@@ -489,23 +539,26 @@ fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, String> {
     };
     let stdout = read(child.stdout.take().map(|s| Box::new(s) as _));
     let stderr = read(child.stderr.take().map(|s| Box::new(s) as _));
-    let (status, usage) = wait4(child.id())?;
+    let Exited { status, usage } = wait4(child.id())?;
     let wall_ms = started.elapsed().as_secs_f64() * 1e3;
     let (stdout, stderr) = (
         stdout.join().unwrap_or_default(),
         stderr.join().unwrap_or_default(),
     );
     if status != 0 {
-        return Err(format!(
-            "build of {} failed (status {status}):\n{stderr}",
-            config.display()
-        ));
+        return Err(BenchError::BuildFailed {
+            config: config.to_path_buf(),
+            status,
+            stderr,
+        });
     }
     let stats = stdout
         .lines()
         .rev()
         .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .ok_or("the build printed no --stats-json line")?;
+        .ok_or(BenchError::Missing(
+            "the build printed no --stats-json line",
+        ))?;
     let stages = stderr
         .lines()
         .rev()
@@ -514,7 +567,7 @@ fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, String> {
                 .ok()
                 .filter(|v| v["stage_ns"].is_object())
         })
-        .ok_or("the build printed no stage times")?;
+        .ok_or(BenchError::Missing("the build printed no stage times"))?;
     let stages_ms = timings::STAGES
         .iter()
         .map(|s| {
@@ -526,22 +579,35 @@ fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, String> {
         .collect();
     Ok(Run {
         wall_ms,
-        user_ms: usage.0,
-        sys_ms: usage.1,
-        max_rss_mb: usage.2,
+        user_ms: usage.user_ms,
+        sys_ms: usage.sys_ms,
+        max_rss_mb: usage.max_rss_mb,
         stages_ms,
         stats,
     })
 }
 
-/// Waits for `pid`: its exit status (or 128 + signal) and (user ms, sys ms, peak RSS MB).
-fn wait4(pid: u32) -> Result<(i32, (f64, f64, f64)), String> {
+/// How a process ended: its exit status (or 128 + signal) and what it used.
+struct Exited {
+    status: i32,
+    usage: Usage,
+}
+
+/// A process's CPU time and peak memory.
+struct Usage {
+    user_ms: f64,
+    sys_ms: f64,
+    max_rss_mb: f64,
+}
+
+/// Waits for `pid`.
+fn wait4(pid: u32) -> Result<Exited, BenchError> {
     let mut status = 0;
     // SAFETY: rusage is plain data, zeroed is a valid value; wait4 only writes to the two pointers.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let got = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
     if got < 0 {
-        return Err(format!("wait4: {}", std::io::Error::last_os_error()));
+        return Err(BenchError::Wait(std::io::Error::last_os_error()));
     }
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
@@ -549,15 +615,15 @@ fn wait4(pid: u32) -> Result<(i32, (f64, f64, f64)), String> {
         128 + libc::WTERMSIG(status)
     };
     let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
-    // ru_maxrss is in kilobytes on Linux.
-    Ok((
-        code,
-        (
-            ms(usage.ru_utime),
-            ms(usage.ru_stime),
-            usage.ru_maxrss as f64 / 1024.0,
-        ),
-    ))
+    Ok(Exited {
+        status: code,
+        usage: Usage {
+            user_ms: ms(usage.ru_utime),
+            sys_ms: ms(usage.ru_stime),
+            // ru_maxrss is in kilobytes on Linux.
+            max_rss_mb: usage.ru_maxrss as f64 / 1024.0,
+        },
+    })
 }
 
 /// The human report: one table per size.

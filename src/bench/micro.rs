@@ -29,6 +29,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::BenchError;
 use super::harness::{Summary, fmt, load_average};
 use crate::config::Config;
 use crate::extract::Document;
@@ -109,16 +110,16 @@ pub fn run(
     opts: &MicroOptions,
     cfg: &Config,
     progress: &mut dyn FnMut(&str),
-) -> Result<MicroReport, String> {
+) -> Result<MicroReport, BenchError> {
     if let Some(unknown) = opts
         .components
         .iter()
         .find(|c| !COMPONENTS.contains(&c.as_str()))
     {
-        return Err(format!(
-            "no component {unknown:?} (the components: {})",
-            COMPONENTS.join(", ")
-        ));
+        return Err(BenchError::UnknownComponent {
+            name: unknown.clone(),
+            known: COMPONENTS.join(", "),
+        });
     }
     progress(&format!(
         "extracting the documents of {}",
@@ -150,8 +151,10 @@ pub fn run(
 }
 
 /// Every document of the config's libraries, extracted, with its chunk spans.
-fn load(cfg: &Config) -> Result<Vec<Doc>, String> {
-    let libs = cfg.libraries_for(None).map_err(|p| p.headline())?;
+fn load(cfg: &Config) -> Result<Vec<Doc>, BenchError> {
+    let libs = cfg
+        .libraries_for(None)
+        .map_err(|p| BenchError::Config(p.headline()))?;
     let out = cfg.out_dir_or(None);
     let (files, problems) = crate::discover::discover(cfg, &libs, &out);
     if problems.has_errors() {
@@ -161,14 +164,18 @@ fn load(cfg: &Config) -> Result<Vec<Doc>, String> {
             .filter(|p| p.is_error())
             .map(|p| p.headline())
             .collect();
-        return Err(lines.join("; "));
+        return Err(BenchError::Config(lines.join("; ")));
     }
     let mut docs = Vec::new();
     for f in &files {
         let lib = &cfg.libraries[f.library];
         // Sources are read no further than the build reads them (`max_file_mb`).
-        let bytes = crate::fsio::read_capped(&f.path, cfg.max_file_bytes)
-            .map_err(|e| format!("{}: {e}", f.path.display()))?;
+        let bytes = crate::fsio::read_capped(&f.path, cfg.max_file_bytes).map_err(|source| {
+            BenchError::Read {
+                path: f.path.clone(),
+                source,
+            }
+        })?;
         let display = lib.display_name(&f.rel);
         let settings = lib.compile_settings();
         for doc in crate::extract::extract(&display, &bytes, f.format, &settings.extract).docs {
@@ -194,7 +201,7 @@ fn load(cfg: &Config) -> Result<Vec<Doc>, String> {
         }
     }
     if docs.is_empty() {
-        return Err(format!("{} yields no documents", cfg.path.display()));
+        return Err(BenchError::NoDocuments(cfg.path.clone()));
     }
     Ok(docs)
 }
@@ -401,7 +408,33 @@ pub fn render_table(r: &MicroReport) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::classify;
+    use super::{BenchError, MicroOptions, classify, run};
+
+    /// An unknown component is refused by kind, before any document is read, and the message
+    /// lists the components.
+    #[test]
+    fn an_unknown_component_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("docs")).unwrap();
+        let toml = "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"lib\"\nroot = \"docs\"\n";
+        let path = dir.path().join("corpus.toml");
+        let cfg = crate::config::Config::parse(toml, "corpus.toml", dir.path(), &path).unwrap();
+        let opts = MicroOptions {
+            config: path,
+            runs: 1,
+            components: vec!["chunk".into(), "nope".into()],
+        };
+        let e = run(&opts, &cfg, &mut |_| {}).expect_err("refused");
+        assert!(
+            matches!(&e, BenchError::UnknownComponent { name, .. } if name == "nope"),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("no component \"nope\" (the components: chunk, "),
+            "{e}"
+        );
+    }
 
     #[test]
     fn documents_fall_into_sets_by_their_letters() {

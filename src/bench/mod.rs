@@ -5,10 +5,101 @@
 //! `harness` runs and measures builds of it (`askzico bench`); `micro` measures the chunker,
 //! normalizer and stemmer alone on one thread (`askzico bench --micro`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub mod harness;
 pub mod micro;
+
+/// Why a benchmark or the corpus generator stopped; the message follows `bench: `.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A file or directory could not be read or written.
+    #[error("{}: {source}", path.display())]
+    File {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A source file could not be read within its limit.
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: crate::fsio::ReadError,
+    },
+    /// The source an edit run changed could not be put back.
+    #[error("cannot restore {}: {source}", path.display())]
+    Restore {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot delete {}: {source}", path.display())]
+    Delete {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot find this executable: {0}")]
+    Executable(std::io::Error),
+    #[error("cannot start {}: {source}", exe.display())]
+    Start {
+        exe: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("wait4: {0}")]
+    Wait(std::io::Error),
+    #[error("build of {} failed (status {status}):\n{stderr}", config.display())]
+    BuildFailed {
+        config: PathBuf,
+        status: i32,
+        stderr: String,
+    },
+    /// A measured process did not give what the benchmark reads, or there was nothing to
+    /// measure.
+    #[error("{0}")]
+    Missing(&'static str),
+    #[error("watch stats: {0}")]
+    WatchStats(serde_json::Error),
+    #[error("{} holds no file to edit", .0.display())]
+    NothingToEdit(PathBuf),
+    #[error("{0}")]
+    Walk(walkdir::Error),
+    /// Writing the generated corpus failed.
+    #[error("{0}")]
+    Write(std::io::Error),
+    /// A shared corpus file is not the JSON the generator reads.
+    #[error("{0}")]
+    Json(serde_json::Error),
+    #[error("no paragraphs found in the shared corpora")]
+    NoParagraphs,
+    #[error("no component {name:?} (the components: {known})")]
+    UnknownComponent { name: String, known: String },
+    /// The config's libraries or sources are in error (their problems' headlines).
+    #[error("{0}")]
+    Config(String),
+    #[error("{} yields no documents", .0.display())]
+    NoDocuments(PathBuf),
+}
+
+impl BenchError {
+    fn file(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+        move |source| BenchError::File {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    fn restore(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+        move |source| BenchError::Restore {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    fn start(exe: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+        move |source| BenchError::Start {
+            exe: exe.to_path_buf(),
+            source,
+        }
+    }
+}
 
 /// xorshift64*: small, fast, and the same on every machine.
 struct Rng(u64);
@@ -28,13 +119,13 @@ impl Rng {
 }
 
 /// Paragraphs of Arabic text from the licensed shared corpora.
-pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
+pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, BenchError> {
     let mut pool = Vec::new();
-    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(BenchError::file(p));
     let syn: serde_json::Value = serde_json::from_str(&read(
         &corpora.join("coptic-io-ar/packages/data/src/ar/synaxarium/canonical.json"),
     )?)
-    .map_err(|e| e.to_string())?;
+    .map_err(BenchError::Json)?;
     for entries in syn.as_object().into_iter().flat_map(|m| m.values()) {
         for e in entries.as_array().into_iter().flatten() {
             if let Some(t) = e.get("text").and_then(|t| t.as_str()) {
@@ -48,7 +139,7 @@ pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
     }
     let quran: serde_json::Value =
         serde_json::from_str(&read(&corpora.join("quran-json/dist/quran.json"))?)
-            .map_err(|e| e.to_string())?;
+            .map_err(BenchError::Json)?;
     for s in quran.as_array().into_iter().flatten() {
         let verses: Vec<&str> = s["verses"]
             .as_array()
@@ -61,7 +152,7 @@ pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
         }
     }
     if pool.is_empty() {
-        return Err("no paragraphs found in the shared corpora".into());
+        return Err(BenchError::NoParagraphs);
     }
     Ok(pool)
 }
@@ -74,87 +165,112 @@ pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, String> {
 pub const GENERATOR_VERSION: u32 = 2;
 
 /// Writes `docs` documents and a corpus.toml into `dest`.
-pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u64, String> {
+pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u64, BenchError> {
     let pool = paragraph_pool(corpora)?;
-    let mut rng = Rng(seed.max(1) ^ 0x9E3779B97F4A7C15);
+    let mut g = Generator {
+        pool: &pool,
+        rng: Rng(seed.max(1) ^ 0x9E3779B97F4A7C15),
+    };
     let mut bytes = 0u64;
     for dir in ["md", "mdx", "html"] {
-        std::fs::create_dir_all(dest.join("sources").join(dir)).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(dest.join("sources").join(dir)).map_err(BenchError::Write)?;
     }
-    let words = |rng: &mut Rng, n: usize| -> String {
-        let p = &pool[rng.below(pool.len())];
-        p.split_whitespace().take(n).collect::<Vec<_>>().join(" ")
-    };
     for i in 0..docs {
-        let kind = match rng.below(20) {
+        let kind = match g.rng.below(20) {
             0 => "html",
             1..=5 => "mdx",
             _ => "md",
         };
-        let title = words(&mut rng, 5);
+        let title = g.words(5);
         let mut body = String::new();
-        let sections = 3 + rng.below(5);
+        let sections = 3 + g.rng.below(5);
         for s in 0..sections {
-            let heading = words(&mut rng, 4);
-            let paras = 1 + rng.below(3);
-            let mut text = String::new();
-            for _ in 0..paras {
-                text.push_str(&pool[rng.below(pool.len())]);
-                text.push_str("\n\n");
-            }
-            if rng.below(4) == 0 {
-                for _ in 0..3 {
-                    text.push_str(&format!("- {}\n", words(&mut rng, 8)));
-                }
-                text.push('\n');
-            }
-            if rng.below(6) == 0 {
-                text.push_str(&format!(
-                    "```js\nconst item{s} = \"{}\";\nconsole.log(item{s});\n```\n\n",
-                    words(&mut rng, 3)
-                ));
-            }
-            match kind {
-                "html" => body.push_str(&format!(
-                    "<h2>{heading}</h2>\n{}\n",
-                    text.split("\n\n")
-                        .filter(|p| !p.trim().is_empty())
-                        .map(|p| format!("<p>{}</p>", p.trim()))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                )),
-                "mdx" if s == 0 => body.push_str(&format!(
-                    "## {heading} {{/*s{s}*/}}\n\n<Note type=\"tip\">\n\n{text}</Note>\n\n"
-                )),
-                _ => body.push_str(&format!("## {heading}\n\n{text}")),
-            }
+            g.section(kind, s, &mut body);
         }
-        let (path, content) = match kind {
-            "html" => (
-                format!("sources/html/doc{i:06}.html"),
-                format!(
-                    "<!doctype html><html lang=\"ar\" dir=\"rtl\"><head><meta charset=\"utf-8\"><title>{title}</title></head><body><nav><a href=\"/\">الرئيسية</a> <a href=\"/a\">المقالات</a></nav><main><article><h1>{title}</h1>\n{body}</article></main><footer>© موقع تجريبي</footer></body></html>\n"
-                ),
-            ),
-            "mdx" => (
-                format!("sources/mdx/doc{i:06}.mdx"),
-                format!(
-                    "---\ntitle: \"{}\"\n---\nimport Note from '../components/Note.astro';\n\n# {title}\n\n{body}",
-                    title.replace('"', "")
-                ),
-            ),
-            _ => (
-                format!("sources/md/doc{i:06}.md"),
-                format!(
-                    "---\ntitle: \"{}\"\n---\n\n# {title}\n\n{body}",
-                    title.replace('"', "")
-                ),
-            ),
-        };
+        let (path, content) = document(kind, i, &title, &body);
         bytes += content.len() as u64;
-        std::fs::write(dest.join(path), content).map_err(|e| e.to_string())?;
+        std::fs::write(dest.join(path), content).map_err(BenchError::Write)?;
     }
     let cfg = "[corpus]\nname = \"bench\"\nout = \"out\"\n\n[[library]]\nid = \"md\"\nroot = \"sources/md\"\ndomains = [\"md\"]\n\n[[library]]\nid = \"mdx\"\nroot = \"sources/mdx\"\nformat = \"mdx\"\ndomains = [\"mdx\"]\n\n[[library]]\nid = \"html\"\nroot = \"sources/html\"\ndomains = [\"html\"]\n";
-    std::fs::write(dest.join("corpus.toml"), cfg).map_err(|e| e.to_string())?;
+    std::fs::write(dest.join("corpus.toml"), cfg).map_err(BenchError::Write)?;
     Ok(bytes)
+}
+
+/// The generator's state: the paragraph pool and the random sequence every choice draws from,
+/// in a fixed order (the same seed gives the same bytes).
+struct Generator<'a> {
+    pool: &'a [String],
+    rng: Rng,
+}
+
+impl Generator<'_> {
+    /// The first `n` words of a random paragraph.
+    fn words(&mut self, n: usize) -> String {
+        let p = &self.pool[self.rng.below(self.pool.len())];
+        p.split_whitespace().take(n).collect::<Vec<_>>().join(" ")
+    }
+
+    /// Section `s` of a document of `kind` (`html`, `mdx` or `md`): a heading, one to three
+    /// paragraphs, sometimes a list and a code block.
+    fn section(&mut self, kind: &str, s: usize, body: &mut String) {
+        let heading = self.words(4);
+        let paras = 1 + self.rng.below(3);
+        let mut text = String::new();
+        for _ in 0..paras {
+            text.push_str(&self.pool[self.rng.below(self.pool.len())]);
+            text.push_str("\n\n");
+        }
+        if self.rng.below(4) == 0 {
+            for _ in 0..3 {
+                text.push_str(&format!("- {}\n", self.words(8)));
+            }
+            text.push('\n');
+        }
+        if self.rng.below(6) == 0 {
+            text.push_str(&format!(
+                "```js\nconst item{s} = \"{}\";\nconsole.log(item{s});\n```\n\n",
+                self.words(3)
+            ));
+        }
+        match kind {
+            "html" => body.push_str(&format!(
+                "<h2>{heading}</h2>\n{}\n",
+                text.split("\n\n")
+                    .filter(|p| !p.trim().is_empty())
+                    .map(|p| format!("<p>{}</p>", p.trim()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )),
+            "mdx" if s == 0 => body.push_str(&format!(
+                "## {heading} {{/*s{s}*/}}\n\n<Note type=\"tip\">\n\n{text}</Note>\n\n"
+            )),
+            _ => body.push_str(&format!("## {heading}\n\n{text}")),
+        }
+    }
+}
+
+/// Document `i` of `kind` with its title and body: its path under the corpus and its bytes.
+fn document(kind: &str, i: usize, title: &str, body: &str) -> (String, String) {
+    match kind {
+        "html" => (
+            format!("sources/html/doc{i:06}.html"),
+            format!(
+                "<!doctype html><html lang=\"ar\" dir=\"rtl\"><head><meta charset=\"utf-8\"><title>{title}</title></head><body><nav><a href=\"/\">الرئيسية</a> <a href=\"/a\">المقالات</a></nav><main><article><h1>{title}</h1>\n{body}</article></main><footer>© موقع تجريبي</footer></body></html>\n"
+            ),
+        ),
+        "mdx" => (
+            format!("sources/mdx/doc{i:06}.mdx"),
+            format!(
+                "---\ntitle: \"{}\"\n---\nimport Note from '../components/Note.astro';\n\n# {title}\n\n{body}",
+                title.replace('"', "")
+            ),
+        ),
+        _ => (
+            format!("sources/md/doc{i:06}.md"),
+            format!(
+                "---\ntitle: \"{}\"\n---\n\n# {title}\n\n{body}",
+                title.replace('"', "")
+            ),
+        ),
+    }
 }

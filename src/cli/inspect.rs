@@ -149,12 +149,8 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
         diff,
     };
     if let Some(path) = &args.html
-        && let Err(e) =
-            crate::artifacts::store::write_atomic(path, inspect::html::render(&rep).as_bytes())
+        && let Err(p) = write_html(path, &rep)
     {
-        let p = Problem::error("write", format!("cannot write the HTML report: {e}"))
-            .in_file(path.display().to_string())
-            .help("pass a writable path to --html");
         report(&Problems(vec![p]), json);
         return EXIT_ERRORS;
     }
@@ -167,6 +163,17 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
         print_text(&rep, &args);
     }
     if ok { EXIT_OK } else { EXIT_ERRORS }
+}
+
+/// `--html`: the report as one HTML file.
+fn write_html(path: &std::path::Path, rep: &Report) -> Result<(), Problem> {
+    crate::artifacts::store::write_atomic(path, inspect::html::render(rep).as_bytes()).map_err(
+        |e| {
+            Problem::error("write", format!("cannot write the HTML report: {e}"))
+                .in_file(path.display().to_string())
+                .help("pass a writable path to --html")
+        },
+    )
 }
 
 /// `--against`: the chunks of the build whose manifest is at `path`, compared with `records`.

@@ -325,63 +325,7 @@ pub fn stock_report(
 pub fn run(searcher: &Searcher, cases: &[Case], k: usize, mode: Mode) -> Result<Report, Problem> {
     let mut results = Vec::new();
     for c in cases {
-        let ranked = searcher.rank(&c.question, &c.domains, mode)?;
-        // Rank documents: several chunks of one document count once, at the best rank.
-        let mut docs: Vec<TopHit> = Vec::new();
-        for (id, score, _) in ranked {
-            let Some(info) = searcher.chunks.get(&id) else {
-                return Err(Problem::error(
-                    "invariant",
-                    format!(
-                        "retrieved chunk {id} is not in version {}",
-                        searcher.manifest.corpus_version
-                    ),
-                ));
-            };
-            if docs.iter().any(|d| d.doc_id == info.doc_id) {
-                continue;
-            }
-            docs.push(TopHit {
-                chunk_id: id.clone(),
-                doc_id: info.doc_id.clone(),
-                url: info.url.clone(),
-                source: info.source.clone(),
-                score: round4(score * 1000.0) / 1000.0,
-            });
-            if docs.len() >= k.max(10) {
-                break;
-            }
-        }
-        let rank = docs
-            .iter()
-            .position(|d| {
-                c.expect
-                    .iter()
-                    .any(|e| matches(e, &d.chunk_id, &d.doc_id, &d.url, &d.source))
-            })
-            .map(|i| i + 1)
-            .filter(|r| *r <= k.max(10));
-        let mut libraries: Vec<String> = searcher
-            .chunks
-            .values()
-            .filter(|ch| {
-                c.expect
-                    .iter()
-                    .any(|e| matches(e, &ch.chunk_id, &ch.doc_id, &ch.url, &ch.source))
-            })
-            .map(|ch| ch.library.clone())
-            .collect();
-        libraries.sort();
-        libraries.dedup();
-        docs.truncate(k);
-        results.push(CaseResult {
-            id: c.id.clone(),
-            set: c.set.clone(),
-            question: c.question.clone(),
-            rank,
-            libraries,
-            top: docs,
-        });
+        results.push(run_case(searcher, c, k, mode)?);
     }
     let overall = Metrics::of(results.iter().map(|r| &r.rank));
     let mut sets: BTreeMap<String, Vec<Option<usize>>> = BTreeMap::new();
@@ -401,6 +345,79 @@ pub fn run(searcher: &Searcher, cases: &[Case], k: usize, mode: Mode) -> Result<
         cases: results,
         stock: None,
     })
+}
+
+/// One case: its top `k` documents, the rank of the first expected one (within the top 10 at
+/// least), and the libraries its expected answers are in.
+fn run_case(searcher: &Searcher, c: &Case, k: usize, mode: Mode) -> Result<CaseResult, Problem> {
+    let mut docs = top_documents(searcher, c, k, mode)?;
+    let rank = docs
+        .iter()
+        .position(|d| {
+            c.expect
+                .iter()
+                .any(|e| matches(e, &d.chunk_id, &d.doc_id, &d.url, &d.source))
+        })
+        .map(|i| i + 1)
+        .filter(|r| *r <= k.max(10));
+    let mut libraries: Vec<String> = searcher
+        .chunks
+        .values()
+        .filter(|ch| {
+            c.expect
+                .iter()
+                .any(|e| matches(e, &ch.chunk_id, &ch.doc_id, &ch.url, &ch.source))
+        })
+        .map(|ch| ch.library.clone())
+        .collect();
+    libraries.sort();
+    libraries.dedup();
+    docs.truncate(k);
+    Ok(CaseResult {
+        id: c.id.clone(),
+        set: c.set.clone(),
+        question: c.question.clone(),
+        rank,
+        libraries,
+        top: docs,
+    })
+}
+
+/// The ranked documents of a case's question, at most `k` (10 at least): several chunks of one
+/// document count once, at the best rank.
+fn top_documents(
+    searcher: &Searcher,
+    c: &Case,
+    k: usize,
+    mode: Mode,
+) -> Result<Vec<TopHit>, Problem> {
+    let ranked = searcher.rank(&c.question, &c.domains, mode)?;
+    let mut docs: Vec<TopHit> = Vec::new();
+    for (id, score, _) in ranked {
+        let Some(info) = searcher.chunks.get(&id) else {
+            return Err(Problem::error(
+                "invariant",
+                format!(
+                    "retrieved chunk {id} is not in version {}",
+                    searcher.manifest.corpus_version
+                ),
+            ));
+        };
+        if docs.iter().any(|d| d.doc_id == info.doc_id) {
+            continue;
+        }
+        docs.push(TopHit {
+            chunk_id: id.clone(),
+            doc_id: info.doc_id.clone(),
+            url: info.url.clone(),
+            source: info.source.clone(),
+            score: round4(score * 1000.0) / 1000.0,
+        });
+        if docs.len() >= k.max(10) {
+            break;
+        }
+    }
+    Ok(docs)
 }
 
 /// Regressions against a baseline: sets, and libraries present in both, whose hit@5 or MRR@10

@@ -402,80 +402,103 @@ struct Cut {
 /// cut out; `None` where the parsers may disagree.
 fn copy_inline(p: &mut Prepared, line: &str) -> Option<Vec<Cut>> {
     let b = line.as_bytes();
-    let mut cuts = Vec::new();
-    let mut stack: Vec<&str> = Vec::new();
-    let mut brackets = 0usize;
+    let mut inline = Inline::default();
     let mut i = 0;
     while i < b.len() {
-        match b[i] {
-            b'\\' if b.get(i + 1).is_some_and(u8::is_ascii_punctuation) => {
-                let delimiter = |c: Option<&u8>| matches!(c, Some(b'*' | b'_'));
-                if delimiter(b.get(i + 1))
-                    && (delimiter(b.get(i + 2)) || i > 0 && delimiter(b.get(i - 1)))
-                {
-                    return None; // an escaped delimiter next to a run: the parsers disagree
-                }
-                p.text.push_str(&line[i..i + 2]);
-                i += 2;
-            }
+        i += match b[i] {
+            b'\\' if b.get(i + 1).is_some_and(u8::is_ascii_punctuation) => escape(p, line, i)?,
             b'`' => {
                 let run = b[i..].iter().take_while(|&&c| c == b'`').count();
                 let len = code_span(&line[i..], run)?;
                 keep_code(p, &line[i..i + len]);
-                i += len;
+                len
             }
             b'{' => {
                 let len = expression(&line[i..])?;
-                cuts.push(Cut {
-                    at: p.text.len(),
-                    in_brackets: brackets > 0,
-                });
-                i += len;
+                inline.cut(p);
+                len
             }
-            b'<' => {
-                let (len, tag) = jsx_tag(&line[i..])?;
-                if is_hidden(tag.name) {
-                    return None;
-                }
-                match tag.kind {
-                    TagKind::Open => stack.push(tag.name),
-                    TagKind::Close if stack.pop()? != tag.name => return None,
-                    _ => {}
-                }
-                cuts.push(Cut {
-                    at: p.text.len(),
-                    in_brackets: brackets > 0,
-                });
-                i += len;
-            }
+            b'<' => inline.tag(p, &line[i..])?,
             b'}' | b'~' => return None,
             b'*' | b'_' if b[i..].iter().take_while(|&&c| c == b[i]).count() >= 3 => {
                 return None; // long delimiter runs: the parsers' emphasis rules disagree
             }
-            c => {
-                if c == b'[' {
-                    brackets += 1;
-                } else if c == b']' {
-                    if b.get(i + 1) == Some(&b':') {
-                        return None; // link reference definitions interact with setext and lists differently
-                    }
-                    brackets = brackets.saturating_sub(1);
-                }
-                // This byte and every one after it up to the next that a branch above looks at
-                // (all ASCII, so the run ends on a character boundary) are copied as they are.
-                let end = b[i + 1..]
-                    .iter()
-                    .position(|&x| INLINE_SPECIAL[x as usize])
-                    .map_or(b.len(), |n| i + 1 + n);
-                p.text.push_str(line.get(i..end)?);
-                i = end;
-            }
-        }
+            _ => inline.text(p, line, i)?,
+        };
     }
-    if !stack.is_empty() {
+    if !inline.open.is_empty() {
         return None; // an element left open at the end of a line: markdown-rs decides
     }
-    Some(cuts)
+    Some(inline.cuts)
+}
+
+/// What copying a line's inline text has seen: the cuts made, the elements open and the depth
+/// of `[…]`.
+#[derive(Default)]
+struct Inline<'a> {
+    cuts: Vec<Cut>,
+    open: Vec<&'a str>,
+    brackets: usize,
+}
+
+impl<'a> Inline<'a> {
+    /// A cut at the end of the text copied so far.
+    fn cut(&mut self, p: &Prepared) {
+        self.cuts.push(Cut {
+            at: p.text.len(),
+            in_brackets: self.brackets > 0,
+        });
+    }
+
+    /// An inline JSX tag at the start of `rest`, cut out (opening and closing tags must pair
+    /// up on the line, and none may be one whose content is hidden); its length.
+    fn tag(&mut self, p: &Prepared, rest: &'a str) -> Option<usize> {
+        let (len, tag) = jsx_tag(rest)?;
+        if is_hidden(tag.name) {
+            return None;
+        }
+        match tag.kind {
+            TagKind::Open => self.open.push(tag.name),
+            TagKind::Close if self.open.pop()? != tag.name => return None,
+            _ => {}
+        }
+        self.cut(p);
+        Some(len)
+    }
+
+    /// Plain text from byte `i`: this byte and every one after it up to the next that
+    /// `copy_inline` looks at, copied as they are; brackets counted. Its length.
+    fn text(&mut self, p: &mut Prepared, line: &str, i: usize) -> Option<usize> {
+        let b = line.as_bytes();
+        let c = b[i];
+        if c == b'[' {
+            self.brackets += 1;
+        } else if c == b']' {
+            if b.get(i + 1) == Some(&b':') {
+                return None; // link reference definitions interact with setext and lists differently
+            }
+            self.brackets = self.brackets.saturating_sub(1);
+        }
+        // All ASCII, so the run ends on a character boundary.
+        let end = b[i + 1..]
+            .iter()
+            .position(|&x| INLINE_SPECIAL[x as usize])
+            .map_or(b.len(), |n| i + 1 + n);
+        p.text.push_str(line.get(i..end)?);
+        Some(end - i)
+    }
+}
+
+/// A backslash escape at byte `i`, copied; `None` for an escaped delimiter next to a run of
+/// them, where the parsers disagree.
+fn escape(p: &mut Prepared, line: &str, i: usize) -> Option<usize> {
+    let b = line.as_bytes();
+    let delimiter = |c: Option<&u8>| matches!(c, Some(b'*' | b'_'));
+    if delimiter(b.get(i + 1)) && (delimiter(b.get(i + 2)) || i > 0 && delimiter(b.get(i - 1))) {
+        return None;
+    }
+    p.text.push_str(&line[i..i + 2]);
+    Some(2)
 }
 
 /// Whether cutting at byte `at` of a line's prepared text `out` leaves the same blocks and
