@@ -283,12 +283,25 @@ pub fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, Problem> {
     finish_text(text)
 }
 
+/// Whether `decode` read `bytes` as UTF-8 (no UTF-16 BOM) and found them invalid: the one case
+/// a legacy charset may explain.
+fn not_utf8(bytes: &[u8]) -> bool {
+    match bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
+        Some(rest) => std::str::from_utf8(rest).is_err(),
+        None => {
+            !bytes.starts_with(&[0xFF, 0xFE])
+                && !bytes.starts_with(&[0xFE, 0xFF])
+                && std::str::from_utf8(bytes).is_err()
+        }
+    }
+}
+
 /// As `decode`, but HTML that is not UTF-8 may declare its legacy charset (`<meta charset>` or
 /// `http-equiv="Content-Type"`), as browsers allow: Windows-1256 Arabic pages are common.
 pub fn decode_html(bytes: &[u8]) -> Result<Cow<'_, str>, Problem> {
     match decode(bytes) {
         Ok(t) => Ok(t),
-        Err(p) if p.message.starts_with("invalid UTF-8") => {
+        Err(p) if not_utf8(bytes) => {
             let Some(label) = sniff_meta_charset(bytes) else {
                 return Err(p.help("declare the page's charset with <meta charset=\"windows-1256\"> (or whichever it is), or convert it: `iconv -f WINDOWS-1256 -t UTF-8 page.html > fixed.html`"));
             };
