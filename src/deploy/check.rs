@@ -8,7 +8,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::json;
 
 use super::client::Client;
-use super::journal::Pointer;
 use super::keys::{self, VersionTable};
 use crate::artifacts::lexical::LexMeta;
 use crate::config::DeployTarget;
@@ -39,47 +38,71 @@ pub struct Found {
 
 /// Checks the version the pointer names.
 pub fn check(c: &Client, t: &DeployTarget) -> Result<Found, String> {
-    let ns = &t.kv_namespace_id;
     let pointer_key = keys::pointer_key(&t.prefix);
-    let p: Pointer = match c.kv_get(ns, &pointer_key)? {
-        Some(s) => serde_json::from_str(&s).map_err(|e| {
-            format!("the pointer {pointer_key} is not {{\"version\",\"index\"}}: {e}")
-        })?,
-        None => return Err(format!("no pointer {pointer_key}: nothing is deployed")),
-    };
-    let v = &p.version;
-    let mut problems = Vec::new();
+    let p = super::run::read_pointer(c, &t.kv_namespace_id, &pointer_key)?
+        .ok_or_else(|| format!("no pointer {pointer_key}: nothing is deployed"))?;
     if p.layout.is_none() {
-        // Layout 1: the chunk keys the key pages name.
-        let m = super::gc::stored_manifest(c, t, v)?;
-        let names = keys::page_keys(&m, &t.prefix, keys::PAGE_IDS);
-        let pages: Vec<Option<String>> = get_all(c, ns, &names)?.into_values().collect();
-        let vk = keys::version_keys(&m, &t.prefix, &pages, keys::PAGE_IDS)?;
-        let chunk_keys: Vec<String> = vk
-            .content
-            .into_iter()
-            .filter(|k| k.contains("/chunk/"))
-            .collect();
-        for (k, val) in get_all(c, ns, &chunk_keys)? {
-            if val.is_none() {
-                problems.push(format!("{k} is missing"));
-            }
-        }
-        return Ok(Found {
-            version: v.clone(),
-            layout: 1,
-            chunks: chunk_keys.len(),
-            problems,
-        });
+        return check_layout1(c, t, &p.version);
     }
+    let v = &p.version;
     let tkey = keys::version_table_key(&t.prefix, v);
     let table = VersionTable::parse(
-        &c.kv_get(ns, &tkey)?
+        &c.kv_get(&t.kv_namespace_id, &tkey)?
             .ok_or_else(|| format!("{tkey} is missing: the live version has no key table"))?,
         &tkey,
     )?;
-    // Per domain: chunk ID → record hash.
-    let mut records: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut problems = Vec::new();
+    let records = record_tables(c, t, &table, &mut problems)?;
+    doc_tables(c, t, &table, &mut problems)?;
+    stored_records(c, t, &records, &mut problems)?;
+    lexical_files(c, t, &table, &records, &mut problems)?;
+    let chunks: BTreeSet<&String> = records.values().flat_map(|m| m.keys()).collect();
+    Ok(Found {
+        version: v.clone(),
+        layout: keys::LAYOUT,
+        chunks: chunks.len(),
+        problems,
+    })
+}
+
+/// Layout 1: the chunk keys the key pages name must all be stored.
+fn check_layout1(c: &Client, t: &DeployTarget, v: &str) -> Result<Found, String> {
+    let ns = &t.kv_namespace_id;
+    let mut problems = Vec::new();
+    let m = super::gc::stored_manifest(c, t, v)?;
+    let names = keys::page_keys(&m, &t.prefix, keys::PAGE_IDS);
+    let pages: Vec<Option<String>> = get_all(c, ns, &names)?.into_values().collect();
+    let vk = keys::version_keys(&m, &t.prefix, &pages, keys::PAGE_IDS)?;
+    let chunk_keys: Vec<String> = vk
+        .content
+        .into_iter()
+        .filter(|k| k.contains("/chunk/"))
+        .collect();
+    for (k, val) in get_all(c, ns, &chunk_keys)? {
+        if val.is_none() {
+            problems.push(format!("{k} is missing"));
+        }
+    }
+    Ok(Found {
+        version: v.to_string(),
+        layout: 1,
+        chunks: chunk_keys.len(),
+        problems,
+    })
+}
+
+/// Per domain of a chunk ID → record hash, from each domain's record table.
+type RecordTables = BTreeMap<String, BTreeMap<String, String>>;
+
+/// Reads every domain's record table; a missing or unreadable one is a problem.
+fn record_tables(
+    c: &Client,
+    t: &DeployTarget,
+    table: &VersionTable,
+    problems: &mut Vec<String>,
+) -> Result<RecordTables, String> {
+    let mut records = RecordTables::new();
+    // Domain and the key of its record table.
     let tkeys: Vec<(String, String)> = table
         .records
         .iter()
@@ -87,7 +110,7 @@ pub fn check(c: &Client, t: &DeployTarget) -> Result<Found, String> {
         .collect();
     let got = get_all(
         c,
-        ns,
+        &t.kv_namespace_id,
         &tkeys.iter().map(|x| x.1.clone()).collect::<Vec<_>>(),
     )?;
     for (domain, key) in &tkeys {
@@ -103,28 +126,58 @@ pub fn check(c: &Client, t: &DeployTarget) -> Result<Found, String> {
             )),
         }
     }
+    Ok(records)
+}
+
+/// Every domain's document table must be stored.
+fn doc_tables(
+    c: &Client,
+    t: &DeployTarget,
+    table: &VersionTable,
+    problems: &mut Vec<String>,
+) -> Result<(), String> {
     let dkeys: Vec<String> = table
         .docs
         .values()
         .map(|h| keys::doc_table_key(&t.prefix, h))
         .collect();
-    for (k, val) in get_all(c, ns, &dkeys)? {
+    for (k, val) in get_all(c, &t.kv_namespace_id, &dkeys)? {
         if val.is_none() {
             problems.push(format!("document table {k} is missing"));
         }
     }
+    Ok(())
+}
+
+/// Every record a record table names must be stored.
+fn stored_records(
+    c: &Client,
+    t: &DeployTarget,
+    records: &RecordTables,
+    problems: &mut Vec<String>,
+) -> Result<(), String> {
     let all: BTreeSet<&String> = records.values().flat_map(|m| m.values()).collect();
     let rkeys: Vec<String> = all.iter().map(|h| keys::record_key(&t.prefix, h)).collect();
-    for (k, val) in get_all(c, ns, &rkeys)? {
+    for (k, val) in get_all(c, &t.kv_namespace_id, &rkeys)? {
         if val.is_none() {
             problems.push(format!("record {k} is missing"));
         }
     }
-    // Lexical files: present, and every chunk a document table names has a record.
+    Ok(())
+}
+
+/// Lexical files: present, and every chunk a document table names has a record.
+fn lexical_files(
+    c: &Client,
+    t: &DeployTarget,
+    table: &VersionTable,
+    records: &RecordTables,
+    problems: &mut Vec<String>,
+) -> Result<(), String> {
     for (domain, l) in &table.lexical {
         let mut lkeys = vec![keys::lexical_key(&t.prefix, &l.meta)];
         lkeys.extend(l.shards.iter().map(|h| keys::lexical_key(&t.prefix, h)));
-        let got = get_all(c, ns, &lkeys)?;
+        let got = get_all(c, &t.kv_namespace_id, &lkeys)?;
         for (k, val) in &got {
             if val.is_none() {
                 problems.push(format!("lexical file {k} of domain `{domain}` is missing"));
@@ -152,13 +205,7 @@ pub fn check(c: &Client, t: &DeployTarget) -> Result<Found, String> {
             }
         }
     }
-    let chunks: BTreeSet<&String> = records.values().flat_map(|m| m.keys()).collect();
-    Ok(Found {
-        version: v.clone(),
-        layout: keys::LAYOUT,
-        chunks: chunks.len(),
-        problems,
-    })
+    Ok(())
 }
 
 /// Runs the check and reports it; `Err` (exit 1) when a chunk does not resolve.

@@ -185,143 +185,225 @@ pub fn run(
     dry_run: bool,
     quiet: bool,
 ) -> Result<Value, String> {
-    let say = |s: String| {
-        if !quiet {
-            println!("{s}");
-        }
+    let mut gc = Gc {
+        c,
+        t,
+        limits,
+        quiet,
+        errors: Vec::new(),
     };
     let Some(mut reg) = registry else {
-        say(format!(
+        gc.say(format!(
             "gc: no registry {} yet: no version to collect",
             keys::registry_key(&t.prefix)
         ));
         return Ok(json!({"dry_run": dry_run, "deleted": [], "gone": [], "kept": []}));
     };
     let keep = protected(&reg, t, pointer, j);
+    let candidates = candidates(&reg, &keep);
+    let kept_values = gc.kept_values(&reg, &candidates, &keep);
     let mut deleted = Vec::new();
     let mut gone = Vec::new();
-    let mut errors = Vec::new();
-    let candidates = candidates(&reg, &keep);
-    // The values every version GC keeps names (every registry version that is not a candidate,
-    // and the protected ones the registry lost). Unknown for one: no value is deleted this run.
-    let mut kept_values: Option<BTreeSet<String>> = Some(BTreeSet::new());
-    let kept: BTreeSet<&String> = reg
-        .versions
-        .iter()
-        .filter(|v| !candidates.contains(v))
-        .chain(keep.iter())
-        .collect();
-    for v in kept {
-        match version_table(c, t, v).and_then(|tb| tb.map(|tb| named_values(c, t, &tb)).transpose())
-        {
-            Ok(Some(ks)) => {
-                if let Some(all) = &mut kept_values {
-                    all.extend(ks);
-                }
-            }
-            Ok(None) => {}
-            Err(e) => {
-                errors.push(format!(
-                    "cannot tell which values kept version {v} names ({e}); no shared value is deleted"
-                ));
-                kept_values = None;
-            }
-        }
-    }
     for v in candidates {
-        let table = match version_table(c, t, &v) {
-            Ok(tb) => tb,
-            Err(e) => {
-                errors.push(e);
+        let ks = match gc.keys_of(&v, kept_values.as_ref()) {
+            Found::Keys(ks) => ks,
+            Found::Gone => {
+                gone.push(v);
                 continue;
             }
-        };
-        let ks = match &table {
-            Some(tb) => {
-                // Layout 2: the values only this version names, then its table and manifest.
-                let Some(kept_values) = &kept_values else {
-                    continue;
-                };
-                let mut tables = Vec::new();
-                let mut failed = None;
-                for k in tb.table_keys(&t.prefix) {
-                    match c.kv_get(&t.kv_namespace_id, &k) {
-                        Ok(x) => tables.push(x),
-                        Err(e) => failed = Some(e),
-                    }
-                }
-                if let Some(e) = failed {
-                    errors.push(e.to_string());
-                    continue;
-                }
-                // An absent record table was never confirmed, so none of its records were sent
-                // by this version's deploy: the records it would name are another's, or none.
-                let present: Vec<Option<String>> = tables
-                    .iter()
-                    .map(|x| Some(x.clone().unwrap_or_else(|| "{}".into())))
-                    .collect();
-                let mut mine = match tb.value_keys(&t.prefix, &present) {
-                    Ok(k) => k,
-                    Err(e) => {
-                        errors.push(e);
-                        continue;
-                    }
-                };
-                mine.retain(|k| !kept_values.contains(k));
-                keys::VersionKeys {
-                    content: mine.into_iter().collect(),
-                    pages: vec![keys::version_table_key(&t.prefix, &v)],
-                    manifest: keys::manifest_key(&t.prefix, &v),
-                }
-            }
-            None => match stored_keys(c, t, &v) {
-                Ok(Some(ks)) => ks,
-                Ok(None) => {
-                    say(format!(
-                        "gc: version {v}: no manifest left, nothing to delete"
-                    ));
-                    gone.push(v);
-                    continue;
-                }
-                Err(e) => {
-                    errors.push(e);
-                    continue;
-                }
-            },
+            Found::Skipped => continue,
         };
         let count = ks.count();
         if dry_run {
-            say(format!(
+            gc.say(format!(
                 "gc: would delete {count} keys of version {v} ({} records and shards, {} key tables, its manifest)",
                 ks.content.len(),
                 ks.pages.len()
             ));
-        } else {
-            let what = format!("gc of version {v}");
-            // No later deploy may take this version's values as present.
-            if reg.complete.contains(&v) {
-                reg.complete.retain(|x| *x != v);
-                if let Err(e) = c.kv_put(
-                    &t.kv_namespace_id,
-                    &keys::registry_key(&t.prefix),
-                    &reg.to_json(),
-                ) {
-                    errors.push(e.to_string());
-                    continue;
-                }
-            }
-            let done = delete(c, t, &ks.content, limits, &what)
-                .and_then(|()| delete(c, t, &ks.pages, limits, &what))
-                .and_then(|()| delete(c, t, std::slice::from_ref(&ks.manifest), limits, &what));
-            if let Err(e) = done {
-                errors.push(e);
-                continue;
-            }
-            say(format!("gc: deleted {count} keys of version {v}"));
+        } else if !gc.collect(&mut reg, &v, &ks) {
+            continue;
         }
         deleted.push(json!({"version": v, "keys": count}));
     }
     if !dry_run && (!deleted.is_empty() || !gone.is_empty()) {
+        gc.forget(&mut reg, &deleted, &gone)?;
+    }
+    if !gc.errors.is_empty() {
+        return Err(format!(
+            "gc failed for {} version(s); rerun `askzico deploy --gc` to retry:\n  {}",
+            gc.errors.len(),
+            gc.errors.join("\n  ")
+        ));
+    }
+    if deleted.is_empty() && gone.is_empty() {
+        gc.say(format!(
+            "gc: nothing to collect (kept {})",
+            keep.iter().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(json!({"dry_run": dry_run, "deleted": deleted, "gone": gone, "kept": keep}))
+}
+
+/// One GC run: where it reads and deletes, and the errors it met so far (reported together).
+struct Gc<'a> {
+    c: &'a Client,
+    t: &'a DeployTarget,
+    limits: &'a Limits,
+    quiet: bool,
+    errors: Vec<String>,
+}
+
+/// What GC finds of one candidate version.
+enum Found {
+    /// The keys to delete.
+    Keys(keys::VersionKeys),
+    /// No manifest left: nothing to delete, only the registry entry.
+    Gone,
+    /// Left for a later run (an error, if there was one, is recorded).
+    Skipped,
+}
+
+impl Gc<'_> {
+    fn say(&self, s: String) {
+        if !self.quiet {
+            println!("{s}");
+        }
+    }
+
+    /// The values every version GC keeps names (every registry version that is not a candidate,
+    /// and the protected ones the registry lost). Unknown for one: `None`, and no value is
+    /// deleted this run.
+    fn kept_values(
+        &mut self,
+        reg: &Registry,
+        candidates: &[String],
+        keep: &BTreeSet<String>,
+    ) -> Option<BTreeSet<String>> {
+        let (c, t) = (self.c, self.t);
+        let mut kept_values = Some(BTreeSet::new());
+        let kept: BTreeSet<&String> = reg
+            .versions
+            .iter()
+            .filter(|v| !candidates.contains(v))
+            .chain(keep.iter())
+            .collect();
+        for v in kept {
+            match version_table(c, t, v)
+                .and_then(|tb| tb.map(|tb| named_values(c, t, &tb)).transpose())
+            {
+                Ok(Some(ks)) => {
+                    if let Some(all) = &mut kept_values {
+                        all.extend(ks);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    self.errors.push(format!(
+                        "cannot tell which values kept version {v} names ({e}); no shared value is deleted"
+                    ));
+                    kept_values = None;
+                }
+            }
+        }
+        kept_values
+    }
+
+    /// The keys of candidate version `v`: layout 2 by its key table, layout 1 by its manifest.
+    fn keys_of(&mut self, v: &str, kept_values: Option<&BTreeSet<String>>) -> Found {
+        let table = match version_table(self.c, self.t, v) {
+            Ok(tb) => tb,
+            Err(e) => {
+                self.errors.push(e);
+                return Found::Skipped;
+            }
+        };
+        let found = match &table {
+            Some(tb) => {
+                let Some(kept_values) = kept_values else {
+                    return Found::Skipped;
+                };
+                self.only_named_by(v, tb, kept_values).map(Found::Keys)
+            }
+            None => match stored_keys(self.c, self.t, v) {
+                Ok(Some(ks)) => Ok(Found::Keys(ks)),
+                Ok(None) => {
+                    self.say(format!(
+                        "gc: version {v}: no manifest left, nothing to delete"
+                    ));
+                    Ok(Found::Gone)
+                }
+                Err(e) => Err(e),
+            },
+        };
+        found.unwrap_or_else(|e| {
+            self.errors.push(e);
+            Found::Skipped
+        })
+    }
+
+    /// Layout 2: the values only version `v` names, then its table and manifest.
+    fn only_named_by(
+        &self,
+        v: &str,
+        tb: &keys::VersionTable,
+        kept_values: &BTreeSet<String>,
+    ) -> Result<keys::VersionKeys, String> {
+        let t = self.t;
+        let mut tables = Vec::new();
+        let mut failed = None;
+        for k in tb.table_keys(&t.prefix) {
+            match self.c.kv_get(&t.kv_namespace_id, &k) {
+                Ok(x) => tables.push(x),
+                Err(e) => failed = Some(e),
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e.to_string());
+        }
+        // An absent record table was never confirmed, so none of its records were sent by this
+        // version's deploy: the records it would name are another's, or none.
+        let present: Vec<Option<String>> = tables
+            .iter()
+            .map(|x| Some(x.clone().unwrap_or_else(|| "{}".into())))
+            .collect();
+        let mut mine = tb.value_keys(&t.prefix, &present)?;
+        mine.retain(|k| !kept_values.contains(k));
+        Ok(keys::VersionKeys {
+            content: mine.into_iter().collect(),
+            pages: vec![keys::version_table_key(&t.prefix, v)],
+            manifest: keys::manifest_key(&t.prefix, v),
+        })
+    }
+
+    /// Deletes version `v`'s keys, after taking it off the registry's complete versions (no later
+    /// deploy may take its values as present); `false` when it failed (the error is recorded).
+    fn collect(&mut self, reg: &mut Registry, v: &str, ks: &keys::VersionKeys) -> bool {
+        let (c, t, limits) = (self.c, self.t, self.limits);
+        let what = format!("gc of version {v}");
+        if reg.complete.iter().any(|x| x == v) {
+            reg.complete.retain(|x| x != v);
+            if let Err(e) = c.kv_put(
+                &t.kv_namespace_id,
+                &keys::registry_key(&t.prefix),
+                &reg.to_json(),
+            ) {
+                self.errors.push(e.to_string());
+                return false;
+            }
+        }
+        let done = delete(c, t, &ks.content, limits, &what)
+            .and_then(|()| delete(c, t, &ks.pages, limits, &what))
+            .and_then(|()| delete(c, t, std::slice::from_ref(&ks.manifest), limits, &what));
+        if let Err(e) = done {
+            self.errors.push(e);
+            return false;
+        }
+        self.say(format!("gc: deleted {} keys of version {v}", ks.count()));
+        true
+    }
+
+    /// Removes the deleted and gone versions from the registry.
+    fn forget(&self, reg: &mut Registry, deleted: &[Value], gone: &[String]) -> Result<(), String> {
         let dropped: BTreeSet<&str> = deleted
             .iter()
             .filter_map(|d| d["version"].as_str())
@@ -329,24 +411,11 @@ pub fn run(
             .collect();
         reg.versions.retain(|v| !dropped.contains(v.as_str()));
         reg.complete.retain(|v| !dropped.contains(v.as_str()));
-        c.kv_put(
-            &t.kv_namespace_id,
-            &keys::registry_key(&t.prefix),
+        self.c.kv_put(
+            &self.t.kv_namespace_id,
+            &keys::registry_key(&self.t.prefix),
             &reg.to_json(),
         )?;
+        Ok(())
     }
-    if !errors.is_empty() {
-        return Err(format!(
-            "gc failed for {} version(s); rerun `askzico deploy --gc` to retry:\n  {}",
-            errors.len(),
-            errors.join("\n  ")
-        ));
-    }
-    if deleted.is_empty() && gone.is_empty() {
-        say(format!(
-            "gc: nothing to collect (kept {})",
-            keep.iter().cloned().collect::<Vec<_>>().join(", ")
-        ));
-    }
-    Ok(json!({"dry_run": dry_run, "deleted": deleted, "gone": gone, "kept": keep}))
 }

@@ -59,13 +59,54 @@ struct RecordValue {
     metadata: Map<String, Value>,
 }
 
-/// Reads the live version of `target` (`t`).
+/// Reads the live version of `target` (`t`): the pointer, the version's manifest and key table,
+/// each domain's record and document tables (its chunks) and lexical meta.
 pub fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Live, Problem> {
     let r = Reader {
         client: &client,
         target,
         ns: &t.kv_namespace_id,
     };
+    let p = live_pointer(&r, t, target)?;
+    let v = &p.version;
+    let redeploy = format!(
+        "the live version is incomplete or was changed outside askzico: \
+         `askzico deploy --target {target} --check` names what it lacks; deploy a build again"
+    );
+    let manifest = version_manifest(&r, t, v, &redeploy)?;
+    let table = key_table(&r, t, target, v, &redeploy)?;
+    let values = r.values(&table_keys(&r, t, &table, v, &redeploy)?, &redeploy)?;
+    let value = |key: &str| values.get(key).map(String::as_str).unwrap_or_default();
+    let Chunks { chunks, records } = chunks(&r, t, &table, value, &redeploy)?;
+    let mut lex_meta = BTreeMap::new();
+    for (domain, l) in &table.lexical {
+        let key = keys::lexical_key(&t.prefix, &l.meta);
+        let meta: LexMeta = serde_json::from_str(value(&key)).map_err(|e| {
+            r.problem(format!("`{key}` is not a lexical meta: {e}"))
+                .help(redeploy.clone())
+        })?;
+        lex_meta.insert(domain.clone(), meta);
+    }
+    let store = KvStore {
+        client,
+        target: target.to_string(),
+        ns: t.kv_namespace_id.clone(),
+        prefix: t.prefix.clone(),
+        version: v.clone(),
+        index: p.index.clone(),
+        lexical: table.lexical,
+        records,
+    };
+    Ok(Live {
+        manifest,
+        chunks,
+        lex_meta,
+        store,
+    })
+}
+
+/// The pointer: present, in the layout this askzico reads, naming one of the target's indexes.
+fn live_pointer(r: &Reader, t: &DeployTarget, target: &str) -> Result<Pointer, Problem> {
     let pointer_key = keys::pointer_key(&t.prefix);
     let deploy_hint = format!("deploy a build to it: `askzico deploy --target {target}`");
     let Some(text) = r.get(&pointer_key)? else {
@@ -118,19 +159,25 @@ pub fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Live, Prob
                 "check `indexes` in [deploy.{target}], or {deploy_hint}"
             )));
     }
-    let redeploy = format!(
-        "the live version is incomplete or was changed outside askzico: \
-         `askzico deploy --target {target} --check` names what it lacks; deploy a build again"
-    );
+    Ok(p)
+}
+
+/// The manifest of version `v`, which must name `v`.
+fn version_manifest(
+    r: &Reader,
+    t: &DeployTarget,
+    v: &str,
+    redeploy: &str,
+) -> Result<Manifest, Problem> {
     let mkey = keys::manifest_key(&t.prefix, v);
     let manifest: Manifest = match r.get(&mkey)? {
         None => return Err(r.problem(format!("`{mkey}` is missing")).help(redeploy)),
         Some(text) => serde_json::from_str(&text).map_err(|e| {
             r.problem(format!("`{mkey}` is not an askzico manifest: {e}"))
-                .help(redeploy.clone())
+                .help(redeploy)
         })?,
     };
-    if &manifest.corpus_version != v {
+    if manifest.corpus_version != v {
         return Err(r
             .problem(format!(
                 "`{mkey}` names version {}, not the version {v} the pointer names",
@@ -138,12 +185,21 @@ pub fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Live, Prob
             ))
             .help(redeploy));
     }
+    Ok(manifest)
+}
+
+/// The key table of version `v`, with the document tables a search needs.
+fn key_table(
+    r: &Reader,
+    t: &DeployTarget,
+    target: &str,
+    v: &str,
+    redeploy: &str,
+) -> Result<VersionTable, Problem> {
     let tkey = keys::version_table_key(&t.prefix, v);
     let table = match r.get(&tkey)? {
         None => return Err(r.problem(format!("`{tkey}` is missing")).help(redeploy)),
-        Some(text) => {
-            VersionTable::parse(&text, &tkey).map_err(|e| r.problem(e).help(redeploy.clone()))?
-        }
+        Some(text) => VersionTable::parse(&text, &tkey).map_err(|e| r.problem(e).help(redeploy))?,
     };
     if table.docs.is_empty() && !table.records.is_empty() {
         return Err(r
@@ -156,14 +212,25 @@ pub fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Live, Prob
                 "deploy a new build: `askzico deploy --target {target}` writes them"
             )));
     }
-    // Per domain: its record table and document table, then the chunks they name.
+    Ok(table)
+}
+
+/// The keys read once: per domain its record table and document table, then the lexical metas.
+fn table_keys(
+    r: &Reader,
+    t: &DeployTarget,
+    table: &VersionTable,
+    v: &str,
+    redeploy: &str,
+) -> Result<Vec<String>, Problem> {
     let mut wanted: Vec<String> = Vec::new();
     for (domain, h) in &table.records {
         let d = table.docs.get(domain).ok_or_else(|| {
             r.problem(format!(
-                "`{tkey}` names a record table but no document table for domain `{domain}`"
+                "`{}` names a record table but no document table for domain `{domain}`",
+                keys::version_table_key(&t.prefix, v)
             ))
-            .help(redeploy.clone())
+            .help(redeploy)
         })?;
         wanted.push(keys::table_key(&t.prefix, h));
         wanted.push(keys::doc_table_key(&t.prefix, d));
@@ -171,20 +238,35 @@ pub fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Live, Prob
     for l in table.lexical.values() {
         wanted.push(keys::lexical_key(&t.prefix, &l.meta));
     }
-    let values = r.values(&wanted, &redeploy)?;
-    let value = |key: &str| values.get(key).map(String::as_str).unwrap_or_default();
+    Ok(wanted)
+}
+
+/// The chunks of the live version, from its record and document tables.
+struct Chunks {
+    chunks: BTreeMap<String, ChunkInfo>,
+    /// Chunk ID → the hash of its lookup record.
+    records: HashMap<String, String>,
+}
+
+fn chunks<'v>(
+    r: &Reader,
+    t: &DeployTarget,
+    table: &VersionTable,
+    value: impl Fn(&str) -> &'v str,
+    redeploy: &str,
+) -> Result<Chunks, Problem> {
     let mut chunks: BTreeMap<String, ChunkInfo> = BTreeMap::new();
     let mut records: HashMap<String, String> = HashMap::new();
     for (domain, h) in &table.records {
         let key = keys::table_key(&t.prefix, h);
         let ids: BTreeMap<String, String> = serde_json::from_str(value(&key)).map_err(|e| {
             r.problem(format!("`{key}` is not a record table: {e}"))
-                .help(redeploy.clone())
+                .help(redeploy)
         })?;
         let dkey = keys::doc_table_key(&t.prefix, &table.docs[domain]);
         let docs: BTreeMap<String, DocEntry> = serde_json::from_str(value(&dkey)).map_err(|e| {
             r.problem(format!("`{dkey}` is not a document table: {e}"))
-                .help(redeploy.clone())
+                .help(redeploy)
         })?;
         for (id, rh) in ids {
             let doc_id = id.rsplit_once(':').map_or("", |(d, _)| d);
@@ -192,7 +274,7 @@ pub fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Live, Prob
                 r.problem(format!(
                     "chunk {id} of domain `{domain}` has no document in `{dkey}`"
                 ))
-                .help(redeploy.clone())
+                .help(redeploy)
             })?;
             let info = chunks.entry(id.clone()).or_insert_with(|| ChunkInfo {
                 chunk_id: id.clone(),
@@ -209,31 +291,7 @@ pub fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Live, Prob
             records.insert(id, rh);
         }
     }
-    let mut lex_meta = BTreeMap::new();
-    for (domain, l) in &table.lexical {
-        let key = keys::lexical_key(&t.prefix, &l.meta);
-        let meta: LexMeta = serde_json::from_str(value(&key)).map_err(|e| {
-            r.problem(format!("`{key}` is not a lexical meta: {e}"))
-                .help(redeploy.clone())
-        })?;
-        lex_meta.insert(domain.clone(), meta);
-    }
-    let store = KvStore {
-        client,
-        target: target.to_string(),
-        ns: t.kv_namespace_id.clone(),
-        prefix: t.prefix.clone(),
-        version: v.clone(),
-        index: p.index.clone(),
-        lexical: table.lexical,
-        records,
-    };
-    Ok(Live {
-        manifest,
-        chunks,
-        lex_meta,
-        store,
-    })
+    Ok(Chunks { chunks, records })
 }
 
 /// KV reads that word their failures as problems of the target.

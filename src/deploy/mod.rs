@@ -178,6 +178,32 @@ pub fn plan(
     limits: &Limits,
 ) -> Result<Plan, Vec<String>> {
     let mut errors = Vec::new();
+    let ids = check_vectors(records, limits, &mut errors);
+    check_kv(records, limits, &mut errors);
+    if limits.upsert_max_vectors == 0 || limits.delete_max_ids == 0 || limits.kv_max_pairs == 0 {
+        errors.push("batch sizes must be at least 1".into());
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let diff = diff(records, previous, &ids);
+    Ok(Plan {
+        version: records.version.clone(),
+        upserts: upsert_batches(&diff.upsert, limits),
+        deletes: vector_delete_batches(diff.delete, limits),
+        kv: kv_batches(records, limits),
+        unchanged: diff.unchanged,
+        vectors_new: diff.new,
+        vectors_changed: diff.changed,
+    })
+}
+
+/// Records every vector that breaks a Vectorize limit; returns the set of vector IDs.
+fn check_vectors<'r>(
+    records: &'r Records,
+    limits: &Limits,
+    errors: &mut Vec<String>,
+) -> BTreeSet<&'r str> {
     let mut seen = BTreeSet::new();
     for v in &records.vectors {
         if v.id.is_empty() || v.id.len() > limits.max_id_bytes {
@@ -206,6 +232,11 @@ pub fn plan(
             errors.push(format!("duplicate vector ID {}", v.id));
         }
     }
+    seen
+}
+
+/// Records every KV pair that breaks a Workers KV limit.
+fn check_kv(records: &Records, limits: &Limits, errors: &mut Vec<String>) {
     let mut keys = BTreeSet::new();
     for (k, v) in &records.kv {
         if k.is_empty() || k == "." || k == ".." || k.len() > limits.max_key_bytes {
@@ -232,78 +263,97 @@ pub fn plan(
             errors.push(format!("KV key {k} is written twice"));
         }
     }
-    if limits.upsert_max_vectors == 0 || limits.delete_max_ids == 0 || limits.kv_max_pairs == 0 {
-        errors.push("batch sizes must be at least 1".into());
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+}
 
+/// The vectors of a build against what the index holds.
+struct Diff<'r> {
+    /// New and changed vectors, in build order.
+    upsert: Vec<&'r VectorItem>,
+    /// IDs the index holds that the build lacks.
+    delete: Vec<String>,
+    new: usize,
+    changed: usize,
+    unchanged: usize,
+}
+
+/// Diffs the build's vectors (`ids`) against `previous`; unknown: everything is new.
+fn diff<'r>(records: &'r Records, previous: Option<&IndexState>, ids: &BTreeSet<&str>) -> Diff<'r> {
     let (mut new, mut changed, mut unchanged) = (0, 0, 0);
-    let mut to_upsert: Vec<&VectorItem> = Vec::new();
+    let mut upsert: Vec<&VectorItem> = Vec::new();
     for v in &records.vectors {
         match previous.and_then(|p| p.get(&v.id)) {
             Some(h) if *h == v.content => unchanged += 1,
             Some(_) => {
                 changed += 1;
-                to_upsert.push(v);
+                upsert.push(v);
             }
             None => {
                 new += 1;
-                to_upsert.push(v);
+                upsert.push(v);
             }
         }
     }
-    let deletes: Vec<String> = previous
+    let delete = previous
         .map(|p| {
             p.keys()
-                .filter(|id| !seen.contains(id.as_str()))
+                .filter(|id| !ids.contains(id.as_str()))
                 .cloned()
                 .collect()
         })
         .unwrap_or_default();
+    Diff {
+        upsert,
+        delete,
+        new,
+        changed,
+        unchanged,
+    }
+}
 
-    let upserts = pack(
-        to_upsert
-            .iter()
-            .map(|v| (v.line.clone(), v.line.len() + 1, false)),
+/// Upsert requests: NDJSON lines within the vector count and multipart body limits.
+fn upsert_batches(vectors: &[&VectorItem], limits: &Limits) -> Vec<Batch<String>> {
+    pack(
+        vectors.iter().map(|v| Packed {
+            item: v.line.clone(),
+            cost: v.line.len() + 1,
+            opens: false,
+        }),
         limits.upsert_max_vectors,
         limits.upsert_max_bytes - MULTIPART_OVERHEAD,
         0,
         "upsert",
-    );
-    let deletes = pack(
-        deletes
-            .into_iter()
-            .map(|id| (id.clone(), id.len() + 3, false)),
+    )
+}
+
+/// Vector delete requests (`delete_by_ids`), within the ID count limit.
+fn vector_delete_batches(ids: Vec<String>, limits: &Limits) -> Vec<Batch<String>> {
+    pack(
+        ids.into_iter().map(|id| Packed {
+            cost: id.len() + 3,
+            item: id,
+            opens: false,
+        }),
         limits.delete_max_ids,
         usize::MAX,
         10,
         "delete",
-    );
+    )
+}
+
+/// KV bulk requests, each group of `kv_breaks` opening a new one.
+fn kv_batches(records: &Records, limits: &Limits) -> Vec<Batch<(String, String)>> {
     let breaks: BTreeSet<usize> = records.kv_breaks.iter().copied().collect();
-    let kv = pack(
-        records.kv.iter().enumerate().map(|(i, (k, v))| {
-            (
-                (k.clone(), v.clone()),
-                kv_pair_bytes(k, v) + 1,
-                breaks.contains(&i),
-            )
+    pack(
+        records.kv.iter().enumerate().map(|(i, (k, v))| Packed {
+            item: (k.clone(), v.clone()),
+            cost: kv_pair_bytes(k, v) + 1,
+            opens: breaks.contains(&i),
         }),
         limits.kv_max_pairs,
         limits.kv_max_bytes,
         1,
         "kv",
-    );
-    Ok(Plan {
-        version: records.version.clone(),
-        upserts,
-        deletes,
-        kv,
-        unchanged,
-        vectors_new: new,
-        vectors_changed: changed,
-    })
+    )
 }
 
 /// Bytes of `{"key":…,"value":…}` as JSON.
@@ -315,7 +365,11 @@ pub fn kv_pair_bytes(k: &str, v: &str) -> usize {
 pub fn delete_batches(keys: &[String], limits: &Limits) -> Vec<Batch<String>> {
     let cost = |k: &String| serde_json::to_string(k).expect("serializes").len() + 1;
     pack(
-        keys.iter().map(|k| (k.clone(), cost(k), false)),
+        keys.iter().map(|k| Packed {
+            item: k.clone(),
+            cost: cost(k),
+            opens: false,
+        }),
         limits.kv_delete_max_keys.max(1),
         limits.kv_max_bytes,
         1,
@@ -323,10 +377,19 @@ pub fn delete_batches(keys: &[String], limits: &Limits) -> Vec<Batch<String>> {
     )
 }
 
+/// One item to pack into a batch.
+struct Packed<T> {
+    item: T,
+    /// Its bytes in the request body.
+    cost: usize,
+    /// It opens a new batch (the first of a group confirmed after the one before).
+    opens: bool,
+}
+
 /// Greedy packing: each item's cost counts toward `max_bytes` (after a fixed `frame`); an item
-/// flagged `true` always opens a new batch.
+/// that `opens` always opens a new batch.
 fn pack<T: BatchKey>(
-    items: impl Iterator<Item = (T, usize, bool)>,
+    items: impl Iterator<Item = Packed<T>>,
     max_items: usize,
     max_bytes: usize,
     frame: usize,
@@ -347,7 +410,7 @@ fn pack<T: BatchKey>(
             bytes,
         });
     };
-    for (item, cost, opens) in items {
+    for Packed { item, cost, opens } in items {
         if !cur.is_empty() && (opens || cur.len() >= max_items || bytes + cost > max_bytes) {
             finish(std::mem::take(&mut cur), bytes, &mut batches);
             bytes = frame;

@@ -8,7 +8,7 @@
 //! without re-sending confirmed batches.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -18,7 +18,7 @@ use super::journal::{self, IndexRecord, Journal, Pending, Pointer};
 use super::keys::{self, Registry};
 use super::summary::{plan_json, print_plan};
 use super::upload::{self, KvVersion};
-use super::{Limits, Plan, Records, VectorItem, gc, plan, state_after};
+use super::{IndexState, Limits, Plan, Records, VectorItem, gc, plan, state_after};
 use crate::artifacts::manifest::Manifest;
 use crate::config::DeployTarget;
 
@@ -103,141 +103,304 @@ pub(super) fn other<'a>(t: &'a DeployTarget, live: &str) -> &'a str {
     }
 }
 
-/// Runs a deploy; `Err` is a message for the user (exit 1).
+/// Runs a deploy; `Err` is a message for the user (exit 1). The phases, in the order
+/// docs/deploy.md gives: read the target, plan and bill, claim, vectors, wait, KV, complete,
+/// check query, pointer last, then `--gc`.
 pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result<(), String> {
-    let jpath = journal::path(out, args.target)?;
-    let mut j = journal::load(&jpath)?;
-    let mut client = Client::from_env(t.account_id.as_deref())?;
-    if let Some(c) = &mut client {
-        c.resume = Some(resume_hint(args.target));
-    }
-    let pointer_key = keys::pointer_key(&t.prefix);
-    let (pointer, registry, source) = match &client {
-        Some(c) => (
-            read_pointer(c, &t.kv_namespace_id, &pointer_key)?,
-            gc::read_registry(c, t)?,
-            "Cloudflare KV",
-        ),
-        None => {
-            let note = if j.pointer.is_some() {
-                "the local deploy journal"
-            } else {
-                "the local deploy journal (empty target)"
-            };
-            eprintln!(
-                "no CLOUDFLARE_API_TOKEN: planning against {note}, {}",
-                jpath.display()
-            );
-            (j.pointer.clone(), None, "local journal (no credentials)")
-        }
-    };
-    if let Some(p) = pointer.as_ref().filter(|p| !t.indexes.contains(&p.index)) {
-        return Err(format!(
-            "the pointer names index {}, which is not one of this target's indexes {:?}",
-            p.index, t.indexes
-        ));
-    }
-    let version = m.corpus_version.as_str();
-    if let Some(live) = pointer.as_ref().filter(|p| p.version == version) {
-        return up_to_date(out, m, t, args, client.as_ref(), &mut j, &jpath, live);
-    }
-    let index = match &pointer {
-        Some(p) => other(t, &p.index).to_string(),
-        None => t.indexes[0].clone(),
-    };
-    // Content-addressed values already in KV: those the complete versions name.
-    let (present, present_from) = match &client {
-        Some(c) => gc::present_values(c, t, registry.as_ref())?,
-        None => (j.present.clone(), Vec::new()),
-    };
-    let (recs, kvv) = records(out, m, &t.prefix, &present)?;
-    // What the inactive index holds. The registry names the version last written into it (by any
-    // machine); the journal's record of it is trusted only when the two agree. An unfinished deploy
-    // of another version into it left it in an unknown state: upsert everything then.
-    let claimed = registry
-        .as_ref()
-        .and_then(|r| r.indexes.get(&index))
-        .cloned();
-    let agrees = |v: &str| claimed.as_deref().is_none_or(|c| c == v);
-    let pending_here = j
-        .pending
-        .as_ref()
-        .is_some_and(|p| p.version == version && p.index == index);
-    let resuming = pending_here && agrees(version);
-    if pending_here && !resuming {
-        eprintln!(
-            "the unfinished deploy of {version} into {index} is stale: the registry says {index} was since claimed for {}; starting over",
-            claimed.as_deref().unwrap_or("")
+    let mut d = Deploy::read(out, m, t, args)?;
+    if let Some(live) = d.pointer.clone().filter(|p| p.version == d.version) {
+        return up_to_date(
+            out,
+            m,
+            t,
+            args,
+            d.client.as_ref(),
+            &mut d.j,
+            &d.jpath,
+            &live,
         );
     }
-    let stale_pending = j
-        .pending
-        .as_ref()
-        .is_some_and(|p| p.index == index && !resuming);
-    let trusted =
-        !stale_pending && (resuming || j.indexes.get(&index).is_some_and(|r| agrees(&r.version)));
-    let mut previous = if trusted {
-        j.indexes.get(&index).map(|r| r.vectors.clone())
-    } else {
-        None
-    };
-    if let (None, Some(c)) = (&previous, &client) {
-        // The journal does not know what the inactive index holds (first deploy from this machine,
-        // another machine wrote it since, or an unfinished deploy of another version): list its IDs,
-        // upsert everything and delete the IDs the new build does not have.
-        let ids = c.list_ids(&index)?;
-        if !ids.is_empty() {
-            eprintln!(
-                "the journal does not know index {index}: it holds {} vectors (listed); all vectors are upserted",
-                ids.len()
-            );
-        }
-        previous = Some(ids.into_iter().map(|id| (id, String::new())).collect());
+    let planned = d.plan_and_bill()?;
+    if args.dry_run {
+        return d.dry_run(planned);
     }
-    let limits = limits();
-    let p = plan(&recs, previous.as_ref(), &limits).map_err(|errs| {
-        let mut s = format!(
-            "deploy refused: the plan breaks {} Cloudflare limit(s); nothing was sent:",
-            errs.len()
+    let Some(c) = d.client.take() else {
+        return Err("a deploy needs CLOUDFLARE_API_TOKEN in the environment (use --dry-run to see the plan without it)".into());
+    };
+    if !args.json {
+        print_plan(&planned.summary);
+    }
+    d.begin(&planned)?;
+    let reg = d.claim(&c)?;
+    let mut sent = send_vectors(&c, &planned.p, &d.index, &mut d.j, &d.jpath)?;
+    d.wait_for_index(&c)?;
+    d.confirm_present(&c, &planned.present_from)?;
+    sent += send_kv(&c, t, &planned.p, &mut d.j, &d.jpath)?;
+    sent += d.complete(&c, reg)?;
+    // Every value is confirmed: later deploys may take them as present.
+    d.j.present.extend(upload::value_keys(&planned.kvv));
+    let checked = check_index(&c, &d.index, &planned.p, &planned.recs, &d.from())?;
+    let new_pointer = d.flip(&c, &planned.recs)?;
+    if !args.json {
+        println!(
+            "deployed {} to {} (index {}); pointer {} written last",
+            d.version, args.target, d.index, d.pointer_key
         );
-        for e in errs {
-            s.push_str("\n  ");
-            s.push_str(&e);
+    }
+    let gc = d.gc(&c, &new_pointer)?;
+    if args.json {
+        let mut report = json!({"target": args.target, "deployed": d.version, "index": d.index, "requests": sent + 1, "checked_ids": checked, "plan": planned.summary});
+        if let Some(g) = gc {
+            report["gc"] = g;
         }
-        s
-    })?;
-    // Single KV writes besides the bulk batches: the registry's claim (unless it already says
-    // so), the registry marking the version complete (unless it already is), the pointer.
-    let claim_puts = registry
-        .as_ref()
-        .is_none_or(|r| r.clone().claim(&index, version)) as usize;
-    let complete_puts = registry
-        .as_ref()
-        .is_none_or(|r| !r.complete.iter().any(|v| v == version)) as usize;
-    let puts = claim_puts + complete_puts + 1;
-    let mut summary = plan_json(
-        &p,
-        args.target,
-        pointer.as_ref(),
-        &index,
-        source,
-        args.dry_run,
-    );
-    summary["kv"]["writes"] = json!(p.kv_count() + puts);
-    summary["kv"]["single_puts"] = json!(puts);
-    summary["kv"]["present"] = json!(recs.kv_present);
-    let writes = p.kv_count() + puts;
-    let over = t.max_kv_writes.filter(|max| writes > *max);
-    if let Some(max) = over {
-        summary["kv"]["over_max"] = json!(max);
-        if !args.confirm_writes && !args.dry_run {
+        println!("{report}");
+    }
+    Ok(())
+}
+
+/// One deploy of one build to one target: what was read before the plan, and the journal.
+struct Deploy<'a> {
+    out: &'a Path,
+    m: &'a Manifest,
+    t: &'a DeployTarget,
+    args: &'a Args<'a>,
+    version: &'a str,
+    jpath: PathBuf,
+    j: Journal,
+    /// `None` without credentials: then only a dry run, against the journal.
+    client: Option<Client>,
+    pointer_key: String,
+    /// The live pointer, from KV (or the journal without credentials).
+    pointer: Option<Pointer>,
+    /// The registry; `None` without credentials or before the first deploy.
+    registry: Option<Registry>,
+    /// Where the pointer was read, as the plan names it.
+    source: &'static str,
+    /// The inactive index: the one this deploy writes.
+    index: String,
+    limits: Limits,
+}
+
+/// The plan of a deploy, what it was made from, and its bill.
+struct Planned {
+    recs: Records,
+    kvv: KvVersion,
+    p: Plan,
+    /// The complete versions whose values the plan takes as present in KV.
+    present_from: Vec<String>,
+    /// The journal's unfinished deploy of this version into this index goes on.
+    resuming: bool,
+    /// The journal's record of the inactive index was used for the plan.
+    trusted: bool,
+    summary: Value,
+    /// The target's `max_kv_writes`, when the plan is over it.
+    over: Option<usize>,
+}
+
+/// What the inactive index holds, as far as the plan may rely on it.
+struct Held {
+    /// Its vector IDs and hashes; `None` when unknown (a dry run without credentials).
+    previous: Option<IndexState>,
+    resuming: bool,
+    trusted: bool,
+}
+
+impl<'a> Deploy<'a> {
+    /// Reads the journal, the pointer and the registry (the journal alone without credentials),
+    /// and picks the inactive index.
+    fn read(
+        out: &'a Path,
+        m: &'a Manifest,
+        t: &'a DeployTarget,
+        args: &'a Args<'a>,
+    ) -> Result<Self, String> {
+        let jpath = journal::path(out, args.target)?;
+        let j = journal::load(&jpath)?;
+        let mut client = Client::from_env(t.account_id.as_deref())?;
+        if let Some(c) = &mut client {
+            c.resume = Some(resume_hint(args.target));
+        }
+        let pointer_key = keys::pointer_key(&t.prefix);
+        let (pointer, registry, source) = match &client {
+            Some(c) => (
+                read_pointer(c, &t.kv_namespace_id, &pointer_key)?,
+                gc::read_registry(c, t)?,
+                "Cloudflare KV",
+            ),
+            None => {
+                let note = if j.pointer.is_some() {
+                    "the local deploy journal"
+                } else {
+                    "the local deploy journal (empty target)"
+                };
+                eprintln!(
+                    "no CLOUDFLARE_API_TOKEN: planning against {note}, {}",
+                    jpath.display()
+                );
+                (j.pointer.clone(), None, "local journal (no credentials)")
+            }
+        };
+        if let Some(p) = pointer.as_ref().filter(|p| !t.indexes.contains(&p.index)) {
             return Err(format!(
-                "deploy refused: the plan makes {writes} KV writes, over max_kv_writes = {max} of target {}; nothing was sent. Check it with --dry-run, then rerun with --confirm-writes to send it",
-                args.target
+                "the pointer names index {}, which is not one of this target's indexes {:?}",
+                p.index, t.indexes
             ));
         }
+        let index = match &pointer {
+            Some(p) => other(t, &p.index).to_string(),
+            None => t.indexes[0].clone(),
+        };
+        Ok(Deploy {
+            out,
+            m,
+            t,
+            args,
+            version: m.corpus_version.as_str(),
+            jpath,
+            j,
+            client,
+            pointer_key,
+            pointer,
+            registry,
+            source,
+            index,
+            limits: limits(),
+        })
     }
-    if args.dry_run {
+
+    /// Plans against what the inactive index holds and counts its KV writes; refuses a plan that
+    /// breaks a limit, or is over `max_kv_writes` without `--confirm-writes`.
+    fn plan_and_bill(&self) -> Result<Planned, String> {
+        // Content-addressed values already in KV: those the complete versions name.
+        let (present, present_from) = match &self.client {
+            Some(c) => gc::present_values(c, self.t, self.registry.as_ref())?,
+            None => (self.j.present.clone(), Vec::new()),
+        };
+        let (recs, kvv) = records(self.out, self.m, &self.t.prefix, &present)?;
+        let held = self.held()?;
+        let p = plan(&recs, held.previous.as_ref(), &self.limits).map_err(|errs| {
+            let mut s = format!(
+                "deploy refused: the plan breaks {} Cloudflare limit(s); nothing was sent:",
+                errs.len()
+            );
+            for e in errs {
+                s.push_str("\n  ");
+                s.push_str(&e);
+            }
+            s
+        })?;
+        let (summary, over) = self.bill(&p, &recs)?;
+        Ok(Planned {
+            recs,
+            kvv,
+            p,
+            present_from,
+            resuming: held.resuming,
+            trusted: held.trusted,
+            summary,
+            over,
+        })
+    }
+
+    /// What the inactive index holds. The registry names the version last written into it (by
+    /// any machine); the journal's record of it is trusted only when the two agree. An unfinished
+    /// deploy of another version into it left it in an unknown state: upsert everything then.
+    fn held(&self) -> Result<Held, String> {
+        let (j, index, version) = (&self.j, &self.index, self.version);
+        let claimed = self
+            .registry
+            .as_ref()
+            .and_then(|r| r.indexes.get(index))
+            .cloned();
+        let agrees = |v: &str| claimed.as_deref().is_none_or(|c| c == v);
+        let pending_here = j
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.version == version && &p.index == index);
+        let resuming = pending_here && agrees(version);
+        if pending_here && !resuming {
+            eprintln!(
+                "the unfinished deploy of {version} into {index} is stale: the registry says {index} was since claimed for {}; starting over",
+                claimed.as_deref().unwrap_or("")
+            );
+        }
+        let stale_pending = j
+            .pending
+            .as_ref()
+            .is_some_and(|p| &p.index == index && !resuming);
+        let trusted = !stale_pending
+            && (resuming || j.indexes.get(index).is_some_and(|r| agrees(&r.version)));
+        let mut previous = if trusted {
+            j.indexes.get(index).map(|r| r.vectors.clone())
+        } else {
+            None
+        };
+        if let (None, Some(c)) = (&previous, &self.client) {
+            // The journal does not know what the inactive index holds (first deploy from this
+            // machine, another machine wrote it since, or an unfinished deploy of another
+            // version): list its IDs, upsert everything and delete the IDs the build lacks.
+            let ids = c.list_ids(index)?;
+            if !ids.is_empty() {
+                eprintln!(
+                    "the journal does not know index {index}: it holds {} vectors (listed); all vectors are upserted",
+                    ids.len()
+                );
+            }
+            previous = Some(ids.into_iter().map(|id| (id, String::new())).collect());
+        }
+        Ok(Held {
+            previous,
+            resuming,
+            trusted,
+        })
+    }
+
+    /// The plan as printed, with its KV writes; `Err` when over `max_kv_writes` unconfirmed.
+    fn bill(&self, p: &Plan, recs: &Records) -> Result<(Value, Option<usize>), String> {
+        let (args, index, version) = (self.args, &self.index, self.version);
+        // Single KV writes besides the bulk batches: the registry's claim (unless it already
+        // says so), the registry marking the version complete (unless it already is), the
+        // pointer.
+        let claim_puts = self
+            .registry
+            .as_ref()
+            .is_none_or(|r| r.clone().claim(index, version)) as usize;
+        let complete_puts =
+            self.registry
+                .as_ref()
+                .is_none_or(|r| !r.complete.iter().any(|v| v == version)) as usize;
+        let puts = claim_puts + complete_puts + 1;
+        let mut summary = plan_json(
+            p,
+            args.target,
+            self.pointer.as_ref(),
+            index,
+            self.source,
+            args.dry_run,
+        );
+        summary["kv"]["writes"] = json!(p.kv_count() + puts);
+        summary["kv"]["single_puts"] = json!(puts);
+        summary["kv"]["present"] = json!(recs.kv_present);
+        let writes = p.kv_count() + puts;
+        let over = self.t.max_kv_writes.filter(|max| writes > *max);
+        if let Some(max) = over {
+            summary["kv"]["over_max"] = json!(max);
+            if !args.confirm_writes && !args.dry_run {
+                return Err(format!(
+                    "deploy refused: the plan makes {writes} KV writes, over max_kv_writes = {max} of target {}; nothing was sent. Check it with --dry-run, then rerun with --confirm-writes to send it",
+                    args.target
+                ));
+            }
+        }
+        Ok((summary, over))
+    }
+
+    /// `--dry-run`: prints the plan (and with `--gc` what GC would delete after it); sends nothing.
+    fn dry_run(self, planned: Planned) -> Result<(), String> {
+        let Planned {
+            mut summary, over, ..
+        } = planned;
+        let args = self.args;
         if !args.json {
             print_plan(&summary);
             if let Some(max) = over {
@@ -248,153 +411,161 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
         }
         if args.gc {
             // What GC would delete once this plan is deployed.
-            let mut after = registry.clone().unwrap_or_default();
-            after.claim(&index, version);
-            let new_pointer = Pointer {
-                version: version.to_string(),
-                index: index.clone(),
-                layout: Some(keys::LAYOUT),
-            };
+            let mut after = self.registry.clone().unwrap_or_default();
+            after.claim(&self.index, self.version);
             summary["gc"] = dry_gc(
-                client.as_ref(),
-                t,
+                self.client.as_ref(),
+                self.t,
                 Some(after),
-                &j,
-                Some(&new_pointer),
-                &limits,
+                &self.j,
+                Some(&self.new_pointer()),
+                &self.limits,
                 args.json,
             )?;
         }
         if args.json {
             println!("{summary}");
         }
-        return Ok(());
+        Ok(())
     }
-    let Some(c) = client else {
-        return Err("a deploy needs CLOUDFLARE_API_TOKEN in the environment (use --dry-run to see the plan without it)".into());
-    };
-    if !args.json {
-        print_plan(&summary);
-    }
-    if resuming {
-        let done = j.pending.as_ref().map_or(0, |p| p.done.len());
-        eprintln!(
-            "resuming the unfinished deploy of {version} into {index}: {done} batches already confirmed"
-        );
-    } else {
-        j.pending = Some(Pending {
+
+    /// Records the deploy in progress in the journal, or says that an unfinished one goes on.
+    fn begin(&mut self, planned: &Planned) -> Result<(), String> {
+        let (version, index) = (self.version, &self.index);
+        if planned.resuming {
+            let done = self.j.pending.as_ref().map_or(0, |p| p.done.len());
+            eprintln!(
+                "resuming the unfinished deploy of {version} into {index}: {done} batches already confirmed"
+            );
+            return Ok(());
+        }
+        self.j.pending = Some(Pending {
             version: version.to_string(),
             index: index.clone(),
             ..Pending::default()
         });
-        if !trusted {
-            j.indexes.remove(&index);
+        if !planned.trusted {
+            self.j.indexes.remove(index);
         }
-        journal::save(&jpath, &j)?;
+        journal::save(&self.jpath, &self.j)
     }
-    // 0. Claim the inactive index for the new version before changing it.
-    let mut reg = registry.unwrap_or_default();
-    if reg.claim(&index, version) {
-        c.kv_put(
-            &t.kv_namespace_id,
-            &keys::registry_key(&t.prefix),
-            &reg.to_json(),
-        )?;
+
+    /// Claims the inactive index for the new version in the registry, before its first vector
+    /// changes; returns the registry as written.
+    fn claim(&mut self, c: &Client) -> Result<Registry, String> {
+        let mut reg = self.registry.take().unwrap_or_default();
+        if reg.claim(&self.index, self.version) {
+            c.kv_put(
+                &self.t.kv_namespace_id,
+                &keys::registry_key(&self.t.prefix),
+                &reg.to_json(),
+            )?;
+        }
+        Ok(reg)
     }
-    // 1. Vectors into the inactive index.
-    let mut sent = send_vectors(&c, &p, &index, &mut j, &jpath)?;
-    // 2. Wait until Vectorize has applied the last mutation.
-    let pd = j.pending.as_ref().expect("a deploy in progress");
-    if let (Some(last), false) = (pd.last_mutation.clone(), pd.vectors_applied) {
-        wait_applied(&c, &index, &last, args.target)?;
-        j.pending
-            .as_mut()
-            .expect("a deploy in progress")
-            .vectors_applied = true;
-        journal::save(&jpath, &j)?;
+
+    /// Waits until Vectorize has applied the last mutation, unless a run before saw it applied.
+    fn wait_for_index(&mut self, c: &Client) -> Result<(), String> {
+        let pd = self.j.pending.as_ref().expect("a deploy in progress");
+        if let (Some(last), false) = (pd.last_mutation.clone(), pd.vectors_applied) {
+            wait_applied(c, &self.index, &last, self.args.target)?;
+            self.j
+                .pending
+                .as_mut()
+                .expect("a deploy in progress")
+                .vectors_applied = true;
+            journal::save(&self.jpath, &self.j)?;
+        }
+        Ok(())
     }
-    // 3. KV records of the new version (never the keys the live version reads). A GC since the
-    // plan may have deleted values the plan took as present: then plan again.
-    if !present_from.is_empty() {
-        let now = gc::read_registry(&c, t)?.unwrap_or_default();
+
+    /// Before the KV values: a GC since the plan may have deleted values the plan took as
+    /// present (those of `present_from`); then the deploy stops, to be planned again.
+    fn confirm_present(&self, c: &Client, present_from: &[String]) -> Result<(), String> {
+        if present_from.is_empty() {
+            return Ok(());
+        }
+        let now = gc::read_registry(c, self.t)?.unwrap_or_default();
         if let Some(v) = present_from.iter().find(|v| !now.complete.contains(v)) {
             return Err(format!(
                 "version {v}, whose values this deploy takes as present in KV, is being collected by a concurrent --gc; nothing of the live site changed. {}",
-                resume_hint(args.target)
+                resume_hint(self.args.target)
             ));
         }
+        Ok(())
     }
-    sent += send_kv(&c, t, &p, &mut j, &jpath)?;
-    // Every value is confirmed: later deploys may take them as present.
-    if !reg.complete.iter().any(|v| v == version) {
-        reg = gc::read_registry(&c, t)?.unwrap_or(reg);
-        reg.claim(&index, version);
-        reg.complete.push(version.to_string());
+
+    /// Marks the version complete in the registry (read again: another deploy may have changed
+    /// it); returns the requests sent.
+    fn complete(&self, c: &Client, reg: Registry) -> Result<usize, String> {
+        if reg.complete.iter().any(|v| v == self.version) {
+            return Ok(0);
+        }
+        let mut reg = gc::read_registry(c, self.t)?.unwrap_or(reg);
+        reg.claim(&self.index, self.version);
+        reg.complete.push(self.version.to_string());
         c.kv_put(
-            &t.kv_namespace_id,
-            &keys::registry_key(&t.prefix),
+            &self.t.kv_namespace_id,
+            &keys::registry_key(&self.t.prefix),
             &reg.to_json(),
         )?;
-        sent += 1;
+        Ok(1)
     }
-    j.present.extend(upload::value_keys(&kvv));
-    // 4. The inactive index must answer for the new version before anyone is sent to it.
-    let from = pointer.as_ref().map_or("nothing".to_string(), |p| {
-        format!("{} on {}", p.version, p.index)
-    });
-    let checked = check_index(&c, &index, &p, &recs, &from)?;
-    // 5. The pointer, last.
-    let new_pointer = Pointer {
-        version: version.to_string(),
-        index: index.clone(),
-        layout: Some(keys::LAYOUT),
-    };
-    c.kv_put(
-        &t.kv_namespace_id,
-        &pointer_key,
-        &serde_json::to_string(&new_pointer).expect("serializes"),
-    )?;
-    j.indexes.insert(
-        index.clone(),
-        IndexRecord {
-            version: version.to_string(),
-            vectors: state_after(&recs),
-        },
-    );
-    j.pointer = Some(new_pointer.clone());
-    j.pending = None;
-    journal::save(&jpath, &j)?;
-    if !args.json {
-        println!(
-            "deployed {version} to {} (index {index}); pointer {pointer_key} written last",
-            args.target
-        );
+
+    /// What the pointer names now, as the check query's refusal says it.
+    fn from(&self) -> String {
+        self.pointer.as_ref().map_or("nothing".to_string(), |p| {
+            format!("{} on {}", p.version, p.index)
+        })
     }
-    let gc = if args.gc {
-        Some(gc::run(
-            &c,
-            t,
-            gc::read_registry(&c, t)?,
-            &j,
-            Some(&new_pointer),
-            &limits,
-            false,
-            args.json,
-        )?)
-    } else {
-        None
-    };
-    if let Some(g) = &gc {
-        forget_collected(&mut j, &jpath, g)?;
-    }
-    if args.json {
-        let mut report = json!({"target": args.target, "deployed": version, "index": index, "requests": sent + 1, "checked_ids": checked, "plan": summary});
-        if let Some(g) = gc {
-            report["gc"] = g;
+
+    fn new_pointer(&self) -> Pointer {
+        Pointer {
+            version: self.version.to_string(),
+            index: self.index.clone(),
+            layout: Some(keys::LAYOUT),
         }
-        println!("{report}");
     }
-    Ok(())
+
+    /// Writes the pointer, last, and records in the journal what the index now holds.
+    fn flip(&mut self, c: &Client, recs: &Records) -> Result<Pointer, String> {
+        let new_pointer = self.new_pointer();
+        c.kv_put(
+            &self.t.kv_namespace_id,
+            &self.pointer_key,
+            &serde_json::to_string(&new_pointer).expect("serializes"),
+        )?;
+        self.j.indexes.insert(
+            self.index.clone(),
+            IndexRecord {
+                version: self.version.to_string(),
+                vectors: state_after(recs),
+            },
+        );
+        self.j.pointer = Some(new_pointer.clone());
+        self.j.pending = None;
+        journal::save(&self.jpath, &self.j)?;
+        Ok(new_pointer)
+    }
+
+    /// `--gc` after the flip: deletes the keys of versions no index holds.
+    fn gc(&mut self, c: &Client, new_pointer: &Pointer) -> Result<Option<Value>, String> {
+        if !self.args.gc {
+            return Ok(None);
+        }
+        let g = gc::run(
+            c,
+            self.t,
+            gc::read_registry(c, self.t)?,
+            &self.j,
+            Some(new_pointer),
+            &self.limits,
+            false,
+            self.args.json,
+        )?;
+        forget_collected(&mut self.j, &self.jpath, &g)?;
+        Ok(Some(g))
+    }
 }
 
 pub(super) fn read_pointer(c: &Client, ns: &str, key: &str) -> Result<Option<Pointer>, String> {
