@@ -47,7 +47,7 @@ pub fn run(config: &std::path::Path, text: &str, show: Show) -> i32 {
                     .cloned()
                     .unwrap_or_else(|| to.clone());
             println!(
-                "alias: {from} → {shown} (search form {to}; {:?}; case {})",
+                "alias: {from} → {shown} (search form {to}; direction {}; case {})",
                 a.direction, a.case
             );
         }

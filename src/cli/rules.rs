@@ -314,7 +314,7 @@ impl Check<'_> {
                 ranks_rebuilt(&c2, self.env, &served, &format!("alias{i}")).ok()
             };
             println!(
-                "alias {} → {} [{:?}]",
+                "alias {} → {} [direction {}]",
                 a.from.join("/"),
                 a.to.join("/"),
                 a.direction

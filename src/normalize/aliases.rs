@@ -18,6 +18,16 @@ pub enum Direction {
     Both,
 }
 
+impl std::fmt::Display for Direction {
+    /// As `direction` is written in `aliases.toml` and `corpus.toml`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Direction::Query => "query",
+            Direction::Both => "both",
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Alias {
