@@ -556,6 +556,20 @@ impl State {
 
 /// Keys a layout-2 version's key table names (directly or through its record tables) that KV
 /// lacks.
+/// Removes the first KV key under `prefix` from the test server's store, and returns it.
+fn remove_first_kv(m: &Mock, prefix: &str) -> String {
+    let mut s = m.state.lock().unwrap();
+    let k = s
+        .store
+        .kv
+        .keys()
+        .find(|k| k.starts_with(prefix))
+        .unwrap()
+        .clone();
+    s.store.kv.remove(&k);
+    k
+}
+
 fn missing_named(kv: &BTreeMap<String, String>, v: &str) -> Vec<String> {
     let Some(t) = kv.get(&format!("zico/{v}/tables")) else {
         return vec![format!("zico/{v}/tables")];
@@ -2497,18 +2511,7 @@ fn a_check_reads_the_live_version_back_and_names_what_does_not_resolve() {
         m.state.lock().unwrap().writes.is_empty(),
         "a check writes nothing"
     );
-    let gone = {
-        let mut s = m.state.lock().unwrap();
-        let k = s
-            .store
-            .kv
-            .keys()
-            .find(|k| k.starts_with("zico/r/"))
-            .unwrap()
-            .clone();
-        s.store.kv.remove(&k);
-        k
-    };
+    let gone = remove_first_kv(&m, "zico/r/");
     let o = deploy(p.path(), Some(&m), &["--check"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(

@@ -155,6 +155,13 @@ impl PartialEq for Rendered {
 }
 impl Eq for Rendered {}
 
+/// An artifact's name before its content hash (`<dir>/<name>.<hash>.<ext>`): `meta` or a
+/// lexical shard's number (`0003`).
+pub fn artifact_name(path: &str) -> &str {
+    let file = path.rsplit('/').next().unwrap_or("");
+    file.split('.').next().unwrap_or("")
+}
+
 impl Rendered {
     pub fn new(
         kind: Kind,

@@ -117,26 +117,27 @@ fn print_content_roots(cfg: &crate::config::Config) {
             eprintln!("content root: {} ({layout} layout)", lib.root_display);
         }
         if !zc.outside_root.is_empty() {
-            let n = zc.outside_root.len();
-            let shown: Vec<&str> = zc.outside_root.iter().take(3).map(String::as_str).collect();
-            let more = if n > 3 { ", …" } else { "" };
+            let (n, shown) = examples(&zc.outside_root);
             eprintln!(
-                "left out: {n} {} outside the content root ({}{more}); to build them too, write a corpus.toml with a library per folder (`askzico init` starts one)",
+                "left out: {n} {} outside the content root ({shown}); to build them too, write a corpus.toml with a library per folder (`askzico init` starts one)",
                 if n == 1 { "source" } else { "sources" },
-                shown.join(", ")
             );
         }
         if !zc.left_out.is_empty() {
-            let n = zc.left_out.len();
-            let shown: Vec<&str> = zc.left_out.iter().take(3).map(String::as_str).collect();
-            let more = if n > 3 { ", …" } else { "" };
+            let (n, shown) = examples(&zc.left_out);
             eprintln!(
-                "left out: {n} source {} ignored by .gitignore/.ignore, hidden, or in node_modules ({}{more})",
+                "left out: {n} source {} ignored by .gitignore/.ignore, hidden, or in node_modules ({shown})",
                 if n == 1 { "entry" } else { "entries" },
-                shown.join(", ")
             );
         }
     }
+}
+
+/// How many paths there are, and the first three of them (`a, b, c, …`).
+fn examples(paths: &[String]) -> (usize, String) {
+    let shown: Vec<&str> = paths.iter().take(3).map(String::as_str).collect();
+    let more = if paths.len() > 3 { ", …" } else { "" };
+    (paths.len(), format!("{}{more}", shown.join(", ")))
 }
 
 fn summary(at: &BuildLocation, rep: &BuildReport, ok: bool) -> serde_json::Value {

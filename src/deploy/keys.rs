@@ -79,16 +79,6 @@ pub fn version_table_key(prefix: &str, version: &str) -> String {
     format!("{prefix}{version}/tables")
 }
 
-/// An artifact's name before its content hash: `meta` or a shard number (`0003`).
-pub fn artifact_name(path: &str) -> &str {
-    path.rsplit('/')
-        .next()
-        .unwrap_or("")
-        .split('.')
-        .next()
-        .unwrap_or("")
-}
-
 /// `<prefix><version>/tables`: what a version of layout 2 names.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -180,13 +170,7 @@ pub fn page_key(prefix: &str, version: &str, n: usize) -> String {
 
 /// A lexical shard's key: its domain and the file name before the content hash.
 pub fn lex_key(prefix: &str, version: &str, domain: &str, path: &str) -> String {
-    let name = path
-        .rsplit('/')
-        .next()
-        .unwrap_or("")
-        .split('.')
-        .next()
-        .unwrap_or("");
+    let name = crate::artifacts::artifact_name(path);
     format!("{prefix}{version}/lex/{domain}/{name}")
 }
 

@@ -103,7 +103,7 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
         let value = String::from_utf8_lossy(&bytes).into_owned();
         let h = keys::value_hash(value.as_bytes());
         let domain = a.domain.clone().unwrap_or_default();
-        let name = keys::artifact_name(&a.path);
+        let name = crate::artifacts::artifact_name(&a.path);
         let entry = table.lexical.entry(domain).or_default();
         if name == "meta" {
             entry.meta = h.clone();

@@ -74,14 +74,7 @@ pub(super) fn open(out: &Path, manifest: &Manifest) -> Result<(Held, LocalStore)
             }
             Kind::Lexical => {
                 let domain = a.domain.clone().unwrap_or_default();
-                let name = a
-                    .path
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or("")
-                    .split('.')
-                    .next()
-                    .unwrap_or("");
+                let name = crate::artifacts::artifact_name(&a.path);
                 if name == "meta" {
                     let bytes = read_artifact(out, a).map_err(|e| load_err(&a.path, e))?;
                     let meta: LexMeta =

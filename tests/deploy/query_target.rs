@@ -357,18 +357,7 @@ fn a_check_names_a_missing_document_table() {
     let m = mock();
     assert!(deploy(p.path(), Some(&m), &[]).status.success());
     assert!(deploy(p.path(), Some(&m), &["--check"]).status.success());
-    let gone = {
-        let mut s = m.state.lock().unwrap();
-        let k = s
-            .store
-            .kv
-            .keys()
-            .find(|k| k.starts_with("zico/d/"))
-            .unwrap()
-            .clone();
-        s.store.kv.remove(&k);
-        k
-    };
+    let gone = remove_first_kv(&m, "zico/d/");
     let o = deploy(p.path(), Some(&m), &["--check"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
