@@ -259,6 +259,30 @@ fn is_hidden_element(name: Option<&str>) -> bool {
     )
 }
 
+/// The string `label` or `title` of a component wrapping content (`<TabItem label="ويندوز">`,
+/// `<Card title="سريع">`, `<Details title=…>`): the site shows it above the content, and the
+/// content often makes sense only with it (steps for one OS, a card's claim). Lowercase HTML
+/// elements are left out: their `title` is a tooltip, not a label.
+fn component_label(n: &markdown::mdast::MdxJsxFlowElement) -> Option<&str> {
+    use markdown::mdast::{AttributeContent, AttributeValue};
+    let name = n.name.as_deref()?;
+    if !name.starts_with(|c: char| c.is_ascii_uppercase()) || n.children.is_empty() {
+        return None;
+    }
+    n.attributes.iter().find_map(|a| match a {
+        AttributeContent::Property(p) if is_label_attribute(&p.name) => match &p.value {
+            Some(AttributeValue::Literal(v)) if !v.trim().is_empty() => Some(v.trim()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// Attribute names a component's visible label comes in.
+pub(super) fn is_label_attribute(name: &str) -> bool {
+    matches!(name, "label" | "title")
+}
+
 #[derive(Default)]
 struct Walker {
     body: Body,
@@ -279,7 +303,12 @@ impl Walker {
         match node {
             Node::Root(n) => self.blocks(&n.children),
             Node::MdxJsxFlowElement(n) if is_hidden_element(n.name.as_deref()) => {}
-            Node::MdxJsxFlowElement(n) => self.blocks(&n.children),
+            Node::MdxJsxFlowElement(n) => {
+                if let Some(label) = component_label(n) {
+                    self.body.push(BlockKind::Paragraph, label);
+                }
+                self.blocks(&n.children)
+            }
             Node::Heading(h) => {
                 let mut s = String::new();
                 inline_all(&h.children, &mut s, 0);
@@ -487,6 +516,29 @@ mod tests {
             "import Note from './Note';\nexport const a = 1;\n\n## البداية {/*start*/}\n\n<Note type=\"tip\">\n\nنص داخل المكون.\n\n</Note>\n\n{/* تعليق */}\n\nفقرة <Kbd>Ctrl</Kbd> أخيرة.\n",
         );
         assert_eq!(out, vec!["البداية", "نص داخل المكون.", "فقرة Ctrl أخيرة."]);
+    }
+
+    #[test]
+    fn a_component_label_or_title_stays_above_its_content() {
+        let out = render(
+            "<Tabs>\n<TabItem value=\"win\" label=\"ويندوز\">\n\nشغل المثبت.\n\n</TabItem>\n<TabItem value=\"mac\" label=\"ماك\">\n\nاسحب التطبيق.\n\n</TabItem>\n</Tabs>\n\n<Card title=\"سريع\" icon=\"rocket\">\n\nتوجيه بلا انعكاس.\n\n</Card>\n",
+        );
+        assert_eq!(
+            out,
+            vec![
+                "ويندوز",
+                "شغل المثبت.",
+                "ماك",
+                "اسحب التطبيق.",
+                "سريع",
+                "توجيه بلا انعكاس."
+            ]
+        );
+        // Not a label: an HTML element's tooltip, an expression, an empty component.
+        let out = render(
+            "<div title=\"تلميح\">\n\nنص.\n\n</div>\n\n<Card title={t}>\n\nبطاقة.\n\n</Card>\n\n<Card title=\"فارغة\" />\n",
+        );
+        assert_eq!(out, vec!["نص.", "بطاقة."]);
     }
 
     /// The evidence of the plain-Markdown fallback, as `extract` makes it.

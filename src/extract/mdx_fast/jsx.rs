@@ -12,6 +12,9 @@ pub(super) enum TagKind {
 pub(super) struct JsxTag<'a> {
     pub(super) name: &'a str,
     pub(super) kind: TagKind,
+    /// It has a string `label` or `title` attribute, which the walker renders as text: the fast
+    /// path, which drops tags, declines such a tag.
+    pub(super) labelled: bool,
 }
 
 /// A JSX tag at the start of `s`, on one line, in a conservative subset of the syntax (plain
@@ -40,9 +43,11 @@ pub(super) fn jsx_tag(s: &str) -> Option<(usize, JsxTag<'_>)> {
             JsxTag {
                 name,
                 kind: TagKind::Close,
+                labelled: false,
             },
         ));
     }
+    let mut labelled = false;
     loop {
         let spaced = b.get(i) == Some(&b' ');
         while b.get(i) == Some(&b' ') {
@@ -55,6 +60,7 @@ pub(super) fn jsx_tag(s: &str) -> Option<(usize, JsxTag<'_>)> {
                     JsxTag {
                         name,
                         kind: TagKind::Open,
+                        labelled,
                     },
                 ));
             }
@@ -64,10 +70,12 @@ pub(super) fn jsx_tag(s: &str) -> Option<(usize, JsxTag<'_>)> {
                     JsxTag {
                         name,
                         kind: TagKind::SelfClosing,
+                        labelled,
                     },
                 ));
             }
             c if spaced && (c.is_ascii_alphabetic() || *c == b'_') => {
+                let attr_start = i;
                 while b
                     .get(i)
                     .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
@@ -78,6 +86,8 @@ pub(super) fn jsx_tag(s: &str) -> Option<(usize, JsxTag<'_>)> {
                     i += 1;
                     match b.get(i)? {
                         q @ (b'"' | b'\'') => {
+                            labelled |=
+                                crate::extract::mdx::is_label_attribute(&s[attr_start..i - 1]);
                             let end = s[i + 1..].find(*q as char)?;
                             i += end + 2;
                         }

@@ -318,7 +318,7 @@ fn keep_code(p: &mut Prepared, line: &str) {
 }
 
 fn flow_tag<'a>(stack: &mut Vec<&'a str>, t: JsxTag<'a>) -> Option<()> {
-    if is_hidden(t.name) {
+    if is_hidden(t.name) || t.labelled {
         return None;
     }
     match t.kind {

@@ -36,6 +36,9 @@ fn constructs_it_cannot_reproduce_are_declined() {
         "a\n<A/>\n2. x\n",
         "[a]: /x\n",
         "```\nunclosed\n",
+        // A label the walker renders as text, which the fast path would drop with the tag.
+        "<TabItem value=\"a\" label=\"أ\">\n\nx\n\n</TabItem>\n",
+        "<Card icon='x' title='أ'>\n\nx\n\n</Card>\n",
     ] {
         assert!(to_mdast(doc).is_none(), "should be declined: {doc:?}");
     }
