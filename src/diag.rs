@@ -9,7 +9,7 @@ use miette::{
     Diagnostic, LabeledSpan, MietteError, MietteSpanContents, NamedSource, SourceCode, SourceSpan,
     SpanContents,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -363,6 +363,132 @@ impl Diagnostic for Problem {
     }
 }
 
+/// A warning as a build's stamp keeps it (`engine::stamp`), so that a no-op standing for that
+/// build shows it again as it was shown, code frame included: the frame's lines are kept (the
+/// span's lines with one of context each side, as miette renders them), not the whole file.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StoredWarning {
+    code: String,
+    file: Option<String>,
+    line: Option<usize>,
+    message: String,
+    help: Option<String>,
+    frame: Option<StoredFrame>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct StoredFrame {
+    name: String,
+    text: String,
+    /// Lines of the file before `text`'s first line.
+    first_line: usize,
+    /// As `Excerpt::shift`: the excerpt line of the span's start, and what to add to a column.
+    shift: (usize, isize),
+    /// The span in `text`: offset and length.
+    span: (usize, usize),
+    label: Option<String>,
+}
+
+impl Problem {
+    /// The warning as a stamp keeps it; `None` for an error (a build with errors is not stamped).
+    pub fn to_stored(&self) -> Option<StoredWarning> {
+        if self.is_error() {
+            return None;
+        }
+        let frame = match (&self.source, self.span) {
+            (Some(src), Some(span)) => Some(StoredFrame::of(src, span, self.label.clone())),
+            _ => None,
+        };
+        Some(StoredWarning {
+            code: self.code.to_string(),
+            file: self.file.clone(),
+            line: self.line,
+            message: self.message.clone(),
+            help: self.help.clone(),
+            frame,
+        })
+    }
+
+    /// The warning a stamp kept.
+    pub fn from_stored(w: StoredWarning) -> Problem {
+        let mut p = Problem::warning(intern_code(&w.code), w.message);
+        p.file = w.file;
+        p.line = w.line;
+        p.help = w.help;
+        if let Some(f) = w.frame {
+            let excerpt = Excerpt {
+                text: f.text,
+                first_line: f.first_line,
+                shift: f.shift,
+            };
+            p.source = Some(Arc::new(NamedSource::new(
+                f.name,
+                Snippet::Excerpt(excerpt),
+            )));
+            p.span = Some(f.span.into());
+            p.label = f.label;
+        }
+        p
+    }
+}
+
+impl StoredFrame {
+    fn of(src: &NamedSource<Snippet>, span: SourceSpan, label: Option<String>) -> StoredFrame {
+        let name = src.name().to_string();
+        match src.inner() {
+            Snippet::Excerpt(x) => StoredFrame {
+                name,
+                text: x.text.clone(),
+                first_line: x.first_line,
+                shift: x.shift,
+                span: (span.offset(), span.len()),
+                label,
+            },
+            Snippet::Whole(text) => {
+                // The span's lines and one line of context on each side, whole.
+                let (start, end) = (span.offset(), span.offset() + span.len());
+                let line_start = |o: usize| text[..o].rfind('\n').map_or(0, |i| i + 1);
+                let line_end = |o: usize| text[o..].find('\n').map_or(text.len(), |i| o + i);
+                let first = line_start(start);
+                let from = if first > 0 { line_start(first - 1) } else { 0 };
+                // The line of the span's last byte (a span ending after a newline ends on it).
+                let last = line_start(floor_char(text, end.saturating_sub(1)).max(start));
+                let last_end = line_end(last);
+                let to = if last_end < text.len() {
+                    line_end(last_end + 1)
+                } else {
+                    last_end
+                };
+                StoredFrame {
+                    name,
+                    text: text[from..to].to_string(),
+                    first_line: line_of(text, from) - 1,
+                    shift: (0, 0),
+                    span: (start - from, end - start),
+                    label,
+                }
+            }
+        }
+    }
+}
+
+/// A problem code as the `&'static str` every `Problem` holds: codes are a small fixed set, so
+/// each distinct one read back from a stamp is leaked once and shared after.
+fn intern_code(code: &str) -> &'static str {
+    static CODES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<&'static str>>> =
+        std::sync::OnceLock::new();
+    let mut codes = CODES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = codes.get(code) {
+        return c;
+    }
+    let c: &'static str = Box::leak(code.to_string().into_boxed_str());
+    codes.insert(c);
+    c
+}
+
 /// Problems of a run, in a deterministic order (errors first, then by file and line).
 #[derive(Debug, Default, Clone)]
 pub struct Problems(pub Vec<Problem>);
@@ -537,6 +663,36 @@ mod tests {
         Problem::error("t", "bad")
             .in_file("f.toml")
             .with_span(&Arc::from(text), span, "here")
+    }
+
+    /// A warning read back from a stamp renders as it did, code frame included, whether its
+    /// frame held the whole file or an excerpt of long lines.
+    #[test]
+    fn a_stored_warning_renders_as_the_original() {
+        let warn = |text: &str, span: std::ops::Range<usize>| {
+            Problem::warning("t", "odd")
+                .in_file("f.md")
+                .help("fix it")
+                .with_span(&Arc::from(text), span, "here")
+        };
+        let long = format!("a\nb = \"{}\" oops\nc\n", "ت".repeat(5000));
+        let at = long.find("oops").unwrap();
+        let text = "l1\nl2\nl3 bad\nl4\nl5\nl6\n";
+        let cases = [
+            warn(text, 9..12),
+            warn(text, 0..2),
+            warn(text, 15..18),
+            warn(&long, at..at + 4),
+            Problem::warning("t", "no frame").in_file("g.md").at_line(3),
+        ];
+        for p in cases {
+            let json = serde_json::to_string(&p.to_stored().unwrap()).unwrap();
+            let back = Problem::from_stored(serde_json::from_str(&json).unwrap());
+            assert_eq!(render(&back), render(&p));
+            assert_eq!(back.headline(), p.headline());
+            assert_eq!(back.to_json(), p.to_json());
+        }
+        assert!(Problem::error("t", "bad").to_stored().is_none());
     }
 
     /// Short lines are shown from the file itself, as they always were.

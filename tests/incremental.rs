@@ -211,6 +211,50 @@ fn a_fresh_process_reads_only_the_files_whose_stat_changed() {
     assert_eq!(v2, clean_build(p.path()).0, "the edit is in the output");
 }
 
+/// Real sites always have some warning (an empty section page, a title from the path): a no-op
+/// still reads no source, and shows the warnings of the build it stands for.
+#[test]
+fn a_no_op_of_a_build_with_warnings_reads_no_source_and_shows_them_again() {
+    let p = sample_project();
+    let out = p.path().join("out");
+    std::fs::write(
+        p.path().join("sources/articles/empty.md"),
+        "---\ntitle: فارغة\n---\n",
+    )
+    .unwrap();
+    let cfg = || Config::load(&p.path().join("corpus.toml")).unwrap();
+    std::thread::sleep(Duration::from_millis(2100));
+    let headlines = |rep: &askzico::engine::BuildReport| -> Vec<(String, serde_json::Value)> {
+        rep.problems
+            .0
+            .iter()
+            .map(|p| (p.headline(), p.to_json()))
+            .collect()
+    };
+    let first = Engine::one_shot(cfg()).build(&request(&out));
+    let v1 = first
+        .manifest
+        .as_ref()
+        .expect("first build")
+        .corpus_version
+        .clone();
+    assert!(
+        first
+            .problems
+            .0
+            .iter()
+            .any(|p| p.file.as_deref().is_some_and(|f| f.ends_with("empty.md"))),
+        "the empty page gives a warning: {:?}",
+        headlines(&first)
+    );
+    assert!(!first.problems.has_errors());
+    let again = Engine::one_shot(cfg()).build(&request(&out));
+    assert_eq!(again.run.files_read, 0, "a no-op reads no source");
+    assert_eq!(again.stats.write.files_written, 0, "a no-op writes nothing");
+    assert_eq!(headlines(&again), headlines(&first));
+    assert_eq!(again.manifest.expect("no-op").corpus_version, v1);
+}
+
 #[test]
 fn a_lowered_size_limit_is_enforced_on_files_the_stat_cache_knows() {
     let p = sample_project();

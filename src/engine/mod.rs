@@ -305,6 +305,7 @@ impl Engine {
             &mut at.run,
             &mut at.problems,
         );
+        at.listed = at.problems.0.len();
         let listing = match self.reuse_or_patch(&cfg, &libs, req, listing, &at, taken_at) {
             Ok(rep) => return rep,
             Err(listing) => listing,
@@ -366,15 +367,16 @@ impl Engine {
         at: &Attempt,
         taken_at: i128,
     ) -> Result<BuildReport, Listing> {
-        if !at.problems.0.is_empty() {
+        if at.problems.has_errors() {
             return Err(listing);
         }
         let files = &listing.files;
         let keys = self.stamp(cfg, libs, req, files);
         // An empty build in place (made with --allow-empty) is not reused without it: the
         // full build refuses it.
-        if let Some(manifest) = stamp::reusable(&req.out, req.env.as_deref(), &keys.stamp)
-            .filter(|m| req.allow_empty || m.libraries.iter().any(|l| l.docs > 0))
+        if let Some((manifest, warnings)) =
+            stamp::reusable(&req.out, req.env.as_deref(), &keys.stamp)
+                .filter(|(m, _)| req.allow_empty || m.libraries.iter().any(|l| l.docs > 0))
         {
             // A build killed after its manifest's rename may have left a temp file of the
             // caches it writes last; nothing else of it can remain.
@@ -384,7 +386,16 @@ impl Engine {
             if at.run.files_read > 0 {
                 self.save_stats(req, files, taken_at);
             }
-            return Ok(self.unchanged(req, manifest, at.stats.clone(), at.run.clone(), at.started));
+            let mut rep =
+                self.unchanged(req, manifest, at.stats.clone(), at.run.clone(), at.started);
+            rep.problems = at.problems.clone();
+            rep.problems.extend(warnings);
+            rep.problems.sort();
+            return Ok(rep);
+        }
+        // A patch stands for a build without any diagnostic only (see `publish`).
+        if !at.problems.0.is_empty() {
+            return Err(listing);
         }
         let Some(rep) = self.resume(
             req,
@@ -397,7 +408,13 @@ impl Engine {
             return Err(listing);
         };
         if let Some(m) = &rep.manifest {
-            stamp::record(&req.out, req.env.as_deref(), &keys.stamp, &m.corpus_version);
+            stamp::record(
+                &req.out,
+                req.env.as_deref(),
+                &keys.stamp,
+                &m.corpus_version,
+                &[],
+            );
             self.save_stats(req, files, taken_at);
             self.listed = Some(listing);
         }
@@ -438,19 +455,23 @@ impl Engine {
         let elapsed = at.started.elapsed().as_millis();
         drop(lock);
         self.known.rotate();
-        // Only builds without diagnostics are stamped and resumable (a no-op or a patch must
-        // show the same warnings as the build it stands for).
-        self.last = None;
-        if at.problems.0.is_empty() {
-            self.remember(
-                build.libs,
-                req,
-                &listing.files,
-                build.taken_at,
-                &manifest,
-                &path,
-            );
-        }
+        // The stamp keeps the warnings of the sources, which a no-op shows again. A patch
+        // recompiles only what changed, so it could not: only a build without any diagnostic is
+        // resumable.
+        let settings_hash = self.remember(
+            build.libs,
+            req,
+            &listing.files,
+            build.taken_at,
+            &manifest,
+            &at.problems.0[at.listed..],
+        );
+        self.last = if at.problems.0.is_empty() {
+            self.record_state(req, &listing.files, settings_hash, &manifest.corpus_version)
+                .map(|state| resume::Last::new(&path, manifest.clone(), state))
+        } else {
+            None
+        };
         self.listed = Some(listing);
         let Attempt {
             mut problems,
@@ -483,6 +504,9 @@ struct Listing {
 struct Attempt {
     started: Instant,
     problems: Problems,
+    /// How many of `problems` the listing and reading of the sources gave (every build gives
+    /// them again); the rest came from the sources' contents.
+    listed: usize,
     stats: BuildStats,
     run: Stats,
 }
@@ -492,6 +516,7 @@ impl Attempt {
         Attempt {
             started,
             problems: Problems::default(),
+            listed: 0,
             stats: BuildStats::default(),
             run: Stats::default(),
         }
@@ -537,8 +562,8 @@ impl Engine {
         store::store_manifest(&req.out, req.env.as_deref(), manifest, &mut stats.write)
     }
 
-    /// After a build without diagnostics: its stamp (the next no-op), the stat cache and the
-    /// state the next build patches from (`resume`).
+    /// After a build without errors: its stamp (the next no-op) with the warnings its sources
+    /// gave, and the stat cache. Returns the hash of the settings part of the stamp.
     fn remember(
         &mut self,
         libs: &[&crate::config::Library],
@@ -546,8 +571,8 @@ impl Engine {
         files: &[crate::discover::SourceFile],
         taken_at: i128,
         manifest: &Manifest,
-        path: &std::path::Path,
-    ) {
+        warnings: &[crate::diag::Problem],
+    ) -> String {
         let cfg = self.cfg.clone();
         let keys = self.stamp(&cfg, libs, req, files);
         stamp::record(
@@ -555,11 +580,10 @@ impl Engine {
             req.env.as_deref(),
             &keys.stamp,
             &manifest.corpus_version,
+            warnings,
         );
         self.save_stats(req, files, taken_at);
-        self.last = self
-            .record_state(req, files, keys.settings_hash, &manifest.corpus_version)
-            .map(|state| resume::Last::new(path, manifest.clone(), state));
+        keys.settings_hash
     }
 
     /// The lexical artifacts of a domain: a full render the first time, then a patch of the term

@@ -3,9 +3,10 @@
 //! and bytes), beside the corpus version it produced, in `out/cache/stamp[.env].json`.
 //!
 //! A fresh process whose inputs hash to the stamp of the manifest in place has nothing to do: the
-//! early cutoff of the whole build, persisted. Only builds without any diagnostic are stamped (a
-//! no-op must show the same warnings as the build it stands for). Like every cache, it never
-//! shapes output: deleting it only costs time.
+//! early cutoff of the whole build, persisted. Only builds without errors are stamped, with the
+//! warnings their sources gave: a no-op shows the same warnings as the build it stands for
+//! without reading those sources again. Like every cache, it never shapes output: deleting it
+//! only costs time.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,9 @@ use crate::artifacts::store;
 struct StampFile {
     stamp: String,
     corpus_version: String,
+    /// The warnings of the stamped build's sources (not of the listing, which every build does).
+    #[serde(default)]
+    warnings: Vec<crate::diag::StoredWarning>,
 }
 
 /// Its file under `out/cache/` (`store::out_path`: never outside `out/`).
@@ -49,8 +53,12 @@ pub fn stamp<'a>(
 }
 
 /// The manifest in place, if it was produced from inputs hashing to `stamp` and every file it
-/// names is still there with its size.
-pub fn reusable(out: &Path, env: Option<&str>, stamp: &str) -> Option<Manifest> {
+/// names is still there with its size, with the warnings of the build that produced it.
+pub fn reusable(
+    out: &Path,
+    env: Option<&str>,
+    stamp: &str,
+) -> Option<(Manifest, Vec<crate::diag::Problem>)> {
     let bytes = crate::fsio::read_capped(&path(out, env).ok()?, crate::fsio::cap::STAMP).ok()?;
     let saved: StampFile = serde_json::from_slice(&bytes).ok()?;
     if saved.stamp != stamp {
@@ -69,14 +77,27 @@ pub fn reusable(out: &Path, env: Option<&str>, stamp: &str) -> Option<Manifest> 
                 m.is_file() && m.len() == a.bytes && m.modified().is_ok_and(|t| t <= sealed)
             })
     });
-    complete.then_some(manifest)
+    let warnings = saved
+        .warnings
+        .into_iter()
+        .map(crate::diag::Problem::from_stored)
+        .collect();
+    complete.then_some((manifest, warnings))
 }
 
-/// Records the stamp of a build that just wrote `corpus_version` (best effort).
-pub fn record(out: &Path, env: Option<&str>, stamp: &str, corpus_version: &str) {
+/// Records the stamp of a build that just wrote `corpus_version`, with the warnings its sources
+/// gave (best effort).
+pub fn record(
+    out: &Path,
+    env: Option<&str>,
+    stamp: &str,
+    corpus_version: &str,
+    warnings: &[crate::diag::Problem],
+) {
     let file = StampFile {
         stamp: stamp.to_string(),
         corpus_version: corpus_version.to_string(),
+        warnings: warnings.iter().filter_map(|p| p.to_stored()).collect(),
     };
     if let Ok(path) = path(out, env) {
         let _ = store::write_atomic(&path, &serde_json::to_vec(&file).expect("serializes"));
