@@ -447,3 +447,32 @@ fn dangling_symlinks_json_shape_and_bad_urls_are_errors() {
         assert!(out.contains("must be absolute"), "{url}: {out}");
     }
 }
+
+/// `show` with a key that names nothing shows each kind of key as this build spells it, so a
+/// user who typed the path on disk sees the form the build uses.
+#[test]
+fn show_of_an_unknown_key_gives_examples_from_the_build() {
+    let p = project(
+        ONE_LIB,
+        &[("src/guides/install.md", "# التثبيت\n\nنص عن التثبيت.\n")],
+    );
+    let o = run(bin().current_dir(p.path()).args(["build"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["show", "src/guides/nope.md"]));
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    for example in [
+        "`docs:guides/install:000`",
+        "`docs:guides/install`",
+        "`docs/guides/install.md`",
+        "`guides/install.md`",
+    ] {
+        assert!(err.contains(example), "{example} in {err}");
+    }
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["show", "guides/install.md"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+}

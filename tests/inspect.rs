@@ -174,6 +174,10 @@ fn sample_corpus_passes_with_a_deterministic_rebuild() {
             && text.contains("inspect: ok")
             && text.contains("coverage")
     );
+    // The libraries are the build's, not the sample's.
+    assert_eq!(v["libraries"], 4);
+    let text = stdout(&inspect(dir.path(), &["--no-rebuild", "--sample", "0"]));
+    assert!(text.contains("chunks, 4 libraries"), "{text}");
 }
 
 #[test]

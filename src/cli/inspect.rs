@@ -141,6 +141,7 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
         corpus_version: manifest.corpus_version.clone(),
         environment: manifest.environment.clone(),
         chunks: records.len(),
+        libraries: manifest.libraries.len(),
         ok,
         checks,
         determinism,
@@ -188,15 +189,13 @@ fn diff_against(
 }
 
 fn print_text(r: &Report, args: &InspectArgs) {
-    let libs: std::collections::BTreeSet<&str> =
-        r.sample.iter().map(|s| s.library.as_str()).collect();
+    let libraries = match r.libraries {
+        1 => "1 library".to_string(),
+        n => format!("{n} libraries"),
+    };
     println!(
-        "inspect {} {} (environment {}): {} chunks, {} libraries\n",
-        r.corpus,
-        r.corpus_version,
-        r.environment,
-        r.chunks,
-        libs.len()
+        "inspect {} {} (environment {}): {} chunks, {libraries}\n",
+        r.corpus, r.corpus_version, r.environment, r.chunks,
     );
     if !r.sample.is_empty() {
         println!("sample: {} per library, seed {}\n", args.sample, args.seed);

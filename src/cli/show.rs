@@ -36,21 +36,43 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
         }
     };
     let mut hits: Vec<ChunkRecord> = Vec::new();
+    // A chunk of this build, to show what each kind of key looks like when nothing matches.
+    let mut example: Option<ChunkRecord> = None;
     for a in manifest.artifacts_of(Kind::Chunks) {
         let Ok(text) = crate::artifacts::store::read_artifact_text(&out, a) else {
             continue;
         };
         for line in text.lines() {
-            if let Ok(r) = serde_json::from_str::<ChunkRecord>(line)
-                && matches(&r, key)
-            {
+            let Ok(r) = serde_json::from_str::<ChunkRecord>(line) else {
+                continue;
+            };
+            if matches(&r, key) {
                 hits.push(r);
+            } else if example.is_none() {
+                example = Some(r);
             }
         }
     }
     if hits.is_empty() {
-        let p = Problem::error("not-found", format!("no chunk, document, url or source `{key}` in {}", manifest.corpus_version))
-            .help("pass a chunk_id (lib:slug:000), a doc_id (lib:slug), a url, or a source path such as `learn/your-first-component.md`");
+        let help = match &example {
+            Some(r) => format!(
+                "pass a chunk_id (`{}`), a doc_id (`{}`), a url (`{}`), or a source as the build names it: the library, then the path under its root (`{}`, or its end `{}`)",
+                r.chunk_id,
+                r.doc_id,
+                r.url,
+                r.source,
+                r.source.split_once('/').map_or(r.source.as_str(), |(_, rest)| rest)
+            ),
+            None => "pass a chunk_id (lib:slug:000), a doc_id (lib:slug), a url, or a source path (library/path under its root)".to_string(),
+        };
+        let p = Problem::error(
+            "not-found",
+            format!(
+                "no chunk, document, url or source `{key}` in {}",
+                manifest.corpus_version
+            ),
+        )
+        .help(help);
         report(&Problems(vec![p]), json);
         return EXIT_ERRORS;
     }

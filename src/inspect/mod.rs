@@ -680,6 +680,8 @@ pub struct Report {
     pub corpus_version: String,
     pub environment: String,
     pub chunks: usize,
+    /// The libraries of the build (in its manifest).
+    pub libraries: usize,
     pub ok: bool,
     pub checks: Vec<CheckResult>,
     pub determinism: Option<Determinism>,

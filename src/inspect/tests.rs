@@ -299,6 +299,7 @@ fn html_escapes_everything_shown() {
         corpus_version: "v".into(),
         environment: xss.into(),
         chunks: 1,
+        libraries: 1,
         ok: false,
         checks,
         determinism: None,
