@@ -78,6 +78,20 @@ pub enum DeployError {
         "the pointer names index {index}, which is not one of this target's indexes {indexes:?}"
     )]
     ForeignIndex { index: String, indexes: [String; 2] },
+    /// A content-addressed value does not hash to the key it is stored under.
+    #[error("`{key}` holds a value that does not hash to its key (it was written outside askzico)")]
+    ValueHash { key: String },
+    /// The live version is of layout 1, which a query of the target does not read.
+    #[error(
+        "version {version} is deployed in layout 1, which `query --target` does not read (its KV keys hold no record or document tables)"
+    )]
+    OldLayout { version: String },
+    /// The pointer names a layout newer than this askzico's.
+    #[error(
+        "the pointer names version {version} in layout {layout}; this askzico reads layout {}",
+        super::keys::LAYOUT
+    )]
+    NewerLayout { version: String, layout: u32 },
     /// A stored manifest names another version than its key.
     #[error("{key} names version {named}, not {version}")]
     ManifestMismatch {
@@ -302,6 +316,9 @@ impl DeployError {
             | ManifestMismatch { .. }
             | PageCount { .. }
             | PageSize { .. }
+            | ValueHash { .. }
+            | OldLayout { .. }
+            | NewerLayout { .. }
             | CheckFailed { .. } => "deployed",
             NoRollback(_) => "rollback",
             CheckQuery { .. } | NotApplied { .. } => "deploy-check",
@@ -346,8 +363,14 @@ impl DeployError {
                 "it was written outside askzico; delete {key} (`wrangler kv key delete`) and \
                  deploy again: the deploy writes a new one (--gc then no longer knows the older versions)"
             ),
+            OldLayout { .. } => format!(
+                "deploy a build to the target: the deploy upgrades it to layout {} in place",
+                super::keys::LAYOUT
+            ),
+            NewerLayout { .. } => "use the askzico that deployed it, or a newer one".into(),
             Malformed { .. }
             | Missing { .. }
+            | ValueHash { .. }
             | ManifestMismatch { .. }
             | PageCount { .. }
             | PageSize { .. }
@@ -391,5 +414,138 @@ impl From<DeployError> for Problem {
             p = p.help(h);
         }
         p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(e: DeployError) -> Problem {
+        Problem::from(e)
+    }
+
+    /// A plan over the target's `max_kv_writes` says how many writes, the limit and the target,
+    /// and how to look at the plan and send it anyway.
+    #[test]
+    fn a_refused_plan_says_how_to_send_it() {
+        let p = problem(DeployError::OverMaxWrites {
+            writes: 12,
+            max: 10,
+            target: "prod".into(),
+        });
+        assert_eq!(p.code, "deploy-refused");
+        assert_eq!(
+            p.message,
+            "deploy refused: the plan makes 12 KV writes, over max_kv_writes = 10 of target prod; nothing was sent"
+        );
+        let help = p.help.unwrap();
+        assert!(
+            help.contains("--dry-run") && help.contains("--confirm-writes"),
+            "{help}"
+        );
+        let p = problem(DeployError::PlanBreaksLimits {
+            breaks: vec![
+                "duplicate vector ID a".into(),
+                "KV key x is written twice".into(),
+            ],
+        });
+        assert_eq!(
+            p.message,
+            "deploy refused: the plan breaks 2 Cloudflare limit(s); nothing was sent:\n  duplicate vector ID a\n  KV key x is written twice"
+        );
+    }
+
+    /// KV values not as askzico writes them name the key and the kind; the registry, which a
+    /// deploy cannot write over, says which key to delete.
+    #[test]
+    fn kv_state_names_the_key_and_the_next_step() {
+        let e = DeployError::Missing {
+            key: "zico/v1/tables".into(),
+            what: Stored::KeyTable,
+        };
+        assert_eq!(e.to_string(), "key table zico/v1/tables is missing");
+        assert!(problem(e).help.unwrap().contains("--check"));
+        let e = crate::deploy::keys::Registry::parse("[1]", "zico/versions").unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "zico/versions is not a deploy registry {\"versions\", \"indexes\"}: "
+            ),
+            "{e}"
+        );
+        assert!(problem(e).help.unwrap().contains("delete zico/versions"));
+        let e = DeployError::ValueHash {
+            key: "zico/r/00ff".into(),
+        };
+        assert!(
+            e.to_string()
+                .starts_with("`zico/r/00ff` holds a value that does not hash")
+        );
+        let p = problem(DeployError::NothingDeployed {
+            target: "prod".into(),
+            key: "zico/current".into(),
+        });
+        assert_eq!(
+            p.message,
+            "target prod has no pointer zico/current: nothing is deployed"
+        );
+        assert_eq!(
+            p.help.as_deref(),
+            Some("deploy a build to it first: `askzico deploy --target prod`")
+        );
+    }
+
+    /// Failures met while collecting are listed each on its line, after what to rerun.
+    #[test]
+    fn a_failed_gc_lists_every_version() {
+        let e = DeployError::GcFailed {
+            errors: vec![
+                DeployError::ManifestMismatch {
+                    key: "zico/v1/manifest".into(),
+                    named: "v2".into(),
+                    version: "v1".into(),
+                },
+                DeployError::KeptValuesUnknown {
+                    version: "v3".into(),
+                    cause: Box::new(DeployError::Missing {
+                        key: "zico/t/ab".into(),
+                        what: Stored::RecordTable,
+                    }),
+                },
+            ],
+        };
+        assert_eq!(
+            e.to_string(),
+            "gc failed for 2 version(s); rerun `askzico deploy --gc` to retry:\n  \
+             zico/v1/manifest names version v2, not v1\n  \
+             cannot tell which values kept version v3 names (record table zico/t/ab is missing); \
+             no shared value is deleted"
+        );
+    }
+
+    /// The check query's refusal says what the live site still serves and what to do.
+    #[test]
+    fn a_refused_flip_says_what_is_still_live() {
+        let p = problem(DeployError::CheckQuery {
+            fault: CheckFault::NotReturned {
+                index: "corpus-blue".into(),
+                id: "a:0".into(),
+                version: Some("v2".into()),
+            },
+            from: "v1 on corpus-green".into(),
+        });
+        assert_eq!(
+            p.message,
+            "check query refused the pointer flip: Vectorize index corpus-blue did not return \
+             vector a:0 of version v2; the pointer still names v1 on corpus-green"
+        );
+        assert!(p.help.unwrap().starts_with("rerun the deploy"));
+        let e = DeployError::NoToken {
+            action: Action::Deploy,
+        };
+        assert_eq!(
+            e.to_string(),
+            "a deploy needs CLOUDFLARE_API_TOKEN in the environment (use --dry-run to see the plan without it)"
+        );
     }
 }
