@@ -139,6 +139,12 @@ pub enum DeployError {
         version: String,
         cause: Box<DeployError>,
     },
+    /// GC cannot tell which keys a version has: it deletes none of them this run.
+    #[error("{cause}; GC leaves version {version} alone")]
+    LeftAlone {
+        version: String,
+        cause: Box<DeployError>,
+    },
     /// GC failed for some versions (the others were collected and recorded).
     #[error("gc failed for {} version(s); rerun `askzico deploy --gc` to retry:{}", .errors.len(), lines(.errors))]
     GcFailed { errors: Vec<DeployError> },
@@ -322,7 +328,9 @@ impl DeployError {
             | CheckFailed { .. } => "deployed",
             NoRollback(_) => "rollback",
             CheckQuery { .. } | NotApplied { .. } => "deploy-check",
-            ConcurrentGc { .. } | KeptValuesUnknown { .. } | GcFailed { .. } => "gc",
+            ConcurrentGc { .. } | KeptValuesUnknown { .. } | LeftAlone { .. } | GcFailed { .. } => {
+                "gc"
+            }
         }
     }
 
@@ -391,7 +399,7 @@ impl DeployError {
             CheckFailed { target, .. } => format!(
                 "deploy a build again: `askzico deploy --target {target}` writes every missing key"
             ),
-            KeptValuesUnknown { .. } | GcFailed { .. } => {
+            KeptValuesUnknown { .. } | LeftAlone { .. } | GcFailed { .. } => {
                 "rerun `askzico deploy --gc` once the network and KV answer".into()
             }
             Api(_)
@@ -500,10 +508,13 @@ mod tests {
     fn a_failed_gc_lists_every_version() {
         let e = DeployError::GcFailed {
             errors: vec![
-                DeployError::ManifestMismatch {
-                    key: "zico/v1/manifest".into(),
-                    named: "v2".into(),
+                DeployError::LeftAlone {
                     version: "v1".into(),
+                    cause: Box::new(DeployError::ManifestMismatch {
+                        key: "zico/v1/manifest".into(),
+                        named: "v2".into(),
+                        version: "v1".into(),
+                    }),
                 },
                 DeployError::KeptValuesUnknown {
                     version: "v3".into(),
@@ -517,7 +528,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "gc failed for 2 version(s); rerun `askzico deploy --gc` to retry:\n  \
-             zico/v1/manifest names version v2, not v1\n  \
+             zico/v1/manifest names version v2, not v1; GC leaves version v1 alone\n  \
              cannot tell which values kept version v3 names (record table zico/t/ab is missing); \
              no shared value is deleted"
         );

@@ -251,6 +251,14 @@ pub fn run(
     Ok(json!({"dry_run": dry_run, "deleted": deleted, "gone": gone, "kept": keep}))
 }
 
+/// Why GC skips version `v` this run.
+fn left_alone(v: &str, cause: DeployError) -> DeployError {
+    DeployError::LeftAlone {
+        version: v.to_string(),
+        cause: Box::new(cause),
+    }
+}
+
 /// One GC run: where it reads and deletes, and the errors it met so far (reported together).
 struct Gc<'a> {
     c: &'a Client,
@@ -321,7 +329,7 @@ impl Gc<'_> {
         let table = match version_table(self.c, self.t, v) {
             Ok(tb) => tb,
             Err(e) => {
-                self.errors.push(e);
+                self.errors.push(left_alone(v, e));
                 return Found::Skipped;
             }
         };
@@ -344,7 +352,7 @@ impl Gc<'_> {
             },
         };
         found.unwrap_or_else(|e| {
-            self.errors.push(e);
+            self.errors.push(left_alone(v, e));
             Found::Skipped
         })
     }
