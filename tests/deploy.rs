@@ -2172,9 +2172,11 @@ fn a_request_that_hangs_mid_deploy_times_out_and_the_deploy_resumes() {
             .any(|l| l.starts_with("  upsert batch 1/") && l.contains(&retried)),
         "{err}"
     );
+    // The failure is the last problem reported.
     let failed = err
         .lines()
-        .last()
+        .rfind(|l| !l.trim().is_empty())
+        .and_then(|l| l.trim_start().strip_prefix("× "))
         .filter(|l| l.starts_with("upsert batch 1/"))
         .unwrap_or_else(|| panic!("{err}"));
     assert!(

@@ -1,6 +1,9 @@
 //! `askzico deploy`
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use crate::deploy::DeployError;
+use crate::deploy::error::Action;
+use crate::diag::Problems;
 
 /// The switches of `askzico deploy`.
 pub struct Mode {
@@ -30,25 +33,22 @@ pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
     let out = at.out.clone().unwrap_or(config.out_dir.clone());
     if check {
         let result = crate::deploy::client::Client::from_env(t.account_id.as_deref())
+            .map_err(DeployError::Environment)
             .and_then(|c| {
-                c.ok_or_else(|| "a check needs CLOUDFLARE_API_TOKEN in the environment".to_string())
+                c.ok_or(DeployError::NoToken {
+                    action: Action::Check,
+                })
             })
             .and_then(|c| crate::deploy::check::run(&c, t, target, json));
         return match result {
             Ok(()) => EXIT_OK,
-            Err(e) => {
-                eprintln!("{e}");
-                EXIT_ERRORS
-            }
+            Err(e) => failed(e, json),
         };
     }
     if rollback {
         return match crate::deploy::rollback::rollback(&out, t, target, json) {
             Ok(()) => EXIT_OK,
-            Err(e) => {
-                eprintln!("{e}");
-                EXIT_ERRORS
-            }
+            Err(e) => failed(e, json),
         };
     }
     let manifest = match super::verify::verified_manifest(&out, at.env.as_deref(), json, "deploy") {
@@ -68,9 +68,12 @@ pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
         },
     ) {
         Ok(()) => EXIT_OK,
-        Err(e) => {
-            eprintln!("{e}");
-            EXIT_ERRORS
-        }
+        Err(e) => failed(e, json),
     }
+}
+
+/// Reports a failed deploy, rollback or check as a problem (what failed, what to do).
+fn failed(e: DeployError, json: bool) -> i32 {
+    report(&Problems(vec![e.into()]), json);
+    EXIT_ERRORS
 }

@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 
+use super::DeployError;
 use super::client::Client;
+use super::error::Stored;
 use super::keys::{self, VersionTable};
 use crate::artifacts::lexical::LexMeta;
 use crate::config::DeployTarget;
@@ -20,7 +22,7 @@ fn get_all(
     c: &Client,
     ns: &str,
     keys: &[String],
-) -> Result<BTreeMap<String, Option<String>>, String> {
+) -> Result<BTreeMap<String, Option<String>>, DeployError> {
     let mut out = BTreeMap::new();
     for batch in keys.chunks(GET_KEYS) {
         out.extend(c.kv_bulk_get(ns, batch)?);
@@ -36,21 +38,27 @@ pub struct Found {
     pub problems: Vec<String>,
 }
 
-/// Checks the version the pointer names.
-pub fn check(c: &Client, t: &DeployTarget) -> Result<Found, String> {
+/// Checks the version the pointer of `target` (`t`) names.
+pub fn check(c: &Client, t: &DeployTarget, target: &str) -> Result<Found, DeployError> {
     let pointer_key = keys::pointer_key(&t.prefix);
-    let p = super::run::read_pointer(c, &t.kv_namespace_id, &pointer_key)?
-        .ok_or_else(|| format!("no pointer {pointer_key}: nothing is deployed"))?;
+    let p = super::run::read_pointer(c, &t.kv_namespace_id, &pointer_key)?.ok_or_else(|| {
+        DeployError::NothingDeployed {
+            target: target.to_string(),
+            key: pointer_key.clone(),
+        }
+    })?;
     if p.layout.is_none() {
         return check_layout1(c, t, &p.version);
     }
     let v = &p.version;
     let tkey = keys::version_table_key(&t.prefix, v);
-    let table = VersionTable::parse(
-        &c.kv_get(&t.kv_namespace_id, &tkey)?
-            .ok_or_else(|| format!("{tkey} is missing: the live version has no key table"))?,
-        &tkey,
-    )?;
+    let text = c
+        .kv_get(&t.kv_namespace_id, &tkey)?
+        .ok_or_else(|| DeployError::Missing {
+            key: tkey.clone(),
+            what: Stored::KeyTable,
+        })?;
+    let table = VersionTable::parse(&text, &tkey)?;
     let mut problems = Vec::new();
     let records = record_tables(c, t, &table, &mut problems)?;
     doc_tables(c, t, &table, &mut problems)?;
@@ -66,7 +74,7 @@ pub fn check(c: &Client, t: &DeployTarget) -> Result<Found, String> {
 }
 
 /// Layout 1: the chunk keys the key pages name must all be stored.
-fn check_layout1(c: &Client, t: &DeployTarget, v: &str) -> Result<Found, String> {
+fn check_layout1(c: &Client, t: &DeployTarget, v: &str) -> Result<Found, DeployError> {
     let ns = &t.kv_namespace_id;
     let mut problems = Vec::new();
     let m = super::gc::stored_manifest(c, t, v)?;
@@ -100,7 +108,7 @@ fn record_tables(
     t: &DeployTarget,
     table: &VersionTable,
     problems: &mut Vec<String>,
-) -> Result<RecordTables, String> {
+) -> Result<RecordTables, DeployError> {
     let mut records = RecordTables::new();
     // Domain and the key of its record table.
     let tkeys: Vec<(String, String)> = table
@@ -135,7 +143,7 @@ fn doc_tables(
     t: &DeployTarget,
     table: &VersionTable,
     problems: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), DeployError> {
     let dkeys: Vec<String> = table
         .docs
         .values()
@@ -155,7 +163,7 @@ fn stored_records(
     t: &DeployTarget,
     records: &RecordTables,
     problems: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), DeployError> {
     let all: BTreeSet<&String> = records.values().flat_map(|m| m.values()).collect();
     let rkeys: Vec<String> = all.iter().map(|h| keys::record_key(&t.prefix, h)).collect();
     for (k, val) in get_all(c, &t.kv_namespace_id, &rkeys)? {
@@ -173,7 +181,7 @@ fn lexical_files(
     table: &VersionTable,
     records: &RecordTables,
     problems: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), DeployError> {
     for (domain, l) in &table.lexical {
         let mut lkeys = vec![keys::lexical_key(&t.prefix, &l.meta)];
         lkeys.extend(l.shards.iter().map(|h| keys::lexical_key(&t.prefix, h)));
@@ -209,8 +217,8 @@ fn lexical_files(
 }
 
 /// Runs the check and reports it; `Err` (exit 1) when a chunk does not resolve.
-pub fn run(c: &Client, t: &DeployTarget, target: &str, json_out: bool) -> Result<(), String> {
-    let f = check(c, t)?;
+pub fn run(c: &Client, t: &DeployTarget, target: &str, json_out: bool) -> Result<(), DeployError> {
+    let f = check(c, t, target)?;
     if json_out {
         println!(
             "{}",
@@ -218,23 +226,12 @@ pub fn run(c: &Client, t: &DeployTarget, target: &str, json_out: bool) -> Result
         );
     }
     if !f.problems.is_empty() {
-        let shown: Vec<&String> = f.problems.iter().take(20).collect();
-        return Err(format!(
-            "check of {target}: version {} (layout {}) has {} problem(s):\n  {}{}",
-            f.version,
-            f.layout,
-            f.problems.len(),
-            shown
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join("\n  "),
-            if f.problems.len() > shown.len() {
-                "\n  …"
-            } else {
-                ""
-            }
-        ));
+        return Err(DeployError::CheckFailed {
+            target: target.to_string(),
+            version: f.version,
+            layout: f.layout,
+            problems: f.problems,
+        });
     }
     if !json_out {
         println!(

@@ -13,10 +13,11 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use super::Limits;
 use super::client::Client;
+use super::error::Stored;
 use super::journal::{Journal, Pointer};
 use super::keys::{self, Registry};
+use super::{DeployError, Limits};
 use crate::artifacts::manifest::Manifest;
 use crate::config::DeployTarget;
 
@@ -49,7 +50,7 @@ pub fn candidates(reg: &Registry, keep: &BTreeSet<String>) -> Vec<String> {
 }
 
 /// Reads the registry; `None` when no deploy has written one.
-pub fn read_registry(c: &Client, t: &DeployTarget) -> Result<Option<Registry>, String> {
+pub fn read_registry(c: &Client, t: &DeployTarget) -> Result<Option<Registry>, DeployError> {
     let key = keys::registry_key(&t.prefix);
     c.kv_get(&t.kv_namespace_id, &key)?
         .map(|s| Registry::parse(&s, &key))
@@ -61,7 +62,7 @@ fn version_table(
     c: &Client,
     t: &DeployTarget,
     version: &str,
-) -> Result<Option<keys::VersionTable>, String> {
+) -> Result<Option<keys::VersionTable>, DeployError> {
     let key = keys::version_table_key(&t.prefix, version);
     c.kv_get(&t.kv_namespace_id, &key)?
         .map(|s| keys::VersionTable::parse(&s, &key))
@@ -73,7 +74,7 @@ fn named_values(
     c: &Client,
     t: &DeployTarget,
     table: &keys::VersionTable,
-) -> Result<BTreeSet<String>, String> {
+) -> Result<BTreeSet<String>, DeployError> {
     let mut tables = Vec::new();
     for k in table.table_keys(&t.prefix) {
         tables.push(c.kv_get(&t.kv_namespace_id, &k)?);
@@ -88,7 +89,7 @@ pub fn present_values(
     c: &Client,
     t: &DeployTarget,
     reg: Option<&Registry>,
-) -> Result<(BTreeSet<String>, Vec<String>), String> {
+) -> Result<(BTreeSet<String>, Vec<String>), DeployError> {
     let mut present = BTreeSet::new();
     let mut from = Vec::new();
     for v in reg.map(|r| r.complete.as_slice()).unwrap_or_default() {
@@ -106,27 +107,37 @@ pub fn present_values(
 }
 
 /// A version's stored manifest; `None` when absent.
-fn read_manifest(c: &Client, t: &DeployTarget, version: &str) -> Result<Option<Manifest>, String> {
+fn read_manifest(
+    c: &Client,
+    t: &DeployTarget,
+    version: &str,
+) -> Result<Option<Manifest>, DeployError> {
     let mkey = keys::manifest_key(&t.prefix, version);
     let Some(text) = c.kv_get(&t.kv_namespace_id, &mkey)? else {
         return Ok(None);
     };
-    let m: Manifest = serde_json::from_str(&text).map_err(|e| {
-        format!("{mkey} is not an askzico manifest ({e}); GC leaves version {version} alone")
-    })?;
+    let m: Manifest =
+        serde_json::from_str(&text).map_err(|e| keys::malformed(&mkey, Stored::Manifest, e))?;
     if m.corpus_version != version {
-        return Err(format!(
-            "{mkey} names version {}; GC leaves version {version} alone",
-            m.corpus_version
-        ));
+        return Err(DeployError::ManifestMismatch {
+            key: mkey,
+            named: m.corpus_version,
+            version: version.to_string(),
+        });
     }
     Ok(Some(m))
 }
 
 /// A version's stored manifest, which must be there.
-pub fn stored_manifest(c: &Client, t: &DeployTarget, version: &str) -> Result<Manifest, String> {
-    read_manifest(c, t, version)?
-        .ok_or_else(|| format!("{} is missing", keys::manifest_key(&t.prefix, version)))
+pub fn stored_manifest(
+    c: &Client,
+    t: &DeployTarget,
+    version: &str,
+) -> Result<Manifest, DeployError> {
+    read_manifest(c, t, version)?.ok_or_else(|| DeployError::Missing {
+        key: keys::manifest_key(&t.prefix, version),
+        what: Stored::Manifest,
+    })
 }
 
 /// Every key of `version` as its stored manifest and pages name them; `None` when its manifest
@@ -135,7 +146,7 @@ fn stored_keys(
     c: &Client,
     t: &DeployTarget,
     version: &str,
-) -> Result<Option<keys::VersionKeys>, String> {
+) -> Result<Option<keys::VersionKeys>, DeployError> {
     let Some(m) = read_manifest(c, t, version)? else {
         return Ok(None);
     };
@@ -153,7 +164,7 @@ fn delete(
     keys: &[String],
     limits: &Limits,
     what: &str,
-) -> Result<(), String> {
+) -> Result<(), DeployError> {
     let batches = super::delete_batches(keys, limits);
     let n = batches.len();
     for (i, b) in batches.iter().enumerate() {
@@ -184,7 +195,7 @@ pub fn run(
     limits: &Limits,
     dry_run: bool,
     quiet: bool,
-) -> Result<Value, String> {
+) -> Result<Value, DeployError> {
     let mut gc = Gc {
         c,
         t,
@@ -229,11 +240,7 @@ pub fn run(
         gc.forget(&mut reg, &deleted, &gone)?;
     }
     if !gc.errors.is_empty() {
-        return Err(format!(
-            "gc failed for {} version(s); rerun `askzico deploy --gc` to retry:\n  {}",
-            gc.errors.len(),
-            gc.errors.join("\n  ")
-        ));
+        return Err(DeployError::GcFailed { errors: gc.errors });
     }
     if deleted.is_empty() && gone.is_empty() {
         gc.say(format!(
@@ -244,13 +251,21 @@ pub fn run(
     Ok(json!({"dry_run": dry_run, "deleted": deleted, "gone": gone, "kept": keep}))
 }
 
+/// Why GC skips version `v` this run.
+fn left_alone(v: &str, cause: DeployError) -> DeployError {
+    DeployError::LeftAlone {
+        version: v.to_string(),
+        cause: Box::new(cause),
+    }
+}
+
 /// One GC run: where it reads and deletes, and the errors it met so far (reported together).
 struct Gc<'a> {
     c: &'a Client,
     t: &'a DeployTarget,
     limits: &'a Limits,
     quiet: bool,
-    errors: Vec<String>,
+    errors: Vec<DeployError>,
 }
 
 /// What GC finds of one candidate version.
@@ -298,9 +313,10 @@ impl Gc<'_> {
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    self.errors.push(format!(
-                        "cannot tell which values kept version {v} names ({e}); no shared value is deleted"
-                    ));
+                    self.errors.push(DeployError::KeptValuesUnknown {
+                        version: v.clone(),
+                        cause: Box::new(e),
+                    });
                     kept_values = None;
                 }
             }
@@ -313,7 +329,7 @@ impl Gc<'_> {
         let table = match version_table(self.c, self.t, v) {
             Ok(tb) => tb,
             Err(e) => {
-                self.errors.push(e);
+                self.errors.push(left_alone(v, e));
                 return Found::Skipped;
             }
         };
@@ -336,7 +352,7 @@ impl Gc<'_> {
             },
         };
         found.unwrap_or_else(|e| {
-            self.errors.push(e);
+            self.errors.push(left_alone(v, e));
             Found::Skipped
         })
     }
@@ -347,7 +363,7 @@ impl Gc<'_> {
         v: &str,
         tb: &keys::VersionTable,
         kept_values: &BTreeSet<String>,
-    ) -> Result<keys::VersionKeys, String> {
+    ) -> Result<keys::VersionKeys, DeployError> {
         let t = self.t;
         let mut tables = Vec::new();
         let mut failed = None;
@@ -358,7 +374,7 @@ impl Gc<'_> {
             }
         }
         if let Some(e) = failed {
-            return Err(e.to_string());
+            return Err(e.into());
         }
         // An absent record table was never confirmed, so none of its records were sent by this
         // version's deploy: the records it would name are another's, or none.
@@ -387,7 +403,7 @@ impl Gc<'_> {
                 &keys::registry_key(&t.prefix),
                 &reg.to_json(),
             ) {
-                self.errors.push(e.to_string());
+                self.errors.push(e.into());
                 return false;
             }
         }
@@ -403,7 +419,12 @@ impl Gc<'_> {
     }
 
     /// Removes the deleted and gone versions from the registry.
-    fn forget(&self, reg: &mut Registry, deleted: &[Value], gone: &[String]) -> Result<(), String> {
+    fn forget(
+        &self,
+        reg: &mut Registry,
+        deleted: &[Value],
+        gone: &[String],
+    ) -> Result<(), DeployError> {
         let dropped: BTreeSet<&str> = deleted
             .iter()
             .filter_map(|d| d["version"].as_str())

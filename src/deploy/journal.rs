@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::IndexState;
+use super::{DeployError, IndexState};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Journal {
@@ -55,39 +55,47 @@ pub struct Pending {
 
 /// The journal of a target: `out/cache/deploy/<target>.json`, the name a single file-name
 /// component (`paths::component`) and the path inside `out/` (`store::out_path`).
-pub fn path(out: &Path, target: &str) -> Result<PathBuf, String> {
-    let name = crate::paths::component(target).map_err(|e| format!("deploy target {e}"))?;
+pub fn path(out: &Path, target: &str) -> Result<PathBuf, DeployError> {
+    let name = crate::paths::component(target)?;
     crate::artifacts::store::out_path(out, &format!("cache/deploy/{name}.json"))
-        .map_err(|e| e.to_string())
+        .map_err(DeployError::JournalPlace)
 }
 
 /// Reads the journal; a missing file is an empty target.
-pub fn load(path: &Path) -> Result<Journal, String> {
+pub fn load(path: &Path) -> Result<Journal, DeployError> {
     match crate::fsio::read_capped(path, crate::fsio::cap::CORPUS_STATE) {
-        Ok(b) => serde_json::from_slice(&b)
-            .map_err(|e| format!("{} is not a deploy journal: {e}", path.display())),
+        Ok(b) => serde_json::from_slice(&b).map_err(|detail| DeployError::CorruptJournal {
+            path: path.to_path_buf(),
+            detail,
+        }),
         Err(e) if e.is_not_found() => Ok(Journal::default()),
-        Err(e @ crate::fsio::ReadError::Io(_)) => {
-            Err(format!("cannot read {}: {e}", path.display()))
-        }
-        // Not a file askzico wrote: say how to start over (the index is then listed).
-        Err(e) => Err(format!(
-            "cannot read the deploy journal {}: {e}; move it away and deploy again (the inactive index is then listed and every vector upserted)",
-            path.display()
-        )),
+        Err(crate::fsio::ReadError::Io(source)) => Err(DeployError::Io {
+            path: path.to_path_buf(),
+            writing: false,
+            source,
+        }),
+        // Not a file askzico wrote: the help says how to start over (the index is then listed).
+        Err(reason) => Err(DeployError::ForeignJournal {
+            path: path.to_path_buf(),
+            reason,
+        }),
     }
 }
 
-pub fn save(path: &Path, j: &Journal) -> Result<(), String> {
+pub fn save(path: &Path, j: &Journal) -> Result<(), DeployError> {
     let mut bytes = serde_json::to_vec_pretty(j).expect("journal serializes");
     bytes.push(b'\n');
-    crate::artifacts::store::write_atomic(path, &bytes)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    crate::artifacts::store::write_atomic(path, &bytes).map_err(|source| DeployError::Io {
+        path: path.to_path_buf(),
+        writing: true,
+        source,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::Problem;
 
     /// A missing journal is an empty target; one that is not a file askzico wrote (over the
     /// cap, a FIFO) is refused without reading it, saying how to start over.
@@ -98,15 +106,61 @@ mod tests {
         assert_eq!(load(&p).unwrap(), Journal::default());
         let f = std::fs::File::create(&p).unwrap();
         f.set_len(crate::fsio::cap::CORPUS_STATE + 1).unwrap(); // sparse
-        let e = load(&p).unwrap_err();
-        assert!(
-            e.contains("larger than 1 GiB") && e.contains("move it away"),
-            "{e}"
-        );
+        let e = Problem::from(load(&p).unwrap_err());
+        assert!(e.message.contains("larger than 1 GiB"), "{e}");
+        assert!(e.help.as_deref().unwrap().contains("move it away"), "{e:?}");
         std::fs::remove_file(&p).unwrap();
         let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let e = load(&p).unwrap_err();
-        assert!(e.contains("named pipe"), "{e}");
+        assert!(e.to_string().contains("named pipe"), "{e}");
+    }
+
+    /// A journal cut short names its file and says what to do: move it away and deploy again,
+    /// which lists the inactive index instead of trusting the journal.
+    #[test]
+    fn a_corrupt_journal_says_which_file_and_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("prod.json");
+        std::fs::write(&p, "{\"pointer\": {\"version\": ").unwrap();
+        let e = Problem::from(load(&p).unwrap_err());
+        let shown = p.display().to_string();
+        assert_eq!(e.code, "deploy-journal");
+        assert!(
+            e.message
+                .starts_with(&format!("{shown} is not a deploy journal: EOF")),
+            "{e}"
+        );
+        assert_eq!(
+            e.help.as_deref(),
+            Some(
+                format!(
+                    "move it away (`mv {shown} {shown}.bad`) and deploy again: the inactive index \
+                     is then listed and every vector upserted; an unfinished deploy it recorded \
+                     starts over"
+                )
+                .as_str()
+            )
+        );
+    }
+
+    /// A journal that cannot be written names the file and where to look.
+    #[test]
+    fn an_unwritable_journal_names_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("missing/prod.json");
+        std::fs::write(dir.path().join("missing"), "a file, not a folder").unwrap();
+        let e = Problem::from(save(&p, &Journal::default()).unwrap_err());
+        assert!(
+            e.message
+                .starts_with(&format!("cannot write {}: ", p.display())),
+            "{e}"
+        );
+        let help = e.help.unwrap();
+        assert!(
+            help.contains(&dir.path().join("missing").display().to_string())
+                && help.contains("writable"),
+            "{help}"
+        );
     }
 }

@@ -29,6 +29,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::DeployError;
+use super::error::Stored;
 use crate::artifacts::Kind;
 use crate::artifacts::manifest::Manifest;
 
@@ -102,8 +104,8 @@ pub struct LexTable {
 }
 
 impl VersionTable {
-    pub fn parse(text: &str, key: &str) -> Result<VersionTable, String> {
-        serde_json::from_str(text).map_err(|e| format!("{key} is not a version key table: {e}"))
+    pub fn parse(text: &str, key: &str) -> Result<VersionTable, DeployError> {
+        serde_json::from_str(text).map_err(|e| malformed(key, Stored::KeyTable, e))
     }
 
     pub fn to_json(&self) -> String {
@@ -124,14 +126,15 @@ impl VersionTable {
         &self,
         prefix: &str,
         tables: &[Option<String>],
-    ) -> Result<BTreeSet<String>, String> {
+    ) -> Result<BTreeSet<String>, DeployError> {
         let mut keys: BTreeSet<String> = self.table_keys(prefix).into_iter().collect();
         for (key, text) in self.table_keys(prefix).iter().zip(tables) {
-            let text = text
-                .as_deref()
-                .ok_or_else(|| format!("record table {key} is missing"))?;
-            let ids: BTreeMap<String, String> = serde_json::from_str(text)
-                .map_err(|e| format!("{key} is not a record table: {e}"))?;
+            let text = text.as_deref().ok_or_else(|| DeployError::Missing {
+                key: key.clone(),
+                what: Stored::RecordTable,
+            })?;
+            let ids: BTreeMap<String, String> =
+                serde_json::from_str(text).map_err(|e| malformed(key, Stored::RecordTable, e))?;
             keys.extend(ids.values().map(|h| record_key(prefix, h)));
         }
         keys.extend(self.docs.values().map(|h| doc_table_key(prefix, h)));
@@ -230,29 +233,30 @@ pub fn version_keys(
     prefix: &str,
     pages: &[Option<String>],
     page_ids: usize,
-) -> Result<VersionKeys, String> {
+) -> Result<VersionKeys, DeployError> {
     let v = &m.corpus_version;
     let names = page_keys(m, prefix, page_ids);
     if pages.len() != names.len() {
-        return Err(format!(
-            "version {v}: {} key pages read, the manifest implies {}",
-            pages.len(),
-            names.len()
-        ));
+        return Err(DeployError::PageCount {
+            version: v.clone(),
+            read: pages.len(),
+            implied: names.len(),
+        });
     }
     let total = lookup_records(m);
     let mut content = Vec::with_capacity(total);
     for (n, page) in pages.iter().enumerate() {
         let Some(text) = page else { continue };
-        let ids: Vec<String> = serde_json::from_str(text)
-            .map_err(|e| format!("{} is not a JSON array of chunk IDs: {e}", names[n]))?;
+        let ids: Vec<String> =
+            serde_json::from_str(text).map_err(|e| malformed(&names[n], Stored::KeyPage, e))?;
         let expected = page_ids.min(total - n * page_ids);
         if ids.len() != expected {
-            return Err(format!(
-                "{} names {} chunk IDs; the manifest of {v} implies {expected}",
-                names[n],
-                ids.len()
-            ));
+            return Err(DeployError::PageSize {
+                key: names[n].clone(),
+                named: ids.len(),
+                version: v.clone(),
+                implied: expected,
+            });
         }
         content.extend(ids.iter().map(|id| chunk_key(prefix, v, id)));
     }
@@ -265,6 +269,15 @@ pub fn version_keys(
         pages: names,
         manifest: manifest_key(prefix, v),
     })
+}
+
+/// The value under `key` is not the `what` askzico writes there.
+pub fn malformed(key: &str, what: Stored, e: impl std::fmt::Display) -> DeployError {
+    DeployError::Malformed {
+        key: key.to_string(),
+        what,
+        detail: e.to_string(),
+    }
 }
 
 /// `<prefix>versions`: what this target's KV may hold, and what each index holds.
@@ -283,10 +296,8 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn parse(text: &str, key: &str) -> Result<Registry, String> {
-        serde_json::from_str(text).map_err(|e| {
-            format!("{key} is not a deploy registry {{\"versions\", \"indexes\"}}: {e}")
-        })
+    pub fn parse(text: &str, key: &str) -> Result<Registry, DeployError> {
+        serde_json::from_str(text).map_err(|e| malformed(key, Stored::Registry, e))
     }
 
     pub fn to_json(&self) -> String {

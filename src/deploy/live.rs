@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::DeployError;
 use super::client::Client;
 use super::journal::Pointer;
 use super::keys::{self, DocEntry, LexTable, VersionTable};
@@ -130,10 +131,7 @@ fn live_pointer(r: &Reader, t: &DeployTarget, target: &str) -> Result<Pointer, P
         Some(keys::LAYOUT) => {}
         None => {
             return Err(r
-                .problem(format!(
-                    "version {v} is deployed in layout 1, which `query --target` does not read \
-                     (its KV keys hold no record or document tables)"
-                ))
+                .problem(DeployError::OldLayout { version: v.clone() })
                 .help(format!(
                     "{deploy_hint}: the deploy upgrades the target to layout {} in place",
                     keys::LAYOUT
@@ -141,10 +139,10 @@ fn live_pointer(r: &Reader, t: &DeployTarget, target: &str) -> Result<Pointer, P
         }
         Some(n) => {
             return Err(r
-                .problem(format!(
-                    "the pointer names version {v} in layout {n}; this askzico reads layout {}",
-                    keys::LAYOUT
-                ))
+                .problem(DeployError::NewerLayout {
+                    version: v.clone(),
+                    layout: n,
+                })
                 .help("use the askzico that deployed it, or a newer one"));
         }
     }
@@ -342,9 +340,9 @@ impl Reader<'_> {
         let h = key.rsplit('/').next().unwrap_or("");
         if keys::value_hash(value.as_bytes()) != h {
             return Err(self
-                .problem(format!(
-                    "`{key}` holds a value that does not hash to its key (it was written outside askzico)"
-                ))
+                .problem(DeployError::ValueHash {
+                    key: key.to_string(),
+                })
                 .help(help.to_string()));
         }
         Ok(value)

@@ -12,6 +12,7 @@
 
 pub mod check;
 pub mod client;
+pub mod error;
 pub mod gc;
 pub mod journal;
 pub mod keys;
@@ -24,6 +25,8 @@ pub mod upload;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
+
+pub use error::DeployError;
 
 /// Every Cloudflare limit the deploy checks, in one table (reference/cloudflare.md; Cloudflare
 /// changes these often: update here).

@@ -4,7 +4,9 @@ use std::path::Path;
 
 use serde_json::json;
 
+use super::DeployError;
 use super::client::Client;
+use super::error::{Action, NoRollback};
 use super::gc;
 use super::journal::{self, Pointer};
 use super::keys;
@@ -15,30 +17,35 @@ use crate::config::DeployTarget;
 /// registry), in that version's layout, once its keys are known complete: a layout-2 version the
 /// registry lists as complete, or a layout-1 version whose manifest and first key page are in KV
 /// (what the first scheme's deploys wrote first). Writes the pointer only.
-pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Result<(), String> {
+pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Result<(), DeployError> {
     let jpath = journal::path(out, target)?;
     let mut j = journal::load(&jpath)?;
-    let Some(c) = Client::from_env(t.account_id.as_deref())? else {
-        return Err("a rollback needs CLOUDFLARE_API_TOKEN in the environment".into());
+    let Some(c) = Client::from_env(t.account_id.as_deref()).map_err(DeployError::Environment)?
+    else {
+        return Err(DeployError::NoToken {
+            action: Action::Rollback,
+        });
     };
     let pointer_key = keys::pointer_key(&t.prefix);
     let Some(live) = read_pointer(&c, &t.kv_namespace_id, &pointer_key)? else {
-        return Err(format!(
-            "target {target} has no pointer {pointer_key}: nothing deployed to roll back from"
-        ));
+        return Err(DeployError::NothingDeployed {
+            target: target.to_string(),
+            key: pointer_key,
+        });
     };
     let index = other(t, &live.index).to_string();
     let reg = gc::read_registry(&c, t)?.unwrap_or_default();
     let Some(held) = reg.indexes.get(&index).cloned() else {
-        return Err(format!(
-            "the registry {} does not say which version index {index} holds: no version to roll back to",
-            keys::registry_key(&t.prefix)
-        ));
+        return Err(DeployError::NoRollback(NoRollback::Unknown {
+            registry: keys::registry_key(&t.prefix),
+            index,
+        }));
     };
     if held == live.version {
-        return Err(format!(
-            "index {index} is being written with the live version {held}: no other version to roll back to"
-        ));
+        return Err(DeployError::NoRollback(NoRollback::SameVersion {
+            index,
+            version: held,
+        }));
     }
     let ns = &t.kv_namespace_id;
     let layout = if c
@@ -46,9 +53,10 @@ pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Resul
         .is_some()
     {
         if !reg.complete.contains(&held) {
-            return Err(format!(
-                "version {held} in index {index} was never completely deployed (the registry does not list it as complete): deploy its build instead"
-            ));
+            return Err(DeployError::NoRollback(NoRollback::Incomplete {
+                version: held,
+                index,
+            }));
         }
         Some(keys::LAYOUT)
     } else if c
@@ -59,9 +67,9 @@ pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Resul
     {
         None
     } else {
-        return Err(format!(
-            "the keys of version {held} are gone (collected by --gc): deploy its build instead"
-        ));
+        return Err(DeployError::NoRollback(NoRollback::Collected {
+            version: held,
+        }));
     };
     let back = Pointer {
         version: held.clone(),

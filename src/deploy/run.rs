@@ -14,11 +14,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::client::Client;
+use super::error::{Action, CheckFault, Stored, resume_hint};
 use super::journal::{self, IndexRecord, Journal, Pending, Pointer};
 use super::keys::{self, Registry};
 use super::summary::{plan_json, print_plan};
 use super::upload::{self, KvVersion};
-use super::{IndexState, Limits, Plan, Records, VectorItem, gc, plan, state_after};
+use super::{DeployError, IndexState, Limits, Plan, Records, VectorItem, gc, plan, state_after};
 use crate::artifacts::manifest::Manifest;
 use crate::config::DeployTarget;
 
@@ -39,9 +40,10 @@ pub fn records(
     m: &Manifest,
     prefix: &str,
     present: &BTreeSet<String>,
-) -> Result<(Records, KvVersion), String> {
-    let kv = upload::kv_version(out, m, prefix).map_err(|p| p.to_string())?;
-    let files = upload::vector_lines(out, m, &kv.records).map_err(|p| p.to_string())?;
+) -> Result<(Records, KvVersion), DeployError> {
+    let kv = upload::kv_version(out, m, prefix).map_err(|p| DeployError::Build(Box::new(p)))?;
+    let files =
+        upload::vector_lines(out, m, &kv.records).map_err(|p| DeployError::Build(Box::new(p)))?;
     let vectors = files
         .iter()
         .flat_map(|(_, lines)| lines.iter())
@@ -103,10 +105,10 @@ pub(super) fn other<'a>(t: &'a DeployTarget, live: &str) -> &'a str {
     }
 }
 
-/// Runs a deploy; `Err` is a message for the user (exit 1). The phases, in the order
+/// Runs a deploy; `Err` is a problem for the user (exit 1). The phases, in the order
 /// docs/deploy.md gives: read the target, plan and bill, claim, vectors, wait, KV, complete,
 /// check query, pointer last, then `--gc`.
-pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result<(), String> {
+pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result<(), DeployError> {
     let mut d = Deploy::read(out, m, t, args)?;
     if let Some(live) = d.pointer.clone().filter(|p| p.version == d.version) {
         return up_to_date(
@@ -125,7 +127,9 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
         return d.dry_run(planned);
     }
     let Some(c) = d.client.take() else {
-        return Err("a deploy needs CLOUDFLARE_API_TOKEN in the environment (use --dry-run to see the plan without it)".into());
+        return Err(DeployError::NoToken {
+            action: Action::Deploy,
+        });
     };
     if !args.json {
         print_plan(&planned.summary);
@@ -213,10 +217,11 @@ impl<'a> Deploy<'a> {
         m: &'a Manifest,
         t: &'a DeployTarget,
         args: &'a Args<'a>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, DeployError> {
         let jpath = journal::path(out, args.target)?;
         let j = journal::load(&jpath)?;
-        let mut client = Client::from_env(t.account_id.as_deref())?;
+        let mut client =
+            Client::from_env(t.account_id.as_deref()).map_err(DeployError::Environment)?;
         if let Some(c) = &mut client {
             c.resume = Some(resume_hint(args.target));
         }
@@ -241,10 +246,10 @@ impl<'a> Deploy<'a> {
             }
         };
         if let Some(p) = pointer.as_ref().filter(|p| !t.indexes.contains(&p.index)) {
-            return Err(format!(
-                "the pointer names index {}, which is not one of this target's indexes {:?}",
-                p.index, t.indexes
-            ));
+            return Err(DeployError::ForeignIndex {
+                index: p.index.clone(),
+                indexes: t.indexes.clone(),
+            });
         }
         let index = match &pointer {
             Some(p) => other(t, &p.index).to_string(),
@@ -270,7 +275,7 @@ impl<'a> Deploy<'a> {
 
     /// Plans against what the inactive index holds and counts its KV writes; refuses a plan that
     /// breaks a limit, or is over `max_kv_writes` without `--confirm-writes`.
-    fn plan_and_bill(&self) -> Result<Planned, String> {
+    fn plan_and_bill(&self) -> Result<Planned, DeployError> {
         // Content-addressed values already in KV: those the complete versions name.
         let (present, present_from) = match &self.client {
             Some(c) => gc::present_values(c, self.t, self.registry.as_ref())?,
@@ -278,17 +283,8 @@ impl<'a> Deploy<'a> {
         };
         let (recs, kvv) = records(self.out, self.m, &self.t.prefix, &present)?;
         let held = self.held()?;
-        let p = plan(&recs, held.previous.as_ref(), &self.limits).map_err(|errs| {
-            let mut s = format!(
-                "deploy refused: the plan breaks {} Cloudflare limit(s); nothing was sent:",
-                errs.len()
-            );
-            for e in errs {
-                s.push_str("\n  ");
-                s.push_str(&e);
-            }
-            s
-        })?;
+        let p = plan(&recs, held.previous.as_ref(), &self.limits)
+            .map_err(|breaks| DeployError::PlanBreaksLimits { breaks })?;
         let (summary, over) = self.bill(&p, &recs)?;
         Ok(Planned {
             recs,
@@ -305,7 +301,7 @@ impl<'a> Deploy<'a> {
     /// What the inactive index holds. The registry names the version last written into it (by
     /// any machine); the journal's record of it is trusted only when the two agree. An unfinished
     /// deploy of another version into it left it in an unknown state: upsert everything then.
-    fn held(&self) -> Result<Held, String> {
+    fn held(&self) -> Result<Held, DeployError> {
         let (j, index, version) = (&self.j, &self.index, self.version);
         let claimed = self
             .registry
@@ -356,7 +352,7 @@ impl<'a> Deploy<'a> {
     }
 
     /// The plan as printed, with its KV writes; `Err` when over `max_kv_writes` unconfirmed.
-    fn bill(&self, p: &Plan, recs: &Records) -> Result<(Value, Option<usize>), String> {
+    fn bill(&self, p: &Plan, recs: &Records) -> Result<(Value, Option<usize>), DeployError> {
         let (args, index, version) = (self.args, &self.index, self.version);
         // Single KV writes besides the bulk batches: the registry's claim (unless it already
         // says so), the registry marking the version complete (unless it already is), the
@@ -386,17 +382,18 @@ impl<'a> Deploy<'a> {
         if let Some(max) = over {
             summary["kv"]["over_max"] = json!(max);
             if !args.confirm_writes && !args.dry_run {
-                return Err(format!(
-                    "deploy refused: the plan makes {writes} KV writes, over max_kv_writes = {max} of target {}; nothing was sent. Check it with --dry-run, then rerun with --confirm-writes to send it",
-                    args.target
-                ));
+                return Err(DeployError::OverMaxWrites {
+                    writes,
+                    max,
+                    target: args.target.to_string(),
+                });
             }
         }
         Ok((summary, over))
     }
 
     /// `--dry-run`: prints the plan (and with `--gc` what GC would delete after it); sends nothing.
-    fn dry_run(self, planned: Planned) -> Result<(), String> {
+    fn dry_run(self, planned: Planned) -> Result<(), DeployError> {
         let Planned {
             mut summary, over, ..
         } = planned;
@@ -430,7 +427,7 @@ impl<'a> Deploy<'a> {
     }
 
     /// Records the deploy in progress in the journal, or says that an unfinished one goes on.
-    fn begin(&mut self, planned: &Planned) -> Result<(), String> {
+    fn begin(&mut self, planned: &Planned) -> Result<(), DeployError> {
         let (version, index) = (self.version, &self.index);
         if planned.resuming {
             let done = self.j.pending.as_ref().map_or(0, |p| p.done.len());
@@ -452,7 +449,7 @@ impl<'a> Deploy<'a> {
 
     /// Claims the inactive index for the new version in the registry, before its first vector
     /// changes; returns the registry as written.
-    fn claim(&mut self, c: &Client) -> Result<Registry, String> {
+    fn claim(&mut self, c: &Client) -> Result<Registry, DeployError> {
         let mut reg = self.registry.take().unwrap_or_default();
         if reg.claim(&self.index, self.version) {
             c.kv_put(
@@ -465,7 +462,7 @@ impl<'a> Deploy<'a> {
     }
 
     /// Waits until Vectorize has applied the last mutation, unless a run before saw it applied.
-    fn wait_for_index(&mut self, c: &Client) -> Result<(), String> {
+    fn wait_for_index(&mut self, c: &Client) -> Result<(), DeployError> {
         let pd = self.j.pending.as_ref().expect("a deploy in progress");
         if let (Some(last), false) = (pd.last_mutation.clone(), pd.vectors_applied) {
             wait_applied(c, &self.index, &last, self.args.target)?;
@@ -481,23 +478,23 @@ impl<'a> Deploy<'a> {
 
     /// Before the KV values: a GC since the plan may have deleted values the plan took as
     /// present (those of `present_from`); then the deploy stops, to be planned again.
-    fn confirm_present(&self, c: &Client, present_from: &[String]) -> Result<(), String> {
+    fn confirm_present(&self, c: &Client, present_from: &[String]) -> Result<(), DeployError> {
         if present_from.is_empty() {
             return Ok(());
         }
         let now = gc::read_registry(c, self.t)?.unwrap_or_default();
         if let Some(v) = present_from.iter().find(|v| !now.complete.contains(v)) {
-            return Err(format!(
-                "version {v}, whose values this deploy takes as present in KV, is being collected by a concurrent --gc; nothing of the live site changed. {}",
-                resume_hint(self.args.target)
-            ));
+            return Err(DeployError::ConcurrentGc {
+                version: v.clone(),
+                target: self.args.target.to_string(),
+            });
         }
         Ok(())
     }
 
     /// Marks the version complete in the registry (read again: another deploy may have changed
     /// it); returns the requests sent.
-    fn complete(&self, c: &Client, reg: Registry) -> Result<usize, String> {
+    fn complete(&self, c: &Client, reg: Registry) -> Result<usize, DeployError> {
         if reg.complete.iter().any(|v| v == self.version) {
             return Ok(0);
         }
@@ -528,7 +525,7 @@ impl<'a> Deploy<'a> {
     }
 
     /// Writes the pointer, last, and records in the journal what the index now holds.
-    fn flip(&mut self, c: &Client, recs: &Records) -> Result<Pointer, String> {
+    fn flip(&mut self, c: &Client, recs: &Records) -> Result<Pointer, DeployError> {
         let new_pointer = self.new_pointer();
         c.kv_put(
             &self.t.kv_namespace_id,
@@ -549,7 +546,7 @@ impl<'a> Deploy<'a> {
     }
 
     /// `--gc` after the flip: deletes the keys of versions no index holds.
-    fn gc(&mut self, c: &Client, new_pointer: &Pointer) -> Result<Option<Value>, String> {
+    fn gc(&mut self, c: &Client, new_pointer: &Pointer) -> Result<Option<Value>, DeployError> {
         if !self.args.gc {
             return Ok(None);
         }
@@ -568,11 +565,15 @@ impl<'a> Deploy<'a> {
     }
 }
 
-pub(super) fn read_pointer(c: &Client, ns: &str, key: &str) -> Result<Option<Pointer>, String> {
+pub(super) fn read_pointer(
+    c: &Client,
+    ns: &str,
+    key: &str,
+) -> Result<Option<Pointer>, DeployError> {
     c.kv_get(ns, key)?
         .map(|s| {
             serde_json::from_str::<Pointer>(&s)
-                .map_err(|e| format!("the pointer {key} is not {{\"version\",\"index\"}}: {e}"))
+                .map_err(|e| keys::malformed(key, Stored::Pointer, e))
         })
         .transpose()
 }
@@ -590,7 +591,7 @@ fn up_to_date(
     j: &mut Journal,
     jpath: &Path,
     live: &Pointer,
-) -> Result<(), String> {
+) -> Result<(), DeployError> {
     let finished = j
         .pending
         .as_ref()
@@ -647,7 +648,7 @@ fn up_to_date(
 
 /// After a GC that deleted values, the journal no longer knows which values KV holds: a plan
 /// without credentials then takes none as present (it may overstate the writes, never understate).
-fn forget_collected(j: &mut Journal, jpath: &Path, gc: &Value) -> Result<(), String> {
+fn forget_collected(j: &mut Journal, jpath: &Path, gc: &Value) -> Result<(), DeployError> {
     let deleted = gc["deleted"].as_array().is_some_and(|d| !d.is_empty());
     if gc["dry_run"] != json!(true) && deleted && !j.present.is_empty() {
         j.present.clear();
@@ -665,7 +666,7 @@ fn dry_gc(
     pointer: Option<&Pointer>,
     limits: &Limits,
     quiet: bool,
-) -> Result<Value, String> {
+) -> Result<Value, DeployError> {
     match client {
         Some(c) => gc::run(c, t, registry, j, pointer, limits, true, quiet),
         None => {
@@ -685,7 +686,7 @@ fn send_vectors(
     index: &str,
     j: &mut Journal,
     jpath: &Path,
-) -> Result<usize, String> {
+) -> Result<usize, DeployError> {
     let mut sent = 0;
     let n = p.upserts.len();
     for (i, b) in p.upserts.iter().enumerate() {
@@ -732,7 +733,7 @@ fn send_kv(
     p: &Plan,
     j: &mut Journal,
     jpath: &Path,
-) -> Result<usize, String> {
+) -> Result<usize, DeployError> {
     let mut sent = 0;
     let n = p.kv.len();
     for (i, b) in p.kv.iter().enumerate() {
@@ -787,11 +788,10 @@ fn check_index(
     p: &Plan,
     recs: &Records,
     from: &str,
-) -> Result<usize, String> {
-    let refuse = |why: String| {
-        format!(
-            "check query refused the pointer flip: {why}; the pointer still names {from}. Rerun the deploy once the index answers (nothing confirmed is re-sent)"
-        )
+) -> Result<usize, DeployError> {
+    let refuse = |fault: CheckFault| DeployError::CheckQuery {
+        fault,
+        from: from.to_string(),
     };
     let mut upserted: Vec<String> = Vec::new();
     let picks = [
@@ -829,9 +829,12 @@ fn check_index(
     if ids.is_empty() {
         return Ok(0);
     }
-    let got = c
-        .get_by_ids(index, &ids)
-        .map_err(|e| refuse(format!("Vectorize index {index} did not answer ({e})")))?;
+    let got = c.get_by_ids(index, &ids).map_err(|error| {
+        refuse(CheckFault::NoAnswer {
+            index: index.to_string(),
+            error,
+        })
+    })?;
     let by_id: std::collections::BTreeMap<&str, &Value> = got
         .iter()
         .filter_map(|v| Some((v.get("id")?.as_str()?, v)))
@@ -844,28 +847,34 @@ fn check_index(
         {
             Some(v) if v == recs.version => {}
             Some(v) => {
-                return Err(refuse(format!(
-                    "Vectorize index {index} returned vector {id} of version {v}, not {}",
-                    recs.version
-                )));
+                return Err(refuse(CheckFault::OtherVersion {
+                    index: index.to_string(),
+                    id: id.clone(),
+                    got: v.to_string(),
+                    want: recs.version.clone(),
+                }));
             }
             None => {
-                return Err(refuse(format!(
-                    "Vectorize index {index} did not return vector {id} of version {}",
-                    recs.version
-                )));
+                return Err(refuse(CheckFault::NotReturned {
+                    index: index.to_string(),
+                    id: id.clone(),
+                    version: Some(recs.version.clone()),
+                }));
             }
         }
     }
     if let Some(id) = present.iter().find(|id| !by_id.contains_key(id.as_str())) {
-        return Err(refuse(format!(
-            "Vectorize index {index} did not return vector {id}"
-        )));
+        return Err(refuse(CheckFault::NotReturned {
+            index: index.to_string(),
+            id: id.clone(),
+            version: None,
+        }));
     }
     if let Some(id) = absent.iter().find(|id| by_id.contains_key(id.as_str())) {
-        return Err(refuse(format!(
-            "Vectorize index {index} still returns deleted vector {id}"
-        )));
+        return Err(refuse(CheckFault::StillReturned {
+            index: index.to_string(),
+            id: id.clone(),
+        }));
     }
     Ok(ids.len())
 }
@@ -876,19 +885,12 @@ fn confirm_mutation(
     jpath: &Path,
     batch: &str,
     mutation: String,
-) -> Result<(), String> {
+) -> Result<(), DeployError> {
     let pd = j.pending.as_mut().expect("a deploy in progress");
     pd.done.insert(batch.to_string());
     pd.last_mutation = Some(mutation);
     pd.vectors_applied = false;
     journal::save(jpath, j)
-}
-
-/// What a deploy that stopped on the network tells the user: rerun it; it resumes.
-fn resume_hint(target: &str) -> String {
-    format!(
-        "The deploy can be resumed: run `askzico deploy --target {target}` again (with the same options); what was confirmed is not sent again"
-    )
 }
 
 /// How long a deploy waits for Vectorize to apply its mutations (`ASKZICO_DEPLOY_WAIT_SECS`,
@@ -904,7 +906,7 @@ fn max_wait() -> Duration {
 
 /// Polls `info` until `processedUpToMutation` is the last mutationId, at most [`max_wait`],
 /// saying on stderr that it waits and, every 15 s or so, how long it has waited.
-fn wait_applied(c: &Client, index: &str, last: &str, target: &str) -> Result<(), String> {
+fn wait_applied(c: &Client, index: &str, last: &str, target: &str) -> Result<(), DeployError> {
     let limit = max_wait();
     let start = Instant::now();
     let mut wait = Duration::from_millis(200);
@@ -923,11 +925,12 @@ fn wait_applied(c: &Client, index: &str, last: &str, target: &str) -> Result<(),
         }
         let waited = start.elapsed();
         if waited >= limit {
-            return Err(format!(
-                "Vectorize index {index} has not applied mutation {last} after {}s (ASKZICO_DEPLOY_WAIT_SECS sets the wait). {}",
-                limit.as_secs(),
-                resume_hint(target)
-            ));
+            return Err(DeployError::NotApplied {
+                index: index.to_string(),
+                mutation: last.to_string(),
+                secs: limit.as_secs(),
+                target: target.to_string(),
+            });
         }
         if waited >= note_at {
             if note_at.is_zero() {
