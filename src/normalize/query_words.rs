@@ -85,14 +85,14 @@ mod tests {
                 "{w}"
             );
         }
-        for w in ["عايز", "بيطلعلي", "هي", "عايزه"] {
+        for w in ["عايز", "بيطلعلي", "هي", "عايزه", "مش", "علشان", "بتاعة", "الـ"] {
             assert_eq!(
                 c.class(&normalize(w, &Rules::default())),
                 WordClass::Filler,
                 "{w}"
             );
         }
-        for w in ["المسيح", "من", "ما", "react", "اتولد", "فيلكس"] {
+        for w in ["المسيح", "من", "ما", "react", "اتولد", "فيلكس", "الباب"] {
             assert_eq!(
                 c.class(&normalize(w, &Rules::default())),
                 WordClass::Content,
