@@ -28,11 +28,38 @@ pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
         return EXIT_USAGE;
     };
     let out = at.out.clone().unwrap_or(config.out_dir.clone());
+    // Credentials are part of the invocation: a missing token (where one is needed) or a bad
+    // one is a usage error, reported before anything is read or planned.
+    let client = match crate::deploy::client::Client::from_env(t.account_id.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return EXIT_USAGE;
+        }
+    };
+    let needs = if check {
+        Some("a check")
+    } else if rollback {
+        Some("a rollback")
+    } else if !dry_run {
+        Some("a deploy")
+    } else {
+        None
+    };
+    if let Some(what) = needs
+        && client.is_none()
+    {
+        let hint = if check || rollback {
+            ""
+        } else {
+            " (use --dry-run to see the plan without it)"
+        };
+        eprintln!("{what} needs CLOUDFLARE_API_TOKEN in the environment{hint}");
+        return EXIT_USAGE;
+    }
     if check {
-        let result = crate::deploy::client::Client::from_env(t.account_id.as_deref())
-            .and_then(|c| {
-                c.ok_or_else(|| "a check needs CLOUDFLARE_API_TOKEN in the environment".to_string())
-            })
+        let result = client
+            .ok_or_else(|| "a check needs CLOUDFLARE_API_TOKEN in the environment".to_string())
             .and_then(|c| crate::deploy::check::run(&c, t, target, json));
         return match result {
             Ok(()) => EXIT_OK,
