@@ -9,9 +9,11 @@ use std::path::Path;
 /// `node_modules` skipped. Pinned so the result never depends on the machine: no global
 /// excludes file, no `.git/info/exclude`, no ignore file above `dir`, and `.gitignore` read
 /// whether or not `dir` is a git checkout. Only entries under `root` (`dir` or a folder in it)
-/// are listed, with the ignore files of `dir` and the folders between applied.
-pub fn site_walk(dir: &Path, root: &Path) -> ignore::Walk {
+/// are listed, with the ignore files of `dir` and the folders between applied. `skip` (the build's
+/// output directory, as the walk names it) is not entered: a build never reads its own output.
+pub fn site_walk(dir: &Path, root: &Path, skip: Option<&Path>) -> ignore::Walk {
     let root = root.to_path_buf();
+    let skip = skip.map(Path::to_path_buf);
     ignore::WalkBuilder::new(dir)
         .hidden(true)
         .ignore(true)
@@ -27,6 +29,7 @@ pub fn site_walk(dir: &Path, root: &Path) -> ignore::Walk {
         .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(move |e| {
             e.file_name() != "node_modules"
+                && (e.depth() == 0 || skip.as_deref() != Some(e.path()))
                 && (e.path().starts_with(&root) || root.starts_with(e.path()))
         })
         .build()

@@ -202,11 +202,15 @@ impl Config {
         Config::parse(&text, &display, &base_dir, path)
     }
 
-    /// A command's config: the sources directory's (`--sources DIR`) when one is given, else the
-    /// config file's (`--config`).
-    pub fn load_or_sources(config: &Path, sources: Option<&Path>) -> Result<Config, Problems> {
+    /// A command's config: the sources directory's (`--sources DIR`, its output in `out` when
+    /// given) when one is given, else the config file's (`--config`).
+    pub fn load_or_sources(
+        config: &Path,
+        sources: Option<&Path>,
+        out: Option<&Path>,
+    ) -> Result<Config, Problems> {
         match sources {
-            Some(dir) => Config::for_sources(dir),
+            Some(dir) => Config::for_sources(dir, out),
             None => Config::load(config),
         }
     }

@@ -12,10 +12,11 @@ impl Config {
     /// generator would publish them (`discover::site_walk`: ignore files honoured, hidden
     /// folders and `node_modules` skipped), rooted in the site's content folder when the tree
     /// has one (`content_root`), frontmatter `title`, `url` and `domains` honoured as in any
-    /// library, the default settings, and output into `out` under the current directory. It is
+    /// library, the default settings, and output into `out` under the current directory (or
+    /// `out`, `--out`, which the caller applies); the survey never enters the output directory. It is
     /// parsed like a written config, so it is checked the same way. A directory of JSON and no
     /// such source is an error showing the `[library.records]` mapping to write.
-    pub fn for_sources(dir: &Path) -> Result<Config, Problems> {
+    pub fn for_sources(dir: &Path, out: Option<&Path>) -> Result<Config, Problems> {
         let shown = format!("--sources {}", dir.display());
         if !dir.is_dir() {
             let what = if dir.exists() {
@@ -34,15 +35,22 @@ impl Config {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "sources".into());
-        let out = std::env::current_dir()
+        let out_default = std::env::current_dir()
             .map(|d| d.join("out"))
             .unwrap_or_else(|_| PathBuf::from("out"));
-        let survey = survey_sources(&canon);
+        // The output of an earlier build (`--sources .` writes `./out` inside the sources), not
+        // surveyed. `--out` itself is checked (and named) as the command line gave it, later.
+        let skip = out
+            .unwrap_or(&out_default)
+            .canonicalize()
+            .ok()
+            .filter(|o| *o != canon && o.starts_with(&canon));
+        let survey = survey_sources(&canon, skip.as_deref());
         if survey.sources.is_empty() && !survey.json.is_empty() {
             return Err(Problems(vec![json_only(dir, &shown, &survey.json)]));
         }
         let root = content_root(&survey.sources);
-        let text = sources_config_text(&name, &out, root.as_ref().map_or(".", |r| &r.0));
+        let text = sources_config_text(&name, &out_default, root.as_ref().map_or(".", |r| &r.0));
         let mut cfg = Config::parse(&text, &shown, &canon, &canon.join("corpus.toml"))?;
         for lib in &mut cfg.libraries {
             lib.zero_config = Some(ZeroConfig {
@@ -74,7 +82,7 @@ struct Survey {
     left_out: Vec<String>,
 }
 
-fn survey_sources(dir: &Path) -> Survey {
+fn survey_sources(dir: &Path, skip: Option<&Path>) -> Survey {
     let glob = globset::Glob::new(SOURCE_GLOB)
         .expect("valid glob")
         .compile_matcher();
@@ -84,7 +92,7 @@ fn survey_sources(dir: &Path) -> Survey {
         left_out: Vec::new(),
     };
     // Unreadable entries are reported by discovery, which walks the same way.
-    for entry in crate::walk::site_walk(dir, dir).flatten() {
+    for entry in crate::walk::site_walk(dir, dir, skip).flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -100,20 +108,25 @@ fn survey_sources(dir: &Path) -> Survey {
             survey.json.push(rel);
         }
     }
-    survey.left_out = left_out(dir, &glob, &survey.sources);
+    survey.left_out = left_out(dir, &glob, &survey.sources, skip);
     survey
 }
 
 /// The sources under `dir` that a walk without ignore rules finds and `site_walk` did not
-/// (`listed`, sorted): what the ignore files and hidden folders left out. `.git` is not
-/// entered; a `node_modules` folder is one entry, not walked.
-fn left_out(dir: &Path, glob: &globset::GlobMatcher, listed: &[String]) -> Vec<String> {
+/// (`listed`, sorted): what the ignore files and hidden folders left out. `.git` and `skip`
+/// (the output directory) are not entered; a `node_modules` folder is one entry, not walked.
+fn left_out(
+    dir: &Path,
+    glob: &globset::GlobMatcher,
+    listed: &[String],
+    skip: Option<&Path>,
+) -> Vec<String> {
     let listed: std::collections::HashSet<&str> = listed.iter().map(String::as_str).collect();
     let mut out = Vec::new();
     let mut walker = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git");
+        .filter_entry(|e| e.depth() == 0 || (e.file_name() != ".git" && skip != Some(e.path())));
     // An unreadable entry is skipped, not the end of the walk (discovery reports it).
     while let Some(next) = walker.next() {
         let Ok(e) = next else {
@@ -343,7 +356,7 @@ mod tests {
             std::fs::write(d.join(f), "# t\n\nx\n").unwrap();
         }
         std::fs::write(d.join(".gitignore"), "drafts/\n").unwrap();
-        let survey = survey_sources(d);
+        let survey = survey_sources(d, None);
         assert_eq!(survey.sources, ["a.md"]);
         assert_eq!(
             survey.left_out,
