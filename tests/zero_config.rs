@@ -478,3 +478,50 @@ fn an_output_directory_inside_a_library_root_is_not_walked() {
     assert_eq!(a["corpus_version"], b["corpus_version"]);
     assert_eq!(b["diagnostics"], serde_json::json!([]));
 }
+
+/// GitBook's `SUMMARY.md` (links only) is navigation: left out, and said so. A page that is
+/// only named `SUMMARY.md` is built like any other.
+#[test]
+fn a_gitbook_table_of_contents_is_left_out_and_an_ordinary_summary_page_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let toc = "# Summary\n\n* [مقدمة](README.md)\n* [الفصل الأول](chapter-1.md)\n  * [درس](chapter-1/lesson.md)\n\n## الجزء الثاني\n\n* [الفصل الثاني](chapter-2.md)\n";
+    let cases = [
+        // At the site's top, and at the content root of a Docusaurus-like layout.
+        ("book", "SUMMARY.md", toc, false),
+        ("docs-site", "docs/SUMMARY.md", toc, false),
+        (
+            "notes",
+            "SUMMARY.md",
+            &*format!("# ملخص الكتاب\n\n{PROSE}\n"),
+            true,
+        ),
+    ];
+    for (name, rel, text, kept) in cases {
+        let dir = tmp.path().join(name);
+        let folder = Path::new(rel).parent().unwrap();
+        write(
+            &dir,
+            &folder.join("README.md").to_string_lossy(),
+            &page("مقدمة"),
+        );
+        write(
+            &dir,
+            &folder.join("chapter-1.md").to_string_lossy(),
+            &page("الفصل الأول"),
+        );
+        write(&dir, rel, text);
+        let (o, sources) = build_sources(tmp.path(), &dir, tmp.path());
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let built = sources.iter().any(|s| s.ends_with("/SUMMARY.md"));
+        assert_eq!(built, kept, "{name}: {sources:?}");
+        let said = stderr(&o).contains(&format!(
+            "left out: 1 GitBook table of contents ({rel}): links only"
+        ));
+        assert_eq!(said, !kept, "{name}: {}", stderr(&o));
+        assert!(
+            !stderr(&o).contains("outside the content root"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

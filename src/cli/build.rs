@@ -123,6 +123,13 @@ fn print_content_roots(cfg: &crate::config::Config) {
                 if n == 1 { "source" } else { "sources" },
             );
         }
+        if !zc.tables_of_contents.is_empty() {
+            let (n, shown) = examples(&zc.tables_of_contents);
+            eprintln!(
+                "left out: {n} GitBook table{} of contents ({shown}): links only, navigation rather than content",
+                if n == 1 { "" } else { "s" },
+            );
+        }
         if !zc.left_out.is_empty() {
             let (n, shown) = examples(&zc.left_out);
             eprintln!(

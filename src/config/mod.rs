@@ -72,6 +72,9 @@ pub struct ZeroConfig {
     /// Markdown, MDX and HTML files under `dir` outside the content root (`layout`): a site's
     /// other folders (a blog beside `docs`), paths relative to `dir`.
     pub outside_root: Vec<String>,
+    /// GitBook tables of contents (`SUMMARY.md`, links only) at the top of `dir` or of the
+    /// content root, left out: navigation, not content (paths relative to `dir`).
+    pub tables_of_contents: Vec<String>,
 }
 
 impl Library {

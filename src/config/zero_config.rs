@@ -50,7 +50,15 @@ impl Config {
             return Err(Problems(vec![json_only(dir, &shown, &survey.json)]));
         }
         let root = content_root(&survey.sources);
-        let text = sources_config_text(&name, &out_default, root.as_ref().map_or(".", |r| &r.0));
+        let root_folder = root.as_ref().map_or(".", |r| r.0.as_str());
+        let contents = tables_of_contents(&canon, root_folder, &survey.sources);
+        let mut text = sources_config_text(&name, &out_default, root_folder);
+        if contents
+            .iter()
+            .any(|c| *c == in_folder(root_folder, SUMMARY))
+        {
+            text.push_str(&format!("exclude = [{SUMMARY:?}]\n"));
+        }
         let mut cfg = Config::parse(&text, &shown, &canon, &canon.join("corpus.toml"))?;
         for lib in &mut cfg.libraries {
             lib.zero_config = Some(ZeroConfig {
@@ -58,9 +66,13 @@ impl Config {
                 layout: root.as_ref().map(|r| r.1),
                 left_out: survey.left_out.clone(),
                 outside_root: match &root {
-                    Some((folder, _)) => outside(&survey.sources, folder),
+                    Some((folder, _)) => outside(&survey.sources, folder)
+                        .into_iter()
+                        .filter(|s| !contents.contains(s))
+                        .collect(),
                     None => Vec::new(),
                 },
+                tables_of_contents: contents.clone(),
             });
         }
         Ok(cfg)
@@ -143,6 +155,34 @@ fn left_out(
         }
     }
     out
+}
+
+/// GitBook's table of contents, the navigation of a book, never a page of it.
+const SUMMARY: &str = "SUMMARY.md";
+
+/// `name` in `folder` (relative to the sources directory; `.` is the directory itself).
+fn in_folder(folder: &str, name: &str) -> String {
+    if folder == "." {
+        name.to_string()
+    } else {
+        format!("{folder}/{name}")
+    }
+}
+
+/// The `SUMMARY.md` files at the sources directory's top or the content root's that are
+/// GitBook tables of contents (`walk::is_gitbook_summary`), among the surveyed `sources`: left
+/// out of the build, since their links would be evidence of nothing.
+fn tables_of_contents(dir: &Path, root_folder: &str, sources: &[String]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for rel in [SUMMARY.to_string(), in_folder(root_folder, SUMMARY)] {
+        if found.contains(&rel) || !sources.contains(&rel) {
+            continue;
+        }
+        if crate::walk::is_gitbook_summary(&dir.join(&rel)) {
+            found.push(rel);
+        }
+    }
+    found
 }
 
 /// `path` relative to `dir`, its components joined by `/`; `None` outside `dir`.
