@@ -208,3 +208,55 @@ fn a_missing_directory_or_a_config_beside_it_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
 }
+
+/// The first build of `build --watch --stats-json [args]` in `cwd`: stdout and stderr, read once
+/// the stats line (written after the status line) is out, so nothing here waits on a clock.
+fn watch_first_build(cwd: &Path, args: &[&str]) -> (String, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
+        .current_dir(cwd)
+        .args(["build", "--watch", "--stats-json"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let first = rx.recv_timeout(std::time::Duration::from_secs(60));
+    let _ = child.kill();
+    let o = child.wait_with_output().unwrap();
+    (
+        first.expect("a stats line for the first build"),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// `build --watch` writes its status lines where the diagnostics go, on stderr, with a config
+/// and with `--sources` alike; stdout holds only the machine-readable stats lines.
+#[test]
+fn watch_status_lines_go_to_stderr_in_both_modes() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = site(t.path());
+    std::fs::write(
+        t.path().join("corpus.toml"),
+        "[corpus]\nname = \"c\"\nout = \"out-config\"\n\n[[library]]\nid = \"site\"\nroot = \"My Site\"\ninclude = [\"**/*.md\"]\n",
+    )
+    .unwrap();
+    let sources = dir.to_string_lossy().into_owned();
+    for args in [
+        &[][..],
+        &["--sources", sources.as_str(), "--out", "out-sources"][..],
+    ] {
+        let (stdout, stderr) = watch_first_build(t.path(), args);
+        let stats: serde_json::Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: stdout is not a stats line ({e}): {stdout}"));
+        assert!(stats.is_object(), "{args:?}: {stdout}");
+        assert!(stderr.contains("[watch] built "), "{args:?}: {stderr}");
+    }
+}
