@@ -260,3 +260,43 @@ fn watch_status_lines_go_to_stderr_in_both_modes() {
         assert!(stderr.contains("[watch] built "), "{args:?}: {stderr}");
     }
 }
+
+/// A folder named in Arabic letters only gets a library id of its own: transliterated, with a
+/// hash of the name, so two such sites never share one; the same name always gives the same
+/// id; and the build says which id it chose.
+#[test]
+fn an_arabic_folder_name_gives_a_readable_id_of_its_own() {
+    let t = tempfile::tempdir().unwrap();
+    let build = |name: &str| {
+        let dir = t.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("page.md"), format!("# صفحة\n\n{PROSE}\n")).unwrap();
+        let out = t.path().join(format!("out-{}", name.len()));
+        let o = run(bin()
+            .current_dir(t.path())
+            .arg("build")
+            .arg("--sources")
+            .arg(&dir)
+            .arg("--out")
+            .arg(&out));
+        assert!(o.status.success(), "{}", stderr(&o));
+        let id = manifest(&out)["libraries"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        (id, stderr(&o))
+    };
+    let (mine, said) = build("مدونتي");
+    assert!(mine.starts_with("mdwnty-") && mine != "sources", "{mine}");
+    assert!(
+        said.contains(&format!(
+            "library id: {mine} (the folder name `مدونتي` has no ASCII letters or digits"
+        )),
+        "{said}"
+    );
+    let (again, _) = build("مدونتي");
+    assert_eq!(again, mine, "the same name, the same id");
+    let (other, _) = build("دليل");
+    assert!(other.starts_with("dlyl-"), "{other}");
+    assert_ne!(other, mine);
+}

@@ -113,6 +113,12 @@ fn print_content_roots(cfg: &crate::config::Config) {
         let Some(zc) = &lib.zero_config else {
             continue;
         };
+        if zc.id_transliterated {
+            eprintln!(
+                "library id: {} (the folder name `{}` has no ASCII letters or digits: transliterated where it can be, with a hash of the name)",
+                lib.id, cfg.name
+            );
+        }
         if let Some(layout) = zc.layout {
             eprintln!("content root: {} ({layout} layout)", lib.root_display);
         }

@@ -75,6 +75,9 @@ pub struct ZeroConfig {
     /// GitBook tables of contents (`SUMMARY.md`, links only) at the top of `dir` or of the
     /// content root, left out: navigation, not content (paths relative to `dir`).
     pub tables_of_contents: Vec<String>,
+    /// The directory's name has no ASCII letter or digit: the library id was transliterated from
+    /// it, with a hash of the name.
+    pub id_transliterated: bool,
 }
 
 impl Library {

@@ -73,6 +73,7 @@ impl Config {
                     None => Vec::new(),
                 },
                 tables_of_contents: contents.clone(),
+                id_transliterated: library_id(&name).1,
             });
         }
         Ok(cfg)
@@ -326,29 +327,103 @@ url = \"https://example.org/{{id}}\"      # its page: a template like `id`
 }
 
 /// The `corpus.toml` text `Config::for_sources` parses: the corpus and its one library rooted
-/// at `root` (relative to the directory), named after the directory. The library id keeps the
-/// name's ASCII letters and digits (lowercased, other runs become `-`, shortened by
-/// [`short_id`]: it starts every chunk ID), or is `sources` when none are left.
+/// at `root` (relative to the directory), named after the directory (`library_id`).
 fn sources_config_text(name: &str, out: &Path, root: &str) -> String {
-    let mut id = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            id.push(c.to_ascii_lowercase());
-        } else if !id.is_empty() && !id.ends_with('-') {
-            id.push('-');
-        }
-    }
-    let id = short_id(&id);
-    let id = id.trim_end_matches('-');
-    let id = if id.is_empty() { "sources" } else { id };
+    let id = library_id(name).0;
     let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
     format!(
         "[corpus]\nname = {}\nout = {}\n\n[[library]]\nid = {}\nroot = {}\ninclude = [{SOURCE_GLOB:?}]\n",
         quote(name),
         quote(&out.to_string_lossy()),
-        quote(id),
+        quote(&id),
         quote(root)
     )
+}
+
+/// The library id of a sources directory named `name`, and whether it was transliterated.
+/// Library ids are ASCII (DESIGN §3): the id keeps the name's ASCII letters and digits
+/// (lowercased, other runs become `-`, shortened by [`short_id`]: it starts every chunk ID).
+/// A name with none (`مدونتي`) is transliterated (`ascii_letters`), cut to leave room, and
+/// given `-` and hex digits of the blake3 of its NFC form, up to [`MAX_LIBRARY_ID`]
+/// characters (`mdwnty-…`): readable, the same for one name on every machine, and different for
+/// two names that transliterate alike.
+fn library_id(name: &str) -> (String, bool) {
+    let kept = id_of(name.chars().map(|c| c.to_string()));
+    if !kept.is_empty() {
+        return (kept, false);
+    }
+    use unicode_normalization::UnicodeNormalization;
+    let nfc: String = name.nfc().collect();
+    let latin = id_of(nfc.chars().map(ascii_letters));
+    let head = latin[..latin.len().min(7)].trim_end_matches('-');
+    let head = if head.is_empty() { "site" } else { head };
+    let hash = blake3::hash(nfc.as_bytes()).to_hex();
+    let hex = &hash[..MAX_LIBRARY_ID - head.len() - 1];
+    (format!("{head}-{hex}"), true)
+}
+
+/// The id made of `pieces` (each a character's ASCII spelling): ASCII letters and digits
+/// lowercased, every other run one `-`, shortened by [`short_id`], no `-` at either end.
+fn id_of(pieces: impl Iterator<Item = String>) -> String {
+    let mut id = String::new();
+    for piece in pieces {
+        // A mark inside a word spells nothing, and does not split it.
+        if piece.is_empty() {
+            continue;
+        }
+        let mut any = false;
+        for c in piece.chars().filter(char::is_ascii_alphanumeric) {
+            id.push(c.to_ascii_lowercase());
+            any = true;
+        }
+        if !any && !id.is_empty() && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    short_id(&id).trim_end_matches('-').to_string()
+}
+
+/// A character's ASCII spelling for a library id: an ASCII character itself, an Arabic letter
+/// (and the Persian and Urdu ones) by a common Latin transliteration without vowels, an
+/// Arabic-Indic digit as its digit; nothing for harakat and tatweel (so a word is not split),
+/// a space for anything else.
+fn ascii_letters(c: char) -> String {
+    let s = match c {
+        c if c.is_ascii() => return c.to_string(),
+        'ا' | 'أ' | 'إ' | 'آ' | 'ٱ' | 'ى' | 'ع' => "a",
+        'ب' => "b",
+        'پ' => "p",
+        'ت' | 'ط' => "t",
+        'ث' => "th",
+        'ج' => "j",
+        'چ' => "ch",
+        'ح' | 'ه' | 'ة' | 'ۀ' | 'ھ' => "h",
+        'خ' => "kh",
+        'د' | 'ض' => "d",
+        'ذ' => "dh",
+        'ر' => "r",
+        'ز' | 'ظ' => "z",
+        'ژ' => "zh",
+        'س' | 'ص' => "s",
+        'ش' => "sh",
+        'غ' => "gh",
+        'ف' => "f",
+        'ق' => "q",
+        'ك' | 'ک' => "k",
+        'گ' => "g",
+        'ل' => "l",
+        'م' => "m",
+        'ن' => "n",
+        'و' | 'ؤ' => "w",
+        'ي' | 'ئ' | 'ی' | 'ې' => "y",
+        'ء' => "",
+        '\u{0660}'..='\u{0669}' => return char::from(b'0' + (c as u32 - 0x0660) as u8).to_string(),
+        '\u{06F0}'..='\u{06F9}' => return char::from(b'0' + (c as u32 - 0x06F0) as u8).to_string(),
+        // Harakat, Quranic marks, superscript alef, tatweel: part of the word, not a letter.
+        '\u{064B}'..='\u{065F}' | '\u{0670}' | '\u{0640}' | '\u{06D6}'..='\u{06ED}' => "",
+        _ => " ",
+    };
+    s.to_string()
 }
 
 /// Longest zero-config library id: it starts every chunk ID, which must fit in 64 bytes with the
@@ -379,6 +454,48 @@ mod tests {
         assert_eq!(short_id("redis-from-scratch-ar"), "redis-from");
         assert_eq!(short_id("abc-defghijklmnop"), "abc-defghijk");
         assert_eq!(short_id("abcdefghijklmnopq"), "abcdefghijkl");
+    }
+
+    #[test]
+    fn a_name_without_ascii_letters_gets_a_transliterated_id_distinct_per_name() {
+        // ASCII names as they always were.
+        assert_eq!(library_id("My Site"), ("my-site".to_string(), false));
+        assert_eq!(
+            library_id("javascript-tutorial-ar"),
+            ("javascript".into(), false)
+        );
+        let (id, translit) = library_id("مدونتي");
+        assert!(translit);
+        assert!(id.starts_with("mdwnty-"), "{id}");
+        assert_eq!(id.len(), MAX_LIBRARY_ID);
+        assert_eq!(library_id("مدونتي"), (id.clone(), true), "deterministic");
+        // NFD (as macOS may name a folder) and NFC are one name; harakat do not split a word.
+        use unicode_normalization::UnicodeNormalization;
+        let nfd: String = "مؤلفاتي".nfd().collect();
+        assert_eq!(library_id(&nfd), library_id("مؤلفاتي"));
+        assert!(library_id("مُدَوَّنَتِي").0.starts_with("mdwnty-"));
+        assert!(library_id("٢٠٢٤").0.starts_with("2024-"));
+        assert!(library_id("אתר").0.starts_with("site-"));
+        // Names that transliterate alike still differ.
+        let names = [
+            "مدونتي",
+            "مدونتى",
+            "مدونة",
+            "مدونه",
+            "مدونت",
+            "صور",
+            "سور",
+            "دليل المستخدم",
+        ];
+        let ids: std::collections::BTreeSet<String> =
+            names.iter().map(|n| library_id(n).0).collect();
+        assert_eq!(ids.len(), names.len(), "{ids:?}");
+        for id in &ids {
+            assert!(
+                crate::identity::component(id).is_ok() && id.len() <= MAX_LIBRARY_ID,
+                "{id}"
+            );
+        }
     }
 
     #[test]
