@@ -391,10 +391,10 @@ fn init_scaffolds_a_project_that_builds() {
             .status
             .success()
     );
-    // A second init refuses to overwrite.
+    // A second init refuses to overwrite: a usage error.
     assert_eq!(
         run(bin().arg("init").arg(dir.path())).status.code(),
-        Some(1)
+        Some(2)
     );
 }
 

@@ -956,7 +956,7 @@ fn dry_run_without_credentials_plans_against_the_journal_within_limits() {
     );
     assert!(stdout(&o).contains("upsert batch 1: "));
     let o = deploy(p.path(), None, &[]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("needs CLOUDFLARE_API_TOKEN"));
     assert!(journal(p.path()).is_empty());
 }
@@ -2078,7 +2078,7 @@ fn the_url_password_is_never_shown_by_the_url_check_or_an_unreachable_api() {
         &[],
         &[],
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains(&format!(
             "ASKZICO_CF_API_BASE \"ftp://***@127.0.0.1:{port}/client/v4\" is not an http(s) URL"

@@ -208,3 +208,95 @@ fn a_missing_directory_or_a_config_beside_it_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
 }
+
+/// The first build of `build --watch --stats-json [args]` in `cwd`: stdout and stderr, read once
+/// the stats line (written after the status line) is out, so nothing here waits on a clock.
+fn watch_first_build(cwd: &Path, args: &[&str]) -> (String, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
+        .current_dir(cwd)
+        .args(["build", "--watch", "--stats-json"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let first = rx.recv_timeout(std::time::Duration::from_secs(60));
+    let _ = child.kill();
+    let o = child.wait_with_output().unwrap();
+    (
+        first.expect("a stats line for the first build"),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// `build --watch` writes its status lines where the diagnostics go, on stderr, with a config
+/// and with `--sources` alike; stdout holds only the machine-readable stats lines.
+#[test]
+fn watch_status_lines_go_to_stderr_in_both_modes() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = site(t.path());
+    std::fs::write(
+        t.path().join("corpus.toml"),
+        "[corpus]\nname = \"c\"\nout = \"out-config\"\n\n[[library]]\nid = \"site\"\nroot = \"My Site\"\ninclude = [\"**/*.md\"]\n",
+    )
+    .unwrap();
+    let sources = dir.to_string_lossy().into_owned();
+    for args in [
+        &[][..],
+        &["--sources", sources.as_str(), "--out", "out-sources"][..],
+    ] {
+        let (stdout, stderr) = watch_first_build(t.path(), args);
+        let stats: serde_json::Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: stdout is not a stats line ({e}): {stdout}"));
+        assert!(stats.is_object(), "{args:?}: {stdout}");
+        assert!(stderr.contains("[watch] built "), "{args:?}: {stderr}");
+    }
+}
+
+/// A folder named in Arabic letters only gets a library id of its own: transliterated, with a
+/// hash of the name, so two such sites never share one; the same name always gives the same
+/// id; and the build says which id it chose.
+#[test]
+fn an_arabic_folder_name_gives_a_readable_id_of_its_own() {
+    let t = tempfile::tempdir().unwrap();
+    let build = |name: &str| {
+        let dir = t.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("page.md"), format!("# صفحة\n\n{PROSE}\n")).unwrap();
+        let out = t.path().join(format!("out-{}", name.len()));
+        let o = run(bin()
+            .current_dir(t.path())
+            .arg("build")
+            .arg("--sources")
+            .arg(&dir)
+            .arg("--out")
+            .arg(&out));
+        assert!(o.status.success(), "{}", stderr(&o));
+        let id = manifest(&out)["libraries"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        (id, stderr(&o))
+    };
+    let (mine, said) = build("مدونتي");
+    assert!(mine.starts_with("mdwnty-") && mine != "sources", "{mine}");
+    assert!(
+        said.contains(&format!(
+            "library id: {mine} (the folder name `مدونتي` has no ASCII letters or digits"
+        )),
+        "{said}"
+    );
+    let (again, _) = build("مدونتي");
+    assert_eq!(again, mine, "the same name, the same id");
+    let (other, _) = build("دليل");
+    assert!(other.starts_with("dlyl-"), "{other}");
+    assert_ne!(other, mine);
+}

@@ -404,3 +404,124 @@ fn a_question_is_never_answered_from_another_sites_build() {
     let o = cmd(&["query", "--sources", "site-b", "الزراعة"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// `askzico build --sources .` run inside the site writes `./out` into the sources. The next
+/// build never reads it: the same version and chunks, an entry askzico could not read there (a
+/// dangling link) is not an error, and a folder whose pages are gone names only its own JSON.
+#[test]
+fn the_output_directory_inside_the_sources_is_never_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    write(&site, "page.md", &page("صفحة"));
+    write(&site, "data/records.json", "[{\"id\": 1}]");
+    let build = |extra: &[&str]| {
+        run(bin()
+            .current_dir(&site)
+            .args(["build", "--sources", ".", "--json"])
+            .args(extra))
+    };
+    let summary = |o: &std::process::Output| -> serde_json::Value {
+        assert!(o.status.success(), "{}", stderr(o));
+        serde_json::from_str(&stdout(o)).unwrap()
+    };
+    for extra in [&[][..], &["--out", "public"][..]] {
+        let out = site.join(extra.last().copied().unwrap_or("out"));
+        let first = summary(&build(extra));
+        assert!(out.join("manifest.json").is_file());
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/nonexistent", out.join("dangling")).unwrap();
+        let second = summary(&build(extra));
+        assert_eq!(
+            second["corpus_version"], first["corpus_version"],
+            "{extra:?}"
+        );
+        assert_eq!(second["chunks"], first["chunks"], "{extra:?}");
+        assert_eq!(second["diagnostics"], serde_json::json!([]), "{extra:?}");
+        // Another build's output is only this one's sources folder: not what is tested here.
+        let _ = std::fs::remove_file(out.join("dangling"));
+    }
+    // Without pages: the JSON-only refusal names the site's JSON, not the builds' files.
+    std::fs::remove_file(site.join("page.md")).unwrap();
+    std::fs::remove_dir_all(site.join("public")).unwrap();
+    let o = build(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("holds 1 JSON file(s) (data/records.json)"),
+        "{err}"
+    );
+    assert!(err.contains("root = \\\"data\\\""), "{err}");
+}
+
+/// With a `corpus.toml`, an output directory inside a library root is not walked either.
+#[test]
+fn an_output_directory_inside_a_library_root_is_not_walked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(
+        dir,
+        "corpus.toml",
+        "[corpus]\nname = \"c\"\nout = \"site/out\"\n\n[[library]]\nid = \"docs\"\nroot = \"site\"\n",
+    );
+    write(dir, "site/page.md", &page("صفحة"));
+    let build = || run(bin().current_dir(dir).args(["build", "--json"]));
+    let first = build();
+    assert!(first.status.success(), "{}", stderr(&first));
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/nonexistent", dir.join("site/out/dangling")).unwrap();
+    let second = build();
+    assert!(second.status.success(), "{}", stderr(&second));
+    let (a, b): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(&stdout(&first)).unwrap(),
+        serde_json::from_str(&stdout(&second)).unwrap(),
+    );
+    assert_eq!(a["corpus_version"], b["corpus_version"]);
+    assert_eq!(b["diagnostics"], serde_json::json!([]));
+}
+
+/// GitBook's `SUMMARY.md` (links only) is navigation: left out, and said so. A page that is
+/// only named `SUMMARY.md` is built like any other.
+#[test]
+fn a_gitbook_table_of_contents_is_left_out_and_an_ordinary_summary_page_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let toc = "# Summary\n\n* [مقدمة](README.md)\n* [الفصل الأول](chapter-1.md)\n  * [درس](chapter-1/lesson.md)\n\n## الجزء الثاني\n\n* [الفصل الثاني](chapter-2.md)\n";
+    let cases = [
+        // At the site's top, and at the content root of a Docusaurus-like layout.
+        ("book", "SUMMARY.md", toc, false),
+        ("docs-site", "docs/SUMMARY.md", toc, false),
+        (
+            "notes",
+            "SUMMARY.md",
+            &*format!("# ملخص الكتاب\n\n{PROSE}\n"),
+            true,
+        ),
+    ];
+    for (name, rel, text, kept) in cases {
+        let dir = tmp.path().join(name);
+        let folder = Path::new(rel).parent().unwrap();
+        write(
+            &dir,
+            &folder.join("README.md").to_string_lossy(),
+            &page("مقدمة"),
+        );
+        write(
+            &dir,
+            &folder.join("chapter-1.md").to_string_lossy(),
+            &page("الفصل الأول"),
+        );
+        write(&dir, rel, text);
+        let (o, sources) = build_sources(tmp.path(), &dir, tmp.path());
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let built = sources.iter().any(|s| s.ends_with("/SUMMARY.md"));
+        assert_eq!(built, kept, "{name}: {sources:?}");
+        let said = stderr(&o).contains(&format!(
+            "left out: 1 GitBook table of contents ({rel}): links only"
+        ));
+        assert_eq!(said, !kept, "{name}: {}", stderr(&o));
+        assert!(
+            !stderr(&o).contains("outside the content root"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

@@ -113,6 +113,12 @@ fn print_content_roots(cfg: &crate::config::Config) {
         let Some(zc) = &lib.zero_config else {
             continue;
         };
+        if zc.id_transliterated {
+            eprintln!(
+                "library id: {} (the folder name `{}` has no ASCII letters or digits: transliterated where it can be, with a hash of the name)",
+                lib.id, cfg.name
+            );
+        }
         if let Some(layout) = zc.layout {
             eprintln!("content root: {} ({layout} layout)", lib.root_display);
         }
@@ -121,6 +127,13 @@ fn print_content_roots(cfg: &crate::config::Config) {
             eprintln!(
                 "left out: {n} {} outside the content root ({shown}); to build them too, write a corpus.toml with a library per folder (`askzico init` starts one)",
                 if n == 1 { "source" } else { "sources" },
+            );
+        }
+        if !zc.tables_of_contents.is_empty() {
+            let (n, shown) = examples(&zc.tables_of_contents);
+            eprintln!(
+                "left out: {n} GitBook table{} of contents ({shown}): links only, navigation rather than content",
+                if n == 1 { "" } else { "s" },
             );
         }
         if !zc.left_out.is_empty() {

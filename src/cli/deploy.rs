@@ -31,13 +31,30 @@ pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
         return EXIT_USAGE;
     };
     let out = at.out.clone().unwrap_or(config.out_dir.clone());
+    // Credentials are part of the invocation: a missing token (where one is needed) or a bad
+    // one is a usage error, reported before anything is read or planned.
+    let client = match crate::deploy::client::Client::from_env(t.account_id.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return usage(DeployError::Environment(e), json),
+    };
+    let needs = if check {
+        Some(Action::Check)
+    } else if rollback {
+        Some(Action::Rollback)
+    } else if !dry_run {
+        Some(Action::Deploy)
+    } else {
+        None
+    };
+    if let Some(action) = needs
+        && client.is_none()
+    {
+        return usage(DeployError::NoToken { action }, json);
+    }
     if check {
-        let result = crate::deploy::client::Client::from_env(t.account_id.as_deref())
-            .map_err(DeployError::Environment)
-            .and_then(|c| {
-                c.ok_or(DeployError::NoToken {
-                    action: Action::Check,
-                })
+        let result = client
+            .ok_or(DeployError::NoToken {
+                action: Action::Check,
             })
             .and_then(|c| crate::deploy::check::run(&c, t, target, json));
         return match result {
@@ -70,6 +87,12 @@ pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
         Ok(()) => EXIT_OK,
         Err(e) => failed(e, json),
     }
+}
+
+/// Reports credentials that cannot serve the invocation: a usage error.
+fn usage(e: DeployError, json: bool) -> i32 {
+    report(&Problems(vec![e.into()]), json);
+    EXIT_USAGE
 }
 
 /// Reports a failed deploy, rollback or check as a problem (what failed, what to do).

@@ -46,6 +46,15 @@ pub fn run(
         report(&Problems(vec![p]), false);
         return EXIT_USAGE;
     }
+    // A `--since` that cannot be read as a manifest is a wrong argument: refused before anything
+    // else is read or written.
+    let older = match since.map(older_manifest).transpose() {
+        Ok(m) => m,
+        Err(p) => {
+            report(&Problems(vec![p]), false);
+            return EXIT_USAGE;
+        }
+    };
     let Some(out) = super::verify::out_dir(at, false) else {
         return EXIT_USAGE;
     };
@@ -60,7 +69,7 @@ pub fn run(
     }
     let result = match format {
         ExportFormat::Vectorize => vectorize(&out, &manifest, dest, prefix),
-        ExportFormat::Kv => kv(&out, &manifest, dest, prefix, since),
+        ExportFormat::Kv => kv(&out, &manifest, dest, prefix, older.as_ref()),
     };
     match result.and_then(|files| remove_stale(dest, format, &files).map(|_| files)) {
         Ok(files) => {
@@ -311,11 +320,11 @@ fn kv(
     m: &Manifest,
     dest: &Path,
     prefix: &str,
-    since: Option<&Path>,
+    since: Option<&Manifest>,
 ) -> Result<Vec<String>, Problem> {
     let version = upload::kv_version(out, m, prefix)?;
     let older = match since {
-        Some(path) => upload::value_keys(&upload::kv_version(out, &older_manifest(path)?, prefix)?),
+        Some(older) => upload::value_keys(&upload::kv_version(out, older, prefix)?),
         None => Default::default(),
     };
     let mut pairs: Vec<Value> = Vec::new();

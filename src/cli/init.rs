@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::{EXIT_ERRORS, EXIT_OK, report};
+use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::diag::{Problem, Problems};
 
 const CONFIG: &str = r#"# askzico corpus config. Paths are relative to this file.
@@ -58,13 +58,19 @@ url = "https://example.org/{slug}"   # {slug}, {library} or a frontmatter field
 
 const SAMPLE: &str = "---\ntitle: مرحبا بك\n---\n\n# مرحبا بك\n\nهذه أول مقالة في المدونة. اكتب هنا نصك العربي، ثم شغّل `askzico build`.\n";
 
-/// A refusal or failure of `init`, naming the path it is about.
+/// A failure of `init` to write, naming the path it is about.
 fn fail(path: &Path, msg: String, help: &str) -> i32 {
     let p = Problem::error("init", msg)
         .in_file(path.display().to_string())
         .help(help.to_string());
     report(&Problems(vec![p]), false);
     EXIT_ERRORS
+}
+
+/// A refusal of the directory `init` was given (a usage error, exit 2).
+fn refuse(path: &Path, msg: String, help: &str) -> i32 {
+    fail(path, msg, help);
+    EXIT_USAGE
 }
 
 /// Creates `path` with `text`, never over anything already there.
@@ -79,7 +85,7 @@ fn create(path: &Path, text: &str) -> std::io::Result<()> {
 
 pub fn run(dir: &Path) -> i32 {
     if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
-        return fail(
+        return refuse(
             dir,
             format!("{} is a file, not a directory", dir.display()),
             "pass init the directory of the new project (a new one is made)",
@@ -87,7 +93,7 @@ pub fn run(dir: &Path) -> i32 {
     }
     let config = dir.join("corpus.toml");
     if std::fs::symlink_metadata(&config).is_ok() {
-        return fail(
+        return refuse(
             &config,
             format!("{} already exists: not overwritten", config.display()),
             "init starts a new project: edit that config, or pass init another directory",
@@ -112,7 +118,7 @@ pub fn run(dir: &Path) -> i32 {
             out.as_deref(),
         ) {
             report(&Problems(vec![p]), false);
-            return EXIT_ERRORS;
+            return EXIT_USAGE;
         }
     }
     let folder = sample.parent().expect("has a parent");

@@ -551,7 +551,7 @@ pub fn main() -> i32 {
 impl BuildLocation {
     /// The config: `--sources DIR`'s, or the `--config` file's.
     pub fn config(&self) -> Result<Config, Problems> {
-        Config::load_or_sources(&self.config, self.sources.as_deref())
+        Config::load_or_sources(&self.config, self.sources.as_deref(), self.out.as_deref())
     }
 
     /// Loads the config, reporting its problems; `None` means exit with `EXIT_USAGE`.

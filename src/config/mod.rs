@@ -72,6 +72,12 @@ pub struct ZeroConfig {
     /// Markdown, MDX and HTML files under `dir` outside the content root (`layout`): a site's
     /// other folders (a blog beside `docs`), paths relative to `dir`.
     pub outside_root: Vec<String>,
+    /// GitBook tables of contents (`SUMMARY.md`, links only) at the top of `dir` or of the
+    /// content root, left out: navigation, not content (paths relative to `dir`).
+    pub tables_of_contents: Vec<String>,
+    /// The directory's name has no ASCII letter or digit: the library id was transliterated from
+    /// it, with a hash of the name.
+    pub id_transliterated: bool,
 }
 
 impl Library {
@@ -202,11 +208,15 @@ impl Config {
         Config::parse(&text, &display, &base_dir, path)
     }
 
-    /// A command's config: the sources directory's (`--sources DIR`) when one is given, else the
-    /// config file's (`--config`).
-    pub fn load_or_sources(config: &Path, sources: Option<&Path>) -> Result<Config, Problems> {
+    /// A command's config: the sources directory's (`--sources DIR`, its output in `out` when
+    /// given) when one is given, else the config file's (`--config`).
+    pub fn load_or_sources(
+        config: &Path,
+        sources: Option<&Path>,
+        out: Option<&Path>,
+    ) -> Result<Config, Problems> {
         match sources {
-            Some(dir) => Config::for_sources(dir),
+            Some(dir) => Config::for_sources(dir, out),
             None => Config::load(config),
         }
     }

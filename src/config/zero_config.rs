@@ -12,10 +12,11 @@ impl Config {
     /// generator would publish them (`discover::site_walk`: ignore files honoured, hidden
     /// folders and `node_modules` skipped), rooted in the site's content folder when the tree
     /// has one (`content_root`), frontmatter `title`, `url` and `domains` honoured as in any
-    /// library, the default settings, and output into `out` under the current directory. It is
+    /// library, the default settings, and output into `out` under the current directory (or
+    /// `out`, `--out`, which the caller applies); the survey never enters the output directory. It is
     /// parsed like a written config, so it is checked the same way. A directory of JSON and no
     /// such source is an error showing the `[library.records]` mapping to write.
-    pub fn for_sources(dir: &Path) -> Result<Config, Problems> {
+    pub fn for_sources(dir: &Path, out: Option<&Path>) -> Result<Config, Problems> {
         let shown = format!("--sources {}", dir.display());
         if !dir.is_dir() {
             let what = if dir.exists() {
@@ -34,15 +35,30 @@ impl Config {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "sources".into());
-        let out = std::env::current_dir()
+        let out_default = std::env::current_dir()
             .map(|d| d.join("out"))
             .unwrap_or_else(|_| PathBuf::from("out"));
-        let survey = survey_sources(&canon);
+        // The output of an earlier build (`--sources .` writes `./out` inside the sources), not
+        // surveyed. `--out` itself is checked (and named) as the command line gave it, later.
+        let skip = out
+            .unwrap_or(&out_default)
+            .canonicalize()
+            .ok()
+            .filter(|o| *o != canon && o.starts_with(&canon));
+        let survey = survey_sources(&canon, skip.as_deref());
         if survey.sources.is_empty() && !survey.json.is_empty() {
             return Err(Problems(vec![json_only(dir, &shown, &survey.json)]));
         }
         let root = content_root(&survey.sources);
-        let text = sources_config_text(&name, &out, root.as_ref().map_or(".", |r| &r.0));
+        let root_folder = root.as_ref().map_or(".", |r| r.0.as_str());
+        let contents = tables_of_contents(&canon, root_folder, &survey.sources);
+        let mut text = sources_config_text(&name, &out_default, root_folder);
+        if contents
+            .iter()
+            .any(|c| *c == in_folder(root_folder, SUMMARY))
+        {
+            text.push_str(&format!("exclude = [{SUMMARY:?}]\n"));
+        }
         let mut cfg = Config::parse(&text, &shown, &canon, &canon.join("corpus.toml"))?;
         for lib in &mut cfg.libraries {
             lib.zero_config = Some(ZeroConfig {
@@ -50,9 +66,14 @@ impl Config {
                 layout: root.as_ref().map(|r| r.1),
                 left_out: survey.left_out.clone(),
                 outside_root: match &root {
-                    Some((folder, _)) => outside(&survey.sources, folder),
+                    Some((folder, _)) => outside(&survey.sources, folder)
+                        .into_iter()
+                        .filter(|s| !contents.contains(s))
+                        .collect(),
                     None => Vec::new(),
                 },
+                tables_of_contents: contents.clone(),
+                id_transliterated: library_id(&name).1,
             });
         }
         Ok(cfg)
@@ -74,7 +95,7 @@ struct Survey {
     left_out: Vec<String>,
 }
 
-fn survey_sources(dir: &Path) -> Survey {
+fn survey_sources(dir: &Path, skip: Option<&Path>) -> Survey {
     let glob = globset::Glob::new(SOURCE_GLOB)
         .expect("valid glob")
         .compile_matcher();
@@ -84,7 +105,7 @@ fn survey_sources(dir: &Path) -> Survey {
         left_out: Vec::new(),
     };
     // Unreadable entries are reported by discovery, which walks the same way.
-    for entry in crate::walk::site_walk(dir, dir).flatten() {
+    for entry in crate::walk::site_walk(dir, dir, skip).flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -100,20 +121,25 @@ fn survey_sources(dir: &Path) -> Survey {
             survey.json.push(rel);
         }
     }
-    survey.left_out = left_out(dir, &glob, &survey.sources);
+    survey.left_out = left_out(dir, &glob, &survey.sources, skip);
     survey
 }
 
 /// The sources under `dir` that a walk without ignore rules finds and `site_walk` did not
-/// (`listed`, sorted): what the ignore files and hidden folders left out. `.git` is not
-/// entered; a `node_modules` folder is one entry, not walked.
-fn left_out(dir: &Path, glob: &globset::GlobMatcher, listed: &[String]) -> Vec<String> {
+/// (`listed`, sorted): what the ignore files and hidden folders left out. `.git` and `skip`
+/// (the output directory) are not entered; a `node_modules` folder is one entry, not walked.
+fn left_out(
+    dir: &Path,
+    glob: &globset::GlobMatcher,
+    listed: &[String],
+    skip: Option<&Path>,
+) -> Vec<String> {
     let listed: std::collections::HashSet<&str> = listed.iter().map(String::as_str).collect();
     let mut out = Vec::new();
     let mut walker = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git");
+        .filter_entry(|e| e.depth() == 0 || (e.file_name() != ".git" && skip != Some(e.path())));
     // An unreadable entry is skipped, not the end of the walk (discovery reports it).
     while let Some(next) = walker.next() {
         let Ok(e) = next else {
@@ -130,6 +156,34 @@ fn left_out(dir: &Path, glob: &globset::GlobMatcher, listed: &[String]) -> Vec<S
         }
     }
     out
+}
+
+/// GitBook's table of contents, the navigation of a book, never a page of it.
+const SUMMARY: &str = "SUMMARY.md";
+
+/// `name` in `folder` (relative to the sources directory; `.` is the directory itself).
+fn in_folder(folder: &str, name: &str) -> String {
+    if folder == "." {
+        name.to_string()
+    } else {
+        format!("{folder}/{name}")
+    }
+}
+
+/// The `SUMMARY.md` files at the sources directory's top or the content root's that are
+/// GitBook tables of contents (`walk::is_gitbook_summary`), among the surveyed `sources`: left
+/// out of the build, since their links would be evidence of nothing.
+fn tables_of_contents(dir: &Path, root_folder: &str, sources: &[String]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for rel in [SUMMARY.to_string(), in_folder(root_folder, SUMMARY)] {
+        if found.contains(&rel) || !sources.contains(&rel) {
+            continue;
+        }
+        if crate::walk::is_gitbook_summary(&dir.join(&rel)) {
+            found.push(rel);
+        }
+    }
+    found
 }
 
 /// `path` relative to `dir`, its components joined by `/`; `None` outside `dir`.
@@ -273,29 +327,103 @@ url = \"https://example.org/{{id}}\"      # its page: a template like `id`
 }
 
 /// The `corpus.toml` text `Config::for_sources` parses: the corpus and its one library rooted
-/// at `root` (relative to the directory), named after the directory. The library id keeps the
-/// name's ASCII letters and digits (lowercased, other runs become `-`, shortened by
-/// [`short_id`]: it starts every chunk ID), or is `sources` when none are left.
+/// at `root` (relative to the directory), named after the directory (`library_id`).
 fn sources_config_text(name: &str, out: &Path, root: &str) -> String {
-    let mut id = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            id.push(c.to_ascii_lowercase());
-        } else if !id.is_empty() && !id.ends_with('-') {
-            id.push('-');
-        }
-    }
-    let id = short_id(&id);
-    let id = id.trim_end_matches('-');
-    let id = if id.is_empty() { "sources" } else { id };
+    let id = library_id(name).0;
     let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
     format!(
         "[corpus]\nname = {}\nout = {}\n\n[[library]]\nid = {}\nroot = {}\ninclude = [{SOURCE_GLOB:?}]\n",
         quote(name),
         quote(&out.to_string_lossy()),
-        quote(id),
+        quote(&id),
         quote(root)
     )
+}
+
+/// The library id of a sources directory named `name`, and whether it was transliterated.
+/// Library ids are ASCII (DESIGN §3): the id keeps the name's ASCII letters and digits
+/// (lowercased, other runs become `-`, shortened by [`short_id`]: it starts every chunk ID).
+/// A name with none (`مدونتي`) is transliterated (`ascii_letters`), cut to leave room, and
+/// given `-` and hex digits of the blake3 of its NFC form, up to [`MAX_LIBRARY_ID`]
+/// characters (`mdwnty-…`): readable, the same for one name on every machine, and different for
+/// two names that transliterate alike.
+fn library_id(name: &str) -> (String, bool) {
+    let kept = id_of(name.chars().map(|c| c.to_string()));
+    if !kept.is_empty() {
+        return (kept, false);
+    }
+    use unicode_normalization::UnicodeNormalization;
+    let nfc: String = name.nfc().collect();
+    let latin = id_of(nfc.chars().map(ascii_letters));
+    let head = latin[..latin.len().min(7)].trim_end_matches('-');
+    let head = if head.is_empty() { "site" } else { head };
+    let hash = blake3::hash(nfc.as_bytes()).to_hex();
+    let hex = &hash[..MAX_LIBRARY_ID - head.len() - 1];
+    (format!("{head}-{hex}"), true)
+}
+
+/// The id made of `pieces` (each a character's ASCII spelling): ASCII letters and digits
+/// lowercased, every other run one `-`, shortened by [`short_id`], no `-` at either end.
+fn id_of(pieces: impl Iterator<Item = String>) -> String {
+    let mut id = String::new();
+    for piece in pieces {
+        // A mark inside a word spells nothing, and does not split it.
+        if piece.is_empty() {
+            continue;
+        }
+        let mut any = false;
+        for c in piece.chars().filter(char::is_ascii_alphanumeric) {
+            id.push(c.to_ascii_lowercase());
+            any = true;
+        }
+        if !any && !id.is_empty() && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    short_id(&id).trim_end_matches('-').to_string()
+}
+
+/// A character's ASCII spelling for a library id: an ASCII character itself, an Arabic letter
+/// (and the Persian and Urdu ones) by a common Latin transliteration without vowels, an
+/// Arabic-Indic digit as its digit; nothing for harakat and tatweel (so a word is not split),
+/// a space for anything else.
+fn ascii_letters(c: char) -> String {
+    let s = match c {
+        c if c.is_ascii() => return c.to_string(),
+        'ا' | 'أ' | 'إ' | 'آ' | 'ٱ' | 'ى' | 'ع' => "a",
+        'ب' => "b",
+        'پ' => "p",
+        'ت' | 'ط' => "t",
+        'ث' => "th",
+        'ج' => "j",
+        'چ' => "ch",
+        'ح' | 'ه' | 'ة' | 'ۀ' | 'ھ' => "h",
+        'خ' => "kh",
+        'د' | 'ض' => "d",
+        'ذ' => "dh",
+        'ر' => "r",
+        'ز' | 'ظ' => "z",
+        'ژ' => "zh",
+        'س' | 'ص' => "s",
+        'ش' => "sh",
+        'غ' => "gh",
+        'ف' => "f",
+        'ق' => "q",
+        'ك' | 'ک' => "k",
+        'گ' => "g",
+        'ل' => "l",
+        'م' => "m",
+        'ن' => "n",
+        'و' | 'ؤ' => "w",
+        'ي' | 'ئ' | 'ی' | 'ې' => "y",
+        'ء' => "",
+        '\u{0660}'..='\u{0669}' => return char::from(b'0' + (c as u32 - 0x0660) as u8).to_string(),
+        '\u{06F0}'..='\u{06F9}' => return char::from(b'0' + (c as u32 - 0x06F0) as u8).to_string(),
+        // Harakat, Quranic marks, superscript alef, tatweel: part of the word, not a letter.
+        '\u{064B}'..='\u{065F}' | '\u{0670}' | '\u{0640}' | '\u{06D6}'..='\u{06ED}' => "",
+        _ => " ",
+    };
+    s.to_string()
 }
 
 /// Longest zero-config library id: it starts every chunk ID, which must fit in 64 bytes with the
@@ -329,6 +457,48 @@ mod tests {
     }
 
     #[test]
+    fn a_name_without_ascii_letters_gets_a_transliterated_id_distinct_per_name() {
+        // ASCII names as they always were.
+        assert_eq!(library_id("My Site"), ("my-site".to_string(), false));
+        assert_eq!(
+            library_id("javascript-tutorial-ar"),
+            ("javascript".into(), false)
+        );
+        let (id, translit) = library_id("مدونتي");
+        assert!(translit);
+        assert!(id.starts_with("mdwnty-"), "{id}");
+        assert_eq!(id.len(), MAX_LIBRARY_ID);
+        assert_eq!(library_id("مدونتي"), (id.clone(), true), "deterministic");
+        // NFD (as macOS may name a folder) and NFC are one name; harakat do not split a word.
+        use unicode_normalization::UnicodeNormalization;
+        let nfd: String = "مؤلفاتي".nfd().collect();
+        assert_eq!(library_id(&nfd), library_id("مؤلفاتي"));
+        assert!(library_id("مُدَوَّنَتِي").0.starts_with("mdwnty-"));
+        assert!(library_id("٢٠٢٤").0.starts_with("2024-"));
+        assert!(library_id("אתר").0.starts_with("site-"));
+        // Names that transliterate alike still differ.
+        let names = [
+            "مدونتي",
+            "مدونتى",
+            "مدونة",
+            "مدونه",
+            "مدونت",
+            "صور",
+            "سور",
+            "دليل المستخدم",
+        ];
+        let ids: std::collections::BTreeSet<String> =
+            names.iter().map(|n| library_id(n).0).collect();
+        assert_eq!(ids.len(), names.len(), "{ids:?}");
+        for id in &ids {
+            assert!(
+                crate::identity::component(id).is_ok() && id.len() <= MAX_LIBRARY_ID,
+                "{id}"
+            );
+        }
+    }
+
+    #[test]
     fn the_survey_lists_what_the_ignore_rules_left_out() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
@@ -343,7 +513,7 @@ mod tests {
             std::fs::write(d.join(f), "# t\n\nx\n").unwrap();
         }
         std::fs::write(d.join(".gitignore"), "drafts/\n").unwrap();
-        let survey = survey_sources(d);
+        let survey = survey_sources(d, None);
         assert_eq!(survey.sources, ["a.md"]);
         assert_eq!(
             survey.left_out,

@@ -43,8 +43,9 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
                 continue;
             }
         };
+        let skip = out_in_walk(lib, &root_canon, out_canon.as_deref());
         let mut listing = Listing::new(cfg, lib, root_canon, out_canon.as_deref());
-        for step in walk(lib) {
+        for step in walk(lib, skip.as_deref()) {
             listing.step(step, &mut claimed, &mut problems);
         }
         files.extend(listing.finish(cfg, &mut problems));
@@ -339,15 +340,34 @@ enum Step {
     Problem(Problem),
 }
 
-/// The walk of a library's root, in file name order, symlinks followed: every entry for a
-/// written config; for zero config (`--sources`), the entries a site generator would publish
-/// (`site_walk`).
-fn walk(lib: &Library) -> Box<dyn Iterator<Item = Step> + '_> {
+/// The output directory as the walk of `lib` names it, when it lies inside the walked tree: the
+/// walk does not enter it, so nothing a build wrote there (artifacts, caches, its lock and temp
+/// files, whatever else lands there) is listed, read or reported. A file reached through a
+/// symlink is still checked against the output directory one by one (`Listing::resolve`).
+fn out_in_walk(lib: &Library, root_canon: &Path, out_canon: Option<&Path>) -> Option<PathBuf> {
+    let out = out_canon?;
+    match &lib.zero_config {
+        // The zero-config walk starts at the canonical sources directory.
+        Some(zc) => (out != zc.dir && out.starts_with(&zc.dir)).then(|| out.to_path_buf()),
+        None => {
+            let rel = out.strip_prefix(root_canon).ok()?;
+            (!rel.as_os_str().is_empty()).then(|| lib.root.join(rel))
+        }
+    }
+}
+
+/// The walk of a library's root, in file name order, symlinks followed, `skip` not entered:
+/// every entry for a written config; for zero config (`--sources`), the entries a site generator
+/// would publish (`site_walk`).
+fn walk<'a>(lib: &'a Library, skip: Option<&Path>) -> Box<dyn Iterator<Item = Step> + 'a> {
     let Some(zc) = &lib.zero_config else {
+        let skip = skip.map(Path::to_path_buf);
         let walker = walkdir::WalkDir::new(&lib.root)
             .follow_links(true)
-            .sort_by_file_name();
-        return Box::new(walker.into_iter().map(|r| match r {
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(move |e| e.depth() == 0 || skip.as_deref() != Some(e.path()));
+        return Box::new(walker.map(|r| match r {
             Ok(e) => Step::Entry(Entry {
                 depth: e.depth(),
                 file_type: e.file_type(),
@@ -357,7 +377,7 @@ fn walk(lib: &Library) -> Box<dyn Iterator<Item = Step> + '_> {
             Err(e) => Step::WalkError(e),
         }));
     };
-    Box::new(site_walk(&zc.dir, &lib.root).flat_map(move |r| {
+    Box::new(site_walk(&zc.dir, &lib.root, skip).flat_map(move |r| {
         let (entry, problem) = match r {
             Err(e) => (Step::SiteError(e), None),
             Ok(e) => {

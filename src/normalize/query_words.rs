@@ -85,14 +85,24 @@ mod tests {
                 "{w}"
             );
         }
-        for w in ["عايز", "بيطلعلي", "هي", "عايزه", "مش", "علشان", "بتاعة", "الـ"] {
+        for w in [
+            "عايز",
+            "بيطلعلي",
+            "هي",
+            "عايزه",
+            "مش",
+            "علشان",
+            "بتاعة",
+            "الـ",
+        ] {
             assert_eq!(
                 c.class(&normalize(w, &Rules::default())),
                 WordClass::Filler,
                 "{w}"
             );
         }
-        for w in ["المسيح", "من", "ما", "react", "اتولد", "فيلكس", "الباب"] {
+        for w in ["المسيح", "من", "ما", "react", "اتولد", "فيلكس", "الباب"]
+        {
             assert_eq!(
                 c.class(&normalize(w, &Rules::default())),
                 WordClass::Content,

@@ -169,10 +169,12 @@ impl State {
     /// everything is listed again; a bad one is reported and the last good build kept. Only an
     /// output directory refused before the first build ends the watch.
     fn reload(&mut self, opts: &WatchOptions, debouncer: &mut Watcher) -> Result<(), WatchError> {
-        let loaded = Config::load_or_sources(&opts.config, opts.sources.as_deref()).map(|cfg| {
-            let out = cfg.out_dir_for_writing(opts.out.as_deref());
-            (cfg, out)
-        });
+        let loaded =
+            Config::load_or_sources(&opts.config, opts.sources.as_deref(), opts.out.as_deref())
+                .map(|cfg| {
+                    let out = cfg.out_dir_for_writing(opts.out.as_deref());
+                    (cfg, out)
+                });
         match loaded {
             Ok((_, Err(p))) => {
                 if self.engine.is_none() {

@@ -12,6 +12,7 @@ mod common;
 mod config;
 mod embed;
 mod encoding;
+mod exit_codes;
 mod fixtures;
 mod frontmatter;
 mod fs;
