@@ -66,6 +66,34 @@ fn an_interrogative_is_intent_not_topic() {
     );
 }
 
+/// "How do I keep the session (الـ session) from expiring?": a chatty post full of مش and الـ
+/// outranks the page about sessions while those words weigh like topic words, and not once they
+/// are scored as fillers.
+#[test]
+fn colloquial_function_words_and_a_bare_article_are_not_topic() {
+    let files = [
+        (
+            "chat.md",
+            "# يوميات\n\nالـ server مش شغال والـ cache مش نافع والـ build مش راضي، وجلسة العمل طالت.\n",
+        ),
+        (
+            "session.md",
+            "# الجلسة\n\nتنتهي الجلسة بعد مدة، ويمكن تمديد الجلسة من إعدادات session في الخادم.\n",
+        ),
+        ("disk.md", "# القرص\n\nالقرص يحفظ الملفات والبيانات.\n"),
+    ];
+    let q = "ازاي الـ session مش تخلص بسرعة";
+    let plain = "bm25_b = 0.75\ncoord = 0.0\nproximity_weight = 0.0\nurl_weight = 0.0";
+    assert_eq!(
+        top(&format!("{plain}\nfiller_weight = 1.0"), &files, q)[0],
+        "docs:chat"
+    );
+    assert_eq!(
+        top(&format!("{plain}\nfiller_weight = 0.1"), &files, q)[0],
+        "docs:session"
+    );
+}
+
 /// A page named after what the question asks (`invalid-hook-call`) outranks a page that only
 /// repeats one of its words once the URL words count; `hooks` answers `hook` (English inflection).
 #[test]
