@@ -50,6 +50,8 @@ pub struct Library {
     pub records: Option<RecordMapping>,
     /// Frontmatter keys copied into chunk metadata.
     pub frontmatter_metadata: Vec<String>,
+    /// Markdown sources are Liquid templates (Jekyll, Eleventy): template code is not evidence.
+    pub liquid: bool,
     pub allow_outside_root: bool,
     /// Set for the library of `build --sources DIR` (zero config) only: discovery then skips
     /// what the site's ignore files say, as a site generator would (`discover::site_walk`).
@@ -94,6 +96,7 @@ impl Library {
                 library: &self.id,
                 frontmatter_metadata: &self.frontmatter_metadata,
                 records: self.records.as_ref(),
+                liquid: self.liquid,
             },
         }
     }
@@ -114,6 +117,9 @@ impl Library {
         // the fingerprint (and corpus version) it had before they existed.
         if self.url_strip_order {
             shape["url_strip_order"] = true.into();
+        }
+        if self.liquid {
+            shape["liquid"] = true.into();
         }
         if self.url_index != default_url_index() {
             shape["url_index"] = serde_json::json!(self.url_index);

@@ -9,6 +9,7 @@ mod frontmatter;
 mod guard;
 pub mod html;
 mod json;
+mod liquid;
 pub use json::{IdMatch, RecordMapping, SectionMapping};
 mod markdown;
 mod mdx;
@@ -52,6 +53,8 @@ pub struct ExtractSettings<'a> {
     pub frontmatter_metadata: &'a [String],
     /// How a JSON file maps to documents (`[library.records]`).
     pub records: Option<&'a RecordMapping>,
+    /// Markdown is a Liquid template (Jekyll, Eleventy): its tags and output are dropped.
+    pub liquid: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
