@@ -61,3 +61,75 @@ fn a_liquid_library_drops_template_code_and_keeps_code() {
     let got = texts(&t.path().join("out"));
     assert!(got[0].1.contains("{{ site.author }}"), "{}", got[0].1);
 }
+
+/// A Jekyll site in zero config: its own folders and `_config.yml`'s `exclude:` are left out
+/// and named, `_posts` and output collections are pages, Liquid is dropped, and a warning's
+/// help says how to leave a file out without a corpus.toml.
+#[test]
+fn zero_config_reads_a_jekyll_site_as_jekyll_publishes_it() {
+    let t = tempfile::tempdir().unwrap();
+    let site = t.path().join("blog");
+    write(
+        &site,
+        "_config.yml",
+        "title: مدونة\nexclude:\n  - sandbox\n  - Gemfile\ncollections:\n  pages:\n    output: true\n",
+    );
+    write(&site, "_posts/2024-01-01-a.md", &liquid_post());
+    write(
+        &site,
+        "_pages/about.md",
+        &format!("---\ntitle: عن\n---\n{PROSE}\n"),
+    );
+    write(
+        &site,
+        "_layouts/post.html",
+        "<html><body>{{ content }}</body></html>",
+    );
+    write(
+        &site,
+        "_includes/footer.html",
+        "<footer>{{ site.title }}</footer>",
+    );
+    write(&site, "_sass/x.md", "# x\n");
+    write(
+        &site,
+        "theme/_layouts/page.html",
+        "<div>{{ content }}</div>",
+    );
+    write(&site, "sandbox/index.md", &format!("# تجربة\n\n{PROSE}\n"));
+    write(&site, "index.html", "---\nlayout: home\n---\n");
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--sources", "blog", "--verbose"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("left out: 5 sources Jekyll does not publish as pages"),
+        "{err}"
+    );
+    assert!(!err.contains("_layouts/post.html: nothing"), "{err}");
+    // The page with nothing to index is told how zero config leaves it out.
+    assert!(err.contains("list its path in a .ignore file in"), "{err}");
+    assert!(!err.contains("corpus.toml to silence"), "{err}");
+    let got = texts(&t.path().join("out"));
+    let sources: Vec<&str> = got.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(
+        sources,
+        ["blog/_pages/about.md", "blog/_posts/2024-01-01-a.md"]
+    );
+    assert!(got[1].1.contains("الكاتب راجع الصفحة."), "{}", got[1].1);
+
+    // A `_config.yml` that is not YAML is a warning naming it; the build goes on.
+    write(&site, "_config.yml", "exclude: [sandbox\n");
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--sources", "blog", "--json"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let warned = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["code"] == "jekyll-config" && d["file"] == "_config.yml");
+    assert!(warned, "{v}");
+}

@@ -123,6 +123,15 @@ fn print_content_roots(cfg: &crate::config::Config) {
                 if n == 1 { "source" } else { "sources" },
             );
         }
+        if let Some(generator) = zc.generator
+            && !zc.unpublished.is_empty()
+        {
+            let (n, shown) = examples(&zc.unpublished);
+            eprintln!(
+                "left out: {n} {} {generator} does not publish as pages: its layouts, includes and data (`_` folders) and its config's `exclude` ({shown})",
+                if n == 1 { "source" } else { "sources" },
+            );
+        }
         if !zc.left_out.is_empty() {
             let (n, shown) = examples(&zc.left_out);
             eprintln!(

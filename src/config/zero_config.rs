@@ -37,12 +37,20 @@ impl Config {
         let out = std::env::current_dir()
             .map(|d| d.join("out"))
             .unwrap_or_else(|_| PathBuf::from("out"));
-        let survey = survey_sources(&canon);
+        let mut survey = survey_sources(&canon);
+        // A Jekyll site: its own folders and `exclude:` entries are not pages (`jekyll`).
+        let jekyll = super::jekyll::detect(&canon, &mut survey.sources);
         if survey.sources.is_empty() && !survey.json.is_empty() {
             return Err(Problems(vec![json_only(dir, &shown, &survey.json)]));
         }
-        let root = content_root(&survey.sources);
-        let text = sources_config_text(&name, &out, root.as_ref().map_or(".", |r| &r.0));
+        let root = match jekyll {
+            Some(_) => None,
+            None => content_root(&survey.sources),
+        };
+        let mut text = sources_config_text(&name, &out, root.as_ref().map_or(".", |r| &r.0));
+        if let Some(j) = &jekyll {
+            text.push_str(&j.library_toml());
+        }
         let mut cfg = Config::parse(&text, &shown, &canon, &canon.join("corpus.toml"))?;
         for lib in &mut cfg.libraries {
             lib.zero_config = Some(ZeroConfig {
@@ -53,6 +61,13 @@ impl Config {
                     Some((folder, _)) => outside(&survey.sources, folder),
                     None => Vec::new(),
                 },
+                generator: jekyll.as_ref().map(|_| "Jekyll"),
+                unpublished: jekyll
+                    .as_ref()
+                    .map_or_else(Vec::new, |j| j.left_out.clone()),
+                warnings: jekyll
+                    .as_ref()
+                    .map_or_else(Vec::new, |j| j.warnings.clone()),
             });
         }
         Ok(cfg)
