@@ -16,6 +16,8 @@ use serde::Serialize;
 pub enum Level {
     Error,
     Warning,
+    /// Not a fault: what a build left out on purpose (a draft), counted in its summary.
+    Note,
 }
 
 /// What went wrong, for the problems a caller acts on (the message is for people and says the
@@ -61,6 +63,14 @@ impl Problem {
     pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
         Problem {
             level: Level::Warning,
+            ..Problem::error(code, message)
+        }
+    }
+
+    /// A note: something left out on purpose, neither an error nor a warning.
+    pub fn note(code: &'static str, message: impl Into<String>) -> Self {
+        Problem {
+            level: Level::Note,
             ..Problem::error(code, message)
         }
     }
@@ -344,6 +354,7 @@ impl Diagnostic for Problem {
         Some(match self.level {
             Level::Error => miette::Severity::Error,
             Level::Warning => miette::Severity::Warning,
+            Level::Note => miette::Severity::Advice,
         })
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
@@ -381,7 +392,14 @@ impl Problems {
         self.0.iter().filter(|p| p.is_error()).count()
     }
     pub fn warnings(&self) -> usize {
-        self.0.len() - self.errors()
+        self.0.iter().filter(|p| p.level == Level::Warning).count()
+    }
+    /// The notes of one kind (`code`): what the build left out on purpose.
+    pub fn notes(&self, code: &str) -> Vec<&Problem> {
+        self.0
+            .iter()
+            .filter(|p| p.level == Level::Note && p.code == code)
+            .collect()
     }
     pub fn sort(&mut self) {
         self.0.sort_by(|a, b| {
@@ -411,7 +429,7 @@ impl Problems {
     pub fn warning_groups(&self) -> Vec<(&'static str, Vec<&Problem>)> {
         let mut groups: std::collections::BTreeMap<&'static str, Vec<&Problem>> =
             std::collections::BTreeMap::new();
-        for p in self.0.iter().filter(|p| !p.is_error()) {
+        for p in self.0.iter().filter(|p| p.level == Level::Warning) {
             groups.entry(p.code).or_default().push(p);
         }
         let mut groups: Vec<_> = groups.into_iter().collect();

@@ -133,3 +133,80 @@ fn zero_config_reads_a_jekyll_site_as_jekyll_publishes_it() {
         .any(|d| d["code"] == "jekyll-config" && d["file"] == "_config.yml");
     assert!(warned, "{v}");
 }
+
+/// Drafts are not published, so they are not indexed: `draft: true` (YAML or TOML),
+/// `published: false`, and Jekyll's `_drafts/` in zero config; the build counts them in one
+/// line, and lists each as a note (not a warning) in `--json`.
+#[test]
+fn drafts_are_left_out_and_counted() {
+    let t = tempfile::tempdir().unwrap();
+    let site = t.path().join("site");
+    write(
+        &site,
+        "kept.md",
+        &format!("---\ntitle: منشور\ndraft: false\n---\n{PROSE}\n"),
+    );
+    write(
+        &site,
+        "hugo.md",
+        &format!("+++\ntitle = \"مسودة\"\ndraft = true\n+++\n{PROSE}\n"),
+    );
+    write(
+        &site,
+        "yaml.md",
+        &format!("---\ntitle: مسودة\ndraft: true\n---\n{PROSE}\n"),
+    );
+    write(
+        &site,
+        "jekyll.md",
+        &format!("---\ntitle: مسودة\npublished: false\n---\n{PROSE}\n"),
+    );
+    write(
+        t.path(),
+        "corpus.toml",
+        "[corpus]\nname = \"d\"\n\n[[library]]\nid = \"site\"\nroot = \"site\"\n",
+    );
+    let o = run(bin().current_dir(t.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("left out: 3 drafts (e.g. site/hugo.md, site/jekyll.md, site/yaml.md)"),
+        "{err}"
+    );
+    assert!(!stdout(&o).contains("warning"), "{}", stdout(&o));
+    let got = texts(&t.path().join("out"));
+    let sources: Vec<&str> = got.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(sources, ["site/kept.md"]);
+    let o = run(bin().current_dir(t.path()).args(["build", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["warnings"], 0, "{v}");
+    let notes = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["level"] == "note" && d["code"] == "draft")
+        .count();
+    assert_eq!(notes, 3, "{v}");
+
+    // Jekyll's `_drafts/` in zero config counts with them.
+    write(&site, "_config.yml", "title: x\n");
+    write(
+        &site,
+        "_posts/2024-01-01-a.md",
+        &format!("---\ntitle: أ\n---\n{PROSE}\n"),
+    );
+    write(
+        &site,
+        "_drafts/b.md",
+        &format!("---\ntitle: ب\n---\n{PROSE}\n"),
+    );
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--sources", "site"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("left out: 4 drafts (e.g. _drafts/b.md, hugo.md, jekyll.md, …)"),
+        "{}",
+        stderr(&o)
+    );
+}

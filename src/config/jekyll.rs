@@ -14,8 +14,10 @@ use super::SiteWarning;
 pub(super) struct Jekyll {
     /// Exclude globs of the zero-config library (relative to the sources directory), valid.
     pub exclude: Vec<String>,
-    /// The sources they leave out (paths relative to the sources directory, sorted).
+    /// The sources they leave out (paths relative to the sources directory), but drafts.
     pub left_out: Vec<String>,
+    /// The drafts they leave out: the files of `_drafts/` folders.
+    pub drafts: Vec<String>,
     /// A `_config.yml` that could not be read: the site is still read as Jekyll's, with its
     /// defaults.
     pub warnings: Vec<SiteWarning>,
@@ -110,7 +112,9 @@ pub(super) fn detect(dir: &Path, sources: &mut Vec<String>) -> Option<Jekyll> {
         .partition(|s| set.is_match(s));
     *sources = kept;
     site.exclude = globs;
-    site.left_out = out;
+    (site.drafts, site.left_out) = out
+        .into_iter()
+        .partition(|s| s.split('/').any(|seg| seg == "_drafts"));
     Some(site)
 }
 
@@ -235,7 +239,6 @@ mod tests {
             [
                 "_layouts/post.html",
                 "_includes/head.html",
-                "_drafts/d.md",
                 "_notes/n.md",
                 "theme/_layouts/x.html",
                 "sandbox/index.md",
@@ -243,6 +246,7 @@ mod tests {
                 "_partial.md",
             ]
         );
+        assert_eq!(j.drafts, ["_drafts/d.md"]);
         assert!(j.warnings.is_empty());
         assert!(j.library_toml().starts_with("liquid = true\nexclude = ["));
     }

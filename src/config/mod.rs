@@ -80,6 +80,9 @@ pub struct ZeroConfig {
     /// Markdown, MDX and HTML files under `dir` that `generator` does not publish as pages (its
     /// layouts, includes and data, its config's `exclude:`), paths relative to `dir`.
     pub unpublished: Vec<String>,
+    /// The drafts `generator` keeps apart (Jekyll's `_drafts/`), paths relative to `dir`: left
+    /// out and counted with the drafts the build finds by their frontmatter.
+    pub drafts: Vec<String>,
     /// What could not be read of the site's own config, reported with the build's problems.
     pub warnings: Vec<SiteWarning>,
 }

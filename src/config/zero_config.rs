@@ -65,6 +65,7 @@ impl Config {
                 unpublished: jekyll
                     .as_ref()
                     .map_or_else(Vec::new, |j| j.left_out.clone()),
+                drafts: jekyll.as_ref().map_or_else(Vec::new, |j| j.drafts.clone()),
                 warnings: jekyll
                     .as_ref()
                     .map_or_else(Vec::new, |j| j.warnings.clone()),

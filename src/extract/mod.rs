@@ -228,6 +228,9 @@ pub struct Document {
     pub line: Option<usize>,
     /// Where a record sits in its file (`record #3 (`15 Hator`[0])`), for messages.
     pub position: Option<String>,
+    /// The frontmatter that makes it a draft (`draft: true`, `published: false`): a site
+    /// generator does not publish it, so it is left out.
+    pub draft: Option<&'static str>,
 }
 
 /// What one file yields.
@@ -566,6 +569,24 @@ pub fn path_title(file: &str) -> String {
 /// Shared end of extraction for single-document files: title fallback, the title as the first
 /// heading, and the "nothing to index" warning.
 fn finish(file: &str, mut doc: Document, mut problems: Vec<Problem>) -> FileExtraction {
+    if let Some(marked) = doc.draft {
+        problems.push(
+            Problem::note(
+                "draft",
+                format!(
+                    "a draft (`{marked}`): left out, as its site generator does not publish it"
+                ),
+            )
+            .in_file(file.to_string())
+            .help(format!(
+                "remove `{marked}` from the frontmatter to publish and index it"
+            )),
+        );
+        return FileExtraction {
+            docs: Vec::new(),
+            problems,
+        };
+    }
     if doc.body.is_empty() {
         problems.push(
             Problem::warning(
