@@ -210,3 +210,60 @@ fn drafts_are_left_out_and_counted() {
         stderr(&o)
     );
 }
+
+/// A frontmatter `permalink` that is a plain path is the page's URL, as `url` is; one with
+/// `:placeholders` is left to the default, a library's template decides where it has one, and
+/// a frontmatter `url` wins.
+#[test]
+fn a_plain_permalink_is_the_pages_url() {
+    let t = tempfile::tempdir().unwrap();
+    let site = t.path().join("site");
+    let page = |fm: &str| format!("---\ntitle: صفحة\n{fm}---\n{PROSE}\n");
+    write(&site, "_pages/about.md", &page("permalink: /about/\n"));
+    write(
+        &site,
+        "_posts/2024-01-01-a.md",
+        &page("permalink: /:year/:title/\n"),
+    );
+    write(&site, "both.md", &page("permalink: /p/\nurl: /u/\n"));
+    let config = |url: &str| {
+        format!("[corpus]\nname = \"p\"\n\n[[library]]\nid = \"blog\"\nroot = \"site\"\n{url}")
+    };
+    let urls = |t: &Path| -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = chunk_records(&t.join("out"), "manifest.json")
+            .iter()
+            .map(|r| {
+                (
+                    r["source"].as_str().unwrap().to_string(),
+                    r["url"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    write(t.path(), "corpus.toml", &config(""));
+    let o = run(bin().current_dir(t.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        urls(t.path()),
+        pairs(&[
+            ("blog/_pages/about.md", "/about/"),
+            ("blog/_posts/2024-01-01-a.md", "/blog/_posts/2024-01-01-a"),
+            ("blog/both.md", "/u/"),
+        ])
+    );
+    write(
+        t.path(),
+        "corpus.toml",
+        &config("url = \"https://example.org/{slug}\"\n"),
+    );
+    let o = run(bin().current_dir(t.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(urls(t.path())[0].1, "https://example.org/_pages/about");
+}
