@@ -63,11 +63,17 @@ impl Liquid {
             Some(b) => (b, "\n"),
             None => (line, ""),
         };
-        if body.is_empty()
-            && let State::Highlight { code, .. } = &mut self.state
-        {
-            code.push('\n');
-            return String::new();
+        if body.trim().is_empty() {
+            match &mut self.state {
+                State::Highlight { code, .. } => {
+                    code.push('\n');
+                    return String::new();
+                }
+                // Liquid refuses a tag left open; a stray `{{` in prose ends at its paragraph,
+                // so it never takes the rest of the page with it.
+                State::Open(_) => self.state = State::Prose,
+                _ => {}
+            }
         }
         let mut out = String::with_capacity(body.len());
         let mut rest = body;

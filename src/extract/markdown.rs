@@ -537,5 +537,9 @@ mod tests {
         assert_eq!(t[2].1, "```vue\n<p>{{ msg }}</p>\n{% raw %}\n```");
         assert_eq!(t[3].1, "نص");
         assert_eq!(texts(md)[3].1, "نص {{ count }}");
+        // A `{{` that never closes drops the rest of its paragraph only.
+        let t = liquid_texts("أ {{ x\nب\n\nفقرة تالية.\n");
+        assert_eq!(t[0].1, "أ");
+        assert_eq!(t[1].1, "فقرة تالية.");
     }
 }
