@@ -28,7 +28,8 @@ enum State {
 /// A `{% name … %}` tag at the start of `s`: its name and its length, or `None` when it does
 /// not close in `s`.
 fn tag_at(s: &str) -> Option<(&str, usize)> {
-    let end = s.find("%}")? + 2;
+    // The close is looked for after the opening `{%` (`{%}` does not close itself).
+    let end = s.get(2..)?.find("%}")? + 4;
     let inner = s[2..end - 2].trim_matches(|c: char| c == '-' || c.is_whitespace());
     let name = inner.split_whitespace().next().unwrap_or("");
     Some((name, end))

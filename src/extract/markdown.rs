@@ -491,6 +491,17 @@ mod tests {
         assert_eq!(all, vec!["ملاحظة", "نص داخل", "نص"]);
     }
 
+    proptest::proptest! {
+        /// Any text of Liquid's and Markdown's punctuation is read without a panic, and what a
+        /// Liquid library drops is never more than the text had.
+        #[test]
+        fn liquid_never_panics(s in "([{}%`:\n -]| highlight a | endhighlight |raw|endraw|comment|endcomment|ب){0,24}") {
+            let out = preprocess_with(&s, true);
+            proptest::prop_assert!(out.len() <= s.len() + 16 * s.matches("highlight").count() + 8);
+            let _ = render(&out);
+        }
+    }
+
     fn liquid_texts(md: &str) -> Vec<(BlockKind, String)> {
         let b = render(&preprocess_with(md, true));
         b.blocks
@@ -537,6 +548,8 @@ mod tests {
         assert_eq!(t[2].1, "```vue\n<p>{{ msg }}</p>\n{% raw %}\n```");
         assert_eq!(t[3].1, "نص");
         assert_eq!(texts(md)[3].1, "نص {{ count }}");
+        // Punctuation that only looks like a tag is no tag.
+        assert_eq!(liquid_texts("أ {%} ب\n")[0].1, "أ");
         // A `{{` that never closes drops the rest of its paragraph only.
         let t = liquid_texts("أ {{ x\nب\n\nفقرة تالية.\n");
         assert_eq!(t[0].1, "أ");
