@@ -75,8 +75,10 @@ pub(super) fn detect(dir: &Path, sources: &mut Vec<String>) -> Option<Jekyll> {
         }
     };
     let mut globs: Vec<String> = Vec::new();
+    // Braces are literal to Jekyll (no extglob) but alternatives to a glob, which the config
+    // checks one by one: a name holding them is not left out rather than made a config error.
     let mut add = |g: String| {
-        if !globs.contains(&g) {
+        if !globs.contains(&g) && !g.contains(['{', '}']) {
             globs.push(g);
         }
     };
