@@ -103,6 +103,9 @@ fn escapes_and_markup_outside_code_only() {
         .is_none()
     );
     assert!(markup(&prose("كائن {} و {{ }} فارغ")).is_none());
+    assert!(markup(&prose("راجع {{ \"/about\" | relative_url }}")).is_some());
+    // Vue's interpolations, which a VitePress page shows as values, are not Liquid.
+    assert!(markup(&prose("العداد: {{ count }} و {{ item.message }}")).is_none());
 }
 
 #[test]
