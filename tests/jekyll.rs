@@ -267,3 +267,40 @@ fn a_plain_permalink_is_the_pages_url() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(urls(t.path())[0].1, "https://example.org/_pages/about");
 }
+
+/// A Jekyll site's HTML page is a Liquid template too: its output and tags leave the evidence.
+#[test]
+fn a_jekyll_html_page_loses_its_liquid() {
+    let t = tempfile::tempdir().unwrap();
+    let site = t.path().join("site");
+    write(&site, "_config.yml", "title: x\n");
+    write(
+        &site,
+        "_posts/2024-01-01-a.md",
+        &format!("---\ntitle: أ\n---\n{PROSE}\n"),
+    );
+    let long = format!("{PROSE} {PROSE}");
+    write(
+        &site,
+        "about.html",
+        &format!(
+            "---\nlayout: default\n---\n<article><h1>عن الموقع</h1><p>{long} كاتبها {{{{ site.author }}}}.</p>{{% for p in site.posts %}}<p>{{{{ p.title }}}}</p>{{% endfor %}}<pre>{{{{ x }}}}</pre></article>\n"
+        ),
+    );
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--sources", "site"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = texts(&t.path().join("out"));
+    let about = &got
+        .iter()
+        .find(|(s, _)| s.ends_with("about.html"))
+        .unwrap()
+        .1;
+    assert!(about.contains("كاتبها ."), "{about}");
+    assert!(
+        !about.contains("site.author") && !about.contains("{%"),
+        "{about}"
+    );
+    assert!(about.contains("{{ x }}"), "{about}");
+}

@@ -3,12 +3,15 @@
 //! evidence: dropped. `{% highlight LANG %}…{% endhighlight %}` becomes fenced code of LANG,
 //! `{% comment %}` blocks go, `{% raw %}` keeps its text as written; kramdown attribute lists
 //! (`{: .class}`, `{:style="…"}`) go too. Code spans and fenced code are never touched
-//! (`markdown::preprocess` hands over prose lines only).
+//! (`markdown::preprocess` hands over prose lines only); in an HTML page (`strip_html`), the
+//! content of `<pre>`, `<code>`, `<script>`, `<style>` and `<textarea>` is not.
 
 /// Where a document's Liquid scan is between lines.
 #[derive(Debug, Default)]
 pub(super) struct Liquid {
     state: State,
+    /// Reading an HTML page: backticks are text, a highlight block becomes `<pre><code>`.
+    html: bool,
 }
 
 #[derive(Debug, Default)]
@@ -114,7 +117,7 @@ impl Liquid {
                         if !out.is_empty() {
                             out.push('\n');
                         }
-                        out.push_str(&super::fenced(lang, code.trim_matches('\n')));
+                        out.push_str(&block(self.html, lang, code));
                         out.push('\n');
                         self.state = State::Prose;
                         &rest[end..]
@@ -162,7 +165,7 @@ impl Liquid {
         let mut i = 0;
         while i < b.len() {
             match b[i] {
-                b'`' => {
+                b'`' if !self.html => {
                     // A code span: copied through to its closing run of as many backticks.
                     let run = b[i..].iter().take_while(|&&c| c == b'`').count();
                     let after = i + run;
@@ -218,13 +221,90 @@ impl Liquid {
     pub fn finish(self) -> String {
         match self.state {
             State::Highlight { lang, code } => {
-                let mut out = super::fenced(&lang, code.trim_matches('\n'));
+                let mut out = block(self.html, &lang, &code);
                 out.push('\n');
                 out
             }
             _ => String::new(),
         }
     }
+}
+
+/// A highlight block's code as the page's format writes code: fenced in Markdown, `<pre><code>`
+/// in HTML.
+fn block(html: bool, lang: &str, code: &str) -> String {
+    let code = code.trim_matches('\n');
+    if html {
+        let class = html_escape::encode_double_quoted_attribute(lang);
+        format!(
+            "<pre><code class=\"language-{class}\">{}</code></pre>",
+            html_escape::encode_text(code)
+        )
+    } else {
+        super::fenced(lang, code)
+    }
+}
+
+/// Elements whose content is code or not text: Liquid inside them is left as written.
+const CODE_ELEMENTS: [&str; 5] = ["pre", "code", "script", "style", "textarea"];
+
+/// The first code element that opens in `lower` (lowercased HTML): where, and its name.
+fn code_open(lower: &str) -> Option<(usize, &'static str)> {
+    let mut from = 0;
+    while let Some(i) = lower[from..].find('<') {
+        let at = from + i;
+        for name in CODE_ELEMENTS {
+            let rest = &lower[at + 1..];
+            if rest.starts_with(name)
+                && rest[name.len()..]
+                    .starts_with(|c: char| c == '>' || c == '/' || c.is_ascii_whitespace())
+            {
+                return Some((at, name));
+            }
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// An HTML page of a Liquid library with its template code dropped as in Markdown prose, the
+/// content of code elements (`CODE_ELEMENTS`) kept as written.
+pub(super) fn strip_html(html: &str) -> String {
+    let lower = html.to_ascii_lowercase();
+    let mut liquid = Liquid {
+        state: State::Prose,
+        html: true,
+    };
+    let mut out = String::with_capacity(html.len());
+    let mut pos = 0;
+    while pos < html.len() {
+        let line_end = html[pos..].find('\n').map_or(html.len(), |i| pos + i + 1);
+        let open = matches!(liquid.state, State::Prose)
+            .then(|| code_open(&lower[pos..line_end]))
+            .flatten();
+        let Some((at, name)) = open else {
+            out.push_str(&liquid.line(&html[pos..line_end]));
+            pos = line_end;
+            continue;
+        };
+        let start = pos + at;
+        out.push_str(&liquid.line(&html[pos..start]));
+        if !matches!(liquid.state, State::Prose) {
+            // The text before it opened a Liquid block: the element is the block's.
+            pos = start;
+            continue;
+        }
+        // The element, up to the end of its closing tag (or of the page), as written.
+        let close = format!("</{name}");
+        let end = lower[start..]
+            .find(&close)
+            .and_then(|c| lower[start + c..].find('>').map(|g| start + c + g + 1))
+            .unwrap_or(html.len());
+        out.push_str(&html[start..end]);
+        pos = end;
+    }
+    out.push_str(&liquid.finish());
+    out
 }
 
 /// What a stretch of a line lost.
@@ -250,4 +330,28 @@ fn closing_run(s: &str, n: usize) -> Option<usize> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Any mix of Liquid and HTML punctuation is read without a panic.
+        #[test]
+        fn html_never_panics(s in "([{}%<>/\n -]|pre|code|highlight a|endhighlight|raw|endraw|ب){0,24}") {
+            let _ = strip_html(&s);
+        }
+    }
+
+    /// An HTML page loses its Liquid outside code elements; code keeps it, and a highlight
+    /// block becomes `<pre><code>`.
+    #[test]
+    fn html_pages_lose_liquid_outside_code() {
+        let page = "<p>كاتبها {{ site.author }}.</p>\n{% for p in site.posts %}<p>{{ p.title }}</p>{% endfor %}\n<pre>{{ x }}\n{% if a %}</pre><p>`{{ y }}`</p><code>{{ z }}</code>\n{% highlight js %}\nlet a = \"<b>\";\n{% endhighlight %}\n";
+        assert_eq!(
+            strip_html(page),
+            "<p>كاتبها .</p>\n<p></p>\n<pre>{{ x }}\n{% if a %}</pre><p>``</p><code>{{ z }}</code>\n<pre><code class=\"language-js\">let a = \"&lt;b&gt;\";</code></pre>\n\n"
+        );
+    }
 }

@@ -263,6 +263,7 @@ pub fn extract(file: &str, bytes: &[u8], format: Format, lib: &ExtractSettings) 
     let mut out = match format {
         Format::Markdown => markdown::extract(file, &text, lib),
         Format::Mdx => mdx::extract(file, &text, lib),
+        Format::Html if lib.liquid => html::extract(file, &liquid::strip_html(&text)),
         Format::Html => html::extract(file, &text),
         Format::Json => json::extract(file, &text, lib),
     };
