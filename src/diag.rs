@@ -11,11 +11,13 @@ use miette::{
 };
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     Error,
     Warning,
+    /// Not a fault: what a build left out on purpose (a draft), counted in its summary.
+    Note,
 }
 
 /// What went wrong, for the problems a caller acts on (the message is for people and says the
@@ -61,6 +63,14 @@ impl Problem {
     pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
         Problem {
             level: Level::Warning,
+            ..Problem::error(code, message)
+        }
+    }
+
+    /// A note: something left out on purpose, neither an error nor a warning.
+    pub fn note(code: &'static str, message: impl Into<String>) -> Self {
+        Problem {
+            level: Level::Note,
             ..Problem::error(code, message)
         }
     }
@@ -344,6 +354,7 @@ impl Diagnostic for Problem {
         Some(match self.level {
             Level::Error => miette::Severity::Error,
             Level::Warning => miette::Severity::Warning,
+            Level::Note => miette::Severity::Advice,
         })
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
@@ -363,11 +374,12 @@ impl Diagnostic for Problem {
     }
 }
 
-/// A warning as a build's stamp keeps it (`engine::stamp`), so that a no-op standing for that
+/// A warning or note as a build's stamp keeps it (`engine::stamp`), so that a no-op standing for that
 /// build shows it again as it was shown, code frame included: the frame's lines are kept (the
 /// span's lines with one of context each side, as miette renders them), not the whole file.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct StoredWarning {
+    level: Level,
     code: String,
     file: Option<String>,
     line: Option<usize>,
@@ -400,6 +412,7 @@ impl Problem {
             _ => None,
         };
         Some(StoredWarning {
+            level: self.level,
             code: self.code.to_string(),
             file: self.file.clone(),
             line: self.line,
@@ -409,9 +422,10 @@ impl Problem {
         })
     }
 
-    /// The warning a stamp kept.
+    /// The warning or note a stamp kept.
     pub fn from_stored(w: StoredWarning) -> Problem {
         let mut p = Problem::warning(intern_code(&w.code), w.message);
+        p.level = w.level;
         p.file = w.file;
         p.line = w.line;
         p.help = w.help;
@@ -507,7 +521,14 @@ impl Problems {
         self.0.iter().filter(|p| p.is_error()).count()
     }
     pub fn warnings(&self) -> usize {
-        self.0.len() - self.errors()
+        self.0.iter().filter(|p| p.level == Level::Warning).count()
+    }
+    /// The notes of one kind (`code`): what the build left out on purpose.
+    pub fn notes(&self, code: &str) -> Vec<&Problem> {
+        self.0
+            .iter()
+            .filter(|p| p.level == Level::Note && p.code == code)
+            .collect()
     }
     pub fn sort(&mut self) {
         self.0.sort_by(|a, b| {
@@ -537,7 +558,7 @@ impl Problems {
     pub fn warning_groups(&self) -> Vec<(&'static str, Vec<&Problem>)> {
         let mut groups: std::collections::BTreeMap<&'static str, Vec<&Problem>> =
             std::collections::BTreeMap::new();
-        for p in self.0.iter().filter(|p| !p.is_error()) {
+        for p in self.0.iter().filter(|p| p.level == Level::Warning) {
             groups.entry(p.code).or_default().push(p);
         }
         let mut groups: Vec<_> = groups.into_iter().collect();
@@ -684,6 +705,7 @@ mod tests {
             warn(text, 15..18),
             warn(&long, at..at + 4),
             Problem::warning("t", "no frame").in_file("g.md").at_line(3),
+            Problem::note("draft", "a draft").in_file("d.md"),
         ];
         for p in cases {
             let json = serde_json::to_string(&p.to_stored().unwrap()).unwrap();
@@ -691,6 +713,7 @@ mod tests {
             assert_eq!(render(&back), render(&p));
             assert_eq!(back.headline(), p.headline());
             assert_eq!(back.to_json(), p.to_json());
+            assert_eq!(back.level, p.level);
         }
         assert!(Problem::error("t", "bad").to_stored().is_none());
     }

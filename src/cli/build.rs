@@ -55,12 +55,13 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
     };
     let mut engine = Engine::one_shot(cfg);
     let rep = engine.build_from(&req, super::process_start(), None);
+    if !json {
+        report_build(&rep.problems, verbose);
+        print_drafts(engine.config(), &rep.problems);
+    }
     // Everything is written (manifest last); tearing the database down would only free memory
     // the process is about to return (~60 ms of one core at 10k documents).
     std::mem::forget(engine);
-    if !json {
-        report_build(&rep.problems, verbose);
-    }
     let ok = rep.manifest.is_some() && !rep.problems.has_errors();
     if crate::timings::enabled() {
         eprintln!("{}", crate::timings::json_line());
@@ -136,6 +137,15 @@ fn print_content_roots(cfg: &crate::config::Config) {
                 if n == 1 { "" } else { "s" },
             );
         }
+        if let Some(generator) = zc.generator
+            && !zc.unpublished.is_empty()
+        {
+            let (n, shown) = examples(&zc.unpublished);
+            eprintln!(
+                "left out: {n} {} {generator} does not publish as pages: its layouts, includes and data (`_` folders) and its config's `exclude` ({shown})",
+                if n == 1 { "source" } else { "sources" },
+            );
+        }
         if !zc.left_out.is_empty() {
             let (n, shown) = examples(&zc.left_out);
             eprintln!(
@@ -144,6 +154,31 @@ fn print_content_roots(cfg: &crate::config::Config) {
             );
         }
     }
+}
+
+/// The drafts the build left out: those of the site generator's drafts folder (zero config)
+/// and those whose frontmatter marks them (`draft` notes), as one line.
+fn print_drafts(cfg: &crate::config::Config, problems: &crate::diag::Problems) {
+    let mut drafts: Vec<String> = cfg
+        .libraries
+        .iter()
+        .filter_map(|l| l.zero_config.as_ref())
+        .flat_map(|zc| zc.drafts.iter().cloned())
+        .collect();
+    drafts.extend(
+        problems
+            .notes("draft")
+            .into_iter()
+            .filter_map(|p| p.file.clone()),
+    );
+    if drafts.is_empty() {
+        return;
+    }
+    let (n, shown) = examples(&drafts);
+    eprintln!(
+        "left out: {n} {} (e.g. {shown}): a site generator does not publish them (`draft: true`, `published: false`, a `_drafts` folder)",
+        if n == 1 { "draft" } else { "drafts" },
+    );
 }
 
 /// How many paths there are, and the first three of them (`a, b, c, …`).

@@ -303,6 +303,7 @@ fn doc_url(
                 )
             },
         )?,
+        (None, None) if let Some(p) = plain_permalink(&doc.fields) => p.to_string(),
         (None, None) => {
             let page = url::PathParts::new(rel, lib).page;
             let slug = if from_path { page.as_str() } else { slug };
@@ -322,6 +323,15 @@ fn doc_url(
         ));
     }
     Ok(url)
+}
+
+/// A frontmatter `permalink` that is a plain site path (`/about/`: Jekyll's, and other
+/// generators'), the page's URL on its site; one with `:placeholders` (`/:year/:title/`) is
+/// left to the library's template.
+fn plain_permalink(fields: &Map<String, Value>) -> Option<&str> {
+    let p = fields.get("permalink")?.as_str()?.trim();
+    let plain = p.starts_with('/') && !p.starts_with("//") && !p.contains(':');
+    (plain && !p.contains(char::is_whitespace)).then_some(p)
 }
 
 /// A document's domains: its frontmatter's (ASCII names), or its library's.

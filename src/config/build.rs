@@ -270,6 +270,7 @@ fn library(
         url_index: url_index(lib.url_index),
         records: records.flatten(),
         frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
+        liquid: lib.liquid.unwrap_or(false),
         allow_outside_root: allow_outside,
         zero_config: None,
     }

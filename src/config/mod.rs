@@ -3,6 +3,7 @@
 //! config file's directory.
 
 mod build;
+mod jekyll;
 mod raw;
 mod zero_config;
 
@@ -50,6 +51,8 @@ pub struct Library {
     pub records: Option<RecordMapping>,
     /// Frontmatter keys copied into chunk metadata.
     pub frontmatter_metadata: Vec<String>,
+    /// Markdown sources are Liquid templates (Jekyll, Eleventy): template code is not evidence.
+    pub liquid: bool,
     pub allow_outside_root: bool,
     /// Set for the library of `build --sources DIR` (zero config) only: discovery then skips
     /// what the site's ignore files say, as a site generator would (`discover::site_walk`).
@@ -78,6 +81,67 @@ pub struct ZeroConfig {
     /// The directory's name has no ASCII letter or digit: the library id was transliterated from
     /// it, with a hash of the name.
     pub id_transliterated: bool,
+    /// The site generator found at `dir` whose rules leave files out (`Jekyll`), if any.
+    pub generator: Option<&'static str>,
+    /// Markdown, MDX and HTML files under `dir` that `generator` does not publish as pages (its
+    /// layouts, includes and data, its config's `exclude:`), paths relative to `dir`.
+    pub unpublished: Vec<String>,
+    /// The drafts `generator` keeps apart (Jekyll's `_drafts/`), paths relative to `dir`: left
+    /// out and counted with the drafts the build finds by their frontmatter.
+    pub drafts: Vec<String>,
+    /// What could not be read of the site's own config, reported with the build's problems.
+    pub warnings: Vec<SiteWarning>,
+}
+
+/// A warning about a site's own files found while zero config read the directory (a
+/// malformed `_config.yml`): `discover` reports it with the build's problems.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteWarning {
+    pub code: &'static str,
+    /// The file, relative to the sources directory.
+    pub file: String,
+    pub message: String,
+    pub help: String,
+}
+
+/// How a source is left out of a build, as help texts say it: `exclude` in `corpus.toml` (the
+/// phrases below), which a zero-config build (`--sources DIR`) has not; there an ignore file
+/// does it (`walk::site_walk` honours `.ignore` and `.gitignore`).
+const EXCLUDE_IN_CONFIG: [&str; 3] = [
+    "exclude it in corpus.toml",
+    "exclude the file in corpus.toml",
+    "exclude this directory in corpus.toml",
+];
+
+impl Config {
+    /// Help texts that tell to exclude a source in `corpus.toml` say what works in a
+    /// zero-config build instead: a `.ignore` file in the sources directory.
+    pub fn help_for_mode(&self, problems: &mut Problems) {
+        let Some(zc) = self.libraries.iter().find_map(|l| l.zero_config.as_ref()) else {
+            return;
+        };
+        let instead = format!(
+            "list its path in a .ignore file in {} (as in .gitignore)",
+            zc.dir.display()
+        );
+        for p in &mut problems.0 {
+            if let Some(help) = &mut p.help {
+                for phrase in EXCLUDE_IN_CONFIG {
+                    if help.contains(phrase) {
+                        *help = help.replace(phrase, &instead);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl SiteWarning {
+    pub fn problem(&self) -> Problem {
+        Problem::warning(self.code, self.message.clone())
+            .in_file(self.file.clone())
+            .help(self.help.clone())
+    }
 }
 
 impl Library {
@@ -100,6 +164,7 @@ impl Library {
                 library: &self.id,
                 frontmatter_metadata: &self.frontmatter_metadata,
                 records: self.records.as_ref(),
+                liquid: self.liquid,
             },
         }
     }
@@ -120,6 +185,9 @@ impl Library {
         // the fingerprint (and corpus version) it had before they existed.
         if self.url_strip_order {
             shape["url_strip_order"] = true.into();
+        }
+        if self.liquid {
+            shape["liquid"] = true.into();
         }
         if self.url_index != default_url_index() {
             shape["url_index"] = serde_json::json!(self.url_index);

@@ -192,6 +192,8 @@ pub(super) struct RawLibrary {
     pub url_index: Option<UrlIndex>,
     pub records: Option<RawRecords>,
     pub frontmatter_metadata: Option<Vec<String>>,
+    /// Markdown sources are Liquid templates (Jekyll, Eleventy).
+    pub liquid: Option<bool>,
     /// The root may lie outside the config's directory, and symlinks may leave the root.
     pub allow_outside_root: Option<bool>,
 }

@@ -45,19 +45,36 @@ impl Config {
             .canonicalize()
             .ok()
             .filter(|o| *o != canon && o.starts_with(&canon));
-        let survey = survey_sources(&canon, skip.as_deref());
+        let mut survey = survey_sources(&canon, skip.as_deref());
+        // A Jekyll site: its own folders and `exclude:` entries are not pages (`jekyll`).
+        let jekyll = super::jekyll::detect(&canon, &mut survey.sources);
         if survey.sources.is_empty() && !survey.json.is_empty() {
             return Err(Problems(vec![json_only(dir, &shown, &survey.json)]));
         }
-        let root = content_root(&survey.sources);
+        let root = match jekyll {
+            Some(_) => None,
+            None => content_root(&survey.sources),
+        };
         let root_folder = root.as_ref().map_or(".", |r| r.0.as_str());
         let contents = tables_of_contents(&canon, root_folder, &survey.sources);
         let mut text = sources_config_text(&name, &out_default, root_folder);
+        let mut exclude: Vec<String> = Vec::new();
         if contents
             .iter()
             .any(|c| *c == in_folder(root_folder, SUMMARY))
         {
-            text.push_str(&format!("exclude = [{SUMMARY:?}]\n"));
+            exclude.push(SUMMARY.to_string());
+        }
+        if let Some(j) = &jekyll {
+            text.push_str("liquid = true\n");
+            exclude.extend(j.exclude.iter().cloned());
+        }
+        if !exclude.is_empty() {
+            let globs: Vec<String> = exclude
+                .iter()
+                .map(|g| toml::Value::String(g.clone()).to_string())
+                .collect();
+            text.push_str(&format!("exclude = [{}]\n", globs.join(", ")));
         }
         let mut cfg = Config::parse(&text, &shown, &canon, &canon.join("corpus.toml"))?;
         for lib in &mut cfg.libraries {
@@ -74,6 +91,14 @@ impl Config {
                 },
                 tables_of_contents: contents.clone(),
                 id_transliterated: library_id(&name).1,
+                generator: jekyll.as_ref().map(|_| "Jekyll"),
+                unpublished: jekyll
+                    .as_ref()
+                    .map_or_else(Vec::new, |j| j.left_out.clone()),
+                drafts: jekyll.as_ref().map_or_else(Vec::new, |j| j.drafts.clone()),
+                warnings: jekyll
+                    .as_ref()
+                    .map_or_else(Vec::new, |j| j.warnings.clone()),
             });
         }
         Ok(cfg)

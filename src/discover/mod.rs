@@ -44,6 +44,9 @@ pub fn discover(cfg: &Config, libs: &[&Library], out_dir: &Path) -> (Vec<SourceF
             }
         };
         let skip = out_in_walk(lib, &root_canon, out_canon.as_deref());
+        if let Some(zc) = &lib.zero_config {
+            problems.extend(zc.warnings.iter().map(crate::config::SiteWarning::problem));
+        }
         let mut listing = Listing::new(cfg, lib, root_canon, out_canon.as_deref());
         for step in walk(lib, skip.as_deref()) {
             listing.step(step, &mut claimed, &mut problems);

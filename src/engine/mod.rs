@@ -225,8 +225,9 @@ impl Engine {
     /// returned build is still being written under `out/`), and after a build that found a
     /// source's bytes not those its hash was taken from (possibly a stat cache entry that should
     /// not have been trusted), forgets the stat cache, so that building again reads every file.
-    fn after_build(&mut self, req: &BuildRequest, rep: BuildReport) -> BuildReport {
+    fn after_build(&mut self, req: &BuildRequest, mut rep: BuildReport) -> BuildReport {
         crate::artifacts::writer::caches_written();
+        self.cfg.help_for_mode(&mut rep.problems);
         if rep
             .problems
             .0

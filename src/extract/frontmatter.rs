@@ -258,6 +258,26 @@ pub fn str_field(fields: &Map<String, Value>, key: &str) -> Option<String> {
     }
 }
 
+/// The frontmatter that marks a draft, which site generators do not publish: `draft: true`
+/// (Hugo, Eleventy, Astro, Docusaurus…) or `published: false` (Jekyll); `true`/`false` as text too.
+fn draft(fields: &Map<String, Value>) -> Option<&'static str> {
+    let is = |key: &str, want: bool| match fields.get(key) {
+        Some(Value::Bool(b)) => *b == want,
+        Some(Value::String(s)) => {
+            s.trim()
+                .eq_ignore_ascii_case(if want { "true" } else { "false" })
+        }
+        _ => false,
+    };
+    if is("draft", true) {
+        Some("draft: true")
+    } else if is("published", false) {
+        Some("published: false")
+    } else {
+        None
+    }
+}
+
 /// The common frontmatter keys, applied to a document. A key of the wrong type is an error:
 /// a silently ignored `id` or `domains` would change IDs or drop the document from retrieval.
 pub fn apply(
@@ -285,6 +305,7 @@ pub fn apply(
     doc.title = str_field(&fields, "title").map(|t| super::decode_entities(&t).into_owned());
     doc.slug_override = str_field(&fields, "id");
     doc.url = str_field(&fields, "url");
+    doc.draft = draft(&fields);
     match fields.get("domains") {
         None => {}
         Some(Value::Array(ds)) if !ds.is_empty() && ds.iter().all(Value::is_string) => {

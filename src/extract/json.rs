@@ -476,6 +476,7 @@ fn record(
         body,
         line: None,
         position: None,
+        draft: None,
     }))
 }
 

@@ -1,7 +1,8 @@
 //! Markdown (CommonMark + GFM) through pulldown-cmark. Also the fallback for MDX that the MDX
 //! parser rejects. Dropped from evidence: frontmatter, HTML tags and `<script>`/`<style>` blocks,
 //! HTML comments, heading `{#anchor}` ids, VitePress `:::` container markers, Hugo shortcodes,
-//! link and image URLs (link text kept). Fenced code is kept, fenced.
+//! Liquid tags and output in a Liquid library (`liquid`), link and image URLs (link text kept).
+//! Fenced code is kept, fenced.
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
@@ -16,7 +17,7 @@ pub fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> FileExtr
     if let Err(p) = frontmatter::apply(&mut doc, split.fields, lib) {
         return FileExtraction::error(file, p.at_line(1));
     }
-    doc.body = render(&preprocess(split.body));
+    doc.body = render(&preprocess_with(split.body, lib.liquid));
     super::finish(file, doc, Vec::new())
 }
 
@@ -24,9 +25,21 @@ pub fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> FileExtr
 /// VitePress container fences (`::: tip Title` keeps its title) and Hugo shortcodes. Code
 /// fences are left alone.
 pub(super) fn preprocess(text: &str) -> String {
+    preprocess_with(text, false)
+}
+
+/// `preprocess`, and with `liquid` the Liquid template code of a Jekyll or Eleventy page
+/// (`liquid::Liquid`), outside fenced code and code spans.
+pub(super) fn preprocess_with(text: &str, liquid: bool) -> String {
     let mut out = String::with_capacity(text.len());
     let mut fence: Option<(char, usize)> = None;
+    let mut template = liquid.then(super::liquid::Liquid::default);
     for line in text.split_inclusive('\n') {
+        // A `{% highlight %}` or `{% comment %}` block owns its lines, fences included.
+        if let Some(l) = template.as_mut().filter(|l| l.owns_line()) {
+            out.push_str(&l.line(line));
+            continue;
+        }
         let t = line.trim_start();
         let indent = line.len() - t.len();
         if indent < 4 {
@@ -68,7 +81,13 @@ pub(super) fn preprocess(text: &str) -> String {
             }
             continue;
         }
-        out.push_str(&strip_shortcodes(line));
+        match template.as_mut() {
+            Some(l) => out.push_str(&strip_shortcodes(&l.line(line))),
+            None => out.push_str(&strip_shortcodes(line)),
+        }
+    }
+    if let Some(l) = template {
+        out.push_str(&l.finish());
     }
     out
 }
@@ -470,5 +489,70 @@ mod tests {
         );
         let all: Vec<_> = t.iter().map(|x| x.1.clone()).collect();
         assert_eq!(all, vec!["ملاحظة", "نص داخل", "نص"]);
+    }
+
+    proptest::proptest! {
+        /// Any text of Liquid's and Markdown's punctuation is read without a panic, and what a
+        /// Liquid library drops is never more than the text had.
+        #[test]
+        fn liquid_never_panics(s in "([{}%`:\n -]| highlight a | endhighlight |raw|endraw|comment|endcomment|ب){0,24}") {
+            let out = preprocess_with(&s, true);
+            proptest::prop_assert!(out.len() <= s.len() + 16 * s.matches("highlight").count() + 8);
+            let _ = render(&out);
+        }
+    }
+
+    fn liquid_texts(md: &str) -> Vec<(BlockKind, String)> {
+        let b = render(&preprocess_with(md, true));
+        b.blocks
+            .iter()
+            .map(|x| (x.kind, b.block_text(x).to_string()))
+            .collect()
+    }
+
+    /// A Jekyll page's template code is not evidence: output, tags (one line or several),
+    /// comments, kramdown attribute lists and Liquid in a link target go; a highlight block is
+    /// code of its language; raw text stays as written.
+    #[test]
+    fn liquid_template_code_is_dropped_outside_code() {
+        let t = liquid_texts(concat!(
+            "فقرة أولى.\n{:style=\"direction:ltr;\"}\n{% highlight ruby %}\ndef hi\n  puts \"{{ x }}\"\nend\n{% endhighlight %}\n\n",
+            "{% assign posts = site.posts %}{% for p in posts %}\n- {{ p.title }} عنوان\n{% endfor %}\n\n",
+            "{% include image.html\n   url=\"/a.png\" %}\n\n",
+            "اكتب لي على {{ site.email }} أو راجع [الصفحة]({{ \"/about\" | relative_url }}).\n\n",
+            "## عنوان {: #id}\n\n{% comment %}\nنص مخفي\n{% endcomment %}\n\n",
+            "{% raw %}اكتب {{ page.title }} في القالب{% endraw %}\n",
+        ));
+        let want = [
+            (BlockKind::Paragraph, "فقرة أولى."),
+            (
+                BlockKind::Code,
+                "```ruby\ndef hi\n  puts \"{{ x }}\"\nend\n```",
+            ),
+            (BlockKind::List, "- عنوان"),
+            (BlockKind::Paragraph, "اكتب لي على أو راجع الصفحة."),
+            (BlockKind::Heading(2), "عنوان"),
+            (BlockKind::Paragraph, "اكتب {{ page.title }} في القالب"),
+        ];
+        let want: Vec<_> = want.iter().map(|(k, s)| (*k, s.to_string())).collect();
+        assert_eq!(t, want);
+    }
+
+    /// Mustaches in code are code (tldr placeholders, Vue templates), with or without Liquid;
+    /// without it, prose keeps them too.
+    #[test]
+    fn mustaches_in_code_are_kept() {
+        let md = "- نسخ ملف:\n\n`cp {{path/to/file}} {{dest}}`\n\n```vue\n<p>{{ msg }}</p>\n{% raw %}\n```\n\nنص {{ count }}\n";
+        let t = liquid_texts(md);
+        assert_eq!(t[1].1, "`cp {{path/to/file}} {{dest}}`");
+        assert_eq!(t[2].1, "```vue\n<p>{{ msg }}</p>\n{% raw %}\n```");
+        assert_eq!(t[3].1, "نص");
+        assert_eq!(texts(md)[3].1, "نص {{ count }}");
+        // Punctuation that only looks like a tag is no tag.
+        assert_eq!(liquid_texts("أ {%} ب\n")[0].1, "أ");
+        // A `{{` that never closes drops the rest of its paragraph only.
+        let t = liquid_texts("أ {{ x\nب\n\nفقرة تالية.\n");
+        assert_eq!(t[0].1, "أ");
+        assert_eq!(t[1].1, "فقرة تالية.");
     }
 }

@@ -9,6 +9,7 @@ mod frontmatter;
 mod guard;
 pub mod html;
 mod json;
+mod liquid;
 pub use json::{IdMatch, RecordMapping, SectionMapping};
 mod markdown;
 mod mdx;
@@ -52,6 +53,8 @@ pub struct ExtractSettings<'a> {
     pub frontmatter_metadata: &'a [String],
     /// How a JSON file maps to documents (`[library.records]`).
     pub records: Option<&'a RecordMapping>,
+    /// Markdown is a Liquid template (Jekyll, Eleventy): its tags and output are dropped.
+    pub liquid: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -225,6 +228,9 @@ pub struct Document {
     pub line: Option<usize>,
     /// Where a record sits in its file (`record #3 (`15 Hator`[0])`), for messages.
     pub position: Option<String>,
+    /// The frontmatter that makes it a draft (`draft: true`, `published: false`): a site
+    /// generator does not publish it, so it is left out.
+    pub draft: Option<&'static str>,
 }
 
 /// What one file yields.
@@ -257,6 +263,7 @@ pub fn extract(file: &str, bytes: &[u8], format: Format, lib: &ExtractSettings) 
     let mut out = match format {
         Format::Markdown => markdown::extract(file, &text, lib),
         Format::Mdx => mdx::extract(file, &text, lib),
+        Format::Html if lib.liquid => html::extract(file, &liquid::strip_html(&text)),
         Format::Html => html::extract(file, &text),
         Format::Json => json::extract(file, &text, lib),
     };
@@ -563,6 +570,24 @@ pub fn path_title(file: &str) -> String {
 /// Shared end of extraction for single-document files: title fallback, the title as the first
 /// heading, and the "nothing to index" warning.
 fn finish(file: &str, mut doc: Document, mut problems: Vec<Problem>) -> FileExtraction {
+    if let Some(marked) = doc.draft {
+        problems.push(
+            Problem::note(
+                "draft",
+                format!(
+                    "a draft (`{marked}`): left out, as its site generator does not publish it"
+                ),
+            )
+            .in_file(file.to_string())
+            .help(format!(
+                "remove `{marked}` from the frontmatter to publish and index it"
+            )),
+        );
+        return FileExtraction {
+            docs: Vec::new(),
+            problems,
+        };
+    }
     if doc.body.is_empty() {
         problems.push(
             Problem::warning(

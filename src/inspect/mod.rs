@@ -41,7 +41,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
     (
         "markup",
-        "markup remnants outside code: :::, {#, {/*, {{<, HTML/JSX tags, import/export lines",
+        "markup remnants outside code: :::, {#, {/*, {{<, Liquid {% … %}, {{ site.… }} and {{ … | filter }}, HTML/JSX tags, import/export lines",
     ),
     (
         "too-short",
@@ -288,6 +288,10 @@ pub fn escaped(prose: &str) -> Option<usize> {
 static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?m):::|\{#|\{/\*|\{\{[<%]",
+        // Liquid (Jekyll) tags and output: `{% if %}`, `{{ site.x }}`, `{{ x | filter }}`.
+        // A bare `{{ name }}` is not flagged: VitePress pages show Vue's own interpolations.
+        r"|\{%-?\s*[A-Za-z][^\n]*?%\}",
+        r"|\{\{-?\s*(?:(?:site|page|post|include|layout|paginator|jekyll|forloop|content)\b[^{}\n]*|[^{}\n]*\|[^{}\n]*)\}\}",
         r"|</?[A-Za-z][A-Za-z0-9.-]*(?:\s+[A-Za-z_:@][^<>]*)?/?>",
         // ESM lines: an identifier, `*`, `{` or a string after `import` (an ASCII one: a page
         // about the `import` command, followed by its Arabic description, is prose).

@@ -94,6 +94,18 @@ fn escapes_and_markup_outside_code_only() {
         .is_none()
     );
     assert!(markup(&prose("إذا كان a < b و c > d")).is_none());
+    assert!(markup(&prose("الكاتب: {{ site.author }}")).is_some());
+    assert!(markup(&prose("{% for p in site.posts %}نص")).is_some());
+    assert!(
+        markup(&prose(
+            "انسخ `cp {{path/to/file}} {{dest}}`\n```\n{% raw %}\n```"
+        ))
+        .is_none()
+    );
+    assert!(markup(&prose("كائن {} و {{ }} فارغ")).is_none());
+    assert!(markup(&prose("راجع {{ \"/about\" | relative_url }}")).is_some());
+    // Vue's interpolations, which a VitePress page shows as values, are not Liquid.
+    assert!(markup(&prose("العداد: {{ count }} و {{ item.message }}")).is_none());
 }
 
 #[test]

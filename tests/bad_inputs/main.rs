@@ -17,6 +17,7 @@ mod fixtures;
 mod frontmatter;
 mod fs;
 mod html;
+mod jekyll;
 mod json;
 mod manifest;
 mod paths;
