@@ -525,3 +525,29 @@ fn a_gitbook_table_of_contents_is_left_out_and_an_ordinary_summary_page_kept() {
         );
     }
 }
+
+/// Zero config cannot know the site's URL scheme: the build says its URLs stand in for the
+/// site's and how to set them; a config with a `url` template does not.
+#[test]
+fn zero_config_says_its_urls_stand_in_for_the_sites() {
+    let t = tempfile::tempdir().unwrap();
+    write(&t.path().join("site"), "a.md", &page("الصوم"));
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--sources", "site"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("urls: /site/<page path> stand in for the site's addresses")
+            && err.contains("url = \"https://example.org/{page_dir}/{fm.slug|page_name}/\""),
+        "{err}"
+    );
+    write(
+        t.path(),
+        "corpus.toml",
+        "[corpus]\nname = \"s\"\n\n[[library]]\nid = \"site\"\nroot = \"site\"\nurl = \"https://example.org/{slug}/\"\n",
+    );
+    let o = run(bin().current_dir(t.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("urls:"), "{}", stderr(&o));
+}

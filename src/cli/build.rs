@@ -123,6 +123,13 @@ fn print_content_roots(cfg: &crate::config::Config) {
         if let Some(layout) = zc.layout {
             eprintln!("content root: {} ({layout} layout)", lib.root_display);
         }
+        if lib.url.is_none() {
+            // Citations link to these: say that they are not the site's own addresses.
+            eprintln!(
+                "urls: /{}/<page path> stand in for the site's addresses (a page's frontmatter `url` or `permalink` wins); to cite pages where the site serves them, write a corpus.toml (`askzico init`) with the site's `url` template, e.g. url = \"https://example.org/{{page_dir}}/{{fm.slug|page_name}}/\"",
+                lib.id
+            );
+        }
         if !zc.outside_root.is_empty() {
             let (n, shown) = examples(&zc.outside_root);
             eprintln!(
