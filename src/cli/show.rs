@@ -24,6 +24,27 @@ pub fn matches(r: &ChunkRecord, key: &str) -> bool {
     }
 }
 
+/// The error of a key that names nothing, with each kind of key as `example` (a chunk of this
+/// build) spells it.
+fn not_found(key: &str, version: &str, example: Option<&ChunkRecord>) -> Problem {
+    let help = match example {
+        Some(r) => format!(
+            "pass a chunk_id (`{}`), a doc_id (`{}`), a url (`{}`), or a source as the build names it: the library, then the path under its root (`{}`, or its end `{}`)",
+            r.chunk_id,
+            r.doc_id,
+            r.url,
+            r.source,
+            r.source.split_once('/').map_or(r.source.as_str(), |(_, rest)| rest)
+        ),
+        None => "pass a chunk_id (lib:slug:000), a doc_id (lib:slug), a url, or a source path (library/path under its root)".to_string(),
+    };
+    Problem::error(
+        "not-found",
+        format!("no chunk, document, url or source `{key}` in {version}"),
+    )
+    .help(help)
+}
+
 pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
     let Some(out) = super::verify::out_dir(at, json) else {
         return EXIT_USAGE;
@@ -54,25 +75,7 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
         }
     }
     if hits.is_empty() {
-        let help = match &example {
-            Some(r) => format!(
-                "pass a chunk_id (`{}`), a doc_id (`{}`), a url (`{}`), or a source as the build names it: the library, then the path under its root (`{}`, or its end `{}`)",
-                r.chunk_id,
-                r.doc_id,
-                r.url,
-                r.source,
-                r.source.split_once('/').map_or(r.source.as_str(), |(_, rest)| rest)
-            ),
-            None => "pass a chunk_id (lib:slug:000), a doc_id (lib:slug), a url, or a source path (library/path under its root)".to_string(),
-        };
-        let p = Problem::error(
-            "not-found",
-            format!(
-                "no chunk, document, url or source `{key}` in {}",
-                manifest.corpus_version
-            ),
-        )
-        .help(help);
+        let p = not_found(key, &manifest.corpus_version, example.as_ref());
         report(&Problems(vec![p]), json);
         return EXIT_ERRORS;
     }

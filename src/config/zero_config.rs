@@ -18,17 +18,8 @@ impl Config {
     /// such source is an error showing the `[library.records]` mapping to write.
     pub fn for_sources(dir: &Path, out: Option<&Path>) -> Result<Config, Problems> {
         let shown = format!("--sources {}", dir.display());
-        if !dir.is_dir() {
-            let what = if dir.exists() {
-                "is not a directory"
-            } else {
-                "does not exist"
-            };
-            return Err(Problems(vec![
-                Problem::error("sources-dir", format!("{} {what}", dir.display()))
-                    .in_file(shown)
-                    .help("pass the directory that holds the Markdown, MDX or HTML sources"),
-            ]));
+        if let Some(p) = not_a_directory(dir, &shown) {
+            return Err(Problems(vec![p]));
         }
         let canon = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
         let name = canon
@@ -58,51 +49,80 @@ impl Config {
         let root_folder = root.as_ref().map_or(".", |r| r.0.as_str());
         let contents = tables_of_contents(&canon, root_folder, &survey.sources);
         let mut text = sources_config_text(&name, &out_default, root_folder);
-        let mut exclude: Vec<String> = Vec::new();
-        if contents
-            .iter()
-            .any(|c| *c == in_folder(root_folder, SUMMARY))
-        {
-            exclude.push(SUMMARY.to_string());
-        }
-        if let Some(j) = &jekyll {
-            text.push_str("liquid = true\n");
-            exclude.extend(j.exclude.iter().cloned());
-        }
-        if !exclude.is_empty() {
-            let globs: Vec<String> = exclude
-                .iter()
-                .map(|g| toml::Value::String(g.clone()).to_string())
-                .collect();
-            text.push_str(&format!("exclude = [{}]\n", globs.join(", ")));
-        }
+        text.push_str(&site_keys(root_folder, &contents, jekyll.as_ref()));
         let mut cfg = Config::parse(&text, &shown, &canon, &canon.join("corpus.toml"))?;
+        let zc = ZeroConfig {
+            dir: canon,
+            layout: root.as_ref().map(|r| r.1),
+            outside_root: match &root {
+                Some((folder, _)) => outside(&survey.sources, folder)
+                    .into_iter()
+                    .filter(|s| !contents.contains(s))
+                    .collect(),
+                None => Vec::new(),
+            },
+            left_out: survey.left_out,
+            tables_of_contents: contents,
+            id_transliterated: library_id(&name).1,
+            generator: jekyll.as_ref().map(|_| "Jekyll"),
+            unpublished: jekyll
+                .as_ref()
+                .map_or_else(Vec::new, |j| j.left_out.clone()),
+            drafts: jekyll.as_ref().map_or_else(Vec::new, |j| j.drafts.clone()),
+            warnings: jekyll.map_or_else(Vec::new, |j| j.warnings),
+        };
         for lib in &mut cfg.libraries {
-            lib.zero_config = Some(ZeroConfig {
-                dir: canon.clone(),
-                layout: root.as_ref().map(|r| r.1),
-                left_out: survey.left_out.clone(),
-                outside_root: match &root {
-                    Some((folder, _)) => outside(&survey.sources, folder)
-                        .into_iter()
-                        .filter(|s| !contents.contains(s))
-                        .collect(),
-                    None => Vec::new(),
-                },
-                tables_of_contents: contents.clone(),
-                id_transliterated: library_id(&name).1,
-                generator: jekyll.as_ref().map(|_| "Jekyll"),
-                unpublished: jekyll
-                    .as_ref()
-                    .map_or_else(Vec::new, |j| j.left_out.clone()),
-                drafts: jekyll.as_ref().map_or_else(Vec::new, |j| j.drafts.clone()),
-                warnings: jekyll
-                    .as_ref()
-                    .map_or_else(Vec::new, |j| j.warnings.clone()),
-            });
+            lib.zero_config = Some(zc.clone());
         }
         Ok(cfg)
     }
+}
+
+/// Why `dir` cannot be a sources directory, if it cannot.
+fn not_a_directory(dir: &Path, shown: &str) -> Option<Problem> {
+    if dir.is_dir() {
+        return None;
+    }
+    let what = if dir.exists() {
+        "is not a directory"
+    } else {
+        "does not exist"
+    };
+    Some(
+        Problem::error("sources-dir", format!("{} {what}", dir.display()))
+            .in_file(shown.to_string())
+            .help("pass the directory that holds the Markdown, MDX or HTML sources"),
+    )
+}
+
+/// The library keys a site's own files add to its zero config: a GitBook table of contents at
+/// the content root and a Jekyll site's unpublished files excluded, and Jekyll's Markdown read
+/// as Liquid.
+fn site_keys(
+    root_folder: &str,
+    contents: &[String],
+    jekyll: Option<&super::jekyll::Jekyll>,
+) -> String {
+    let mut keys = String::new();
+    let mut exclude: Vec<String> = Vec::new();
+    if contents
+        .iter()
+        .any(|c| *c == in_folder(root_folder, SUMMARY))
+    {
+        exclude.push(SUMMARY.to_string());
+    }
+    if let Some(j) = jekyll {
+        keys.push_str("liquid = true\n");
+        exclude.extend(j.exclude.iter().cloned());
+    }
+    if !exclude.is_empty() {
+        let globs: Vec<String> = exclude
+            .iter()
+            .map(|g| toml::Value::String(g.clone()).to_string())
+            .collect();
+        keys.push_str(&format!("exclude = [{}]\n", globs.join(", ")));
+    }
+    keys
 }
 
 /// The files `--sources` reads: Markdown, MDX and HTML by extension. Others (images, notes) are
