@@ -429,7 +429,15 @@ impl Problem {
         p.file = w.file;
         p.line = w.line;
         p.help = w.help;
-        if let Some(f) = w.frame {
+        // A stamp is a cache anyone can edit: a frame whose span is not inside its text is
+        // dropped, never rendered.
+        let fits = |f: &StoredFrame| {
+            let (start, len) = f.span;
+            start
+                .checked_add(len)
+                .is_some_and(|end| f.text.get(start..end).is_some())
+        };
+        if let Some(f) = w.frame.filter(fits) {
             let excerpt = Excerpt {
                 text: f.text,
                 first_line: f.first_line,
@@ -716,6 +724,16 @@ mod tests {
             assert_eq!(back.level, p.level);
         }
         assert!(Problem::error("t", "bad").to_stored().is_none());
+        // A hand-edited stamp: a span outside its text, or inside a letter, loses the frame.
+        let mut w = warn(text, 9..12).to_stored().unwrap();
+        for span in [(1000, 5), (usize::MAX, 2), (1, 1)] {
+            let mut f = w.frame.clone().unwrap();
+            f.text = if span == (1, 1) { "ت".into() } else { f.text };
+            f.span = span;
+            w.frame = Some(f);
+            let back = Problem::from_stored(w.clone());
+            assert!(back.span.is_none() && render(&back).contains("odd"));
+        }
     }
 
     /// Short lines are shown from the file itself, as they always were.
