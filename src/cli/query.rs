@@ -24,7 +24,15 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
             let Some(t) = at.deploy_target(&cfg, name) else {
                 return EXIT_USAGE;
             };
-            live_searcher(&cfg, t, name)
+            // Credentials are part of the invocation, as for `deploy`: a usage error.
+            let client = match credentials(t, name) {
+                Ok(c) => c,
+                Err(p) => {
+                    report(&Problems(vec![p]), q.json);
+                    return EXIT_USAGE;
+                }
+            };
+            live_searcher(&cfg, t, name, client)
         }
         None => {
             let out = cfg.out_dir_or(at.out.as_deref());
@@ -92,13 +100,12 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
     EXIT_OK
 }
 
-/// A searcher over the live version of deploy target `name`.
-fn live_searcher<'a>(
-    cfg: &'a crate::config::Config,
+/// The API client a query of deploy target `name` reads with: the token must be set and valid.
+fn credentials(
     t: &crate::config::DeployTarget,
     name: &str,
-) -> Result<Searcher<'a>, crate::diag::Problem> {
-    let client = crate::deploy::client::Client::from_env(t.account_id.as_deref())
+) -> Result<crate::deploy::client::Client, crate::diag::Problem> {
+    crate::deploy::client::Client::from_env(t.account_id.as_deref())
         .map_err(|e| crate::diag::Problem::error("deployed", format!("target `{name}`: {e}")))?
         .ok_or_else(|| {
             crate::diag::Problem::error(
@@ -106,7 +113,16 @@ fn live_searcher<'a>(
                 format!("target `{name}`: a query of the deployed version needs CLOUDFLARE_API_TOKEN"),
             )
             .help("export CLOUDFLARE_API_TOKEN (a token that may read the target's KV namespace and Vectorize indexes)")
-        })?;
+        })
+}
+
+/// A searcher over the live version of deploy target `name`.
+fn live_searcher<'a>(
+    cfg: &'a crate::config::Config,
+    t: &crate::config::DeployTarget,
+    name: &str,
+    client: crate::deploy::client::Client,
+) -> Result<Searcher<'a>, crate::diag::Problem> {
     let live = crate::deploy::live::open(client, t, name)?;
     Ok(Searcher::new(
         cfg.search_settings(),

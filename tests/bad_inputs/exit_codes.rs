@@ -72,6 +72,14 @@ const CASES: &[ExitCase] = &[
         message: "a check needs CLOUDFLARE_API_TOKEN in the environment",
     },
     ExitCase {
+        name: "query --target without a token",
+        setup: none,
+        args: &["query", "--target", "prod", "سؤال"],
+        env: &[],
+        code: 2,
+        message: "a query of the deployed version needs CLOUDFLARE_API_TOKEN",
+    },
+    ExitCase {
         name: "deploy with a token that is not one",
         setup: none,
         args: &["deploy", "--target", "prod", "--dry-run"],
