@@ -212,10 +212,15 @@ fn a_missing_directory_or_a_config_beside_it_is_a_usage_error() {
 /// The first build of `build --watch --stats-json [args]` in `cwd`: stdout and stderr, read once
 /// the stats line (written after the status line) is out, so nothing here waits on a clock.
 fn watch_first_build(cwd: &Path, args: &[&str]) -> (String, String) {
+    watch_first_line(cwd, "--stats-json", args)
+}
+
+/// The first stdout line of `build --watch FLAG [args]` in `cwd`, and stderr once it is out.
+fn watch_first_line(cwd: &Path, flag: &str, args: &[&str]) -> (String, String) {
     use std::io::BufRead;
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
         .current_dir(cwd)
-        .args(["build", "--watch", "--stats-json"])
+        .args(["build", "--watch", flag])
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -259,6 +264,28 @@ fn watch_status_lines_go_to_stderr_in_both_modes() {
         assert!(stats.is_object(), "{args:?}: {stdout}");
         assert!(stderr.contains("[watch] built "), "{args:?}: {stderr}");
     }
+}
+
+/// `build --watch --json` prints each build's JSON summary, as `build --json` does, one line per
+/// build, and no human status line.
+#[test]
+fn watch_json_prints_a_summary_line_per_build() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = site(t.path());
+    let sources = dir.to_string_lossy().into_owned();
+    let (stdout, stderr) = watch_first_line(
+        t.path(),
+        "--json",
+        &["--sources", sources.as_str(), "--out", "out-json"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("stdout is not a JSON summary ({e}): {stdout}"));
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(
+        v["corpus_version"].is_string() && v["docs"].as_u64() > Some(0),
+        "{v}"
+    );
+    assert!(!stderr.contains("[watch] built "), "{stderr}");
 }
 
 /// A folder named in Arabic letters only gets a library id of its own: transliterated, with a

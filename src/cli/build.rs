@@ -92,7 +92,7 @@ fn run_watch(at: &BuildLocation, args: &BuildArgs) -> i32 {
     };
     // The watch passes `stats_json` back as given in `opts`, that is `args.stats_json`.
     let ended = crate::watch::run(&opts, |rep: &BuildReport, _stats_json: bool| {
-        print_watch(rep, args)
+        print_watch(at, rep, args)
     });
     match ended {
         Ok(()) => EXIT_OK,
@@ -264,21 +264,31 @@ fn report_build(problems: &crate::diag::Problems, verbose: bool) {
 }
 
 /// Watch mode: diagnostics and a one-line status on stderr; stdout carries only stats lines.
-fn print_watch(rep: &BuildReport, args: &BuildArgs) {
-    report_build(&rep.problems, args.verbose);
-    match &rep.manifest {
-        Some(m) => eprintln!(
-            "[watch] built {} in {} ms ({} files read, {} docs extracted, {} files written)",
-            m.corpus_version,
-            rep.run.ms,
-            rep.run.files_read,
-            rep.run.docs_extracted,
-            rep.run.shards_written
-        ),
-        None => eprintln!(
-            "[watch] build failed: {} error(s); keeping the last good build",
-            rep.problems.errors()
-        ),
+/// One build of a watch, as `build` prints one: the diagnostics and a status line on stderr
+/// (not with `--json`), then the stats line (`--stats-json`) or else the JSON summary (`--json`)
+/// on stdout, one line per build.
+fn print_watch(at: &BuildLocation, rep: &BuildReport, args: &BuildArgs) {
+    if args.json && !args.stats_json {
+        let ok = rep.manifest.is_some() && !rep.problems.has_errors();
+        println!("{}", summary(at, rep, ok));
+        return;
+    }
+    if !args.json {
+        report_build(&rep.problems, args.verbose);
+        match &rep.manifest {
+            Some(m) => eprintln!(
+                "[watch] built {} in {} ms ({} files read, {} docs extracted, {} files written)",
+                m.corpus_version,
+                rep.run.ms,
+                rep.run.files_read,
+                rep.run.docs_extracted,
+                rep.run.shards_written
+            ),
+            None => eprintln!(
+                "[watch] build failed: {} error(s); keeping the last good build",
+                rep.problems.errors()
+            ),
+        }
     }
     if args.stats_json {
         println!(
@@ -287,6 +297,7 @@ fn print_watch(rep: &BuildReport, args: &BuildArgs) {
         );
     }
 }
+
 /// Whether progress may be drawn: a terminal on both streams and no machine-readable output.
 pub fn want_progress(json: bool) -> bool {
     !json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal()
