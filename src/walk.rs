@@ -32,8 +32,17 @@ pub fn site_walk(dir: &Path, root: &Path, skip: Option<&Path>) -> ignore::Walk {
             e.file_name() != "node_modules"
                 && (e.depth() == 0 || skip.as_deref() != Some(e.path()))
                 && (e.path().starts_with(&root) || root.starts_with(e.path()))
+                && !(e.depth() > 0
+                    && e.file_type().is_some_and(|t| t.is_dir())
+                    && is_output_dir(e.path()))
         })
         .build()
+}
+
+/// Whether `dir` is an askzico output directory (it holds the marker `build` writes): the
+/// output of any build, this one's or an earlier one's with another `--out`, is never a source.
+pub fn is_output_dir(dir: &Path) -> bool {
+    crate::artifacts::marker::is_marked(dir)
 }
 
 /// Whether the file at `path` is GitBook's table of contents (`is_table_of_contents`), read

@@ -551,3 +551,36 @@ fn zero_config_says_its_urls_stand_in_for_the_sites() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("urls:"), "{}", stderr(&o));
 }
+
+/// The output of an earlier build inside the sources, written with another `--out`, is never
+/// read as sources either: a folder holding askzico's output marker is not walked, with or
+/// without a config.
+#[test]
+fn an_earlier_builds_output_elsewhere_in_the_sources_is_not_read() {
+    let t = tempfile::tempdir().unwrap();
+    write(&t.path().join("site"), "a.md", &page("الصوم"));
+    write(
+        t.path(),
+        "corpus.toml",
+        "[corpus]\nname = \"s\"\n\n[[library]]\nid = \"site\"\nroot = \"site\"\n",
+    );
+    let build = |args: &[&str]| {
+        let o = run(bin().current_dir(t.path()).args(args).arg("--json"));
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        (
+            v["docs"].clone(),
+            v["warnings"].clone(),
+            v["corpus_version"].clone(),
+        )
+    };
+    let first = build(&["build", "--out", "site/old"]);
+    assert_eq!(first.0, 1);
+    assert_eq!(build(&["build", "--out", "out2"]), first);
+    let sources = build(&["build", "--sources", "site", "--out", "site/old2"]);
+    assert_eq!(sources.0, 1);
+    assert_eq!(
+        build(&["build", "--sources", "site", "--out", "out3"]),
+        sources
+    );
+}

@@ -369,7 +369,11 @@ fn walk<'a>(lib: &'a Library, skip: Option<&Path>) -> Box<dyn Iterator<Item = St
             .follow_links(true)
             .sort_by_file_name()
             .into_iter()
-            .filter_entry(move |e| e.depth() == 0 || skip.as_deref() != Some(e.path()));
+            .filter_entry(move |e| {
+                e.depth() == 0
+                    || (skip.as_deref() != Some(e.path())
+                        && !(e.file_type().is_dir() && crate::walk::is_output_dir(e.path())))
+            });
         return Box::new(walker.map(|r| match r {
             Ok(e) => Step::Entry(Entry {
                 depth: e.depth(),
