@@ -182,7 +182,8 @@ fn each_hit_is_hydrated_by_one_kv_read_of_its_record() {
 }
 
 /// Each way the live version can be absent or unreadable is a diagnostic naming the target and
-/// what to do, with exit code 1, never a panic.
+/// what to do, with exit code 1 (2 for a missing token or an unknown target: usage errors), never
+/// a panic.
 #[test]
 fn a_target_that_cannot_be_read_is_a_clear_diagnostic() {
     let p = project();
@@ -199,9 +200,9 @@ fn a_target_that_cannot_be_read_is_a_clear_diagnostic() {
     };
     // Nothing deployed: no pointer.
     fails(&m, &["nothing is deployed", "askzico deploy --target prod"]);
-    // No token; an unknown target.
+    // No token (a usage error, as for `deploy`); an unknown target.
     let o = query(p.path(), None, &["--target", "prod", q]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("CLOUDFLARE_API_TOKEN"),
         "{}",
