@@ -29,6 +29,13 @@ fn normalize_prints_the_search_form_first() {
             .any(|l| l.starts_with("alias: فين → أين") && l.contains("; direction both;")),
         "{lines:?}"
     );
+    let glossary = normalize(&["--aliases", "ازاي اشغل السيرفر"]);
+    assert!(
+        glossary
+            .iter()
+            .any(|l| l.starts_with("glossary: السيرفر → ") && l.contains("خادم")),
+        "{glossary:?}"
+    );
     let uthmani = normalize(&["تَبَٰرَكَ"]);
     assert!(uthmani.iter().any(|l| l == "variant: تبارك"), "{uthmani:?}");
     let explained = normalize(&["--explain", "كـتاب"]);

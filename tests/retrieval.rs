@@ -142,6 +142,34 @@ fn loanword_keys_bridge_arabic_spellings_of_english_terms() {
     assert_eq!(top("loanword_weight = 1.0", &files, q)[0], "docs:timeout");
 }
 
+/// Arabic pages translate technical terms (function → الدالة, server → الخادم) while a visitor types
+/// the English word or writes it in Arabic letters (السيرفر): the glossary bridges both, and without
+/// it the page that shares only the question's other words wins.
+#[test]
+fn the_glossary_finds_the_arabic_term_of_an_english_word() {
+    let files = [
+        (
+            "functions.md",
+            "# الدوال\n\nنكتب الدالة مرة واحدة ثم نستدعيها من أي مكان في البرنامج كلما احتجنا إليها.\n",
+        ),
+        ("loops.md", "# الحلقات\n\nنكتب الحلقة في البرنامج.\n"),
+    ];
+    let q = "ازاي اكتب function في البرنامج";
+    assert_eq!(top("glossary_weight = 0.0", &files, q)[0], "docs:loops");
+    assert_eq!(top("glossary_weight = 0.6", &files, q)[0], "docs:functions");
+
+    let files = [
+        (
+            "server.md",
+            "# الخادم\n\nشغل الخادم على المنفذ 8080 ثم تابع السجل.\n",
+        ),
+        ("browser.md", "# المتصفح\n\nشغل المتصفح على جهازك.\n"),
+    ];
+    let q = "ازاي اشغل السيرفر على جهازي";
+    assert_eq!(top("glossary_weight = 0.0", &files, q)[0], "docs:browser");
+    assert_eq!(top("glossary_weight = 0.6", &files, q)[0], "docs:server");
+}
+
 /// A question asked of a domain the build does not have, or for no results, is a usage error
 /// naming what to pass; it never prints "no results" as if the build had been searched.
 #[test]

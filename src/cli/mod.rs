@@ -204,7 +204,7 @@ enum Command {
         /// The corpus config whose rules and aliases apply (defaults when absent).
         #[arg(long, default_value = "corpus.toml")]
         config: PathBuf,
-        /// Show alias expansions and article stems.
+        /// Show alias expansions, glossary terms and article stems.
         #[arg(long)]
         aliases: bool,
         /// Name the rule that changed each character.

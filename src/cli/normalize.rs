@@ -9,7 +9,7 @@ use crate::normalize::{Rules, explain, normalize_with_variants};
 
 /// What to show besides the search form and its variants.
 pub struct Show {
-    /// `--aliases`: the recall aliases the text's words expand to.
+    /// `--aliases`: the recall aliases and glossary terms the text's words expand to.
     pub aliases: bool,
     /// `--explain`: which rule changed what.
     pub explain: bool,
@@ -50,6 +50,13 @@ pub fn run(config: &std::path::Path, text: &str, show: Show) -> i32 {
                 "alias: {from} → {shown} (search form {to}; direction {}; case {})",
                 a.direction, a.case
             );
+        }
+        let glossary = crate::normalize::glossary::Glossary::shipped(&rules);
+        for t in primary.split(' ') {
+            let other = glossary.expand(t);
+            if !other.is_empty() {
+                println!("glossary: {t} → {}", other.join(", "));
+            }
         }
         if stems {
             for t in primary.split(' ') {

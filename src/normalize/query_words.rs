@@ -78,7 +78,17 @@ mod tests {
     #[test]
     fn interrogatives_fillers_and_content_words_in_any_spelling() {
         let c = WordClasses::shipped(&Rules::default());
-        for w in ["فين", "اين", "امتي", "وامتي", "ازاي", "ليه", "كيف"] {
+        for w in [
+            "فين",
+            "اين",
+            "امتي",
+            "وامتي",
+            "ازاي",
+            "ليه",
+            "كيف",
+            "وين",
+            "شلون",
+        ] {
             assert_eq!(
                 c.class(&normalize(w, &Rules::default())),
                 WordClass::Interrogative,
@@ -94,6 +104,14 @@ mod tests {
             "علشان",
             "بتاعة",
             "الـ",
+            "بدي",
+            "ابي",
+            "اخلي",
+            "اسوي",
+            "هيك",
+            "لسه",
+            "محدش",
+            "أريد",
         ] {
             assert_eq!(
                 c.class(&normalize(w, &Rules::default())),
@@ -101,8 +119,17 @@ mod tests {
                 "{w}"
             );
         }
-        for w in ["المسيح", "من", "ما", "react", "اتولد", "فيلكس", "الباب"]
-        {
+        for w in [
+            "المسيح",
+            "من",
+            "ما",
+            "react",
+            "اتولد",
+            "فيلكس",
+            "الباب",
+            "حد",
+            "طب",
+        ] {
             assert_eq!(
                 c.class(&normalize(w, &Rules::default())),
                 WordClass::Content,

@@ -22,6 +22,7 @@ use crate::artifacts::LookupRecord;
 use crate::artifacts::lexical::{LexMeta, LexShard, shard_of};
 use crate::artifacts::manifest::Manifest;
 use crate::diag::Problem;
+use crate::normalize::glossary::Glossary;
 use crate::normalize::query_text;
 use crate::normalize::query_words::{WordClass, WordClasses};
 
@@ -96,6 +97,7 @@ pub struct Searcher<'a> {
     store: Box<dyn VersionStore + 'a>,
     lex_cache: std::cell::RefCell<HashMap<(String, usize), LexShard>>,
     classes: WordClasses,
+    glossary: Glossary,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -141,6 +143,7 @@ impl<'a> Searcher<'a> {
             store,
             lex_cache: Default::default(),
             classes: WordClasses::shipped(cfg.normalize),
+            glossary: Glossary::shipped(cfg.normalize),
         }
     }
 
@@ -474,6 +477,13 @@ impl<'a> Searcher<'a> {
             for w in &mut words {
                 for key in crate::normalize::loanword::arabic_keys(&w.token.clone()) {
                     w.add(&key, s.loanword_weight, false);
+                }
+            }
+        }
+        if s.glossary_weight > 0.0 {
+            for w in &mut words {
+                for t in self.glossary.expand(&w.token) {
+                    w.add(&t, s.glossary_weight, false);
                 }
             }
         }

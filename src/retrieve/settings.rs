@@ -69,6 +69,9 @@ pub struct RetrievalSettings {
     /// Weight of the loanword keys of a question's Arabic words (ريكوست → `~RKST`, matched in
     /// the alias field, where the index puts the keys of Latin words: `normalize::loanword`).
     pub loanword_weight: f64,
+    /// Weight of a question word's terms in the other language from the shipped bilingual
+    /// glossary (function ↔ دالة, السيرفر ↔ خادم: `normalize::glossary`), matched in every field.
+    pub glossary_weight: f64,
 }
 
 /// The defaults were chosen by leave-one-corpus-out on the blind fixtures of the nine shared
@@ -102,6 +105,7 @@ impl Default for RetrievalSettings {
             url_weight: 0.5,
             latin_inflection_weight: 0.5,
             loanword_weight: 2.0,
+            glossary_weight: 0.6,
         }
     }
 }
