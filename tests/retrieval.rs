@@ -170,6 +170,23 @@ fn the_glossary_finds_the_arabic_term_of_an_english_word() {
     assert_eq!(top("glossary_weight = 0.6", &files, q)[0], "docs:server");
 }
 
+/// A site's own term in `[[glossary]]` bridges like a shipped one: without it the English word
+/// finds nothing in the Arabic page that answers.
+#[test]
+fn a_glossary_term_of_the_config_bridges_its_own_vocabulary() {
+    let files = [
+        (
+            "ledger.md",
+            "# الميزان\n\nيعرض الميزان أرصدة كل الحسابات في نهاية الشهر.\n",
+        ),
+        ("close.md", "# الإقفال\n\nيقفل الشهر بعد مراجعة الحسابات.\n"),
+    ];
+    let q = "ازاي اطلع trialbalance للحسابات";
+    assert_eq!(top("", &files, q)[0], "docs:close");
+    let term = "\n[[glossary]]\nen = [\"trialbalance\"]\nar = [\"ميزان\"]\n";
+    assert_eq!(top(term, &files, q)[0], "docs:ledger");
+}
+
 /// A question asked of a domain the build does not have, or for no results, is a usage error
 /// naming what to pass; it never prints "no results" as if the build had been searched.
 #[test]

@@ -5,6 +5,7 @@
 use super::EXIT_OK;
 use crate::config::Config;
 use crate::normalize::aliases::{AliasTable, article_stem, shipped};
+use crate::normalize::glossary::Glossary;
 use crate::normalize::{Rules, explain, normalize_with_variants};
 
 /// What to show besides the search form and its variants.
@@ -21,12 +22,18 @@ pub fn run(config: &std::path::Path, text: &str, show: Show) -> i32 {
         explain: show_explain,
     } = show;
     // The corpus's rules and aliases when a config is at hand; the defaults otherwise.
-    let (rules, table, stems) = match Config::load(config) {
-        Ok(c) => (c.normalize.clone(), c.aliases.clone(), c.article_stems),
+    let (rules, table, stems, glossary) = match Config::load(config) {
+        Ok(c) => (
+            c.normalize.clone(),
+            c.aliases.clone(),
+            c.article_stems,
+            c.glossary.clone(),
+        ),
         Err(_) => {
             let r = Rules::default();
             let t = AliasTable::new(shipped(), &r);
-            (r, t, true)
+            let g = Glossary::shipped(&r);
+            (r, t, true, g)
         }
     };
     let (primary, variants) = normalize_with_variants(text, &rules);
@@ -51,7 +58,6 @@ pub fn run(config: &std::path::Path, text: &str, show: Show) -> i32 {
                 a.direction, a.case
             );
         }
-        let glossary = crate::normalize::glossary::Glossary::shipped(&rules);
         for t in primary.split(' ') {
             let other = glossary.expand(t);
             if !other.is_empty() {

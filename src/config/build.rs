@@ -96,6 +96,7 @@ pub(super) fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Pa
     let rules = raw.normalize.unwrap_or_default();
     let aliases = recall_aliases(raw.aliases.as_ref(), raw.alias, &rules);
     let article_stems = raw.aliases.as_ref().is_none_or(|a| a.article_stems);
+    let glossary = glossary(cx, raw.glossary, &rules);
     let inspect = inspect_settings(cx, raw.inspect, &seen);
     let deploy = deploy_targets(cx, raw.deploy, &raw.deploy_keys);
     Config {
@@ -116,6 +117,7 @@ pub(super) fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Pa
         retrieval: raw.retrieval.unwrap_or_default(),
         aliases,
         article_stems,
+        glossary,
         collisions: raw.collision,
         libraries,
         envs,
@@ -446,6 +448,77 @@ fn environments(
         envs.insert(name, ids);
     }
     envs
+}
+
+/// The shipped glossary plus the `[[glossary]]` terms, each checked: at least one English word
+/// and one Arabic form, an English word of Latin letters only (three or more), an Arabic form
+/// that is one search word.
+fn glossary(
+    cx: &mut Cx,
+    extra: Vec<raw::RawGlossaryTerm>,
+    rules: &crate::normalize::Rules,
+) -> crate::normalize::glossary::Glossary {
+    use crate::normalize::glossary::{Glossary, Term};
+    let mut terms = crate::normalize::glossary::shipped();
+    for t in extra {
+        let mut ok = true;
+        for (list, what) in [
+            (&t.en, "`en` (English words)"),
+            (&t.ar, "`ar` (Arabic forms)"),
+        ] {
+            if list.get_ref().is_empty() {
+                cx.error(
+                    "config-value",
+                    list.span(),
+                    format!("a `[[glossary]]` term with an empty {what}"),
+                    "give each term at least one English word in `en` and one Arabic form in `ar`",
+                );
+                ok = false;
+            }
+        }
+        for w in t.en.get_ref() {
+            let word = w.get_ref();
+            if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_alphabetic()) {
+                cx.error(
+                    "config-value",
+                    w.span(),
+                    format!("`{word}` is not one English word of three or more Latin letters"),
+                    "write one word per entry (for a term of several words, its most distinctive one: `order` for \"sales order\")",
+                );
+                ok = false;
+            }
+        }
+        for w in t.ar.get_ref() {
+            let word = w.get_ref();
+            let search = crate::normalize::normalize(word, rules);
+            if search.is_empty() || search.contains(' ') || search.is_ascii() {
+                cx.error(
+                    "config-value",
+                    w.span(),
+                    format!("`{word}` is not one Arabic word (its search form is `{search}`)"),
+                    "write one Arabic word per entry, without punctuation: list the forms of a longer term as separate words",
+                );
+                ok = false;
+            }
+        }
+        if ok {
+            terms.push(Term {
+                en: t
+                    .en
+                    .into_inner()
+                    .into_iter()
+                    .map(|w| w.into_inner().to_lowercase())
+                    .collect(),
+                ar: t
+                    .ar
+                    .into_inner()
+                    .into_iter()
+                    .map(Spanned::into_inner)
+                    .collect(),
+            });
+        }
+    }
+    Glossary::new(terms, rules)
 }
 
 /// The recall aliases: the shipped table unless `[aliases] shipped = false`, plus `[[alias]]`.

@@ -217,6 +217,9 @@ pub struct Config {
     pub aliases: crate::normalize::aliases::AliasTable,
     /// Article stems as additive lexical tokens (`[aliases] article_stems`).
     pub article_stems: bool,
+    /// The bilingual glossary of questions: the shipped terms plus `[[glossary]]` (query side
+    /// only, never part of a build).
+    pub glossary: crate::normalize::glossary::Glossary,
     pub collisions: Vec<Collision>,
     pub libraries: Vec<Library>,
     pub envs: BTreeMap<String, Vec<String>>,
@@ -343,6 +346,7 @@ impl Config {
             normalize: &self.normalize,
             aliases: &self.aliases,
             article_stems: self.article_stems,
+            glossary: &self.glossary,
             embedding: &self.embedding,
         }
     }

@@ -23,6 +23,7 @@ pub(super) struct RawConfig {
     pub retrieval: Option<crate::retrieve::RetrievalSettings>,
     pub aliases: Option<RawAliases>,
     pub alias: Vec<crate::normalize::aliases::Alias>,
+    pub glossary: Vec<RawGlossaryTerm>,
     pub collision: Vec<super::Collision>,
     pub inspect: Option<RawInspect>,
     pub deploy: Option<BTreeMap<String, RawDeploy>>,
@@ -51,6 +52,14 @@ pub(super) struct RawInspect {
     pub max: Option<Spanned<BTreeMap<String, usize>>>,
     pub allow: Option<Spanned<BTreeMap<String, Vec<String>>>>,
     pub domains: Option<Vec<String>>,
+}
+
+/// `[[glossary]]`: a term of the corpus's own added to the shipped bilingual glossary.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawGlossaryTerm {
+    pub en: Spanned<Vec<Spanned<String>>>,
+    pub ar: Spanned<Vec<Spanned<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -264,6 +273,7 @@ const KEYS: &[&str] = &[
     "normalize",
     "aliases",
     "alias",
+    "glossary",
     "collision",
     "embedding",
     "retrieval",
@@ -308,6 +318,7 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
             }
             "collision" => raw.collision = de_tables(cx, "collision", value),
             "alias" => raw.alias = de_tables(cx, "alias", value),
+            "glossary" => raw.glossary = de_tables(cx, "glossary", value),
             "library" => raw.library = de_tables(cx, "library", value),
             other => cx.error(
                 "config-unknown-key",

@@ -15,17 +15,25 @@ use serde::Deserialize;
 
 use super::{Rules, latin, loanword, normalize};
 
-#[derive(Deserialize)]
+/// One term: its English words and its Arabic forms (each one word), as written.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Term {
-    en: Vec<String>,
-    ar: Vec<String>,
+pub struct Term {
+    pub en: Vec<String>,
+    pub ar: Vec<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GlossaryFile {
     term: Vec<Term>,
+}
+
+/// The shipped terms, as written in `glossary.toml`.
+pub fn shipped() -> Vec<Term> {
+    toml::from_str::<GlossaryFile>(include_str!("glossary.toml"))
+        .expect("shipped glossary parses")
+        .term
 }
 
 /// Articles with the clitics before them, stripped from a question word before its Arabic forms
@@ -48,10 +56,13 @@ pub struct Glossary {
 impl Glossary {
     /// The shipped glossary normalized with the corpus rules.
     pub fn shipped(rules: &Rules) -> Self {
-        let file: GlossaryFile =
-            toml::from_str(include_str!("glossary.toml")).expect("shipped glossary parses");
+        Glossary::new(shipped(), rules)
+    }
+
+    /// A glossary of `terms` in search form under `rules`.
+    pub fn new(terms: Vec<Term>, rules: &Rules) -> Self {
         let mut g = Glossary::default();
-        for term in file.term {
+        for term in terms {
             let i = g.terms.len();
             let en: Vec<String> = term.en.iter().map(|w| normalize(w, rules)).collect();
             let ar: Vec<String> = term
@@ -167,9 +178,8 @@ mod tests {
 
     #[test]
     fn every_shipped_arabic_form_is_one_search_word() {
-        let file: GlossaryFile = toml::from_str(include_str!("glossary.toml")).unwrap();
         let rules = Rules::default();
-        for t in &file.term {
+        for t in &shipped() {
             assert!(!t.en.is_empty() && !t.ar.is_empty());
             for a in &t.ar {
                 let n = normalize(a, &rules);

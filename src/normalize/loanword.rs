@@ -107,6 +107,14 @@ pub fn arabic_keys(word: &str) -> Vec<String> {
             push(arabic_key(stem));
         }
     }
+    // English -tion sounds as "shun", which Arabic letters spell شن (فانكشن for function,
+    // أوبشن for option, أبليكيشن for application): the same word with ت keys like the English
+    // letters. Also before a plural ending (الفانكشنز، أكشنات).
+    for (shun, tion) in [("شن", "تن"), ("شنز", "تنز"), ("شنات", "تنات")] {
+        if let Some(stem) = w.strip_suffix(shun) {
+            push(arabic_key(&format!("{stem}{tion}")));
+        }
+    }
     keys
 }
 
@@ -168,6 +176,24 @@ mod tests {
                 "{ar} ↔ {en}: {:?} {:?}",
                 arabic_keys(ar),
                 latin_key(en)
+            );
+        }
+    }
+
+    #[test]
+    fn shun_spellings_of_tion_meet_their_english_words() {
+        for (ar, en) in [
+            ("الفانكشن", "function"),
+            ("الفانكشنز", "functions"),
+            ("اوبشن", "option"),
+            ("ابليكيشن", "application"),
+            ("اكشن", "action"),
+        ] {
+            let key = latin_key(en).unwrap();
+            assert!(
+                arabic_keys(ar).contains(&key),
+                "{ar} {:?} vs {en} {key}",
+                arabic_keys(ar)
             );
         }
     }

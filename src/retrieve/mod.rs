@@ -22,7 +22,6 @@ use crate::artifacts::LookupRecord;
 use crate::artifacts::lexical::{LexMeta, LexShard, shard_of};
 use crate::artifacts::manifest::Manifest;
 use crate::diag::Problem;
-use crate::normalize::glossary::Glossary;
 use crate::normalize::query_text;
 use crate::normalize::query_words::{WordClass, WordClasses};
 
@@ -55,6 +54,8 @@ pub struct SearchSettings<'a> {
     pub aliases: &'a crate::normalize::aliases::AliasTable,
     /// `[aliases] article_stems`: article and light stems as additive query terms.
     pub article_stems: bool,
+    /// The bilingual glossary (shipped terms and `[[glossary]]`).
+    pub glossary: &'a crate::normalize::glossary::Glossary,
     pub embedding: &'a crate::embed::EmbedSettings,
 }
 
@@ -97,7 +98,6 @@ pub struct Searcher<'a> {
     store: Box<dyn VersionStore + 'a>,
     lex_cache: std::cell::RefCell<HashMap<(String, usize), LexShard>>,
     classes: WordClasses,
-    glossary: Glossary,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -143,7 +143,6 @@ impl<'a> Searcher<'a> {
             store,
             lex_cache: Default::default(),
             classes: WordClasses::shipped(cfg.normalize),
-            glossary: Glossary::shipped(cfg.normalize),
         }
     }
 
@@ -482,7 +481,7 @@ impl<'a> Searcher<'a> {
         }
         if s.glossary_weight > 0.0 {
             for w in &mut words {
-                for t in self.glossary.expand(&w.token) {
+                for t in self.cfg.glossary.expand(&w.token) {
                     w.add(&t, s.glossary_weight, false);
                 }
             }

@@ -16,6 +16,7 @@ mod exit_codes;
 mod fixtures;
 mod frontmatter;
 mod fs;
+mod glossary;
 mod html;
 mod jekyll;
 mod json;
@@ -308,6 +309,7 @@ fn the_catalogue_has_at_least_60_cases() {
         + encoding::CASES.len()
         + frontmatter::CASES.len()
         + fs::CASES.len()
+        + glossary::CASES.len()
         + html::CASES.len()
         + json::CASES.len()
         + manifest::CASES.len()
