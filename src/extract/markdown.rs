@@ -34,7 +34,19 @@ pub(super) fn preprocess_with(text: &str, liquid: bool) -> String {
     let mut out = String::with_capacity(text.len());
     let mut fence: Option<(char, usize)> = None;
     let mut template = liquid.then(super::liquid::Liquid::default);
+    // Inside a Hugo `{{< highlight >}}` block: the fence that closes it.
+    let mut hugo_code: Option<String> = None;
     for line in text.split_inclusive('\n') {
+        if let Some(close) = &hugo_code {
+            if is_hugo_highlight_end(line) {
+                out.push_str(close);
+                out.push('\n');
+                hugo_code = None;
+            } else {
+                out.push_str(line);
+            }
+            continue;
+        }
         // A `{% highlight %}` or `{% comment %}` block owns its lines, fences included.
         if let Some(l) = template.as_mut().filter(|l| l.owns_line()) {
             out.push_str(&l.line(line));
@@ -64,6 +76,17 @@ pub(super) fn preprocess_with(text: &str, liquid: bool) -> String {
             out.push_str(line);
             continue;
         }
+        if let Some(lang) = hugo_highlight_start(t) {
+            // Hugo's `{{< highlight go >}}` … `{{< /highlight >}}` is a code block of its
+            // language: a fence longer than any backtick run the code holds.
+            let offset = line.as_ptr() as usize - text.as_ptr() as usize + line.len();
+            let fence = "`".repeat(hugo_fence_len(&text[offset..]));
+            out.push_str(&fence);
+            out.push_str(lang);
+            out.push('\n');
+            hugo_code = Some(fence);
+            continue;
+        }
         if t.starts_with(":::") {
             // `::: tip عنوان` → `عنوان`; a bare `:::` → blank line. Containers may sit indented
             // inside list items, so any indentation counts (fenced code was handled above).
@@ -86,10 +109,57 @@ pub(super) fn preprocess_with(text: &str, liquid: bool) -> String {
             None => out.push_str(&strip_shortcodes(line)),
         }
     }
+    if let Some(close) = hugo_code {
+        // An unclosed block runs to the end of the page, as Hugo renders it.
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&close);
+        out.push('\n');
+    }
     if let Some(l) = template {
         out.push_str(&l.finish());
     }
     out
+}
+
+/// The language of a line that opens a Hugo highlight block (`{{< highlight go "linenos=table" >}}`
+/// or with `%`), alone on its line: "" when it names none.
+fn hugo_highlight_start(t: &str) -> Option<&str> {
+    let t = t.trim_end();
+    let inner = t
+        .strip_prefix("{{<")
+        .and_then(|r| r.strip_suffix(">}}"))
+        .or_else(|| t.strip_prefix("{{%").and_then(|r| r.strip_suffix("%}}")))?;
+    let mut words = inner.split_whitespace();
+    (words.next()? == "highlight").then(|| {
+        words
+            .next()
+            .map(|l| l.trim_matches('"'))
+            .filter(|l| {
+                l.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"+-#._".contains(&b))
+            })
+            .unwrap_or("")
+    })
+}
+
+fn is_hugo_highlight_end(line: &str) -> bool {
+    let t = line.trim();
+    let inner = t
+        .strip_prefix("{{<")
+        .and_then(|r| r.strip_suffix(">}}"))
+        .or_else(|| t.strip_prefix("{{%").and_then(|r| r.strip_suffix("%}}")));
+    inner.is_some_and(|i| i.trim() == "/highlight")
+}
+
+/// The backtick fence for a highlight block whose code starts `rest`: one longer than the
+/// longest backtick run at a line start before the block's end, and at least three.
+fn hugo_fence_len(rest: &str) -> usize {
+    rest.split_inclusive('\n')
+        .take_while(|l| !is_hugo_highlight_end(l))
+        .map(|l| l.trim_start().bytes().take_while(|&b| b == b'`').count() + 1)
+        .fold(3, usize::max)
 }
 
 fn strip_shortcodes(line: &str) -> std::borrow::Cow<'_, str> {
@@ -113,6 +183,14 @@ fn strip_shortcodes(line: &str) -> std::borrow::Cow<'_, str> {
         match rest[start..].find(close) {
             Some(end) => {
                 out.push_str(&rest[..start]);
+                // What a reader sees of a shortcode (a figure's title and caption) stays.
+                let inner = &rest[start + 3..start + end];
+                let shown: Vec<&str> = ["title", "caption"]
+                    .into_iter()
+                    .filter_map(|k| shortcode_param(inner, k))
+                    .filter(|v| !v.trim().is_empty())
+                    .collect();
+                out.push_str(&shown.join(" — "));
                 rest = &rest[start + end + close.len()..];
             }
             None => break,
@@ -120,6 +198,24 @@ fn strip_shortcodes(line: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(rest);
     std::borrow::Cow::Owned(out)
+}
+
+/// A named parameter of a shortcode's inside (`figure src="a.png" caption="نص"`), quoted with
+/// `"` or a backtick.
+fn shortcode_param<'a>(inner: &'a str, key: &str) -> Option<&'a str> {
+    let mut from = 0;
+    while let Some(i) = inner[from..].find(key) {
+        let at = from + i;
+        from = at + key.len();
+        let before_ok = at == 0 || inner.as_bytes()[at - 1].is_ascii_whitespace();
+        let after = inner[from..].trim_start();
+        if let (true, Some(v)) = (before_ok, after.strip_prefix('=')) {
+            let v = v.trim_start();
+            let q = v.chars().next().filter(|c| *c == '"' || *c == '`')?;
+            return v[1..].find(q).map(|end| &v[1..1 + end]);
+        }
+    }
+    None
 }
 
 fn options() -> Options {
@@ -489,6 +585,34 @@ mod tests {
         );
         let all: Vec<_> = t.iter().map(|x| x.1.clone()).collect();
         assert_eq!(all, vec!["ملاحظة", "نص داخل", "نص"]);
+    }
+
+    /// Hugo: a figure's title and caption are what a reader sees of it; a highlight block is
+    /// code of its language (its lines never read as prose, a shortcode inside kept as written).
+    #[test]
+    fn hugo_figures_keep_their_caption_and_highlight_is_code() {
+        let t = texts(concat!(
+            "{{< figure src=\"/img/pi.png\" alt=\"x\" caption=\"لوحة راسبيري باي\" >}}\n\n",
+            "{{< highlight go \"linenos=table\" >}}\nfunc main() {\n\t// {{< youtube a >}}\n}\n{{< /highlight >}}\n\n",
+            "نص بعده.\n"
+        ));
+        assert_eq!(
+            t,
+            vec![
+                (BlockKind::Paragraph, "لوحة راسبيري باي".into()),
+                (
+                    BlockKind::Code,
+                    "```go\nfunc main() {\n\t// {{< youtube a >}}\n}\n```".into()
+                ),
+                (BlockKind::Paragraph, "نص بعده.".into()),
+            ]
+        );
+        // Code holding a fence gets a longer one; an unclosed block runs to the end.
+        let t = texts("{{% highlight md %}}\n```\nx\n```\n");
+        assert_eq!(
+            t,
+            vec![(BlockKind::Code, "````md\n```\nx\n```\n````".into())]
+        );
     }
 
     proptest::proptest! {
