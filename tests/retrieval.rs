@@ -187,8 +187,19 @@ fn a_glossary_term_of_the_config_bridges_its_own_vocabulary() {
     assert_eq!(top(term, &files, q)[0], "docs:ledger");
 }
 
-/// A question asked of a domain the build does not have, or for no results, is a usage error
-/// naming what to pass; it never prints "no results" as if the build had been searched.
+/// A question in one broken plural (السطور) finds the page written with another (الأسطر) once
+/// broken-plural siblings count, and not without them.
+#[test]
+fn a_broken_plural_finds_its_other_plural() {
+    let files = [
+        ("wc.md", "# عد الأسطر\n\nيعد wc الأسطر في ملف.\n"),
+        ("tail.md", "# آخر ملف\n\nيعرض tail آخر ملف في الطرفية.\n"),
+    ];
+    let q = "عدد السطور في ملف";
+    assert_eq!(top("broken_plural_weight = 0.0", &files, q)[0], "docs:tail");
+    assert_eq!(top("broken_plural_weight = 0.6", &files, q)[0], "docs:wc");
+}
+
 #[test]
 fn an_unknown_domain_or_no_results_asked_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();

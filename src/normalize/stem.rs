@@ -215,6 +215,44 @@ pub fn stem_key(token: &str) -> Option<StemKey<'_>> {
     Some(key_of(token))
 }
 
+/// The sibling forms of a question word in the commonest broken-plural patterns: its triliteral
+/// (a three-letter word, or فعول، أفعال، أفعل with consonants in the root's places) as فعل، فعول،
+/// أفعال and أفعل (سطور → سطر، اسطر، اسطار). Query side only: most forms are in no chunk and
+/// match nothing.
+pub fn broken_plural_siblings(token: &str) -> Vec<String> {
+    if !is_arabic_word(token) {
+        return Vec::new();
+    }
+    let base = light_article(token)
+        .and_then(|p| strip_prefix(token, p))
+        .filter(|r| len(r) >= 3)
+        .unwrap_or(token);
+    let c: Vec<char> = base.chars().collect();
+    let consonant = |x: &char| !matches!(x, 'ا' | 'و' | 'ي' | 'ه' | 'ء');
+    let r: [char; 3] = match c.as_slice() {
+        [a, b, d] => [*a, *b, *d],
+        [a, b, 'و', d] => [*a, *b, *d],
+        ['ا', a, b, 'ا', d] => [*a, *b, *d],
+        ['ا', a, b, d] => [*a, *b, *d],
+        _ => return Vec::new(),
+    };
+    if !r.iter().all(consonant) {
+        return Vec::new();
+    }
+    let [a, b, d] = r;
+    let forms = [
+        vec![a, b, d],
+        vec![a, b, 'و', d],
+        vec!['ا', a, b, 'ا', d],
+        vec!['ا', a, b, d],
+    ];
+    forms
+        .into_iter()
+        .map(|f| f.into_iter().collect::<String>())
+        .filter(|f| f != base)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::stem;
@@ -317,5 +355,19 @@ mod tests {
         assert_eq!(stem("react"), None);
         assert_eq!(stem("2024"), None);
         assert_eq!(stem(""), None);
+    }
+
+    #[test]
+    fn broken_plural_siblings_of_a_singular_and_its_plurals() {
+        use super::broken_plural_siblings as sib;
+        // A singular, its فعول and أفعل plurals, with the article: each finds the others.
+        assert_eq!(sib("سطر"), ["سطور", "اسطار", "اسطر"]);
+        assert!(sib("السطور").contains(&"سطر".to_string()));
+        assert!(sib("الاسطر").contains(&"سطور".to_string()));
+        assert!(sib("اقلام").contains(&"قلم".to_string()));
+        // A long vowel or ه in a root's place, and other shapes, give nothing.
+        for w in ["قال", "كتاب", "مكتبة", "بيت", "وجه", "react"] {
+            assert!(sib(w).is_empty(), "{w}: {:?}", sib(w));
+        }
     }
 }

@@ -486,6 +486,16 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        if s.broken_plural_weight > 0.0 {
+            for w in &mut words {
+                if self.classes.class(&w.token) != WordClass::Content {
+                    continue;
+                }
+                for f in crate::normalize::stem::broken_plural_siblings(&w.token) {
+                    w.add(&f, s.broken_plural_weight, false);
+                }
+            }
+        }
         if self.cfg.article_stems {
             for w in &mut words {
                 let surface: Vec<(String, f64)> = w

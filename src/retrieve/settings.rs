@@ -72,6 +72,9 @@ pub struct RetrievalSettings {
     /// Weight of a question word's terms in the other language from the shipped bilingual
     /// glossary (function ↔ دالة, السيرفر ↔ خادم: `normalize::glossary`), matched in every field.
     pub glossary_weight: f64,
+    /// Weight of a question word's siblings in the commonest broken-plural patterns (سطور ↔ سطر،
+    /// أسطر: `normalize::stem::broken_plural_siblings`), matched in every field.
+    pub broken_plural_weight: f64,
 }
 
 /// The defaults were chosen by leave-one-corpus-out on the blind fixtures of the nine shared
@@ -106,6 +109,7 @@ impl Default for RetrievalSettings {
             latin_inflection_weight: 0.5,
             loanword_weight: 2.0,
             glossary_weight: 0.6,
+            broken_plural_weight: 0.6,
         }
     }
 }
