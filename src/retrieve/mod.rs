@@ -434,9 +434,11 @@ impl<'a> Searcher<'a> {
 
     /// The question's words, each with what it expands to: its search token (weight 1), its
     /// spelling variants (1), what query-side aliases add (`alias_weight`), article and light
-    /// stems (`article_stem_weight`, `stem_weight` times the term's weight) and the stem keys of
-    /// the token and its aliases (`normalize::stem`, matched in `stem_terms`). A word repeated in
-    /// the question counts once.
+    /// stems (`article_stem_weight`, `stem_weight` times the term's weight), the stem keys of
+    /// the token and its aliases (`normalize::stem`, matched in `stem_terms`), loanword keys and
+    /// English inflections, the glossary's terms in the other language (`glossary_weight`) and
+    /// a topic word's broken-plural siblings (`broken_plural_weight`). A word repeated in the
+    /// question counts once.
     pub fn query_words(&self, question: &str) -> Vec<QueryWord> {
         let s = &self.cfg.retrieval;
         let primary = crate::normalize::normalize(question, self.cfg.normalize);

@@ -8,19 +8,6 @@ fn with_glossary(p: &Path, table: &str) -> Result<(), String> {
     set_config(p, &format!("{CONFIG}\n[[glossary]]\n{table}"))
 }
 
-fn at_lines(d: &[Value], wanted: &[(u64, &str)]) -> Result<(), String> {
-    for (line, needle) in wanted {
-        if !d.iter().any(|x| {
-            x["line"] == *line && x["message"].as_str().is_some_and(|m| m.contains(needle))
-        }) {
-            return Err(format!(
-                "no diagnostic at line {line} containing {needle:?}"
-            ));
-        }
-    }
-    Ok(())
-}
-
 pub const CASES: &[Case] = &[
     Case::new(
         "a glossary term without Arabic forms",
@@ -40,8 +27,9 @@ pub const CASES: &[Case] = &[
         cfg_err(9, "`sales order` is not one English word"),
     )
     .check(|_, d| {
-        at_lines(
+        diags_at(
             d,
+            "corpus.toml",
             &[
                 (9, "`sales order` is not one English word"),
                 (10, "`أمر بيع` is not one Arabic word"),

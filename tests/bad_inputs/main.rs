@@ -141,6 +141,22 @@ pub fn append_config(root: &Path, extra: &str) -> Result<(), String> {
 }
 
 /// Replaces `corpus.toml` (`CONFIG` plus `extra`) .
+/// Every `(line, part of the message)` of `wanted` has a diagnostic in `file`.
+pub fn diags_at(d: &[Value], file: &str, wanted: &[(u64, &str)]) -> Result<(), String> {
+    for (line, needle) in wanted {
+        if !d.iter().any(|x| {
+            x["line"] == *line
+                && x["message"].as_str().is_some_and(|m| m.contains(needle))
+                && x["file"] == file
+        }) {
+            return Err(format!(
+                "missing the diagnostic at line {line} containing {needle:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub fn set_config(root: &Path, text: &str) -> Result<(), String> {
     std::fs::write(root.join("corpus.toml"), text).map_err(|e| e.to_string())
 }
