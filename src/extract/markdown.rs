@@ -126,12 +126,7 @@ pub(super) fn preprocess_with(text: &str, liquid: bool) -> String {
 /// The language of a line that opens a Hugo highlight block (`{{< highlight go "linenos=table" >}}`
 /// or with `%`), alone on its line: "" when it names none.
 fn hugo_highlight_start(t: &str) -> Option<&str> {
-    let t = t.trim_end();
-    let inner = t
-        .strip_prefix("{{<")
-        .and_then(|r| r.strip_suffix(">}}"))
-        .or_else(|| t.strip_prefix("{{%").and_then(|r| r.strip_suffix("%}}")))?;
-    let mut words = inner.split_whitespace();
+    let mut words = shortcode_inner(t)?.split_whitespace();
     (words.next()? == "highlight").then(|| {
         words
             .next()
@@ -145,12 +140,15 @@ fn hugo_highlight_start(t: &str) -> Option<&str> {
 }
 
 fn is_hugo_highlight_end(line: &str) -> bool {
+    shortcode_inner(line).is_some_and(|i| i.trim() == "/highlight")
+}
+
+/// What a line that is one shortcode alone (`{{< name args >}}` or `{{% … %}}`) holds inside.
+fn shortcode_inner(line: &str) -> Option<&str> {
     let t = line.trim();
-    let inner = t
-        .strip_prefix("{{<")
+    t.strip_prefix("{{<")
         .and_then(|r| r.strip_suffix(">}}"))
-        .or_else(|| t.strip_prefix("{{%").and_then(|r| r.strip_suffix("%}}")));
-    inner.is_some_and(|i| i.trim() == "/highlight")
+        .or_else(|| t.strip_prefix("{{%").and_then(|r| r.strip_suffix("%}}")))
 }
 
 /// The backtick fence for a highlight block whose code starts `rest`: one longer than the

@@ -36,10 +36,6 @@ pub fn shipped() -> Vec<Term> {
         .term
 }
 
-/// Articles with the clitics before them, stripped from a question word before its Arabic forms
-/// are looked up (longest first).
-const ARTICLES: [&str; 6] = ["وال", "بال", "كال", "فال", "لل", "ال"];
-
 /// The glossary in search form under one set of rules, indexed for question words.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Glossary {
@@ -128,12 +124,9 @@ impl Glossary {
     }
 }
 
-/// A search word without its article (and a clitic before it), when at least two letters remain.
+/// A search word without its article (and a clitic before it): `aliases::article_stem`.
 fn bare(word: &str) -> &str {
-    ARTICLES
-        .iter()
-        .find_map(|a| word.strip_prefix(a).filter(|r| r.chars().count() >= 2))
-        .unwrap_or(word)
+    super::aliases::article_stem(word).unwrap_or(word)
 }
 
 #[cfg(test)]
