@@ -43,18 +43,28 @@ fn version(out: &Path) -> String {
         .to_string()
 }
 
+/// `askzico CMD --sources DIR --out OUT`, run from `cwd`.
+fn with_sources(
+    cwd: &std::path::Path,
+    cmd: &str,
+    dir: &std::path::Path,
+    out: &std::path::Path,
+) -> std::process::Output {
+    run(bin()
+        .current_dir(cwd)
+        .arg(cmd)
+        .arg("--sources")
+        .arg(dir)
+        .arg("--out")
+        .arg(out))
+}
+
 #[test]
 fn a_directory_builds_as_one_library_named_after_it() {
     let t = tempfile::tempdir().unwrap();
     let dir = site(t.path());
     let out = t.path().join("build");
-    let o = run(bin()
-        .current_dir(t.path())
-        .arg("build")
-        .arg("--sources")
-        .arg(&dir)
-        .arg("--out")
-        .arg(&out));
+    let o = with_sources(t.path(), "build", &dir, &out);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         !stderr(&o).contains("notes.txt") && !stderr(&o).contains("data.json"),
@@ -122,13 +132,7 @@ fn a_directory_builds_as_one_library_named_after_it() {
     );
 
     // The other commands read the same build through the same option.
-    let o = run(bin()
-        .current_dir(t.path())
-        .arg("verify")
-        .arg("--sources")
-        .arg(&dir)
-        .arg("--out")
-        .arg(&out));
+    let o = with_sources(t.path(), "verify", &dir, &out);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = run(bin()
         .current_dir(t.path())
@@ -299,13 +303,7 @@ fn an_arabic_folder_name_gives_a_readable_id_of_its_own() {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("page.md"), format!("# صفحة\n\n{PROSE}\n")).unwrap();
         let out = t.path().join(format!("out-{}", name.len()));
-        let o = run(bin()
-            .current_dir(t.path())
-            .arg("build")
-            .arg("--sources")
-            .arg(&dir)
-            .arg("--out")
-            .arg(&out));
+        let o = with_sources(t.path(), "build", &dir, &out);
         assert!(o.status.success(), "{}", stderr(&o));
         let id = manifest(&out)["libraries"][0]["id"]
             .as_str()

@@ -179,21 +179,7 @@ fn run_exit_case(c: &ExitCase) -> Result<(), String> {
 
 #[test]
 fn exit_codes_table() {
-    let failed: Vec<String> = CASES
-        .iter()
-        .filter_map(|c| {
-            run_exit_case(c)
-                .err()
-                .map(|e| format!("=== {}: {e}", c.name))
-        })
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failed.len(),
-        CASES.len(),
-        failed.join("\n\n")
-    );
+    run_each(CASES, |c| c.name, run_exit_case);
 }
 
 /// The counterpart: a dry run needs no token, and plans against the local journal.

@@ -304,12 +304,15 @@ fn run_case(case: &Case) -> Result<(), String> {
 
 /// Runs a table; fails naming every failing case.
 pub fn run_table(cases: &[Case]) {
-    let mut failed = Vec::new();
-    for c in cases {
-        if let Err(e) = run_case(c) {
-            failed.push(format!("=== {}: {e}", c.name));
-        }
-    }
+    run_each(cases, |c| c.name, run_case);
+}
+
+/// Runs `run` on every case of a table (any case type); fails naming every failing case.
+pub fn run_each<C>(cases: &[C], name: fn(&C) -> &str, run: fn(&C) -> Result<(), String>) {
+    let failed: Vec<String> = cases
+        .iter()
+        .filter_map(|c| run(c).err().map(|e| format!("=== {}: {e}", name(c))))
+        .collect();
     assert!(
         failed.is_empty(),
         "{} of {} cases failed:\n{}",

@@ -469,19 +469,7 @@ const CASES: &[PathCase] = &[
 
 #[test]
 fn paths_table() {
-    let mut failed = Vec::new();
-    for c in CASES {
-        if let Err(e) = run_path_case(c) {
-            failed.push(format!("=== {}: {e}", c.name));
-        }
-    }
-    assert!(
-        failed.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failed.len(),
-        CASES.len(),
-        failed.join("\n\n")
-    );
+    run_each(CASES, |c| c.name, run_path_case);
 }
 
 /// An `out/` built before the marker existed (simulated by deleting it): gc refuses it, the next
