@@ -200,6 +200,32 @@ fn a_broken_plural_finds_its_other_plural() {
     assert_eq!(top("broken_plural_weight = 0.6", &files, q)[0], "docs:wc");
 }
 
+/// A participle of the question (مفصول) finds the page written with another member of its
+/// family (فاصل) once derivational siblings count, and not without them.
+#[test]
+fn a_participle_finds_its_derivational_sibling() {
+    let files = [
+        ("cut.md", "# cut\n\nيطبع cut كل سطر بحسب فاصل.\n"),
+        ("cat.md", "# cat\n\nيطبع cat كل سطر من ملف، سطر بعد سطر.\n"),
+    ];
+    let q = "سطر مفصول";
+    assert_eq!(top("derivation_weight = 0.0", &files, q)[0], "docs:cat");
+    assert_eq!(top("derivation_weight = 0.6", &files, q)[0], "docs:cut");
+}
+
+/// A question that spells ث as a dialect's ت (تلات for ثلاث) finds the page written in MSA
+/// once those spellings count, and not without them.
+#[test]
+fn a_dialect_spelling_finds_the_msa_interdental() {
+    let files = [
+        ("youths.md", "# حكاية\n\nحكاية ثلاث فتية في الأتون.\n"),
+        ("other.md", "# حكاية\n\nحكاية أخرى، حكاية الأتون.\n"),
+    ];
+    let q = "حكاية تلات";
+    assert_eq!(top("interdental_weight = 0.0", &files, q)[0], "docs:other");
+    assert_eq!(top("interdental_weight = 0.6", &files, q)[0], "docs:youths");
+}
+
 #[test]
 fn an_unknown_domain_or_no_results_asked_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();

@@ -220,37 +220,124 @@ pub fn stem_key(token: &str) -> Option<StemKey<'_>> {
 /// أفعال and أفعل (سطور → سطر، اسطر، اسطار). Query side only: most forms are in no chunk and
 /// match nothing.
 pub fn broken_plural_siblings(token: &str) -> Vec<String> {
+    family(token, &["فعل", "فعول", "افعال", "افعل"], false)
+}
+
+/// The other members of a question word's derivational family: its triliteral, read from the
+/// word when it has one of the common noun and participle shapes (فعل، فاعل، مفعول، فعيل، فعال،
+/// فعول، أفعال، أفعل، تفعيل، مفعل; a final ه of the feminine off first), written in each of the
+/// others (مفصول → فصل، فاصل، فصيل …). Query side only.
+pub fn derivation_siblings(token: &str) -> Vec<String> {
+    let shapes = [
+        "فعل",
+        "فاعل",
+        "مفعول",
+        "فعيل",
+        "فعال",
+        "فعول",
+        "افعال",
+        "افعل",
+        "تفعيل",
+        "مفعل",
+    ];
+    family(token, &shapes, true)
+}
+
+/// A word's root read through the first of `shapes` (templates in which ف، ع، ل stand for the
+/// root's letters) that its stem fits, written in every other shape. The stem is the word without
+/// its article (and, when `feminine`, a final ه), at least three letters. The root's letters must
+/// be consonants, so weak roots (قال، وعد) and long-vowel words have no siblings.
+fn family(token: &str, shapes: &[&str], feminine: bool) -> Vec<String> {
     if !is_arabic_word(token) {
         return Vec::new();
     }
-    let base = light_article(token)
+    let mut base = light_article(token)
         .and_then(|p| strip_prefix(token, p))
         .filter(|r| len(r) >= 3)
         .unwrap_or(token);
-    let c: Vec<char> = base.chars().collect();
-    let consonant = |x: &char| !matches!(x, 'ا' | 'و' | 'ي' | 'ه' | 'ء');
-    let r: [char; 3] = match c.as_slice() {
-        [a, b, d] => [*a, *b, *d],
-        [a, b, 'و', d] => [*a, *b, *d],
-        ['ا', a, b, 'ا', d] => [*a, *b, *d],
-        ['ا', a, b, d] => [*a, *b, *d],
-        _ => return Vec::new(),
+    if feminine
+        && let Some(r) = base.strip_suffix('ه')
+        && len(r) >= 4
+    {
+        base = r;
+    }
+    let consonant = |x: char| !matches!(x, 'ا' | 'و' | 'ي' | 'ه' | 'ء');
+    let Some(root) = shapes
+        .iter()
+        .find_map(|shape| root_in(base, shape))
+        .filter(|r| r.iter().all(|c| consonant(*c)))
+    else {
+        return Vec::new();
     };
-    if !r.iter().all(consonant) {
+    let mut out: Vec<String> = Vec::new();
+    for shape in shapes {
+        let f = write_root(shape, root);
+        if f != base && f != token && !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// The root letters of `word` if it fits `shape` (ف، ع، ل the root's places, every other letter
+/// itself).
+fn root_in(word: &str, shape: &str) -> Option<[char; 3]> {
+    if word.chars().count() != shape.chars().count() {
+        return None;
+    }
+    let mut root = ['\0'; 3];
+    for (w, s) in word.chars().zip(shape.chars()) {
+        match s {
+            'ف' => root[0] = w,
+            'ع' => root[1] = w,
+            'ل' => root[2] = w,
+            _ if w != s => return None,
+            _ => {}
+        }
+    }
+    Some(root)
+}
+
+/// `shape` with the root's letters in the places of ف، ع، ل.
+fn write_root(shape: &str, [a, b, d]: [char; 3]) -> String {
+    shape
+        .chars()
+        .map(|s| match s {
+            'ف' => a,
+            'ع' => b,
+            'ل' => d,
+            _ => s,
+        })
+        .collect()
+}
+
+/// A question word as it is spelled in MSA when the visitor wrote a dialect's stop for an
+/// interdental (Egyptian and Levantine say and often write ت for ث and د or ز for ذ: تلات →
+/// ثلاث، كتير → كثير، ياخد → ياخذ): each spelling with one or two of those letters turned back.
+/// Words of three letters or more; query side only, and most spellings are in no chunk.
+pub fn interdental_spellings(token: &str) -> Vec<String> {
+    if !is_arabic_word(token) || len(token) < 3 {
         return Vec::new();
     }
-    let [a, b, d] = r;
-    let forms = [
-        vec![a, b, d],
-        vec![a, b, 'و', d],
-        vec!['ا', a, b, 'ا', d],
-        vec!['ا', a, b, d],
-    ];
-    forms
-        .into_iter()
-        .map(|f| f.into_iter().collect::<String>())
-        .filter(|f| f != base)
-        .collect()
+    let c: Vec<char> = token.chars().collect();
+    let back = |x: char| match x {
+        'ت' => Some('ث'),
+        'د' | 'ز' => Some('ذ'),
+        _ => None,
+    };
+    let at: Vec<usize> = (0..c.len()).filter(|&i| back(c[i]).is_some()).collect();
+    let mut out = Vec::new();
+    for (n, &i) in at.iter().enumerate() {
+        for j in std::iter::once(None).chain(at[n + 1..].iter().copied().map(Some)) {
+            let mut w = c.clone();
+            w[i] = back(c[i]).unwrap_or(c[i]);
+            if let Some(j) = j {
+                w[j] = back(c[j]).unwrap_or(c[j]);
+            }
+            out.push(w.into_iter().collect());
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -355,6 +442,37 @@ mod tests {
         assert_eq!(stem("react"), None);
         assert_eq!(stem("2024"), None);
         assert_eq!(stem(""), None);
+    }
+
+    #[test]
+    fn derivation_siblings_share_the_root_of_a_noun_or_participle() {
+        use super::derivation_siblings as sib;
+        let f = sib("مفصول");
+        for w in ["فصل", "فاصل", "فصيل", "تفصيل", "مفصل", "فصول"] {
+            assert!(f.contains(&w.to_string()), "{w} in {f:?}");
+        }
+        assert!(!f.contains(&"مفصول".to_string()));
+        // The article and the feminine ending come off first: الفاصلة → فصل، مفصول …
+        assert!(sib("الفاصله").contains(&"مفصول".to_string()));
+        assert!(sib("كاتب").contains(&"مكتوب".to_string()));
+        // Weak roots, long-vowel words and other shapes have no family here.
+        assert!(sib("قال").is_empty());
+        assert!(sib("استخدام").is_empty());
+        assert!(sib("react").is_empty());
+    }
+
+    #[test]
+    fn interdental_spellings_turn_one_or_two_stops_back() {
+        use super::interdental_spellings as sp;
+        assert!(sp("تلات").contains(&"ثلاث".to_string()));
+        assert!(sp("تلات").contains(&"ثلات".to_string()));
+        assert!(sp("كتير").contains(&"كثير".to_string()));
+        assert!(sp("ياخد").contains(&"ياخذ".to_string()));
+        assert!(sp("التلاته").contains(&"الثلاثه".to_string()));
+        // Nothing to turn back, too short, or not Arabic.
+        assert!(sp("كلم").is_empty());
+        assert!(sp("دي").is_empty());
+        assert!(sp("data").is_empty());
     }
 
     #[test]

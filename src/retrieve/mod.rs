@@ -437,8 +437,9 @@ impl<'a> Searcher<'a> {
     /// stems (`article_stem_weight`, `stem_weight` times the term's weight), the stem keys of
     /// the token and its aliases (`normalize::stem`, matched in `stem_terms`), loanword keys and
     /// English inflections, the glossary's terms in the other language (`glossary_weight`) and
-    /// a topic word's broken-plural siblings (`broken_plural_weight`). A word repeated in the
-    /// question counts once.
+    /// a topic word's siblings: its broken plurals (`broken_plural_weight`), its derivational
+    /// family (`derivation_weight`) and its MSA spellings of ث and ذ (`interdental_weight`). A
+    /// word repeated in the question counts once.
     pub fn query_words(&self, question: &str) -> Vec<QueryWord> {
         let s = &self.cfg.retrieval;
         let primary = crate::normalize::normalize(question, self.cfg.normalize);
@@ -488,13 +489,32 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        if s.broken_plural_weight > 0.0 {
+        // Siblings of a topic word: its broken plurals, its derivational family and its MSA
+        // spellings of a dialect's stops, each at its own weight.
+        let siblings: [(f64, Siblings); 3] = [
+            (
+                s.broken_plural_weight,
+                crate::normalize::stem::broken_plural_siblings,
+            ),
+            (
+                s.derivation_weight,
+                crate::normalize::stem::derivation_siblings,
+            ),
+            (
+                s.interdental_weight,
+                crate::normalize::stem::interdental_spellings,
+            ),
+        ];
+        for (weight, expand) in siblings {
+            if weight <= 0.0 {
+                continue;
+            }
             for w in &mut words {
                 if self.classes.class(&w.token) != WordClass::Content {
                     continue;
                 }
-                for f in crate::normalize::stem::broken_plural_siblings(&w.token) {
-                    w.add(&f, s.broken_plural_weight, false);
+                for f in expand(&w.token) {
+                    w.add(&f, weight, false);
                 }
             }
         }
@@ -631,6 +651,9 @@ impl<'a> Searcher<'a> {
         Ok(hits)
     }
 }
+
+/// A question word's sibling forms of one kind (`normalize::stem`).
+type Siblings = fn(&str) -> Vec<String>;
 
 /// Chunk IDs with scores, best first.
 pub type Ranking = Vec<(String, f64)>;

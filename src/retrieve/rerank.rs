@@ -8,7 +8,8 @@
 //!   counts) — a simplified Rasolofo–Savoy term-proximity score.
 //! - **URL words**: a topic word of the question that is a word of the chunk's URL path
 //!   (`…/warnings/invalid-hook-call-warning`, `…/essentials/computed`) adds its idf: documentation
-//!   sites name a page after what it explains.
+//!   sites name a page after what it explains, in English even when the page is Arabic, so a
+//!   question's loanword (الداتابيز) meets the path's English word (`database`) by its key.
 //!
 //! A chunk token matches a question word when it equals one of the word's surface terms (search
 //! token, variants, aliases, article stem) or has one of its stem keys.
@@ -17,6 +18,7 @@ use std::collections::HashMap;
 
 use super::QueryWord;
 use crate::normalize::latin::latin_stem;
+use crate::normalize::loanword::latin_key;
 use crate::normalize::stem::stem;
 
 /// Positions in `tokens` of each question word (in the order of `words`).
@@ -64,7 +66,8 @@ pub fn closeness(a: &[usize], b: &[usize], window: usize) -> f64 {
 }
 
 /// Whether a question word is a word of the URL: its search token or one of its full-weight
-/// surface terms, or (a Latin word) the same English stem (`export` in `…-exporting-…`).
+/// surface terms, (a Latin word) the same English stem (`export` in `…-exporting-…`), or (an
+/// Arabic word) the loanword key of the URL word (الداتابيز in `…/server-config/database`).
 pub fn in_url(word: &QueryWord, url_words: &[String]) -> bool {
     let latin = latin_stem(&word.token);
     url_words.iter().any(|u| {
@@ -74,6 +77,11 @@ pub fn in_url(word: &QueryWord, url_words: &[String]) -> bool {
             || latin
                 .as_ref()
                 .is_some_and(|l| latin_stem(u).as_ref() == Some(l))
+            || latin_key(u).is_some_and(|k| {
+                word.terms
+                    .iter()
+                    .any(|t| !t.is_stem && t.weight > 0.0 && t.term == k)
+            })
     })
 }
 
@@ -135,6 +143,23 @@ mod tests {
         assert_eq!(closeness(&[], &[3], 4), 0.0);
         // The same position (one token matching both words) is not a pair.
         assert_eq!(closeness(&[5], &[5], 4), 0.0);
+    }
+
+    #[test]
+    fn a_loanword_meets_the_english_word_of_the_url_by_its_key() {
+        let mut w = word("الداتابيز", None);
+        for key in crate::normalize::loanword::arabic_keys("الداتابيز") {
+            w.terms.push(QueryTerm {
+                term: key,
+                weight: 2.0,
+                is_stem: false,
+            });
+        }
+        let url = url_words("https://gin-gonic.com/ar/docs/server-config/database/");
+        assert!(in_url(&w, &url));
+        assert!(!in_url(&w, &url_words("/docs/server-config/health-check")));
+        // Without its keys the Arabic spelling is no word of the path.
+        assert!(!in_url(&word("الداتابيز", None), &url));
     }
 
     #[test]

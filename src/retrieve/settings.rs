@@ -75,6 +75,12 @@ pub struct RetrievalSettings {
     /// Weight of a question word's siblings in the commonest broken-plural patterns (سطور ↔ سطر،
     /// أسطر: `normalize::stem::broken_plural_siblings`), matched in every field.
     pub broken_plural_weight: f64,
+    /// Weight of a question word's derivational siblings (مفصول ↔ فاصل، فصل:
+    /// `normalize::stem::derivation_siblings`).
+    pub derivation_weight: f64,
+    /// Weight of a question word spelled back from a dialect's stops to MSA's interdentals (تلات
+    /// → ثلاث: `normalize::stem::interdental_spellings`).
+    pub interdental_weight: f64,
 }
 
 /// The defaults were chosen by leave-one-corpus-out on the blind fixtures of the nine shared
@@ -110,6 +116,8 @@ impl Default for RetrievalSettings {
             loanword_weight: 2.0,
             glossary_weight: 0.6,
             broken_plural_weight: 0.6,
+            derivation_weight: 0.6,
+            interdental_weight: 0.6,
         }
     }
 }
