@@ -114,7 +114,7 @@ pub(super) fn build(cx: &mut Cx, raw: raw::RawConfig, base_dir: &Path, path: &Pa
         },
         normalize: rules,
         embedding: embed_settings(embedding),
-        retrieval: raw.retrieval.unwrap_or_default(),
+        retrieval: retrieval_settings(cx, raw.retrieval, &raw.retrieval_keys),
         aliases,
         article_stems,
         glossary,
@@ -453,6 +453,24 @@ fn environments(
 /// The shipped glossary plus the `[[glossary]]` terms, each checked: at least one English word
 /// and one Arabic form, an English word of Latin letters only (three or more), an Arabic form
 /// that is one search word.
+/// `[retrieval]`, each value outside its range a config error at its key.
+fn retrieval_settings(
+    cx: &mut Cx,
+    raw: Option<crate::retrieve::RetrievalSettings>,
+    keys: &BTreeMap<String, std::ops::Range<usize>>,
+) -> crate::retrieve::RetrievalSettings {
+    let settings = raw.unwrap_or_default();
+    for (key, range) in settings.out_of_range() {
+        cx.error(
+            "config-value",
+            keys.get(key).cloned().unwrap_or(0..0),
+            format!("`[retrieval] {key}` must be {range}"),
+            format!("set `{key}` within its range, or remove it for the default (docs/configuration.md#retrieval)"),
+        );
+    }
+    settings
+}
+
 fn glossary(
     cx: &mut Cx,
     extra: Vec<raw::RawGlossaryTerm>,

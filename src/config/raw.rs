@@ -30,6 +30,8 @@ pub(super) struct RawConfig {
     /// Where each `[env.NAME]` and `[deploy.NAME]` name is written (names become file names).
     pub env_keys: BTreeMap<String, std::ops::Range<usize>>,
     pub deploy_keys: BTreeMap<String, std::ops::Range<usize>>,
+    /// Where each `[retrieval]` key is written (its value is checked after deserializing).
+    pub retrieval_keys: BTreeMap<String, std::ops::Range<usize>>,
 }
 
 /// `[deploy.NAME]`: a deploy target. Never secrets (the token comes from the environment).
@@ -309,7 +311,10 @@ pub(super) fn parse(cx: &mut Cx) -> Option<RawConfig> {
                 raw.env_keys = key_spans(value);
                 raw.env = de(cx, value);
             }
-            "retrieval" => raw.retrieval = de(cx, value),
+            "retrieval" => {
+                raw.retrieval_keys = key_spans(value);
+                raw.retrieval = de(cx, value);
+            }
             "aliases" => raw.aliases = de(cx, value),
             "inspect" => raw.inspect = de(cx, value),
             "deploy" => {

@@ -121,3 +121,85 @@ impl Default for RetrievalSettings {
         }
     }
 }
+
+impl RetrievalSettings {
+    /// The keys whose values are outside their range, with the range: weights, `k1` and the
+    /// RRF constant finite and not negative, `b` and `word_tie` fractions, at least one
+    /// candidate from each ranking.
+    pub fn out_of_range(&self) -> Vec<(&'static str, &'static str)> {
+        let mut out = Vec::new();
+        let fractions = [
+            ("bm25_b", self.bm25_b),
+            ("context_b", self.context_b),
+            ("word_tie", self.word_tie),
+        ];
+        for (key, v) in fractions {
+            if !(0.0..=1.0).contains(&v) {
+                out.push((key, "between 0 and 1"));
+            }
+        }
+        let non_negative = [
+            ("lexical_weight", self.lexical_weight),
+            ("vector_weight", self.vector_weight),
+            ("rrf_k", self.rrf_k),
+            ("date_boost", self.date_boost),
+            ("bm25_k1", self.bm25_k1),
+            ("alias_weight", self.alias_weight),
+            ("alias_field_weight", self.alias_field_weight),
+            ("stem_weight", self.stem_weight),
+            ("article_stem_weight", self.article_stem_weight),
+            ("stem_field_weight", self.stem_field_weight),
+            ("context_weight", self.context_weight),
+            ("coord", self.coord),
+            ("question_word_weight", self.question_word_weight),
+            ("filler_weight", self.filler_weight),
+            ("proximity_weight", self.proximity_weight),
+            ("url_weight", self.url_weight),
+            ("latin_inflection_weight", self.latin_inflection_weight),
+            ("loanword_weight", self.loanword_weight),
+            ("glossary_weight", self.glossary_weight),
+            ("broken_plural_weight", self.broken_plural_weight),
+            ("derivation_weight", self.derivation_weight),
+            ("interdental_weight", self.interdental_weight),
+        ];
+        for (key, v) in non_negative {
+            if !(v.is_finite() && v >= 0.0) {
+                out.push((key, "a finite number, 0 or more"));
+            }
+        }
+        if self.depth == 0 {
+            out.push(("depth", "1 or more"));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RetrievalSettings;
+
+    #[test]
+    fn the_defaults_are_in_range() {
+        assert_eq!(RetrievalSettings::default().out_of_range(), []);
+    }
+
+    /// Every number of the settings is checked: each one set to -1 is reported by its key.
+    #[test]
+    fn every_number_below_zero_is_out_of_range() {
+        let defaults = serde_json::to_value(RetrievalSettings::default()).unwrap();
+        for (key, value) in defaults.as_object().unwrap() {
+            if !value.is_number() || key == "rerank_depth" || key == "proximity_window" {
+                continue;
+            }
+            let mut v = defaults.clone();
+            v[key] = if value.is_f64() {
+                (-1.0).into()
+            } else {
+                0.into()
+            };
+            let s: RetrievalSettings = serde_json::from_value(v).unwrap();
+            let keys: Vec<&str> = s.out_of_range().into_iter().map(|(k, _)| k).collect();
+            assert_eq!(keys, [key.as_str()], "{key}");
+        }
+    }
+}

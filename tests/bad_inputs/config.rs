@@ -161,6 +161,34 @@ pub const CASES: &[Case] = &[
         cfg_err(7, "bad glob"),
     ),
     Case::new(
+        "retrieval values out of their range, both reported",
+        |p| {
+            set_config(
+                p,
+                &format!("{CONFIG}\n[retrieval]\nbm25_b = 1.5\ncoord = -1.0\ndepth = 0\n"),
+            )
+        },
+        2,
+        cfg_err(9, "`[retrieval] bm25_b` must be between 0 and 1"),
+    )
+    .check(|_, d| {
+        diags_at(
+            d,
+            "corpus.toml",
+            &[
+                (9, "`[retrieval] bm25_b` must be between 0 and 1"),
+                (10, "`[retrieval] coord` must be a finite number"),
+                (11, "`[retrieval] depth` must be 1 or more"),
+            ],
+        )
+    }),
+    Case::new(
+        "a retrieval weight that is not a number",
+        |p| set_config(p, &format!("{CONFIG}\n[retrieval]\nurl_weight = nan\n")),
+        2,
+        cfg_err(9, "`[retrieval] url_weight` must be a finite number"),
+    ),
+    Case::new(
         "an unknown environment",
         |p| set_config(p, CONFIG),
         2,
