@@ -318,7 +318,7 @@ impl<'a> Searcher<'a> {
                     .map(|&(a, b)| rerank::closeness(&pos[a], &pos[b], s.proximity_window))
                     .collect(),
             );
-            let url = rerank::url_words(&rec.url);
+            let url = rerank::UrlWords::of(&rec.url);
             in_url.push(
                 topic
                     .iter()

@@ -65,22 +65,49 @@ pub fn closeness(a: &[usize], b: &[usize], window: usize) -> f64 {
     }
 }
 
+/// A URL path's words with what a question word may meet them by, each computed once per URL
+/// rather than once per question word.
+pub struct UrlWords {
+    words: Vec<UrlWord>,
+}
+
+struct UrlWord {
+    word: String,
+    /// Its English stem (`latin::latin_stem`).
+    stem: Option<String>,
+    /// Its loanword key (`loanword::latin_key`).
+    key: Option<String>,
+}
+
+impl UrlWords {
+    /// The [`url_words`] of `url`.
+    pub fn of(url: &str) -> UrlWords {
+        let words = url_words(url)
+            .into_iter()
+            .map(|word| UrlWord {
+                stem: latin_stem(&word),
+                key: latin_key(&word),
+                word,
+            })
+            .collect();
+        UrlWords { words }
+    }
+}
+
 /// Whether a question word is a word of the URL: its search token or one of its full-weight
 /// surface terms, (a Latin word) the same English stem (`export` in `…-exporting-…`), or (an
 /// Arabic word) the loanword key of the URL word (الداتابيز in `…/server-config/database`).
-pub fn in_url(word: &QueryWord, url_words: &[String]) -> bool {
+pub fn in_url(word: &QueryWord, url: &UrlWords) -> bool {
     let latin = latin_stem(&word.token);
-    url_words.iter().any(|u| {
+    url.words.iter().any(|u| {
         word.terms
             .iter()
-            .any(|t| !t.is_stem && t.weight >= 1.0 && t.term == *u)
-            || latin
-                .as_ref()
-                .is_some_and(|l| latin_stem(u).as_ref() == Some(l))
-            || latin_key(u).is_some_and(|k| {
+            .any(|t| !t.is_stem && t.weight >= 1.0 && t.term == u.word)
+            || (latin.is_some() && u.stem == latin)
+            || u.key.as_ref().is_some_and(|k| {
                 word.terms
                     .iter()
-                    .any(|t| !t.is_stem && t.weight > 0.0 && t.term == k)
+                    .any(|t| !t.is_stem && t.weight > 0.0 && t.term == *k)
             })
     })
 }
@@ -155,9 +182,12 @@ mod tests {
                 is_stem: false,
             });
         }
-        let url = url_words("https://gin-gonic.com/ar/docs/server-config/database/");
+        let url = UrlWords::of("https://gin-gonic.com/ar/docs/server-config/database/");
         assert!(in_url(&w, &url));
-        assert!(!in_url(&w, &url_words("/docs/server-config/health-check")));
+        assert!(!in_url(
+            &w,
+            &UrlWords::of("/docs/server-config/health-check")
+        ));
         // Without its keys the Arabic spelling is no word of the path.
         assert!(!in_url(&word("الداتابيز", None), &url));
     }
