@@ -273,6 +273,24 @@ fn a_dialect_spelling_finds_the_msa_interdental() {
     );
 }
 
+/// A translated site keeps the original heading as the heading's id (`{#static-hoisting}`): a
+/// question naming the English term finds that section, and does not once the id is gone.
+#[test]
+fn a_heading_id_names_its_section_in_english() {
+    let hoisting = "# التحسينات\n\n## الرفع الثابت {#static-hoisting}\n\nيرفع المصرف العقد الثابتة خارج دالة التصيير.\n";
+    let sites = "# مقدمة\n\nصفحة عن static sites: كيف تبنى وتنشر على الخوادم وتحدث مع كل تغيير في المحتوى.\n";
+    let q = "يعني ايه static hoisting";
+    assert_eq!(
+        top("", &[("compiler.md", hoisting), ("sites.md", sites)], q)[0],
+        "docs:compiler"
+    );
+    let without = hoisting.replace(" {#static-hoisting}", "");
+    assert_eq!(
+        top("", &[("compiler.md", &without), ("sites.md", sites)], q)[0],
+        "docs:sites"
+    );
+}
+
 #[test]
 fn an_unknown_domain_or_no_results_asked_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();

@@ -25,6 +25,9 @@ pub struct ChunkSpan {
     pub end: usize,
     /// Headings above the chunk's start: `title › h2 › h3`.
     pub heading_path: Vec<String>,
+    /// The explicit ids ([`crate::extract::anchor`]) of the headings on that path and of the
+    /// headings inside the chunk, in order, each once.
+    pub anchors: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -33,6 +36,8 @@ struct Section {
     end: usize,
     blocks: std::ops::Range<usize>,
     path: Vec<String>,
+    /// The ids of the path's headings that have one.
+    path_anchors: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -80,10 +85,21 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
         .into_iter()
         .map(|c| {
             let (s, e) = trim(text, c.start, c.end);
+            let sec = &sections[c.section];
+            let mut anchors = sec.path_anchors.clone();
+            let first = body.blocks.partition_point(|b| b.start < s);
+            for b in body.blocks[first..].iter().take_while(|b| b.start < e) {
+                if let Some(a) = &b.anchor
+                    && !anchors.contains(a)
+                {
+                    anchors.push(a.clone());
+                }
+            }
             ChunkSpan {
                 start: s,
                 end: e,
-                heading_path: sections[c.section].path.clone(),
+                heading_path: sec.path.clone(),
+                anchors,
             }
         })
         .filter(|c| c.end > c.start)
@@ -189,7 +205,7 @@ fn trim(text: &str, s: usize, e: usize) -> (usize, usize) {
 /// Sections with their heading paths; heading-only sections merge into the next section.
 fn sections(body: &Body) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();
-    let mut stack: Vec<(u8, String)> = Vec::new();
+    let mut stack: Vec<(u8, String, Option<&str>)> = Vec::new();
     let mut pending: Option<usize> = None; // block index where a heading-only run began
     let blocks = &body.blocks;
     let mut i = 0;
@@ -197,10 +213,14 @@ fn sections(body: &Body) -> Vec<Section> {
         let b = &blocks[i];
         let begin = i;
         if let BlockKind::Heading(level) = b.kind {
-            while stack.last().is_some_and(|(l, _)| *l >= level) {
+            while stack.last().is_some_and(|(l, _, _)| *l >= level) {
                 stack.pop();
             }
-            stack.push((level, body.block_text(b).replace('\n', " ")));
+            stack.push((
+                level,
+                body.block_text(b).replace('\n', " "),
+                b.anchor.as_deref(),
+            ));
         }
         i += 1;
         while i < blocks.len() && !matches!(blocks[i].kind, BlockKind::Heading(_)) {
@@ -216,7 +236,11 @@ fn sections(body: &Body) -> Vec<Section> {
             start: blocks[first].start,
             end: blocks[i - 1].end,
             blocks: first..i,
-            path: stack.iter().map(|(_, t)| t.clone()).collect(),
+            path: stack.iter().map(|(_, t, _)| t.clone()).collect(),
+            path_anchors: stack
+                .iter()
+                .filter_map(|(_, _, a)| a.map(str::to_string))
+                .collect(),
         });
     }
     out
@@ -470,6 +494,34 @@ mod tests {
             }
             assert_eq!(joined, word);
         }
+    }
+
+    /// A chunk's anchors: the ids of the headings above its start, then of those inside it.
+    #[test]
+    fn a_chunk_carries_the_anchors_of_its_path_and_its_headings() {
+        let mut b = Body::default();
+        b.push_heading(1, "الأداء", Some("performance"));
+        b.push(BlockKind::Paragraph, &"تمهيد ".repeat(30));
+        b.push_heading(2, "تحسينات عامة", Some("general-optimizations"));
+        b.push(BlockKind::Paragraph, &"نص ".repeat(30));
+        b.push_heading(3, "القوائم الكبيرة", Some("virtualize-large-lists"));
+        b.push(BlockKind::Paragraph, &"قائمة ".repeat(30));
+        b.push_heading(3, "بلا معرف", None);
+        b.push(BlockKind::Paragraph, &"كلام ".repeat(30));
+        let c = chunk(&b, &settings(400, 50));
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert_eq!(c[0].heading_path, ["الأداء"]);
+        assert_eq!(c[0].anchors, ["performance", "general-optimizations"]);
+        // The second starts under the h3 and holds a heading without an id.
+        assert_eq!(c[1].heading_path.last().unwrap(), "القوائم الكبيرة");
+        assert_eq!(
+            c[1].anchors,
+            [
+                "performance",
+                "general-optimizations",
+                "virtualize-large-lists"
+            ]
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::timings::{Stage, timed};
 pub(crate) mod url;
 
 /// Bumped whenever extraction or chunking output changes for the same input.
-pub const PIPELINE_VERSION: u32 = 1;
+pub const PIPELINE_VERSION: u32 = 2;
 
 /// What compiling reads of the corpus settings (`config` builds it: `Config::compile_settings`).
 #[derive(Debug, Clone, Copy)]
@@ -377,10 +377,17 @@ fn built_chunks(
         .map(|(i, s)| {
             let _t = crate::timings::start(Stage::Normalize);
             let text = Text::new(&doc.body.text[s.start..s.end]);
+            // The words of the headings' explicit ids join the headings as context.
+            let context: std::borrow::Cow<[String]> = if s.anchors.is_empty() {
+                std::borrow::Cow::Borrowed(&s.heading_path)
+            } else {
+                let words = s.anchors.iter().map(|a| crate::normalize::anchor_words(a));
+                std::borrow::Cow::Owned(s.heading_path.iter().cloned().chain(words).collect())
+            };
             let fields = crate::normalize::chunk_fields(
                 &text,
                 doc.title.as_deref(),
-                &s.heading_path,
+                &context,
                 cfg.normalize,
                 cfg.article_stems,
             );

@@ -1,6 +1,6 @@
 //! Markdown (CommonMark + GFM) through pulldown-cmark. Also the fallback for MDX that the MDX
 //! parser rejects. Dropped from evidence: frontmatter, HTML tags and `<script>`/`<style>` blocks,
-//! HTML comments, heading `{#anchor}` ids, VitePress `:::` container markers, Hugo shortcodes,
+//! HTML comments, heading `{#anchor}` ids (kept as the heading's `Block::anchor`), VitePress `:::` container markers, Hugo shortcodes,
 //! Liquid tags and output in a Liquid library (`liquid`), link and image URLs (link text kept).
 //! Fenced code is kept, fenced.
 
@@ -244,6 +244,8 @@ struct Walker {
     table: bool,
     cell: usize,
     heading: Option<u8>,
+    /// The open heading's explicit id (`{#id}`).
+    heading_id: Option<String>,
     /// An open code block: its language and where its text starts in `buf`.
     code: Option<(String, usize)>,
     image: usize,
@@ -339,9 +341,10 @@ impl Walker {
                     self.flush(BlockKind::Paragraph);
                 }
             }
-            Tag::Heading { level, .. } => {
+            Tag::Heading { level, id, .. } => {
                 self.flush(BlockKind::Paragraph);
                 self.heading = Some(level as u8);
+                self.heading_id = id.map(|i| i.to_string());
             }
             Tag::BlockQuote(_) => {
                 if self.quote == 0 && !self.contained() {
@@ -425,7 +428,9 @@ impl Walker {
             }
             TagEnd::Heading(_) => {
                 let level = self.heading.take().unwrap_or(1);
-                self.flush(BlockKind::Heading(level));
+                let text = std::mem::take(&mut self.buf);
+                let id = self.heading_id.take();
+                self.body.push_heading(level, &text, id.as_deref());
             }
             TagEnd::BlockQuote(_) => {
                 self.quote -= 1;
@@ -574,6 +579,29 @@ mod tests {
         assert_eq!(t[1], (BlockKind::Paragraph, "فقرة \"أولى\" رابط".into()));
         assert_eq!(t[2], (BlockKind::List, "- أ\n- ب".into()));
         assert_eq!(t[3], (BlockKind::Code, "```js\nlet a = 1;\n```".into()));
+    }
+
+    /// An explicit heading id is the heading's anchor, never its text; an id that is no ASCII
+    /// slug is dropped.
+    #[test]
+    fn a_heading_id_is_its_anchor() {
+        let b = render(&preprocess(
+            "## الرفع الثابت {#static-hoisting}\n\nنص.\n\n## قسم {#قسم}\n\n## بلا معرف\n",
+        ));
+        let got: Vec<_> = b
+            .blocks
+            .iter()
+            .map(|x| (b.block_text(x), x.anchor.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("الرفع الثابت", Some("static-hoisting")),
+                ("نص.", None),
+                ("قسم", None),
+                ("بلا معرف", None),
+            ]
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! MDX through markdown-rs (the only MDX parser): ESM `import`/`export` lines, `{expressions}`
 //! and `{/* comments */}` are dropped; JSX components are unwrapped, their prose kept. A file the
-//! MDX parser rejects is read as plain Markdown, with a warning.
+//! MDX parser rejects is read as plain Markdown, with a warning. A comment that ends a heading
+//! (`## الأخبار {/*news*/}`, react.dev's heading ids) is kept as the heading's `Block::anchor`.
 //!
 //! Most files take the fast path first (`mdx_fast`: pulldown-cmark, the same mdast tree for the
 //! walker); only a file it declines is parsed by markdown-rs, which is some 30 times slower.
@@ -80,6 +81,15 @@ fn walk(tree: &Node) -> Body {
 }
 
 /// The MDX tree markdown-rs gives `text`, or `None` where it fails or panics.
+/// A heading's explicit id, written as a trailing comment expression (`## الأخبار {/*news*/}`,
+/// react.dev's convention): the comment's text.
+fn heading_id(children: &[Node]) -> Option<&str> {
+    match children.last()? {
+        Node::MdxTextExpression(e) => e.value.trim().strip_prefix("/*")?.strip_suffix("*/"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 pub(super) fn markdown_rs_body(text: &str) -> Option<Body> {
     match super::guard::quietly(|| markdown::to_mdast(text, &options())) {
@@ -312,7 +322,7 @@ impl Walker {
             Node::Heading(h) => {
                 let mut s = String::new();
                 inline_all(&h.children, &mut s, 0);
-                self.body.push(BlockKind::Heading(h.depth), &s);
+                self.body.push_heading(h.depth, &s, heading_id(&h.children));
             }
             Node::Paragraph(p) => {
                 let mut s = String::new();

@@ -73,6 +73,24 @@ pub struct Block {
     pub start: usize,
     pub end: usize,
     pub kind: BlockKind,
+    /// A heading's explicit id, as its author wrote it (`## الرفع الثابت {#static-hoisting}`,
+    /// `## الخصائص {/*props*/}`): in a translated site, the original heading's words. Never
+    /// evidence text ([`anchor`]).
+    pub anchor: Option<String>,
+}
+
+/// An explicit heading id worth keeping: an ASCII slug (letters, digits, `-`, `_`, `.`) of at
+/// most 100 bytes with a letter in it. Generated or opaque ids (`h-1`, hashes) are rare in
+/// Markdown sources, which is where explicit ids are written by hand.
+pub fn anchor(id: &str) -> Option<&str> {
+    let id = id.trim();
+    let slug = !id.is_empty()
+        && id.len() <= 100
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && id.bytes().any(|b| b.is_ascii_alphabetic());
+    slug.then_some(id)
 }
 
 /// The extracted evidence of one document.
@@ -111,6 +129,15 @@ fn has_control(s: &str) -> bool {
 impl Body {
     /// Appends a block (trimmed; empty ones are dropped), separated from the previous by a blank line.
     pub fn push(&mut self, kind: BlockKind, s: &str) {
+        self.push_anchored(kind, s, None);
+    }
+
+    /// Appends a heading with its explicit id (kept when [`anchor`] accepts it).
+    pub fn push_heading(&mut self, level: u8, s: &str, id: Option<&str>) {
+        self.push_anchored(BlockKind::Heading(level), s, id.and_then(anchor));
+    }
+
+    fn push_anchored(&mut self, kind: BlockKind, s: &str, anchor: Option<&str>) {
         // Control characters (ESC, BEL, C1) are never readable evidence, and would reach a
         // reviewer's terminal through `show` and `query`.
         let cleaned;
@@ -149,6 +176,7 @@ impl Body {
             start,
             end: self.text.len(),
             kind,
+            anchor: anchor.map(str::to_string),
         });
     }
 
@@ -187,7 +215,7 @@ impl Body {
         let mut out = Body::default();
         out.push(BlockKind::Heading(1), title);
         for b in &self.blocks {
-            out.push(b.kind, self.block_text(b));
+            out.push_anchored(b.kind, self.block_text(b), b.anchor.as_deref());
         }
         out
     }

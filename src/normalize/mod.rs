@@ -33,6 +33,13 @@ pub fn query_text(q: &str, rules: &Rules) -> SearchText {
     SearchText::from_normalized(normalize(q, rules))
 }
 
+/// The words of a heading's explicit id (`props-vs-state` → `props vs state`): in a translated
+/// site the original heading, so a question that names a term in English meets the section
+/// that translates it. Context only, never evidence.
+pub fn anchor_words(id: &str) -> String {
+    id.replace(['-', '_', '.'], " ")
+}
+
 /// The search fields of one chunk, as the build indexes them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkFields {
@@ -41,7 +48,8 @@ pub struct ChunkFields {
     /// variants. The tokens of each search word (its `both` aliases, article and light stems)
     /// are added by the index ([`WordExtras`]), once per distinct term.
     pub extra_tokens: Tokens,
-    /// The document title and the chunk's headings: their words, light stems and stem keys.
+    /// The document title and the chunk's headings (with the words of their explicit ids):
+    /// their words, light stems and stem keys.
     pub context_tokens: Tokens,
 }
 

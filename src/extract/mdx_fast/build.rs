@@ -16,7 +16,8 @@ enum Frame {
     Paragraph,
     /// Inline content of a tight list item, which mdast wraps in a paragraph.
     ImplicitParagraph,
-    Heading(u8),
+    /// Its level, and the id comment that ended its line.
+    Heading(u8, Option<String>),
     Quote,
     Code(Option<String>),
     List(Option<u32>),
@@ -155,7 +156,12 @@ fn start_frame<'a>(
             if !p.text[range.start..].trim_start().starts_with('#') {
                 return None; // setext: markdown-rs panics on some
             }
-            Frame::Heading(level as u8)
+            let id = p
+                .heading_ids
+                .iter()
+                .find(|(at, _)| range.contains(at))
+                .map(|(_, id)| id.clone());
+            Frame::Heading(level as u8, id)
         }
         Tag::BlockQuote(_) => Frame::Quote,
         Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
@@ -222,11 +228,22 @@ pub(super) fn close(stack: &mut Vec<Open>) -> Option<()> {
             children,
             position: None,
         }),
-        Frame::Heading(depth) => Node::Heading(mdast::Heading {
-            children,
-            position: None,
-            depth,
-        }),
+        Frame::Heading(depth, id) => {
+            let mut children = children;
+            // As markdown-rs parses it: the id comment is the heading's last child.
+            if let Some(id) = id {
+                children.push(Node::MdxTextExpression(mdast::MdxTextExpression {
+                    value: format!("/*{id}*/"),
+                    position: None,
+                    stops: Vec::new(),
+                }));
+            }
+            Node::Heading(mdast::Heading {
+                children,
+                position: None,
+                depth,
+            })
+        }
         Frame::Quote => Node::Blockquote(mdast::Blockquote {
             children,
             position: None,

@@ -52,6 +52,9 @@ pub(super) struct Prepared {
     pub(super) fences: Vec<(usize, usize)>,
     /// Offsets of `<` and `{` the scanner left alone as code.
     pub(super) kept: Vec<usize>,
+    /// ATX headings that end with an id comment (`{/*id*/}`): where the heading's line starts
+    /// in `text`, and the id.
+    pub(super) heading_ids: Vec<(usize, String)>,
 }
 
 pub(super) const MARKER: &str = "***\n";

@@ -388,19 +388,32 @@ fn inline_line(p: &mut Prepared, line: &str, indent: usize) -> Option<()> {
         }
     }
     p.cuts.extend(cuts.iter().map(|c| c.at));
+    // A heading's explicit id, a comment expression that ends the line (`## الأخبار {/*news*/}`):
+    // markdown-rs keeps it as the heading's last child, which the walker reads.
+    if heading
+        && let Some(last) = cuts.last()
+        && out[last.at - start..].trim().is_empty()
+        && let Some(id) = last
+            .expr
+            .and_then(|e| e.strip_prefix("{/*")?.strip_suffix("*/}"))
+    {
+        p.heading_ids.push((start, id.to_string()));
+    }
     Some(())
 }
 
 /// Where an inline tag or expression was cut out of the prepared text.
-struct Cut {
+struct Cut<'a> {
     at: usize,
     /// Inside `[…]`: a link label or reference name.
     in_brackets: bool,
+    /// The expression cut out (`{…}`), when it was one.
+    expr: Option<&'a str>,
 }
 
 /// Copies a line's inline text into `p`, code spans kept as code, inline tags and expressions
 /// cut out; `None` where the parsers may disagree.
-fn copy_inline(p: &mut Prepared, line: &str) -> Option<Vec<Cut>> {
+fn copy_inline<'a>(p: &mut Prepared, line: &'a str) -> Option<Vec<Cut<'a>>> {
     let b = line.as_bytes();
     let mut inline = Inline::default();
     let mut i = 0;
@@ -416,6 +429,9 @@ fn copy_inline(p: &mut Prepared, line: &str) -> Option<Vec<Cut>> {
             b'{' => {
                 let len = expression(&line[i..])?;
                 inline.cut(p);
+                if let Some(c) = inline.cuts.last_mut() {
+                    c.expr = Some(&line[i..i + len]);
+                }
                 len
             }
             b'<' => inline.tag(p, &line[i..])?,
@@ -436,7 +452,7 @@ fn copy_inline(p: &mut Prepared, line: &str) -> Option<Vec<Cut>> {
 /// of `[…]`.
 #[derive(Default)]
 struct Inline<'a> {
-    cuts: Vec<Cut>,
+    cuts: Vec<Cut<'a>>,
     open: Vec<&'a str>,
     brackets: usize,
 }
@@ -447,6 +463,7 @@ impl<'a> Inline<'a> {
         self.cuts.push(Cut {
             at: p.text.len(),
             in_brackets: self.brackets > 0,
+            expr: None,
         });
     }
 

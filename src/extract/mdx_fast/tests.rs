@@ -271,3 +271,16 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+#[test]
+fn a_heading_id_comment_is_the_headings_anchor_on_both_paths() {
+    let doc = "# عنوان {/*top*/}\n\nفقرة.\n\n#### الخصائص والحالات {/*props-vs-state*/}\n\nنص.\n\n## بلا معرف\n\nنص.\n";
+    let (fast, slow) = both(doc);
+    let fast = fast.expect("the fast path accepts this document");
+    assert_eq!(Some(&fast), slow.as_ref());
+    let anchors: Vec<_> = fast.blocks.iter().map(|b| b.anchor.as_deref()).collect();
+    assert_eq!(
+        anchors,
+        [Some("top"), None, Some("props-vs-state"), None, None, None]
+    );
+}
