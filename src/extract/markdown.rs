@@ -1,8 +1,8 @@
 //! Markdown (CommonMark + GFM) through pulldown-cmark. Also the fallback for MDX that the MDX
 //! parser rejects. Dropped from evidence: frontmatter, HTML tags and `<script>`/`<style>` blocks,
-//! HTML comments, heading `{#anchor}` ids (kept as the heading's `Block::anchor`), VitePress `:::` container markers, Hugo shortcodes,
-//! Liquid tags and output in a Liquid library (`liquid`), link and image URLs (link text kept).
-//! Fenced code is kept, fenced.
+//! HTML comments, heading `{#anchor}` ids (kept as the heading's `Block::anchor`), VitePress `:::`
+//! container markers, Hugo shortcodes, Liquid tags and output in a Liquid library (`liquid`),
+//! link and image URLs (link text kept). Fenced code is kept, fenced.
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 

@@ -80,7 +80,6 @@ fn walk(tree: &Node) -> Body {
     w.body
 }
 
-/// The MDX tree markdown-rs gives `text`, or `None` where it fails or panics.
 /// A heading's explicit id, written as a trailing comment expression (`## الأخبار {/*news*/}`,
 /// react.dev's convention): the comment's text.
 fn heading_id(children: &[Node]) -> Option<&str> {
@@ -90,6 +89,7 @@ fn heading_id(children: &[Node]) -> Option<&str> {
     }
 }
 
+/// The MDX tree markdown-rs gives `text`, or `None` where it fails or panics.
 #[cfg(test)]
 pub(super) fn markdown_rs_body(text: &str) -> Option<Body> {
     match super::guard::quietly(|| markdown::to_mdast(text, &options())) {
