@@ -156,10 +156,12 @@ fn start_frame<'a>(
             if !p.text[range.start..].trim_start().starts_with('#') {
                 return None; // setext: markdown-rs panics on some
             }
+            // `heading_ids` is in text order: the first at or after the heading's start.
+            let i = p.heading_ids.partition_point(|(at, _)| *at < range.start);
             let id = p
                 .heading_ids
-                .iter()
-                .find(|(at, _)| range.contains(at))
+                .get(i)
+                .filter(|(at, _)| range.contains(at))
                 .map(|(_, id)| id.clone());
             Frame::Heading(level as u8, id)
         }
