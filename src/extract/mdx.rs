@@ -89,7 +89,7 @@ fn heading_id(children: &[Node]) -> Option<&str> {
     }
 }
 
-/// The MDX tree markdown-rs gives `text`, or `None` where it fails or panics.
+/// The body of the tree markdown-rs gives `text`, or `None` where it fails or panics.
 #[cfg(test)]
 pub(super) fn markdown_rs_body(text: &str) -> Option<Body> {
     match super::guard::quietly(|| markdown::to_mdast(text, &options())) {
