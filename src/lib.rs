@@ -34,6 +34,7 @@ pub mod paths;
 pub mod retrieve;
 pub mod sources;
 pub mod template;
+pub mod term;
 pub mod text;
 pub mod timings;
 pub mod walk;
