@@ -145,8 +145,17 @@ fn read_config(path: &Path) -> Result<SiteConfig, String> {
         serde_json::Value::Null
     } else {
         serde_saphyr::from_str(&text).map_err(|e| {
-            let msg = e.to_string();
-            msg.lines().next().unwrap_or_default().to_string()
+            // A resource limit said in words (an alias bomb), not as the parser's debug dump.
+            match crate::extract::yaml_budget_reason(&e, &text) {
+                Some((reason, _)) if reason.contains("aliases") => {
+                    format!("alias expansion too large: its YAML {reason}")
+                }
+                Some((reason, _)) => format!("its YAML {reason}"),
+                None => {
+                    let msg = e.to_string();
+                    msg.lines().next().unwrap_or_default().to_string()
+                }
+            }
         })?
     };
     let strings = |key: &str| -> Vec<String> {
@@ -253,5 +262,23 @@ mod tests {
         assert_eq!(sources, ["_posts/a.md"]);
         assert_eq!(j.warnings.len(), 1);
         assert_eq!(j.warnings[0].file, "_config.yml");
+    }
+
+    #[test]
+    fn an_alias_bomb_in_the_site_config_is_named_as_one() {
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for (i, name) in ["b", "c", "d", "e", "f", "g", "h"].iter().enumerate() {
+            let prev = ["a", "b", "c", "d", "e", "f", "g"][i];
+            bomb.push_str(&format!(
+                "{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            ));
+        }
+        let (dir, mut sources) = site(&["_posts/a.md", "_layouts/x.html"], &bomb);
+        let j = detect(dir.path(), &mut sources).unwrap();
+        assert_eq!(j.warnings.len(), 1);
+        let m = &j.warnings[0].message;
+        assert!(m.contains("alias expansion too large"), "{m}");
+        assert!(m.starts_with("_config.yml"), "{m}");
+        assert!(!m.contains("Nodes {"), "{m}");
     }
 }

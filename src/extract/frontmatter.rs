@@ -171,6 +171,21 @@ fn parse_toml(inner: &str) -> Result<Value, Problem> {
 /// A YAML block that breaks the parser's resource budget: most often anchors and aliases that
 /// expand exponentially (a "billion laughs"), said in words, not as the parser's debug dump.
 fn budget_problem(e: &serde_saphyr::Error, inner: &str) -> Option<Problem> {
+    let (reason, line) = yaml_budget_reason(e, inner)?;
+    Some(
+        Problem::error("frontmatter", format!("the YAML frontmatter {reason}"))
+            .at_line(line)
+            .help(
+                "frontmatter holds a few fields (title, url, domains…): write the values out \
+                 instead of repeating anchors (`&name`) through aliases (`*name`)",
+            ),
+    )
+}
+
+/// Why a YAML text (`inner`) broke the parser's resource budget, in words (completing "the YAML
+/// …": "uses too many aliases or anchors: expanded, …"), and the line to point at (1-based, the
+/// text starting on line 2, after a frontmatter's `---`); `None` for any other error.
+pub(crate) fn yaml_budget_reason(e: &serde_saphyr::Error, inner: &str) -> Option<(String, usize)> {
     use serde_saphyr::budget::BudgetBreach as B;
     // The breach, under the snippet and alias wrappers the parser puts around it.
     let mut e = e;
@@ -228,14 +243,7 @@ fn budget_problem(e: &serde_saphyr::Error, inner: &str) -> Option<Problem> {
                 .map(|i| i + 2)
         })
         .unwrap_or(2);
-    Some(
-        Problem::error("frontmatter", format!("the YAML frontmatter {reason}"))
-            .at_line(line)
-            .help(
-                "frontmatter holds a few fields (title, url, domains…): write the values out \
-                 instead of repeating anchors (`&name`) through aliases (`*name`)",
-            ),
-    )
+    Some((reason, line))
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -18,8 +18,9 @@ pub struct RecordMapping {
     /// Path from the file's top value to each record: `.`-separated steps, `*` = every child.
     pub select: Vec<String>,
     pub id: Option<Template>,
-    /// Named captures of a pattern over a field become template variables.
-    #[serde(skip)]
+    /// Named captures of a pattern over a field become template variables. It shapes IDs, so
+    /// it is part of the settings (absent when unset: configs without it keep their fingerprint).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id_match: Option<IdMatch>,
     pub title: Option<String>,
     pub text: Vec<String>,
@@ -34,6 +35,18 @@ pub struct RecordMapping {
 pub struct IdMatch {
     pub field: String,
     pub pattern: regex::Regex,
+}
+
+/// As written in the config: the field and the pattern's source text.
+impl Serialize for IdMatch {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let IdMatch { field, pattern } = self;
+        let mut st = s.serialize_struct("IdMatch", 2)?;
+        st.serialize_field("field", field)?;
+        st.serialize_field("pattern", pattern.as_str())?;
+        st.end()
+    }
 }
 
 /// Nested records: each selected section becomes a heading with its content below it.
@@ -530,12 +543,14 @@ fn record_title(rec: &Value, map: &RecordMapping) -> Result<Option<String>, Fail
         return Ok(None);
     };
     match resolve(rec, path).first() {
-        Some(v) => scalar(v).map(Some).ok_or_else(|| {
-            Fail::new(
-                format!("field `{path}` (title) is not text"),
-                "map `title` to a string field",
-            )
-        }),
+        Some(v) => scalar(v)
+            .map(|t| Some(super::without_controls(&t).into_owned()))
+            .ok_or_else(|| {
+                Fail::new(
+                    format!("field `{path}` (title) is not text"),
+                    "map `title` to a string field",
+                )
+            }),
         None => Ok(None),
     }
 }

@@ -10,6 +10,7 @@ mod guard;
 pub mod html;
 mod json;
 mod liquid;
+pub(crate) use frontmatter::yaml_budget_reason;
 pub use json::{IdMatch, RecordMapping, SectionMapping};
 mod markdown;
 mod mdx;
@@ -126,6 +127,20 @@ fn has_control(s: &str) -> bool {
     })
 }
 
+/// `s` without its control characters other than `\n` and `\t`: what a block of evidence keeps,
+/// and what a title keeps (a title reaches records, KV and terminals as the body does).
+pub(crate) fn without_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if has_control(s) {
+        std::borrow::Cow::Owned(
+            s.chars()
+                .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+                .collect(),
+        )
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
 impl Body {
     /// Appends a block (trimmed; empty ones are dropped), separated from the previous by a blank line.
     pub fn push(&mut self, kind: BlockKind, s: &str) {
@@ -140,16 +155,8 @@ impl Body {
     fn push_anchored(&mut self, kind: BlockKind, s: &str, anchor: Option<&str>) {
         // Control characters (ESC, BEL, C1) are never readable evidence, and would reach a
         // reviewer's terminal through `show` and `query`.
-        let cleaned;
-        let s = if has_control(s) {
-            cleaned = s
-                .chars()
-                .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-                .collect::<String>();
-            cleaned.as_str()
-        } else {
-            s
-        };
+        let cleaned = without_controls(s);
+        let s = cleaned.as_ref();
         let s = if kind == BlockKind::Code {
             s.trim_matches('\n')
         } else {
@@ -632,7 +639,8 @@ fn finish(file: &str, mut doc: Document, mut problems: Vec<Problem>) -> FileExtr
     }
     let title = doc
         .title
-        .clone()
+        .as_deref()
+        .map(|t| without_controls(t).into_owned())
         .or_else(|| doc.body.first_heading(1).map(str::to_string))
         .or_else(|| doc.body.leading_heading().map(str::to_string))
         .filter(|t| !t.trim().is_empty());
