@@ -99,6 +99,37 @@ fn is_table_of_contents(text: &str) -> bool {
     links > 0 && items.is_empty()
 }
 
+/// A path relative to a root as askzico names it (a source's `rel`): its components joined by
+/// `/`, a name's UTF-8 text as it is, and each byte that is not UTF-8 written `\xHH` (two
+/// uppercase hex digits), so two names differing only in such a byte stay two names (and two
+/// IDs) instead of both becoming U+FFFD.
+pub fn rel_string(rel: &Path) -> String {
+    let mut out = String::new();
+    for (i, c) in rel.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        push_name(&mut out, c.as_os_str());
+    }
+    out
+}
+
+#[cfg(unix)]
+fn push_name(out: &mut String, name: &std::ffi::OsStr) {
+    use std::os::unix::ffi::OsStrExt;
+    for chunk in name.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn push_name(out: &mut String, name: &std::ffi::OsStr) {
+    out.push_str(&name.to_string_lossy());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,5 +156,16 @@ mod tests {
         for t in pages {
             assert!(!is_table_of_contents(t), "{t:?}");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_differing_in_a_non_utf8_byte_stay_distinct() {
+        use std::os::unix::ffi::OsStrExt;
+        let a = rel_string(Path::new(std::ffi::OsStr::from_bytes(b"d/a\xff.md")));
+        let b = rel_string(Path::new(std::ffi::OsStr::from_bytes(b"d/a\xfe.md")));
+        assert_eq!(a, "d/a\\xFF.md");
+        assert_eq!(b, "d/a\\xFE.md");
+        assert_eq!(rel_string(Path::new("د/مقال.md")), "د/مقال.md");
     }
 }

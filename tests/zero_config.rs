@@ -134,7 +134,7 @@ fn ignore_files_hidden_folders_and_node_modules_are_left_out_with_or_without_git
 #[test]
 fn a_site_layout_roots_the_library_in_its_content_folder() {
     // (files, the root chosen or None, the sources built)
-    let cases: [(&[&str], Option<&str>, &[&str]); 6] = [
+    let cases: [(&[&str], Option<&str>, &[&str]); 9] = [
         (
             &[
                 "README.md",
@@ -174,6 +174,33 @@ fn a_site_layout_roots_the_library_in_its_content_folder() {
             &["docs/one.md", "blog/a.md", "blog/b.md"],
             None,
             &["site/blog/a.md", "site/blog/b.md", "site/docs/one.md"],
+        ),
+        // A folder merely named `content`, with no Hugo config or layout, is not Hugo's.
+        (
+            &["content/a.md", "content/b.md", "notes.md"],
+            None,
+            &["site/content/a.md", "site/content/b.md", "site/notes.md"],
+        ),
+        // A Hugo config is evidence enough, by its name or by a key only Hugo reads.
+        (
+            &[
+                "hugo.toml=title = 'x'",
+                "content/a.md",
+                "content/b.md",
+                "notes.md",
+            ],
+            Some("content root: content (Hugo layout)"),
+            &["site/a.md", "site/b.md"],
+        ),
+        (
+            &[
+                "config.toml=baseURL = 'https://example.org/'",
+                "content/a.md",
+                "content/b.md",
+                "notes.md",
+            ],
+            Some("content root: content (Hugo layout)"),
+            &["site/a.md", "site/b.md"],
         ),
         // Hugo's `content` hidden by the ignore files is not counted.
         (

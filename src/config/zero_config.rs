@@ -44,7 +44,7 @@ impl Config {
         }
         let root = match jekyll {
             Some(_) => None,
-            None => content_root(&survey.sources),
+            None => content_root(&canon, &survey.sources),
         };
         let root_folder = root.as_ref().map_or(".", |r| r.0.as_str());
         let contents = tables_of_contents(&canon, root_folder, &survey.sources);
@@ -234,12 +234,7 @@ fn tables_of_contents(dir: &Path, root_folder: &str, sources: &[String]) -> Vec<
 /// `path` relative to `dir`, its components joined by `/`; `None` outside `dir`.
 fn rel_path(dir: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(dir).ok()?;
-    Some(
-        rel.components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/"),
-    )
+    Some(crate::walk::rel_string(rel))
 }
 
 /// The sources not under `folder` (paths relative to the sources directory).
@@ -257,8 +252,9 @@ fn outside(sources: &[String], folder: &str) -> Vec<String> {
 /// it: `src/content/docs` (Astro Starlight; in its one language folder
 /// when every source there is in the same `ar` or `pt-BR`-like folder), `content` (Hugo),
 /// `docs` (Docusaurus, VitePress, GitHub Pages). The folder, relative to the sources directory, and the
-/// layout's name.
-fn content_root(sources: &[String]) -> Option<(String, &'static str)> {
+/// layout's name. A folder merely named `content` is Hugo's only with evidence of a Hugo site at
+/// `dir` (`is_hugo_site`): without it, re-rooting would leave the rest of the site out.
+fn content_root(dir: &Path, sources: &[String]) -> Option<(String, &'static str)> {
     const LAYOUTS: [(&str, &str); 3] = [
         ("src/content/docs", "Starlight"),
         ("content", "Hugo"),
@@ -280,6 +276,9 @@ fn content_root(sources: &[String]) -> Option<(String, &'static str)> {
         if !most && !most_markdown {
             continue;
         }
+        if layout == "Hugo" && !is_hugo_site(dir) {
+            continue;
+        }
         if layout == "Starlight" {
             let firsts: std::collections::BTreeSet<&str> = under
                 .iter()
@@ -294,6 +293,49 @@ fn content_root(sources: &[String]) -> Option<(String, &'static str)> {
         return Some((folder.to_string(), layout));
     }
     None
+}
+
+/// Whether `dir` shows a Hugo site: a Hugo config (`hugo.toml`, `hugo.yaml`, `hugo.json`, or a
+/// `config.toml`, `config.yaml` or `config.json` with a key only Hugo reads) or Hugo's own
+/// folders (`layouts/`, `archetypes/`, `themes/`).
+fn is_hugo_site(dir: &Path) -> bool {
+    const HUGO_KEYS: [&str; 6] = [
+        "baseurl",
+        "languagecode",
+        "theme",
+        "contentdir",
+        "publishdir",
+        "disablekinds",
+    ];
+    if ["layouts", "archetypes", "themes"]
+        .iter()
+        .any(|d| dir.join(d).is_dir())
+    {
+        return true;
+    }
+    if ["hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json"]
+        .iter()
+        .any(|f| dir.join(f).is_file())
+    {
+        return true;
+    }
+    ["config.toml", "config.yaml", "config.yml", "config.json"]
+        .iter()
+        .filter_map(|f| {
+            crate::fsio::read_capped_string(&dir.join(f), crate::fsio::cap::CONFIG).ok()
+        })
+        .any(|text| {
+            text.lines().any(|line| {
+                let key = line
+                    .trim_start()
+                    .trim_start_matches('"')
+                    .split(['=', ':', '"', ' '])
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                HUGO_KEYS.contains(&key.as_str())
+            })
+        })
 }
 
 /// A Starlight locale folder's name: two ASCII letters (`ar`), or two and a region (`pt-BR`).

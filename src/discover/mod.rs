@@ -192,11 +192,7 @@ impl<'a> Listing<'a> {
         let Ok(rel) = entry.path.strip_prefix(&self.lib.root) else {
             return;
         };
-        let rel_str = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
+        let rel_str = crate::walk::rel_string(rel);
         if !self.lib.include.is_match(&rel_str)
             || self.lib.exclude.is_match(&rel_str)
             || entry.path.file_name().is_some_and(is_editor_lock)
@@ -585,12 +581,7 @@ fn special_kind(t: &std::fs::FileType) -> &'static str {
 /// A path under a library's root as diagnostics name files (relative to the config's directory).
 fn shown(lib: &Library, path: &Path) -> String {
     match path.strip_prefix(&lib.root) {
-        Ok(rel) => lib.display_name(
-            &rel.components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/"),
-        ),
+        Ok(rel) => lib.display_name(&crate::walk::rel_string(rel)),
         Err(_) => path.display().to_string(),
     }
 }
