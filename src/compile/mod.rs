@@ -416,28 +416,41 @@ pub fn settings_values(
     cfg: &CompileSettings,
     libraries: impl IntoIterator<Item = Value>,
 ) -> Map<String, Value> {
+    // Every field is named: a new one does not compile until it is recorded or said not to
+    // shape output.
+    let CompileSettings {
+        chunking,
+        normalize,
+        aliases,
+        article_stems,
+        embedding,
+        id_width,
+        // Refuse a build (a slug that is not an ID, too many chunks), never change one.
+        strict_ids: _,
+        max_chunks: _,
+    } = cfg;
     let mut m = Map::new();
     m.insert("pipeline_version".into(), Value::from(PIPELINE_VERSION));
     m.insert(
         "chunker".into(),
-        serde_json::to_value(cfg.chunking).expect("serializes"),
+        serde_json::to_value(chunking).expect("serializes"),
     );
     m.insert(
         "normalizer".into(),
         serde_json::json!({
             "version": RULES_VERSION,
             "unicode": format!("{}.{}.{}", NORMALIZATION_UNICODE_VERSION.0, NORMALIZATION_UNICODE_VERSION.1, NORMALIZATION_UNICODE_VERSION.2),
-            "rules": cfg.normalize,
-            "active": cfg.normalize.active_rule_names(),
-            "lossy": cfg.normalize.active_lossy_rule_names(),
-            "aliases": cfg.aliases.aliases,
-            "article_stems": cfg.article_stems,
+            "rules": normalize,
+            "active": normalize.active_rule_names(),
+            "lossy": normalize.active_lossy_rule_names(),
+            "aliases": aliases.aliases,
+            "article_stems": article_stems,
         }),
     );
-    m.insert("embedder".into(), crate::embed::describe(cfg.embedding));
+    m.insert("embedder".into(), crate::embed::describe(embedding));
     m.insert(
         "identity".into(),
-        serde_json::json!({"id_width": cfg.id_width, "max_id_bytes": MAX_ID_BYTES}),
+        serde_json::json!({"id_width": id_width, "max_id_bytes": MAX_ID_BYTES}),
     );
     m.insert(
         "libraries".into(),
@@ -446,6 +459,34 @@ pub fn settings_values(
     let fp = fingerprint(&m);
     m.insert("fingerprint".into(), Value::from(fp));
     m
+}
+
+/// Pages of different source files that claim one URL, each URL an error naming the files: a
+/// citation of that URL would send a reader to one page for the other's evidence. Documents of
+/// one file (JSON records) may share their file's URL. `docs` are (url, source) pairs.
+pub fn duplicate_url_problems(
+    display: impl Fn(&str) -> String,
+    docs: impl IntoIterator<Item = (String, String)>,
+) -> Vec<Problem> {
+    let mut by_url: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for (url, source) in docs {
+        let file = source.split('#').next().unwrap_or_default().to_string();
+        by_url.entry(url).or_default().insert(file);
+    }
+    by_url
+        .into_iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(url, files)| {
+            let mut shown: Vec<String> = files.iter().map(|f| display(f)).collect();
+            shown.sort();
+            Problem::error(
+                "duplicate-url",
+                format!("{} pages claim the URL `{url}`: {}", shown.len(), shown.join(", ")),
+            )
+            .in_file(shown[0].clone())
+            .help("a URL names one page: remove or exclude one of them, or give one a `url` of its own in its frontmatter")
+        })
+        .collect()
 }
 
 /// Duplicate doc IDs across the build, each an error naming every source as `display` names a

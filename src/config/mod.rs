@@ -4,6 +4,7 @@
 
 mod build;
 mod jekyll;
+pub mod keys;
 mod raw;
 mod zero_config;
 
@@ -169,28 +170,53 @@ impl Library {
         }
     }
 
-    /// The values of this library that shape output, for the settings fingerprint.
+    /// The values of this library that shape output, for the settings fingerprint (and every
+    /// cache key: the compile cache, the build stamp, the resume state).
     pub fn shape(&self) -> serde_json::Value {
+        // Every field is named: a new one does not compile until it is recorded here or said
+        // not to shape output (the property test of `tests/incremental.rs` changes them all).
+        let Library {
+            id,
+            include_patterns,
+            exclude_patterns,
+            format,
+            domains,
+            url,
+            url_strip_order,
+            url_index,
+            records,
+            frontmatter_metadata,
+            liquid,
+            // Which files are read: every build lists them again, and each one's library,
+            // path and bytes are inputs of their own (the globs are recorded as patterns).
+            root: _,
+            include: _,
+            exclude: _,
+            allow_outside_root: _,
+            zero_config: _,
+            // How messages name the root.
+            root_display: _,
+        } = self;
         let mut shape = serde_json::json!({
-            "id": self.id,
-            "include": self.include_patterns,
-            "exclude": self.exclude_patterns,
-            "format": self.format,
-            "domains": self.domains,
-            "url": self.url.as_ref().map(|t| t.source()),
-            "records": self.records,
-            "frontmatter_metadata": self.frontmatter_metadata,
+            "id": id,
+            "include": include_patterns,
+            "exclude": exclude_patterns,
+            "format": format,
+            "domains": domains,
+            "url": url.as_ref().map(|t| t.source()),
+            "records": records,
+            "frontmatter_metadata": frontmatter_metadata,
         });
         // The URL switches are recorded only when set, so a config that does not use them keeps
         // the fingerprint (and corpus version) it had before they existed.
-        if self.url_strip_order {
+        if *url_strip_order {
             shape["url_strip_order"] = true.into();
         }
-        if self.liquid {
+        if *liquid {
             shape["liquid"] = true.into();
         }
-        if self.url_index != default_url_index() {
-            shape["url_index"] = serde_json::json!(self.url_index);
+        if *url_index != default_url_index() {
+            shape["url_index"] = serde_json::json!(url_index);
         }
         shape
     }
@@ -352,16 +378,49 @@ impl Config {
     }
 
     /// What compiling a source reads of these settings (its library's: `Library::compile_settings`).
+    /// With the libraries' shapes, this is all of the config a build's output depends on
+    /// (`compile::settings_values` records it).
     pub fn compile_settings(&self) -> crate::compile::CompileSettings<'_> {
+        // Every field is named: a new one does not compile until it is passed to the build
+        // (and recorded in the settings) or said not to shape output.
+        let Config {
+            chunking,
+            normalize,
+            aliases,
+            article_stems,
+            embedding,
+            id_width,
+            strict_ids,
+            max_chunks,
+            // Shape output through `Library::shape` (each enabled library's) and the manifest's
+            // `environment`, which names the libraries an environment enables.
+            libraries: _,
+            envs: _,
+            // The manifest's `corpus` field (and part of the build stamp): not an artifact's.
+            name: _,
+            // Refuses a file over it, never changes what a file compiles to.
+            max_file_bytes: _,
+            // Where things are, and how messages name the config.
+            path: _,
+            shown: _,
+            base_dir: _,
+            out_dir: _,
+            // Read by `query`, `eval`, `rules check`, `inspect` and `deploy`, never by a build.
+            retrieval: _,
+            glossary: _,
+            collisions: _,
+            inspect: _,
+            deploy: _,
+        } = self;
         crate::compile::CompileSettings {
-            chunking: &self.chunking,
-            normalize: &self.normalize,
-            aliases: &self.aliases,
-            article_stems: self.article_stems,
-            embedding: &self.embedding,
-            id_width: self.id_width,
-            strict_ids: self.strict_ids,
-            max_chunks: self.max_chunks,
+            chunking,
+            normalize,
+            aliases,
+            article_stems: *article_stems,
+            embedding,
+            id_width: *id_width,
+            strict_ids: *strict_ids,
+            max_chunks: *max_chunks,
         }
     }
 

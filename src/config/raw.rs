@@ -269,7 +269,7 @@ pub(super) struct RawEnv {
     pub libraries: Vec<Spanned<String>>,
 }
 
-const KEYS: &[&str] = &[
+pub(super) const KEYS: &[&str] = &[
     "corpus",
     "chunking",
     "normalize",

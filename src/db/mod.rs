@@ -426,6 +426,9 @@ pub fn shard_postings(
 pub struct ShardIds {
     /// (doc_id, source) of every document, in file order.
     pub docs: Vec<(String, String)>,
+    /// A hash of each document's URL, beside `docs` (0: no URL). Two equal ones send
+    /// `duplicate_urls` to the documents for their URLs.
+    pub urls: Vec<u64>,
     /// Per file of the shard, in order: how many of `docs` it made.
     pub per_file: Vec<u32>,
     pub domains: Vec<String>,
@@ -442,6 +445,10 @@ pub fn shard_ids(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<ShardI
                 .map(|d| (d.doc_id.as_str().to_string(), d.source.clone()))
         })
         .collect();
+    let urls = docs_of(&compiled)
+        .iter()
+        .map(|d| url_hash(&d.url))
+        .collect();
     let per_file = compiled.iter().map(|c| c.docs.len() as u32).collect();
     let mut domains: Vec<String> = docs_of(&compiled)
         .iter()
@@ -451,6 +458,7 @@ pub fn shard_ids(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<ShardI
     domains.dedup();
     Arc::new(ShardIds {
         docs,
+        urls,
         per_file,
         domains,
     })
@@ -484,6 +492,48 @@ pub fn duplicate_ids(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<V
                 .iter()
                 .map(|(id, source)| (id.as_str(), source.as_str()))
         }),
+    ))
+}
+
+fn url_hash(url: &str) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    if url.is_empty() {
+        return 0;
+    }
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    h.write(url.as_bytes());
+    h.finish().max(1)
+}
+
+/// Pages of different source files that claim one URL (`compile::duplicate_url_problems`).
+/// Only documents whose URL hash is shared are looked at again.
+#[salsa::tracked(returns(clone))]
+pub fn duplicate_urls(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<Vec<Problem>> {
+    let shards = set.shards(db);
+    let ids: Vec<Arc<ShardIds>> = shards.iter().map(|s| shard_ids(db, settings, *s)).collect();
+    let mut count: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
+    for h in ids.iter().flat_map(|i| i.urls.iter()).filter(|h| **h != 0) {
+        *count.entry(*h).or_default() += 1;
+    }
+    if count.values().all(|n| *n < 2) {
+        return Arc::new(Vec::new());
+    }
+    let mut shared: Vec<(String, String)> = Vec::new();
+    for (shard, i) in shards.iter().zip(&ids) {
+        if !i.urls.iter().any(|h| count.get(h).is_some_and(|n| *n > 1)) {
+            continue;
+        }
+        let compiled = shard_compiled(db, settings, *shard);
+        for (d, h) in docs_of(&compiled).into_iter().zip(&i.urls) {
+            if count.get(h).is_some_and(|n| *n > 1) {
+                shared.push((d.url.clone(), d.source.clone()));
+            }
+        }
+    }
+    let cfg = settings.config(db);
+    Arc::new(crate::compile::duplicate_url_problems(
+        |source| cfg.source_display(source),
+        shared,
     ))
 }
 

@@ -17,8 +17,8 @@ use crate::artifacts::store;
 use crate::compile::settings_values;
 use crate::config::{Config, Library};
 use crate::db::{
-    Compiled, Shard, Source, SourceBytes, compiled, domains, duplicate_ids, shard_artifacts,
-    shard_ids, shard_postings, shard_vectors,
+    Compiled, Shard, Source, SourceBytes, compiled, domains, duplicate_ids, duplicate_urls,
+    shard_artifacts, shard_ids, shard_postings, shard_vectors,
 };
 use crate::diag::{Problem, Problems};
 use crate::discover::SourceFile;
@@ -246,6 +246,7 @@ impl Engine {
             shard_ids(db, settings, *s);
         });
         problems.extend(duplicate_ids(&self.db, settings, self.set).iter().cloned());
+        problems.extend(duplicate_urls(&self.db, settings, self.set).iter().cloned());
         outputs
     }
 

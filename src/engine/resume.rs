@@ -470,6 +470,10 @@ impl Engine {
             {
                 return None;
             }
+            // A changed URL may now be another page's: the full build checks every URL.
+            if !o.iter().map(|d| &d.url).eq(n.docs.iter().map(|d| &d.url)) {
+                return None;
+            }
         }
         Some(Edit {
             files: changed,
