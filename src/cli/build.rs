@@ -26,15 +26,15 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
         verbose,
         ..
     } = args;
-    let Some(cfg) = at.load(json) else {
-        return EXIT_USAGE;
+    let cfg = match at.config() {
+        Ok(cfg) => cfg,
+        Err(ps) => return refused(at, &ps, json),
     };
     if !json {
         print_content_roots(&cfg);
     }
     if let Err(p) = cfg.libraries_for(at.env.as_deref()) {
-        report(&crate::diag::Problems(vec![p]), json);
-        return EXIT_USAGE;
+        return refused(at, &crate::diag::Problems(vec![p]), json);
     }
     // `--out` checked as `[corpus] out` is, then made askzico's (marked) before any write.
     let out = match cfg
@@ -42,10 +42,7 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
         .and_then(|o| crate::paths::claim(&o).map(|()| o))
     {
         Ok(o) => o,
-        Err(p) => {
-            report(&crate::diag::Problems(vec![p]), json);
-            return EXIT_USAGE;
-        }
+        Err(p) => return refused(at, &crate::diag::Problems(vec![p]), json),
     };
     let req = BuildRequest {
         out,
@@ -193,6 +190,26 @@ fn examples(paths: &[String]) -> (usize, String) {
     let shown: Vec<&str> = paths.iter().take(3).map(String::as_str).collect();
     let more = if paths.len() > 3 { ", …" } else { "" };
     (paths.len(), format!("{}{more}", shown.join(", ")))
+}
+
+/// A build refused before it started (a config or usage error): the problems reported as
+/// every refusal is, and with `--json` the summary object on stdout too, `ok: false` and the
+/// problems as its diagnostics, so a script reading stdout sees why. Exit 2.
+fn refused(at: &BuildLocation, problems: &crate::diag::Problems, json: bool) -> i32 {
+    report(problems, json);
+    if json {
+        let v = serde_json::json!({
+            "ok": false,
+            "corpus_version": null,
+            "environment": at.env.clone().unwrap_or_else(|| "default".into()),
+            "manifest": null,
+            "errors": problems.errors(),
+            "warnings": problems.warnings(),
+            "diagnostics": problems.0.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
+        });
+        println!("{v}");
+    }
+    EXIT_USAGE
 }
 
 fn summary(at: &BuildLocation, rep: &BuildReport, ok: bool) -> serde_json::Value {

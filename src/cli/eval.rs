@@ -218,6 +218,17 @@ fn gate(path: &Path, now: &Report) -> Result<i32, Problem> {
             .in_file(path.display().to_string())
             .help("pass a report written by --write-baseline (write one with it)")
         })?;
+    if let Some((message, help)) = crate::eval::baseline_mismatch(&base, now) {
+        return Err(Problem::error(
+            "baseline",
+            format!(
+                "baseline {} cannot gate this run: {message}",
+                path.display()
+            ),
+        )
+        .in_file(path.display().to_string())
+        .help(help));
+    }
     let regs = regressions(now, &base);
     if !regs.is_empty() {
         eprintln!(

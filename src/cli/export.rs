@@ -63,6 +63,19 @@ pub fn run(
         Ok(m) => m,
         Err(code) => return code,
     };
+    if matches!(format, ExportFormat::Vectorize) && manifest.libraries.iter().all(|l| l.chunks == 0)
+    {
+        let p = Problem::error(
+            "empty-build",
+            format!(
+                "the build in {} has no chunks: there are no vectors to export",
+                out.display()
+            ),
+        )
+        .help("add sources the build indexes and run `askzico build` again, then export");
+        report(&Problems(vec![p]), false);
+        return EXIT_ERRORS;
+    }
     if let Err(p) = guard_dest(at, format, dest, &out, &manifest) {
         report(&Problems(vec![p]), false);
         return EXIT_USAGE;

@@ -19,6 +19,11 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
     let Some(cfg) = at.load(q.json) else {
         return EXIT_USAGE;
     };
+    // An environment the config does not name is a usage error, with the ones it does.
+    if let Err(p) = cfg.libraries_for(at.env.as_deref()) {
+        report(&Problems(vec![p]), q.json);
+        return EXIT_USAGE;
+    }
     let opened = match q.target {
         Some(name) => {
             let Some(t) = at.deploy_target(&cfg, name) else {

@@ -45,6 +45,36 @@ fn not_found(key: &str, version: &str, example: Option<&ChunkRecord>) -> Problem
     .help(help)
 }
 
+/// The error of a source key that names the end of several files' paths (`faq.md` of two
+/// folders), listing them: showing one of them would answer for the other in silence. A key that
+/// is a chunk_id, doc_id or url is exact, never ambiguous.
+fn ambiguous(key: &str, hits: &[ChunkRecord]) -> Option<Problem> {
+    if hits
+        .iter()
+        .any(|r| r.chunk_id == key || r.doc_id == key || r.url == key)
+    {
+        return None;
+    }
+    let files: std::collections::BTreeSet<&str> = hits
+        .iter()
+        .map(|r| r.source.split('#').next().unwrap_or_default())
+        .collect();
+    if files.len() < 2 {
+        return None;
+    }
+    let list: Vec<&str> = files.iter().copied().collect();
+    Some(
+        Problem::error(
+            "ambiguous",
+            format!("`{key}` names {} sources: {}", list.len(), list.join(", ")),
+        )
+        .help(format!(
+            "pass one of them as the build names it (such as `{}`), or a doc_id",
+            list[0]
+        )),
+    )
+}
+
 pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
     let Some(out) = super::verify::out_dir(at, json) else {
         return EXIT_USAGE;
@@ -78,6 +108,10 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
         let p = not_found(key, &manifest.corpus_version, example.as_ref());
         report(&Problems(vec![p]), json);
         return EXIT_ERRORS;
+    }
+    if let Some(p) = ambiguous(key, &hits) {
+        report(&Problems(vec![p]), json);
+        return EXIT_USAGE;
     }
     if json {
         for h in &hits {
@@ -147,6 +181,20 @@ mod tests {
             search_text: String::new(),
             metadata: Default::default(),
         }
+    }
+
+    #[test]
+    fn a_file_name_of_two_folders_is_ambiguous() {
+        let hits = [rec("site/a/faq.md"), rec("site/b/faq.md")];
+        let p = ambiguous("faq.md", &hits).expect("ambiguous");
+        assert!(
+            p.message.contains("site/a/faq.md, site/b/faq.md"),
+            "{}",
+            p.message
+        );
+        assert!(ambiguous("a/faq.md", &hits[..1]).is_none());
+        let records = [rec("s/c.json#1"), rec("s/c.json#2")];
+        assert!(ambiguous("c.json", &records).is_none());
     }
 
     #[test]

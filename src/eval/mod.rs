@@ -478,6 +478,68 @@ pub fn regressions(now: &Report, base: &Report) -> Vec<String> {
     out
 }
 
+/// Why `base` cannot gate `now`, as (what is wrong, what to do): a baseline of another mode, a
+/// figure outside 0–1, no set at all, or a set of the run it has no figures for (that set
+/// would pass ungated). `None` when it can gate the run.
+pub fn baseline_mismatch(base: &Report, now: &Report) -> Option<(String, String)> {
+    const REWRITE: &str = "write a baseline of this run with `askzico eval --write-baseline FILE` (same --fixtures and --mode), review it, and gate with it";
+    if base.mode != now.mode {
+        return Some((
+            format!(
+                "the baseline was measured in mode `{}`, this run in mode `{}`",
+                base.mode, now.mode
+            ),
+            format!(
+                "run with `--mode {}` to compare with it, or {REWRITE}",
+                base.mode
+            ),
+        ));
+    }
+    let groups = std::iter::once(("overall".to_string(), &base.overall))
+        .chain(base.sets.iter().map(|(k, m)| (format!("set `{k}`"), m)))
+        .chain(
+            base.libraries
+                .iter()
+                .map(|(k, m)| (format!("library `{k}`"), m)),
+        );
+    for (name, m) in groups {
+        for (what, x) in [("hit@1", m.hit1), ("hit@5", m.hit5), ("MRR@10", m.mrr10)] {
+            if !(0.0..=1.0).contains(&x) {
+                return Some((
+                    format!("the baseline's {what} of {name} is {x}, outside 0–1"),
+                    format!("the file is not a report `--write-baseline` wrote: {REWRITE}"),
+                ));
+            }
+        }
+    }
+    if base.sets.is_empty() {
+        return Some((
+            "the baseline has no fixture set: it would let any run pass".to_string(),
+            REWRITE.to_string(),
+        ));
+    }
+    let ungated: Vec<&str> = now
+        .sets
+        .keys()
+        .filter(|s| !base.sets.contains_key(*s))
+        .map(String::as_str)
+        .collect();
+    if !ungated.is_empty() {
+        return Some((
+            format!(
+                "the baseline has no figures for set{} `{}` of this run (it has `{}`)",
+                if ungated.len() == 1 { "" } else { "s" },
+                ungated.join("`, `"),
+                base.sets.keys().cloned().collect::<Vec<_>>().join("`, `")
+            ),
+            format!(
+                "check that --fixtures names the fixtures the baseline was measured on, or {REWRITE}"
+            ),
+        ));
+    }
+    None
+}
+
 /// A build checkpoint: which libraries, how many cases, hit@5 per set and per library.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Checkpoint {
