@@ -715,3 +715,381 @@ fn a_watch_engine_notices_a_build_by_another_process() {
     let (clean, _) = clean_build(p.path());
     assert_eq!(rep.manifest.unwrap().corpus_version, clean);
 }
+
+/// A project for changing config keys: two Markdown libraries and a JSON records library whose
+/// IDs come from `id_match`, with one entry of every array of tables and every named table, so
+/// each key can be changed on its own.
+fn settings_project() -> tempfile::TempDir {
+    let dir = two_library_project();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("r")).unwrap();
+    std::fs::write(
+        root.join("r/days.json"),
+        r#"{"Tout": [
+            {"url": "/s/1_2.html#1", "name": "القديس الأول", "text": "نص عن النيل والقاهرة في اليوم الأول.", "date": "2 Tout"},
+            {"url": "/s/1_2.html#2", "name": "القديس الثاني", "text": "نص عن الكنيسة والمكتبة في اليوم نفسه.", "date": "2 Tout"},
+            {"url": "/s/1_3.html#1", "name": "القديس الثالث", "text": "نص عن الفيضان والتقويم القبطي.", "date": "3 Tout"}
+        ]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("corpus.toml"),
+        toml::to_string(&base_settings()).unwrap(),
+    )
+    .unwrap();
+    dir
+}
+
+/// The config of `settings_project`, as a TOML value.
+fn base_settings() -> toml::Table {
+    let text = r#"
+[corpus]
+name = "p"
+out = "out"
+
+[chunking]
+max_chars = 600
+min_chars = 50
+
+[[library]]
+id = "a"
+root = "a"
+domains = ["x"]
+
+[[library]]
+id = "b"
+root = "b"
+domains = ["x", "y"]
+
+[[library]]
+id = "r"
+root = "r"
+format = "json"
+
+[library.records]
+select = "*.*"
+id = "{m}-{d}-{n}"
+id_match = { field = "url", pattern = '/(?<m>\d+)_(?<d>\d+)\.html#(?<n>\d+)$' }
+title = "name"
+text = "text"
+date = "date"
+metadata = { day = "date" }
+
+[[alias]]
+from = ["نيل"]
+to = ["النيل"]
+direction = "both"
+case = "c"
+
+[[glossary]]
+en = ["river"]
+ar = ["النيل"]
+
+[[collision]]
+a = "نيل"
+b = "النيل"
+accept = true
+why = "w"
+
+[env.e]
+libraries = ["a", "r"]
+
+[inspect]
+domains = ["x"]
+
+[deploy.t]
+indexes = ["i1", "i2"]
+kv_namespace_id = "ns1"
+"#;
+    text.parse().unwrap()
+}
+
+/// Values a key of this kind may take in `settings_project` (some valid, some not: a config
+/// error, or a build that fails, must fail the same way incrementally and clean).
+fn candidates(key: &askzico::config::keys::Key) -> Vec<toml::Value> {
+    use askzico::config::keys::KeyKind;
+    use toml::Value as V;
+    let s = |xs: &[&str]| {
+        xs.iter()
+            .map(|x| V::String(x.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let leaf = key.path.trim_end_matches("[]");
+    let strings = match leaf {
+        "corpus.name" => s(&["p", "q"]),
+        "corpus.out" => s(&["out", "elsewhere"]),
+        "library.id" => s(&["a", "b", "r", "z"]),
+        "library.root" => s(&["a", "b", "r"]),
+        "library.include" => s(&["**/*", "**/*.md", "doc[02]*", "*.json"]),
+        "library.exclude" => s(&["doc1*", "nothing", "*.json"]),
+        "library.domains" | "inspect.domains" => s(&["x", "y", "z"]),
+        "library.url" => s(&["https://e.org/{path}", "/{slug}/", "/d/{dir}/{stem}"]),
+        "library.frontmatter_metadata" => s(&["tags", "author"]),
+        "library.records.select" => s(&["*.*", "*", "Tout.*"]),
+        "library.records.id" => s(&["{m}-{d}-{n}", "{n}-{m}", "{d}-{n}"]),
+        "library.records.id_match.field" => s(&["url", "name"]),
+        "library.records.id_match.pattern" => s(&[
+            r"/(?<m>\d+)_(?<d>\d+)\.html#(?<n>\d+)$",
+            r"/(?<d>\d+)_(?<m>\d+)\.html#(?<n>\d+)$",
+            r"(?<m>\d)(?<d>\d*)_.*#(?<n>\d+)",
+            r"^nothing matches this$",
+        ]),
+        "library.records.title" | "library.records.date" | "library.records.metadata.*" => {
+            s(&["name", "text", "date", "url"])
+        }
+        "library.records.url" => s(&["{url}", "https://e.org/{m}/{d}#{n}"]),
+        "library.records.sections.select"
+        | "library.records.sections.title"
+        | "library.records.sections.item_text"
+        | "library.records.sections.item_label" => s(&["items", "name"]),
+        "embedding.provider" => s(&["hash", "command"]),
+        "embedding.model" | "embedding.account_id" | "embedding.command" => s(&["m1", "m2"]),
+        "alias.from" | "alias.to" | "glossary.ar" | "collision.a" | "collision.b" => {
+            s(&["النيل", "القاهرة", "نيل", "مكتبة"])
+        }
+        "alias.case" | "alias.note" | "collision.why" => s(&["c", "d"]),
+        "glossary.en" => s(&["river", "city"]),
+        "env.*.libraries" | "inspect.allow.*" => s(&["a", "b", "r"]),
+        "deploy.*.indexes" => s(&["i1", "i2", "i3"]),
+        "deploy.*.kv_namespace_id" | "deploy.*.account_id" => s(&["ns1", "ns2"]),
+        "deploy.*.prefix" => s(&["", "p/"]),
+        _ => Vec::new(),
+    };
+    let values = match &key.kind {
+        KeyKind::Bool => vec![V::Boolean(false), V::Boolean(true)],
+        KeyKind::Int => [2, 300, 1000].into_iter().map(V::Integer).collect(),
+        KeyKind::Float => [0.0, 0.5, 2.0].into_iter().map(V::Float).collect(),
+        KeyKind::Enum(names) => names.iter().map(|n| V::String(n.to_string())).collect(),
+        KeyKind::Any => match leaf {
+            "library.url_index" => {
+                vec![V::Boolean(true), V::Boolean(false), V::Array(s(&["doc0"]))]
+            }
+            _ => vec![V::String("text".into()), V::Array(s(&["text", "name"]))],
+        },
+        KeyKind::Str if !strings.is_empty() => strings,
+        KeyKind::Str => s(&["x", "y"]),
+    };
+    if key.path.ends_with("[]") {
+        // A list: one value, or two.
+        let mut lists: Vec<V> = values.iter().map(|v| V::Array(vec![v.clone()])).collect();
+        if values.len() > 1 {
+            lists.push(V::Array(values[..2].to_vec()));
+        }
+        lists
+    } else {
+        values
+    }
+}
+
+/// Sets `key` (a path of `config::keys`) to `value` in `cfg`; `library` picks the library (and
+/// array entry) it applies to. Names (`*`) are the ones `base_settings` uses.
+fn set_key(cfg: &mut toml::Table, path: &str, library: usize, value: toml::Value) {
+    let path = path.trim_end_matches("[]");
+    let mut steps: Vec<&str> = path.split('.').collect();
+    let last = steps.pop().unwrap();
+    let mut at: &mut toml::Table = cfg;
+    for (i, step) in steps.iter().enumerate() {
+        let step = match (*step, i) {
+            ("*", _) if path.starts_with("env.") => "e",
+            ("*", _) if path.starts_with("deploy.") => "t",
+            ("*", _) if path.starts_with("inspect.max") => "chunk-too-small",
+            ("*", _) => "a",
+            (s, _) => s,
+        };
+        let entry = at
+            .entry(step.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        at = match entry {
+            toml::Value::Array(items) => {
+                let n = items.len();
+                items[library % n].as_table_mut().unwrap()
+            }
+            toml::Value::Table(t) => t,
+            other => {
+                *other = toml::Value::Table(toml::Table::new());
+                other.as_table_mut().unwrap()
+            }
+        };
+    }
+    let last = if last == "*" {
+        if path.starts_with("inspect.max") {
+            "chunk-too-small"
+        } else if path.starts_with("inspect.allow") {
+            "a"
+        } else {
+            "extra"
+        }
+    } else {
+        last
+    };
+    at.insert(last.to_string(), value);
+}
+
+/// One step: the config changes to `cfg`; a fresh engine builds into `out` (which holds the
+/// previous build and its caches) and another into a new directory. Both fail alike or both
+/// succeed with the same manifest and artifacts, byte for byte. `false` when the config does
+/// not load (the step is not taken).
+fn incremental_equals_clean(root: &Path, out: &Path, cfg: &toml::Table, what: &str) -> bool {
+    std::fs::write(root.join("corpus.toml"), toml::to_string(cfg).unwrap()).unwrap();
+    let Ok(config) = Config::load(&root.join("corpus.toml")) else {
+        return false;
+    };
+    let ours = Engine::one_shot(config.clone()).build(&request(out));
+    let fresh = tempfile::tempdir().unwrap();
+    let theirs = Engine::one_shot(config).build(&request(fresh.path()));
+    let errors = |r: &askzico::engine::BuildReport| -> Vec<String> {
+        let mut v: Vec<String> = r
+            .problems
+            .0
+            .iter()
+            .filter(|p| p.is_error())
+            .map(|p| p.code.to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(errors(&ours), errors(&theirs), "errors after {what}");
+    match (&ours.manifest, &theirs.manifest) {
+        (Some(m), Some(c)) => {
+            assert_eq!(m.corpus_version, c.corpus_version, "after {what}");
+            let named = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+                out_files(dir)
+                    .into_iter()
+                    .filter(|(p, _)| {
+                        p == "manifest.json" || m.artifacts.iter().any(|a| &a.path == p)
+                    })
+                    .collect()
+            };
+            assert!(
+                named(out) == named(fresh.path()),
+                "artifact bytes differ from a clean build after {what}"
+            );
+        }
+        (None, None) => {}
+        (a, b) => panic!(
+            "after {what}: the incremental build {} and the clean one {}",
+            if a.is_some() { "succeeded" } else { "failed" },
+            if b.is_some() { "succeeded" } else { "failed" }
+        ),
+    }
+    true
+}
+
+/// Every key of `corpus.toml` (listed from the config's types, not by hand), changed on its own
+/// to each of its candidate values: the build over the previous one equals a clean build.
+#[test]
+fn every_config_key_changed_alone_builds_as_clean() {
+    let keys = askzico::config::keys::keys();
+    assert!(keys.len() > 80, "{} keys", keys.len());
+    let dir = settings_project();
+    let root = dir.path();
+    let out = root.join("out");
+    let base = base_settings();
+    assert!(incremental_equals_clean(
+        root,
+        &out,
+        &base,
+        "the base config"
+    ));
+    let mut changed = 0;
+    for key in &keys {
+        for value in candidates(key) {
+            let mut cfg = base.clone();
+            // The JSON library for its records' keys, else the first Markdown one.
+            let library = if key.path.starts_with("library.records") {
+                2
+            } else {
+                0
+            };
+            set_key(&mut cfg, &key.path, library, value.clone());
+            let what = format!("{} = {value}", key.path);
+            changed += usize::from(incremental_equals_clean(root, &out, &cfg, &what));
+        }
+    }
+    assert!(changed > keys.len(), "only {changed} changes loaded");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    /// Random keys changed together, step after step, each step's build over the previous one
+    /// equal to a clean build.
+    #[test]
+    fn random_config_changes_build_as_clean(steps in prop::collection::vec(prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), 0usize..3), 1..4), 1..4)) {
+        let keys = askzico::config::keys::keys();
+        let dir = settings_project();
+        let root = dir.path();
+        let out = root.join("out");
+        let mut cfg = base_settings();
+        prop_assert!(incremental_equals_clean(root, &out, &cfg, "the base config"));
+        for step in steps {
+            let before = cfg.clone();
+            let mut what = Vec::new();
+            for (key, value, library) in step {
+                let key = key.get(&keys);
+                let values = candidates(key);
+                let value = value.get(&values).clone();
+                what.push(format!("{}[{library}] = {value}", key.path));
+                set_key(&mut cfg, &key.path, library, value);
+            }
+            if !incremental_equals_clean(root, &out, &cfg, &what.join(", ")) {
+                cfg = before; // a config that does not load: the next step starts from the last one that did
+            }
+        }
+    }
+}
+
+/// `[library.records] id_match` shapes IDs: changing its pattern or field rebuilds with the new
+/// IDs, a pattern that matches nothing fails the build over a good one as it fails a clean one,
+/// and the manifest's settings record it.
+#[test]
+fn changing_id_match_rebuilds_with_new_ids() {
+    let dir = settings_project();
+    let root = dir.path();
+    let out = root.join("out");
+    let ids = |out: &Path| -> Vec<String> {
+        chunk_records(out, "manifest.json")
+            .iter()
+            .filter(|r| r["library"] == "r")
+            .map(|r| r["doc_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut cfg = base_settings();
+    assert!(incremental_equals_clean(
+        root,
+        &out,
+        &cfg,
+        "the base config"
+    ));
+    assert_eq!(ids(&out), ["r:1-2-1", "r:1-2-2", "r:1-3-1"]);
+    let pattern = "library.records.id_match.pattern";
+    set_key(
+        &mut cfg,
+        pattern,
+        2,
+        r"/(?<d>\d+)_(?<m>\d+)\.html#(?<n>\d+)$".into(),
+    );
+    assert!(incremental_equals_clean(root, &out, &cfg, "a new pattern"));
+    assert_eq!(ids(&out), ["r:2-1-1", "r:2-1-2", "r:3-1-1"]);
+    let m = manifest(&out);
+    let libs = m["settings"]["libraries"].as_array().unwrap();
+    assert_eq!(
+        libs[2]["records"]["id_match"],
+        serde_json::json!({"field": "url", "pattern": r"/(?<d>\d+)_(?<m>\d+)\.html#(?<n>\d+)$"})
+    );
+    // Deleting the stamp and the compile cache changes nothing either.
+    let _ = std::fs::remove_file(out.join("cache/stamp.json"));
+    let _ = std::fs::remove_dir_all(out.join("cache/compiled"));
+    set_key(&mut cfg, "library.records.id_match.field", 2, "name".into());
+    set_key(&mut cfg, pattern, 2, r"(?<m>\S+) (?<d>\S+)$".into());
+    set_key(&mut cfg, "library.records.id", 2, "{d}".into());
+    assert!(incremental_equals_clean(root, &out, &cfg, "a new field"));
+    set_key(&mut cfg, pattern, 2, "^nothing matches this$".into());
+    let before = std::fs::read(out.join("manifest.json")).unwrap();
+    assert!(incremental_equals_clean(
+        root,
+        &out,
+        &cfg,
+        "a pattern that matches nothing"
+    ));
+    assert_eq!(std::fs::read(out.join("manifest.json")).unwrap(), before);
+}
