@@ -9,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod claims;
 mod config;
 mod embed;
 mod encoding;
