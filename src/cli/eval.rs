@@ -42,6 +42,11 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
     let Some(cfg) = at.load(a.json) else {
         return EXIT_USAGE;
     };
+    // An environment the config does not name is a usage error, with the ones it does.
+    if let Err(p) = cfg.libraries_for(at.env.as_deref()) {
+        report(&Problems(vec![p]), a.json);
+        return EXIT_USAGE;
+    }
     // The baseline's path is checked before anything runs (never a source, the config or one
     // of askzico's files).
     if let Some(path) = &a.write_baseline
