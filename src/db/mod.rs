@@ -426,8 +426,8 @@ pub fn shard_postings(
 pub struct ShardIds {
     /// (doc_id, source) of every document, in file order.
     pub docs: Vec<(String, String)>,
-    /// A hash of each document's URL, beside `docs` (0: no URL). Two equal ones send
-    /// `duplicate_urls` to the documents for their URLs.
+    /// A hash of each document's URL, beside `docs` (0: no URL). One claimed by two files
+    /// sends `duplicate_urls` to their documents for the URLs themselves.
     pub urls: Vec<u64>,
     /// Per file of the shard, in order: how many of `docs` it made.
     pub per_file: Vec<u32>,
@@ -511,9 +511,23 @@ fn url_hash(url: &str) -> u64 {
 pub fn duplicate_urls(db: &dyn AskDb, settings: Settings, set: ShardSet) -> Arc<Vec<Problem>> {
     let shards = set.shards(db);
     let ids: Vec<Arc<ShardIds>> = shards.iter().map(|s| shard_ids(db, settings, *s)).collect();
+    // How many files claim each URL hash (the records of one file may share its URL).
     let mut count: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
-    for h in ids.iter().flat_map(|i| i.urls.iter()).filter(|h| **h != 0) {
-        *count.entry(*h).or_default() += 1;
+    for i in &ids {
+        let mut at = 0;
+        for n in &i.per_file {
+            let mut claimed: Vec<u64> = i.urls[at..at + *n as usize]
+                .iter()
+                .copied()
+                .filter(|h| *h != 0)
+                .collect();
+            at += *n as usize;
+            claimed.sort_unstable();
+            claimed.dedup();
+            for h in claimed {
+                *count.entry(h).or_default() += 1;
+            }
+        }
     }
     if count.values().all(|n| *n < 2) {
         return Arc::new(Vec::new());
