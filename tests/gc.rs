@@ -2,6 +2,7 @@
 
 mod common;
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 use common::*;
@@ -103,4 +104,43 @@ fn gc_keeps_the_current_and_newest_versions_and_removes_the_rest() {
     assert_eq!(build(p.path()), v1);
     let o = run(bin().current_dir(p.path()).args(["verify"]));
     assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// A FIFO where the output lock belongs is refused at once, by name, by both commands that take
+/// the lock; nothing waits for a reader that never comes. (The timeout only stops a regression
+/// from hanging the suite; the assertions are on the exit and the message.)
+#[test]
+fn a_fifo_at_the_lock_path_is_refused_not_waited_on() {
+    let p = sample_project();
+    let out = p.path().join("out");
+    build(p.path());
+    let lock = out.join(".askzico.lock");
+    std::fs::remove_file(&lock).unwrap();
+    let c = std::ffi::CString::new(lock.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path this test owns.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    std::fs::write(
+        p.path().join("sources/articles/faq.md"),
+        "# سؤال\n\nنص جديد يغير البناء.\n",
+    )
+    .unwrap();
+    for args in [&["build"][..], &["gc", "--keep", "0"][..]] {
+        let o = run(bin()
+            .current_dir(p.path())
+            .args(args)
+            .timeout(std::time::Duration::from_secs(60)));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(".askzico.lock") && err.contains("a FIFO"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("remove"), "{args:?}: {err}");
+    }
+    assert!(
+        std::fs::symlink_metadata(&lock)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
 }

@@ -325,3 +325,58 @@ fn an_unknown_domain_or_no_results_asked_is_a_usage_error() {
         .args(["query", "--domain", "faith", "الصلاة"]));
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// A query whose version is replaced under it (a new build, then `gc --keep 0` removing the
+/// older version's files, after the query read its manifest) says the build changed and to run
+/// again, instead of failing on a bare I/O error; run again, it answers from the new build.
+/// The hook pauses the query between its manifest and its first artifact read, so the race is
+/// met every time.
+#[test]
+fn a_query_whose_build_is_collected_under_it_says_the_build_changed() {
+    let p = sample_project();
+    let flag = p.path().join("paused");
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
+    let mut query = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
+        .current_dir(p.path())
+        .args(["query", "--json", "الصلاة"])
+        .env("ASKZICO_TEST_PAUSE_BEFORE_LOAD", &flag)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !flag.exists() {
+        assert!(
+            query.try_wait().unwrap().is_none(),
+            "the query ended before pausing"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let faq = p.path().join("sources/articles/faq.md");
+    let text = std::fs::read_to_string(&faq).unwrap();
+    std::fs::write(&faq, format!("{text}\n\nفقرة جديدة عن الصلاة في الصباح.\n")).unwrap();
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
+    let gc = run(bin().current_dir(p.path()).args(["gc", "--keep", "0"]));
+    assert!(gc.status.success(), "{}", stderr(&gc));
+    std::fs::remove_file(&flag).unwrap();
+    let o = query.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}{}", stdout(&o));
+    assert!(!err.contains("No such file"), "{err}");
+    assert!(
+        err.contains("the build changed while this command read it"),
+        "{err}"
+    );
+    assert!(err.contains("run the command again"), "{err}");
+    let again = run(bin()
+        .current_dir(p.path())
+        .args(["query", "--json", "الصلاة"]));
+    assert!(again.status.success(), "{}", stderr(&again));
+}

@@ -6,7 +6,7 @@
 //! files a killed build left, and the test hooks that fail or kill a build midway.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Cleared when a filesystem refuses `O_DIRECT`.
@@ -321,20 +321,88 @@ pub struct OutLock {
 impl OutLock {
     pub fn acquire(out: &Path) -> io::Result<OutLock> {
         use std::os::fd::AsRawFd;
-        use std::os::unix::fs::OpenOptionsExt;
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
         std::fs::create_dir_all(out)?;
-        // Never through a link: the lock file is askzico's own.
-        let f = std::fs::OpenOptions::new()
+        let path = out.join(".askzico.lock");
+        // Never through a link, and never waiting on what is not a plain file: opening a FIFO
+        // for writing blocks until a reader comes, so the open is non-blocking (a FIFO without
+        // a reader then fails at once) and the type is checked on the open descriptor.
+        let opened = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(out.join(".askzico.lock"))?;
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&path);
+        let kind = |t: std::fs::FileType| {
+            if t.is_fifo() {
+                "a FIFO"
+            } else if t.is_char_device() || t.is_block_device() {
+                "a device"
+            } else if t.is_socket() {
+                "a socket"
+            } else if t.is_symlink() {
+                "a symbolic link"
+            } else if t.is_dir() {
+                "a directory"
+            } else {
+                "not a regular file"
+            }
+        };
+        let f = match opened {
+            Ok(f) => f,
+            Err(e) => {
+                return Err(match std::fs::symlink_metadata(&path) {
+                    Ok(m) if !m.is_file() => LockNotAFile::error(&path, kind(m.file_type())),
+                    _ => e,
+                });
+            }
+        };
+        let meta = f.metadata()?;
+        if !meta.is_file() {
+            return Err(LockNotAFile::error(&path, kind(meta.file_type())));
+        }
         // SAFETY: flock on a file descriptor this struct owns.
         if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
             return Err(io::Error::last_os_error());
         }
         Ok(OutLock { _file: f })
+    }
+}
+
+/// Something other than a plain file (a FIFO, device, socket, link or directory) where the output
+/// lock belongs: refused at once instead of waited on or written through.
+#[derive(Debug, thiserror::Error)]
+#[error("{} is {kind}, not askzico's lock file", path.display())]
+pub struct LockNotAFile {
+    pub path: PathBuf,
+    pub kind: &'static str,
+}
+
+impl LockNotAFile {
+    fn error(path: &Path, kind: &'static str) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            LockNotAFile {
+                path: path.to_path_buf(),
+                kind,
+            },
+        )
+    }
+
+    /// The refusal carried inside a lock error, if it is one.
+    pub fn of(e: &io::Error) -> Option<&LockNotAFile> {
+        e.get_ref()
+            .and_then(|inner| inner.downcast_ref::<LockNotAFile>())
+    }
+
+    /// The diagnostic: which file, and the way out.
+    pub fn problem(&self) -> crate::diag::Problem {
+        crate::diag::Problem::error("lock", self.to_string())
+            .in_file(self.path.display().to_string())
+            .help(format!(
+                "askzico locks its output directory with a plain file of that name; remove `{}` (askzico makes it again) and run again",
+                self.path.display()
+            ))
     }
 }
 

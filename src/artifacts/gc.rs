@@ -72,8 +72,10 @@ pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
         ))
         .help("check --out or `[corpus] out`; an output directory built by an earlier askzico gets the marker on its next `askzico build`"));
     }
-    let _lock = OutLock::acquire(out)
-        .map_err(|e| fail(out, format!("cannot lock the output directory: {e}")))?;
+    let _lock = OutLock::acquire(out).map_err(|e| match store::LockNotAFile::of(&e) {
+        Some(lock) => lock.problem(),
+        None => fail(out, format!("cannot lock the output directory: {e}")),
+    })?;
     let mut sweep = Sweep {
         out,
         dry_run,

@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use super::Rendered;
 pub use super::disk::{
-    OutLock, remove_stale_temp_files, write_atomic, write_atomic_durable, write_new,
+    LockNotAFile, OutLock, remove_stale_temp_files, write_atomic, write_atomic_durable, write_new,
 };
 use super::manifest::{ArtifactEntry, Manifest, manifest_file_name};
 use crate::diag::Problem;

@@ -42,6 +42,9 @@ pub fn run(cfg: &Config, req: &BuildRequest) -> BuildReport {
 }
 
 pub(crate) fn write_failure(out: &Path, e: std::io::Error) -> Problem {
+    if let Some(lock) = crate::artifacts::store::LockNotAFile::of(&e) {
+        return lock.problem();
+    }
     Problem::error("write", format!("writing the build failed: {e}"))
         .in_file(out.display().to_string())
         .help("the previous manifest and its files are untouched; fix the cause (disk space, permissions) and build again")

@@ -61,7 +61,11 @@ pub struct SearchSettings<'a> {
 
 /// A chunk's structured date (`metadata.date` `{month, day}`), what a question's date matches.
 pub fn chunk_date(metadata: &Map<String, Value>) -> Option<(u8, u8)> {
-    let d = metadata.get("date")?;
+    date_of(metadata.get("date")?)
+}
+
+/// (month, day) of a structured `date` value.
+pub(crate) fn date_of(d: &Value) -> Option<(u8, u8)> {
     Some((
         d.get("month")?.as_u64()? as u8,
         d.get("day")?.as_u64()? as u8,
