@@ -555,3 +555,41 @@ fn an_api_base_that_is_not_the_api_is_refused_before_any_plan() {
     );
     assert_eq!(server.seen.load(Ordering::SeqCst), 0);
 }
+
+/// A 404 of the API itself that is not "key not found" (a namespace that does not exist) is an
+/// error naming what the API said, not "nothing is deployed".
+#[test]
+fn a_kv_404_other_than_key_not_found_is_an_error_not_an_absent_pointer() {
+    let p = deploy_project();
+    let server = fixed(
+        404,
+        json!({"success": false, "errors": [{"code": 10013, "message": "get: 'namespace not found'"}], "messages": [], "result": null}).to_string(),
+    );
+    let base = format!("http://127.0.0.1:{}/client/v4", server.port);
+    for args in [
+        &["deploy", "--target", "prod", "--dry-run"][..],
+        &["query", "--target", "prod", "النيل"][..],
+    ] {
+        let o = remote(p.path(), &base, args, &[]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("reading KV key zico/current failed: HTTP 404: get: 'namespace not found' (code 10013)"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("nothing is deployed"), "{args:?}: {err}");
+    }
+    // KV's own "key not found" still reads as nothing deployed.
+    let server = fixed(
+        404,
+        json!({"success": false, "errors": [{"code": 10009, "message": "get: 'key not found'"}], "messages": [], "result": null}).to_string(),
+    );
+    let base = format!("http://127.0.0.1:{}/client/v4", server.port);
+    let o = remote(
+        p.path(),
+        &base,
+        &["query", "--target", "prod", "النيل"],
+        &[],
+    );
+    assert!(stderr(&o).contains("nothing is deployed"), "{}", stderr(&o));
+}

@@ -131,6 +131,15 @@ impl Client {
             None,
             &format!("reading KV key {key}"),
         )?;
+        // Absent only when KV says so: a namespace that does not exist is an error.
+        if status == 404
+            && !envelope_errors(&text).is_some_and(|codes| codes.contains(&KV_KEY_NOT_FOUND))
+        {
+            return Err(self.fail(&format!(
+                "reading KV key {key} failed: HTTP 404{}",
+                cf_messages(&text)
+            )));
+        }
         Ok((status != 404).then_some(text))
     }
 
@@ -411,23 +420,34 @@ pub fn encode(key: &str) -> String {
     s
 }
 
+/// Cloudflare's error codes of a path the API has no route for: "No route for the URI" and its
+/// kin (7000–7099), and KV's "endpoint does not exist" (10025).
+fn is_route_error(code: u64) -> bool {
+    (7000..7100).contains(&code) || code == 10025
+}
+
+/// KV's error code for a key that is not there.
+const KV_KEY_NOT_FOUND: u64 = 10009;
+
+/// The error codes of a v4 envelope (`success: false` and an `errors` array); `None` when the
+/// body is not one.
+fn envelope_errors(body: &str) -> Option<Vec<u64>> {
+    let v = serde_json::from_str::<Value>(body).ok()?;
+    let errors = v.get("errors")?.as_array()?;
+    (v.get("success") == Some(&Value::Bool(false))).then(|| {
+        errors
+            .iter()
+            .filter_map(|e| e.get("code").and_then(Value::as_u64))
+            .collect()
+    })
+}
+
 /// Whether a 404 answer is the Cloudflare API saying that something is absent: a v4 envelope
-/// (`success: false` and an `errors` array) whose errors are not the API's "no such route"
-/// (codes 7000–7099). Anything else (a web server's page, a proxy's text, a route error) means
-/// the base does not point at the API, and must never read as "nothing is there".
+/// whose errors are not a route error. Anything else (a web server's page, a proxy's text, a
+/// route error) means the base does not point at the API, and must never read as "nothing is
+/// there".
 fn is_api_miss(body: &str) -> bool {
-    let Ok(v) = serde_json::from_str::<Value>(body) else {
-        return false;
-    };
-    let Some(errors) = v.get("errors").and_then(Value::as_array) else {
-        return false;
-    };
-    v.get("success") == Some(&Value::Bool(false))
-        && !errors.iter().any(|e| {
-            e.get("code")
-                .and_then(Value::as_u64)
-                .is_some_and(|c| (7000..7100).contains(&c))
-        })
+    envelope_errors(body).is_some_and(|codes| !codes.into_iter().any(is_route_error))
 }
 
 /// The keys a KV bulk write or delete reports `unsuccessful_keys` (none when absent).
