@@ -29,6 +29,7 @@ pub mod fsio;
 pub mod http;
 pub mod identity;
 pub mod inspect;
+pub mod knobs;
 pub mod normalize;
 pub mod paths;
 pub mod retrieve;

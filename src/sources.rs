@@ -11,8 +11,8 @@ use crate::diag::Problem;
 /// discovery listed it and right before it is read, so a test meets the race of a file removed
 /// mid-build deterministically. Never set it outside tests.
 fn test_delete_before_read(lib: &Library, rel: &str, path: &Path) {
-    if std::env::var("ASKZICO_TEST_DELETE_BEFORE_READ")
-        .is_ok_and(|target| target == format!("{}/{rel}", lib.id))
+    if crate::knobs::text(crate::knobs::TEST_DELETE_BEFORE_READ)
+        .is_some_and(|target| target == format!("{}/{rel}", lib.id))
     {
         let _ = std::fs::remove_file(path);
     }

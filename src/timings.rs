@@ -69,9 +69,9 @@ impl Stage {
 }
 
 /// The environment variable that turns timing on.
-pub const ENV: &str = "ASKZICO_STAGE_TIMES";
+pub const ENV: &str = crate::knobs::STAGE_TIMES;
 
-static ENABLED: LazyLock<bool> = LazyLock::new(|| std::env::var_os(ENV).is_some_and(|v| v == "1"));
+static ENABLED: LazyLock<bool> = LazyLock::new(|| crate::knobs::switch(ENV) == Some(true));
 static TOTALS: [AtomicU64; STAGES.len()] = [const { AtomicU64::new(0) }; STAGES.len()];
 
 thread_local! {

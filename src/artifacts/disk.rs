@@ -27,9 +27,8 @@ static WRITES: AtomicUsize = AtomicUsize::new(0);
 /// Test hook: `ASKZICO_FAIL_AFTER_WRITES=N` makes the (N+1)-th file write fail, to prove that a
 /// build failing midway leaves the previous build intact.
 fn injected_failure() -> io::Result<()> {
-    if let Ok(n) = std::env::var("ASKZICO_FAIL_AFTER_WRITES")
-        && let Ok(n) = n.parse::<usize>()
-        && WRITES.fetch_add(1, Ordering::SeqCst) >= n
+    if let Some(n) = crate::knobs::hook_number(crate::knobs::FAIL_AFTER_WRITES)
+        && WRITES.fetch_add(1, Ordering::SeqCst) as u64 >= n
     {
         return Err(io::Error::other(
             "injected write failure (ASKZICO_FAIL_AFTER_WRITES)",
@@ -214,9 +213,8 @@ fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> 
 /// file write, after its temp file is written and before the rename: the state a real kill
 /// leaves at that point (N files in place, one stray temp file), to prove crash consistency.
 fn injected_kill() {
-    if let Ok(n) = std::env::var("ASKZICO_KILL_AFTER_WRITES")
-        && n.parse::<usize>()
-            .is_ok_and(|n| KILL_WRITES.fetch_add(1, Ordering::SeqCst) >= n)
+    if let Some(n) = crate::knobs::hook_number(crate::knobs::KILL_AFTER_WRITES)
+        && KILL_WRITES.fetch_add(1, Ordering::SeqCst) as u64 >= n
     {
         // SAFETY: raise(2) has no preconditions; SIGKILL cannot be caught, so nothing after
         // this point (destructors, buffered output) runs, as with a kill from outside.

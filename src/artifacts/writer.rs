@@ -140,7 +140,7 @@ fn queue() -> Option<&'static Mutex<mpsc::Sender<Job>>> {
     QUEUE
         .get_or_init(|| {
             if !cfg!(target_os = "linux")
-                || std::env::var("ASKZICO_DIRECT_WRITES").is_ok_and(|v| v == "0")
+                || crate::knobs::switch(crate::knobs::DIRECT_WRITES) == Some(false)
             {
                 return None;
             }

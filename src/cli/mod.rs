@@ -353,6 +353,11 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    // A knob set to a value it does not accept is refused before any command runs.
+    if let Err(problems) = crate::knobs::check_env() {
+        crate::diag::Problems(problems).report();
+        return EXIT_USAGE;
+    }
     match cli.command {
         Command::Build {
             at,

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::http::{Api, BaseUrl, Redacted, Retry, Timeouts, backoff, cf_messages};
+use crate::knobs;
 
 #[derive(Debug)]
 pub struct Client {
@@ -45,14 +46,14 @@ impl Client {
         {
             return Err(format!("invalid Cloudflare account ID {account:?}"));
         }
-        let base = BaseUrl::parse(var("ASKZICO_CF_API_BASE").as_deref())?;
-        let num = |n: &str, d: u64| var(n).and_then(|v| v.parse::<u64>().ok()).unwrap_or(d);
+        let base = BaseUrl::parse(var(knobs::CF_API_BASE).as_deref())?;
+        let num = |n: &'static str| knobs::number_or_default(&env, n).map_err(|e| e.to_string());
         let retry = Retry {
-            max_attempts: num("ASKZICO_DEPLOY_MAX_ATTEMPTS", 6).clamp(1, 100) as u32,
-            base: Duration::from_millis(num("ASKZICO_DEPLOY_RETRY_MS", 500)),
+            max_attempts: num(knobs::DEPLOY_MAX_ATTEMPTS)? as u32,
+            base: Duration::from_millis(num(knobs::DEPLOY_RETRY_MS)?),
             max_backoff: Duration::from_secs(60),
         };
-        let timeouts = Timeouts::default().with_env(env);
+        let timeouts = Timeouts::default().with_env(env)?;
         Ok(Some(Client {
             api: Api::new(base, token, timeouts, retry),
             account,
@@ -81,6 +82,13 @@ impl Client {
         what: &str,
     ) -> Result<(u16, String), Redacted> {
         match self.api.send(method, url, content_type, body, what) {
+            Ok((404, text)) if !is_api_miss(&text) => Err(self.fail(&format!(
+                "{what}: {} answered HTTP 404{}, which is not an answer of the Cloudflare API; \
+                 check ASKZICO_CF_API_BASE: it must be the API's root, e.g. {}",
+                self.api.base(),
+                cf_messages(&text),
+                crate::http::DEFAULT_API_BASE
+            ))),
             Ok((status @ (200..=299 | 404), text)) => Ok((status, text)),
             Ok((status, text)) => Err(self.fail(&format!(
                 "{what} failed: HTTP {status}{}",
@@ -123,6 +131,15 @@ impl Client {
             None,
             &format!("reading KV key {key}"),
         )?;
+        // Absent only when KV says so: a namespace that does not exist is an error.
+        if status == 404
+            && !envelope_errors(&text).is_some_and(|codes| codes.contains(&KV_KEY_NOT_FOUND))
+        {
+            return Err(self.fail(&format!(
+                "reading KV key {key} failed: HTTP 404{}",
+                cf_messages(&text)
+            )));
+        }
         Ok((status != 404).then_some(text))
     }
 
@@ -401,6 +418,36 @@ pub fn encode(key: &str) -> String {
         }
     }
     s
+}
+
+/// Cloudflare's error codes of a path the API has no route for: "No route for the URI" and its
+/// kin (7000–7099), and KV's "endpoint does not exist" (10025).
+fn is_route_error(code: u64) -> bool {
+    (7000..7100).contains(&code) || code == 10025
+}
+
+/// KV's error code for a key that is not there.
+const KV_KEY_NOT_FOUND: u64 = 10009;
+
+/// The error codes of a v4 envelope (`success: false` and an `errors` array); `None` when the
+/// body is not one.
+fn envelope_errors(body: &str) -> Option<Vec<u64>> {
+    let v = serde_json::from_str::<Value>(body).ok()?;
+    let errors = v.get("errors")?.as_array()?;
+    (v.get("success") == Some(&Value::Bool(false))).then(|| {
+        errors
+            .iter()
+            .filter_map(|e| e.get("code").and_then(Value::as_u64))
+            .collect()
+    })
+}
+
+/// Whether a 404 answer is the Cloudflare API saying that something is absent: a v4 envelope
+/// whose errors are not a route error. Anything else (a web server's page, a proxy's text, a
+/// route error) means the base does not point at the API, and must never read as "nothing is
+/// there".
+fn is_api_miss(body: &str) -> bool {
+    envelope_errors(body).is_some_and(|codes| !codes.into_iter().any(is_route_error))
 }
 
 /// The keys a KV bulk write or delete reports `unsuccessful_keys` (none when absent).

@@ -78,19 +78,14 @@ pub fn records(
 /// The limits, with test hooks that can only lower them.
 pub fn limits() -> Limits {
     let mut l = Limits::default();
-    let var = |n: &str| {
-        std::env::var(n)
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|n| *n > 0)
-    };
-    if let Some(n) = var("ASKZICO_DEPLOY_MAX_METADATA_BYTES") {
+    let var = |n| usize::try_from(crate::knobs::number(n)).ok();
+    if let Some(n) = var(crate::knobs::DEPLOY_MAX_METADATA_BYTES) {
         l.max_metadata_bytes = l.max_metadata_bytes.min(n);
     }
-    if let Some(n) = var("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS") {
+    if let Some(n) = var(crate::knobs::DEPLOY_MAX_UPSERT_VECTORS) {
         l.upsert_max_vectors = l.upsert_max_vectors.min(n);
     }
-    if let Some(n) = var("ASKZICO_DEPLOY_MAX_KV_PAIRS") {
+    if let Some(n) = var(crate::knobs::DEPLOY_MAX_KV_PAIRS) {
         l.kv_max_pairs = l.kv_max_pairs.min(n);
         l.kv_delete_max_keys = l.kv_delete_max_keys.min(n);
     }
@@ -896,12 +891,7 @@ fn confirm_mutation(
 /// How long a deploy waits for Vectorize to apply its mutations (`ASKZICO_DEPLOY_WAIT_SECS`,
 /// default 600).
 fn max_wait() -> Duration {
-    Duration::from_secs(
-        std::env::var("ASKZICO_DEPLOY_WAIT_SECS")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(600),
-    )
+    Duration::from_secs(crate::knobs::number(crate::knobs::DEPLOY_WAIT_SECS))
 }
 
 /// Polls `info` until `processedUpToMutation` is the last mutationId, at most [`max_wait`],

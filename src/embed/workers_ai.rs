@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::knobs;
+
 use crate::embed::{EmbedError, Embedder, check_vectors};
 pub use crate::http::DEFAULT_API_BASE;
 use crate::http::{Api, BaseUrl, Redacted, Retry, Timeouts, cf_messages, snippet};
@@ -216,7 +218,7 @@ impl WorkersAi {
         };
         check_settings(&config)?;
         let Credentials { token, account } = credentials(&config, &var)?;
-        let base = BaseUrl::parse(var("ASKZICO_CF_API_BASE").as_deref()).map_err(|e| {
+        let base = BaseUrl::parse(var(knobs::CF_API_BASE).as_deref()).map_err(|e| {
             invalid(
                 e,
                 "unset ASKZICO_CF_API_BASE, or set it to e.g. https://api.cloudflare.com/client/v4",
@@ -225,13 +227,14 @@ impl WorkersAi {
         let url = base.join(&format!("accounts/{account}/ai/run/{}", config.model));
         // Timeouts and retries as configured, unless the environment says otherwise
         // (`crate::http`; `ASKZICO_WORKERS_AI_MAX_ATTEMPTS`, `ASKZICO_WORKERS_AI_RETRY_MS`).
-        let timeouts = config.timeouts.with_env(&env);
-        let num = |name: &str| var(name).and_then(|v| v.parse::<u64>().ok());
+        let bad_knob = |e: String| invalid(e, "unset it for the default, or set an accepted value");
+        let timeouts = config.timeouts.with_env(&env).map_err(bad_knob)?;
+        let num =
+            |name: &'static str| knobs::number_in(&env, name).map_err(|e| bad_knob(e.to_string()));
         let retry = Retry {
-            max_attempts: num("ASKZICO_WORKERS_AI_MAX_ATTEMPTS")
-                .map_or(config.max_attempts, |n| n.clamp(1, 100) as u32),
-            base: num("ASKZICO_WORKERS_AI_RETRY_MS")
-                .map_or(config.retry_base, Duration::from_millis),
+            max_attempts: num(knobs::WORKERS_AI_MAX_ATTEMPTS)?
+                .map_or(config.max_attempts, |n| n as u32),
+            base: num(knobs::WORKERS_AI_RETRY_MS)?.map_or(config.retry_base, Duration::from_millis),
             max_backoff: config.max_backoff,
         };
         Ok(WorkersAi {

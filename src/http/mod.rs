@@ -5,15 +5,21 @@
 //!
 //! Timeouts: connecting (name lookup, TCP, TLS) gives up after `connect` (15 s); an exchange gives
 //! up when no byte was sent or received for `idle` (60 s): each socket read and write restarts
-//! it, so an upload or a download that is still moving is never cut, and there is no total limit.
-//! `ASKZICO_HTTP_CONNECT_TIMEOUT_MS` and `ASKZICO_HTTP_IDLE_TIMEOUT_MS` override both (a slow
-//! proxy; tests set them low).
+//! it; and one request, from connecting to the last byte of its answer, gives up after
+//! `deadline` (5 min), so a server that trickles a byte now and then cannot hold a command
+//! forever. A request still running after a while is said on stderr (what it awaits, for how
+//! long, and when it gives up). `ASKZICO_HTTP_CONNECT_TIMEOUT_MS`, `ASKZICO_HTTP_IDLE_TIMEOUT_MS`
+//! and `ASKZICO_HTTP_DEADLINE_MS` override them (a slow proxy; tests set them low); see
+//! [`crate::knobs`].
 
 pub mod redact;
 
 use std::borrow::Cow;
 use std::fmt;
-use std::time::{Duration, SystemTime};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::knobs;
 
 pub use redact::{Redacted, Redactor};
 
@@ -50,7 +56,16 @@ impl BaseUrl {
         if !(lower.starts_with("https://") || lower.starts_with("http://")) {
             return Err(format!(
                 "ASKZICO_CF_API_BASE {:?} is not an http(s) URL",
-                redact::shown_url(raw)
+                redact::shown_base(raw)
+            ));
+        }
+        // Every request's path is appended to the base: after a query string or a fragment it
+        // would be a parameter, and every request would reach the same page.
+        if raw.contains(['?', '#']) {
+            return Err(format!(
+                "ASKZICO_CF_API_BASE {:?} has a query string or a fragment; the base is the API's root, \
+                 e.g. {DEFAULT_API_BASE}",
+                redact::shown_base(raw)
             ));
         }
         Ok(BaseUrl(raw.to_string()))
@@ -78,36 +93,48 @@ impl fmt::Debug for BaseUrl {
     }
 }
 
-/// How long to wait for a connection, and for the next byte of an exchange (module docs).
+/// How long to wait for a connection, for the next byte of an exchange, and for a whole request
+/// (module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timeouts {
     pub connect: Duration,
     pub idle: Duration,
+    pub deadline: Duration,
 }
 
 impl Default for Timeouts {
     fn default() -> Self {
+        let ms =
+            |name| Duration::from_millis(knobs::number_or_default(&|_| None, name).unwrap_or(0));
         Timeouts {
-            connect: Duration::from_secs(15),
-            idle: Duration::from_secs(60),
+            connect: ms(knobs::HTTP_CONNECT_TIMEOUT_MS),
+            idle: ms(knobs::HTTP_IDLE_TIMEOUT_MS),
+            deadline: ms(knobs::HTTP_DEADLINE_MS),
         }
     }
 }
 
 impl Timeouts {
-    /// `self`, with `ASKZICO_HTTP_CONNECT_TIMEOUT_MS` and `ASKZICO_HTTP_IDLE_TIMEOUT_MS` (positive
-    /// milliseconds) from `env` where set.
-    pub fn with_env(self, env: impl Fn(&str) -> Option<String>) -> Timeouts {
-        let ms = |name: &str| {
-            env(name)
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .filter(|n| *n > 0)
-                .map(Duration::from_millis)
+    /// `self`, with `ASKZICO_HTTP_CONNECT_TIMEOUT_MS`, `ASKZICO_HTTP_IDLE_TIMEOUT_MS` and
+    /// `ASKZICO_HTTP_DEADLINE_MS` from `env` where set; a value out of range is an error naming
+    /// the variable ([`crate::knobs`]).
+    pub fn with_env(self, env: impl Fn(&str) -> Option<String>) -> Result<Timeouts, String> {
+        let ms = |name, current: Duration| {
+            knobs::number_in(&env, name)
+                .map(|v| v.map_or(current, Duration::from_millis))
+                .map_err(|e| e.to_string())
         };
-        Timeouts {
-            connect: ms("ASKZICO_HTTP_CONNECT_TIMEOUT_MS").unwrap_or(self.connect),
-            idle: ms("ASKZICO_HTTP_IDLE_TIMEOUT_MS").unwrap_or(self.idle),
-        }
+        Ok(Timeouts {
+            connect: ms(knobs::HTTP_CONNECT_TIMEOUT_MS, self.connect)?,
+            idle: ms(knobs::HTTP_IDLE_TIMEOUT_MS, self.idle)?,
+            deadline: ms(knobs::HTTP_DEADLINE_MS, self.deadline)?,
+        })
+    }
+
+    /// How often a request still running is said: four times over its deadline, at most every
+    /// 15 s.
+    fn progress_every(&self) -> Duration {
+        (self.deadline / 4).clamp(Duration::from_millis(1), Duration::from_secs(15))
     }
 }
 
@@ -162,6 +189,7 @@ impl Api {
             .timeout_connect(Some(timeouts.connect))
             .timeout_per_read(Some(timeouts.idle))
             .timeout_per_write(Some(timeouts.idle))
+            .timeout_global(Some(timeouts.deadline))
             .proxy(proxy)
             .max_redirects(0)
             .user_agent(concat!("askzico/", env!("CARGO_PKG_VERSION")))
@@ -205,51 +233,16 @@ impl Api {
         let max = self.retry.max_attempts;
         let mut last = String::new();
         for attempt in 1..=max {
-            let sent = match method {
-                "GET" => self.agent.get(url).header("Authorization", &bearer).call(),
-                "PUT" => self
-                    .agent
-                    .put(url)
-                    .header("Authorization", &bearer)
-                    .header("Content-Type", content_type.unwrap_or("application/json"))
-                    .send(body.unwrap_or_default()),
-                _ => self
-                    .agent
-                    .post(url)
-                    .header("Authorization", &bearer)
-                    .header("Content-Type", content_type.unwrap_or("application/json"))
-                    .send(body.unwrap_or_default()),
-            };
-            let mut retry_after = None;
-            match sent {
-                Err(e) => last = self.transport_problem(&e, false),
-                Ok(mut resp) => {
-                    let status = resp.status().as_u16();
-                    retry_after = resp
-                        .headers()
-                        .get("retry-after")
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(parse_retry_after);
-                    // Scrubbed first: nothing below may cut a secret in two.
-                    let read = resp
-                        .body_mut()
-                        .with_config()
-                        .limit(MAX_RESPONSE_BYTES)
-                        .read_to_string()
-                        .map(|text| self.redactor.scrub(text));
-                    match (status, read) {
-                        (_, Err(e)) => {
-                            last = format!(
-                                "HTTP {status}, and reading the response failed: {}",
-                                self.transport_problem(&e, true)
-                            )
-                        }
-                        (429 | 408 | 500..=599, Ok(text)) => {
-                            last = format!("HTTP {status}{}", cf_messages(&text))
-                        }
-                        (_, Ok(text)) => return Ok((status, text)),
-                    }
-                }
+            let (done, finished) = mpsc::channel::<()>();
+            let (result, retry_after) = std::thread::scope(|s| {
+                s.spawn(move || self.say_progress(what, &finished));
+                let r = self.attempt(method, url, content_type, body, &bearer);
+                drop(done);
+                r
+            });
+            match result {
+                Ok(answer) => return Ok(answer),
+                Err(problem) => last = problem,
             }
             if attempt < max {
                 let wait = match retry_after {
@@ -274,6 +267,84 @@ impl Api {
         Err(self.redact(&format!("{what} failed after {attempts}: {last}")))
     }
 
+    /// While one attempt runs (until `finished` is dropped), says on stderr every
+    /// [`Timeouts::progress_every`] what it awaits and when it gives up.
+    fn say_progress(&self, what: &str, finished: &mpsc::Receiver<()>) {
+        let start = Instant::now();
+        let every = self.timeouts.progress_every();
+        while let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(every) {
+            eprintln!(
+                "  {}",
+                self.redact(&format!(
+                    "{what}: still waiting for {} after {} (gives up after {})",
+                    self.base,
+                    secs_elapsed(start.elapsed()),
+                    secs(self.timeouts.deadline)
+                ))
+            );
+        }
+    }
+
+    /// One attempt: `Ok` with the status and the scrubbed body of an answer not to retry; `Err`
+    /// with the problem (not redacted yet) and the server's `Retry-After`.
+    #[allow(clippy::type_complexity)]
+    fn attempt(
+        &self,
+        method: &str,
+        url: &str,
+        content_type: Option<&str>,
+        body: Option<&[u8]>,
+        bearer: &str,
+    ) -> (Result<(u16, String), String>, Option<Duration>) {
+        {
+            let sent = match method {
+                "GET" => self.agent.get(url).header("Authorization", bearer).call(),
+                "PUT" => self
+                    .agent
+                    .put(url)
+                    .header("Authorization", bearer)
+                    .header("Content-Type", content_type.unwrap_or("application/json"))
+                    .send(body.unwrap_or_default()),
+                _ => self
+                    .agent
+                    .post(url)
+                    .header("Authorization", bearer)
+                    .header("Content-Type", content_type.unwrap_or("application/json"))
+                    .send(body.unwrap_or_default()),
+            };
+            let mut retry_after = None;
+            let last = match sent {
+                Err(e) => self.transport_problem(&e, false),
+                Ok(mut resp) => {
+                    let status = resp.status().as_u16();
+                    retry_after = resp
+                        .headers()
+                        .get("retry-after")
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(parse_retry_after);
+                    // Scrubbed first: nothing below may cut a secret in two.
+                    let read = resp
+                        .body_mut()
+                        .with_config()
+                        .limit(MAX_RESPONSE_BYTES)
+                        .read_to_string()
+                        .map(|text| self.redactor.scrub(text));
+                    match (status, read) {
+                        (_, Err(e)) => format!(
+                            "HTTP {status}, and reading the response failed: {}",
+                            self.transport_problem(&e, true)
+                        ),
+                        (429 | 408 | 500..=599, Ok(text)) => {
+                            format!("HTTP {status}{}", cf_messages(&text))
+                        }
+                        (_, Ok(text)) => return (Ok((status, text)), None),
+                    }
+                }
+            };
+            (Err(last), retry_after)
+        }
+    }
+
     /// What went wrong on the way (not redacted yet), timeouts in words that say which wait ran out.
     fn transport_problem(&self, e: &ureq::Error, reading_body: bool) -> String {
         use ureq::Timeout as T;
@@ -295,6 +366,11 @@ impl Api {
             ureq::Error::Timeout(T::PerWrite) => {
                 format!("timed out: {base} took no data for {idle} (the upload stalled)")
             }
+            ureq::Error::Timeout(T::Global) => format!(
+                "timed out: the answer from {base} took longer than {} in all \
+                 (ASKZICO_HTTP_DEADLINE_MS sets the limit)",
+                secs(self.timeouts.deadline)
+            ),
             ureq::Error::Timeout(t) => format!("timed out ({t}) talking to {base}"),
             e => format!("could not reach {base}: {e}"),
         }
@@ -307,6 +383,15 @@ fn secs(d: Duration) -> String {
         format!("{} s", d.as_secs())
     } else {
         format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+/// `12 s`, or `0.3 s` under 10 s: a time that has passed.
+fn secs_elapsed(d: Duration) -> String {
+    if d < Duration::from_secs(10) {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        format!("{} s", d.as_secs())
     }
 }
 

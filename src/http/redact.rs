@@ -1,9 +1,10 @@
 //! The one redaction every HTTP client of askzico goes through ([`Redactor::redact`]): text built
 //! from an exchange (a transport error, a server's answer) is made safe before anything can print
 //! or store it. It removes the secrets the client holds (the API token, the credentials of a URL)
-//! wherever they appear, in the forms a server may echo them in (raw, percent-encoded,
-//! JSON-escaped, Basic auth), and, in any text, URL userinfo and whatever looks like an
-//! `Authorization` value.
+//! wherever they appear, in any letter case and in the forms a server may echo them in (raw,
+//! percent-encoded once, twice or byte by byte, JSON- or HTML-escaped, hex, and base64 or base64url wherever the
+//! secret sits in the encoded bytes, as in the Basic form of `user:token`), and, in any text, URL
+//! userinfo and whatever looks like an `Authorization` value.
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -36,39 +37,85 @@ impl From<Redacted> for String {
     }
 }
 
-/// The secrets of one client, each in every form it may be echoed in, longest first.
+/// The secrets of one client, each in every form it may be echoed in, matched by one pattern.
 #[derive(Clone, Default)]
 pub struct Redactor {
-    secrets: Vec<String>,
+    /// Forms matched in any letter case: the text forms (a server may fold case, and percent
+    /// and hex escapes may be written in either case).
+    folded: Vec<String>,
+    /// Forms matched exactly: base64, whose letter case carries the bits.
+    exact: Vec<String>,
+    /// Every form, longest first (at one position the longest form wins).
+    pattern: Option<Regex>,
 }
 
 impl fmt::Debug for Redactor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Redactor({} secret forms)", self.secrets.len())
+        write!(
+            f,
+            "Redactor({} secret forms)",
+            self.folded.len() + self.exact.len()
+        )
     }
 }
 
+/// The shortest base64 run taken as a secret's: shorter ones would mask ordinary words.
+const MIN_BASE64_RUN: usize = 6;
+
 impl Redactor {
-    /// Adds a secret value (an API token): raw, percent-encoded and JSON-escaped.
+    /// Adds a secret value (an API token) in each form a server may echo it in.
     pub fn secret(mut self, value: &str) -> Self {
         if value.is_empty() {
             return self;
         }
         let json = serde_json::to_string(value).expect("a string serializes");
         let json = &json[1..json.len() - 1];
-        let forms = [
+        let percent = percent_encode(value);
+        let html = value
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#39;");
+        let hex: String = value.bytes().map(|b| format!("{b:02x}")).collect();
+        let every_byte: String = value.bytes().map(|b| format!("%{b:02x}")).collect();
+        for f in [
             value.to_string(),
-            percent_encode(value),
+            every_byte,
+            percent_encode(&percent),
+            percent,
             json.to_string(),
             json.replace('/', "\\/"),
-        ];
-        for f in forms {
-            if !self.secrets.contains(&f) {
-                self.secrets.push(f);
+            html,
+            hex,
+        ] {
+            push_new(&mut self.folded, f);
+        }
+        for f in base64_forms(value.as_bytes()) {
+            if f.len() >= MIN_BASE64_RUN {
+                push_new(&mut self.exact, f);
             }
         }
-        self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        self.compile();
         self
+    }
+
+    fn compile(&mut self) {
+        let mut forms: Vec<(bool, &String)> = self
+            .folded
+            .iter()
+            .map(|f| (true, f))
+            .chain(self.exact.iter().map(|f| (false, f)))
+            .collect();
+        forms.sort_by_key(|(_, f)| std::cmp::Reverse(f.len()));
+        let alternatives: Vec<String> = forms
+            .iter()
+            .map(|(fold, f)| {
+                let flag = if *fold { "(?i:" } else { "(?-i:" };
+                format!("{flag}{})", regex::escape(f))
+            })
+            .collect();
+        self.pattern = Regex::new(&alternatives.join("|")).ok();
     }
 
     /// Adds the credentials of a URL (`scheme://user:password@host/…`), if it has any: the
@@ -101,13 +148,57 @@ impl Redactor {
     /// Removes the secrets only: lossless for any text that does not hold one, so it is what a
     /// client applies to the data a server returns (which callers parse, and may print) before
     /// handing it on. [`Redactor::redact`] starts with it.
-    pub fn scrub(&self, mut text: String) -> String {
-        for s in &self.secrets {
-            if text.contains(s.as_str()) {
-                text = text.replace(s.as_str(), MASK);
-            }
+    pub fn scrub(&self, text: String) -> String {
+        match &self.pattern {
+            Some(p) if p.is_match(&text) => p.replace_all(&text, MASK).into_owned(),
+            _ => text,
         }
-        text
+    }
+}
+
+fn push_new(forms: &mut Vec<String>, f: String) {
+    if !f.is_empty() && !forms.contains(&f) {
+        forms.push(f);
+    }
+}
+
+/// The base64 and base64url text of `secret` wherever it sits in encoded bytes: for each of the
+/// three offsets it can start at within a 3-byte group, the run of characters that only its own
+/// bytes decide (the characters at its edges mix in its neighbours' bits); and the whole
+/// encoding of `secret` alone, with and without its padding.
+fn base64_forms(secret: &[u8]) -> Vec<String> {
+    let mut forms = Vec::new();
+    let whole = base64(secret);
+    forms.push(whole.trim_end_matches('=').to_string());
+    forms.push(whole);
+    for offset in 0..3usize {
+        let mut bytes = vec![0u8; offset];
+        bytes.extend_from_slice(secret);
+        let encoded = base64(&bytes);
+        let (first_bit, end_bit) = (8 * offset, 8 * (offset + secret.len()));
+        let run: String = encoded
+            .chars()
+            .enumerate()
+            .filter(|(i, _)| 6 * i >= first_bit && 6 * i + 6 <= end_bit)
+            .map(|(_, c)| c)
+            .collect();
+        forms.push(run);
+    }
+    let url_safe: Vec<String> = forms
+        .iter()
+        .map(|f| f.replace('+', "-").replace('/', "_"))
+        .collect();
+    forms.extend(url_safe);
+    forms
+}
+
+/// A URL as a message may show a value given for an API base: its userinfo masked, and its query
+/// and fragment too (they may carry a key).
+pub fn shown_base(url: &str) -> String {
+    let shown = shown_url(url);
+    match shown.find(['?', '#']) {
+        Some(i) => format!("{}{MASK}", &shown[..=i]),
+        None => shown,
     }
 }
 
@@ -241,6 +332,56 @@ mod tests {
     }
 
     #[test]
+    fn the_token_goes_in_any_case_and_in_every_encoding() {
+        let token = "SekretToken123";
+        let r = Redactor::default().secret(token);
+        for echoed in [
+            "sekrettoken123".to_string(),
+            "SEKRETTOKEN123".to_string(),
+            base64(token.as_bytes()),
+            base64(token.as_bytes()).trim_end_matches('=').to_string(),
+            base64(format!("user:{token}").as_bytes()),
+            base64(format!(":{token}").as_bytes()),
+            base64(format!("ab:{token}:x").as_bytes()),
+            base64(format!("{token}:").as_bytes()).replace('+', "-"),
+            token.bytes().map(|b| format!("%{b:02X}")).collect(),
+            token.bytes().map(|b| format!("{b:02x}")).collect(),
+            token.bytes().map(|b| format!("{b:02X}")).collect(),
+        ] {
+            let out = r.redact(&format!("bad {echoed} here"));
+            assert!(
+                out.as_str().starts_with("bad ") && out.as_str().contains("***"),
+                "{echoed}: {out}"
+            );
+            for run in base64_forms(token.as_bytes()) {
+                assert!(!out.as_str().contains(&run), "{echoed}: {out}");
+            }
+            assert!(
+                !out.as_str().to_lowercase().contains("sekret"),
+                "{echoed}: {out}"
+            );
+        }
+        // Special characters, escaped by a JSON, HTML or twice-URL-encoding echo, in any case.
+        let r = Redactor::default().secret("a/b&c+d\"e");
+        for echoed in [
+            "A%2FB%26C%2BD%22E",
+            "a%2fb%26c%2bd%22e",
+            "a%252Fb%2526c%252Bd%2522e",
+            "A\\/B&C+D\\\"E",
+            "a/b&amp;c+d&quot;e",
+        ] {
+            assert_eq!(
+                r.redact(&format!("x {echoed} y")).as_str(),
+                "x *** y",
+                "{echoed}"
+            );
+        }
+        // Ordinary text is left as it was.
+        let plain = "upsert batch 1/2 (3 vectors) into blue failed: HTTP 400";
+        assert_eq!(r.redact(plain).as_str(), plain);
+    }
+
+    #[test]
     fn url_userinfo_is_masked_in_any_text() {
         assert_eq!(
             redact("could not reach https://user:pass@host/v4: refused", &[]),
@@ -320,6 +461,7 @@ mod tests {
         assert_eq!(shown_url("https://u:p@h/x"), "https://***@h/x");
         assert_eq!(shown_url("u:p@h/x"), "***@h/x");
         assert_eq!(shown_url("https://h/x@y"), "https://h/x@y");
+        assert_eq!(shown_base("https://u:p@h/x?k=v#f"), "https://***@h/x?***");
         assert_eq!(base64(b"martin:secret"), "bWFydGluOnNlY3JldA==");
         assert_eq!(base64(b"ab"), "YWI=");
         assert_eq!(percent_decode("a%40b%4"), "a@b%4");

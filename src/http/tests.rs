@@ -73,6 +73,7 @@ fn fast() -> Timeouts {
     Timeouts {
         connect: Duration::from_secs(5),
         idle: Duration::from_millis(300),
+        ..Default::default()
     }
 }
 
@@ -281,6 +282,7 @@ fn an_upload_that_keeps_moving_is_not_cut_by_the_idle_timeout() {
         Timeouts {
             connect: Duration::from_secs(5),
             idle: Duration::from_millis(1000),
+            ..Default::default()
         },
         1,
     );
@@ -311,11 +313,15 @@ fn small_receive_buffer(l: &TcpListener) {
 }
 
 #[test]
-fn the_agent_has_connect_and_idle_timeouts_and_no_total_limit() {
+fn the_agent_has_connect_idle_and_overall_timeouts() {
     let t = Timeouts::default();
     assert_eq!(
-        (t.connect, t.idle),
-        (Duration::from_secs(15), Duration::from_secs(60))
+        (t.connect, t.idle, t.deadline),
+        (
+            Duration::from_secs(15),
+            Duration::from_secs(60),
+            Duration::from_secs(300)
+        )
     );
     let api = api(DEFAULT_API_BASE, t, 1);
     let c = api.agent.config();
@@ -323,18 +329,128 @@ fn the_agent_has_connect_and_idle_timeouts_and_no_total_limit() {
     assert_eq!(c.timeout_per_write(), Some(t.idle));
     let all = c.timeouts();
     assert_eq!(all.connect, Some(t.connect));
-    assert_eq!((all.global, all.per_call), (None, None));
+    assert_eq!(all.global, Some(t.deadline));
     let env = |n: &str| match n {
         "ASKZICO_HTTP_IDLE_TIMEOUT_MS" => Some("250".to_string()),
-        "ASKZICO_HTTP_CONNECT_TIMEOUT_MS" => Some("0".to_string()),
+        "ASKZICO_HTTP_DEADLINE_MS" => Some("4000".to_string()),
         _ => None,
     };
     assert_eq!(
         t.with_env(env),
-        Timeouts {
+        Ok(Timeouts {
             connect: Duration::from_secs(15),
-            idle: Duration::from_millis(250)
+            idle: Duration::from_millis(250),
+            deadline: Duration::from_secs(4),
+        })
+    );
+}
+
+#[test]
+fn a_timeout_of_zero_or_not_a_number_is_refused_not_taken_as_no_limit() {
+    for (name, value) in [
+        ("ASKZICO_HTTP_IDLE_TIMEOUT_MS", "0"),
+        ("ASKZICO_HTTP_CONNECT_TIMEOUT_MS", "0"),
+        ("ASKZICO_HTTP_DEADLINE_MS", "0"),
+        ("ASKZICO_HTTP_DEADLINE_MS", "soon"),
+        ("ASKZICO_HTTP_IDLE_TIMEOUT_MS", "-5"),
+    ] {
+        let env = |n: &str| (n == name).then(|| value.to_string());
+        let err = Timeouts::default().with_env(env).unwrap_err();
+        assert!(
+            err.starts_with(&format!(
+                "{name}={value:?} is not accepted: expected a whole number of ms from 1 to "
+            )),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_base_with_a_query_or_fragment_is_refused() {
+    for base in [
+        "https://api.cloudflare.com/client/v4?x=1",
+        "https://api.cloudflare.com/client/v4#top",
+        "http://127.0.0.1:9/?",
+    ] {
+        let err = BaseUrl::parse(Some(base)).unwrap_err();
+        assert!(err.contains("has a query string or a fragment"), "{err}");
+        assert!(!err.contains("x=1"), "{err}");
+    }
+    assert!(BaseUrl::parse(Some("https://api.cloudflare.com/client/v4/")).is_ok());
+}
+
+/// A server that answers at once with headers announcing `len` bytes, then sends one byte every
+/// `every` (each byte well inside any idle timeout): the answer never ends in time.
+fn trickle(len: usize, every: Duration) -> (u16, Arc<AtomicUsize>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let sent = Arc::new(AtomicUsize::new(0));
+    let count = sent.clone();
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            let count = count.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {len}\r\n\r\n");
+                if s.write_all(head.as_bytes()).is_err() {
+                    return;
+                }
+                for _ in 0..len {
+                    std::thread::sleep(every);
+                    if s.write_all(b"x").is_err() {
+                        return;
+                    }
+                    count.fetch_add(1, Ordering::SeqCst);
+                }
+            });
         }
+    });
+    (port, sent)
+}
+
+#[test]
+fn a_trickling_answer_is_cut_at_the_deadline_not_held_forever() {
+    let (port, sent) = trickle(100_000, Duration::from_millis(20));
+    let api = api(
+        &format!("http://127.0.0.1:{port}/v4"),
+        Timeouts {
+            connect: Duration::from_secs(5),
+            idle: Duration::from_secs(5),
+            deadline: Duration::from_millis(600),
+        },
+        1,
+    );
+    let err = api
+        .send("GET", &api.base().join("x"), None, None, "probe")
+        .unwrap_err();
+    assert!(
+        err.as_str().starts_with(
+            "probe failed after 1 attempt: HTTP 200, and reading the response failed: "
+        ) && err.as_str().ends_with(&format!(
+            "timed out: the answer from http://127.0.0.1:{port}/v4 took longer than 0.6 s in \
+                 all (ASKZICO_HTTP_DEADLINE_MS sets the limit)"
+        )),
+        "{err}"
+    );
+    // Bytes did come (the idle timeout never ran out), and far fewer than announced.
+    let got = sent.load(Ordering::SeqCst);
+    assert!(got > 0 && got < 100_000, "{got}");
+    assert_eq!(
+        Timeouts {
+            deadline: Duration::from_secs(300),
+            ..Timeouts::default()
+        }
+        .progress_every(),
+        Duration::from_secs(15)
+    );
+    assert_eq!(
+        Timeouts {
+            deadline: Duration::from_millis(600),
+            ..Timeouts::default()
+        }
+        .progress_every(),
+        Duration::from_millis(150)
     );
 }
 

@@ -177,6 +177,7 @@ fn config() -> WorkersAiConfig {
         timeouts: crate::http::Timeouts {
             connect: Duration::from_secs(5),
             idle: Duration::from_secs(10),
+            ..Default::default()
         },
         retry_base: Duration::from_millis(1),
         ..Default::default()
@@ -556,6 +557,7 @@ fn a_silent_server_times_out_and_the_url_password_never_shows() {
             timeouts: crate::http::Timeouts {
                 connect: Duration::from_secs(5),
                 idle: Duration::from_millis(200),
+                ..Default::default()
             },
             ..config()
         },
