@@ -8,6 +8,7 @@
 //! value ([`number`], [`number_in`], [`switch`], [`text`]).
 
 use std::fmt;
+use std::time::Duration;
 
 use crate::diag::Problem;
 
@@ -410,6 +411,27 @@ pub fn text(name: &'static str) -> Option<String> {
     Some(v)
 }
 
+impl crate::http::Timeouts {
+    /// `self`, with `ASKZICO_HTTP_CONNECT_TIMEOUT_MS`, `ASKZICO_HTTP_IDLE_TIMEOUT_MS` and
+    /// `ASKZICO_HTTP_DEADLINE_MS` from `env` where set; a value out of range is an error naming
+    /// the variable.
+    pub fn with_env(
+        self,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<crate::http::Timeouts, String> {
+        let ms = |name, current: Duration| {
+            number_in(&env, name)
+                .map(|v| v.map_or(current, Duration::from_millis))
+                .map_err(|e| e.to_string())
+        };
+        Ok(crate::http::Timeouts {
+            connect: ms(HTTP_CONNECT_TIMEOUT_MS, self.connect)?,
+            idle: ms(HTTP_IDLE_TIMEOUT_MS, self.idle)?,
+            deadline: ms(HTTP_DEADLINE_MS, self.deadline)?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,6 +513,20 @@ mod tests {
         assert_eq!(number_or_default(&e, HTTP_IDLE_TIMEOUT_MS), Ok(60_000));
         assert_eq!(number_or_default(&e, HTTP_DEADLINE_MS), Ok(300_000));
         assert_eq!(number_in(&e, WORKERS_AI_MAX_ATTEMPTS), Ok(None));
+        // The HTTP timeouts' defaults are the table's.
+        let none = |_: &str| None;
+        let t = crate::http::Timeouts::default();
+        for (knob, d) in [
+            (HTTP_CONNECT_TIMEOUT_MS, t.connect),
+            (HTTP_IDLE_TIMEOUT_MS, t.idle),
+            (HTTP_DEADLINE_MS, t.deadline),
+        ] {
+            assert_eq!(
+                number_or_default(&none, knob),
+                Ok(d.as_millis() as u64),
+                "{knob}"
+            );
+        }
         assert!(number_in(&e, CF_API_BASE).is_err());
     }
 

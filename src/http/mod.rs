@@ -9,8 +9,8 @@
 //! `deadline` (5 min), so a server that trickles a byte now and then cannot hold a command
 //! forever. A request still running after a while is said on stderr (what it awaits, for how
 //! long, and when it gives up). `ASKZICO_HTTP_CONNECT_TIMEOUT_MS`, `ASKZICO_HTTP_IDLE_TIMEOUT_MS`
-//! and `ASKZICO_HTTP_DEADLINE_MS` override them (a slow proxy; tests set them low); see
-//! [`crate::knobs`].
+//! and `ASKZICO_HTTP_DEADLINE_MS` override them (a slow proxy; tests set them low; read by
+//! `Timeouts::with_env` in the `knobs` module).
 
 pub mod redact;
 
@@ -18,8 +18,6 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
-
-use crate::knobs;
 
 pub use redact::{Redacted, Redactor};
 
@@ -103,34 +101,17 @@ pub struct Timeouts {
 }
 
 impl Default for Timeouts {
+    /// 15 s, 60 s and 5 min: the defaults of the knobs that override them (the `knobs` module).
     fn default() -> Self {
-        let ms =
-            |name| Duration::from_millis(knobs::number_or_default(&|_| None, name).unwrap_or(0));
         Timeouts {
-            connect: ms(knobs::HTTP_CONNECT_TIMEOUT_MS),
-            idle: ms(knobs::HTTP_IDLE_TIMEOUT_MS),
-            deadline: ms(knobs::HTTP_DEADLINE_MS),
+            connect: Duration::from_secs(15),
+            idle: Duration::from_secs(60),
+            deadline: Duration::from_secs(300),
         }
     }
 }
 
 impl Timeouts {
-    /// `self`, with `ASKZICO_HTTP_CONNECT_TIMEOUT_MS`, `ASKZICO_HTTP_IDLE_TIMEOUT_MS` and
-    /// `ASKZICO_HTTP_DEADLINE_MS` from `env` where set; a value out of range is an error naming
-    /// the variable ([`crate::knobs`]).
-    pub fn with_env(self, env: impl Fn(&str) -> Option<String>) -> Result<Timeouts, String> {
-        let ms = |name, current: Duration| {
-            knobs::number_in(&env, name)
-                .map(|v| v.map_or(current, Duration::from_millis))
-                .map_err(|e| e.to_string())
-        };
-        Ok(Timeouts {
-            connect: ms(knobs::HTTP_CONNECT_TIMEOUT_MS, self.connect)?,
-            idle: ms(knobs::HTTP_IDLE_TIMEOUT_MS, self.idle)?,
-            deadline: ms(knobs::HTTP_DEADLINE_MS, self.deadline)?,
-        })
-    }
-
     /// How often a request still running is said: four times over its deadline, at most every
     /// 15 s.
     fn progress_every(&self) -> Duration {
