@@ -113,6 +113,7 @@ impl Problem {
         let end = floor_char(text, span.end.clamp(start, text.len()));
         self.line = Some(line_of(text, start));
         let (snippet, span) = Snippet::of(text, start, end);
+        let (snippet, span) = snippet.visible(span);
         self.source = Some(Arc::new(NamedSource::new(name, snippet)));
         self.span = Some(span);
         self.label = Some(cut_message(label.into()));
@@ -293,6 +294,64 @@ impl Snippet {
     }
 }
 
+impl Snippet {
+    /// The snippet with each control character a terminal would act on (ESC, BEL, a lone CR)
+    /// shown as its Unicode control picture (`␛`), one character for one, so the source a
+    /// diagnostic quotes can neither clear the screen nor move the label off its place.
+    fn visible(self, span: SourceSpan) -> (Snippet, SourceSpan) {
+        let text: &str = match &self {
+            Snippet::Whole(t) => t,
+            Snippet::Excerpt(x) => &x.text,
+        };
+        let Some((pictured, span)) = pictured(text, span) else {
+            return (self, span);
+        };
+        let snippet = match self {
+            Snippet::Whole(_) => Snippet::Whole(Arc::from(pictured)),
+            Snippet::Excerpt(x) => Snippet::Excerpt(Excerpt {
+                text: pictured,
+                ..x
+            }),
+        };
+        (snippet, span)
+    }
+}
+
+/// `text` with its control characters (but newline, tab and the CR of a CRLF) replaced by
+/// their control pictures, and `span` moved to the same characters; `None` when it has none.
+fn pictured(text: &str, span: SourceSpan) -> Option<(String, SourceSpan)> {
+    let bytes = text.as_bytes();
+    let shown = |i: usize, c: char| {
+        !c.is_control() || c == '\n' || c == '\t' || (c == '\r' && bytes.get(i + 1) == Some(&b'\n'))
+    };
+    if text.char_indices().all(|(i, c)| shown(i, c)) {
+        return None;
+    }
+    let (start, end) = (span.offset(), span.offset() + span.len());
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut new_start, mut new_end) = (None, None);
+    for (i, c) in text.char_indices() {
+        if i == start {
+            new_start = Some(out.len());
+        }
+        if i == end {
+            new_end = Some(out.len());
+        }
+        if shown(i, c) {
+            out.push(c);
+        } else {
+            out.push(match c as u32 {
+                n @ 0..=0x1f => char::from_u32(0x2400 + n).unwrap_or('\u{fffd}'),
+                0x7f => '\u{2421}',
+                _ => '\u{fffd}',
+            });
+        }
+    }
+    let new_start = new_start.unwrap_or(out.len());
+    let new_end = new_end.unwrap_or(out.len()).max(new_start);
+    Some((out, (new_start, new_end - new_start).into()))
+}
+
 impl SourceCode for Snippet {
     fn read_span<'a>(
         &'a self,
@@ -338,9 +397,11 @@ impl PartialEq for Problem {
     }
 }
 
+/// As the terminal shows it: a value the message quotes (a title, a key, an API's answer) has
+/// its control characters shown as `\u{…}` (`term::text`).
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.headline())
+        f.write_str(&crate::term::text(&self.headline()))
     }
 }
 
@@ -360,7 +421,7 @@ impl Diagnostic for Problem {
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         self.help
             .as_ref()
-            .map(|h| Box::new(h.as_str()) as Box<dyn fmt::Display>)
+            .map(|h| Box::new(crate::term::text(h)) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn SourceCode> {
         self.source.as_deref().map(|s| s as &dyn SourceCode)
@@ -368,7 +429,9 @@ impl Diagnostic for Problem {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = self.span?;
         Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
-            self.label.clone(),
+            self.label
+                .as_deref()
+                .map(|l| crate::term::line(l).into_owned()),
             span,
         ))))
     }
@@ -554,7 +617,7 @@ impl Problems {
     /// then every error in full, so hundreds of warnings never bury an error.
     pub fn report_grouped(&self) {
         for line in self.warning_summary() {
-            eprintln!("{line}");
+            eprintln!("{}", crate::term::text(&line));
         }
         for p in self.0.iter().filter(|p| p.is_error()) {
             eprintln!("{:?}", miette::Report::new(p.clone()));
@@ -688,6 +751,40 @@ mod tests {
             .render_report(&mut s, p)
             .unwrap();
         s
+    }
+
+    /// A value the message quotes and a source line the snippet shows reach the terminal with
+    /// their control characters as text: `\u{…}` in words, a control picture in the snippet,
+    /// the label still under the span.
+    #[test]
+    fn control_characters_are_shown_not_sent() {
+        let text = "a = 1\ntitle = \"\u{1b}[2J\u{1b}]0;x\u{7}\" bad\r\nz = 2\r\n";
+        let at = text.find("bad").unwrap();
+        let p = Problem::error("t", "title \u{1b}[2J is bad")
+            .in_file("f.toml")
+            .help("no \u{1b}]0;title\u{7} here")
+            .with_span(&Arc::from(text), at..at + 3, "this \u{1b}[2J");
+        let out = render(&p);
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+        assert!(out.contains("title \\u{1b}[2J is bad"), "{out}");
+        assert!(out.contains("no \\u{1b}]0;title\\u{7} here"), "{out}");
+        assert!(out.contains("this \\u{1b}[2J"), "{out}");
+        assert!(out.contains("\"␛[2J␛]0;x␇\" bad"), "{out}");
+        assert!(!out.contains('␍'), "the CR of a CRLF stays: {out}");
+        // The label points at `bad`: its column under the picture line is that of `bad`.
+        let line = out.lines().find(|l| l.contains("␛[2J")).unwrap();
+        let mark = out
+            .lines()
+            .skip_while(|l| !l.contains("␛[2J"))
+            .nth(1)
+            .unwrap();
+        let col = |s: &str, i: usize| s[..i].chars().count();
+        let under = mark.find(['─', '┬']).unwrap();
+        assert_eq!(
+            col(line, line.find("bad").unwrap()),
+            col(mark, under),
+            "{out}"
+        );
     }
 
     fn problem(text: &str, span: std::ops::Range<usize>) -> Problem {

@@ -43,6 +43,9 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
+/// The listing an export leaves beside its files.
+const LISTING: &str = ".askzico-export.json";
+
 /// Per library (or domain), a set of IDs and a count.
 type PerGroup = BTreeMap<String, (BTreeSet<String>, usize)>;
 
@@ -92,7 +95,9 @@ fn export(p: &Path, format: &str, dest: &Path) -> Vec<std::path::PathBuf> {
     );
     let on_disk: BTreeSet<String> = std::fs::read_dir(dest)
         .unwrap()
-        .map(|e| e.unwrap().path().display().to_string())
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with(LISTING))
+        .map(|p| p.display().to_string())
         .collect();
     assert_eq!(
         distinct.into_iter().cloned().collect::<BTreeSet<_>>(),
@@ -219,7 +224,11 @@ fn kv_export(dir: &Path, extra: &[&str]) -> BTreeMap<String, String> {
     assert!(o.status.success(), "{}", stderr(&o));
     let mut pairs = BTreeMap::new();
     for f in std::fs::read_dir(dest.path()).unwrap() {
-        let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        let f = f.unwrap().path();
+        if f.ends_with(LISTING) {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
         for p in serde_json::from_str::<Vec<Value>>(&text).unwrap() {
             pairs.insert(
                 p["key"].as_str().unwrap().to_string(),
@@ -280,43 +289,51 @@ fn a_kv_export_since_an_older_manifest_holds_only_what_it_lacks() {
     );
 }
 
-/// An export into a directory of an earlier one leaves exactly this build's upload files of that
-/// format: the earlier export's files this build does not have (a library gone, a split into
-/// fewer parts) are removed, since `wrangler` would upload them too; files askzico did not make,
-/// and the other format's files, stay.
+/// Every file of `dir` (none when it is missing) with its bytes, by name.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn build(p: &Path) {
+    let o = run(bin().current_dir(p).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+fn export_to(p: &Path, format: &str, dest: &Path) -> std::process::Output {
+    run(bin()
+        .current_dir(p)
+        .args(["export", "--format", format, "--dest"])
+        .arg(dest))
+}
+
+/// An export into a folder of an earlier one leaves exactly this build's upload files of that
+/// format: the earlier export's files this build does not have (a library gone) are removed,
+/// since `wrangler` would upload them too, and said; the other format's files stay.
 #[test]
-fn an_export_removes_the_earlier_exports_leftover_files_and_nothing_else() {
+fn an_export_removes_the_earlier_exports_leftover_files_and_keeps_the_other_format() {
     let p = project();
     let dest = p.path().join("upload");
-    let build = |p: &Path| {
-        let o = run(bin().current_dir(p).arg("build"));
-        assert!(o.status.success(), "{}", stderr(&o));
-    };
-    let export_to = |format: &str| {
-        let o = run(bin()
-            .current_dir(p.path())
-            .args(["export", "--format", format, "--dest"])
-            .arg(&dest));
+    let ok = |format: &str| {
+        let o = export_to(p.path(), format, &dest);
         assert!(o.status.success(), "{}", stderr(&o));
         stderr(&o)
     };
-    let names = || -> BTreeSet<String> {
-        std::fs::read_dir(&dest)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect()
-    };
+    let names = || -> BTreeSet<String> { files(&dest).into_keys().collect() };
     build(p.path());
-    export_to("vectorize");
-    export_to("kv");
+    ok("vectorize");
+    ok("kv");
     assert!(names().contains("vectors.small.ndjson"), "{:?}", names());
-    // A part of an earlier, larger split; a note of the user's under an export-like name.
-    std::fs::write(
-        dest.join("kv.001.json"),
-        "[{\"key\":\"k\",\"value\":\"v\"}]",
-    )
-    .unwrap();
-    std::fs::write(dest.join("vectors.notes.ndjson"), "my own notes\n").unwrap();
+    let kv_before = std::fs::read(dest.join("kv.json")).unwrap();
     // The library `small` leaves the build.
     let cfg = CONFIG
         .split("\n[[library]]\nid = \"small\"")
@@ -324,22 +341,23 @@ fn an_export_removes_the_earlier_exports_leftover_files_and_nothing_else() {
         .unwrap();
     std::fs::write(p.path().join("corpus.toml"), cfg).unwrap();
     build(p.path());
-    let err = export_to("vectorize");
-    assert!(err.contains("vectors.small.ndjson"), "{err}");
+    let err = ok("vectorize");
+    assert!(
+        err.contains("replaced the earlier vectorize export of version"),
+        "{err}"
+    );
+    assert!(
+        err.contains("removed ") && err.contains("vectors.small.ndjson"),
+        "{err}"
+    );
     let after = names();
     assert!(!after.contains("vectors.small.ndjson"), "{after:?}");
     assert!(after.contains("vectors.big.ndjson"), "{after:?}");
-    assert!(
-        after.contains("vectors.notes.ndjson"),
-        "a foreign file was removed: {after:?}"
+    assert_eq!(
+        std::fs::read(dest.join("kv.json")).unwrap(),
+        kv_before,
+        "a vectorize export changed the kv files"
     );
-    assert!(
-        after.contains("kv.001.json"),
-        "a vectorize export touched kv files: {after:?}"
-    );
-    export_to("kv");
-    let after = names();
-    assert!(!after.contains("kv.001.json"), "{after:?}");
     // `--since` is a KV notion: refused with vectors, not ignored.
     let o = run(bin()
         .current_dir(p.path())
@@ -358,6 +376,182 @@ fn an_export_removes_the_earlier_exports_leftover_files_and_nothing_else() {
         "{}",
         stderr(&o)
     );
-    assert!(after.contains("kv.json"), "{after:?}");
-    assert!(after.contains("vectors.notes.ndjson"), "{after:?}");
+}
+
+/// A file in `--dest` that no export wrote is never overwritten or removed, whatever its name
+/// and content: the export is refused, naming the file and the way out, and nothing changes.
+#[test]
+fn an_export_leaves_hand_written_files_in_dest_alone() {
+    let p = project();
+    build(p.path());
+    // A hand-written bulk file where the export would write its own.
+    let mine = p.path().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("kv.json"), "[{\"key\":\"mine\",\"value\":\"x\"}]").unwrap();
+    let before = files(&mine);
+    let o = export_to(p.path(), "kv", &mine);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("kv.json, which no askzico export wrote"), "{e}");
+    assert!(e.contains("pass --dest a new or empty folder"), "{e}");
+    assert_eq!(files(&mine), before);
+    // Beside an earlier export: a part the export would remove, a file under its names.
+    let dest = p.path().join("upload");
+    for format in ["kv", "vectorize"] {
+        let o = export_to(p.path(), format, &dest);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    for (name, text) in [
+        ("kv.003.json", "[{\"key\":\"k\",\"value\":\"v\"}]"),
+        (
+            "vectors.mine.ndjson",
+            "{\"id\":\"a\",\"values\":[1],\"metadata\":{}}\n",
+        ),
+    ] {
+        std::fs::write(dest.join(name), text).unwrap();
+        let before = files(&dest);
+        for format in ["kv", "vectorize"] {
+            let o = export_to(p.path(), format, &dest);
+            assert_eq!(o.status.code(), Some(2), "{format}: {}", stderr(&o));
+            assert!(stderr(&o).contains(name), "{format}: {}", stderr(&o));
+            assert_eq!(files(&dest), before, "{format} changed --dest");
+        }
+        std::fs::remove_file(dest.join(name)).unwrap();
+    }
+    // A listed name replaced by a link is not the export's file any more.
+    let elsewhere = p.path().join("elsewhere.json");
+    std::fs::write(&elsewhere, "[]").unwrap();
+    std::fs::remove_file(dest.join("kv.json")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, dest.join("kv.json")).unwrap();
+    let o = export_to(p.path(), "kv", &dest);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a link or a folder"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&elsewhere).unwrap(), b"[]");
+}
+
+/// An export is written beside `--dest` and put in its place whole: one that fails midway (a
+/// full disk) leaves the earlier export exactly as it was and nothing beside it.
+#[test]
+fn a_failed_export_leaves_the_earlier_one_as_it_was() {
+    let p = project();
+    build(p.path());
+    let dest = p.path().join("upload");
+    let o = export_to(p.path(), "vectorize", &dest);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = files(&dest);
+    assert!(
+        before.len() >= 3,
+        "two libraries and the listing: {before:?}"
+    );
+    let f = p.path().join("big/p001.md");
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, format!("{text}فقرة جديدة عن الميناء القديم.\n")).unwrap();
+    std::fs::write(p.path().join("small/p000.md"), page(500)).unwrap();
+    build(p.path());
+    let o = run(bin()
+        .current_dir(p.path())
+        .env("ASKZICO_FAIL_AFTER_WRITES", "1")
+        .args(["export", "--format", "vectorize", "--dest"])
+        .arg(&dest));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("injected write failure"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(files(&dest), before, "a failed export changed --dest");
+    let beside: Vec<String> = std::fs::read_dir(p.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("upload."))
+        .collect();
+    assert!(beside.is_empty(), "left beside --dest: {beside:?}");
+    let o = export_to(p.path(), "vectorize", &dest);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("replaced the earlier vectorize export of version"),
+        "{}",
+        stderr(&o)
+    );
+    assert_ne!(files(&dest), before);
+}
+
+/// `--since` takes only a manifest askzico wrote: a format it does not know, a path out of
+/// `out/`, a version that does not match its artifacts, or files changed since are refused
+/// before anything is written.
+#[test]
+fn export_since_refuses_a_manifest_askzico_did_not_write() {
+    let p = project();
+    build(p.path());
+    let m: Value = manifest(&p.path().join("out"));
+    let edit = |name: &str, f: &dyn Fn(&mut Value)| {
+        let mut v = m.clone();
+        f(&mut v);
+        std::fs::write(p.path().join(name), serde_json::to_vec(&v).unwrap()).unwrap();
+    };
+    edit("v99.json", &|v| v["askzico_manifest"] = 99.into());
+    edit("escape.json", &|v| {
+        v["artifacts"][0]["path"] = "../../../../etc/passwd".into()
+    });
+    edit("forged.json", &|v| {
+        v["corpus_version"] = "0".repeat(32).into()
+    });
+    edit("blank.json", &|v| v["settings"]["fingerprint"] = "x".into());
+    for (name, want) in [
+        ("v99.json", "its format is 99"),
+        (
+            "escape.json",
+            "`../../../../etc/passwd`, which leaves the output directory",
+        ),
+        ("forged.json", "does not match its artifacts and settings"),
+        ("blank.json", "do not match their fingerprint"),
+    ] {
+        let dest = p.path().join(format!("dest-{name}"));
+        let o = run(bin()
+            .current_dir(p.path())
+            .args(["export", "--format", "kv", "--since", name, "--dest"])
+            .arg(&dest));
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("is not a manifest askzico wrote"), "{name}: {e}");
+        assert!(e.contains(want), "{name}: {e}");
+        assert!(!dest.exists(), "{name}: --dest written");
+    }
+    // A manifest that is askzico's, over a file changed since that the current build does
+    // not name.
+    std::fs::copy(
+        p.path().join("out/manifest.json"),
+        p.path().join("old.json"),
+    )
+    .unwrap();
+    let f = p.path().join("big/p001.md");
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, format!("{text}فقرة جديدة عن الميناء القديم.\n")).unwrap();
+    build(p.path());
+    let now = manifest(&p.path().join("out"));
+    let paths = |m: &Value| -> BTreeSet<String> {
+        m["artifacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["kind"] == "lookup")
+            .map(|a| a["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let gone = paths(&m).difference(&paths(&now)).next().cloned().unwrap();
+    let file = p.path().join("out").join(&gone);
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[10] ^= 1;
+    std::fs::remove_file(&file).unwrap();
+    std::fs::write(&file, &bytes).unwrap();
+    let o = run(bin().current_dir(p.path()).args([
+        "export", "--format", "kv", "--since", "old.json", "--dest", "d",
+    ]));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("names {gone}, which is missing from")),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!p.path().join("d").exists());
 }

@@ -436,3 +436,62 @@ fn html_report_screenshot_in_headless_chromium() {
         bytes.len()
     );
 }
+
+/// Whether `s` holds a terminal control sequence a source smuggled in: a screen clear or an
+/// OSC (window title) sequence, or a bell.
+fn raw_control(s: &str) -> bool {
+    s.contains("\u{1b}[2J") || s.contains("\u{1b}]0;") || s.contains('\u{7}')
+}
+
+/// A title holding ESC `[2J` and an OSC sequence reaches no terminal raw: `show`, `inspect`'s
+/// sample, a local `query`, and a diagnostic quoting a value or a source line show control
+/// characters as text.
+#[test]
+fn control_characters_from_sources_never_reach_the_terminal() {
+    let title = "\\e[2Jصفحة\\e]0;pwned\\a";
+    let dir = project(&[("a.md", doc(title, PROSE))], "");
+    build(dir.path());
+    let cfg = dir.path().join("corpus.toml");
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("show", vec!["show", "docs:a"]),
+        ("inspect", vec!["inspect", "--no-rebuild", "--sample", "1"]),
+        ("query", vec!["query", "تاريخ المدينة القديمة"]),
+        (
+            "a diagnostic quoting a value",
+            vec!["show", "\u{1b}[2J\u{1b}]0;x\u{7}"],
+        ),
+    ];
+    for (what, args) in cases {
+        let (cmd, rest) = args.split_first().unwrap();
+        let o = run(bin().arg(cmd).arg("--config").arg(&cfg).args(rest));
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert!(
+            !raw_control(&out),
+            "{what} printed raw control characters:\n{out:?}"
+        );
+        assert!(
+            !raw_control(&err),
+            "{what} printed raw control characters:\n{err:?}"
+        );
+        if what == "a diagnostic quoting a value" {
+            assert!(err.contains("\\u{1b}[2J"), "{what}: {err}");
+        } else {
+            assert!(o.status.success(), "{what}: {err}");
+            assert!(out.contains("صفحة"), "{what} shows the title: {out}");
+        }
+    }
+    // A source line a diagnostic quotes: its control characters shown as control pictures.
+    let bad = project(
+        &[(
+            "b.md",
+            "---\ntitle: [\u{1b}[2J\u{1b}]0;x\u{7}\n---\n\nنص.\n".to_string(),
+        )],
+        "",
+    );
+    let o = run(bin()
+        .args(["build", "--config"])
+        .arg(bad.path().join("corpus.toml")));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!raw_control(&stderr(&o)), "{:?}", stderr(&o));
+    assert!(stderr(&o).contains("b.md"), "{}", stderr(&o));
+}

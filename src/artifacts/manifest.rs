@@ -94,6 +94,39 @@ impl Manifest {
         self.artifacts.iter().filter(move |a| a.kind == kind)
     }
 
+    /// Whether this manifest is one askzico wrote and nobody changed since, as far as it can
+    /// tell by itself: a format this askzico reads, artifact paths inside the output directory,
+    /// and a fingerprint and corpus version that match its settings and artifacts. Checked
+    /// before any file it names is opened; the reason it is not, otherwise.
+    pub fn check_own(&self) -> Result<(), String> {
+        if self.askzico_manifest != MANIFEST_FORMAT {
+            return Err(format!(
+                "its format is {}, and this askzico reads format {MANIFEST_FORMAT}",
+                self.askzico_manifest
+            ));
+        }
+        if let Some(a) = self
+            .artifacts
+            .iter()
+            .find(|a| !super::store::is_safe_artifact_path(&a.path))
+        {
+            return Err(format!(
+                "it names the artifact path `{}`, which leaves the output directory",
+                a.path
+            ));
+        }
+        if fingerprint(&self.settings) != self.fingerprint() {
+            return Err("its settings do not match their fingerprint".into());
+        }
+        if corpus_version(self.fingerprint(), &self.artifacts) != self.corpus_version {
+            return Err(format!(
+                "its corpus_version {} does not match its artifacts and settings",
+                self.corpus_version
+            ));
+        }
+        Ok(())
+    }
+
     pub fn to_pretty_json(&self) -> Vec<u8> {
         let mut v = serde_json::to_vec_pretty(self).expect("manifest serializes");
         v.push(b'\n');

@@ -76,6 +76,9 @@ pub enum BenchError {
     Config(String),
     #[error("{} yields no documents", .0.display())]
     NoDocuments(PathBuf),
+    /// The generator's destination holds something it did not make: nothing is written.
+    #[error("{}: {why}", path.display())]
+    NotOurs { path: PathBuf, why: &'static str },
 }
 
 impl BenchError {
@@ -164,17 +167,25 @@ pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, BenchError> {
 /// quoted at.
 pub const GENERATOR_VERSION: u32 = 2;
 
-/// Writes `docs` documents and a corpus.toml into `dest`.
+/// Writes `docs` documents and a corpus.toml into `dest`: a new or empty folder, or one it
+/// generated before (`CORPUS_MARKER`); any other is refused before anything is written, and
+/// no write follows a link out of `dest`.
 pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u64, BenchError> {
+    claim_corpus_dir(dest)?;
+    for dir in ["md", "mdx", "html"] {
+        crate::artifacts::marker::real_dirs_under(dest, &Path::new("sources").join(dir)).map_err(
+            |path| BenchError::NotOurs {
+                path,
+                why: "is not a real folder (a symbolic link or a file): the generator writes only into real folders of its corpus",
+            },
+        )?;
+    }
     let pool = paragraph_pool(corpora)?;
     let mut g = Generator {
         pool: &pool,
         rng: Rng(seed.max(1) ^ 0x9E3779B97F4A7C15),
     };
     let mut bytes = 0u64;
-    for dir in ["md", "mdx", "html"] {
-        std::fs::create_dir_all(dest.join("sources").join(dir)).map_err(BenchError::Write)?;
-    }
     for i in 0..docs {
         let kind = match g.rng.below(20) {
             0 => "html",
@@ -189,11 +200,50 @@ pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u
         }
         let (path, content) = document(kind, i, &title, &body);
         bytes += content.len() as u64;
-        std::fs::write(dest.join(path), content).map_err(BenchError::Write)?;
+        write_file(&dest.join(path), content.as_bytes())?;
     }
     let cfg = "[corpus]\nname = \"bench\"\nout = \"out\"\n\n[[library]]\nid = \"md\"\nroot = \"sources/md\"\ndomains = [\"md\"]\n\n[[library]]\nid = \"mdx\"\nroot = \"sources/mdx\"\nformat = \"mdx\"\ndomains = [\"mdx\"]\n\n[[library]]\nid = \"html\"\nroot = \"sources/html\"\ndomains = [\"html\"]\n";
-    std::fs::write(dest.join("corpus.toml"), cfg).map_err(BenchError::Write)?;
+    write_file(&dest.join("corpus.toml"), cfg.as_bytes())?;
     Ok(bytes)
+}
+
+/// The file that makes a folder a generated corpus: `generate` writes there only when the
+/// folder is new, empty or holds this file with this text.
+pub const CORPUS_MARKER: &str = ".askzico-bench-corpus";
+const CORPUS_MARKER_TEXT: &str = "askzico bench corpus\n\nEverything here was written by `askzico bench-corpus` and is made again by it.\n";
+
+/// Makes `dest` the generator's: a new or empty folder is marked before the first file is
+/// written; a marked one is taken as it is; any other is refused, naming a file in it.
+fn claim_corpus_dir(dest: &Path) -> Result<(), BenchError> {
+    let marker = dest.join(CORPUS_MARKER);
+    let marked = std::fs::symlink_metadata(&marker).is_ok_and(|m| m.is_file())
+        && crate::fsio::read_capped(&marker, CORPUS_MARKER_TEXT.len() as u64 + 1)
+            .is_ok_and(|b| b == CORPUS_MARKER_TEXT.as_bytes());
+    if marked {
+        return Ok(());
+    }
+    if std::fs::metadata(dest).is_ok_and(|m| !m.is_dir()) {
+        return Err(BenchError::NotOurs {
+            path: dest.to_path_buf(),
+            why: "is a file, not a folder",
+        });
+    }
+    let foreign = crate::artifacts::marker::first_foreign_entry(dest, |_| false)
+        .map_err(BenchError::file(dest))?;
+    if let Some(path) = foreign {
+        return Err(BenchError::NotOurs {
+            path,
+            why: "was not written by the generator (the folder holds no `.askzico-bench-corpus` marker), so nothing is written there",
+        });
+    }
+    std::fs::create_dir_all(dest).map_err(BenchError::file(dest))?;
+    write_file(&marker, CORPUS_MARKER_TEXT.as_bytes())
+}
+
+/// One file of the corpus: a temp file renamed over the name, so a link at the name is
+/// replaced, never followed.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BenchError> {
+    crate::artifacts::store::write_atomic(path, bytes).map_err(BenchError::file(path))
 }
 
 /// The generator's state: the paragraph pool and the random sequence every choice draws from,

@@ -1,7 +1,10 @@
 //! `askzico bench [--docs 1000,10000] [--runs 3] [--dir DIR] [--json]` and
 //! `askzico bench --micro [--config examples/shared-corpora/corpus.toml] [--runs 7] [--json]`
 
-use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE};
+use std::path::Path;
+
+use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use crate::bench::BenchError;
 use crate::bench::harness::{self, BenchOptions};
 use crate::bench::micro::{self as micro_bench, MicroOptions};
 
@@ -56,6 +59,35 @@ pub fn micro(opts: MicroOptions, json: bool) -> i32 {
         }
         Err(e) => {
             eprintln!("bench: {e}");
+            EXIT_ERRORS
+        }
+    }
+}
+
+/// `bench-corpus`: a generated corpus written into `dest`, a new or empty folder or one an
+/// earlier `bench-corpus` made; any other is refused (exit 2) and left as it is.
+pub fn corpus(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> i32 {
+    match crate::bench::generate(corpora, dest, docs, seed) {
+        Ok(bytes) => {
+            println!(
+                "{docs} documents, {:.1} MB, in {}",
+                bytes as f64 / 1e6,
+                dest.display()
+            );
+            EXIT_OK
+        }
+        Err(BenchError::NotOurs { path, why }) => {
+            let p = crate::diag::Problem::error(
+                "output-path",
+                format!("--dest {}: {} {why}", dest.display(), path.display()),
+            )
+            .in_file(path.display().to_string())
+            .help("pass --dest a new or empty folder, or one `askzico bench-corpus` made");
+            report(&crate::diag::Problems(vec![p]), false);
+            EXIT_USAGE
+        }
+        Err(e) => {
+            eprintln!("bench-corpus: {e}");
             EXIT_ERRORS
         }
     }

@@ -10,6 +10,7 @@ use crate::eval::{
     run as run_eval,
 };
 use crate::retrieve::{Mode, Searcher};
+use crate::term;
 
 pub struct EvalArgs {
     pub fixtures: Vec<PathBuf>,
@@ -167,8 +168,8 @@ fn print_history(config: &Path, json: bool) -> i32 {
             .collect();
         println!(
             "{:<24} {:<34} {:>6}  {}\n{:66}  {}",
-            r.label,
-            r.corpus_version,
+            term::line(&r.label),
+            term::line(&r.corpus_version),
             r.cases,
             sets.join(", "),
             "",
@@ -200,12 +201,41 @@ fn record_checkpoint(
     libraries: Vec<String>,
 ) -> Result<(), Problem> {
     let row = checkpoint(label, now, libraries);
+    let shown = path.display().to_string();
+    let refuse = |why: String| {
+        Problem::error("output-path", format!("{shown} {why}: --record leaves it as it is"))
+            .in_file(shown.clone())
+            .help("--record appends to the checkpoints.jsonl beside the config that earlier --record runs wrote: move this file away (or rename it) and record again")
+    };
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(refuse("is a symbolic link".into()));
+        }
+        Ok(m) if !m.is_file() => return Err(refuse("is not a regular file".into())),
+        _ => {}
+    }
     let mut text = read_checkpoint_text(path)?;
+    // Every line a checkpoint: the file is one --record wrote, never someone else's to append to.
+    if let Some((n, _)) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| serde_json::from_str::<crate::eval::Checkpoint>(l).is_err())
+    {
+        return Err(refuse(format!(
+            "was not written by `askzico eval --record` (line {} is not a checkpoint)",
+            n + 1
+        ))
+        .at_line(n + 1));
+    }
     text.push_str(&serde_json::to_string(&row).expect("serializes"));
     text.push('\n');
     write_atomic(path, text.as_bytes())
         .map_err(|e| Problem::error("write", format!("cannot write {}: {e}", path.display())))?;
-    eprintln!("checkpoint `{label}` appended to {}", path.display());
+    eprintln!(
+        "checkpoint `{}` appended to {}",
+        term::line(label),
+        path.display()
+    );
     Ok(())
 }
 
@@ -239,10 +269,10 @@ fn gate(path: &Path, now: &Report) -> Result<i32, Problem> {
         eprintln!(
             "REGRESSION against {} ({}):",
             path.display(),
-            base.corpus_version
+            term::line(&base.corpus_version)
         );
         for r in &regs {
-            eprintln!("  - {r}");
+            eprintln!("  - {}", term::line(&r.to_string()));
         }
         return Ok(EXIT_ERRORS);
     }
@@ -306,9 +336,18 @@ fn print_report(r: &Report) {
         println!("\nnot in the top 5:");
         for c in missed {
             let rank = c.rank.map_or("below 10".to_string(), |r| r.to_string());
-            println!("  {} [{}] {} → rank {rank}", c.id, c.set, c.question);
+            println!(
+                "  {} [{}] {} → rank {rank}",
+                term::line(&c.id),
+                term::line(&c.set),
+                term::line(&c.question)
+            );
             for t in c.top.iter().take(3) {
-                println!("      got {}  ({})", t.doc_id, t.url);
+                println!(
+                    "      got {}  ({})",
+                    term::line(&t.doc_id),
+                    term::line(&t.url)
+                );
             }
         }
     }

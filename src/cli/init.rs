@@ -121,12 +121,35 @@ pub fn run(dir: &Path) -> i32 {
             return EXIT_USAGE;
         }
     }
-    let folder = sample.parent().expect("has a parent");
-    if let Err(e) = std::fs::create_dir_all(folder) {
+    // The sample's folders are real directories of the project: a link there would lead the
+    // write into another folder.
+    let folders = Path::new("sources/articles");
+    let mut below = dir.to_path_buf();
+    for part in folders.components() {
+        below.push(part);
+        if std::fs::symlink_metadata(&below).is_ok_and(|m| !m.is_dir()) {
+            return refuse(
+                &below,
+                format!(
+                    "{} is not a directory (a symbolic link or a file): init writes only into real folders of the new project",
+                    below.display()
+                ),
+                "remove it (init makes the folder), or pass init a new directory",
+            );
+        }
+    }
+    if let Err(e) = std::fs::create_dir_all(dir) {
         return fail(
-            folder,
-            format!("cannot create {}: {e}", folder.display()),
+            dir,
+            format!("cannot create {}: {e}", dir.display()),
             "check that the directory is writable and no file stands where a folder is needed",
+        );
+    }
+    if let Err(bad) = crate::artifacts::marker::real_dirs_under(dir, folders) {
+        return fail(
+            &bad,
+            format!("cannot create the folder {}", bad.display()),
+            "check that the directory is writable and no file or link stands where a folder is needed",
         );
     }
     if let Err(e) = create(&config, CONFIG) {

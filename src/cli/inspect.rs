@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::diag::{Problem, Problems};
 use crate::engine::{BuildRequest, run as build};
 use crate::inspect::{self, Determinism, Report};
+use crate::term;
 
 pub struct InspectArgs {
     pub sample: usize,
@@ -228,8 +229,8 @@ fn print_text(r: &Report, args: &InspectArgs) {
 /// Each sampled chunk: where it is, its text and its search text.
 fn print_sample(r: &Report) {
     for s in &r.sample {
-        println!("━━ {}", s.title);
-        println!("   {} · {}", s.chunk_id, s.url);
+        println!("━━ {}", term::line(&s.title));
+        println!("   {} · {}", term::line(&s.chunk_id), term::line(&s.url));
         let span = s
             .span
             .map(|(a, b)| format!("bytes {a}–{b}"))
@@ -237,13 +238,13 @@ fn print_sample(r: &Report) {
         println!(
             "   {span} · {} chars · [{}]",
             s.chars,
-            s.heading_path.join(" › ")
+            term::line(&s.heading_path.join(" › "))
         );
         println!("── text");
-        println!("{}", s.text);
+        println!("{}", term::text(&s.text));
         println!("── search_text");
-        println!("{}", s.search_text);
-        println!("── end {}\n", s.chunk_id);
+        println!("{}", term::text(&s.search_text));
+        println!("── end {}\n", term::line(&s.chunk_id));
     }
 }
 
@@ -303,9 +304,13 @@ fn print_checks(r: &Report) {
         if c.count > 0 {
             for e in &c.examples {
                 if e.chunk_id.is_empty() {
-                    println!("      {}", e.excerpt);
+                    println!("      {}", term::line(&e.excerpt));
                 } else {
-                    println!("      {}  {}", e.chunk_id, e.excerpt);
+                    println!(
+                        "      {}  {}",
+                        term::line(&e.chunk_id),
+                        term::line(&e.excerpt)
+                    );
                 }
             }
         }
@@ -321,7 +326,7 @@ fn print_warnings_and_determinism(r: &Report) {
             for g in groups {
                 println!("  {} ({})", g.code, g.count);
                 for w in &g.instances {
-                    println!("      {}", warning_line(w));
+                    println!("      {}", term::line(&warning_line(w)));
                 }
             }
         }

@@ -536,20 +536,7 @@ pub fn main() -> i32 {
             seed,
             corpora,
             dest,
-        } => match crate::bench::generate(&corpora, &dest, docs, seed) {
-            Ok(bytes) => {
-                println!(
-                    "{docs} documents, {:.1} MB, in {}",
-                    bytes as f64 / 1e6,
-                    dest.display()
-                );
-                EXIT_OK
-            }
-            Err(e) => {
-                eprintln!("bench-corpus: {e}");
-                EXIT_ERRORS
-            }
-        },
+        } => bench::corpus(&corpora, &dest, docs, seed),
     }
 }
 

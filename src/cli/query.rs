@@ -4,6 +4,7 @@
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::diag::Problems;
 use crate::retrieve::{Mode, Searcher};
+use crate::term;
 
 pub struct QueryArgs<'a> {
     pub question: &'a str,
@@ -75,8 +76,8 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
     }
     println!(
         "question: {}\nsearch:   {}\nversion:  {}\n",
-        q.question,
-        crate::normalize::query_text(q.question, &cfg.normalize).as_str(),
+        term::line(q.question),
+        term::line(crate::normalize::query_text(q.question, &cfg.normalize).as_str()),
         searcher.manifest.corpus_version
     );
     if hits.is_empty() {
@@ -93,12 +94,12 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
             "{}. [{:.4}] {}{}",
             h.rank,
             h.score,
-            h.title,
+            term::line(&h.title),
             if h.date_match { "  (date match)" } else { "" }
         );
-        println!("   {}  ({})", h.url, h.chunk_id);
+        println!("   {}  ({})", term::line(&h.url), term::line(&h.chunk_id));
         for line in excerpt.lines().filter(|l| !l.trim().is_empty()) {
-            println!("   │ {line}");
+            println!("   │ {}", term::line(line));
         }
         println!("   │{more}\n");
     }

@@ -4,6 +4,7 @@
 use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
 use crate::artifacts::{ChunkRecord, Kind};
 use crate::diag::{Problem, Problems};
+use crate::term;
 
 /// Whether a record answers to `key`: its chunk_id, doc_id, url, or a source suffix at a
 /// `/` or `#` boundary.
@@ -122,10 +123,14 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
     let mut last_doc = String::new();
     for r in &hits {
         if r.doc_id != last_doc {
-            println!("━━ doc {}  ({})", r.doc_id, r.source);
-            println!("   title: {}", r.title);
-            println!("   url:   {}", r.url);
-            println!("   domains: {}", r.domains.join(", "));
+            println!(
+                "━━ doc {}  ({})",
+                term::line(&r.doc_id),
+                term::line(&r.source)
+            );
+            println!("   title: {}", term::line(&r.title));
+            println!("   url:   {}", term::line(&r.url));
+            println!("   domains: {}", term::line(&r.domains.join(", ")));
             let mut meta = r.metadata.clone();
             meta.remove("span");
             meta.remove("heading_path");
@@ -151,14 +156,15 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
             })
             .unwrap_or_default();
         println!(
-            "── chunk {}  bytes {span}  {} chars  [{path}]",
-            r.chunk_id,
-            r.text.chars().count()
+            "── chunk {}  bytes {span}  {} chars  [{}]",
+            term::line(&r.chunk_id),
+            r.text.chars().count(),
+            term::line(&path)
         );
-        println!("{}", r.text);
+        println!("{}", term::text(&r.text));
         println!("── search_text:");
-        println!("{}", r.search_text);
-        println!("── end {}\n", r.chunk_id);
+        println!("{}", term::text(&r.search_text));
+        println!("── end {}\n", term::line(&r.chunk_id));
     }
     EXIT_OK
 }

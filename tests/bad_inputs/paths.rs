@@ -392,6 +392,86 @@ const CASES: &[PathCase] = &[
         "the export file exports/kv.json already exists and is not a KV file of `askzico export`",
     ),
     refused(
+        "export --dest into a folder holding a file no export wrote",
+        |p| put(p, "exports/notes.txt", "mine"),
+        &["export", "--format", "kv", "--dest", "exports"],
+        2,
+        "--dest exports holds exports/notes.txt, which no askzico export wrote",
+    ),
+    refused(
+        "init through a linked sample folder",
+        |p| {
+            std::fs::create_dir_all(p.join("elsewhere")).map_err(|e| e.to_string())?;
+            std::fs::create_dir_all(p.join("fresh/sources")).map_err(|e| e.to_string())?;
+            std::os::unix::fs::symlink("../../elsewhere", p.join("fresh/sources/articles"))
+                .map_err(|e| e.to_string())
+        },
+        &["init", "fresh"],
+        2,
+        "fresh/sources/articles is not a directory (a symbolic link or a file)",
+    ),
+    refused(
+        "eval --record onto a file it did not write",
+        |p| {
+            put(p, "fixtures.toml", FIXTURES)?;
+            put(p, "checkpoints.jsonl", "my own notes\n")
+        },
+        &["eval", "--fixtures", "fixtures.toml", "--record", "x"],
+        1,
+        "checkpoints.jsonl was not written by `askzico eval --record` (line 1 is not a checkpoint)",
+    ),
+    refused(
+        "eval --record onto a link",
+        |p| {
+            put(p, "fixtures.toml", FIXTURES)?;
+            put(p, "notes.jsonl", "")?;
+            std::os::unix::fs::symlink("notes.jsonl", p.join("checkpoints.jsonl"))
+                .map_err(|e| e.to_string())
+        },
+        &["eval", "--fixtures", "fixtures.toml", "--record", "x"],
+        1,
+        "checkpoints.jsonl is a symbolic link: --record leaves it as it is",
+    ),
+    refused(
+        "bench-corpus --dest into a folder it did not make",
+        |p| put(p, "mine/corpus.toml", "mine"),
+        &[
+            "bench-corpus",
+            "--docs",
+            "2",
+            "--corpora",
+            "nowhere",
+            "--dest",
+            "mine",
+        ],
+        2,
+        "--dest mine: mine/corpus.toml was not written by the generator",
+    ),
+    refused(
+        "bench-corpus --dest through a linked folder",
+        |p| {
+            put(
+                p,
+                "gen/.askzico-bench-corpus",
+                "askzico bench corpus\n\nEverything here was written by `askzico bench-corpus` and is made again by it.\n",
+            )?;
+            std::fs::create_dir_all(p.join("elsewhere")).map_err(|e| e.to_string())?;
+            std::os::unix::fs::symlink("../elsewhere", p.join("gen/sources"))
+                .map_err(|e| e.to_string())
+        },
+        &[
+            "bench-corpus",
+            "--docs",
+            "2",
+            "--corpora",
+            "nowhere",
+            "--dest",
+            "gen",
+        ],
+        2,
+        "gen/sources is not a real folder (a symbolic link or a file)",
+    ),
+    refused(
         "eval --write-baseline over the config",
         |p| put(p, "fixtures.toml", FIXTURES),
         &[
