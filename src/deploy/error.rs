@@ -120,8 +120,19 @@ pub enum DeployError {
     /// The check query before the pointer flip found the index not as the deploy left it.
     #[error("check query refused the pointer flip: {fault}; the pointer still names {from}")]
     CheckQuery { fault: CheckFault, from: String },
+    /// KV does not read back pairs the deploy wrote, even after writing them again.
+    #[error(
+        "KV does not hold {wrong} this deploy wrote, even after writing them again; the pointer still names {from}"
+    )]
+    KvNotStored {
+        wrong: String,
+        from: String,
+        target: String,
+    },
     /// Vectorize did not apply the deploy's mutations within the wait.
-    #[error("Vectorize index {index} has not applied mutation {mutation} after {secs}s (ASKZICO_DEPLOY_WAIT_SECS sets the wait). {}", resume_hint(.target))]
+    #[error(
+        "Vectorize index {index} has not applied mutation {mutation} after {secs}s (ASKZICO_DEPLOY_WAIT_SECS sets the wait); the pointer was not written. Run `askzico deploy --target {target}` again: it asks the index once more and, if the mutation is still not applied, sends the vector batches again"
+    )]
     NotApplied {
         index: String,
         mutation: String,
@@ -261,6 +272,14 @@ pub enum CheckFault {
     },
     #[error("Vectorize index {index} still returns deleted vector {id}")]
     StillReturned { index: String, id: String },
+    #[error(
+        "Vectorize index {index} does not hold {wrong} of version {version} as deployed, even after upserting them again"
+    )]
+    Lacks {
+        index: String,
+        version: String,
+        wrong: String,
+    },
 }
 
 impl From<Redacted> for DeployError {
@@ -327,7 +346,7 @@ impl DeployError {
             | NewerLayout { .. }
             | CheckFailed { .. } => "deployed",
             NoRollback(_) => "rollback",
-            CheckQuery { .. } | NotApplied { .. } => "deploy-check",
+            CheckQuery { .. } | NotApplied { .. } | KvNotStored { .. } => "deploy-check",
             ConcurrentGc { .. } | KeptValuesUnknown { .. } | LeftAlone { .. } | GcFailed { .. } => {
                 "gc"
             }
@@ -394,8 +413,15 @@ impl DeployError {
                 "deploy that version's build instead".into()
             }
             CheckQuery { .. } => {
-                "rerun the deploy once the index answers (nothing confirmed is re-sent)".into()
+                "rerun the deploy once the index answers (nothing confirmed is re-sent; what the \
+                 index lacks is upserted again)"
+                    .into()
             }
+            KvNotStored { target, .. } => format!(
+                "check that the target's kv_namespace_id is the namespace you mean and that nothing \
+                 else deletes from it, then run `askzico deploy --target {target}` again: it writes \
+                 what KV lacks once more"
+            ),
             CheckFailed { target, .. } => format!(
                 "deploy a build again: `askzico deploy --target {target}` writes every missing key"
             ),

@@ -51,6 +51,10 @@ pub struct Pending {
     /// Vectorize reported the last mutation processed.
     #[serde(default)]
     pub vectors_applied: bool,
+    /// A run waited the whole wait for `last_mutation` in vain: the next run asks once more, and
+    /// sends the vector batches again if the index still has not applied it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wait_expired: bool,
 }
 
 /// The journal of a target: `out/cache/deploy/<target>.json`, the name a single file-name
