@@ -248,8 +248,21 @@ pub enum NoRollback {
         "version {version} in index {index} was never completely deployed (the registry does not list it as complete)"
     )]
     Incomplete { version: String, index: String },
-    #[error("the keys of version {version} are gone (collected by --gc)")]
-    Collected { version: String },
+    /// The registry says the index holds the version, so GC kept its keys: they were never
+    /// written (its deploy stopped first) or were deleted outside askzico.
+    #[error(
+        "KV holds no key table or manifest of version {version}, which the registry says index {index} holds: its deploy stopped before writing them, or they were deleted outside askzico"
+    )]
+    Collected { version: String, index: String },
+    #[error(
+        "index {index} no longer holds version {version} whole: {problems} problem(s), e.g. {first}; the pointer was not moved"
+    )]
+    IndexLacks {
+        version: String,
+        index: String,
+        problems: usize,
+        first: String,
+    },
 }
 
 /// What the check query found wrong in the inactive index.
@@ -409,9 +422,13 @@ impl DeployError {
             NothingDeployed { target, .. } => {
                 format!("deploy a build to it first: `askzico deploy --target {target}`")
             }
-            NoRollback(self::NoRollback::Incomplete { .. } | self::NoRollback::Collected { .. }) => {
-                "deploy that version's build instead".into()
-            }
+            NoRollback(
+                self::NoRollback::Incomplete { .. }
+                | self::NoRollback::Collected { .. }
+                | self::NoRollback::IndexLacks { .. },
+            ) => "deploy that version's build instead (`askzico deploy --target NAME` from its \
+                  build writes it into the inactive index whole)"
+                .into(),
             CheckQuery { .. } => {
                 "rerun the deploy once the index answers (nothing confirmed is re-sent; what the \
                  index lacks is upserted again)"

@@ -273,3 +273,89 @@ fn a_live_index_that_lost_vectors_gets_the_version_deployed_again_into_the_other
     assert!(holds(&m, "corpus-green", &e1));
     assert_consistent(&m);
 }
+
+#[test]
+fn a_check_verifies_hashes_the_version_of_its_tables_and_the_pointer_layout() {
+    let p = project();
+    let m = mock();
+    deployed(p.path(), &m, &[], &[]);
+    let v1 = version(p.path());
+    let v2 = rebuild_changed(p.path(), "sources/articles/faq.md", EDIT);
+    deployed(p.path(), &m, &[], &[]);
+    let check = || deploy(p.path(), Some(&m), &["--check"]);
+    let o = check();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let set = |k: &str, v: String| {
+        m.state
+            .lock()
+            .unwrap()
+            .store
+            .kv
+            .insert(k.to_string(), v)
+            .unwrap()
+    };
+    let failed = |o: std::process::Output, want: &str| {
+        assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+        assert!(
+            stderr(&o).contains(&format!("check of prod: version {v2}"))
+                && stderr(&o).contains(want),
+            "{want}: {}",
+            stderr(&o)
+        );
+    };
+    // v1's key table under v2's name: every value hashes, but the live index's vectors name
+    // other records.
+    let tables = format!("zico/{v2}/tables");
+    let v1_tables = m.state.lock().unwrap().store.kv[&format!("zico/{v1}/tables")].clone();
+    let kept = set(&tables, v1_tables);
+    failed(check(), "Vectorize index corpus-green: vector ");
+    set(&tables, kept);
+    // A record changed outside askzico.
+    let record = {
+        let s = m.state.lock().unwrap();
+        named_keys(&s.store.kv, &v2)
+            .into_iter()
+            .find(|k| k.starts_with("zico/r/"))
+            .unwrap()
+    };
+    let kept = set(&record, "{\"title\":\"forged\"}".into());
+    failed(
+        check(),
+        &format!("`{record}` holds a value that does not hash to its key"),
+    );
+    set(&record, kept);
+    // A pointer that names no layout over a version of layout 2.
+    let kept = set(
+        POINTER,
+        json!({"version": v2, "index": "corpus-green"}).to_string(),
+    );
+    failed(check(), "names no layout (layout 1), but version");
+    set(POINTER, kept);
+    assert!(check().status.success());
+}
+
+#[test]
+fn a_rollback_reads_back_the_index_it_moves_to() {
+    let p = project();
+    let m = mock();
+    deployed(p.path(), &m, &[], &[]);
+    let v1 = version(p.path());
+    let v2 = rebuild_changed(p.path(), "sources/articles/faq.md", EDIT);
+    deployed(p.path(), &m, &[], &[]);
+    {
+        let mut s = m.state.lock().unwrap();
+        let blue = s.store.indexes.get_mut("corpus-blue").unwrap();
+        let id = blue.keys().next().unwrap().clone();
+        blue.remove(&id);
+    }
+    let o = deploy(p.path(), Some(&m), &["--rollback"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "index corpus-blue no longer holds version {v1} whole: 1 problem(s), e.g. Vectorize index corpus-blue: vector "
+        )) && stderr(&o).contains("deploy that version's build instead"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(live(&m).unwrap().0, v2);
+}
