@@ -38,6 +38,13 @@ pub enum DeployError {
         path: PathBuf,
         reason: crate::fsio::ReadError,
     },
+    /// Another deploy or rollback of the target holds its journal's lock.
+    #[error("another deploy of target {target} is running ({}); nothing was sent", if .holder.is_empty() { "its lock is held" } else { .holder.as_str() })]
+    Busy {
+        target: String,
+        lock: PathBuf,
+        holder: String,
+    },
     /// Reading or writing a local file failed.
     #[error("cannot {} {}: {source}", if *.writing { "write" } else { "read" }, .path.display())]
     Io {
@@ -345,6 +352,7 @@ impl DeployError {
             JournalPlace(_) | CorruptJournal { .. } | ForeignJournal { .. } | Io { .. } => {
                 "deploy-journal"
             }
+            Busy { .. } => "deploy-busy",
             Build(p) => p.code,
             PlanBreaksLimits { .. } | OverMaxWrites { .. } => "deploy-refused",
             Malformed { .. }
@@ -374,6 +382,11 @@ impl DeployError {
                                Workers KV namespace and Vectorize indexes"
                 .into(),
             TargetName(_) => "rename the [deploy.NAME] table in the config".into(),
+            Busy { lock, .. } => format!(
+                "wait for it to finish (or stop it), then run this again; the lock {} is released \
+                 when that process ends",
+                lock.display()
+            ),
             JournalPlace(_) => "check --out and the config's out_dir".into(),
             CorruptJournal { path, .. } | ForeignJournal { path, .. } => journal_help(path),
             Io {

@@ -20,6 +20,7 @@ use crate::config::DeployTarget;
 /// (what the first scheme's deploys wrote first). Writes the pointer only.
 pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Result<(), DeployError> {
     let jpath = journal::path(out, target)?;
+    let _lock = journal::lock(&jpath, target)?;
     let mut j = journal::load(&jpath)?;
     let Some(c) = Client::from_env(t.account_id.as_deref()).map_err(DeployError::Environment)?
     else {

@@ -172,6 +172,8 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
 
 /// One deploy of one build to one target: what was read before the plan, and the journal.
 struct Deploy<'a> {
+    /// The journal's lock (none for a dry run, which writes nothing).
+    _lock: Option<journal::Lock>,
     out: &'a Path,
     m: &'a Manifest,
     t: &'a DeployTarget,
@@ -227,6 +229,11 @@ impl<'a> Deploy<'a> {
         args: &'a Args<'a>,
     ) -> Result<Self, DeployError> {
         let jpath = journal::path(out, args.target)?;
+        let lock = if args.dry_run {
+            None
+        } else {
+            Some(journal::lock(&jpath, args.target)?)
+        };
         let j = journal::load(&jpath)?;
         let mut client =
             Client::from_env(t.account_id.as_deref()).map_err(DeployError::Environment)?;
@@ -264,6 +271,7 @@ impl<'a> Deploy<'a> {
             None => t.indexes[0].clone(),
         };
         Ok(Deploy {
+            _lock: lock,
             out,
             m,
             t,

@@ -359,3 +359,40 @@ fn a_rollback_reads_back_the_index_it_moves_to() {
     );
     assert_eq!(live(&m).unwrap().0, v2);
 }
+
+#[test]
+fn a_second_deploy_of_a_target_is_refused_while_the_first_runs() {
+    use std::io::Write;
+    let p = project();
+    let m = mock();
+    // Another deploy of prod holds the journal's lock, as a running one does.
+    let lock = p.path().join("out/cache/deploy/prod.lock");
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    let mut held = std::fs::File::create(&lock).unwrap();
+    held.try_lock().unwrap();
+    write!(held, "process 4242 (askzico deploy --target prod)").unwrap();
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "another deploy of target prod is running (process 4242 (askzico deploy --target prod)); nothing was sent"
+        ) && stderr(&o).contains("prod.lock is released when that process ends"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        m.state.lock().unwrap().requests,
+        0,
+        "the second deploy sent nothing"
+    );
+    let o = deploy(p.path(), Some(&m), &["--rollback"]);
+    assert!(
+        stderr(&o).contains("another deploy of target prod is running"),
+        "{}",
+        stderr(&o)
+    );
+    // Once the first is gone, a deploy runs.
+    drop(held);
+    deployed(p.path(), &m, &[], &[]);
+    assert_consistent(&m);
+}
