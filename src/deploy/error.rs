@@ -58,6 +58,17 @@ pub enum DeployError {
     /// The plan breaks Cloudflare limits; nothing was sent.
     #[error("deploy refused: the plan breaks {} Cloudflare limit(s); nothing was sent:{}", .breaks.len(), lines(.breaks))]
     PlanBreaksLimits { breaks: Vec<String> },
+    /// The target's `prefix` makes KV keys longer than KV takes.
+    #[error(
+        "deploy refused: with the {prefix_bytes}-byte prefix of target {target}, KV keys such as {example:?} are {key_bytes} bytes, over KV's {max}-byte key limit; nothing was sent"
+    )]
+    PrefixTooLong {
+        target: String,
+        prefix_bytes: usize,
+        key_bytes: usize,
+        max: usize,
+        example: String,
+    },
     /// The plan makes more KV writes than the target allows without `--confirm-writes`.
     #[error(
         "deploy refused: the plan makes {writes} KV writes, over max_kv_writes = {max} of target {target}; nothing was sent"
@@ -354,7 +365,9 @@ impl DeployError {
             }
             Busy { .. } => "deploy-busy",
             Build(p) => p.code,
-            PlanBreaksLimits { .. } | OverMaxWrites { .. } => "deploy-refused",
+            PlanBreaksLimits { .. } | OverMaxWrites { .. } | PrefixTooLong { .. } => {
+                "deploy-refused"
+            }
             Malformed { .. }
             | Missing { .. }
             | NothingDeployed { .. }
@@ -405,6 +418,24 @@ impl DeployError {
             PlanBreaksLimits { .. } => {
                 "change the sources or the chunking so every record fits, then build again".into()
             }
+            PrefixTooLong {
+                target,
+                prefix_bytes,
+                key_bytes,
+                max,
+                ..
+            } => format!(
+                "shorten `prefix` in [deploy.{target}] to at most {} bytes",
+                (prefix_bytes + max).saturating_sub(*key_bytes)
+            ),
+            ForeignIndex { index, indexes } => format!(
+                "the live version is served from {index}, which the target's `indexes` no longer \
+                 name (were they renamed?). A deploy writes only the index the pointer does not \
+                 name, so list the live one for the next deploy, e.g. indexes = [\"{index}\", \
+                 \"{}\"]: the next deploy of a new build writes {} and moves the pointer there; after \
+                 that the target may name the new pair",
+                indexes[1], indexes[1]
+            ),
             OverMaxWrites { .. } => {
                 "check it with --dry-run, then rerun with --confirm-writes to send it".into()
             }
@@ -426,8 +457,7 @@ impl DeployError {
             | ValueHash { .. }
             | ManifestMismatch { .. }
             | PageCount { .. }
-            | PageSize { .. }
-            | ForeignIndex { .. } => {
+            | PageSize { .. } => {
                 "the target's KV holds what askzico did not write there: `askzico deploy --target \
                  NAME --check` names what the live version lacks; deploying a build again writes its keys anew"
                     .into()

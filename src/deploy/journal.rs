@@ -84,6 +84,9 @@ pub fn lock(jpath: &Path, target: &str) -> Result<Lock, DeployError> {
         writing: true,
         source,
     };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
     // Never follow a link, never block on a FIFO; only a regular file is a lock.
     let mut file = std::fs::OpenOptions::new()
         .read(true)

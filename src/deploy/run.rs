@@ -316,6 +316,7 @@ impl<'a> Deploy<'a> {
                 (recs, kvv) = records(self.out, self.m, &self.t.prefix, &present)?;
             }
         }
+        self.prefix_fits(&recs)?;
         let held = self.held()?;
         let p = plan(&recs, held.previous.as_ref(), &self.limits)
             .map_err(|breaks| DeployError::PlanBreaksLimits { breaks })?;
@@ -330,6 +331,25 @@ impl<'a> Deploy<'a> {
             summary,
             over,
         })
+    }
+
+    /// Every KV key starts with the target's prefix: a key over KV's limit whose part after the
+    /// prefix would fit is the prefix's fault, and is said so (not blamed on the chunking).
+    fn prefix_fits(&self, recs: &Records) -> Result<(), DeployError> {
+        let prefix = self.t.prefix.len();
+        let max = self.limits.max_key_bytes;
+        match recs.kv.iter().map(|(k, _)| k).max_by_key(|k| k.len()) {
+            Some(k) if k.len() > max && k.len() - prefix <= max => {
+                Err(DeployError::PrefixTooLong {
+                    target: self.args.target.to_string(),
+                    prefix_bytes: prefix,
+                    key_bytes: k.len(),
+                    max,
+                    example: crate::term::line(k).chars().take(80).collect::<String>() + "…",
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// What the inactive index holds. The registry names the version last written into it (by

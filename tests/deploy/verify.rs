@@ -396,3 +396,62 @@ fn a_second_deploy_of_a_target_is_refused_while_the_first_runs() {
     deployed(p.path(), &m, &[], &[]);
     assert_consistent(&m);
 }
+
+#[test]
+fn a_prefix_that_pushes_keys_past_kv_limit_is_named_not_the_chunking() {
+    let p = project();
+    let cfg = p.path().join("corpus.toml");
+    let long = "p".repeat(480) + "/";
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("prefix = \"zico/\"", &format!("prefix = \"{long}\""));
+    std::fs::write(&cfg, text).unwrap();
+    let o = deploy(p.path(), None, &["--dry-run"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("with the 481-byte prefix of target prod, KV keys such as ")
+            && err.contains("over KV's 512-byte key limit; nothing was sent")
+            && err.contains("shorten `prefix` in [deploy.prod] to at most ")
+            && !err.contains("chunking"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_target_whose_indexes_were_renamed_says_how_to_move_to_the_new_ones() {
+    let p = project();
+    let m = mock();
+    deployed(p.path(), &m, &[], &[]);
+    let cfg = p.path().join("corpus.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap().replace(
+        "indexes = [\"corpus-blue\", \"corpus-green\"]",
+        "indexes = [\"site-a\", \"site-b\"]",
+    );
+    std::fs::write(&cfg, text).unwrap();
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "the pointer names index corpus-blue, which is not one of this target's indexes"
+        ) && err.contains(
+            "indexes = [\"corpus-blue\", \"site-b\"]: the next deploy of a new build writes site-b"
+        ) && !err.contains("deploying a build again writes its keys anew"),
+        "{err}"
+    );
+    // Following the help moves the target onto the new index.
+    let text = std::fs::read_to_string(&cfg).unwrap().replace(
+        "indexes = [\"site-a\", \"site-b\"]",
+        "indexes = [\"corpus-blue\", \"site-b\"]",
+    );
+    std::fs::write(&cfg, text).unwrap();
+    let v = rebuild_changed(p.path(), "sources/articles/faq.md", EDIT);
+    m.state
+        .lock()
+        .unwrap()
+        .expect
+        .insert(v.clone(), expected(p.path(), None));
+    deployed(p.path(), &m, &[], &[]);
+    assert_eq!(live(&m).unwrap().1, "site-b");
+}
