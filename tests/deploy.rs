@@ -6,6 +6,8 @@
 mod common;
 #[path = "deploy/query_target.rs"]
 mod query_target;
+#[path = "deploy/verify.rs"]
+mod verify;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -80,6 +82,17 @@ struct State {
     expect: BTreeMap<String, Expected>,
     /// Every KV key read, once per read (a value get or a key of a bulk get).
     reads: Vec<String>,
+    /// The next this many pairs of bulk writes are answered as stored and dropped (a store
+    /// that loses values).
+    lose_kv: usize,
+    /// The next bulk write is answered `success` with `successful_key_count: 0` and nothing
+    /// stored.
+    short_count: bool,
+    /// The next this many vector mutations are answered with a mutationId and never applied nor
+    /// reported processed.
+    lose_mutations: usize,
+    /// The next this many upserted vectors are dropped, their mutation reported processed.
+    drop_vectors: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -246,13 +259,25 @@ impl State {
                 self.log.push(format!("kv-bulk {}", pairs.len()));
                 let keys: Vec<&str> = pairs.iter().map(|p| p["key"].as_str().unwrap()).collect();
                 self.write(format!("kv-bulk {keys:?}"));
+                if std::mem::take(&mut self.short_count) {
+                    self.log.push("kv-bulk-short".into());
+                    return reply(
+                        200,
+                        ok(json!({"successful_key_count": 0, "unsuccessful_keys": []})),
+                    );
+                }
+                let lost = self.lose_kv.min(pairs.len());
+                self.lose_kv -= lost;
+                if lost > 0 {
+                    self.log.push(format!("kv-bulk-lost {lost}"));
+                }
                 let dropped: Vec<String> =
                     if pairs.len() > 2 && std::mem::take(&mut self.drop_bulk_keys) {
                         keys.iter().take(2).map(|k| k.to_string()).collect()
                     } else {
                         vec![]
                     };
-                for p in &pairs {
+                for p in &pairs[lost..] {
                     let k = p["key"].as_str().unwrap();
                     if !dropped.iter().any(|d| d == k) {
                         self.store
@@ -325,6 +350,13 @@ impl State {
             s.store.last_mutation.insert(index, m.clone());
             reply(200, ok(json!({"mutationId": m})))
         };
+        if matches!((method, op), ("POST", "upsert" | "delete_by_ids")) && self.lose_mutations > 0 {
+            self.lose_mutations -= 1;
+            self.store.mutations += 1;
+            let m = format!("mut-{:04}", self.store.mutations);
+            self.log.push(format!("{op}-lost {index}"));
+            return reply(200, ok(json!({"mutationId": m})));
+        }
         match (method, op) {
             ("POST", "upsert") if self.throttle_upserts > 0 => {
                 self.throttle_upserts -= 1;
@@ -371,7 +403,9 @@ impl State {
                         .map(|l| l["id"].as_str().unwrap())
                         .collect::<Vec<_>>()
                 ));
-                for l in lines {
+                let dropped = self.drop_vectors.min(lines.len());
+                self.drop_vectors -= dropped;
+                for l in lines.into_iter().skip(dropped) {
                     if l["metadata"]["corpus_version"].as_str().is_none() {
                         self.problems.push("no corpus_version".into());
                     }
@@ -1374,10 +1408,23 @@ fn cut_connections_and_5xx_mid_request_are_retried_to_a_complete_version() {
 fn the_check_query_refuses_the_flip_when_the_index_does_not_answer() {
     let p = project();
     let m = mock();
-    m.state.lock().unwrap().blind_reads = 1;
+    m.state.lock().unwrap().blind_reads = 2;
     let o = deploy(p.path(), Some(&m), &[]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
-    assert!(stderr(&o).contains("check query refused the pointer flip: Vectorize index corpus-blue did not return vector"), "{}", stderr(&o));
+    // Read back, found lacking, upserted again, read back again: still lacking.
+    assert!(
+        stderr(&o).contains("  Vectorize index corpus-blue does not hold ")
+            && stderr(&o).contains("as this deploy wrote them: upserting them again"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains(
+            "check query refused the pointer flip: Vectorize index corpus-blue does not hold "
+        ),
+        "{}",
+        stderr(&o)
+    );
     assert!(
         stderr(&o).contains("the pointer still names nothing"),
         "{}",
@@ -1403,9 +1450,14 @@ fn the_check_query_refuses_the_flip_when_the_index_does_not_answer() {
         "nothing confirmed is re-sent: {:?}",
         s.log
     );
+    let vectors = s.store.indexes["corpus-blue"].len();
     assert_eq!(
-        s.log.iter().rev().take(2).collect::<Vec<_>>(),
-        ["kv-put zico/current", "get-by-ids corpus-blue 2"]
+        s.log.iter().rev().take(2).cloned().collect::<Vec<_>>(),
+        [
+            "kv-put zico/current".to_string(),
+            format!("get-by-ids corpus-blue {vectors}")
+        ],
+        "every vector is read back before the flip"
     );
 }
 
@@ -1653,7 +1705,7 @@ fn run_killed(
         s.kill_at = Some(kill_at);
         s.kill_applies = applies;
     }
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_askzico"))
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
         .current_dir(dir)
         .args(["deploy", "--target", "prod"])
         .args(args)
@@ -2215,7 +2267,7 @@ fn waiting_for_vectorize_is_bounded_and_says_so() {
         "{err}"
     );
     assert!(
-        err.contains("Vectorize index corpus-blue has not applied mutation mut-0001 after 1s (ASKZICO_DEPLOY_WAIT_SECS sets the wait). The deploy can be resumed: run `askzico deploy --target prod` again"),
+        err.contains("Vectorize index corpus-blue has not applied mutation mut-0001 after 1s (ASKZICO_DEPLOY_WAIT_SECS sets the wait); the pointer was not written. Run `askzico deploy --target prod` again: it asks the index once more"),
         "{err}"
     );
     assert!(start.elapsed() < std::time::Duration::from_secs(15));

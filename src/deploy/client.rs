@@ -143,7 +143,9 @@ impl Client {
         Ok((status != 404).then_some(text))
     }
 
-    /// `POST …/bulk/get` of at most 100 keys: each key's value, `None` when absent.
+    /// `POST …/bulk/get` of at most 100 keys: each key's value, `None` when absent. An answer
+    /// not of the documented shape (`{"values": {key: {"value": string} | null}}`) is an error
+    /// naming it, never read as absent keys.
     pub fn kv_bulk_get(
         &self,
         ns: &str,
@@ -159,18 +161,33 @@ impl Client {
             &what,
         )?;
         let result = self.result(status, &text, &what)?;
-        let values = result.get("values");
-        Ok(keys
-            .iter()
+        let malformed = |detail: String| {
+            self.fail(&format!(
+                "{what}: malformed answer ({detail}): {}",
+                crate::http::snippet(&result.to_string())
+            ))
+        };
+        let Some(values) = result.get("values").and_then(Value::as_object) else {
+            return Err(malformed("no `values` object".into()));
+        };
+        keys.iter()
             .map(|k| {
-                let v = values
-                    .and_then(|v| v.get(k))
-                    .and_then(|v| v.get("value").or(Some(v)))
-                    .and_then(Value::as_str)
-                    .map(String::from);
-                (k.clone(), v)
+                let v = match values.get(k) {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(s)) => Some(s.clone()),
+                    Some(v) => match v.get("value") {
+                        Some(Value::String(s)) => Some(s.clone()),
+                        Some(Value::Null) => None,
+                        _ => {
+                            return Err(malformed(format!(
+                                "the entry of key {k} has no string `value`"
+                            )));
+                        }
+                    },
+                };
+                Ok((k.clone(), v))
             })
-            .collect())
+            .collect()
     }
 
     /// `PUT …/values/{key}` with a raw body.
@@ -186,8 +203,16 @@ impl Client {
         self.result(status, &text, &what).map(|_| ())
     }
 
-    /// `PUT …/bulk`: the keys KV reports unsuccessful.
-    pub fn kv_bulk(&self, ns: &str, body: &[u8], what: &str) -> Result<Vec<String>, Redacted> {
+    /// `PUT …/bulk` of `pairs` pairs: the keys KV reports unsuccessful. An answer whose
+    /// `successful_key_count` and `unsuccessful_keys` do not add up to the pairs sent is an error:
+    /// a success that does not account for every pair confirms nothing.
+    pub fn kv_bulk(
+        &self,
+        ns: &str,
+        body: &[u8],
+        pairs: usize,
+        what: &str,
+    ) -> Result<Vec<String>, Redacted> {
         let (status, text) = self.call(
             "PUT",
             &self.kv_url(ns, "bulk"),
@@ -195,7 +220,16 @@ impl Client {
             Some(body),
             what,
         )?;
-        Ok(unsuccessful_keys(&self.result(status, &text, what)?))
+        let result = self.result(status, &text, what)?;
+        let failed = unsuccessful_keys(&result);
+        match result.get("successful_key_count").and_then(Value::as_u64) {
+            Some(n) if n as usize + failed.len() == pairs => Ok(failed),
+            got => Err(self.fail(&format!(
+                "{what}: KV answered success for {} of {pairs} pairs ({} unsuccessful); nothing of the batch is taken as stored",
+                got.map_or("an unstated number".to_string(), |n| n.to_string()),
+                failed.len()
+            ))),
+        }
     }
 
     /// `POST …/bulk/delete` with a JSON array of keys: the keys KV reports unsuccessful.

@@ -38,6 +38,13 @@ pub enum DeployError {
         path: PathBuf,
         reason: crate::fsio::ReadError,
     },
+    /// Another deploy or rollback of the target holds its journal's lock.
+    #[error("another deploy of target {target} is running ({}); nothing was sent", if .holder.is_empty() { "its lock is held" } else { .holder.as_str() })]
+    Busy {
+        target: String,
+        lock: PathBuf,
+        holder: String,
+    },
     /// Reading or writing a local file failed.
     #[error("cannot {} {}: {source}", if *.writing { "write" } else { "read" }, .path.display())]
     Io {
@@ -51,6 +58,17 @@ pub enum DeployError {
     /// The plan breaks Cloudflare limits; nothing was sent.
     #[error("deploy refused: the plan breaks {} Cloudflare limit(s); nothing was sent:{}", .breaks.len(), lines(.breaks))]
     PlanBreaksLimits { breaks: Vec<String> },
+    /// The target's `prefix` makes KV keys longer than KV takes.
+    #[error(
+        "deploy refused: with the {prefix_bytes}-byte prefix of target {target}, KV keys such as {example:?} are {key_bytes} bytes, over KV's {max}-byte key limit; nothing was sent"
+    )]
+    PrefixTooLong {
+        target: String,
+        prefix_bytes: usize,
+        key_bytes: usize,
+        max: usize,
+        example: String,
+    },
     /// The plan makes more KV writes than the target allows without `--confirm-writes`.
     #[error(
         "deploy refused: the plan makes {writes} KV writes, over max_kv_writes = {max} of target {target}; nothing was sent"
@@ -120,8 +138,19 @@ pub enum DeployError {
     /// The check query before the pointer flip found the index not as the deploy left it.
     #[error("check query refused the pointer flip: {fault}; the pointer still names {from}")]
     CheckQuery { fault: CheckFault, from: String },
+    /// KV does not read back pairs the deploy wrote, even after writing them again.
+    #[error(
+        "KV does not hold {wrong} this deploy wrote, even after writing them again; the pointer still names {from}"
+    )]
+    KvNotStored {
+        wrong: String,
+        from: String,
+        target: String,
+    },
     /// Vectorize did not apply the deploy's mutations within the wait.
-    #[error("Vectorize index {index} has not applied mutation {mutation} after {secs}s (ASKZICO_DEPLOY_WAIT_SECS sets the wait). {}", resume_hint(.target))]
+    #[error(
+        "Vectorize index {index} has not applied mutation {mutation} after {secs}s (ASKZICO_DEPLOY_WAIT_SECS sets the wait); the pointer was not written. Run `askzico deploy --target {target}` again: it asks the index once more and, if the mutation is still not applied, sends the vector batches again"
+    )]
     NotApplied {
         index: String,
         mutation: String,
@@ -237,8 +266,21 @@ pub enum NoRollback {
         "version {version} in index {index} was never completely deployed (the registry does not list it as complete)"
     )]
     Incomplete { version: String, index: String },
-    #[error("the keys of version {version} are gone (collected by --gc)")]
-    Collected { version: String },
+    /// The registry says the index holds the version, so GC kept its keys: they were never
+    /// written (its deploy stopped first) or were deleted outside askzico.
+    #[error(
+        "KV holds no key table or manifest of version {version}, which the registry says index {index} holds: its deploy stopped before writing them, or they were deleted outside askzico"
+    )]
+    Collected { version: String, index: String },
+    #[error(
+        "index {index} no longer holds version {version} whole: {problems} problem(s), e.g. {first}; the pointer was not moved"
+    )]
+    IndexLacks {
+        version: String,
+        index: String,
+        problems: usize,
+        first: String,
+    },
 }
 
 /// What the check query found wrong in the inactive index.
@@ -261,6 +303,14 @@ pub enum CheckFault {
     },
     #[error("Vectorize index {index} still returns deleted vector {id}")]
     StillReturned { index: String, id: String },
+    #[error(
+        "Vectorize index {index} does not hold {wrong} of version {version} as deployed, even after upserting them again"
+    )]
+    Lacks {
+        index: String,
+        version: String,
+        wrong: String,
+    },
 }
 
 impl From<Redacted> for DeployError {
@@ -313,8 +363,11 @@ impl DeployError {
             JournalPlace(_) | CorruptJournal { .. } | ForeignJournal { .. } | Io { .. } => {
                 "deploy-journal"
             }
+            Busy { .. } => "deploy-busy",
             Build(p) => p.code,
-            PlanBreaksLimits { .. } | OverMaxWrites { .. } => "deploy-refused",
+            PlanBreaksLimits { .. } | OverMaxWrites { .. } | PrefixTooLong { .. } => {
+                "deploy-refused"
+            }
             Malformed { .. }
             | Missing { .. }
             | NothingDeployed { .. }
@@ -327,7 +380,7 @@ impl DeployError {
             | NewerLayout { .. }
             | CheckFailed { .. } => "deployed",
             NoRollback(_) => "rollback",
-            CheckQuery { .. } | NotApplied { .. } => "deploy-check",
+            CheckQuery { .. } | NotApplied { .. } | KvNotStored { .. } => "deploy-check",
             ConcurrentGc { .. } | KeptValuesUnknown { .. } | LeftAlone { .. } | GcFailed { .. } => {
                 "gc"
             }
@@ -342,6 +395,11 @@ impl DeployError {
                                Workers KV namespace and Vectorize indexes"
                 .into(),
             TargetName(_) => "rename the [deploy.NAME] table in the config".into(),
+            Busy { lock, .. } => format!(
+                "wait for it to finish (or stop it), then run this again; the lock {} is released \
+                 when that process ends",
+                lock.display()
+            ),
             JournalPlace(_) => "check --out and the config's out_dir".into(),
             CorruptJournal { path, .. } | ForeignJournal { path, .. } => journal_help(path),
             Io {
@@ -360,6 +418,24 @@ impl DeployError {
             PlanBreaksLimits { .. } => {
                 "change the sources or the chunking so every record fits, then build again".into()
             }
+            PrefixTooLong {
+                target,
+                prefix_bytes,
+                key_bytes,
+                max,
+                ..
+            } => format!(
+                "shorten `prefix` in [deploy.{target}] to at most {} bytes",
+                (prefix_bytes + max).saturating_sub(*key_bytes)
+            ),
+            ForeignIndex { index, indexes } => format!(
+                "the live version is served from {index}, which the target's `indexes` no longer \
+                 name (were they renamed?). A deploy writes only the index the pointer does not \
+                 name, so list the live one for the next deploy, e.g. indexes = [\"{index}\", \
+                 \"{}\"]: the next deploy of a new build writes {} and moves the pointer there; after \
+                 that the target may name the new pair",
+                indexes[1], indexes[1]
+            ),
             OverMaxWrites { .. } => {
                 "check it with --dry-run, then rerun with --confirm-writes to send it".into()
             }
@@ -381,8 +457,7 @@ impl DeployError {
             | ValueHash { .. }
             | ManifestMismatch { .. }
             | PageCount { .. }
-            | PageSize { .. }
-            | ForeignIndex { .. } => {
+            | PageSize { .. } => {
                 "the target's KV holds what askzico did not write there: `askzico deploy --target \
                  NAME --check` names what the live version lacks; deploying a build again writes its keys anew"
                     .into()
@@ -390,12 +465,23 @@ impl DeployError {
             NothingDeployed { target, .. } => {
                 format!("deploy a build to it first: `askzico deploy --target {target}`")
             }
-            NoRollback(self::NoRollback::Incomplete { .. } | self::NoRollback::Collected { .. }) => {
-                "deploy that version's build instead".into()
-            }
+            NoRollback(
+                self::NoRollback::Incomplete { .. }
+                | self::NoRollback::Collected { .. }
+                | self::NoRollback::IndexLacks { .. },
+            ) => "deploy that version's build instead (`askzico deploy --target NAME` from its \
+                  build writes it into the inactive index whole)"
+                .into(),
             CheckQuery { .. } => {
-                "rerun the deploy once the index answers (nothing confirmed is re-sent)".into()
+                "rerun the deploy once the index answers (nothing confirmed is re-sent; what the \
+                 index lacks is upserted again)"
+                    .into()
             }
+            KvNotStored { target, .. } => format!(
+                "check that the target's kv_namespace_id is the namespace you mean and that nothing \
+                 else deletes from it, then run `askzico deploy --target {target}` again: it writes \
+                 what KV lacks once more"
+            ),
             CheckFailed { target, .. } => format!(
                 "deploy a build again: `askzico deploy --target {target}` writes every missing key"
             ),

@@ -51,6 +51,10 @@ pub struct Pending {
     /// Vectorize reported the last mutation processed.
     #[serde(default)]
     pub vectors_applied: bool,
+    /// A run waited the whole wait for `last_mutation` in vain: the next run asks once more, and
+    /// sends the vector batches again if the index still has not applied it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wait_expired: bool,
 }
 
 /// The journal of a target: `out/cache/deploy/<target>.json`, the name a single file-name
@@ -59,6 +63,63 @@ pub fn path(out: &Path, target: &str) -> Result<PathBuf, DeployError> {
     let name = crate::paths::component(target)?;
     crate::artifacts::store::out_path(out, &format!("cache/deploy/{name}.json"))
         .map_err(DeployError::JournalPlace)
+}
+
+/// An exclusive lock on a target's journal (`<target>.lock` beside it), held while a deploy or
+/// a rollback runs: a second one of the same target from this `out/` is refused at once instead
+/// of writing the same inactive index. The file names the process holding it; the lock (not
+/// the file) is what counts, so a killed deploy leaves nothing to clean up.
+#[derive(Debug)]
+pub struct Lock {
+    _file: std::fs::File,
+}
+
+/// Takes the lock of the journal at `jpath`, without waiting.
+pub fn lock(jpath: &Path, target: &str) -> Result<Lock, DeployError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = jpath.with_extension("lock");
+    let io = |source: std::io::Error| DeployError::Io {
+        path: path.clone(),
+        writing: true,
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    // Never follow a link, never block on a FIFO; only a regular file is a lock.
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(&path)
+        .map_err(io)?;
+    if !file.metadata().map_err(io)?.is_file() {
+        return Err(io(std::io::Error::other("not a regular file")));
+    }
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let holder = std::fs::read_to_string(&path).unwrap_or_default();
+            let holder = crate::term::line(holder.trim()).into_owned();
+            return Err(DeployError::Busy {
+                target: target.to_string(),
+                lock: path,
+                holder,
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+    }
+    file.set_len(0).map_err(io)?;
+    write!(
+        file,
+        "process {} (askzico deploy --target {target})",
+        std::process::id()
+    )
+    .map_err(io)?;
+    Ok(Lock { _file: file })
 }
 
 /// Reads the journal; a missing file is an empty target.

@@ -21,6 +21,7 @@ pub mod rollback;
 pub mod run;
 mod summary;
 pub mod upload;
+pub mod verify;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -314,7 +315,7 @@ fn diff<'r>(records: &'r Records, previous: Option<&IndexState>, ids: &BTreeSet<
 }
 
 /// Upsert requests: NDJSON lines within the vector count and multipart body limits.
-fn upsert_batches(vectors: &[&VectorItem], limits: &Limits) -> Vec<Batch<String>> {
+pub(super) fn upsert_batches(vectors: &[&VectorItem], limits: &Limits) -> Vec<Batch<String>> {
     pack(
         vectors.iter().map(|v| Packed {
             item: v.line.clone(),
@@ -344,7 +345,7 @@ fn vector_delete_batches(ids: Vec<String>, limits: &Limits) -> Vec<Batch<String>
 }
 
 /// KV bulk requests, each group of `kv_breaks` opening a new one.
-fn kv_batches(records: &Records, limits: &Limits) -> Vec<Batch<(String, String)>> {
+pub(super) fn kv_batches(records: &Records, limits: &Limits) -> Vec<Batch<(String, String)>> {
     let breaks: BTreeSet<usize> = records.kv_breaks.iter().copied().collect();
     pack(
         records.kv.iter().enumerate().map(|(i, (k, v))| Packed {

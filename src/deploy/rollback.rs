@@ -5,6 +5,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::DeployError;
+use super::check;
 use super::client::Client;
 use super::error::{Action, NoRollback};
 use super::gc;
@@ -15,10 +16,11 @@ use crate::config::DeployTarget;
 
 /// `deploy --rollback`: points the pointer back at the version the inactive index holds (per the
 /// registry), in that version's layout, once its keys are known complete: a layout-2 version the
-/// registry lists as complete, or a layout-1 version whose manifest and first key page are in KV
+/// registry lists as complete whose every vector the index still holds (read back), or a layout-1 version whose manifest and first key page are in KV
 /// (what the first scheme's deploys wrote first). Writes the pointer only.
 pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Result<(), DeployError> {
     let jpath = journal::path(out, target)?;
+    let _lock = journal::lock(&jpath, target)?;
     let mut j = journal::load(&jpath)?;
     let Some(c) = Client::from_env(t.account_id.as_deref()).map_err(DeployError::Environment)?
     else {
@@ -58,6 +60,18 @@ pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Resul
                 index,
             }));
         }
+        // The index must still hold the version whole: read every vector back.
+        let mut problems = Vec::new();
+        let (_, records) = check::version_records(&c, t, &held, &mut problems)?;
+        problems.extend(check::index_problems(&c, &index, &records)?);
+        if !problems.is_empty() {
+            return Err(DeployError::NoRollback(NoRollback::IndexLacks {
+                version: held,
+                index,
+                problems: problems.len(),
+                first: problems[0].clone(),
+            }));
+        }
         Some(keys::LAYOUT)
     } else if c
         .kv_get(ns, &keys::manifest_key(&t.prefix, &held))?
@@ -69,6 +83,7 @@ pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Resul
     } else {
         return Err(DeployError::NoRollback(NoRollback::Collected {
             version: held,
+            index,
         }));
     };
     let back = Pointer {

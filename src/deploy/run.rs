@@ -19,7 +19,11 @@ use super::journal::{self, IndexRecord, Journal, Pending, Pointer};
 use super::keys::{self, Registry};
 use super::summary::{plan_json, print_plan};
 use super::upload::{self, KvVersion};
-use super::{DeployError, IndexState, Limits, Plan, Records, VectorItem, gc, plan, state_after};
+use super::verify::{self, Want, Wrong};
+use super::{
+    DeployError, IndexState, Limits, Plan, Records, VectorItem, gc, plan, state_after,
+    upsert_batches,
+};
 use crate::artifacts::manifest::Manifest;
 use crate::config::DeployTarget;
 
@@ -105,7 +109,9 @@ pub(super) fn other<'a>(t: &'a DeployTarget, live: &str) -> &'a str {
 /// check query, pointer last, then `--gc`.
 pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result<(), DeployError> {
     let mut d = Deploy::read(out, m, t, args)?;
-    if let Some(live) = d.pointer.clone().filter(|p| p.version == d.version) {
+    if let Some(live) = d.pointer.clone().filter(|p| p.version == d.version)
+        && d.live_is_whole(&live)?
+    {
         return up_to_date(
             out,
             m,
@@ -129,16 +135,18 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     if !args.json {
         print_plan(&planned.summary);
     }
-    d.begin(&planned)?;
+    d.begin(&c, &planned)?;
     let reg = d.claim(&c)?;
     let mut sent = send_vectors(&c, &planned.p, &d.index, &mut d.j, &d.jpath)?;
     d.wait_for_index(&c)?;
     d.confirm_present(&c, &planned.present_from)?;
     sent += send_kv(&c, t, &planned.p, &mut d.j, &d.jpath)?;
+    sent += d.verify_kv(&c, &planned)?;
     sent += d.complete(&c, reg)?;
     // Every value is confirmed: later deploys may take them as present.
     d.j.present.extend(upload::value_keys(&planned.kvv));
-    let checked = check_index(&c, &d.index, &planned.p, &planned.recs, &d.from())?;
+    let (checked, repaired) = d.verify_index(&c, &planned)?;
+    sent += repaired;
     let new_pointer = d.flip(&c, &planned.recs)?;
     if !args.json {
         println!(
@@ -159,6 +167,8 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
 
 /// One deploy of one build to one target: what was read before the plan, and the journal.
 struct Deploy<'a> {
+    /// The journal's lock (none for a dry run, which writes nothing).
+    _lock: Option<journal::Lock>,
     out: &'a Path,
     m: &'a Manifest,
     t: &'a DeployTarget,
@@ -214,6 +224,11 @@ impl<'a> Deploy<'a> {
         args: &'a Args<'a>,
     ) -> Result<Self, DeployError> {
         let jpath = journal::path(out, args.target)?;
+        let lock = if args.dry_run {
+            None
+        } else {
+            Some(journal::lock(&jpath, args.target)?)
+        };
         let j = journal::load(&jpath)?;
         let mut client =
             Client::from_env(t.account_id.as_deref()).map_err(DeployError::Environment)?;
@@ -251,6 +266,7 @@ impl<'a> Deploy<'a> {
             None => t.indexes[0].clone(),
         };
         Ok(Deploy {
+            _lock: lock,
             out,
             m,
             t,
@@ -272,11 +288,30 @@ impl<'a> Deploy<'a> {
     /// breaks a limit, or is over `max_kv_writes` without `--confirm-writes`.
     fn plan_and_bill(&self) -> Result<Planned, DeployError> {
         // Content-addressed values already in KV: those the complete versions name.
-        let (present, present_from) = match &self.client {
+        let (mut present, present_from) = match &self.client {
             Some(c) => gc::present_values(c, self.t, self.registry.as_ref())?,
             None => (self.j.present.clone(), Vec::new()),
         };
-        let (recs, kvv) = records(self.out, self.m, &self.t.prefix, &present)?;
+        let (mut recs, mut kvv) = records(self.out, self.m, &self.t.prefix, &present)?;
+        if let Some(c) = &self.client
+            && recs.kv_present > 0
+        {
+            // The registry says which values are stored; KV says whether they are. Those it
+            // lacks (or holds other bytes under) are sent with the rest.
+            let taken = kvv.values.iter().filter(|(k, _)| present.contains(k));
+            let lacking = verify::kv_differing(c, &self.t.kv_namespace_id, taken)?;
+            if !lacking.is_empty() {
+                eprintln!(
+                    "KV lacks {} that complete versions name and this build needs: they are sent again",
+                    verify::some_of(&lacking, recs.kv_present, "values")
+                );
+                for k in &lacking {
+                    present.remove(k);
+                }
+                (recs, kvv) = records(self.out, self.m, &self.t.prefix, &present)?;
+            }
+        }
+        self.prefix_fits(&recs)?;
         let held = self.held()?;
         let p = plan(&recs, held.previous.as_ref(), &self.limits)
             .map_err(|breaks| DeployError::PlanBreaksLimits { breaks })?;
@@ -291,6 +326,25 @@ impl<'a> Deploy<'a> {
             summary,
             over,
         })
+    }
+
+    /// Every KV key starts with the target's prefix: a key over KV's limit whose part after the
+    /// prefix would fit is the prefix's fault, and is said so (not blamed on the chunking).
+    fn prefix_fits(&self, recs: &Records) -> Result<(), DeployError> {
+        let prefix = self.t.prefix.len();
+        let max = self.limits.max_key_bytes;
+        match recs.kv.iter().map(|(k, _)| k).max_by_key(|k| k.len()) {
+            Some(k) if k.len() > max && k.len() - prefix <= max => {
+                Err(DeployError::PrefixTooLong {
+                    target: self.args.target.to_string(),
+                    prefix_bytes: prefix,
+                    key_bytes: k.len(),
+                    max,
+                    example: crate::term::line(k).chars().take(80).collect::<String>() + "…",
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// What the inactive index holds. The registry names the version last written into it (by
@@ -326,18 +380,25 @@ impl<'a> Deploy<'a> {
         } else {
             None
         };
-        if let (None, Some(c)) = (&previous, &self.client) {
-            // The journal does not know what the inactive index holds (first deploy from this
-            // machine, another machine wrote it since, or an unfinished deploy of another
-            // version): list its IDs, upsert everything and delete the IDs the build lacks.
-            let ids = c.list_ids(index)?;
-            if !ids.is_empty() {
-                eprintln!(
-                    "the journal does not know index {index}: it holds {} vectors (listed); all vectors are upserted",
-                    ids.len()
-                );
+        match (&mut previous, &self.client) {
+            (None, Some(c)) => {
+                // The journal does not know what the inactive index holds (first deploy from
+                // this machine, another machine wrote it since, or an unfinished deploy of
+                // another version): list its IDs, upsert everything and delete the IDs the
+                // build lacks.
+                let ids = c.list_ids(index)?;
+                if !ids.is_empty() {
+                    eprintln!(
+                        "the journal does not know index {index}: it holds {} vectors (listed); all vectors are upserted",
+                        ids.len()
+                    );
+                }
+                previous = Some(ids.into_iter().map(|id| (id, String::new())).collect());
             }
-            previous = Some(ids.into_iter().map(|id| (id, String::new())).collect());
+            // An unfinished deploy goes on with the plan it was made with (its confirmed batches
+            // are named by content); what the index lacks then is read back before the flip.
+            (Some(known), Some(c)) if !resuming => correct(known, c.list_ids(index)?, index),
+            _ => {}
         }
         Ok(Held {
             previous,
@@ -422,9 +483,29 @@ impl<'a> Deploy<'a> {
     }
 
     /// Records the deploy in progress in the journal, or says that an unfinished one goes on.
-    fn begin(&mut self, planned: &Planned) -> Result<(), DeployError> {
+    /// When a run before waited in vain for its last mutation, the index is asked once more; if
+    /// it still has not applied it, the vector batches are sent again (new mutations).
+    fn begin(&mut self, c: &Client, planned: &Planned) -> Result<(), DeployError> {
         let (version, index) = (self.version, &self.index);
         if planned.resuming {
+            let pd = self.j.pending.as_mut().expect("a deploy in progress");
+            if pd.wait_expired {
+                pd.wait_expired = false;
+                let last = pd.last_mutation.clone().unwrap_or_default();
+                let info = c.info(index)?;
+                if info.get("processedUpToMutation").and_then(Value::as_str) == Some(&last) {
+                    pd.vectors_applied = true;
+                } else {
+                    eprintln!(
+                        "Vectorize index {index} never reported mutation {} processed: the vector batches of the unfinished deploy are sent again",
+                        crate::term::line(&last)
+                    );
+                    pd.done.clear();
+                    pd.last_mutation = None;
+                    pd.vectors_applied = false;
+                }
+                journal::save(&self.jpath, &self.j)?;
+            }
             let done = self.j.pending.as_ref().map_or(0, |p| p.done.len());
             eprintln!(
                 "resuming the unfinished deploy of {version} into {index}: {done} batches already confirmed"
@@ -460,7 +541,17 @@ impl<'a> Deploy<'a> {
     fn wait_for_index(&mut self, c: &Client) -> Result<(), DeployError> {
         let pd = self.j.pending.as_ref().expect("a deploy in progress");
         if let (Some(last), false) = (pd.last_mutation.clone(), pd.vectors_applied) {
-            wait_applied(c, &self.index, &last, self.args.target)?;
+            if let Err(e) = wait_applied(c, &self.index, &last, self.args.target) {
+                if matches!(e, DeployError::NotApplied { .. }) {
+                    self.j
+                        .pending
+                        .as_mut()
+                        .expect("a deploy in progress")
+                        .wait_expired = true;
+                    journal::save(&self.jpath, &self.j)?;
+                }
+                return Err(e);
+            }
             self.j
                 .pending
                 .as_mut()
@@ -485,6 +576,207 @@ impl<'a> Deploy<'a> {
             });
         }
         Ok(())
+    }
+
+    /// The target already serves this build's version: whether it is whole. Pairs KV lacks are
+    /// written again in place (what the pointer names only gains what it lacked); vectors the
+    /// live index lacks cannot be written there, so then the version is deployed again into the
+    /// other index and the pointer moves once that one is whole. Without credentials the journal
+    /// is taken at its word.
+    fn live_is_whole(&mut self, live: &Pointer) -> Result<bool, DeployError> {
+        let Some(c) = &self.client else {
+            return Ok(true);
+        };
+        let (recs, kvv) = records(self.out, self.m, &self.t.prefix, &BTreeSet::new())?;
+        let ns = &self.t.kv_namespace_id;
+        let target = self.args.target;
+        let lacking = verify::kv_differing(c, ns, kvv.tables.iter().chain(&kvv.values))?;
+        if !lacking.is_empty() {
+            let of = verify::some_of(&lacking, kvv.tables.len() + kvv.values.len(), "keys");
+            let lacking: BTreeSet<&String> = lacking.iter().collect();
+            let pairs: Vec<(String, String)> = kvv
+                .pairs()
+                .filter(|(k, _)| lacking.contains(k))
+                .cloned()
+                .collect();
+            if self.args.dry_run {
+                println!(
+                    "target {target} serves {}, but KV lacks {of} of it: a deploy writes them again",
+                    live.version
+                );
+            } else {
+                eprintln!(
+                    "target {target} serves {}, but KV lacks {of} of it: writing them again",
+                    live.version
+                );
+                write_pairs(c, ns, pairs.clone(), &self.limits)?;
+                let still = verify::kv_differing(c, ns, pairs.iter())?;
+                if !still.is_empty() {
+                    return Err(DeployError::KvNotStored {
+                        wrong: verify::some_of(&still, pairs.len(), "pairs"),
+                        from: self.from(),
+                        target: target.to_string(),
+                    });
+                }
+            }
+        }
+        let want: Vec<Want> = recs
+            .vectors
+            .iter()
+            .map(|v| Want::of_line(&v.line, false, self.version))
+            .collect();
+        let wrong = verify::vectors_wrong(c, &live.index, &want)?;
+        if wrong.is_empty() {
+            return Ok(true);
+        }
+        eprintln!(
+            "index {} that serves {} does not hold {} as deployed: the version is deployed again into {}, and the pointer moves there once it is whole",
+            live.index,
+            live.version,
+            verify::some_of(&wrong, want.len(), "vectors"),
+            self.index
+        );
+        Ok(false)
+    }
+
+    /// Reads back every pair this deploy sent (its manifest, key table and the values KV did not
+    /// hold): KV must hold each with exactly these bytes. Pairs it lacks are written once more
+    /// and read again; still lacking, the deploy stops before the registry or the pointer names
+    /// the version, and the next run sends the batches that held them again. Returns the
+    /// requests sent.
+    fn verify_kv(&mut self, c: &Client, planned: &Planned) -> Result<usize, DeployError> {
+        let ns = &self.t.kv_namespace_id;
+        let sent = &planned.recs.kv;
+        let lacking = verify::kv_differing(c, ns, sent.iter())?;
+        if lacking.is_empty() {
+            return Ok(0);
+        }
+        eprintln!(
+            "  KV does not hold {} this deploy wrote: writing them again",
+            verify::some_of(&lacking, sent.len(), "pairs")
+        );
+        let lacking: BTreeSet<&String> = lacking.iter().collect();
+        let pairs: Vec<(String, String)> = sent
+            .iter()
+            .filter(|(k, _)| lacking.contains(k))
+            .cloned()
+            .collect();
+        let requests = write_pairs(c, ns, pairs.clone(), &self.limits)?;
+        let still = verify::kv_differing(c, ns, pairs.iter())?;
+        if still.is_empty() {
+            return Ok(requests);
+        }
+        let gone: BTreeSet<&String> = still.iter().collect();
+        let pd = self.j.pending.as_mut().expect("a deploy in progress");
+        for b in &planned.p.kv {
+            if b.items.iter().any(|(k, _)| gone.contains(k)) {
+                pd.done.remove(&b.id);
+            }
+        }
+        journal::save(&self.jpath, &self.j)?;
+        Err(DeployError::KvNotStored {
+            wrong: verify::some_of(&still, sent.len(), "pairs"),
+            from: self.from(),
+            target: self.args.target.to_string(),
+        })
+    }
+
+    /// Before the flip, reads every vector of the version back from the inactive index
+    /// (`get_by_ids` in batches): each must be there with its record hash, those this deploy
+    /// upserted carrying the new `corpus_version`, and the IDs it deleted gone. Vectors not so
+    /// are upserted once more (after the wait, read again); still not so, the flip is refused.
+    /// Returns the IDs read and the requests sent.
+    fn verify_index(
+        &mut self,
+        c: &Client,
+        planned: &Planned,
+    ) -> Result<(usize, usize), DeployError> {
+        let index = self.index.clone();
+        let from = self.from();
+        let refuse = |fault: CheckFault| DeployError::CheckQuery {
+            fault,
+            from: from.clone(),
+        };
+        let no_answer = |e: DeployError| match e {
+            DeployError::Api(error) => refuse(CheckFault::NoAnswer {
+                index: index.clone(),
+                error,
+            }),
+            e => e,
+        };
+        let upserted: BTreeSet<String> = planned
+            .p
+            .upserts
+            .iter()
+            .flat_map(|b| &b.items)
+            .filter_map(|l| line_id(l))
+            .collect();
+        let want: Vec<Want> = planned
+            .recs
+            .vectors
+            .iter()
+            .map(|v| Want::of_line(&v.line, upserted.contains(&v.id), self.version))
+            .collect();
+        let deleted: Vec<String> = planned
+            .p
+            .deletes
+            .iter()
+            .flat_map(|b| b.items.clone())
+            .collect();
+        for batch in deleted.chunks(verify::GET_IDS) {
+            let got = c
+                .get_by_ids(&index, batch)
+                .map_err(|e| no_answer(e.into()))?;
+            if let Some(id) = got.iter().find_map(|v| {
+                let id = v.get("id")?.as_str()?;
+                batch.iter().find(|b| *b == id)
+            }) {
+                return Err(refuse(CheckFault::StillReturned {
+                    index: index.clone(),
+                    id: id.clone(),
+                }));
+            }
+        }
+        let wrong = verify::vectors_wrong(c, &index, &want).map_err(no_answer)?;
+        if wrong.is_empty() {
+            return Ok((want.len() + deleted.len(), 0));
+        }
+        eprintln!(
+            "  Vectorize index {index} does not hold {} as this deploy wrote them: upserting them again",
+            verify::some_of(&wrong, want.len(), "vectors")
+        );
+        let ids: BTreeSet<&str> = wrong.iter().map(Wrong::id).collect();
+        let items: Vec<&VectorItem> = planned
+            .recs
+            .vectors
+            .iter()
+            .filter(|v| ids.contains(v.id.as_str()))
+            .collect();
+        let batches = upsert_batches(&items, &self.limits);
+        let n = batches.len();
+        let mut last = None;
+        for (i, b) in batches.iter().enumerate() {
+            let what = format!(
+                "upsert again {}/{n} ({} vectors) into {index}",
+                i + 1,
+                b.items.len()
+            );
+            last = Some(c.upsert(&index, &b.items.join("\n"), &what)?);
+        }
+        let pd = self.j.pending.as_mut().expect("a deploy in progress");
+        pd.last_mutation = last;
+        pd.vectors_applied = false;
+        journal::save(&self.jpath, &self.j)?;
+        self.wait_for_index(c)?;
+        let still = verify::vectors_wrong(c, &index, &want).map_err(no_answer)?;
+        if still.is_empty() {
+            return Ok((want.len() + deleted.len(), n));
+        }
+        Err(refuse(CheckFault::Lacks {
+            index: index.clone(),
+            version: self.version.to_string(),
+            wrong: verify::some_of(&still, want.len(), "vectors"),
+        }))
     }
 
     /// Marks the version complete in the registry (read again: another deploy may have changed
@@ -736,21 +1028,7 @@ fn send_kv(
             continue;
         }
         let what = format!("KV bulk batch {}/{n} ({} pairs)", i + 1, b.items.len());
-        c.until_all_succeed(
-            &b.items,
-            |(k, _)| k.as_str(),
-            &what,
-            |todo| {
-                let body = serde_json::to_vec(
-                    &todo
-                        .iter()
-                        .map(|(k, v)| json!({"key": k, "value": v}))
-                        .collect::<Vec<_>>(),
-                )
-                .expect("serializes");
-                c.kv_bulk(&t.kv_namespace_id, &body, &what)
-            },
-        )?;
+        put_batch(c, &t.kv_namespace_id, &b.items, &what)?;
         j.pending
             .as_mut()
             .expect("a deploy in progress")
@@ -774,104 +1052,72 @@ fn line_id(line: &str) -> Option<String> {
         .map(String::from)
 }
 
-/// The check query before the flip: reads a few vectors back from the inactive index
-/// (`get_by_ids`). Vectors this deploy upserted must carry the new `corpus_version`, unchanged
-/// ones must be there, a deleted one must be gone. Returns how many IDs were checked.
-fn check_index(
+/// Corrects the journal's record of an index by the index's listing: IDs it records that the
+/// index lacks are upserted again; IDs the index holds that it does not record are taken as
+/// unknown (upserted when the build has them, deleted otherwise). Says so when they disagree.
+fn correct(known: &mut IndexState, listed: Vec<String>, index: &str) {
+    let listed: BTreeSet<String> = listed.into_iter().collect();
+    let lost = known.keys().filter(|id| !listed.contains(*id)).count();
+    let unknown: Vec<String> = listed
+        .iter()
+        .filter(|id| !known.contains_key(*id))
+        .cloned()
+        .collect();
+    if lost == 0 && unknown.is_empty() {
+        return;
+    }
+    eprintln!(
+        "the journal's record of index {index} disagrees with the index (listed): {lost} vectors it records are not there and are upserted again, {} there are unknown to it (upserted or deleted); the journal is corrected",
+        unknown.len()
+    );
+    known.retain(|id, _| listed.contains(id));
+    known.extend(unknown.into_iter().map(|id| (id, String::new())));
+}
+
+/// Writes `pairs` in bulk requests within the limits, retrying `unsuccessful_keys`; returns the
+/// requests sent.
+fn write_pairs(
     c: &Client,
-    index: &str,
-    p: &Plan,
-    recs: &Records,
-    from: &str,
+    ns: &str,
+    pairs: Vec<(String, String)>,
+    limits: &Limits,
 ) -> Result<usize, DeployError> {
-    let refuse = |fault: CheckFault| DeployError::CheckQuery {
-        fault,
-        from: from.to_string(),
+    let recs = Records {
+        kv: pairs,
+        ..Records::default()
     };
-    let mut upserted: Vec<String> = Vec::new();
-    let picks = [
-        p.upserts.first().and_then(|b| b.items.first()),
-        p.upserts
-            .get(p.upserts.len() / 2)
-            .and_then(|b| b.items.first()),
-        p.upserts.last().and_then(|b| b.items.last()),
-    ];
-    for line in picks.into_iter().flatten() {
-        if let Some(id) = line_id(line).filter(|id| !upserted.contains(id)) {
-            upserted.push(id);
-        }
+    let batches = super::kv_batches(&recs, limits);
+    let n = batches.len();
+    for (i, b) in batches.iter().enumerate() {
+        let what = format!("KV bulk rewrite {}/{n} ({} pairs)", i + 1, b.items.len());
+        put_batch(c, ns, &b.items, &what)?;
     }
-    let present: Vec<String> = [recs.vectors.first(), recs.vectors.last()]
-        .into_iter()
-        .flatten()
-        .map(|v| v.id.clone())
-        .filter(|id| !upserted.contains(id))
-        .collect();
-    let absent: Vec<String> = p
-        .deletes
-        .first()
-        .and_then(|b| b.items.first())
-        .cloned()
-        .into_iter()
-        .collect();
-    let mut ids: Vec<String> = upserted
-        .iter()
-        .chain(&present)
-        .chain(&absent)
-        .cloned()
-        .collect();
-    ids.dedup();
-    if ids.is_empty() {
-        return Ok(0);
-    }
-    let got = c.get_by_ids(index, &ids).map_err(|error| {
-        refuse(CheckFault::NoAnswer {
-            index: index.to_string(),
-            error,
-        })
-    })?;
-    let by_id: std::collections::BTreeMap<&str, &Value> = got
-        .iter()
-        .filter_map(|v| Some((v.get("id")?.as_str()?, v)))
-        .collect();
-    for id in &upserted {
-        match by_id
-            .get(id.as_str())
-            .and_then(|v| v.pointer("/metadata/corpus_version"))
-            .and_then(Value::as_str)
-        {
-            Some(v) if v == recs.version => {}
-            Some(v) => {
-                return Err(refuse(CheckFault::OtherVersion {
-                    index: index.to_string(),
-                    id: id.clone(),
-                    got: v.to_string(),
-                    want: recs.version.clone(),
-                }));
-            }
-            None => {
-                return Err(refuse(CheckFault::NotReturned {
-                    index: index.to_string(),
-                    id: id.clone(),
-                    version: Some(recs.version.clone()),
-                }));
-            }
-        }
-    }
-    if let Some(id) = present.iter().find(|id| !by_id.contains_key(id.as_str())) {
-        return Err(refuse(CheckFault::NotReturned {
-            index: index.to_string(),
-            id: id.clone(),
-            version: None,
-        }));
-    }
-    if let Some(id) = absent.iter().find(|id| by_id.contains_key(id.as_str())) {
-        return Err(refuse(CheckFault::StillReturned {
-            index: index.to_string(),
-            id: id.clone(),
-        }));
-    }
-    Ok(ids.len())
+    Ok(n)
+}
+
+/// One KV bulk batch, resending the keys KV reports unsuccessful.
+fn put_batch(
+    c: &Client,
+    ns: &str,
+    items: &[(String, String)],
+    what: &str,
+) -> Result<(), DeployError> {
+    c.until_all_succeed(
+        items,
+        |(k, _)| k.as_str(),
+        what,
+        |todo| {
+            let body = serde_json::to_vec(
+                &todo
+                    .iter()
+                    .map(|(k, v)| json!({"key": k, "value": v}))
+                    .collect::<Vec<_>>(),
+            )
+            .expect("serializes");
+            c.kv_bulk(ns, &body, todo.len(), what)
+        },
+    )?;
+    Ok(())
 }
 
 /// Records a Vectorize batch the API confirmed, so a rerun never sends it again.
