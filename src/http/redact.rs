@@ -115,7 +115,46 @@ impl Redactor {
                 format!("{flag}{})", regex::escape(f))
             })
             .collect();
-        self.pattern = Regex::new(&alternatives.join("|")).ok();
+        self.pattern = regex::RegexBuilder::new(&alternatives.join("|"))
+            .size_limit(64 << 20)
+            .build()
+            .ok();
+    }
+
+    /// What [`Redactor::scrub`] does without the pattern (should it ever fail to compile): each
+    /// form found on its own, the folded ones in any ASCII case, every match masked.
+    fn scrub_by_search(&self, text: String) -> String {
+        let lower = text.to_ascii_lowercase();
+        let mut hits: Vec<(usize, usize)> = Vec::new();
+        let forms = self
+            .folded
+            .iter()
+            .map(|f| (f.to_ascii_lowercase(), &lower))
+            .chain(self.exact.iter().map(|f| (f.clone(), &text)));
+        for (form, haystack) in forms {
+            hits.extend(
+                haystack
+                    .match_indices(form.as_str())
+                    .map(|(i, m)| (i, i + m.len())),
+            );
+        }
+        if hits.is_empty() {
+            return text;
+        }
+        hits.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for (start, end) in hits {
+            if start >= at {
+                out.push_str(&text[at..start]);
+                out.push_str(MASK);
+                at = end;
+            } else if end > at {
+                at = end;
+            }
+        }
+        out.push_str(&text[at..]);
+        out
     }
 
     /// Adds the credentials of a URL (`scheme://user:password@host/…`), if it has any: the
@@ -151,7 +190,9 @@ impl Redactor {
     pub fn scrub(&self, text: String) -> String {
         match &self.pattern {
             Some(p) if p.is_match(&text) => p.replace_all(&text, MASK).into_owned(),
-            _ => text,
+            Some(_) => text,
+            None if self.folded.is_empty() => text,
+            None => self.scrub_by_search(text),
         }
     }
 }
@@ -379,6 +420,23 @@ mod tests {
         // Ordinary text is left as it was.
         let plain = "upsert batch 1/2 (3 vectors) into blue failed: HTTP 400";
         assert_eq!(r.redact(plain).as_str(), plain);
+    }
+
+    #[test]
+    fn the_search_without_the_pattern_masks_as_the_pattern_does() {
+        let r = Redactor::default()
+            .secret("SekretToken123")
+            .url("https://alice:p%40ss@h/x");
+        let text = format!(
+            "a sekrettoken123 b {} c %53%65%6B%72%65%74%54%6F%6B%65%6E%31%32%33 d P@SS e plain",
+            base64(b"user:SekretToken123")
+        );
+        let by_search = r.scrub_by_search(text.clone());
+        assert_eq!(by_search, r.scrub(text));
+        assert!(
+            !by_search.to_lowercase().contains("sekret") && by_search.ends_with(" e plain"),
+            "{by_search}"
+        );
     }
 
     #[test]
