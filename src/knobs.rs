@@ -30,6 +30,8 @@ pub enum Kind {
     ApiBase,
     /// `<library>/<path>`: a source of a library.
     LibraryPath,
+    /// An absolute path of a file the test creates and removes.
+    AbsoluteFile,
 }
 
 /// One `ASKZICO_*` variable.
@@ -93,6 +95,7 @@ pub const WORKERS_AI_RETRY_MS: &str = "ASKZICO_WORKERS_AI_RETRY_MS";
 pub const FAIL_AFTER_WRITES: &str = "ASKZICO_FAIL_AFTER_WRITES";
 pub const KILL_AFTER_WRITES: &str = "ASKZICO_KILL_AFTER_WRITES";
 pub const TEST_DELETE_BEFORE_READ: &str = "ASKZICO_TEST_DELETE_BEFORE_READ";
+pub const TEST_PAUSE_BEFORE_LOAD: &str = "ASKZICO_TEST_PAUSE_BEFORE_LOAD";
 pub const DIRECT_WRITES: &str = "ASKZICO_DIRECT_WRITES";
 pub const STAGE_TIMES: &str = "ASKZICO_STAGE_TIMES";
 
@@ -227,6 +230,11 @@ pub const KNOBS: &[Knob] = &[
         Kind::LibraryPath,
     ),
     test_hook(
+        TEST_PAUSE_BEFORE_LOAD,
+        "a local query creates this file once it has read its manifest and waits (at most a minute) until it is removed",
+        Kind::AbsoluteFile,
+    ),
+    test_hook(
         DIRECT_WRITES,
         "0 turns the writer threads' direct writes off",
         Kind::Switch,
@@ -291,6 +299,7 @@ fn accepted(kind: Kind) -> String {
         Kind::Switch => "expected 0 or 1".into(),
         Kind::ApiBase => "expected an http(s) URL without a query string or fragment, e.g. https://api.cloudflare.com/client/v4".into(),
         Kind::LibraryPath => "expected <library>/<path of a source>".into(),
+        Kind::AbsoluteFile => "expected an absolute file path".into(),
     }
 }
 
@@ -322,6 +331,8 @@ fn check_one(k: &Knob, value: &str) -> Result<(), BadKnob> {
             Some((lib, rel)) if !lib.is_empty() && !rel.is_empty() => Ok(()),
             _ => Err(BadKnob::new(k, value)),
         },
+        Kind::AbsoluteFile if std::path::Path::new(value).is_absolute() => Ok(()),
+        Kind::AbsoluteFile => Err(BadKnob::new(k, value)),
     }
 }
 

@@ -556,3 +556,54 @@ fn export_since_refuses_a_manifest_askzico_did_not_write() {
     );
     assert!(!p.path().join("d").exists());
 }
+
+/// An export reads the version its manifest named when it started: when a newer build and
+/// `askzico gc --keep 0` remove that version's files under it, it says the build changed and to
+/// run it again, and an export of a version whose files are merely missing says to build again.
+#[test]
+fn an_export_whose_build_is_collected_under_it_says_the_build_changed() {
+    let p = sample_project();
+    let out = p.path().join("out");
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
+    let started = askzico::artifacts::store::read_manifest(&out, None).unwrap();
+    let faq = p.path().join("sources/articles/faq.md");
+    let text = std::fs::read_to_string(&faq).unwrap();
+    std::fs::write(&faq, format!("{text}\n\nفقرة جديدة عن جمع المخلفات.\n")).unwrap();
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
+    let gc = run(bin().current_dir(p.path()).args(["gc", "--keep", "0"]));
+    assert!(gc.status.success(), "{}", stderr(&gc));
+    let e = askzico::deploy::upload::kv_version(&out, &started, "").unwrap_err();
+    assert_eq!(e.code, "changed", "{}", e.message);
+    assert!(
+        e.message
+            .contains("the build changed while this command read it"),
+        "{}",
+        e.message
+    );
+
+    // The version in place, with one of its chunk files deleted by hand: a damaged build.
+    let now = askzico::artifacts::store::read_manifest(&out, None).unwrap();
+    let chunks = now
+        .artifacts_of(askzico::artifacts::Kind::Chunks)
+        .next()
+        .unwrap();
+    std::fs::remove_file(out.join(&chunks.path)).unwrap();
+    let e = askzico::deploy::upload::kv_version(&out, &now, "").unwrap_err();
+    assert_eq!(e.code, "load", "{}", e.message);
+    assert!(
+        e.help
+            .as_deref()
+            .unwrap_or_default()
+            .contains("askzico build"),
+        "{:?}",
+        e.help
+    );
+}

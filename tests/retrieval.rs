@@ -348,7 +348,12 @@ fn a_query_whose_build_is_collected_under_it_says_the_build_changed() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    while !flag.exists() {
+    // A guard against a hang, not a timing check: a query that never pauses fails the test.
+    for waited in 0.. {
+        if flag.exists() {
+            break;
+        }
+        assert!(waited < 6000, "the query never paused");
         assert!(
             query.try_wait().unwrap().is_none(),
             "the query ended before pausing"

@@ -72,6 +72,11 @@ pub fn run(at: &BuildLocation, target: &str, mode: Mode) -> i32 {
         Ok(m) => m,
         Err(code) => return code,
     };
+    if let Err(p) = super::build_of_config(&out, &manifest, &config, at.env.as_deref(), at.shown())
+    {
+        report(&Problems(vec![p]), json);
+        return EXIT_ERRORS;
+    }
     match crate::deploy::run::deploy(
         &out,
         &manifest,

@@ -491,14 +491,14 @@ fn say_replaced(dest: &Path, earlier: Option<&Listing>, format: ExportFormat, na
     eprintln!(
         "replaced the earlier {} export of version {} in {} ({} files)",
         format_name(format),
-        part.corpus_version,
+        crate::term::line(&part.corpus_version),
         dest.display(),
         part.files.len()
     );
     for f in part.files.iter().filter(|f| !names.contains(f)) {
         eprintln!(
             "removed {}: an earlier export's file this build does not have",
-            dest.join(f).display()
+            crate::term::line(&dest.join(f).display().to_string())
         );
     }
 }

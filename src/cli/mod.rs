@@ -582,6 +582,11 @@ impl BuildLocation {
                 )));
             }
         }
+        if let Ok(cfg) = self.config()
+            && m.corpus != cfg.name
+        {
+            return Err(other_corpus(out, &m, &cfg, self.shown()));
+        }
         Ok(m)
     }
 
@@ -637,4 +642,64 @@ pub fn report(problems: &Problems, json: bool) {
     } else {
         problems.report();
     }
+}
+
+/// The refusal of a build in `out` that another config made (its manifest names another
+/// corpus): a reading command would answer from it, and a deploy upload it, under this
+/// config's name.
+fn other_corpus(
+    out: &std::path::Path,
+    m: &crate::artifacts::manifest::Manifest,
+    cfg: &Config,
+    shown: impl std::fmt::Display,
+) -> crate::diag::Problem {
+    crate::diag::Problem::error(
+        "other-build",
+        format!(
+            "{} holds the build of corpus `{}`, not of `{}` ({shown})",
+            out.display(),
+            crate::term::line(&m.corpus),
+            crate::term::line(&cfg.name),
+        ),
+    )
+    .in_file(out.join("manifest.json").display().to_string())
+    .help(format!(
+        "build this config first: `askzico build` (each config needs its own `out_dir` to keep both builds; this one writes {})",
+        cfg.out_dir.display()
+    ))
+}
+
+/// A deploy uploads the build of the config it runs with, as that config now stands: a build
+/// of another corpus, or of other settings (the config changed since), is refused.
+pub fn build_of_config(
+    out: &std::path::Path,
+    m: &crate::artifacts::manifest::Manifest,
+    cfg: &Config,
+    env: Option<&str>,
+    shown: impl std::fmt::Display,
+) -> Result<(), crate::diag::Problem> {
+    if m.corpus != cfg.name {
+        return Err(other_corpus(out, m, cfg, shown));
+    }
+    let libs = cfg.libraries_for(env)?;
+    let values =
+        crate::compile::settings_values(&cfg.compile_settings(), libs.iter().map(|l| l.shape()));
+    let now = values
+        .get("fingerprint")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default();
+    if now != m.fingerprint() {
+        return Err(crate::diag::Problem::error(
+            "stale-build",
+            format!(
+                "{} holds a build of `{}` made with other settings than {shown} now holds (fingerprint {} of the build, {now} of the config)",
+                out.display(),
+                crate::term::line(&cfg.name),
+                crate::term::line(m.fingerprint()),
+            ),
+        )
+        .in_file(out.join("manifest.json").display().to_string())
+        .help("run `askzico build`, then deploy: a deploy uploads the build of the config as it stands"));
+    }
+    Ok(())
 }

@@ -78,7 +78,7 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
         "question: {}\nsearch:   {}\nversion:  {}\n",
         term::line(q.question),
         term::line(crate::normalize::query_text(q.question, &cfg.normalize).as_str()),
-        searcher.manifest.corpus_version
+        term::line(&searcher.manifest.corpus_version)
     );
     if hits.is_empty() {
         println!("no results");

@@ -322,7 +322,9 @@ pub fn run(c: &Client, t: &DeployTarget, target: &str, json_out: bool) -> Result
     if !json_out {
         println!(
             "check of {target}: every one of the {} chunk IDs of version {} (layout {}) resolves",
-            f.chunks, f.version, f.layout
+            f.chunks,
+            crate::term::line(&f.version),
+            f.layout
         );
     }
     Ok(())

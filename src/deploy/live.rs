@@ -415,6 +415,26 @@ impl VersionStore for KvStore {
         })?;
         let full = matches.len() == top;
         let mut found: Ranking = matches.into_iter().filter(|(_, s)| *s > 0.0).collect();
+        // A vector of an ID the live version's record tables do not name is the index's state,
+        // not this version's: it is left out of the answer and named, with the check that lists
+        // every such vector, rather than failing a question the rest of the index answers.
+        let stale: Vec<String> = found
+            .iter()
+            .filter(|(id, _)| !self.records.contains_key(id))
+            .map(|(id, _)| crate::term::line(id).into_owned())
+            .collect();
+        if !stale.is_empty() {
+            found.retain(|(id, _)| self.records.contains_key(id));
+            eprintln!(
+                "warning: index `{}` holds {} vector(s) that version {} does not name ({}); they were left out of this answer. Remove them with `wrangler vectorize delete-vectors {} --ids {}`, or deploy the next build: a deploy lists the index it writes and deletes what its version does not name",
+                self.index,
+                stale.len(),
+                self.version,
+                stale.join(", "),
+                self.index,
+                stale.join(" "),
+            );
+        }
         let positive = found.len();
         found.retain(|(id, _)| keep(id));
         if full && found.len() < positive && found.len() < k {

@@ -12,9 +12,14 @@ use crate::artifacts::manifest::Manifest;
 use crate::artifacts::{ChunkRecord, Kind, LookupRecord, vectors};
 use crate::diag::Problem;
 
-fn read(out: &Path, path: &str) -> Result<Vec<u8>, Problem> {
+fn read(out: &Path, m: &Manifest, path: &str) -> Result<Vec<u8>, Problem> {
     // Artifacts grow with the corpus; a device or FIFO in their place is refused.
     crate::fsio::read_capped(&out.join(path), crate::fsio::cap::CORPUS_STATE).map_err(|e| {
+        if e.is_not_found() {
+            // Gone: a newer build and `askzico gc` ran while this command read the build.
+            let env = (m.environment != "default").then_some(m.environment.as_str());
+            return crate::retrieve::local::missing(out, env, &m.corpus_version, path);
+        }
         Problem::error("read", format!("cannot read {path}: {e}"))
             .in_file(path.to_string())
             .help("run `askzico verify`; rebuild if it fails")
@@ -58,7 +63,7 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
     let mut by_domain: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut record_values: BTreeMap<String, String> = BTreeMap::new();
     for a in m.artifacts_of(Kind::Lookup) {
-        let bytes = read(out, &a.path)?;
+        let bytes = read(out, m, &a.path)?;
         for line in String::from_utf8_lossy(&bytes).lines() {
             let r: LookupRecord = serde_json::from_str(line)
                 .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
@@ -99,7 +104,7 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
     }
     let mut lexical: BTreeMap<String, String> = BTreeMap::new();
     for a in m.artifacts_of(Kind::Lexical) {
-        let bytes = read(out, &a.path)?;
+        let bytes = read(out, m, &a.path)?;
         let value = String::from_utf8_lossy(&bytes).into_owned();
         let h = keys::value_hash(value.as_bytes());
         let domain = a.domain.clone().unwrap_or_default();
@@ -152,7 +157,7 @@ fn doc_tables_of(
 ) -> Result<BTreeMap<String, BTreeMap<String, keys::DocEntry>>, Problem> {
     let mut by_domain: BTreeMap<String, BTreeMap<String, keys::DocEntry>> = BTreeMap::new();
     for a in m.artifacts_of(Kind::Chunks) {
-        let bytes = read(out, &a.path)?;
+        let bytes = read(out, m, &a.path)?;
         for line in String::from_utf8_lossy(&bytes).lines() {
             let r: ChunkRecord = serde_json::from_str(line)
                 .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
@@ -194,7 +199,7 @@ pub fn vector_lines(
 ) -> Result<VectorLines, Problem> {
     let mut chunks: BTreeMap<String, ChunkRecord> = BTreeMap::new();
     for a in m.artifacts_of(Kind::Chunks) {
-        let bytes = read(out, &a.path)?;
+        let bytes = read(out, m, &a.path)?;
         for line in String::from_utf8_lossy(&bytes).lines() {
             let r: ChunkRecord = serde_json::from_str(line)
                 .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
@@ -203,7 +208,7 @@ pub fn vector_lines(
     }
     let mut files = Vec::new();
     for a in m.artifacts_of(Kind::Vectors) {
-        let (_, recs) = vectors::decode(&read(out, &a.path)?)
+        let (_, recs) = vectors::decode(&read(out, m, &a.path)?)
             .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
         let mut lines = Vec::with_capacity(recs.len());
         for r in recs {

@@ -62,10 +62,20 @@ impl fmt::Debug for Redactor {
 /// The shortest base64 run taken as a secret's: shorter ones would mask ordinary words.
 const MIN_BASE64_RUN: usize = 6;
 
+/// The shortest secret also matched in other letter cases and encodings (hex, percent, …).
+const MIN_FOLDED_SECRET: usize = 8;
+
 impl Redactor {
     /// Adds a secret value (an API token) in each form a server may echo it in.
     pub fn secret(mut self, value: &str) -> Self {
         if value.is_empty() {
+            return self;
+        }
+        if value.len() < MIN_FOLDED_SECRET {
+            // A short secret (a proxy URL's password, say) in other cases and encodings would
+            // match ordinary text and hashes of the answers it scrubs: it is masked as written.
+            push_new(&mut self.exact, value.to_string());
+            self.compile();
             return self;
         }
         let json = serde_json::to_string(value).expect("a string serializes");
@@ -352,6 +362,17 @@ mod tests {
         Redactor::default()
             .secret(TOKEN)
             .url("https://alice:p%40ss-word9@proxy.example/client/v4")
+    }
+
+    #[test]
+    fn a_short_secret_is_masked_as_written_and_leaves_hashes_and_words_alone() {
+        let r = Redactor::default().secret("pw");
+        let answer = "{\"hash\":\"a7077b\",\"word\":\"PW\",\"secret\":\"pw\"}".to_string();
+        let out = r.scrub(answer);
+        assert_eq!(
+            out,
+            "{\"hash\":\"a7077b\",\"word\":\"PW\",\"secret\":\"***\"}"
+        );
     }
 
     #[test]

@@ -47,51 +47,58 @@ impl Version<'_> {
         if !gone {
             return load_err(path, e);
         }
-        let now = crate::artifacts::store::read_manifest(self.out, self.env)
-            .ok()
-            .map(|m| m.corpus_version);
-        if now.as_deref() == Some(self.corpus_version) {
-            return Problem::error(
-                "load",
-                format!(
-                    "cannot load {path}: version {} names it, but it is gone from {}",
-                    self.corpus_version,
-                    self.out.display()
-                ),
-            )
-            .in_file(path.to_string())
-            .help(
-                "build again (`askzico build` rewrites missing files), then run `askzico verify`",
-            );
-        }
-        let replaced = match now {
-            Some(v) => format!("a newer build ({v}) replaced it"),
-            None => "the build in place changed".to_string(),
-        };
-        Problem::error(
-            "changed",
-            format!(
-                "the build changed while this command read it: {path} of version {} is gone ({replaced}, and `askzico gc` removed the older version's files)",
-                self.corpus_version
-            ),
-        )
-        .in_file(path.to_string())
-        .help("run the command again: it reads the build now in place")
+        missing(self.out, self.env, self.corpus_version, path)
     }
 }
 
+/// The problem of an artifact `path` of `corpus_version` that is gone from `out`: when the
+/// manifest in place is no longer that version's, the build changed while the command read it
+/// (a newer build, then `askzico gc`); otherwise the build is damaged.
+pub(crate) fn missing(out: &Path, env: Option<&str>, corpus_version: &str, path: &str) -> Problem {
+    let now = crate::artifacts::store::read_manifest(out, env)
+        .ok()
+        .map(|m| m.corpus_version);
+    if now.as_deref() == Some(corpus_version) {
+        return Problem::error(
+            "load",
+            format!(
+                "cannot load {path}: version {} names it, but it is gone from {}",
+                corpus_version,
+                out.display()
+            ),
+        )
+        .in_file(path.to_string())
+        .help("build again (`askzico build` rewrites missing files), then run `askzico verify`");
+    }
+    let replaced = match now {
+        Some(v) => format!("a newer build ({v}) replaced it"),
+        None => "the build in place changed".to_string(),
+    };
+    Problem::error(
+        "changed",
+        format!(
+            "the build changed while this command read it: {path} of version {} is gone ({replaced}, and `askzico gc` removed the older version's files)",
+            corpus_version
+        ),
+    )
+    .in_file(path.to_string())
+    .help("run the command again: it reads the build now in place")
+}
+
 /// Test hook: with `ASKZICO_TEST_PAUSE_BEFORE_LOAD=<file>`, a searcher that has read its
-/// manifest creates `<file>` and waits until it is removed before it reads any artifact, so a
-/// test can replace the build under it deterministically. Never set it outside tests.
+/// manifest creates `<file>` and waits until it is removed (at most a minute) before it reads
+/// any artifact, so a test can replace the build under it deterministically. Never set it
+/// outside tests.
 fn test_pause_before_load() {
-    let Some(flag) = std::env::var_os("ASKZICO_TEST_PAUSE_BEFORE_LOAD") else {
+    let Some(flag) = crate::knobs::text(crate::knobs::TEST_PAUSE_BEFORE_LOAD) else {
         return;
     };
     let flag = PathBuf::from(flag);
     if std::fs::write(&flag, b"paused\n").is_err() {
         return;
     }
-    while flag.exists() {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while flag.exists() && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }

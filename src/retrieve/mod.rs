@@ -6,7 +6,7 @@
 
 pub mod bm25;
 pub mod dates;
-mod local;
+pub(crate) mod local;
 pub mod rerank;
 mod settings;
 

@@ -459,3 +459,44 @@ fn the_deployed_shared_corpora_answer_as_their_build() {
         );
     }
 }
+
+/// A vector in the live index that the live version does not name (written there outside
+/// askzico) is left out of the answer and named with the way to remove it; the question is
+/// still answered from the rest of the index, as the local build answers it.
+#[test]
+fn a_stale_vector_in_the_live_index_is_named_and_left_out_not_fatal() {
+    let p = project();
+    let m = mock();
+    assert!(deploy(p.path(), Some(&m), &[]).status.success());
+    let args = ["--json", "--mode", "vector", QUESTIONS[0]];
+    let (local, clean, _) = both(p.path(), &m, &args);
+    assert_eq!(local, clean);
+    {
+        // A copy of every stored vector under an ID no version names: each is as near the
+        // question as its original, so the index's nearest include them.
+        let mut s = m.state.lock().unwrap();
+        for held in s.store.indexes.values_mut() {
+            let copies: Vec<(String, Value)> = held
+                .iter()
+                .map(|(id, v)| {
+                    let mut v = v.clone();
+                    v["id"] = json!(format!("zz-stale-{id}"));
+                    (format!("zz-stale-{id}"), v)
+                })
+                .collect();
+            held.extend(copies);
+        }
+    }
+    let mut remote_args = vec!["--target", "prod"];
+    remote_args.extend_from_slice(&args);
+    let o = query(p.path(), Some(&m), &remote_args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("does not name")
+            && err.contains("zz-stale-")
+            && err.contains("delete-vectors"),
+        "{err}"
+    );
+    assert!(!stdout(&o).contains("zz-stale-"), "{}", stdout(&o));
+}

@@ -455,3 +455,71 @@ fn a_target_whose_indexes_were_renamed_says_how_to_move_to_the_new_ones() {
     deployed(p.path(), &m, &[], &[]);
     assert_eq!(live(&m).unwrap().1, "site-b");
 }
+
+/// A deploy uploads the build of the config it runs with: an `out/` that another config's build
+/// fills (another corpus name) or that this config's settings no longer describe (edited since
+/// the build) is refused before any request, with the build that fixes it; `query` and `verify`
+/// refuse the other corpus's build too.
+#[test]
+fn a_build_of_another_config_or_of_other_settings_is_not_deployed() {
+    let p = project();
+    let cfg = p.path().join("corpus.toml");
+    let ours = std::fs::read_to_string(&cfg).unwrap();
+    let name_line = ours
+        .lines()
+        .find(|l| l.starts_with("name"))
+        .expect("the sample config names its corpus");
+    let other = ours.replacen(name_line, "name = \"another-site\"", 1);
+    std::fs::write(p.path().join("other.toml"), &other).unwrap();
+
+    let m = mock();
+    let o = run(bin().current_dir(p.path()).args([
+        "deploy",
+        "--config",
+        "other.toml",
+        "--target",
+        "prod",
+        "--dry-run",
+    ]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("holds the build of corpus"),
+        "{}",
+        stderr(&o)
+    );
+    for cmd in [
+        &["query", "--config", "other.toml", "نهر"][..],
+        &["verify", "--config", "other.toml"],
+    ] {
+        let o = run(bin().current_dir(p.path()).args(cmd));
+        assert!(
+            !o.status.success(),
+            "{cmd:?} answered from another corpus's build"
+        );
+        assert!(
+            stderr(&o).contains("holds the build of corpus"),
+            "{}",
+            stderr(&o)
+        );
+    }
+
+    // The config edited after the build: its settings are not the build's.
+    let edited = ours.replacen("max_chars = 7000", "max_chars = 6000", 1);
+    assert_ne!(edited, ours, "the sample config sets max_chars");
+    std::fs::write(&cfg, &edited).unwrap();
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("made with other settings"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(live(&m).is_none(), "nothing may be flipped");
+    // Built again, it deploys.
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
+    deployed(p.path(), &m, &[], &[]);
+}
