@@ -142,11 +142,12 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
     d.confirm_present(&c, &planned.present_from)?;
     sent += send_kv(&c, t, &planned.p, &mut d.j, &d.jpath)?;
     sent += d.verify_kv(&c, &planned)?;
-    sent += d.complete(&c, reg)?;
     // Every value is confirmed: later deploys may take them as present.
     d.j.present.extend(upload::value_keys(&planned.kvv));
     let (checked, repaired) = d.verify_index(&c, &planned)?;
     sent += repaired;
+    // The registry calls the version complete only once KV and the index are both read back.
+    sent += d.complete(&c, reg)?;
     let new_pointer = d.flip(&c, &planned.recs)?;
     if !args.json {
         println!(

@@ -523,3 +523,28 @@ fn a_build_of_another_config_or_of_other_settings_is_not_deployed() {
     );
     deployed(p.path(), &m, &[], &[]);
 }
+
+/// An index that keeps losing a version's vectors stops the deploy before the flip, and the
+/// registry never calls that version complete: the registry's word follows the read-back.
+#[test]
+fn a_version_whose_vectors_cannot_be_read_back_is_never_registered_complete() {
+    let p = project();
+    let m = mock();
+    m.state.lock().unwrap().drop_vectors = usize::MAX;
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert!(!o.status.success(), "{}", stderr(&o));
+    assert!(live(&m).is_none(), "nothing may be flipped");
+    let v = version(p.path());
+    let s = m.state.lock().unwrap();
+    let reg = s
+        .store
+        .kv
+        .get("zico/versions")
+        .expect("the deploy claimed its index in the registry");
+    let reg: Value = serde_json::from_str(reg).unwrap();
+    let complete = reg["complete"].as_array().cloned().unwrap_or_default();
+    assert!(
+        !complete.iter().any(|c| c.as_str() == Some(v.as_str())),
+        "the registry calls {v} complete: {reg}"
+    );
+}
