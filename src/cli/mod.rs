@@ -559,9 +559,11 @@ impl BuildLocation {
         out: &std::path::Path,
     ) -> Result<crate::artifacts::manifest::Manifest, crate::diag::Problem> {
         let m = crate::artifacts::store::read_manifest(out, self.env.as_deref())?;
-        if let Some(dir) = &self.sources
-            && let Ok(cfg) = self.config()
-        {
+        // Without a config that loads, there is nothing to hold the build against.
+        let Ok(cfg) = self.config() else {
+            return Ok(m);
+        };
+        if let Some(dir) = &self.sources {
             let want: Vec<&str> = cfg.libraries.iter().map(|l| l.id.as_str()).collect();
             let have: Vec<&str> = m.libraries.iter().map(|l| l.id.as_str()).collect();
             if want != have {
@@ -582,9 +584,7 @@ impl BuildLocation {
                 )));
             }
         }
-        if let Ok(cfg) = self.config()
-            && m.corpus != cfg.name
-        {
+        if m.corpus != cfg.name {
             return Err(other_corpus(out, &m, &cfg, self.shown()));
         }
         Ok(m)
