@@ -395,7 +395,7 @@ mod tests {
                 chunk_id: chunk_id(&id, i, 3),
                 index: i,
                 text: Text::new(*t),
-                search_text: SearchText::from_normalized(t.replace('\n', " ")),
+                search_text: search_text_of(t.replace('\n', " ")),
                 extra_tokens: Tokens::default(),
                 context_tokens: Tokens::default(),
                 heading_path: vec!["عنوان \"أول\"".into(), format!("قسم\t{i}")],
@@ -461,5 +461,10 @@ mod tests {
         for line in lookup.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             serde_json::from_slice::<crate::artifacts::LookupRecord>(line).unwrap();
         }
+    }
+
+    /// A search text as given (the compile cache's way of reading one back).
+    fn search_text_of(s: impl Into<String>) -> SearchText {
+        serde_json::from_value(serde_json::Value::String(s.into())).unwrap()
     }
 }

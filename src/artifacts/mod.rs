@@ -70,18 +70,8 @@ pub struct ChunkRecord {
     pub metadata: Map<String, Value>,
 }
 
-/// A KV hydration record (read side). In KV the key is the chunk_id and the value the rest.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct LookupRecord {
-    pub chunk_id: String,
-    pub title: String,
-    pub url: String,
-    pub text: String,
-    pub domains: Vec<String>,
-    pub library: String,
-    pub metadata: Map<String, Value>,
-}
+/// A KV hydration record (read side): the core's, which a runtime reads too.
+pub use askzico_core::tables::LookupRecord;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "lowercase")]

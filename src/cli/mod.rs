@@ -162,7 +162,7 @@ enum Command {
         #[arg(long = "domain")]
         domains: Vec<String>,
         #[arg(long, value_enum, default_value = "fused")]
-        mode: crate::retrieve::Mode,
+        mode: crate::retrieve::ModeArg,
         #[arg(long)]
         json: bool,
         /// Ask the version live on this `[deploy.NAME]` target (KV and Vectorize, read through
@@ -195,7 +195,7 @@ enum Command {
         #[arg(long)]
         compare: bool,
         #[arg(long, value_enum, default_value = "fused")]
-        mode: crate::retrieve::Mode,
+        mode: crate::retrieve::ModeArg,
         #[arg(long)]
         json: bool,
     },
@@ -432,7 +432,7 @@ pub fn main() -> i32 {
                 question: &question,
                 k,
                 domains: &domains,
-                mode,
+                mode: mode.into(),
                 json,
                 target: target.as_deref(),
             },
@@ -458,7 +458,7 @@ pub fn main() -> i32 {
                 record,
                 history,
                 compare,
-                mode,
+                mode: mode.into(),
                 json,
             },
         ),

@@ -6,14 +6,13 @@
 
 mod cache;
 mod command;
-mod hash;
 pub(crate) mod workers_ai;
 
 use std::fmt;
 
+pub use askzico_core::embed::HashEmbedder;
 pub use cache::{CacheStats, CachedEmbedder};
 pub use command::CommandEmbedder;
-pub use hash::HashEmbedder;
 pub use workers_ai::{DEFAULT_API_BASE, WORKERS_AI_MAX_BATCH, WorkersAi, WorkersAiConfig};
 
 /// Errors carry a message fit for a user-facing diagnostic (what failed, what to do).
@@ -77,6 +76,25 @@ macro_rules! forward_embedder {
 }
 
 forward_embedder!(&E, Box<E>, std::sync::Arc<E>);
+
+/// The core's offline `hash` embedder as a provider.
+impl Embedder for HashEmbedder {
+    fn dims(&self) -> usize {
+        HashEmbedder::dims(self)
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        HashEmbedder::describe(self)
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|t| self.embed(t)).collect())
+    }
+
+    fn batch_hint(&self) -> usize {
+        4096
+    }
+}
 
 /// Canonical JSON: object keys sorted (by UTF-8 bytes) at every level, no whitespace. The same
 /// value gives the same bytes whatever the key order it was built with (serde_json's
@@ -226,6 +244,17 @@ mod tests {
         assert_eq!(
             canonical_json(&a),
             r#"{"dims":8,"input":{"a":"x\"y","z":1},"model":"m","provider":"hash"}"#
+        );
+    }
+
+    #[test]
+    fn the_hash_provider_batches_as_it_embeds_one_and_describes_itself_pinned() {
+        let e = HashEmbedder::new(16);
+        let out = e.embed_batch(&["a b", "ج د"]).unwrap();
+        assert_eq!(out, vec![e.embed("a b"), e.embed("ج د")]);
+        assert_eq!(
+            canonical_json(&Embedder::describe(&e)),
+            r#"{"dims":16,"model":"fnv1a-char-3-4-grams+words","provider":"hash"}"#
         );
     }
 }

@@ -140,7 +140,7 @@ pub fn unmatched_expectations(searcher: &Searcher, cases: &[Case]) -> Vec<Proble
     for c in cases {
         for e in &c.expect {
             let found = searcher
-                .chunks
+                .chunks()
                 .values()
                 .any(|ch| matches(e, &ch.chunk_id, &ch.doc_id, &ch.url, &ch.source));
             if found {
@@ -361,7 +361,7 @@ fn run_case(searcher: &Searcher, c: &Case, k: usize, mode: Mode) -> Result<CaseR
         .map(|i| i + 1)
         .filter(|r| *r <= k.max(10));
     let mut libraries: Vec<String> = searcher
-        .chunks
+        .chunks()
         .values()
         .filter(|ch| {
             c.expect
@@ -394,7 +394,7 @@ fn top_documents(
     let ranked = searcher.rank(&c.question, &c.domains, mode)?;
     let mut docs: Vec<TopHit> = Vec::new();
     for (id, score, _) in ranked {
-        let Some(info) = searcher.chunks.get(&id) else {
+        let Some(info) = searcher.chunks().get(&id) else {
             return Err(Problem::error(
                 "invariant",
                 format!(

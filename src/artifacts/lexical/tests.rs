@@ -1,3 +1,5 @@
+use std::collections::BTreeMap;
+
 use rustc_hash::FxHashMap;
 
 use super::render::{SHARD_TARGET_BYTES, render_with};
@@ -48,7 +50,7 @@ fn part(docs: &[(u32, &[&str])]) -> Postings {
 /// A document `lib:{slug}` of `domain` whose chunks hold `words` (search tokens, aliases,
 /// title tokens).
 fn built(slug: &str, domain: &str, chunks: &[(&str, &[&str], &[&str])]) -> BuiltDoc {
-    use crate::text::{SearchText, Text, Tokens};
+    use crate::text::{Text, Tokens};
     let id = crate::identity::doc_id("lib", slug).unwrap();
     BuiltDoc {
         chunks: chunks
@@ -58,7 +60,7 @@ fn built(slug: &str, domain: &str, chunks: &[(&str, &[&str], &[&str])]) -> Built
                 chunk_id: crate::identity::chunk_id(&id, i, 3),
                 index: i,
                 text: Text::new(*words),
-                search_text: SearchText::from_normalized(words.to_string()),
+                search_text: search_text_of(words.to_string()),
                 extra_tokens: Tokens::from_strs(alias.to_vec()),
                 context_tokens: Tokens::from_strs(ctx.to_vec()),
                 heading_path: Vec::new(),
@@ -533,4 +535,9 @@ fn slots_are_stable_and_distinct() {
         .filter(|(d, x)| before.get(*d).is_some_and(|y| y != *x))
         .count();
     assert_eq!(moved, 0);
+}
+
+/// A search text as given (the compile cache's way of reading one back).
+fn search_text_of(s: impl Into<String>) -> crate::text::SearchText {
+    serde_json::from_value(serde_json::Value::String(s.into())).unwrap()
 }

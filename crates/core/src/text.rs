@@ -117,7 +117,7 @@ fn has_newline(b: &[u8]) -> bool {
 /// fixed-size pieces rather than copied byte by byte: ordering by it, then by the whole string,
 /// is ordering by string (token sets here, lexical terms in `artifacts::lexical`).
 #[inline]
-pub(crate) fn prefix_key(t: &str) -> u64 {
+pub fn prefix_key(t: &str) -> u64 {
     let b = t.as_bytes();
     let be4 = |c: &[u8; 4]| u32::from_be_bytes(*c) as u64;
     match (
@@ -143,7 +143,7 @@ pub(crate) fn prefix_key(t: &str) -> u64 {
 /// Sorted as numbers: each string's [`prefix_key`] above its index (an integer comparison,
 /// without a branch or a call, and 16-byte elements to move); only the strings sharing their
 /// first eight bytes are then sorted by their bytes.
-pub(crate) fn sorted_order(strs: &[&str]) -> Vec<u32> {
+pub fn sorted_order(strs: &[&str]) -> Vec<u32> {
     let mut keys: Vec<u128> = strs
         .iter()
         .enumerate()

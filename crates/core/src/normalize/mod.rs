@@ -130,8 +130,7 @@ impl<'a> WordExtras<'a> {
     }
 
     /// Whether a word's `both` alias targets are added (what the tests expect of a part).
-    #[cfg(test)]
-    pub(crate) fn aliases_on(&self) -> bool {
+    pub fn aliases_on(&self) -> bool {
         self.aliases.is_some_and(|a| !a.is_empty())
     }
 

@@ -133,7 +133,7 @@ pub fn url_words(url: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::QueryTerm;
+    use crate::search::QueryTerm;
 
     fn word(token: &str, stem_key: Option<&str>) -> QueryWord {
         let mut terms = vec![QueryTerm {

@@ -8,7 +8,6 @@
 //! buffers), and texts up to 4 MiB sum their features in integers, which equals the published
 //! f32 sums bit for bit (see `sum_exact`).
 
-use crate::embed::{EmbedError, Embedder};
 use crate::fnv;
 
 pub struct HashEmbedder {
@@ -19,6 +18,15 @@ impl HashEmbedder {
     /// `dims` must be at least 1; with 0 every vector is empty.
     pub fn new(dims: usize) -> Self {
         HashEmbedder { dims }
+    }
+
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// What a build's manifest records of this embedder.
+    pub fn describe(&self) -> serde_json::Value {
+        serde_json::json!({"provider": "hash", "model": "fnv1a-char-3-4-grams+words", "dims": self.dims})
     }
 
     /// One text's vector: L2-normalized (or all zeros for a text without words).
@@ -227,24 +235,6 @@ fn word_features(bytes: &[u8], start: usize, emit: &mut impl FnMut(u64, Feature)
     close_char(k, &mut a, &mut b, &mut c, &mut d);
     emit(fnv::step(whole, 0xFF), Feature::Word);
     i
-}
-
-impl Embedder for HashEmbedder {
-    fn dims(&self) -> usize {
-        self.dims
-    }
-
-    fn describe(&self) -> serde_json::Value {
-        serde_json::json!({"provider": "hash", "model": "fnv1a-char-3-4-grams+words", "dims": self.dims})
-    }
-
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts.iter().map(|t| self.embed(t)).collect())
-    }
-
-    fn batch_hint(&self) -> usize {
-        4096
-    }
 }
 
 #[cfg(test)]
@@ -532,13 +522,10 @@ mod tests {
     }
 
     #[test]
-    fn batch_matches_single_and_describe_is_pinned() {
-        let e = HashEmbedder::new(16);
-        let out = e.embed_batch(&["a b", "ج د"]).unwrap();
-        assert_eq!(out, vec![e.embed("a b"), e.embed("ج د")]);
+    fn describe_is_pinned() {
         assert_eq!(
-            crate::embed::canonical_json(&e.describe()),
-            r#"{"dims":16,"model":"fnv1a-char-3-4-grams+words","provider":"hash"}"#
+            HashEmbedder::new(16).describe(),
+            serde_json::json!({"dims": 16, "model": "fnv1a-char-3-4-grams+words", "provider": "hash"})
         );
         assert_eq!(HashEmbedder::new(0).embed("abc"), Vec::<f32>::new());
     }

@@ -1,0 +1,849 @@
+//! search: one question over one version, in three steps a store that is read over the network
+//! can batch, one bulk read between each:
+//!
+//! 1. [`Ranker::plan`] analyses the question (its words and what each expands to, its dates) and
+//!    names the lexical term shards it needs ([`Plan::shards`]) and the text to embed, if the
+//!    mode ranks by vectors ([`Plan::embedding_input`]).
+//! 2. [`Ranker::rank`] scores the shards (BM25 per field, DisMax per word, coordination) and
+//!    takes the vector candidates; [`Ranked::needs`] names the lookup records the second stage
+//!    and the top `k` results can need.
+//! 3. [`Ranker::answer`] reranks the best lexical candidates by proximity and URL words, fuses
+//!    both rankings (weighted RRF), prefers chunks whose date the question names, and builds the
+//!    hits from the records ([`Ranker::finish`] stops before the hits: the eval's full ranking).
+//!
+//! An ID that cannot be hydrated is an invariant failure, never a silent skip.
+
+pub mod bm25;
+pub mod dates;
+pub mod rerank;
+mod settings;
+
+pub use settings::RetrievalSettings;
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use crate::Error;
+use crate::coptic::CopticDate;
+use crate::lexical::{LexMeta, LexShard, shard_of};
+use crate::normalize::query_words::{WordClass, WordClasses};
+use crate::tables::{LookupRecord, Tables};
+use crate::text::SearchText;
+
+/// Which rankings a search uses (the eval compares them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Fused,
+    Lexical,
+    Vector,
+}
+
+/// The settings a question reads, borrowed from the corpus's.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings<'a> {
+    pub retrieval: &'a RetrievalSettings,
+    pub normalize: &'a crate::normalize::Rules,
+    pub aliases: &'a crate::normalize::aliases::AliasTable,
+    /// `[aliases] article_stems`: article and light stems as additive query terms.
+    pub article_stems: bool,
+    /// The bilingual glossary (shipped terms and `[[glossary]]`).
+    pub glossary: &'a crate::normalize::glossary::Glossary,
+}
+
+/// One result: a chunk, its score and its evidence as stored.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    pub rank: usize,
+    pub score: f64,
+    pub chunk_id: String,
+    pub doc_id: String,
+    pub title: String,
+    pub url: String,
+    pub source: String,
+    pub library: String,
+    pub text: String,
+    pub date_match: bool,
+}
+
+/// Chunk IDs with scores, best first.
+pub type Ranking = Vec<(String, f64)>;
+
+/// A term shard of a domain: `(domain, shard)`.
+pub type ShardKey = (String, usize);
+
+/// The term shards a plan named, as read.
+pub type Shards = HashMap<ShardKey, LexShard>;
+
+/// The lookup records a question has read: `None` for a chunk the version has no record of.
+pub type Records = HashMap<String, Option<LookupRecord>>;
+
+/// A ranked chunk: its ID, its score and whether its date is one the question names.
+pub type Ranked = Vec<(String, f64, bool)>;
+
+/// One version loaded for questions: the settings, the tables every question reads, and the
+/// question word classes.
+pub struct Ranker<'a> {
+    cfg: Settings<'a>,
+    pub tables: Tables,
+    classes: WordClasses,
+}
+
+/// A question analysed: what it needs read before it can be ranked.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    question: String,
+    domains: Vec<String>,
+    mode: Mode,
+    words: Vec<QueryWord>,
+    search: SearchText,
+    shards: Vec<ShardKey>,
+    vector: bool,
+}
+
+impl Plan {
+    /// The term shards to read, each once, in order.
+    pub fn shards(&self) -> &[ShardKey] {
+        &self.shards
+    }
+
+    /// The question's search text, to embed for the vector ranking; `None` when the mode does
+    /// not rank by vectors.
+    pub fn embedding_input(&self) -> Option<&SearchText> {
+        self.vector.then_some(&self.search)
+    }
+
+    /// The question's words and what each expands to.
+    pub fn words(&self) -> &[QueryWord] {
+        &self.words
+    }
+}
+
+/// A question scored: its lexical ranking before the second stage, and the vector ranking.
+#[derive(Debug, Clone)]
+pub struct Scored {
+    plan: Plan,
+    lex: Ranking,
+    idfs: Vec<f64>,
+    vec: Ranking,
+    /// How many of the best lexical candidates the second stage reorders.
+    rerank: usize,
+    /// The dates the question names.
+    dates: Vec<CopticDate>,
+    /// Chunks whose date the question names, in the searched domains, in ID order.
+    dated: Vec<String>,
+}
+
+impl<'a> Ranker<'a> {
+    pub fn new(cfg: Settings<'a>, tables: Tables) -> Self {
+        Ranker {
+            cfg,
+            tables,
+            classes: WordClasses::shipped(cfg.normalize),
+        }
+    }
+
+    /// The settings this ranker reads.
+    pub fn settings(&self) -> &Settings<'a> {
+        &self.cfg
+    }
+
+    pub fn domains(&self) -> impl Iterator<Item = &str> {
+        self.tables.lex_meta.keys().map(String::as_str)
+    }
+
+    /// Step 1: the question's words and the shards and embedding its ranking needs.
+    pub fn plan(&self, question: &str, domains: &[String], mode: Mode) -> Plan {
+        let s = &self.cfg.retrieval;
+        let words = self.query_words(question);
+        let mut shards = Vec::new();
+        if mode != Mode::Vector {
+            let mut seen = BTreeSet::new();
+            for (domain, meta) in self.metas(domains) {
+                for t in words.iter().flat_map(|w| &w.terms) {
+                    let key = (domain.clone(), shard_of(&t.term, meta.shards));
+                    if seen.insert(key.clone()) {
+                        shards.push(key);
+                    }
+                }
+            }
+        }
+        let vector = !(mode == Mode::Lexical || (mode == Mode::Fused && s.vector_weight <= 0.0));
+        Plan {
+            question: question.to_string(),
+            domains: domains.to_vec(),
+            mode,
+            search: crate::normalize::query_text(question, self.cfg.normalize),
+            words,
+            shards,
+            vector,
+        }
+    }
+
+    /// Whether a chunk is in the searched domains (all when none is named): what a vector
+    /// search keeps.
+    pub fn keeps<'s>(&'s self, domains: &'s [String]) -> impl Fn(&str) -> bool + 's {
+        move |id: &str| {
+            domains.is_empty()
+                || self
+                    .tables
+                    .chunks
+                    .get(id)
+                    .is_some_and(|c| c.domains.iter().any(|d| domains.contains(d)))
+        }
+    }
+
+    /// Step 2: the lexical ranking from the shards the plan named, and the vector ranking
+    /// (the `depth` nearest chunks among those [`Ranker::keeps`] accepts; empty when the plan
+    /// embeds nothing).
+    pub fn rank(&self, plan: Plan, shards: &Shards, vector: Ranking) -> Result<Scored, Error> {
+        let (lex, idfs) = if plan.mode == Mode::Vector {
+            (Vec::new(), Vec::new())
+        } else {
+            self.lexical(&plan.words, &plan.domains, shards)?
+        };
+        let s = &self.cfg.retrieval;
+        let rerank = if s.proximity_weight <= 0.0 && s.url_weight <= 0.0 {
+            0
+        } else {
+            s.rerank_depth.min(lex.len())
+        };
+        let dates = dates::dates_in(&plan.question);
+        let dated = if dates.is_empty() {
+            Vec::new()
+        } else {
+            self.tables
+                .chunks
+                .values()
+                .filter(|c| {
+                    c.date
+                        .is_some_and(|(m, d)| dates.iter().any(|x| x.month == m && x.day == d))
+                        && (plan.domains.is_empty()
+                            || c.domains.iter().any(|d| plan.domains.contains(d)))
+                })
+                .map(|c| c.chunk_id.clone())
+                .collect()
+        };
+        let vec = if plan.vector { vector } else { Vec::new() };
+        Ok(Scored {
+            plan,
+            lex,
+            idfs,
+            vec,
+            rerank,
+            dates,
+            dated,
+        })
+    }
+
+    /// Step 3 without the hits: every candidate ranked (the second stage reads the records of
+    /// [`Scored::needs`]`(None)`).
+    pub fn finish(&self, scored: Scored, records: &Records) -> Ranked {
+        let lex = self.rerank(
+            scored.lex.clone(),
+            &scored.plan.words,
+            &scored.idfs,
+            scored.rerank,
+            records,
+        );
+        self.fuse(&scored, lex)
+    }
+
+    /// The lexical ranking after the second stage, fused with the vector ranking, with the
+    /// date boost and the chunks only a date brings in.
+    fn fuse(&self, scored: &Scored, lex: Ranking) -> Ranked {
+        let s = &self.cfg.retrieval;
+        let mut fused: HashMap<String, f64> = HashMap::new();
+        for (rank, (id, _)) in lex.iter().take(s.depth).enumerate() {
+            *fused.entry(id.clone()).or_default() += rrf(s.lexical_weight, s.rrf_k, rank);
+        }
+        let vw = vector_weight(s, scored.plan.mode);
+        if vw > 0.0 {
+            for (rank, (id, _)) in scored.vec.iter().take(s.depth).enumerate() {
+                *fused.entry(id.clone()).or_default() += rrf(vw, s.rrf_k, rank);
+            }
+        }
+        let mut out: Ranked = fused
+            .into_iter()
+            .map(|(id, score)| {
+                let hit = self.date_matches(&id, &scored.dates);
+                (id, score + if hit { s.date_boost } else { 0.0 }, hit)
+            })
+            .collect();
+        // A date the question names also brings in its documents when no term matched them.
+        for id in &scored.dated {
+            if !out.iter().any(|(o, _, _)| o == id) {
+                out.push((id.clone(), s.date_boost, true));
+            }
+        }
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out
+    }
+
+    /// Step 3: the top `k` hits, hydrated from `records` (which must hold what
+    /// [`Scored::needs`]`(Some(k))` named). An unhydratable ID is an invariant failure.
+    pub fn answer(&self, scored: Scored, records: &Records, k: usize) -> Result<Vec<Hit>, Error> {
+        let mut ranked = self.finish(scored, records);
+        ranked.truncate(k);
+        let mut hits = Vec::with_capacity(ranked.len());
+        for (i, (id, score, date_match)) in ranked.into_iter().enumerate() {
+            let rec = records.get(&id).cloned().flatten().ok_or_else(|| {
+                Error::invariant(
+                    format!(
+                        "chunk {id} was retrieved but cannot be hydrated in version {}",
+                        self.tables.corpus_version
+                    ),
+                    "the lexical/vector artifacts and the lookup records come from different builds: rebuild and run `askzico verify`",
+                )
+            })?;
+            let info = self.tables.chunks.get(&id);
+            hits.push(Hit {
+                rank: i + 1,
+                score,
+                chunk_id: id.clone(),
+                doc_id: info.map(|c| c.doc_id.clone()).unwrap_or_default(),
+                title: rec.title,
+                url: rec.url,
+                source: info.map(|c| c.source.clone()).unwrap_or_default(),
+                library: rec.library,
+                text: rec.text,
+                date_match,
+            });
+        }
+        Ok(hits)
+    }
+
+    /// Whether chunk `id`'s date is one of `dates`.
+    fn date_matches(&self, id: &str, dates: &[CopticDate]) -> bool {
+        !dates.is_empty()
+            && self
+                .tables
+                .chunks
+                .get(id)
+                .and_then(|c| c.date)
+                .is_some_and(|(m, d)| dates.iter().any(|x| x.month == m && x.day == d))
+    }
+
+    /// The lexical metas of the searched domains (all when none is named).
+    fn metas<'t>(&'t self, domains: &[String]) -> Vec<(&'t String, &'t LexMeta)> {
+        self.tables
+            .lex_meta
+            .iter()
+            .filter(|(d, _)| domains.is_empty() || domains.contains(d))
+            .collect()
+    }
+
+    /// BM25 ranking over the domains (all when empty), best first, with statistics pooled over
+    /// the domains searched so scores from different domains compare. Each question word counts
+    /// once: its expansions' field contributions are combined by [`word_score`] (DisMax with a
+    /// `word_tie` fraction of the rest), then the words' scores are summed. Also, per question
+    /// word, the idf of its rarest surface term in the body field (what the second stage weighs
+    /// proximity and URL matches by).
+    fn lexical(
+        &self,
+        words: &[QueryWord],
+        domains: &[String],
+        shards: &Shards,
+    ) -> Result<(Ranking, Vec<f64>), Error> {
+        let s = &self.cfg.retrieval;
+        let metas = self.metas(domains);
+        let n: usize = metas.iter().map(|(_, m)| m.chunks).sum();
+        let avgdl = if n == 0 {
+            0.0
+        } else {
+            metas
+                .iter()
+                .map(|(_, m)| m.avgdl * m.chunks as f64)
+                .sum::<f64>()
+                / n as f64
+        };
+        // Per chunk: the summed word scores and how many words matched.
+        let mut scores: HashMap<String, (f64, usize)> = HashMap::new();
+        let has_content = words
+            .iter()
+            .any(|w| self.classes.class(&w.token) == WordClass::Content);
+        let mut idfs = Vec::with_capacity(words.len());
+        for word in words {
+            // Per chunk: the contributions of this word's expansions, body fields and context apart.
+            let mut parts: HashMap<String, (Vec<f64>, Vec<f64>)> = HashMap::new();
+            let mut word_idf: f64 = 0.0;
+            for t in &word.terms {
+                let fields = postings(&t.term, t.is_stem, &metas, shards)?;
+                if !t.is_stem && !fields[0].is_empty() {
+                    word_idf = word_idf.max(bm25::idf(n, fields[0].len()));
+                }
+                let context_weight = if t.is_stem {
+                    s.context_weight * s.stem_field_weight
+                } else {
+                    s.context_weight
+                };
+                for (i, field_weight) in [
+                    1.0,
+                    s.alias_field_weight,
+                    context_weight,
+                    s.stem_field_weight,
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    if field_weight <= 0.0 || t.weight <= 0.0 {
+                        continue;
+                    }
+                    let idf = bm25::idf(n, fields[i].len());
+                    // A title does not grow with its chunk: the context field has its own `b`.
+                    let b = if i == 2 { s.context_b } else { s.bm25_b };
+                    for (id, (tf, dl)) in &fields[i] {
+                        let c = t.weight
+                            * field_weight
+                            * idf
+                            * bm25::tf_part(*tf as f64, *dl as f64, avgdl, s.bm25_k1, b);
+                        let e = parts.entry(id.clone()).or_default();
+                        if i == 2 && s.context_apart {
+                            e.1.push(c)
+                        } else {
+                            e.0.push(c)
+                        }
+                    }
+                }
+            }
+            idfs.push(word_idf);
+            let class = self.classes.class(&word.token);
+            let word_weight = match class {
+                WordClass::Content => 1.0,
+                WordClass::Interrogative => s.question_word_weight,
+                WordClass::Filler => s.filler_weight,
+            };
+            for (id, (body, context)) in parts {
+                let e = scores.entry(id).or_default();
+                e.0 += word_weight
+                    * (word_score(&body, s.word_tie) + word_score(&context, s.word_tie));
+                e.1 += usize::from(class == WordClass::Content || !has_content);
+            }
+        }
+        // Coordination: a chunk matching more of the question's topic words ranks higher
+        // (interrogatives and fillers count only in a question made of nothing else).
+        let total = if has_content {
+            words
+                .iter()
+                .filter(|w| self.classes.class(&w.token) == WordClass::Content)
+                .count()
+        } else {
+            words.len()
+        }
+        .max(1) as f64;
+        let scores = scores
+            .into_iter()
+            .map(|(id, (score, matched))| (id, score * (matched as f64 / total).powf(s.coord)))
+            .collect();
+        Ok((sorted(scores), idfs))
+    }
+
+    /// The second stage ([`rerank`]) over the best `depth` lexical candidates: proximity of
+    /// neighbouring topic words in the chunk's title and text, and topic words in its URL path,
+    /// added to the lexical score; the candidates are then sorted again (the rest keep their
+    /// order below them). A candidate without a record adds nothing.
+    fn rerank(
+        &self,
+        mut lex: Ranking,
+        words: &[QueryWord],
+        idfs: &[f64],
+        depth: usize,
+        recs: &Records,
+    ) -> Ranking {
+        let s = &self.cfg.retrieval;
+        if depth == 0 {
+            return lex;
+        }
+        // Topic words in question order, with their idf.
+        let topic: Vec<(&QueryWord, f64)> = words
+            .iter()
+            .zip(idfs)
+            .filter(|(w, _)| self.classes.class(&w.token) == WordClass::Content)
+            .map(|(w, i)| (w, *i))
+            .collect();
+        let topic_words: Vec<&QueryWord> = topic.iter().map(|(w, _)| *w).collect();
+        // Every pair of topic words (the question's word order says little in Arabic).
+        let pairs: Vec<(usize, usize)> = (0..topic.len())
+            .flat_map(|a| (a + 1..topic.len()).map(move |b| (a, b)))
+            .collect();
+        // Per candidate: the closeness of each pair of topic words, and the idf of
+        // its URL words.
+        let mut near: Vec<Vec<f64>> = Vec::with_capacity(depth);
+        let mut in_url: Vec<f64> = Vec::with_capacity(depth);
+        for (id, _) in lex.iter().take(depth) {
+            let Some(Some(rec)) = recs.get(id.as_str()) else {
+                near.push(vec![0.0; pairs.len()]);
+                in_url.push(0.0);
+                continue;
+            };
+            let search = crate::normalize::normalize(
+                &format!("{}\n{}", rec.title, rec.text),
+                self.cfg.normalize,
+            );
+            let tokens: Vec<&str> = crate::normalize::tokens(&search).collect();
+            let pos = rerank::positions(&tokens, &topic_words);
+            near.push(
+                pairs
+                    .iter()
+                    .map(|&(a, b)| rerank::closeness(&pos[a], &pos[b], s.proximity_window))
+                    .collect(),
+            );
+            let url = rerank::UrlWords::of(&rec.url);
+            in_url.push(
+                topic
+                    .iter()
+                    .filter(|(w, _)| rerank::in_url(w, &url))
+                    .map(|(_, idf)| idf)
+                    .sum(),
+            );
+        }
+        // A pair found together in most candidates is a formula of the corpus (السيد المسيح in
+        // every Synaxarium record), not evidence: each pair is weighed by its idf among the candidates.
+        let pair_idf: Vec<f64> = (0..pairs.len())
+            .map(|i| bm25::idf(depth, near.iter().filter(|n| n[i] > 0.0).count()))
+            .collect();
+        for (k, (_, score)) in lex.iter_mut().take(depth).enumerate() {
+            let proximity: f64 = near[k].iter().zip(&pair_idf).map(|(c, w)| c * w).sum();
+            *score += s.proximity_weight * proximity + s.url_weight * in_url[k];
+        }
+        lex[..depth].sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        lex
+    }
+
+    /// The question's words, each with what it expands to: its search token (weight 1), its
+    /// spelling variants (1), what query-side aliases add (`alias_weight`), article and light
+    /// stems (`article_stem_weight`, `stem_weight` times the term's weight), the stem keys of
+    /// the token and its aliases (`normalize::stem`, matched in `stem_terms`), loanword keys and
+    /// English inflections, the glossary's terms in the other language (`glossary_weight`) and
+    /// a topic word's siblings: its broken plurals (`broken_plural_weight`), its derivational
+    /// family (`derivation_weight`) and its MSA spellings of ث and ذ (`interdental_weight`). A
+    /// word repeated in the question counts once.
+    pub fn query_words(&self, question: &str) -> Vec<QueryWord> {
+        let s = &self.cfg.retrieval;
+        let primary = crate::normalize::normalize(question, self.cfg.normalize);
+        let stems = s.stem_field_weight > 0.0;
+        let mut words: Vec<QueryWord> = Vec::new();
+        for t in primary.split(' ').filter(|t| !t.is_empty()) {
+            if !words.iter().any(|w| w.token == t) {
+                let mut w = QueryWord {
+                    token: t.to_string(),
+                    terms: Vec::new(),
+                };
+                w.add(t, 1.0, false);
+                w.add_stem_key(t, 1.0, stems);
+                words.push(w);
+            }
+        }
+        // Variants, per raw word, go to the word whose search token that raw word makes.
+        for raw in question.split_whitespace() {
+            let (p, vars) = crate::normalize::normalize_with_variants(raw, self.cfg.normalize);
+            for v in vars {
+                word_for(&mut words, p.split(' ').next().unwrap_or("")).add(&v, 1.0, false);
+            }
+        }
+        for (to, from, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
+            let w = word_for(&mut words, &from);
+            w.add(&to, s.alias_weight, false);
+            w.add_stem_key(&to, s.alias_weight, stems);
+        }
+        if s.latin_inflection_weight > 0.0 {
+            for w in &mut words {
+                for form in crate::normalize::latin::inflections(&w.token.clone()) {
+                    w.add(&form, s.latin_inflection_weight, false);
+                }
+            }
+        }
+        if s.loanword_weight > 0.0 {
+            for w in &mut words {
+                for key in crate::normalize::loanword::arabic_keys(&w.token.clone()) {
+                    w.add(&key, s.loanword_weight, false);
+                }
+            }
+        }
+        if s.glossary_weight > 0.0 {
+            for w in &mut words {
+                for t in self.cfg.glossary.expand(&w.token) {
+                    w.add(&t, s.glossary_weight, false);
+                }
+            }
+        }
+        // Siblings of a topic word: its broken plurals, its derivational family and its MSA
+        // spellings of a dialect's stops, each at its own weight.
+        let siblings: [(f64, Siblings); 3] = [
+            (
+                s.broken_plural_weight,
+                crate::normalize::stem::broken_plural_siblings,
+            ),
+            (
+                s.derivation_weight,
+                crate::normalize::stem::derivation_siblings,
+            ),
+            (
+                s.interdental_weight,
+                crate::normalize::stem::interdental_spellings,
+            ),
+        ];
+        for (weight, expand) in siblings {
+            if weight <= 0.0 {
+                continue;
+            }
+            for w in &mut words {
+                if self.classes.class(&w.token) != WordClass::Content {
+                    continue;
+                }
+                for f in expand(&w.token) {
+                    w.add(&f, weight, false);
+                }
+            }
+        }
+        if self.cfg.article_stems {
+            for w in &mut words {
+                let surface: Vec<(String, f64)> = w
+                    .terms
+                    .iter()
+                    .filter(|t| !t.is_stem)
+                    .map(|t| (t.term.clone(), t.weight))
+                    .collect();
+                for (t, weight) in surface {
+                    if let Some(stem) = crate::normalize::aliases::article_stem(&t) {
+                        w.add(stem, weight * s.article_stem_weight, false);
+                    }
+                    if let Some(stem) = crate::normalize::aliases::light_stem(&t) {
+                        w.add(&stem, weight * s.stem_weight, false);
+                    }
+                }
+            }
+        }
+        words
+    }
+}
+
+impl Scored {
+    /// The lookup records [`Ranker::finish`] reads (the second stage's candidates) and, with
+    /// `Some(k)`, every record the top `k` results can need, in ID order. The second stage
+    /// only reorders its candidates, so each chunk's fused score lies between bounds known
+    /// now; a chunk whose upper bound is below the `k`-th best lower bound cannot be a result.
+    pub fn needs(&self, ranker: &Ranker<'_>, k: Option<usize>) -> Vec<String> {
+        let s = ranker.cfg.retrieval;
+        let mut need: BTreeSet<&str> = self
+            .lex
+            .iter()
+            .take(self.rerank)
+            .map(|(id, _)| id.as_str())
+            .collect();
+        let Some(k) = k else {
+            return need.into_iter().map(str::to_string).collect();
+        };
+        let depth = s.depth;
+        let lex_part = |rank: usize| {
+            if rank < depth {
+                rrf(s.lexical_weight, s.rrf_k, rank)
+            } else {
+                0.0
+            }
+        };
+        // Per candidate: the bounds of its lexical part and its vector part.
+        let mut parts: HashMap<&str, Parts> = HashMap::new();
+        for (rank, (id, _)) in self.lex.iter().take(depth.max(self.rerank)).enumerate() {
+            let bounds = if rank < self.rerank {
+                (lex_part(self.rerank - 1), lex_part(0))
+            } else {
+                (lex_part(rank), lex_part(rank))
+            };
+            parts.entry(id).or_default().0 = Some(bounds);
+        }
+        let vw = vector_weight(s, self.plan.mode);
+        if vw > 0.0 {
+            for (rank, (id, _)) in self.vec.iter().take(depth).enumerate() {
+                parts.entry(id).or_default().1 = Some(rrf(vw, s.rrf_k, rank));
+            }
+        }
+        for id in &self.dated {
+            parts.entry(id).or_default();
+        }
+        // The same additions, in the same order, as the fused score: rounding is monotone, so
+        // the bounds hold bit for bit.
+        let bounds: Vec<(&str, f64, f64)> = parts
+            .into_iter()
+            .map(|(id, (lex, vec))| {
+                let boost = if ranker.date_matches(id, &self.dates) {
+                    s.date_boost
+                } else {
+                    0.0
+                };
+                let at = |l: Option<f64>| {
+                    let fused = match (l, vec) {
+                        (None, None) => return s.date_boost,
+                        (Some(l), None) => 0.0 + l,
+                        (None, Some(v)) => 0.0 + v,
+                        (Some(l), Some(v)) => 0.0 + l + v,
+                    };
+                    fused + boost
+                };
+                (id, at(lex.map(|b| b.0)), at(lex.map(|b| b.1)))
+            })
+            .collect();
+        let mut lows: Vec<f64> = bounds.iter().map(|b| b.1).collect();
+        lows.sort_by(|a, b| b.total_cmp(a));
+        match lows.get(k.saturating_sub(1)) {
+            Some(&kth) if k > 0 => need.extend(
+                bounds
+                    .iter()
+                    .filter(|b| b.2.total_cmp(&kth).is_ge())
+                    .map(|b| b.0),
+            ),
+            Some(_) => {}
+            None => need.extend(bounds.iter().map(|b| b.0)),
+        }
+        need.into_iter().map(str::to_string).collect()
+    }
+}
+
+/// A candidate's parts of the fused score: the bounds (low, high) of its lexical part, and its
+/// vector part.
+type Parts = (Option<(f64, f64)>, Option<f64>);
+
+/// A ranking's reciprocal-rank part: `weight / (k + rank + 1)`.
+fn rrf(weight: f64, k: f64, rank: usize) -> f64 {
+    weight / (k + rank as f64 + 1.0)
+}
+
+/// The vector ranking's weight in fusion (1 when it ranks alone).
+fn vector_weight(s: &RetrievalSettings, mode: Mode) -> f64 {
+    if mode == Mode::Vector {
+        1.0
+    } else {
+        s.vector_weight
+    }
+}
+
+/// Postings of one term in every searched domain, per field (terms, alias, context, stem); a
+/// chunk in several domains appears once. Stem keys are looked up in the stem field and in
+/// titles and headings, other terms everywhere else.
+fn postings(
+    term: &str,
+    is_stem: bool,
+    metas: &[(&String, &LexMeta)],
+    shards: &Shards,
+) -> Result<FieldPostings, Error> {
+    const HELP: &str = "run `askzico verify`; rebuild if it fails";
+    let mut fields: FieldPostings = Default::default();
+    for (domain, meta) in metas {
+        let k = shard_of(term, meta.shards);
+        let shard = shards.get(&((*domain).clone(), k)).ok_or_else(|| {
+            Error::invariant(
+                format!("lexical shard {k} of domain `{domain}` was not read for term {term}"),
+                "the store must read every shard the plan names",
+            )
+        })?;
+        for (i, field) in fields.iter_mut().enumerate() {
+            if (i == 3 && !is_stem) || (is_stem && i < 2) {
+                continue;
+            }
+            let postings = shard.field(i, term).map_err(|e| {
+                Error::invariant(
+                    format!("lexical shard {k} of domain `{domain}`: term {term}: {e}"),
+                    HELP,
+                )
+            })?;
+            for p in postings {
+                let unknown = || {
+                    Error::invariant(
+                        format!(
+                            "lexical shard {k} of domain `{domain}` names chunk {} of document #{}, which its meta does not list",
+                            p.chunk.index, p.chunk.ord
+                        ),
+                        HELP,
+                    )
+                };
+                let id = meta.chunk_id(p.chunk).ok_or_else(unknown)?;
+                let dl = meta.len_of(p.chunk).ok_or_else(unknown)?;
+                field.insert(id, (p.tf, dl));
+            }
+        }
+    }
+    Ok(fields)
+}
+
+/// A question word's sibling forms of one kind (`normalize::stem`).
+type Siblings = fn(&str) -> Vec<String>;
+
+/// Per lexical field (terms, alias, context, stem): chunk ID → (tf, chunk length).
+type FieldPostings = [HashMap<String, (u32, u32)>; 4];
+
+/// One question word and the weighted terms it expands to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryWord {
+    /// The search token the word normalizes to.
+    pub token: String,
+    pub terms: Vec<QueryTerm>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryTerm {
+    pub term: String,
+    pub weight: f64,
+    /// A stem key, matched in `stem_terms` (and titles), not in the other fields.
+    pub is_stem: bool,
+}
+
+impl QueryWord {
+    /// Adds a term, keeping the higher weight when it is already there.
+    fn add(&mut self, term: &str, weight: f64, is_stem: bool) {
+        if term.is_empty() {
+            return;
+        }
+        match self
+            .terms
+            .iter_mut()
+            .find(|t| t.term == term && t.is_stem == is_stem)
+        {
+            Some(t) => t.weight = t.weight.max(weight),
+            None => self.terms.push(QueryTerm {
+                term: term.to_string(),
+                weight,
+                is_stem,
+            }),
+        }
+    }
+
+    /// Adds the stem key of `token` (`normalize::stem`), when `enabled` and it has one.
+    fn add_stem_key(&mut self, token: &str, weight: f64, enabled: bool) {
+        if enabled && let Some(k) = crate::normalize::stem::stem(token) {
+            self.add(&k, weight, true);
+        }
+    }
+}
+
+/// The word whose token is `token`, added when the question has none (a variant or alias of a
+/// token normalization split differently).
+fn word_for<'w>(words: &'w mut Vec<QueryWord>, token: &str) -> &'w mut QueryWord {
+    match words.iter().position(|w| w.token == token) {
+        Some(i) => &mut words[i],
+        None => {
+            words.push(QueryWord {
+                token: token.to_string(),
+                terms: Vec::new(),
+            });
+            words.last_mut().unwrap()
+        }
+    }
+}
+
+/// One word's score in one chunk from its expansions' contributions: the best one plus `tie`
+/// times the rest (DisMax; `tie` 1 sums them all, 0 keeps only the best).
+pub fn word_score(contributions: &[f64], tie: f64) -> f64 {
+    let best = contributions.iter().copied().fold(0.0, f64::max);
+    let sum: f64 = contributions.iter().sum();
+    best + tie * (sum - best)
+}
+
+fn sorted(m: HashMap<String, f64>) -> Vec<(String, f64)> {
+    let mut v: Vec<(String, f64)> = m.into_iter().collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,93 @@
+use super::*;
+use proptest::prelude::*;
+
+#[test]
+fn a_word_counts_its_best_expansion_plus_a_tie_fraction_of_the_rest() {
+    let parts = [1.0, 3.0, 2.0];
+    assert!((word_score(&parts, 1.0) - 6.0).abs() < 1e-12);
+    assert!((word_score(&parts, 0.0) - 3.0).abs() < 1e-12);
+    assert!((word_score(&parts, 0.5) - 4.5).abs() < 1e-12);
+    assert_eq!(word_score(&[], 0.5), 0.0);
+    // Ten weak expansions of one word do not outweigh one strong match when tie is 0.
+    assert!(word_score(&[0.5; 10], 0.0) < word_score(&[2.0], 0.0));
+}
+
+#[test]
+fn query_terms_merge_by_term_and_kind_keeping_the_higher_weight() {
+    let mut w = QueryWord {
+        token: "ميلاد".into(),
+        terms: Vec::new(),
+    };
+    w.add("ميلاد", 0.4, false);
+    w.add("ميلاد", 1.0, false);
+    w.add("ولد", 0.8, true);
+    w.add("", 1.0, false);
+    assert_eq!(w.terms.len(), 2);
+    assert_eq!(w.terms[0].weight, 1.0);
+    assert!(w.terms[1].is_stem);
+}
+
+fn ranker(retrieval: &RetrievalSettings) -> Ranker<'_> {
+    let normalize: &'static crate::normalize::Rules = Box::leak(Box::default());
+    let aliases: &'static crate::normalize::aliases::AliasTable = Box::leak(Box::default());
+    let glossary: &'static crate::normalize::glossary::Glossary = Box::leak(Box::default());
+    Ranker::new(
+        Settings {
+            retrieval,
+            normalize,
+            aliases,
+            article_stems: false,
+            glossary,
+        },
+        Tables::default(),
+    )
+}
+
+proptest! {
+    /// Whatever order the second stage gives its candidates, the top `k` of the fused ranking
+    /// are among the records `needs(Some(k))` names, so one bulk read serves the answer.
+    #[test]
+    fn the_records_named_for_k_results_cover_every_reordering_of_the_second_stage(
+        lex_n in 0usize..40,
+        vec_ids in proptest::collection::vec(0usize..60, 0..30),
+        rerank_depth in 0usize..30,
+        depth in 1usize..25,
+        k in 1usize..12,
+        shuffle in proptest::collection::vec(any::<u32>(), 40),
+        vector_weight in prop_oneof![Just(0.0), Just(0.02), Just(1.0)],
+    ) {
+        let retrieval = RetrievalSettings {
+            depth,
+            rerank_depth,
+            vector_weight,
+            ..RetrievalSettings::default()
+        };
+        let r = ranker(&retrieval);
+        let lex: Ranking = (0..lex_n).map(|i| (format!("c{i:02}"), 100.0 - i as f64)).collect();
+        let mut vec: Ranking = Vec::new();
+        for (i, v) in vec_ids.iter().enumerate() {
+            let id = format!("c{v:02}");
+            if !vec.iter().any(|(x, _)| *x == id) {
+                vec.push((id, 1.0 - i as f64 / 100.0));
+            }
+        }
+        let plan = r.plan("", &[], Mode::Fused);
+        let mut scored = r.rank(plan, &Shards::new(), vec).unwrap();
+        scored.lex = lex;
+        scored.rerank = retrieval.rerank_depth.min(scored.lex.len());
+        let need = scored.needs(&r, Some(k));
+        // Any reordering of the candidates the second stage reads.
+        let mut reordered = scored.lex.clone();
+        let head = &mut reordered[..scored.rerank];
+        let mut keyed: Vec<(u32, (String, f64))> =
+            head.iter().cloned().zip(&shuffle).map(|(x, s)| (*s, x)).collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.0.cmp(&b.1.0)));
+        for (slot, (_, x)) in head.iter_mut().zip(keyed) {
+            *slot = x;
+        }
+        let top = r.fuse(&scored, reordered);
+        for (id, _, _) in top.iter().take(k) {
+            prop_assert!(need.contains(id), "{id} is in the top {k} but not named: {need:?}");
+        }
+    }
+}

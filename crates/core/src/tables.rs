@@ -1,0 +1,58 @@
+//! What a version holds for a question besides its term shards: each chunk's facts
+//! ([`ChunkInfo`], for filtering and dates), each domain's lexical meta, and the KV hydration
+//! record of a chunk ([`LookupRecord`], read only for the candidates and the results).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::lexical::LexMeta;
+
+/// What a chunk is, for matching and filtering (no evidence text).
+#[derive(Debug, Clone, Serialize)]
+pub struct ChunkInfo {
+    pub chunk_id: String,
+    pub doc_id: String,
+    pub url: String,
+    pub source: String,
+    pub library: String,
+    pub domains: Vec<String>,
+    pub date: Option<(u8, u8)>,
+}
+
+/// A KV hydration record (read side). In KV the key is the chunk_id and the value the rest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LookupRecord {
+    pub chunk_id: String,
+    pub title: String,
+    pub url: String,
+    pub text: String,
+    pub domains: Vec<String>,
+    pub library: String,
+    pub metadata: Map<String, Value>,
+}
+
+/// One version's tables, loaded once and read by every question.
+#[derive(Debug, Clone, Default)]
+pub struct Tables {
+    /// The version's corpus version (named in an invariant failure).
+    pub corpus_version: String,
+    pub chunks: BTreeMap<String, ChunkInfo>,
+    /// Per domain, its lexical meta.
+    pub lex_meta: BTreeMap<String, LexMeta>,
+}
+
+/// A chunk's structured date (`metadata.date` `{month, day}`), what a question's date matches.
+pub fn chunk_date(metadata: &Map<String, Value>) -> Option<(u8, u8)> {
+    date_of(metadata.get("date")?)
+}
+
+/// (month, day) of a structured `date` value.
+pub fn date_of(d: &Value) -> Option<(u8, u8)> {
+    Some((
+        d.get("month")?.as_u64()? as u8,
+        d.get("day")?.as_u64()? as u8,
+    ))
+}
