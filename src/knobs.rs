@@ -87,14 +87,21 @@ pub const HTTP_DEADLINE_MS: &str = "ASKZICO_HTTP_DEADLINE_MS";
 pub const DEPLOY_MAX_ATTEMPTS: &str = "ASKZICO_DEPLOY_MAX_ATTEMPTS";
 pub const DEPLOY_RETRY_MS: &str = "ASKZICO_DEPLOY_RETRY_MS";
 pub const DEPLOY_WAIT_SECS: &str = "ASKZICO_DEPLOY_WAIT_SECS";
+#[cfg(feature = "test-hooks")]
 pub const DEPLOY_MAX_METADATA_BYTES: &str = "ASKZICO_DEPLOY_MAX_METADATA_BYTES";
+#[cfg(feature = "test-hooks")]
 pub const DEPLOY_MAX_UPSERT_VECTORS: &str = "ASKZICO_DEPLOY_MAX_UPSERT_VECTORS";
+#[cfg(feature = "test-hooks")]
 pub const DEPLOY_MAX_KV_PAIRS: &str = "ASKZICO_DEPLOY_MAX_KV_PAIRS";
 pub const WORKERS_AI_MAX_ATTEMPTS: &str = "ASKZICO_WORKERS_AI_MAX_ATTEMPTS";
 pub const WORKERS_AI_RETRY_MS: &str = "ASKZICO_WORKERS_AI_RETRY_MS";
+#[cfg(feature = "test-hooks")]
 pub const FAIL_AFTER_WRITES: &str = "ASKZICO_FAIL_AFTER_WRITES";
+#[cfg(feature = "test-hooks")]
 pub const KILL_AFTER_WRITES: &str = "ASKZICO_KILL_AFTER_WRITES";
+#[cfg(feature = "test-hooks")]
 pub const TEST_DELETE_BEFORE_READ: &str = "ASKZICO_TEST_DELETE_BEFORE_READ";
+#[cfg(feature = "test-hooks")]
 pub const TEST_PAUSE_BEFORE_LOAD: &str = "ASKZICO_TEST_PAUSE_BEFORE_LOAD";
 pub const DIRECT_WRITES: &str = "ASKZICO_DIRECT_WRITES";
 pub const STAGE_TIMES: &str = "ASKZICO_STAGE_TIMES";
@@ -156,29 +163,38 @@ pub const KNOBS: &[Knob] = &[
         "s",
         "600 (10 min)",
     ),
-    num(
+    #[cfg(feature = "test-hooks")]
+    test_hook(
         DEPLOY_MAX_METADATA_BYTES,
         "a lower cap on one vector's metadata (Vectorize allows 10 KiB)",
-        (1, 10 * 1024),
-        10 * 1024,
-        "bytes",
-        "10240",
+        Kind::Number {
+            min: 1,
+            max: 10 * 1024,
+            default: None,
+            unit: "bytes",
+        },
     ),
-    num(
+    #[cfg(feature = "test-hooks")]
+    test_hook(
         DEPLOY_MAX_UPSERT_VECTORS,
         "a lower cap on the vectors of one upsert (Vectorize allows 1000)",
-        (1, 1000),
-        1000,
-        "vectors",
-        "1000",
+        Kind::Number {
+            min: 1,
+            max: 1000,
+            default: None,
+            unit: "vectors",
+        },
     ),
-    num(
+    #[cfg(feature = "test-hooks")]
+    test_hook(
         DEPLOY_MAX_KV_PAIRS,
         "a lower cap on the pairs of one KV bulk write or delete (KV allows 10000)",
-        (1, 10_000),
-        10_000,
-        "pairs",
-        "10000",
+        Kind::Number {
+            min: 1,
+            max: 10_000,
+            default: None,
+            unit: "pairs",
+        },
     ),
     Knob {
         name: WORKERS_AI_MAX_ATTEMPTS,
@@ -204,6 +220,7 @@ pub const KNOBS: &[Knob] = &[
         default_doc: "the embedding settings' (500)",
         test_only: false,
     },
+    #[cfg(feature = "test-hooks")]
     test_hook(
         FAIL_AFTER_WRITES,
         "the write after this many file writes fails",
@@ -214,6 +231,7 @@ pub const KNOBS: &[Knob] = &[
             unit: "writes",
         },
     ),
+    #[cfg(feature = "test-hooks")]
     test_hook(
         KILL_AFTER_WRITES,
         "the process kills itself during the write after this many file writes",
@@ -224,11 +242,13 @@ pub const KNOBS: &[Knob] = &[
             unit: "writes",
         },
     ),
+    #[cfg(feature = "test-hooks")]
     test_hook(
         TEST_DELETE_BEFORE_READ,
         "this source is deleted right before a build reads it",
         Kind::LibraryPath,
     ),
+    #[cfg(feature = "test-hooks")]
     test_hook(
         TEST_PAUSE_BEFORE_LOAD,
         "a local query creates this file once it has read its manifest and waits (at most a minute) until it is removed",
@@ -462,10 +482,7 @@ mod tests {
             (DEPLOY_MAX_ATTEMPTS, "abc"),
             (HTTP_IDLE_TIMEOUT_MS, "0"),
             (DEPLOY_RETRY_MS, "-1"),
-            (DEPLOY_MAX_UPSERT_VECTORS, "1001"),
             (STAGE_TIMES, "yes"),
-            (TEST_DELETE_BEFORE_READ, "no-slash"),
-            (FAIL_AFTER_WRITES, "3.5"),
         ]);
         let bad: Vec<String> = check(&e).iter().map(ToString::to_string).collect();
         assert_eq!(
@@ -474,9 +491,6 @@ mod tests {
                 "ASKZICO_HTTP_IDLE_TIMEOUT_MS=\"0\" is not accepted: expected a whole number of ms from 1 to 86400000",
                 "ASKZICO_DEPLOY_MAX_ATTEMPTS=\"abc\" is not accepted: expected a whole number of attempts from 1 to 100",
                 "ASKZICO_DEPLOY_RETRY_MS=\"-1\" is not accepted: expected a whole number of ms from 0 to 600000",
-                "ASKZICO_DEPLOY_MAX_UPSERT_VECTORS=\"1001\" is not accepted: expected a whole number of vectors from 1 to 1000",
-                "ASKZICO_FAIL_AFTER_WRITES=\"3.5\" is not accepted: expected a whole number of writes from 0 to 4294967295",
-                "ASKZICO_TEST_DELETE_BEFORE_READ=\"no-slash\" is not accepted: expected <library>/<path of a source>",
                 "ASKZICO_STAGE_TIMES=\"yes\" is not accepted: expected 0 or 1",
             ]
         );
@@ -491,6 +505,26 @@ mod tests {
             number_in(&e, DEPLOY_MAX_ATTEMPTS).unwrap_err().name,
             DEPLOY_MAX_ATTEMPTS
         );
+    }
+
+    #[cfg(feature = "test-hooks")]
+    #[test]
+    fn a_test_hook_is_checked_like_any_knob() {
+        let e = env(&[
+            (DEPLOY_MAX_UPSERT_VECTORS, "1001"),
+            (TEST_DELETE_BEFORE_READ, "no-slash"),
+            (FAIL_AFTER_WRITES, "3.5"),
+        ]);
+        let bad: Vec<String> = check(&e).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            bad,
+            [
+                "ASKZICO_DEPLOY_MAX_UPSERT_VECTORS=\"1001\" is not accepted: expected a whole number of vectors from 1 to 1000",
+                "ASKZICO_FAIL_AFTER_WRITES=\"3.5\" is not accepted: expected a whole number of writes from 0 to 4294967295",
+                "ASKZICO_TEST_DELETE_BEFORE_READ=\"no-slash\" is not accepted: expected <library>/<path of a source>",
+            ]
+        );
+        assert!(check(&env(&[(TEST_DELETE_BEFORE_READ, "docs/a.md")])).is_empty());
     }
 
     #[test]
@@ -517,7 +551,6 @@ mod tests {
             (DEPLOY_WAIT_SECS, "0"),
             (CF_API_BASE, "http://127.0.0.1:9/client/v4"),
             (DIRECT_WRITES, "0"),
-            (TEST_DELETE_BEFORE_READ, "docs/a.md"),
         ]);
         assert!(check(&e).is_empty(), "{:?}", check(&e));
         assert_eq!(number_or_default(&e, DEPLOY_MAX_ATTEMPTS), Ok(3));

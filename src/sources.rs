@@ -9,7 +9,8 @@ use crate::diag::Problem;
 
 /// Test hook: `ASKZICO_TEST_DELETE_BEFORE_READ=<library>/<rel>` deletes that source file after
 /// discovery listed it and right before it is read, so a test meets the race of a file removed
-/// mid-build deterministically. Never set it outside tests.
+/// mid-build deterministically. Compiled only with the `test-hooks` feature.
+#[cfg(feature = "test-hooks")]
 fn test_delete_before_read(lib: &Library, rel: &str, path: &Path) {
     if crate::knobs::text(crate::knobs::TEST_DELETE_BEFORE_READ)
         .is_some_and(|target| target == format!("{}/{rel}", lib.id))
@@ -17,6 +18,9 @@ fn test_delete_before_read(lib: &Library, rel: &str, path: &Path) {
         let _ = std::fs::remove_file(path);
     }
 }
+
+#[cfg(not(feature = "test-hooks"))]
+fn test_delete_before_read(_: &Library, _: &str, _: &Path) {}
 
 pub(crate) fn read_source(
     cfg: &Config,

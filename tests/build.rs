@@ -217,6 +217,7 @@ fn verify_catches_an_unhydratable_vector_id() {
 
 #[test]
 fn a_build_failing_midway_leaves_the_previous_build_intact() {
+    common::test_hooks();
     let p = sample_project();
     assert!(
         run(bin().current_dir(p.path()).arg("build"))

@@ -212,6 +212,7 @@ fn check_after_kill(
 
 #[test]
 fn a_build_killed_at_any_write_leaves_the_previous_build_and_the_next_build_is_clean() {
+    common::test_hooks();
     let started = Instant::now();
     let p = project();
     let (dir, out) = (p.dir.clone(), p.dir.join("out"));

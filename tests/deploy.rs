@@ -1256,6 +1256,7 @@ fn an_interrupted_deploy_resumes_without_resending_and_flips_the_pointer_once() 
 
 #[test]
 fn an_over_limit_plan_is_refused_before_anything_is_sent() {
+    common::test_hooks();
     let p = project();
     let m = mock();
     let mut cmd = bin();
@@ -1284,6 +1285,7 @@ fn an_over_limit_plan_is_refused_before_anything_is_sent() {
 
 #[test]
 fn a_deploy_dying_mid_upsert_resumes_from_the_next_batch() {
+    common::test_hooks();
     let p = project();
     let m = mock();
     m.state.lock().unwrap().fail_upserts_after = Some(2);
@@ -1542,6 +1544,7 @@ fn rebuild_changed(dir: &Path, file: &str, text: &str) -> String {
 
 #[test]
 fn gc_deletes_exactly_the_keys_of_versions_no_index_holds() {
+    common::test_hooks();
     let p = project();
     let m = mock();
     let small = [("ASKZICO_DEPLOY_MAX_KV_PAIRS", "5")];
@@ -1840,6 +1843,7 @@ fn assert_final(k: &KillSetup, m: &Mock, v: &str, e: &Expected, what: &str) {
 
 #[test]
 fn killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version() {
+    common::test_hooks();
     // Small batches, so the deploy is many requests: every one is a kill point.
     let env = [
         ("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "3"),
@@ -1914,6 +1918,7 @@ fn killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version() {
 
 #[test]
 fn a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_its_keys() {
+    common::test_hooks();
     let env = [
         ("ASKZICO_DEPLOY_MAX_UPSERT_VECTORS", "3"),
         ("ASKZICO_DEPLOY_MAX_KV_PAIRS", "4"),
@@ -2214,6 +2219,7 @@ fn a_server_that_accepts_and_never_answers_fails_the_deploy_within_its_budget() 
 
 #[test]
 fn a_request_that_hangs_mid_deploy_times_out_and_the_deploy_resumes() {
+    common::test_hooks();
     let p = project();
     let m = mock();
     m.state.lock().unwrap().hang = Some("upsert");

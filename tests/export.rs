@@ -434,6 +434,7 @@ fn an_export_leaves_hand_written_files_in_dest_alone() {
 /// full disk) leaves the earlier export exactly as it was and nothing beside it.
 #[test]
 fn a_failed_export_leaves_the_earlier_one_as_it_was() {
+    common::test_hooks();
     let p = project();
     build(p.path());
     let dest = p.path().join("upload");

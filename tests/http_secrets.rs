@@ -375,6 +375,7 @@ fn a_token_echoed_in_another_case_or_encoding_is_never_shown_by_remote_commands(
 /// before anything is read or sent; 0 is not "no timeout".
 #[test]
 fn a_knob_out_of_range_is_a_usage_error_naming_it() {
+    common::test_hooks();
     let p = deploy_project();
     let server = fixed(500, String::new());
     let base = format!("http://127.0.0.1:{}/client/v4", server.port);

@@ -333,6 +333,7 @@ fn an_unknown_domain_or_no_results_asked_is_a_usage_error() {
 /// met every time.
 #[test]
 fn a_query_whose_build_is_collected_under_it_says_the_build_changed() {
+    common::test_hooks();
     let p = sample_project();
     let flag = p.path().join("paused");
     assert!(

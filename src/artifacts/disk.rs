@@ -22,10 +22,13 @@ pub fn direct_enabled() -> bool {
     DIRECT.load(Ordering::Relaxed)
 }
 
+#[cfg(feature = "test-hooks")]
 static WRITES: AtomicUsize = AtomicUsize::new(0);
 
 /// Test hook: `ASKZICO_FAIL_AFTER_WRITES=N` makes the (N+1)-th file write fail, to prove that a
-/// build failing midway leaves the previous build intact.
+/// build failing midway leaves the previous build intact. Compiled only with the `test-hooks`
+/// feature.
+#[cfg(feature = "test-hooks")]
 fn injected_failure() -> io::Result<()> {
     if let Some(n) = crate::knobs::hook_number(crate::knobs::FAIL_AFTER_WRITES)
         && WRITES.fetch_add(1, Ordering::SeqCst) as u64 >= n
@@ -34,6 +37,11 @@ fn injected_failure() -> io::Result<()> {
             "injected write failure (ASKZICO_FAIL_AFTER_WRITES)",
         ));
     }
+    Ok(())
+}
+
+#[cfg(not(feature = "test-hooks"))]
+fn injected_failure() -> io::Result<()> {
     Ok(())
 }
 
@@ -212,6 +220,8 @@ fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> 
 /// Test hook: `ASKZICO_KILL_AFTER_WRITES=N` kills the process with SIGKILL during the (N+1)-th
 /// file write, after its temp file is written and before the rename: the state a real kill
 /// leaves at that point (N files in place, one stray temp file), to prove crash consistency.
+/// Compiled only with the `test-hooks` feature.
+#[cfg(feature = "test-hooks")]
 fn injected_kill() {
     if let Some(n) = crate::knobs::hook_number(crate::knobs::KILL_AFTER_WRITES)
         && KILL_WRITES.fetch_add(1, Ordering::SeqCst) as u64 >= n
@@ -226,12 +236,16 @@ fn injected_kill() {
     }
 }
 
+#[cfg(not(feature = "test-hooks"))]
+fn injected_kill() {}
+
 /// This process's ID (one syscall per process, not per file).
 fn pid() -> u32 {
     static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *PID.get_or_init(std::process::id)
 }
 
+#[cfg(feature = "test-hooks")]
 static KILL_WRITES: AtomicUsize = AtomicUsize::new(0);
 
 /// Temp files made so far by this process: each gets its own name (the writer thread and a

@@ -79,21 +79,26 @@ pub fn records(
     ))
 }
 
-/// The limits, with test hooks that can only lower them.
+/// The limits (with the `test-hooks` feature, hooks that can only lower them).
 pub fn limits() -> Limits {
-    let mut l = Limits::default();
-    let var = |n| usize::try_from(crate::knobs::number(n)).ok();
-    if let Some(n) = var(crate::knobs::DEPLOY_MAX_METADATA_BYTES) {
-        l.max_metadata_bytes = l.max_metadata_bytes.min(n);
+    #[cfg(feature = "test-hooks")]
+    {
+        let mut l = Limits::default();
+        let var = |n| usize::try_from(crate::knobs::hook_number(n)?).ok();
+        if let Some(n) = var(crate::knobs::DEPLOY_MAX_METADATA_BYTES) {
+            l.max_metadata_bytes = l.max_metadata_bytes.min(n);
+        }
+        if let Some(n) = var(crate::knobs::DEPLOY_MAX_UPSERT_VECTORS) {
+            l.upsert_max_vectors = l.upsert_max_vectors.min(n);
+        }
+        if let Some(n) = var(crate::knobs::DEPLOY_MAX_KV_PAIRS) {
+            l.kv_max_pairs = l.kv_max_pairs.min(n);
+            l.kv_delete_max_keys = l.kv_delete_max_keys.min(n);
+        }
+        l
     }
-    if let Some(n) = var(crate::knobs::DEPLOY_MAX_UPSERT_VECTORS) {
-        l.upsert_max_vectors = l.upsert_max_vectors.min(n);
-    }
-    if let Some(n) = var(crate::knobs::DEPLOY_MAX_KV_PAIRS) {
-        l.kv_max_pairs = l.kv_max_pairs.min(n);
-        l.kv_delete_max_keys = l.kv_delete_max_keys.min(n);
-    }
-    l
+    #[cfg(not(feature = "test-hooks"))]
+    Limits::default()
 }
 
 pub(super) fn other<'a>(t: &'a DeployTarget, live: &str) -> &'a str {

@@ -87,8 +87,9 @@ pub(crate) fn missing(out: &Path, env: Option<&str>, corpus_version: &str, path:
 
 /// Test hook: with `ASKZICO_TEST_PAUSE_BEFORE_LOAD=<file>`, a searcher that has read its
 /// manifest creates `<file>` and waits until it is removed (at most a minute) before it reads
-/// any artifact, so a test can replace the build under it deterministically. Never set it
-/// outside tests.
+/// any artifact, so a test can replace the build under it deterministically. Compiled only with
+/// the `test-hooks` feature.
+#[cfg(feature = "test-hooks")]
 fn test_pause_before_load() {
     let Some(flag) = crate::knobs::text(crate::knobs::TEST_PAUSE_BEFORE_LOAD) else {
         return;
@@ -102,6 +103,9 @@ fn test_pause_before_load() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+#[cfg(not(feature = "test-hooks"))]
+fn test_pause_before_load() {}
 
 /// Where one lookup record lies: its file (an index into `LocalStore::lookup_files`), offset
 /// and length.

@@ -104,3 +104,15 @@ pub fn chunk_records(out: &Path, manifest_name: &str) -> Vec<serde_json::Value> 
     }
     recs
 }
+
+/// Called by a test that sets one of askzico's test hooks (`ASKZICO_FAIL_AFTER_WRITES`, …): the
+/// binary reads them only when built with the `test-hooks` feature, which the README's test
+/// command turns on. Without it the test fails here, naming the command, instead of testing a
+/// binary that ignores the hook.
+pub fn test_hooks() {
+    if !cfg!(feature = "test-hooks") {
+        panic!(
+            "this test sets a test hook: run it with `cargo test --release --locked --workspace --features test-hooks`"
+        );
+    }
+}
