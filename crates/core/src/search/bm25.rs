@@ -1,9 +1,10 @@
-//! BM25 (Robertson/Spärck Jones idf with the +1 that keeps it positive, as Lucene does).
+//! BM25 (Robertson/Spärck Jones idf with the +1 that keeps it positive, as Lucene does). The
+//! logarithm is `libm`'s, so the CLI and the wasm32 runtime compute the same bits.
 
 /// Inverse document frequency of a term found in `df` of `n` chunks.
 pub fn idf(n: usize, df: usize) -> f64 {
     let (n, df) = (n as f64, df as f64);
-    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    libm::log(1.0 + (n - df + 0.5) / (df + 0.5))
 }
 
 /// The term-frequency part: saturating in `tf`, normalized by chunk length.

@@ -434,7 +434,7 @@ impl<'a> Ranker<'a> {
         .max(1) as f64;
         let scores = scores
             .into_iter()
-            .map(|(id, (score, matched))| (id, score * (matched as f64 / total).powf(s.coord)))
+            .map(|(id, (score, matched))| (id, score * libm::pow(matched as f64 / total, s.coord)))
             .collect();
         Ok((sorted(scores), idfs))
     }
