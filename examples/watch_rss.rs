@@ -1,12 +1,12 @@
 //! Benchmark (not a test): does `askzico build --watch` keep its memory bounded over many edits?
 //!
-//! Generates a synthetic corpus (`askzico bench-corpus`, which reads ../shared/corpora), starts
+//! Generates a synthetic corpus (`askzico-bench corpus`, which reads ../shared/corpora), starts
 //! `askzico build --watch --stats-json` on it, makes many rapid edits (each rewrites one source
 //! with a new paragraph, so every edit is a new revision of the file; the file's size stays
 //! bounded) and samples the watch process's RSS (`VmRSS` in /proc/PID/status) as it goes.
 //!
 //! ```text
-//! cargo build --release && cargo run --release --example watch_rss -- [--docs 1000] [--edits 10000] [--pause-us 2000] [--files N]
+//! cargo build --release --workspace && cargo run --release --example watch_rss -- [--docs 1000] [--edits 10000] [--pause-us 2000] [--files N]
 //! ```
 //!
 //! `--files N` spreads the edits over the first N sources only (default: all of them).
@@ -45,12 +45,17 @@ fn rss(pid: u32) -> (f64, f64) {
 
 /// The askzico binary next to this example's directory (`target/release/askzico`).
 fn askzico() -> PathBuf {
+    beside("askzico")
+}
+
+/// A binary of the workspace's release build.
+fn beside(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     exe.parent()
         .and_then(Path::parent)
-        .map(|d| d.join("askzico"))
+        .map(|d| d.join(name))
         .filter(|p| p.is_file())
-        .expect("build the binary first: cargo build --release")
+        .expect("build the binaries first: cargo build --release --workspace")
 }
 
 /// Waits until no build has finished for `quiet`, returning the build count.
@@ -76,14 +81,14 @@ fn main() {
     );
     let tmp = std::env::temp_dir().join(format!("askzico-watch-rss-{}", std::process::id()));
     let corpus = tmp.join("corpus");
-    let st = Command::new(askzico())
-        .args(["bench-corpus", "--docs", &docs.to_string(), "--dest"])
+    let st = Command::new(beside("askzico-bench"))
+        .args(["corpus", "--docs", &docs.to_string(), "--dest"])
         .arg(&corpus)
         .status()
         .unwrap();
     assert!(
         st.success(),
-        "bench-corpus failed (it needs ../shared/corpora)"
+        "askzico-bench corpus failed (it needs ../shared/corpora)"
     );
 
     let mut files: Vec<(PathBuf, String)> = walk(&corpus.join("sources"))

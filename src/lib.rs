@@ -10,7 +10,6 @@
 #![allow(clippy::result_large_err)]
 
 pub mod artifacts;
-pub mod bench;
 pub mod chunk;
 pub mod cli;
 pub mod compile;

@@ -3,7 +3,6 @@
 //! Exit codes: 0 ok; 1 build or check errors (the last good build stays as it was);
 //! 2 usage or config errors.
 
-mod bench;
 mod build;
 mod deploy;
 mod eval;
@@ -251,55 +250,6 @@ enum Command {
         #[arg(long)]
         no_rebuild: bool,
     },
-    /// Generate a deterministic synthetic corpus for benchmarks (from ../shared/corpora).
-    BenchCorpus {
-        #[arg(long, default_value_t = 1000)]
-        docs: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Where the shared corpora are.
-        #[arg(long, default_value = "../shared/corpora")]
-        corpora: PathBuf,
-        #[arg(long)]
-        dest: PathBuf,
-    },
-    /// Benchmark builds of generated corpora: cold builds, a no-op rebuild and one-file edits,
-    /// each in a fresh process; wall time, peak RSS, CPU, source MB/s and time per stage.
-    Bench {
-        /// Corpus sizes in documents, comma-separated.
-        #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
-        docs: Vec<usize>,
-        /// Runs of each kind per size (medians, min and max are reported); default 3, and 7
-        /// with `--micro`.
-        #[arg(long)]
-        runs: Option<usize>,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Where the shared corpora are.
-        #[arg(long, default_value = "../shared/corpora")]
-        corpora: PathBuf,
-        /// Working directory: generated corpora (kept, by size and seed) and build outputs.
-        #[arg(long, default_value = "target/askzico-bench")]
-        dir: PathBuf,
-        /// Print one JSON object on stdout (the tables go to stderr).
-        #[arg(long)]
-        json: bool,
-        /// Instead of builds: single-thread MB/s of the chunker, the normalizer and the stemmer
-        /// on the extracted documents of `--config` (`--runs` runs each, default 7).
-        #[arg(long)]
-        micro: bool,
-        /// The corpus of `--micro` (its sources are extracted once, untimed).
-        #[arg(
-            long,
-            default_value = "examples/shared-corpora/corpus.toml",
-            requires = "micro"
-        )]
-        config: PathBuf,
-        /// With `--micro`: only these components (comma-separated names as in the table, e.g.
-        /// `normalize (build)`), e.g. to profile one of them.
-        #[arg(long, value_delimiter = ',', requires = "micro")]
-        component: Vec<String>,
-    },
     /// Scaffold a commented corpus.toml and one sample source.
     Init {
         /// Directory to create the project in.
@@ -498,45 +448,6 @@ pub fn main() -> i32 {
                 no_rebuild,
             },
         ),
-        Command::Bench {
-            micro: true,
-            config,
-            runs,
-            json,
-            component,
-            ..
-        } => bench::micro(
-            crate::bench::micro::MicroOptions {
-                config,
-                runs: runs.unwrap_or(7),
-                components: component,
-            },
-            json,
-        ),
-        Command::Bench {
-            docs,
-            runs,
-            seed,
-            corpora,
-            dir,
-            json,
-            ..
-        } => bench::run(
-            crate::bench::harness::BenchOptions {
-                sizes: docs,
-                runs: runs.unwrap_or(3),
-                seed,
-                corpora,
-                dir,
-            },
-            json,
-        ),
-        Command::BenchCorpus {
-            docs,
-            seed,
-            corpora,
-            dest,
-        } => bench::corpus(&corpora, &dest, docs, seed),
     }
 }
 

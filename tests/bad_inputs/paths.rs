@@ -433,45 +433,6 @@ const CASES: &[PathCase] = &[
         "checkpoints.jsonl is a symbolic link: --record leaves it as it is",
     ),
     refused(
-        "bench-corpus --dest into a folder it did not make",
-        |p| put(p, "mine/corpus.toml", "mine"),
-        &[
-            "bench-corpus",
-            "--docs",
-            "2",
-            "--corpora",
-            "nowhere",
-            "--dest",
-            "mine",
-        ],
-        2,
-        "--dest mine: mine/corpus.toml was not written by the generator",
-    ),
-    refused(
-        "bench-corpus --dest through a linked folder",
-        |p| {
-            put(
-                p,
-                "gen/.askzico-bench-corpus",
-                "askzico bench corpus\n\nEverything here was written by `askzico bench-corpus` and is made again by it.\n",
-            )?;
-            std::fs::create_dir_all(p.join("elsewhere")).map_err(|e| e.to_string())?;
-            std::os::unix::fs::symlink("../elsewhere", p.join("gen/sources"))
-                .map_err(|e| e.to_string())
-        },
-        &[
-            "bench-corpus",
-            "--docs",
-            "2",
-            "--corpora",
-            "nowhere",
-            "--dest",
-            "gen",
-        ],
-        2,
-        "gen/sources is not a real folder (a symbolic link or a file)",
-    ),
-    refused(
         "eval --write-baseline over the config",
         |p| put(p, "fixtures.toml", FIXTURES),
         &[

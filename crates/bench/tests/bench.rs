@@ -1,4 +1,4 @@
-//! `askzico bench` on a tiny generated corpus (from ../shared/corpora, read at test time; skips
+//! `askzico-bench` on a tiny generated corpus (from ../shared/corpora, read at test time; skips
 //! with a printed reason where they are absent): the report has every field, for every kind of
 //! run. No timing is asserted (machines are noisy).
 
@@ -15,7 +15,7 @@ fn bench_reports_cold_noop_and_edit_runs_with_stage_times() {
     let dir = tempfile::tempdir().unwrap();
     let out = run(bin()
         .args([
-            "bench",
+            "builds",
             "--docs",
             "20",
             "--runs",
@@ -115,7 +115,7 @@ fn bench_restores_a_source_left_edited_by_a_stopped_bench() {
     let bench = || {
         run(bin()
             .args([
-                "bench",
+                "builds",
                 "--docs",
                 "20",
                 "--runs",
@@ -173,7 +173,7 @@ fn bench_regenerates_a_corpus_an_older_generator_made() {
     let bench = || {
         run(bin()
             .args([
-                "bench",
+                "builds",
                 "--docs",
                 "20",
                 "--runs",
@@ -235,7 +235,7 @@ fn bench_micro_reports_every_component_per_set() {
     let dir = tempfile::tempdir().unwrap();
     askzico_generate(&corpora, dir.path());
     let out = run(bin()
-        .args(["bench", "--micro", "--runs", "2", "--json", "--config"])
+        .args(["micro", "--runs", "2", "--json", "--config"])
         .arg(dir.path().join("corpus.toml")));
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
@@ -300,18 +300,18 @@ fn bench_micro_reports_every_component_per_set() {
 
 #[test]
 fn bench_micro_usage_errors() {
-    let out = run(bin().args(["bench", "--micro", "--runs", "0"]));
+    let out = run(bin().args(["micro", "--runs", "0"]));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let out = run(bin().args(["bench", "--config", "corpus.toml"]));
+    let out = run(bin().args(["builds", "--config", "corpus.toml"]));
     assert_eq!(
         out.status.code(),
         Some(2),
-        "--config needs --micro: {}",
+        "--config is micro's: {}",
         stderr(&out)
     );
     let dir = tempfile::tempdir().unwrap();
     let out = run(bin()
-        .args(["bench", "--micro", "--config"])
+        .args(["micro", "--config"])
         .arg(dir.path().join("missing.toml")));
     assert_eq!(
         out.status.code(),
@@ -328,7 +328,7 @@ fn bench_micro_usage_errors() {
 
 fn askzico_generate(corpora: &std::path::Path, dest: &std::path::Path) {
     let out = run(bin()
-        .args(["bench-corpus", "--docs", "20", "--seed", "1", "--corpora"])
+        .args(["corpus", "--docs", "20", "--seed", "1", "--corpora"])
         .arg(corpora)
         .arg("--dest")
         .arg(dest));
@@ -359,8 +359,66 @@ fn out_tree(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
 fn bench_refuses_zero_runs() {
     let dir = tempfile::tempdir().unwrap();
     let out = run(bin()
-        .args(["bench", "--docs", "20", "--runs", "0", "--dir"])
+        .args(["builds", "--docs", "20", "--runs", "0", "--dir"])
         .arg(dir.path()));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--runs"), "{}", stderr(&out));
+}
+
+/// The generator writes only into a new or empty folder, or one it made: a folder holding a
+/// file it did not write, or one it made whose `sources` is a link, is refused (exit 2), named,
+/// and left as it was.
+#[test]
+fn corpus_refuses_a_folder_it_did_not_make_and_a_linked_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("mine")).unwrap();
+    std::fs::write(p.join("mine/corpus.toml"), "mine").unwrap();
+    let corpus = |dest: &str| {
+        run(bin().current_dir(p).args([
+            "corpus",
+            "--docs",
+            "2",
+            "--corpora",
+            "nowhere",
+            "--dest",
+            dest,
+        ]))
+    };
+    // The message as one line (the terminal rendering wraps it).
+    let said = |out: &std::process::Output| {
+        stderr(out)
+            .replace('│', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let out = corpus("mine");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        said(&out).contains("--dest mine: mine/corpus.toml was not written by the generator"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join("mine/corpus.toml")).unwrap(),
+        "mine"
+    );
+
+    std::fs::create_dir_all(p.join("gen")).unwrap();
+    std::fs::write(
+        p.join("gen/.askzico-bench-corpus"),
+        "askzico bench corpus\n\nEverything here was written by `askzico-bench corpus` and is made again by it.\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(p.join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink("../elsewhere", p.join("gen/sources")).unwrap();
+    let out = corpus("gen");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        said(&out).contains("gen/sources is not a real folder (a symbolic link or a file)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_dir(p.join("elsewhere")).unwrap().count(), 0);
 }

@@ -1,14 +1,10 @@
-//! bench: a deterministic synthetic corpus for benchmarks — N documents of Markdown, MDX and some
-//! HTML, with frontmatter, headings, paragraphs, lists and code, built from Arabic text of the
-//! licensed shared corpora (the Synaxarium, the Agpeya, the Quran: with and without diacritics)
-//! read at run time. The same seed gives the same bytes. Nothing generated is committed.
-//! `harness` runs and measures builds of it (`askzico bench`); `micro` measures the chunker,
-//! normalizer and stemmer alone on one thread (`askzico bench --micro`).
+//! corpus: a deterministic synthetic corpus for benchmarks — N documents of Markdown, MDX and
+//! some HTML, with frontmatter, headings, paragraphs, lists and code, built from Arabic text of
+//! the licensed shared corpora (the Synaxarium, the Agpeya, the Quran: with and without
+//! diacritics) read at run time. The same seed gives the same bytes. Nothing generated is
+//! committed.
 
 use std::path::{Path, PathBuf};
-
-pub mod harness;
-pub mod micro;
 
 /// Why a benchmark or the corpus generator stopped; the message follows `bench: `.
 #[derive(Debug, thiserror::Error)]
@@ -23,7 +19,7 @@ pub enum BenchError {
     #[error("{}: {source}", path.display())]
     Read {
         path: PathBuf,
-        source: crate::fsio::ReadError,
+        source: askzico::fsio::ReadError,
     },
     /// The source an edit run changed could not be put back.
     #[error("cannot restore {}: {source}", path.display())]
@@ -36,8 +32,6 @@ pub enum BenchError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("cannot find this executable: {0}")]
-    Executable(std::io::Error),
     #[error("cannot start {}: {source}", exe.display())]
     Start {
         exe: PathBuf,
@@ -61,9 +55,6 @@ pub enum BenchError {
     NothingToEdit(PathBuf),
     #[error("{0}")]
     Walk(walkdir::Error),
-    /// Writing the generated corpus failed.
-    #[error("{0}")]
-    Write(std::io::Error),
     /// A shared corpus file is not the JSON the generator reads.
     #[error("{0}")]
     Json(serde_json::Error),
@@ -82,21 +73,21 @@ pub enum BenchError {
 }
 
 impl BenchError {
-    fn file(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+    pub(crate) fn file(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
         move |source| BenchError::File {
             path: path.to_path_buf(),
             source,
         }
     }
 
-    fn restore(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+    pub(crate) fn restore(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
         move |source| BenchError::Restore {
             path: path.to_path_buf(),
             source,
         }
     }
 
-    fn start(exe: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+    pub(crate) fn start(exe: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
         move |source| BenchError::Start {
             exe: exe.to_path_buf(),
             source,
@@ -134,7 +125,7 @@ pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, BenchError> {
             if let Some(t) = e.get("text").and_then(|t| t.as_str()) {
                 pool.extend(
                     t.split("\n\n")
-                        .map(|p| crate::extract::decode_entities(p.trim()).into_owned())
+                        .map(|p| askzico::extract::decode_entities(p.trim()).into_owned())
                         .filter(|p| p.chars().count() > 80),
                 );
             }
@@ -173,7 +164,7 @@ pub const GENERATOR_VERSION: u32 = 2;
 pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u64, BenchError> {
     claim_corpus_dir(dest)?;
     for dir in ["md", "mdx", "html"] {
-        crate::artifacts::marker::real_dirs_under(dest, &Path::new("sources").join(dir)).map_err(
+        askzico::artifacts::marker::real_dirs_under(dest, &Path::new("sources").join(dir)).map_err(
             |path| BenchError::NotOurs {
                 path,
                 why: "is not a real folder (a symbolic link or a file): the generator writes only into real folders of its corpus",
@@ -210,14 +201,14 @@ pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u
 /// The file that makes a folder a generated corpus: `generate` writes there only when the
 /// folder is new, empty or holds this file with this text.
 pub const CORPUS_MARKER: &str = ".askzico-bench-corpus";
-const CORPUS_MARKER_TEXT: &str = "askzico bench corpus\n\nEverything here was written by `askzico bench-corpus` and is made again by it.\n";
+const CORPUS_MARKER_TEXT: &str = "askzico bench corpus\n\nEverything here was written by `askzico-bench corpus` and is made again by it.\n";
 
 /// Makes `dest` the generator's: a new or empty folder is marked before the first file is
 /// written; a marked one is taken as it is; any other is refused, naming a file in it.
 fn claim_corpus_dir(dest: &Path) -> Result<(), BenchError> {
     let marker = dest.join(CORPUS_MARKER);
     let marked = std::fs::symlink_metadata(&marker).is_ok_and(|m| m.is_file())
-        && crate::fsio::read_capped(&marker, CORPUS_MARKER_TEXT.len() as u64 + 1)
+        && askzico::fsio::read_capped(&marker, CORPUS_MARKER_TEXT.len() as u64 + 1)
             .is_ok_and(|b| b == CORPUS_MARKER_TEXT.as_bytes());
     if marked {
         return Ok(());
@@ -228,7 +219,7 @@ fn claim_corpus_dir(dest: &Path) -> Result<(), BenchError> {
             why: "is a file, not a folder",
         });
     }
-    let foreign = crate::artifacts::marker::first_foreign_entry(dest, |_| false)
+    let foreign = askzico::artifacts::marker::first_foreign_entry(dest, |_| false)
         .map_err(BenchError::file(dest))?;
     if let Some(path) = foreign {
         return Err(BenchError::NotOurs {
@@ -243,7 +234,7 @@ fn claim_corpus_dir(dest: &Path) -> Result<(), BenchError> {
 /// One file of the corpus: a temp file renamed over the name, so a link at the name is
 /// replaced, never followed.
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BenchError> {
-    crate::artifacts::store::write_atomic(path, bytes).map_err(BenchError::file(path))
+    askzico::artifacts::store::write_atomic(path, bytes).map_err(BenchError::file(path))
 }
 
 /// The generator's state: the paragraph pool and the random sequence every choice draws from,

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::BenchError;
-use crate::timings;
+use crate::corpus::{self, BenchError};
+use askzico::timings;
 
 /// What to run.
 pub struct BenchOptions {
@@ -19,6 +19,8 @@ pub struct BenchOptions {
     pub seed: u64,
     pub corpora: PathBuf,
     pub dir: PathBuf,
+    /// The `askzico` binary measured.
+    pub askzico: PathBuf,
 }
 
 /// Median, min and max of a series.
@@ -159,7 +161,7 @@ stage times are thread-time summed over threads (they can exceed the wall time);
 
 /// Runs the benchmark; `progress` receives one line per step.
 pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Report, BenchError> {
-    let exe = std::env::current_exe().map_err(BenchError::Executable)?;
+    let exe = opts.askzico.clone();
     let mut sizes = Vec::new();
     let result = opts
         .sizes
@@ -423,15 +425,15 @@ fn corpus_dir(
     let dir = opts.dir.join(format!("corpus-{docs}-seed{}", opts.seed));
     // `.complete` names the generator version that wrote the corpus; it is written last.
     let done = dir.join(".complete");
-    let version = format!("generator {}\n", super::GENERATOR_VERSION);
-    let marker = crate::fsio::read_capped_string(&done, crate::fsio::cap::STAMP).ok();
+    let version = format!("generator {}\n", corpus::GENERATOR_VERSION);
+    let marker = askzico::fsio::read_capped_string(&done, askzico::fsio::cap::STAMP).ok();
     if marker.as_deref() != Some(version.as_str()) {
         progress(&format!(
             "{docs} docs: generating the corpus in {}",
             dir.display()
         ));
         remove_dir(&dir)?;
-        super::generate(&opts.corpora, &dir, docs, opts.seed)?;
+        corpus::generate(&opts.corpora, &dir, docs, opts.seed)?;
         std::fs::write(&done, version).map_err(BenchError::file(&done))?;
     }
     // A bench stopped during its edit or watch runs (Ctrl-C, a kill) left its last edit in the
