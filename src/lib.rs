@@ -1,8 +1,9 @@
 //! askzico: compiles curated Arabic site content into citation-ready RAG artifacts.
 //!
-//! The pipeline (see ARCHITECTURE.md) is a pure core — `extract`, `chunk`, `identity`,
-//! `normalize`, `embed`, `artifacts::render` — wrapped by thin I/O edges: `config` and
-//! `discover` read, `artifacts::store` writes, `cli` drives.
+//! The CLI crate (see ARCHITECTURE.md): pure pipeline stages (`extract`, `chunk`, `identity`,
+//! `compile`) over the core crate's normalization (`askzico_core`), wrapped by I/O edges:
+//! `config` and `discover` read, `engine` drives the incremental build, `artifacts` writes,
+//! `retrieve` and `deploy` read a version for questions, `cli` renders.
 
 // `diag::Problem` (a miette diagnostic with its source text, span and help) is the error of
 // every fallible step. Errors are the cold path: boxing each one would add an allocation and

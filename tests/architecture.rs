@@ -1,54 +1,45 @@
-//! The dependency direction between the crate's top-level modules (ARCHITECTURE.md, "Dependency
-//! direction"): read from the source, the modules that name each other form no circle, the
-//! pure modules do not name `config`, and the pipeline stages do not depend on it, even through
-//! another module. Test code (`#[cfg(test)]` modules, `tests.rs` files) is
-//! left out: a test may build a config.
+//! ARCHITECTURE.md held against the code, in the manner of rust-analyzer's architecture
+//! invariants: the crates and modules it describes are the workspace's, the module graph it
+//! draws is the one the code has, every item path it names exists, the pure core names no I/O
+//! and depends on nothing that does, and the dependency rules it states hold. Test code
+//! (`#[cfg(test)]` modules, `tests.rs` files) is left out: a test may do anything.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Circles still in the tree, each a set of modules allowed to stay in one (none).
-const KNOWN: [&[&str]; 0] = [];
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
 
-/// Modules that hold settings types `config` builds, or pure stages: they never name `config`.
-const BELOW_CONFIG: [&str; 15] = [
-    "chunk",
-    "extract",
-    "compile",
-    "template",
-    "normalize",
-    "retrieve",
-    "inspect",
-    "embed",
-    "text",
-    "identity",
-    "diag",
-    "fsio",
-    "walk",
-    "coptic",
-    "http",
+fn architecture() -> String {
+    std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap()
+}
+
+/// The crates of the workspace: name → source directory.
+const CRATES: [(&str, &str); 3] = [
+    ("askzico-core", "crates/core/src"),
+    ("askzico", "src"),
+    ("askzico-bench", "crates/bench/src"),
 ];
 
-/// The pipeline stages: each owns its settings type, which `config` builds; none depends on
-/// `config`, directly or through another module.
-const STAGES: [&str; 8] = [
-    "chunk",
-    "extract",
-    "normalize",
-    "retrieve",
-    "inspect",
-    "embed",
-    "text",
-    "compile",
+/// Paths into other crates, which the map may name without their items being checked.
+const EXTERNAL: [&str; 8] = [
+    "std",
+    "core",
+    "alloc",
+    "libm",
+    "salsa",
+    "rayon",
+    "serde_json",
+    "clap",
 ];
 
-/// Top-level module → the top-level modules its non-test code names (`crate::x`).
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
@@ -57,9 +48,73 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             }
         }
     }
-    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in files {
-        let rel = f.strip_prefix(&src).unwrap();
+    files.sort();
+    files
+}
+
+/// A file's code without its test module.
+fn non_test_code(f: &Path) -> Option<String> {
+    if f.ends_with("tests.rs") {
+        return None;
+    }
+    let text = std::fs::read_to_string(f).unwrap();
+    Some(
+        text.split("#[cfg(test)]\nmod ")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+/// A crate's top-level modules (files and folders of its `src`, but `lib` and `main`).
+fn modules(src: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "rs"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .filter(|m| m != "lib" && m != "main")
+        .collect()
+}
+
+/// The names a use of `prefix` brings in: `prefix::x` or `prefix::{x, y::z}` → x (and y).
+fn named_after(code: &str, prefix: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (i, _) in code.match_indices(prefix) {
+        let rest = &code[i + prefix.len()..];
+        let names: Vec<&str> = match rest.strip_prefix('{') {
+            Some(group) => group
+                .split('}')
+                .next()
+                .unwrap_or_default()
+                .split(',')
+                .map(|s| s.trim().split("::").next().unwrap_or_default())
+                .collect(),
+            None => vec![
+                rest.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .next()
+                    .unwrap(),
+            ],
+        };
+        out.extend(
+            names
+                .into_iter()
+                .filter(|n| !n.is_empty())
+                .map(String::from),
+        );
+    }
+    out
+}
+
+/// Per crate, top-level module → the modules its non-test code names: `crate::x` for its own,
+/// `core` for the core crate (`askzico_core::…`, or one of its modules the CLI re-exports).
+fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mods = modules(src);
+    let core = modules(&root().join(CRATES[0].1));
+    let mut g: BTreeMap<String, BTreeSet<String>> =
+        mods.iter().map(|m| (m.clone(), BTreeSet::new())).collect();
+    for f in rust_files(src) {
+        let rel = f.strip_prefix(src).unwrap();
         let first = rel
             .components()
             .next()
@@ -67,36 +122,252 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             .as_os_str()
             .to_string_lossy();
         let module = first.trim_end_matches(".rs").to_string();
-        if ["lib", "main"].contains(&module.as_str()) || f.ends_with("tests.rs") {
+        let Some(code) = non_test_code(&f) else {
             continue;
-        }
-        let text = std::fs::read_to_string(&f).unwrap();
-        let code = text.split("#[cfg(test)]\nmod ").next().unwrap_or_default();
-        let uses = g.entry(module.clone()).or_default();
-        for (i, _) in code.match_indices("crate::") {
-            let rest = &code[i + "crate::".len()..];
-            let names: Vec<&str> = match rest.strip_prefix('{') {
-                Some(group) => group
-                    .split('}')
-                    .next()
-                    .unwrap_or_default()
-                    .split(',')
-                    .map(|s| s.trim().split("::").next().unwrap_or_default())
-                    .collect(),
-                None => vec![
-                    rest.split(|c: char| !c.is_alphanumeric() && c != '_')
-                        .next()
-                        .unwrap(),
-                ],
-            };
-            for n in names {
-                if !n.is_empty() && n != module {
-                    uses.insert(n.to_string());
-                }
+        };
+        let Some(uses) = g.get_mut(&module) else {
+            continue;
+        };
+        for n in named_after(&code, "crate::") {
+            if n != module && mods.contains(&n) {
+                uses.insert(n);
+            } else if !mods.contains(&n) && core.contains(&n) {
+                uses.insert("core".into());
             }
+        }
+        if code.contains("askzico_core::") {
+            uses.insert("core".into());
+        }
+        if src.ends_with(CRATES[2].1) && code.contains("askzico::") {
+            uses.insert("askzico".into());
         }
     }
     g
+}
+
+/// The module graph as ARCHITECTURE.md draws it.
+fn drawn_graph() -> String {
+    let mut out = String::new();
+    for (name, src) in CRATES {
+        out.push_str(&format!("{name}\n"));
+        for (m, uses) in graph(&root().join(src)) {
+            let uses: Vec<&str> = uses.iter().map(String::as_str).collect();
+            let line = format!("  {m:<10} -> {}", uses.join(", "));
+            out.push_str(line.trim_end_matches(" -> ").trim_end());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The fenced block after `## Module graph`.
+fn graph_block(doc: &str) -> String {
+    let at = doc
+        .find("## Module graph")
+        .expect("a `## Module graph` section");
+    let rest = &doc[at..];
+    let start = rest.find("```text\n").expect("a ```text block") + "```text\n".len();
+    let end = rest[start..].find("```").unwrap();
+    rest[start..start + end].to_string()
+}
+
+#[test]
+fn the_module_graph_drawn_is_the_codes() {
+    let drawn = graph_block(&architecture());
+    let actual = drawn_graph();
+    assert!(
+        drawn.trim_end() == actual.trim_end(),
+        "ARCHITECTURE.md's module graph is not the code's; the code's is:\n\n{actual}"
+    );
+}
+
+/// The modules a crate's section lists: lines `- `name`…` under `### <crate>`.
+fn described(doc: &str, krate: &str) -> BTreeSet<String> {
+    let head = format!("### `{krate}`");
+    let at = doc
+        .find(&head)
+        .unwrap_or_else(|| panic!("no `{head}` section"));
+    let rest = &doc[at + head.len()..];
+    let section = &rest[..rest.find("\n#").unwrap_or(rest.len())];
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("- `"))
+        .map(|l| l.split('`').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_crate_and_module_is_described_and_nothing_else() {
+    let doc = architecture();
+    let workspace = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    for (name, src) in CRATES {
+        let dir = Path::new(src).parent().unwrap();
+        if dir != Path::new("") {
+            assert!(
+                workspace.contains(&format!("\"{}\"", dir.display())),
+                "{name} is not a workspace member"
+            );
+        }
+        assert_eq!(
+            described(&doc, name),
+            modules(&root().join(src)),
+            "the modules ARCHITECTURE.md describes under `{name}` are not the crate's"
+        );
+    }
+}
+
+/// Where module path `segments` of a crate lives: its file, or its folder's files.
+fn module_files(src: &Path, segments: &[&str]) -> Option<Vec<PathBuf>> {
+    let mut dir = src.to_path_buf();
+    for (i, s) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        if dir.join(s).is_dir() {
+            dir = dir.join(s);
+            if last {
+                return Some(rust_files(&dir));
+            }
+        } else if dir.join(format!("{s}.rs")).is_file() && last {
+            return Some(vec![dir.join(format!("{s}.rs"))]);
+        } else {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether an item named `name` is defined (or re-exported) in `files`.
+fn defines(files: &[PathBuf], name: &str) -> bool {
+    let kinds = [
+        "fn", "struct", "enum", "trait", "type", "const", "static", "mod",
+    ];
+    files.iter().any(|f| {
+        let text = std::fs::read_to_string(f).unwrap();
+        kinds.iter().any(|k| {
+            text.contains(&format!("{k} {name}("))
+                || text.contains(&format!("{k} {name} "))
+                || text.contains(&format!("{k} {name}<"))
+                || text.contains(&format!("{k} {name};"))
+                || text.contains(&format!("{k} {name}:"))
+        }) || text.lines().any(|l| {
+            l.trim_start().starts_with("pub use") && {
+                let tail = l.rsplit("::").next().unwrap_or_default();
+                tail.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|w| w == name)
+                    || l.contains(&format!(" {name},"))
+                    || l.contains(&format!("{{{name}"))
+            }
+        })
+    })
+}
+
+/// Every `module::item` path in backticks resolves: its modules exist and define the item (an
+/// item's method, `Type::method`, is looked for as a `fn` of the module).
+#[test]
+fn every_item_path_it_names_exists() {
+    let doc = architecture();
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for (i, chunk) in doc.split('`').enumerate() {
+        if i % 2 == 0 || !chunk.contains("::") || chunk.contains(' ') {
+            continue;
+        }
+        let path: Vec<&str> = chunk.trim_end_matches("()").split("::").collect();
+        if path
+            .iter()
+            .any(|s| s.is_empty() || !s.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        {
+            continue;
+        }
+        if EXTERNAL.contains(&path[0]) {
+            continue;
+        }
+        let (src, path) = match path[0] {
+            "askzico_core" => (root().join(CRATES[0].1), &path[1..]),
+            _ => (root().join(CRATES[1].1), &path[..]),
+        };
+        // The longest prefix that is a module, in the CLI crate or the core.
+        let resolve = |src: &Path| {
+            (1..=path.len())
+                .rev()
+                .find_map(|n| module_files(src, &path[..n]).map(|f| (n, f)))
+        };
+        let found = resolve(&src).or_else(|| resolve(&root().join(CRATES[0].1)));
+        let Some((n, files)) = found else {
+            missing.push(chunk.to_string());
+            continue;
+        };
+        checked += 1;
+        let items = &path[n..];
+        if let Some(last) = items.last()
+            && !defines(&files, last)
+        {
+            missing.push(chunk.to_string());
+        }
+    }
+    assert!(checked > 20, "only {checked} paths checked");
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names what the code does not have: {missing:?}"
+    );
+}
+
+/// What the pure core must not name: I/O, the environment, clocks and threads.
+const IO: [&str; 9] = [
+    "std::fs",
+    "std::net",
+    "std::process",
+    "std::env",
+    "std::time",
+    "std::thread",
+    "std::io",
+    "Instant",
+    "SystemTime",
+];
+
+#[test]
+fn the_core_names_no_io_and_depends_on_nothing_that_does() {
+    let src = root().join(CRATES[0].1);
+    for f in rust_files(&src) {
+        let Some(code) = non_test_code(&f) else {
+            continue;
+        };
+        for word in IO {
+            assert!(!code.contains(word), "{} names {word}", f.display());
+        }
+    }
+    // Its dependencies, each a pure computation that builds for wasm32.
+    let manifest = std::fs::read_to_string(root().join("crates/core/Cargo.toml")).unwrap();
+    let deps = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .unwrap()
+        .split("\n[")
+        .next()
+        .unwrap();
+    let names: BTreeSet<&str> = deps
+        .lines()
+        .filter_map(|l| l.split_once(" = ").map(|(n, _)| n.trim()))
+        .collect();
+    let pure: BTreeSet<&str> = [
+        "blake3",
+        "libm",
+        "memchr",
+        "rustc-hash",
+        "serde",
+        "serde_json",
+        "toml",
+        "unicode-normalization",
+    ]
+    .into();
+    assert!(
+        names.is_subset(&pure),
+        "the core depends on {:?}, beyond the pure crates {pure:?}",
+        names.difference(&pure).collect::<Vec<_>>()
+    );
+    assert!(
+        manifest.contains("blake3 = { version = \"1.8\", default-features = false }"),
+        "blake3 without its std feature"
+    );
 }
 
 /// The modules reachable from `from`.
@@ -114,53 +385,45 @@ fn reach(g: &BTreeMap<String, BTreeSet<String>>, from: &str) -> BTreeSet<String>
 }
 
 #[test]
-fn modules_form_no_circle_but_the_known_ones() {
-    let g = graph();
-    assert!(
-        g.contains_key("config") && g.contains_key("engine"),
-        "{g:?}"
-    );
-    let mut circles = Vec::new();
-    for m in g.keys() {
-        let from_m = reach(&g, m);
-        if !from_m.contains(m) {
-            continue;
-        }
-        // The modules on a circle through `m`.
-        let with: BTreeSet<&str> = from_m
-            .iter()
-            .filter(|n| reach(&g, n).contains(m))
-            .map(String::as_str)
-            .collect();
-        if !KNOWN.iter().any(|k| with.iter().all(|n| k.contains(n))) {
-            circles.push(format!("{m}: {with:?}"));
-        }
+fn modules_form_no_circle() {
+    for (name, src) in CRATES {
+        let g = graph(&root().join(src));
+        let circles: Vec<&String> = g.keys().filter(|m| reach(&g, m).contains(*m)).collect();
+        assert!(
+            circles.is_empty(),
+            "{name}: modules on a circle: {circles:?}"
+        );
     }
-    assert!(circles.is_empty(), "modules on a circle: {circles:#?}");
 }
 
+/// The CLI's modules that hold settings types `config` builds, or are leaves: they never name
+/// `config`.
+const BELOW_CONFIG: [&str; 12] = [
+    "chunk", "extract", "compile", "template", "retrieve", "inspect", "embed", "identity", "diag",
+    "fsio", "walk", "http",
+];
+
+/// The pipeline stages: each owns its settings type, which `config` builds; none depends on
+/// `config`, directly or through another module.
+const STAGES: [&str; 6] = [
+    "chunk", "extract", "retrieve", "inspect", "embed", "compile",
+];
+
 #[test]
-fn settings_owners_and_pure_modules_do_not_name_config() {
-    let g = graph();
+fn settings_owners_and_stages_do_not_depend_on_config() {
+    let g = graph(&root().join("src"));
     for m in BELOW_CONFIG {
         let uses = g.get(m).unwrap_or_else(|| panic!("no module {m}"));
         assert!(!uses.contains("config"), "{m} names config: {uses:?}");
     }
-    // The pure compile knows nothing of the engine that drives it; watch nothing of the CLI.
-    assert!(!g["compile"].contains("engine") && !g["compile"].contains("db"));
-    assert!(!g["watch"].contains("cli"));
-}
-
-#[test]
-fn pipeline_stages_do_not_depend_on_config() {
-    let g = graph();
     for m in STAGES {
-        assert!(g.contains_key(m), "no module {m}");
         let below = reach(&g, m);
         assert!(
             !below.contains("config"),
-            "{m} depends on config (it reaches {below:?}): a stage takes its settings type, \
-             which config builds"
+            "{m} depends on config (it reaches {below:?}): a stage takes its settings type"
         );
     }
+    // The pure compile knows nothing of the engine that drives it; watch nothing of the CLI.
+    assert!(!g["compile"].contains("engine") && !g["compile"].contains("db"));
+    assert!(!g["watch"].contains("cli"));
 }
