@@ -386,3 +386,62 @@ fn a_query_whose_build_is_collected_under_it_says_the_build_changed() {
         .args(["query", "--json", "الصلاة"]));
     assert!(again.status.success(), "{}", stderr(&again));
 }
+
+/// `query --fixtures`: each case's question answered as `query` answers it alone, one JSON line
+/// a case with its id; a fixture file in error is a usage error naming it.
+#[test]
+fn query_answers_every_question_of_a_fixture_file() {
+    let p = sample_project();
+    assert!(
+        run(bin().current_dir(p.path()).arg("build"))
+            .status
+            .success()
+    );
+    let cases = [
+        ("nile", "فيضان النيل"),
+        ("coffee", "القهوة في مصر"),
+        ("tout", "ماذا نذكر يوم 1 توت"),
+    ];
+    let mut toml = String::new();
+    for (id, q) in cases {
+        toml.push_str(&format!(
+            "[[case]]\nid = \"{id}\"\nquestion = \"{q}\"\nexpect = [\"x\"]\n\n"
+        ));
+    }
+    std::fs::write(p.path().join("f.toml"), toml).unwrap();
+    let o = run(bin().current_dir(p.path()).args([
+        "query",
+        "--json",
+        "--k",
+        "3",
+        "--fixtures",
+        "f.toml",
+    ]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), cases.len());
+    for ((id, q), mut got) in cases.into_iter().zip(lines) {
+        assert_eq!(got["id"], id);
+        got.as_object_mut().unwrap().remove("id");
+        let one = run(bin()
+            .current_dir(p.path())
+            .args(["query", "--json", "--k", "3", q]));
+        let want: serde_json::Value = serde_json::from_str(&stdout(&one)).unwrap();
+        assert_eq!(got, want, "{id}");
+        assert!(
+            !want["hits"].as_array().unwrap().is_empty(),
+            "{id}: no hits"
+        );
+    }
+    std::fs::write(p.path().join("bad.toml"), "[[case]]\nid = 1\n").unwrap();
+    let o = run(bin()
+        .current_dir(p.path())
+        .args(["query", "--fixtures", "bad.toml"]));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad.toml"), "{}", stderr(&o));
+    let o = run(bin().current_dir(p.path()).arg("query"));
+    assert_eq!(o.status.code(), Some(2), "a question or --fixtures");
+}

@@ -168,7 +168,12 @@ enum Command {
         /// the API) instead of the local build.
         #[arg(long, value_parser = crate::paths::name_arg, conflicts_with_all = ["out", "env"])]
         target: Option<String>,
-        question: String,
+        /// Instead of one question, every question of these fixture files (as `eval` reads
+        /// them), each with its case's domains; with `--json`, one answer a line.
+        #[arg(long, num_args = 1.., conflicts_with_all = ["question", "domains"])]
+        fixtures: Vec<PathBuf>,
+        #[arg(required_unless_present = "fixtures")]
+        question: Option<String>,
     },
     /// Run fixture sets: hit@1, hit@5, MRR@10 per set and library; gate on a baseline.
     Eval {
@@ -375,11 +380,13 @@ pub fn main() -> i32 {
             mode,
             json,
             target,
+            fixtures,
             question,
         } => query::run(
             &at,
             query::QueryArgs {
-                question: &question,
+                question: question.as_deref(),
+                fixtures: &fixtures,
                 k,
                 domains: &domains,
                 mode: mode.into(),

@@ -7,7 +7,10 @@ use crate::retrieve::{Mode, Searcher};
 use crate::term;
 
 pub struct QueryArgs<'a> {
-    pub question: &'a str,
+    /// One question; `None` with `fixtures`.
+    pub question: Option<&'a str>,
+    /// Every question of these fixture files instead.
+    pub fixtures: &'a [std::path::PathBuf],
     pub k: usize,
     pub domains: &'a [String],
     pub mode: Mode,
@@ -25,6 +28,20 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
         report(&Problems(vec![p]), q.json);
         return EXIT_USAGE;
     }
+    // One question, or each case of the fixtures with its own domains.
+    let asked: Vec<(Option<String>, String, Vec<String>)> = match q.question {
+        Some(question) => vec![(None, question.to_string(), q.domains.to_vec())],
+        None => match crate::eval::load_fixtures(q.fixtures) {
+            Ok(cases) => cases
+                .into_iter()
+                .map(|c| (Some(c.id), c.question, c.domains))
+                .collect(),
+            Err(ps) => {
+                report(&Problems(ps), q.json);
+                return EXIT_USAGE;
+            }
+        },
+    };
     let opened = match q.target {
         Some(name) => {
             let Some(t) = at.deploy_target(&cfg, name) else {
@@ -53,37 +70,61 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
             return EXIT_ERRORS;
         }
     };
-    if let Err(p) = known_domains(&searcher, q.domains) {
-        report(&Problems(vec![p]), q.json);
-        return EXIT_USAGE;
-    }
-    let hits = match searcher.search(q.question, q.domains, q.k, q.mode) {
-        Ok(h) => h,
-        Err(p) => {
+    for (id, question, domains) in &asked {
+        if let Err(p) = known_domains(&searcher, domains) {
             report(&Problems(vec![p]), q.json);
-            return EXIT_ERRORS;
+            return EXIT_USAGE;
         }
-    };
-    if q.json {
-        let v = serde_json::json!({
-            "question": q.question,
-            "search_text": crate::normalize::query_text(q.question, &cfg.normalize).as_str(),
+        let hits = match searcher.search(question, domains, q.k, q.mode) {
+            Ok(h) => h,
+            Err(p) => {
+                report(&Problems(vec![p]), q.json);
+                return EXIT_ERRORS;
+            }
+        };
+        show(&cfg, &searcher, id.as_deref(), question, &hits, q.json);
+    }
+    EXIT_OK
+}
+
+/// One answer: a JSON line, or the question, its search form, the version and each hit.
+fn show(
+    cfg: &crate::config::Config,
+    searcher: &Searcher,
+    id: Option<&str>,
+    question: &str,
+    hits: &[crate::retrieve::Hit],
+    json: bool,
+) {
+    let search = crate::normalize::query_text(question, &cfg.normalize);
+    if json {
+        let mut v = serde_json::json!({
+            "question": question,
+            "search_text": search.as_str(),
             "corpus_version": searcher.manifest.corpus_version,
             "hits": hits,
         });
+        if let Some(id) = id {
+            v.as_object_mut()
+                .expect("an object")
+                .insert("id".into(), id.into());
+        }
         println!("{v}");
-        return EXIT_OK;
+        return;
+    }
+    if let Some(id) = id {
+        println!("case:     {}", term::line(id));
     }
     println!(
         "question: {}\nsearch:   {}\nversion:  {}\n",
-        term::line(q.question),
-        term::line(crate::normalize::query_text(q.question, &cfg.normalize).as_str()),
+        term::line(question),
+        term::line(search.as_str()),
         term::line(&searcher.manifest.corpus_version)
     );
     if hits.is_empty() {
         println!("no results");
     }
-    for h in &hits {
+    for h in hits {
         let excerpt: String = h.text.chars().take(400).collect();
         let more = if h.text.chars().count() > 400 {
             " …"
@@ -103,7 +144,6 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
         }
         println!("   │{more}\n");
     }
-    EXIT_OK
 }
 
 /// The API client a query of deploy target `name` reads with: the token must be set and valid.

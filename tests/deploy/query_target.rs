@@ -428,6 +428,31 @@ fn the_deployed_shared_corpora_answer_as_their_build() {
     let m = mock();
     let o = deploy(&dir, Some(&m), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Every question of the repo's fixture sets, in each mode: the same bytes from the
+    // deployed version as from the build.
+    for f in ["fixtures.toml", "fixtures-blind.toml"] {
+        std::fs::copy(repo().join("examples/shared-corpora").join(f), dir.join(f)).unwrap();
+    }
+    for mode in ["fused", "lexical", "vector"] {
+        let args = [
+            "--json",
+            "--mode",
+            mode,
+            "--fixtures",
+            "fixtures.toml",
+            "fixtures-blind.toml",
+        ];
+        let (local, remote, _) = both(&dir, &m, &args);
+        assert_eq!(
+            local.lines().count(),
+            430,
+            "{mode}: one answer per fixture question"
+        );
+        for (l, r) in local.lines().zip(remote.lines()) {
+            assert_eq!(l, r, "{mode}");
+        }
+        assert_eq!(local, remote, "{mode}");
+    }
     for q in [
         "ازاي استخدم computed في vue",
         "ما هو الـ hook في react",

@@ -623,7 +623,8 @@ impl Scored {
     /// The lookup records [`Ranker::finish`] reads (the second stage's candidates) and, with
     /// `Some(k)`, every record the top `k` results can need, in ID order. The second stage
     /// only reorders its candidates, so each chunk's fused score lies between bounds known
-    /// now; a chunk whose upper bound is below the `k`-th best lower bound cannot be a result.
+    /// now; a chunk that `k` others surely outrank cannot be a result. Without a second stage
+    /// the scores are exact, and the records named are exactly the top `k`'s.
     pub fn needs(&self, ranker: &Ranker<'_>, k: Option<usize>) -> Vec<String> {
         let s = ranker.cfg.retrieval;
         let mut need: BTreeSet<&str> = self
@@ -684,17 +685,20 @@ impl Scored {
                 (id, at(lex.map(|b| b.0)), at(lex.map(|b| b.1)))
             })
             .collect();
-        let mut lows: Vec<f64> = bounds.iter().map(|b| b.1).collect();
-        lows.sort_by(|a, b| b.total_cmp(a));
-        match lows.get(k.saturating_sub(1)) {
-            Some(&kth) if k > 0 => need.extend(
-                bounds
-                    .iter()
-                    .filter(|b| b.2.total_cmp(&kth).is_ge())
-                    .map(|b| b.0),
-            ),
-            Some(_) => {}
-            None => need.extend(bounds.iter().map(|b| b.0)),
+        // A chunk is left out when at least `k` others surely rank above it: their lowest score
+        // beats its highest, in the final order (score, then chunk ID).
+        let above = |y: &(&str, f64, f64), x: &(&str, f64, f64)| {
+            y.1.total_cmp(&x.2).then_with(|| x.0.cmp(y.0)).is_gt()
+        };
+        for x in &bounds {
+            let surely_above = bounds
+                .iter()
+                .filter(|y| y.0 != x.0 && above(y, x))
+                .take(k)
+                .count();
+            if surely_above < k {
+                need.insert(x.0);
+            }
         }
         need.into_iter().map(str::to_string).collect()
     }

@@ -89,5 +89,11 @@ proptest! {
         for (id, _, _) in top.iter().take(k) {
             prop_assert!(need.contains(id), "{id} is in the top {k} but not named: {need:?}");
         }
+        // Without a second stage nothing moves: the records named are the top k's, no more.
+        if scored.rerank == 0 {
+            let mut want: Vec<String> = top.iter().take(k).map(|(id, _, _)| id.clone()).collect();
+            want.sort();
+            prop_assert_eq!(&need, &want);
+        }
     }
 }
