@@ -427,3 +427,22 @@ fn settings_owners_and_stages_do_not_depend_on_config() {
     assert!(!g["compile"].contains("engine") && !g["compile"].contains("db"));
     assert!(!g["watch"].contains("cli"));
 }
+
+/// A file over 800 lines holds more than one concern: split along its seams. Test files
+/// (`tests.rs`) are left out.
+#[test]
+fn no_source_file_is_over_800_lines() {
+    let mut long = Vec::new();
+    for (_, src) in CRATES {
+        for f in rust_files(&root().join(src)) {
+            if f.ends_with("tests.rs") {
+                continue;
+            }
+            let lines = std::fs::read_to_string(&f).unwrap().lines().count();
+            if lines > 800 {
+                long.push(format!("{} ({lines} lines)", f.display()));
+            }
+        }
+    }
+    assert!(long.is_empty(), "files over 800 lines: {long:?}");
+}

@@ -2,24 +2,40 @@
 
 use std::io::IsTerminal;
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use super::{BuildLocation, EXIT_ERRORS, EXIT_USAGE, Failure, Outcome, report};
 use crate::engine::Engine;
 use crate::engine::{BuildReport, BuildRequest};
 
+#[derive(clap::Args, Debug)]
 pub struct BuildArgs {
+    #[command(flatten)]
+    pub at: BuildLocation,
+    /// Print a machine-readable summary (corpus version, counts, diagnostics) on stdout.
+    #[arg(long)]
     pub json: bool,
+    /// Keep running and rebuild on every change of the sources or the config.
+    #[arg(long)]
     pub watch: bool,
+    /// After every build, print one JSON line of the work done on stdout (the only stdout
+    /// output in watch mode).
+    #[arg(long)]
     pub stats_json: bool,
+    /// Publish the build even when it has no document (otherwise that is an error and the
+    /// previous build stays in place).
+    #[arg(long)]
     pub allow_empty: bool,
-    /// Every warning in full on the terminal, not one line per kind.
+    /// Print every warning in full (by default the terminal gets one line per kind of
+    /// warning, with its count and a few examples).
+    #[arg(long)]
     pub verbose: bool,
 }
 
-pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
+pub fn run(args: BuildArgs) -> Outcome {
     if args.watch {
-        return run_watch(at, &args);
+        return run_watch(&args);
     }
     let BuildArgs {
+        ref at,
         json,
         stats_json,
         allow_empty,
@@ -73,11 +89,16 @@ pub fn run(at: &BuildLocation, args: BuildArgs) -> i32 {
     } else {
         print_human(&rep);
     }
-    if ok { EXIT_OK } else { EXIT_ERRORS }
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::said(EXIT_ERRORS))
+    }
 }
 
-/// `build --watch`: builds on every save until Ctrl-C; the exit code of how the watch ended.
-fn run_watch(at: &BuildLocation, args: &BuildArgs) -> i32 {
+/// `build --watch`: builds on every save until Ctrl-C; the outcome of how the watch ended.
+fn run_watch(args: &BuildArgs) -> Outcome {
+    let at = &args.at;
     let opts = crate::watch::WatchOptions {
         config: at.config.clone(),
         sources: at.sources.clone(),
@@ -92,14 +113,11 @@ fn run_watch(at: &BuildLocation, args: &BuildArgs) -> i32 {
         print_watch(at, rep, args)
     });
     match ended {
-        Ok(()) => EXIT_OK,
-        Err(crate::watch::WatchError::OutDir(p)) => {
-            report(&crate::diag::Problems(vec![p]), false);
-            EXIT_USAGE
-        }
+        Ok(()) => Ok(()),
+        Err(crate::watch::WatchError::OutDir(p)) => Err(Failure::usage(p, false)),
         Err(e) => {
             eprintln!("{e}");
-            EXIT_ERRORS
+            Err(Failure::said(EXIT_ERRORS))
         }
     }
 }
@@ -195,7 +213,7 @@ fn examples(paths: &[String]) -> (usize, String) {
 /// A build refused before it started (a config or usage error): the problems reported as
 /// every refusal is, and with `--json` the summary object on stdout too, `ok: false` and the
 /// problems as its diagnostics, so a script reading stdout sees why. Exit 2.
-fn refused(at: &BuildLocation, problems: &crate::diag::Problems, json: bool) -> i32 {
+fn refused(at: &BuildLocation, problems: &crate::diag::Problems, json: bool) -> Outcome {
     report(problems, json);
     if json {
         let v = serde_json::json!({
@@ -209,7 +227,7 @@ fn refused(at: &BuildLocation, problems: &crate::diag::Problems, json: bool) -> 
         });
         println!("{v}");
     }
-    EXIT_USAGE
+    Err(Failure::said(EXIT_USAGE))
 }
 
 fn summary(at: &BuildLocation, rep: &BuildReport, ok: bool) -> serde_json::Value {

@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use super::{BuildLocation, EXIT_ERRORS, EXIT_USAGE, Failure, Outcome};
 use crate::artifacts::store::write_atomic;
-use crate::diag::{Problem, Problems};
+use crate::diag::Problem;
 use crate::eval::{
     Report, checkpoint, load_fixtures, read_checkpoint_text, read_checkpoints, regressions,
     run as run_eval,
@@ -12,15 +12,32 @@ use crate::eval::{
 use crate::retrieve::{Mode, Searcher};
 use crate::term;
 
+#[derive(clap::Args, Debug)]
 pub struct EvalArgs {
+    #[command(flatten)]
+    pub at: BuildLocation,
+    #[arg(long, num_args = 1..)]
     pub fixtures: Vec<PathBuf>,
+    #[arg(long, default_value_t = 10)]
     pub k: usize,
+    /// Exit 1 when any set's hit@5 or MRR@10 falls below this stored report.
+    #[arg(long)]
     pub baseline: Option<PathBuf>,
+    /// Store this run's report as a baseline.
+    #[arg(long)]
     pub write_baseline: Option<PathBuf>,
+    /// Append a checkpoint row to checkpoints.jsonl beside the config.
+    #[arg(long)]
     pub record: Option<String>,
+    /// Print the recorded checkpoints.
+    #[arg(long)]
     pub history: bool,
+    /// Also report lexical-only and vector-only rankings.
+    #[arg(long)]
     pub compare: bool,
-    pub mode: Mode,
+    #[arg(long, value_enum, default_value = "fused")]
+    pub mode: crate::retrieve::ModeArg,
+    #[arg(long)]
     pub json: bool,
 }
 
@@ -31,23 +48,19 @@ fn checkpoints_path(config: &Path) -> PathBuf {
         .join("checkpoints.jsonl")
 }
 
-fn fail(p: Problem, json: bool) -> i32 {
-    report(&Problems(vec![p]), json);
-    EXIT_ERRORS
+fn fail(p: Problem, json: bool) -> Failure {
+    Failure::errors(p, json)
 }
 
-pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
+pub fn run(a: EvalArgs) -> Outcome {
+    let at = &a.at;
     if a.history {
         return print_history(&at.config, a.json);
     }
-    let Some(cfg) = at.load(a.json) else {
-        return EXIT_USAGE;
-    };
+    let cfg = at.load(a.json)?;
     // An environment the config does not name is a usage error, with the ones it does.
-    if let Err(p) = cfg.libraries_for(at.env.as_deref()) {
-        report(&Problems(vec![p]), a.json);
-        return EXIT_USAGE;
-    }
+    cfg.libraries_for(at.env.as_deref())
+        .map_err(|p| Failure::usage(p, a.json))?;
     // The baseline's path is checked before anything runs (never a source, the config or one
     // of askzico's files).
     if let Some(path) = &a.write_baseline
@@ -58,37 +71,23 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
             Some(&cfg.out_dir_or(at.out.as_deref())),
         )
     {
-        report(&Problems(vec![p]), a.json);
-        return EXIT_USAGE;
+        return Err(Failure::usage(p, a.json));
     }
     if a.fixtures.is_empty() {
         eprintln!("eval needs --fixtures FILE");
-        return EXIT_USAGE;
+        return Err(Failure::said(EXIT_USAGE));
     }
-    let cases = match load_fixtures(&a.fixtures) {
-        Ok(c) => c,
-        Err(ps) => {
-            report(&Problems(ps), a.json);
-            return EXIT_USAGE;
-        }
-    };
+    let cases = load_fixtures(&a.fixtures).map_err(|ps| Failure::usage(ps, a.json))?;
     let out = cfg.out_dir_or(at.out.as_deref());
-    let searcher = match at
+    let searcher = at
         .read_manifest(&out)
         .and_then(|m| Searcher::open(cfg.search_settings(), &out, m))
-    {
-        Ok(s) => s,
-        Err(p) => return fail(p, a.json),
-    };
+        .map_err(|p| fail(p, a.json))?;
     let unmatched = crate::eval::unmatched_expectations(&searcher, &cases);
     if !unmatched.is_empty() {
-        report(&Problems(unmatched), a.json);
-        return EXIT_USAGE;
+        return Err(Failure::usage(unmatched, a.json));
     }
-    let now = match measure(&cfg, &out, &searcher, &cases, &a) {
-        Ok(r) => r,
-        Err(p) => return fail(p, a.json),
-    };
+    let now = measure(&cfg, &out, &searcher, &cases, &a).map_err(|p| fail(p, a.json))?;
     if a.json {
         println!("{}", serde_json::to_string(&now).expect("serializes"));
     } else {
@@ -97,7 +96,7 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
     if let Some(path) = &a.write_baseline
         && let Err(p) = write_baseline(path, &now)
     {
-        return fail(p, a.json);
+        return Err(fail(p, a.json));
     }
     if let Some(label) = &a.record {
         let libraries = searcher
@@ -107,16 +106,13 @@ pub fn run(at: &BuildLocation, a: EvalArgs) -> i32 {
             .map(|l| l.id.clone())
             .collect();
         if let Err(p) = record_checkpoint(&checkpoints_path(&at.config), label, &now, libraries) {
-            return fail(p, a.json);
+            return Err(fail(p, a.json));
         }
     }
     if let Some(path) = &a.baseline {
-        return match gate(path, &now) {
-            Ok(code) => code,
-            Err(p) => fail(p, a.json),
-        };
+        return gate(path, &now).map_err(|p| fail(p, a.json))?;
     }
-    EXIT_OK
+    Ok(())
 }
 
 /// The cases run in the chosen mode, with the stock of what the corpus holds for them; with
@@ -129,7 +125,7 @@ fn measure(
     a: &EvalArgs,
 ) -> Result<Report, Problem> {
     let report_of = |mode| run_eval(searcher, cases, a.k, mode);
-    let mut now = report_of(a.mode)?;
+    let mut now = report_of(a.mode.into())?;
     let records = crate::inspect::load_records(out, &searcher.manifest);
     now.stock = Some(crate::eval::stock_report(
         &now,
@@ -146,11 +142,8 @@ fn measure(
 }
 
 /// `--history`: the recorded checkpoints, one row each.
-fn print_history(config: &Path, json: bool) -> i32 {
-    let rows = match read_checkpoints(&checkpoints_path(config)) {
-        Ok(rows) => rows,
-        Err(p) => return fail(p, json),
-    };
+fn print_history(config: &Path, json: bool) -> Outcome {
+    let rows = read_checkpoints(&checkpoints_path(config)).map_err(|p| fail(p, json))?;
     println!(
         "{:<24} {:<34} {:>6}  hit@5 per set / per library",
         "label", "corpus_version", "cases"
@@ -176,7 +169,7 @@ fn print_history(config: &Path, json: bool) -> i32 {
             libs.join(", ")
         );
     }
-    EXIT_OK
+    Ok(())
 }
 
 /// `--write-baseline`: the report, for a later `--baseline`.
@@ -237,9 +230,9 @@ fn record_checkpoint(
     Ok(())
 }
 
-/// `--baseline`: the exit code of the report measured against the baseline at `path` (errors
+/// `--baseline`: the outcome of the report measured against the baseline at `path` (errors
 /// when any case regressed).
-fn gate(path: &Path, now: &Report) -> Result<i32, Problem> {
+fn gate(path: &Path, now: &Report) -> Result<Outcome, Problem> {
     let base: Report = crate::fsio::read_capped(path, crate::fsio::cap::FIXTURES)
         .map_err(|e| e.to_string())
         .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
@@ -272,10 +265,10 @@ fn gate(path: &Path, now: &Report) -> Result<i32, Problem> {
         for r in &regs {
             eprintln!("  - {}", term::line(&r.to_string()));
         }
-        return Ok(EXIT_ERRORS);
+        return Ok(Err(Failure::said(EXIT_ERRORS)));
     }
     eprintln!("no regression against {}", path.display());
-    Ok(EXIT_OK)
+    Ok(Ok(()))
 }
 
 fn print_summary(label: &str, r: &Report) {

@@ -2,8 +2,15 @@
 
 use std::path::Path;
 
-use super::{EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
-use crate::diag::{Problem, Problems};
+use super::{Failure, Outcome};
+use crate::diag::Problem;
+
+#[derive(clap::Args, Debug)]
+pub struct InitArgs {
+    /// Directory to create the project in.
+    #[arg(default_value = ".")]
+    pub dir: std::path::PathBuf,
+}
 
 const CONFIG: &str = r#"# askzico corpus config. Paths are relative to this file.
 
@@ -58,19 +65,21 @@ url = "https://example.org/{slug}"   # {slug}, {library} or a frontmatter field
 
 const SAMPLE: &str = "---\ntitle: مرحبا بك\n---\n\n# مرحبا بك\n\nهذه أول مقالة في المدونة. اكتب هنا نصك العربي، ثم شغّل `askzico build`.\n";
 
-/// A failure of `init` to write, naming the path it is about.
-fn fail(path: &Path, msg: String, help: &str) -> i32 {
-    let p = Problem::error("init", msg)
+/// What `init` says of `path`.
+fn problem(path: &Path, msg: String, help: &str) -> Problem {
+    Problem::error("init", msg)
         .in_file(path.display().to_string())
-        .help(help.to_string());
-    report(&Problems(vec![p]), false);
-    EXIT_ERRORS
+        .help(help.to_string())
+}
+
+/// A failure of `init` to write, naming the path it is about.
+fn fail(path: &Path, msg: String, help: &str) -> Outcome {
+    Err(Failure::errors(problem(path, msg, help), false))
 }
 
 /// A refusal of the directory `init` was given (a usage error, exit 2).
-fn refuse(path: &Path, msg: String, help: &str) -> i32 {
-    fail(path, msg, help);
-    EXIT_USAGE
+fn refuse(path: &Path, msg: String, help: &str) -> Outcome {
+    Err(Failure::usage(problem(path, msg, help), false))
 }
 
 /// Creates `path` with `text`, never over anything already there.
@@ -83,7 +92,8 @@ fn create(path: &Path, text: &str) -> std::io::Result<()> {
         .write_all(text.as_bytes())
 }
 
-pub fn run(dir: &Path) -> i32 {
+pub fn run(args: InitArgs) -> Outcome {
+    let dir = args.dir.as_path();
     if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
         return refuse(
             dir,
@@ -117,8 +127,7 @@ pub fn run(dir: &Path) -> i32 {
             project.as_ref(),
             out.as_deref(),
         ) {
-            report(&Problems(vec![p]), false);
-            return EXIT_USAGE;
+            return Err(Failure::usage(p, false));
         }
     }
     // The sample's folders are real directories of the project: a link there would lead the
@@ -175,5 +184,5 @@ pub fn run(dir: &Path) -> i32 {
         }
     }
     println!("next: askzico build --config {}", config.display());
-    EXIT_OK
+    Ok(())
 }

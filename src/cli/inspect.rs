@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use super::{BuildLocation, EXIT_ERRORS, Failure, Outcome};
 use crate::artifacts::verify::verify;
 use crate::config::Config;
 use crate::diag::{Problem, Problems};
@@ -12,12 +12,27 @@ use crate::engine::{BuildRequest, run as build};
 use crate::inspect::{self, Determinism, Report};
 use crate::term;
 
+#[derive(clap::Args, Debug)]
 pub struct InspectArgs {
+    #[command(flatten)]
+    pub at: BuildLocation,
+    /// Chunks per library in the sample.
+    #[arg(long, default_value_t = 5)]
     pub sample: usize,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Another build's manifest (e.g. out/versions/<v>.json): report what changed since.
+    #[arg(long)]
     pub against: Option<PathBuf>,
+    /// Write a self-contained HTML report here.
+    #[arg(long)]
     pub html: Option<PathBuf>,
+    /// Print one JSON object (checks, sample, diff, determinism) on stdout.
+    #[arg(long)]
     pub json: bool,
+    /// Skip the determinism rebuild.
+    #[arg(long)]
     pub no_rebuild: bool,
 }
 
@@ -84,16 +99,13 @@ fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> (Determinism, Pr
     (determinism, warnings)
 }
 
-pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
+pub fn run(args: InspectArgs) -> Outcome {
     let json = args.json;
-    let Some(cfg) = at.load(json) else {
-        return EXIT_USAGE;
-    };
+    let at = &args.at;
+    let cfg = at.load(json)?;
     let env = at.env.as_deref();
-    if let Err(p) = cfg.libraries_for(env) {
-        report(&Problems(vec![p]), json);
-        return EXIT_USAGE;
-    }
+    cfg.libraries_for(env)
+        .map_err(|p| Failure::usage(p, json))?;
     let out = cfg.out_dir_or(at.out.as_deref());
     // The report's path is checked before anything runs (never a source, the config or one of
     // askzico's files).
@@ -105,31 +117,20 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
             Some(&out),
         )
     {
-        report(&Problems(vec![p]), json);
-        return EXIT_USAGE;
+        return Err(Failure::usage(p, json));
     }
-    let manifest = match at.read_manifest(&out) {
-        Ok(m) => m,
-        Err(p) => {
-            report(&Problems(vec![p]), json);
-            return EXIT_ERRORS;
-        }
-    };
+    let manifest = at
+        .read_manifest(&out)
+        .map_err(|p| Failure::errors(p, json))?;
     let records = inspect::load_records(&out, &manifest);
     let verify_problems = verify(&out, &manifest);
     let checks = inspect::check(&records, &verify_problems, &cfg.inspect_context());
-    let diff = match args
+    let diff = args
         .against
         .as_deref()
         .map(|path| diff_against(path, &records, &manifest.corpus_version))
-    {
-        None => None,
-        Some(Ok(d)) => Some(d),
-        Some(Err(p)) => {
-            report(&Problems(vec![p]), json);
-            return EXIT_USAGE;
-        }
-    };
+        .transpose()
+        .map_err(|p| Failure::usage(p, json))?;
     let (determinism, warnings) = if args.no_rebuild {
         (None, None)
     } else {
@@ -153,8 +154,7 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
     if let Some(path) = &args.html
         && let Err(p) = write_html(path, &rep)
     {
-        report(&Problems(vec![p]), json);
-        return EXIT_ERRORS;
+        return Err(Failure::errors(p, json));
     }
     if json {
         println!(
@@ -164,7 +164,11 @@ pub fn run(at: &BuildLocation, args: InspectArgs) -> i32 {
     } else {
         print_text(&rep, &args);
     }
-    if ok { EXIT_OK } else { EXIT_ERRORS }
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::said(EXIT_ERRORS))
+    }
 }
 
 /// `--html`: the report as one HTML file.

@@ -60,226 +60,98 @@ pub struct BuildLocation {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Compile the corpus into content-addressed artifacts and a manifest.
-    Build {
-        #[command(flatten)]
-        at: BuildLocation,
-        /// Print a machine-readable summary (corpus version, counts, diagnostics) on stdout.
-        #[arg(long)]
-        json: bool,
-        /// Keep running and rebuild on every change of the sources or the config.
-        #[arg(long)]
-        watch: bool,
-        /// After every build, print one JSON line of the work done on stdout (the only stdout
-        /// output in watch mode).
-        #[arg(long)]
-        stats_json: bool,
-        /// Publish the build even when it has no document (otherwise that is an error and the
-        /// previous build stays in place).
-        #[arg(long)]
-        allow_empty: bool,
-        /// Print every warning in full (by default the terminal gets one line per kind of
-        /// warning, with its count and a few examples).
-        #[arg(long)]
-        verbose: bool,
-    },
+    Build(build::BuildArgs),
     /// Remove the artifact files no kept manifest names (every current manifest and the N newest
     /// versions are kept; caches are not touched).
-    Gc {
-        #[command(flatten)]
-        at: BuildLocation,
-        /// How many of the newest version manifests under `out/versions/` to keep, besides the current ones.
-        #[arg(long, default_value_t = 3)]
-        keep: usize,
-        /// Say what would be removed, remove nothing.
-        #[arg(long)]
-        dry_run: bool,
-        #[arg(long)]
-        json: bool,
-    },
+    Gc(verify::GcArgs),
     /// Re-hash every artifact of a build and check its invariants.
-    Verify {
-        #[command(flatten)]
-        at: BuildLocation,
-        #[arg(long)]
-        json: bool,
-    },
+    Verify(verify::VerifyArgs),
     /// Write the exact upload files of the current build.
-    Export {
-        #[command(flatten)]
-        at: BuildLocation,
-        /// `vectorize` (NDJSON for `wrangler vectorize upsert`) or `kv` (JSON for `wrangler kv bulk put`).
-        #[arg(long, value_enum)]
-        format: export::ExportFormat,
-        /// Directory to write into.
-        #[arg(long)]
-        dest: PathBuf,
-        /// KV key prefix (the deploy target's; empty by default).
-        #[arg(long, default_value = "")]
-        prefix: String,
-        /// With `--format kv`: write only the pairs the version of this older manifest lacks
-        /// (its artifacts must still be in the output directory).
-        #[arg(long)]
-        since: Option<PathBuf>,
-    },
+    Export(export::ExportArgs),
     /// Deploy the current build to a `[deploy.NAME]` target: vectors into the inactive Vectorize
     /// index, KV records under the new version, then the pointer, last.
-    Deploy {
-        #[command(flatten)]
-        at: BuildLocation,
-        /// The `[deploy.NAME]` table of the config.
-        #[arg(long, value_parser = crate::paths::name_arg)]
-        target: String,
-        /// Print the plan (counts, bytes, batches, the version switch) and send nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Then delete the KV keys of versions neither index holds any more (by the exact keys
-        /// their stored manifests name; never the live version's). With --dry-run, only list them.
-        #[arg(long)]
-        gc: bool,
-        #[arg(long)]
-        json: bool,
-        /// Send a plan that makes more KV writes than the target's `max_kv_writes`.
-        #[arg(long)]
-        confirm_writes: bool,
-        /// Point the target back at the version its inactive index still holds (writes the
-        /// pointer only; refused once that version was overwritten or collected).
-        #[arg(long, conflicts_with_all = ["dry_run", "gc", "confirm_writes"])]
-        rollback: bool,
-        /// Read the live version back through the API as a runtime reads it and confirm that
-        /// every chunk ID of it resolves (reads only).
-        #[arg(long, conflicts_with_all = ["dry_run", "gc", "confirm_writes", "rollback"])]
-        check: bool,
-    },
+    Deploy(deploy::DeployArgs),
     /// Ask a question of the current build: BM25 + vectors, fused, date-aware, hydrated evidence.
-    Query {
-        #[command(flatten)]
-        at: BuildLocation,
-        /// Results to show (at least 1).
-        #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-        k: usize,
-        /// Only these domains (repeatable).
-        #[arg(long = "domain")]
-        domains: Vec<String>,
-        #[arg(long, value_enum, default_value = "fused")]
-        mode: crate::retrieve::ModeArg,
-        #[arg(long)]
-        json: bool,
-        /// Ask the version live on this `[deploy.NAME]` target (KV and Vectorize, read through
-        /// the API) instead of the local build.
-        #[arg(long, value_parser = crate::paths::name_arg, conflicts_with_all = ["out", "env"])]
-        target: Option<String>,
-        /// Instead of one question, every question of these fixture files (as `eval` reads
-        /// them), each with its case's domains; with `--json`, one answer a line.
-        #[arg(long, num_args = 1.., conflicts_with_all = ["question", "domains"])]
-        fixtures: Vec<PathBuf>,
-        #[arg(required_unless_present = "fixtures")]
-        question: Option<String>,
-    },
+    Query(query::QueryArgs),
     /// Run fixture sets: hit@1, hit@5, MRR@10 per set and library; gate on a baseline.
-    Eval {
-        #[command(flatten)]
-        at: BuildLocation,
-        #[arg(long, num_args = 1..)]
-        fixtures: Vec<PathBuf>,
-        #[arg(long, default_value_t = 10)]
-        k: usize,
-        /// Exit 1 when any set's hit@5 or MRR@10 falls below this stored report.
-        #[arg(long)]
-        baseline: Option<PathBuf>,
-        /// Store this run's report as a baseline.
-        #[arg(long)]
-        write_baseline: Option<PathBuf>,
-        /// Append a checkpoint row to checkpoints.jsonl beside the config.
-        #[arg(long)]
-        record: Option<String>,
-        /// Print the recorded checkpoints.
-        #[arg(long)]
-        history: bool,
-        /// Also report lexical-only and vector-only rankings.
-        #[arg(long)]
-        compare: bool,
-        #[arg(long, value_enum, default_value = "fused")]
-        mode: crate::retrieve::ModeArg,
-        #[arg(long)]
-        json: bool,
-    },
+    Eval(eval::EvalArgs),
     /// Print the search form of a text (line 1), then variants, aliases and explanations.
-    Normalize {
-        /// The corpus config whose rules and aliases apply (defaults when absent).
-        #[arg(long, default_value = "corpus.toml")]
-        config: PathBuf,
-        /// Show alias expansions, glossary terms and article stems.
-        #[arg(long)]
-        aliases: bool,
-        /// Name the rule that changed each character.
-        #[arg(long)]
-        explain: bool,
-        text: String,
-    },
+    Normalize(normalize::NormalizeArgs),
     /// Normalization rules and aliases: focused cases and collisions.
-    Rules {
-        #[command(subcommand)]
-        command: RulesCommand,
-    },
+    Rules(rules::RulesArgs),
     /// Print a document's or chunk's records as built (text, boundaries, metadata) for review.
-    Show {
-        #[command(flatten)]
-        at: BuildLocation,
-        /// A chunk_id, doc_id, url, or source path (suffix at a `/` or `#` boundary).
-        key: String,
-        #[arg(long)]
-        json: bool,
-    },
+    Show(show::ShowArgs),
     /// Inspect the current build: automatic quality checks, a determinism rebuild, a stratified
     /// sample for review, the diff against another version and an HTML report; exit 1 when a
     /// check exceeds its `[inspect]` threshold.
-    Inspect {
-        #[command(flatten)]
-        at: BuildLocation,
-        /// Chunks per library in the sample.
-        #[arg(long, default_value_t = 5)]
-        sample: usize,
-        /// Seed of the sample.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Another build's manifest (e.g. out/versions/<v>.json): report what changed since.
-        #[arg(long)]
-        against: Option<PathBuf>,
-        /// Write a self-contained HTML report here.
-        #[arg(long)]
-        html: Option<PathBuf>,
-        /// Print one JSON object (checks, sample, diff, determinism) on stdout.
-        #[arg(long)]
-        json: bool,
-        /// Skip the determinism rebuild.
-        #[arg(long)]
-        no_rebuild: bool,
-    },
+    Inspect(inspect::InspectArgs),
     /// Scaffold a commented corpus.toml and one sample source.
-    Init {
-        /// Directory to create the project in.
-        #[arg(default_value = ".")]
-        dir: PathBuf,
-    },
+    Init(init::InitArgs),
 }
 
-#[derive(Subcommand, Debug)]
-enum RulesCommand {
-    /// For every rule and alias: its focused cases (rank with and without it) and the distinct
-    /// corpus words it merges; exit 1 when a rule merges a pair `[[collision]]` does not accept.
-    Check {
-        #[command(flatten)]
-        at: BuildLocation,
-        /// Fixture files holding the focused cases (default: fixtures.toml beside the config).
-        #[arg(long, num_args = 1..)]
-        fixtures: Vec<PathBuf>,
-        /// Skip the with/without rebuilds (collisions only).
-        #[arg(long)]
-        no_rebuild: bool,
-        /// Examples per rule.
-        #[arg(long, default_value_t = 5)]
-        examples: usize,
-    },
+/// How a command that did not succeed ends: its exit code, and the problems left to render.
+#[derive(Debug)]
+pub struct Failure {
+    code: i32,
+    problems: Problems,
+    json: bool,
+}
+
+impl Failure {
+    /// A usage or config error (exit 2): these problems.
+    pub fn usage(problems: impl Into<Problems>, json: bool) -> Self {
+        Failure {
+            code: EXIT_USAGE,
+            problems: problems.into(),
+            json,
+        }
+    }
+
+    /// An error of the build, a check or a remote operation (exit 1): these problems.
+    pub fn errors(problems: impl Into<Problems>, json: bool) -> Self {
+        Failure {
+            code: EXIT_ERRORS,
+            problems: problems.into(),
+            json,
+        }
+    }
+
+    /// Exit `code` with nothing more to render: the command has already said what went wrong.
+    pub fn said(code: i32) -> Self {
+        Failure {
+            code,
+            problems: Problems(Vec::new()),
+            json: false,
+        }
+    }
+}
+
+/// What every command returns.
+pub type Outcome = Result<(), Failure>;
+
+impl From<crate::diag::Problem> for Problems {
+    fn from(p: crate::diag::Problem) -> Problems {
+        Problems(vec![p])
+    }
+}
+
+impl From<Vec<crate::diag::Problem>> for Problems {
+    fn from(ps: Vec<crate::diag::Problem>) -> Problems {
+        Problems(ps)
+    }
+}
+
+/// The one place an outcome becomes an exit code, its problems rendered.
+fn exit_code(outcome: Outcome) -> i32 {
+    match outcome {
+        Ok(()) => EXIT_OK,
+        Err(f) => {
+            if !f.problems.0.is_empty() {
+                report(&f.problems, f.json);
+            }
+            f.code
+        }
+    }
 }
 
 static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
@@ -313,149 +185,20 @@ pub fn main() -> i32 {
         crate::diag::Problems(problems).report();
         return EXIT_USAGE;
     }
-    match cli.command {
-        Command::Build {
-            at,
-            json,
-            watch,
-            stats_json,
-            allow_empty,
-            verbose,
-        } => build::run(
-            &at,
-            build::BuildArgs {
-                json,
-                watch,
-                stats_json,
-                allow_empty,
-                verbose,
-            },
-        ),
-        Command::Verify { at, json } => verify::run(&at, json),
-        Command::Gc {
-            at,
-            keep,
-            dry_run,
-            json,
-        } => verify::gc(
-            &at,
-            verify::GcArgs {
-                keep,
-                dry_run,
-                json,
-            },
-        ),
-        Command::Export {
-            at,
-            format,
-            dest,
-            prefix,
-            since,
-        } => export::run(&at, format, &dest, &prefix, since.as_deref()),
-        Command::Deploy {
-            at,
-            target,
-            dry_run,
-            gc,
-            json,
-            confirm_writes,
-            rollback,
-            check,
-        } => deploy::run(
-            &at,
-            &target,
-            deploy::Mode {
-                dry_run,
-                gc,
-                json,
-                confirm_writes,
-                rollback,
-                check,
-            },
-        ),
-        Command::Query {
-            at,
-            k,
-            domains,
-            mode,
-            json,
-            target,
-            fixtures,
-            question,
-        } => query::run(
-            &at,
-            query::QueryArgs {
-                question: question.as_deref(),
-                fixtures: &fixtures,
-                k,
-                domains: &domains,
-                mode: mode.into(),
-                json,
-                target: target.as_deref(),
-            },
-        ),
-        Command::Eval {
-            at,
-            fixtures,
-            k,
-            baseline,
-            write_baseline,
-            record,
-            history,
-            compare,
-            mode,
-            json,
-        } => eval::run(
-            &at,
-            eval::EvalArgs {
-                fixtures,
-                k,
-                baseline,
-                write_baseline,
-                record,
-                history,
-                compare,
-                mode: mode.into(),
-                json,
-            },
-        ),
-        Command::Normalize {
-            config,
-            aliases,
-            explain,
-            text,
-        } => normalize::run(&config, &text, normalize::Show { aliases, explain }),
-        Command::Rules {
-            command:
-                RulesCommand::Check {
-                    at,
-                    fixtures,
-                    no_rebuild,
-                    examples,
-                },
-        } => rules::check(&at, fixtures, no_rebuild, examples),
-        Command::Show { at, key, json } => show::run(&at, &key, json),
-        Command::Init { dir } => init::run(&dir),
-        Command::Inspect {
-            at,
-            sample,
-            seed,
-            against,
-            html,
-            json,
-            no_rebuild,
-        } => inspect::run(
-            &at,
-            inspect::InspectArgs {
-                sample,
-                seed,
-                against,
-                html,
-                json,
-                no_rebuild,
-            },
-        ),
-    }
+    exit_code(match cli.command {
+        Command::Build(a) => build::run(a),
+        Command::Verify(a) => verify::run(a),
+        Command::Gc(a) => verify::gc(a),
+        Command::Export(a) => export::run(a),
+        Command::Deploy(a) => deploy::run(a),
+        Command::Query(a) => query::run(a),
+        Command::Eval(a) => eval::run(a),
+        Command::Normalize(a) => normalize::run(a),
+        Command::Rules(a) => rules::run(a),
+        Command::Show(a) => show::run(a),
+        Command::Init(a) => init::run(a),
+        Command::Inspect(a) => inspect::run(a),
+    })
 }
 
 impl BuildLocation {
@@ -464,9 +207,9 @@ impl BuildLocation {
         Config::load_or_sources(&self.config, self.sources.as_deref(), self.out.as_deref())
     }
 
-    /// Loads the config, reporting its problems; `None` means exit with `EXIT_USAGE`.
-    pub fn load(&self, json: bool) -> Option<Config> {
-        self.config().map_err(|p| report(&p, json)).ok()
+    /// Loads the config; its problems are a usage error.
+    pub fn load(&self, json: bool) -> Result<Config, Failure> {
+        self.config().map_err(|p| Failure::usage(p, json))
     }
 
     /// The manifest of the build in `out` a reading command answers from. With `--sources`,
@@ -509,12 +252,12 @@ impl BuildLocation {
     }
 
     /// The `[deploy.NAME]` target of `cfg`; when there is none, says so with the known ones
-    /// (`None` means exit with `EXIT_USAGE`).
+    /// (a usage error).
     pub fn deploy_target<'c>(
         &self,
         cfg: &'c Config,
         name: &str,
-    ) -> Option<&'c crate::config::DeployTarget> {
+    ) -> Result<&'c crate::config::DeployTarget, Failure> {
         let target = cfg.deploy.get(name);
         if target.is_none() {
             let known: Vec<&str> = cfg.deploy.keys().map(String::as_str).collect();
@@ -528,7 +271,7 @@ impl BuildLocation {
                 }
             );
         }
-        target
+        target.ok_or(Failure::said(EXIT_USAGE))
     }
 
     /// The config as messages name it.
@@ -536,17 +279,6 @@ impl BuildLocation {
         match &self.sources {
             Some(dir) => format!("--sources {}", dir.display()),
             None => self.config.display().to_string(),
-        }
-    }
-}
-
-/// Loads the config, reporting its problems; `None` means exit with `EXIT_USAGE`.
-pub fn load_config(path: &std::path::Path, json: bool) -> Option<Config> {
-    match Config::load(path) {
-        Ok(c) => Some(c),
-        Err(problems) => {
-            report(&problems, json);
-            None
         }
     }
 }

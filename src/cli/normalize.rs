@@ -2,25 +2,33 @@
 //! primary search form alone; variants, alias expansions and explanations follow on labelled
 //! lines.
 
-use super::EXIT_OK;
+use super::Outcome;
 use crate::config::Config;
 use crate::normalize::aliases::{AliasTable, article_stem, shipped};
 use crate::normalize::glossary::Glossary;
 use crate::normalize::{Rules, explain, normalize_with_variants};
 
-/// What to show besides the search form and its variants.
-pub struct Show {
-    /// `--aliases`: the recall aliases and glossary terms the text's words expand to.
+#[derive(clap::Args, Debug)]
+pub struct NormalizeArgs {
+    /// The corpus config whose rules and aliases apply (defaults when absent).
+    #[arg(long, default_value = "corpus.toml")]
+    pub config: std::path::PathBuf,
+    /// Show alias expansions, glossary terms and article stems.
+    #[arg(long)]
     pub aliases: bool,
-    /// `--explain`: which rule changed what.
+    /// Name the rule that changed each character.
+    #[arg(long)]
     pub explain: bool,
+    pub text: String,
 }
 
-pub fn run(config: &std::path::Path, text: &str, show: Show) -> i32 {
-    let Show {
+pub fn run(args: NormalizeArgs) -> Outcome {
+    let NormalizeArgs {
+        ref config,
         aliases: show_aliases,
         explain: show_explain,
-    } = show;
+        ref text,
+    } = args;
     // The corpus's rules and aliases when a config is at hand; the defaults otherwise.
     let (rules, table, stems, glossary) = match Config::load(config) {
         Ok(c) => (
@@ -85,5 +93,5 @@ pub fn run(config: &std::path::Path, text: &str, show: Show) -> i32 {
             );
         }
     }
-    EXIT_OK
+    Ok(())
 }

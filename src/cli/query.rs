@@ -1,60 +1,57 @@
 //! `askzico query`: the runtime's retrieval, locally, over the current build, or with `--target`
 //! over the live version of a deploy target (KV and Vectorize, read through the API).
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
-use crate::diag::Problems;
+use super::{BuildLocation, Failure, Outcome};
 use crate::retrieve::{Mode, Searcher};
 use crate::term;
 
-pub struct QueryArgs<'a> {
-    /// One question; `None` with `fixtures`.
-    pub question: Option<&'a str>,
-    /// Every question of these fixture files instead.
-    pub fixtures: &'a [std::path::PathBuf],
+#[derive(clap::Args, Debug)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub at: BuildLocation,
+    /// Results to show (at least 1).
+    #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub k: usize,
-    pub domains: &'a [String],
-    pub mode: Mode,
+    /// Only these domains (repeatable).
+    #[arg(long = "domain")]
+    pub domains: Vec<String>,
+    #[arg(long, value_enum, default_value = "fused")]
+    pub mode: crate::retrieve::ModeArg,
+    #[arg(long)]
     pub json: bool,
-    /// Ask the live version of this `[deploy.NAME]` target instead of the local build.
-    pub target: Option<&'a str>,
+    /// Ask the version live on this `[deploy.NAME]` target (KV and Vectorize, read through
+    /// the API) instead of the local build.
+    #[arg(long, value_parser = crate::paths::name_arg, conflicts_with_all = ["out", "env"])]
+    pub target: Option<String>,
+    /// Instead of one question, every question of these fixture files (as `eval` reads
+    /// them), each with its case's domains; with `--json`, one answer a line.
+    #[arg(long, num_args = 1.., conflicts_with_all = ["question", "domains"])]
+    pub fixtures: Vec<std::path::PathBuf>,
+    #[arg(required_unless_present = "fixtures")]
+    pub question: Option<String>,
 }
 
-pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
-    let Some(cfg) = at.load(q.json) else {
-        return EXIT_USAGE;
-    };
+pub fn run(q: QueryArgs) -> Outcome {
+    let at = &q.at;
+    let mode: Mode = q.mode.into();
+    let cfg = at.load(q.json)?;
     // An environment the config does not name is a usage error, with the ones it does.
-    if let Err(p) = cfg.libraries_for(at.env.as_deref()) {
-        report(&Problems(vec![p]), q.json);
-        return EXIT_USAGE;
-    }
+    cfg.libraries_for(at.env.as_deref())
+        .map_err(|p| Failure::usage(p, q.json))?;
     // One question, or each case of the fixtures with its own domains.
-    let asked: Vec<(Option<String>, String, Vec<String>)> = match q.question {
-        Some(question) => vec![(None, question.to_string(), q.domains.to_vec())],
-        None => match crate::eval::load_fixtures(q.fixtures) {
-            Ok(cases) => cases
-                .into_iter()
-                .map(|c| (Some(c.id), c.question, c.domains))
-                .collect(),
-            Err(ps) => {
-                report(&Problems(ps), q.json);
-                return EXIT_USAGE;
-            }
-        },
+    let asked: Vec<(Option<String>, String, Vec<String>)> = match &q.question {
+        Some(question) => vec![(None, question.clone(), q.domains.clone())],
+        None => crate::eval::load_fixtures(&q.fixtures)
+            .map_err(|ps| Failure::usage(ps, q.json))?
+            .into_iter()
+            .map(|c| (Some(c.id), c.question, c.domains))
+            .collect(),
     };
-    let opened = match q.target {
+    let opened = match q.target.as_deref() {
         Some(name) => {
-            let Some(t) = at.deploy_target(&cfg, name) else {
-                return EXIT_USAGE;
-            };
+            let t = at.deploy_target(&cfg, name)?;
             // Credentials are part of the invocation, as for `deploy`: a usage error.
-            let client = match credentials(t, name) {
-                Ok(c) => c,
-                Err(p) => {
-                    report(&Problems(vec![p]), q.json);
-                    return EXIT_USAGE;
-                }
-            };
+            let client = credentials(t, name).map_err(|p| Failure::usage(p, q.json))?;
             live_searcher(&cfg, t, name, client)
         }
         None => {
@@ -63,28 +60,15 @@ pub fn run(at: &BuildLocation, q: QueryArgs<'_>) -> i32 {
                 .and_then(|m| Searcher::open(cfg.search_settings(), &out, m))
         }
     };
-    let searcher = match opened {
-        Ok(s) => s,
-        Err(p) => {
-            report(&Problems(vec![p]), q.json);
-            return EXIT_ERRORS;
-        }
-    };
+    let searcher = opened.map_err(|p| Failure::errors(p, q.json))?;
     for (id, question, domains) in &asked {
-        if let Err(p) = known_domains(&searcher, domains) {
-            report(&Problems(vec![p]), q.json);
-            return EXIT_USAGE;
-        }
-        let hits = match searcher.search(question, domains, q.k, q.mode) {
-            Ok(h) => h,
-            Err(p) => {
-                report(&Problems(vec![p]), q.json);
-                return EXIT_ERRORS;
-            }
-        };
+        known_domains(&searcher, domains).map_err(|p| Failure::usage(p, q.json))?;
+        let hits = searcher
+            .search(question, domains, q.k, mode)
+            .map_err(|p| Failure::errors(p, q.json))?;
         show(&cfg, &searcher, id.as_deref(), question, &hits, q.json);
     }
-    EXIT_OK
+    Ok(())
 }
 
 /// One answer: a JSON line, or the question, its search form, the version and each hit.

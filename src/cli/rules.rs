@@ -5,12 +5,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use super::{BuildLocation, EXIT_ERRORS, Failure, Outcome};
 use crate::artifacts::manifest::Manifest;
 use crate::artifacts::store::read_manifest;
 use crate::artifacts::{ChunkRecord, Kind};
 use crate::config::Config;
-use crate::diag::{Problem, Problems};
+use crate::diag::Problem;
 use crate::engine::{BuildRequest, run as build};
 use crate::eval::rules_check::{
     case_prefix, collisions, is_on, pairs, stem_collisions, vocabulary, with_rule,
@@ -89,34 +89,54 @@ struct Check<'a> {
     no_rebuild: bool,
 }
 
-pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examples: usize) -> i32 {
-    let Some(cfg) = at.load(false) else {
-        return EXIT_USAGE;
-    };
+#[derive(clap::Args, Debug)]
+pub struct RulesArgs {
+    #[command(subcommand)]
+    pub command: RulesCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum RulesCommand {
+    /// For every rule and alias: its focused cases (rank with and without it) and the distinct
+    /// corpus words it merges; exit 1 when a rule merges a pair `[[collision]]` does not accept.
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub at: BuildLocation,
+    /// Fixture files holding the focused cases (default: fixtures.toml beside the config).
+    #[arg(long, num_args = 1..)]
+    pub fixtures: Vec<PathBuf>,
+    /// Skip the with/without rebuilds (collisions only).
+    #[arg(long)]
+    pub no_rebuild: bool,
+    /// Examples per rule.
+    #[arg(long, default_value_t = 5)]
+    pub examples: usize,
+}
+
+pub fn run(args: RulesArgs) -> Outcome {
+    match args.command {
+        RulesCommand::Check(a) => check(a),
+    }
+}
+
+fn check(args: CheckArgs) -> Outcome {
+    let CheckArgs {
+        ref at,
+        fixtures,
+        no_rebuild,
+        examples,
+    } = args;
+    let cfg = at.load(false)?;
     let out = cfg.out_dir_or(at.out.as_deref());
     let env = at.env.as_deref();
-    let manifest = match read_manifest(&out, env) {
-        Ok(m) => m,
-        Err(p) => {
-            report(&Problems(vec![p]), false);
-            return EXIT_ERRORS;
-        }
-    };
-    let cases = match load_cases(&cfg, fixtures) {
-        Ok(c) => c,
-        Err(ps) => {
-            report(&Problems(ps), false);
-            return EXIT_USAGE;
-        }
-    };
+    let manifest = read_manifest(&out, env).map_err(|p| Failure::errors(p, false))?;
+    let cases = load_cases(&cfg, fixtures).map_err(|ps| Failure::usage(ps, false))?;
     let vocab = built_vocabulary(&out, &manifest);
-    let with = match ranks(&cfg, &out, env, &cases) {
-        Ok(r) => r,
-        Err(p) => {
-            report(&Problems(vec![p]), false);
-            return EXIT_ERRORS;
-        }
-    };
+    let with = ranks(&cfg, &out, env, &cases).map_err(|p| Failure::errors(p, false))?;
     println!(
         "rules check over {} ({} distinct words, {} focused cases)\n",
         manifest.corpus_version,
@@ -147,9 +167,9 @@ pub fn check(at: &BuildLocation, fixtures: Vec<PathBuf>, no_rebuild: bool, examp
         eprintln!(
             "rules check failed: {violations} collision pair(s) merged without `accept = true`"
         );
-        return EXIT_ERRORS;
+        return Err(Failure::said(EXIT_ERRORS));
     }
-    EXIT_OK
+    Ok(())
 }
 
 /// The fixtures' cases: the given files, or the config's `fixtures.toml` when there is one.

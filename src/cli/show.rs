@@ -1,9 +1,19 @@
 //! `askzico show ID|SOURCE`: a document's or chunk's records as built, with chunk boundaries,
 //! for manual review.
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use super::{BuildLocation, Failure, Outcome};
 use crate::artifacts::{ChunkRecord, Kind};
-use crate::diag::{Problem, Problems};
+use crate::diag::Problem;
+
+#[derive(clap::Args, Debug)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub at: BuildLocation,
+    /// A chunk_id, doc_id, url, or source path (suffix at a `/` or `#` boundary).
+    pub key: String,
+    #[arg(long)]
+    pub json: bool,
+}
 use crate::term;
 
 /// Whether a record answers to `key`: its chunk_id, doc_id, url, or a source suffix at a
@@ -76,17 +86,17 @@ fn ambiguous(key: &str, hits: &[ChunkRecord]) -> Option<Problem> {
     )
 }
 
-pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
-    let Some(out) = super::verify::out_dir(at, json) else {
-        return EXIT_USAGE;
-    };
-    let manifest = match at.read_manifest(&out) {
-        Ok(m) => m,
-        Err(p) => {
-            report(&Problems(vec![p]), json);
-            return EXIT_ERRORS;
-        }
-    };
+pub fn run(args: ShowArgs) -> Outcome {
+    let ShowArgs {
+        ref at,
+        ref key,
+        json,
+    } = args;
+    let key = key.as_str();
+    let out = super::verify::out_dir(at, json)?;
+    let manifest = at
+        .read_manifest(&out)
+        .map_err(|p| Failure::errors(p, json))?;
     let mut hits: Vec<ChunkRecord> = Vec::new();
     // A chunk of this build, to show what each kind of key looks like when nothing matches.
     let mut example: Option<ChunkRecord> = None;
@@ -107,18 +117,16 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
     }
     if hits.is_empty() {
         let p = not_found(key, &manifest.corpus_version, example.as_ref());
-        report(&Problems(vec![p]), json);
-        return EXIT_ERRORS;
+        return Err(Failure::errors(p, json));
     }
     if let Some(p) = ambiguous(key, &hits) {
-        report(&Problems(vec![p]), json);
-        return EXIT_USAGE;
+        return Err(Failure::usage(p, json));
     }
     if json {
         for h in &hits {
             println!("{}", serde_json::to_string(h).expect("serializes"));
         }
-        return EXIT_OK;
+        return Ok(());
     }
     let mut last_doc = String::new();
     for r in &hits {
@@ -166,7 +174,7 @@ pub fn run(at: &BuildLocation, key: &str, json: bool) -> i32 {
         println!("{}", term::text(&r.search_text));
         println!("── end {}\n", term::line(&r.chunk_id));
     }
-    EXIT_OK
+    Ok(())
 }
 
 #[cfg(test)]

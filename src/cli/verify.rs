@@ -1,56 +1,50 @@
 //! `askzico verify`
 
-use super::{BuildLocation, EXIT_ERRORS, EXIT_OK, EXIT_USAGE, report};
+use super::{BuildLocation, EXIT_ERRORS, Failure, Outcome, report};
 use crate::artifacts::store::read_manifest;
 use crate::artifacts::verify::verify;
 use crate::diag::Problems;
 
-/// The output directory of a build: `--out`, else the config's.
-pub fn out_dir(at: &BuildLocation, json: bool) -> Option<std::path::PathBuf> {
-    if let Some(o) = &at.out {
-        return Some(o.clone());
-    }
-    match at.config() {
-        Ok(c) => Some(c.out_dir),
-        Err(p) => {
-            report(&p, json);
-            None
-        }
-    }
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub at: BuildLocation,
+    #[arg(long)]
+    pub json: bool,
 }
 
-/// The manifest of a build that verifies, for commands that upload it; `Err` is the exit code
-/// after the problems were reported. An upload must never carry a half-written version.
+/// The output directory of a build: `--out`, else the config's.
+pub fn out_dir(at: &BuildLocation, json: bool) -> Result<std::path::PathBuf, Failure> {
+    if let Some(o) = &at.out {
+        return Ok(o.clone());
+    }
+    Ok(at.load(json)?.out_dir)
+}
+
+/// The manifest of a build that verifies, for commands that upload it. An upload must never
+/// carry a half-written version.
 pub fn verified_manifest(
     out: &std::path::Path,
     env: Option<&str>,
     json: bool,
     what: &str,
-) -> Result<crate::artifacts::manifest::Manifest, i32> {
-    let manifest = read_manifest(out, env).map_err(|p| {
-        report(&Problems(vec![p]), json);
-        EXIT_ERRORS
-    })?;
+) -> Result<crate::artifacts::manifest::Manifest, Failure> {
+    let manifest = read_manifest(out, env).map_err(|p| Failure::errors(p, json))?;
     let problems = verify(out, &manifest);
     if !problems.is_empty() {
         report(&Problems(problems), json);
         eprintln!("{what} refused: the build does not verify");
-        return Err(EXIT_ERRORS);
+        return Err(Failure::said(EXIT_ERRORS));
     }
     Ok(manifest)
 }
 
-pub fn run(at: &BuildLocation, json: bool) -> i32 {
-    let Some(out) = out_dir(at, json) else {
-        return EXIT_USAGE;
-    };
-    let manifest = match at.read_manifest(&out) {
-        Ok(m) => m,
-        Err(p) => {
-            report(&Problems(vec![p]), json);
-            return EXIT_ERRORS;
-        }
-    };
+pub fn run(args: VerifyArgs) -> Outcome {
+    let VerifyArgs { ref at, json } = args;
+    let out = out_dir(at, json)?;
+    let manifest = at
+        .read_manifest(&out)
+        .map_err(|p| Failure::errors(p, json))?;
     let problems = Problems(verify(&out, &manifest));
     if json {
         println!(
@@ -79,30 +73,36 @@ pub fn run(at: &BuildLocation, json: bool) -> i32 {
         }
     }
     if problems.0.is_empty() {
-        EXIT_OK
+        Ok(())
     } else {
-        EXIT_ERRORS
+        Err(Failure::said(EXIT_ERRORS))
     }
 }
 
 /// `askzico gc` flags.
+#[derive(clap::Args, Debug)]
 pub struct GcArgs {
-    /// Version manifests kept besides the current ones.
+    #[command(flatten)]
+    pub at: BuildLocation,
+    /// How many of the newest version manifests under `out/versions/` to keep, besides the current ones.
+    #[arg(long, default_value_t = 3)]
     pub keep: usize,
+    /// Say what would be removed, remove nothing.
+    #[arg(long)]
     pub dry_run: bool,
+    #[arg(long)]
     pub json: bool,
 }
 
 /// `askzico gc`
-pub fn gc(at: &BuildLocation, args: GcArgs) -> i32 {
+pub fn gc(args: GcArgs) -> Outcome {
     let GcArgs {
+        ref at,
         keep,
         dry_run,
         json,
     } = args;
-    let Some(out) = out_dir(at, json) else {
-        return EXIT_USAGE;
-    };
+    let out = out_dir(at, json)?;
     match crate::artifacts::gc::gc(&out, keep, dry_run) {
         Ok(r) => {
             if json {
@@ -126,11 +126,8 @@ pub fn gc(at: &BuildLocation, args: GcArgs) -> i32 {
                     );
                 }
             }
-            EXIT_OK
+            Ok(())
         }
-        Err(p) => {
-            report(&Problems(vec![p]), json);
-            EXIT_ERRORS
-        }
+        Err(p) => Err(Failure::errors(p, json)),
     }
 }

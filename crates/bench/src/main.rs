@@ -176,8 +176,12 @@ fn micro(a: MicroArgs) -> u8 {
         eprintln!("bench: --runs must be at least 1");
         return EXIT_USAGE;
     }
-    let Some(cfg) = askzico::cli::load_config(&a.config, false) else {
-        return EXIT_USAGE;
+    let cfg = match askzico::config::Config::load(&a.config) {
+        Ok(c) => c,
+        Err(problems) => {
+            askzico::cli::report(&problems, false);
+            return EXIT_USAGE;
+        }
     };
     let opts = MicroOptions {
         config: a.config,
