@@ -10,12 +10,13 @@
 //! gone has nothing left.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use serde_json::{Value, json};
 
 use super::client::Client;
 use super::error::Stored;
-use super::journal::{Journal, Pointer};
+use super::journal::{self, Journal, Pointer};
 use super::keys::{self, Registry};
 use super::{DeployError, Limits};
 use crate::artifacts::manifest::Manifest;
@@ -438,5 +439,42 @@ impl Gc<'_> {
             &reg.to_json(),
         )?;
         Ok(())
+    }
+}
+
+/// After a GC that deleted values, the journal no longer knows which values KV holds: a plan
+/// without credentials then takes none as present (it may overstate the writes, never understate).
+pub(super) fn forget_collected(
+    j: &mut Journal,
+    jpath: &Path,
+    gc: &Value,
+) -> Result<(), DeployError> {
+    let deleted = gc["deleted"].as_array().is_some_and(|d| !d.is_empty());
+    if gc["dry_run"] != json!(true) && deleted && !j.present.is_empty() {
+        j.present.clear();
+        journal::save(jpath, j)?;
+    }
+    Ok(())
+}
+
+/// `--gc --dry-run`: what GC would delete (it reads KV, so it needs credentials).
+pub(super) fn dry_gc(
+    client: Option<&Client>,
+    t: &DeployTarget,
+    registry: Option<Registry>,
+    j: &Journal,
+    pointer: Option<&Pointer>,
+    limits: &Limits,
+    quiet: bool,
+) -> Result<Value, DeployError> {
+    match client {
+        Some(c) => run(c, t, registry, j, pointer, limits, true, quiet),
+        None => {
+            eprintln!(
+                "gc: without CLOUDFLARE_API_TOKEN the registry {} cannot be read; nothing planned",
+                keys::registry_key(&t.prefix)
+            );
+            Ok(json!({"dry_run": true, "skipped": "no credentials"}))
+        }
     }
 }

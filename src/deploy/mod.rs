@@ -19,6 +19,8 @@ pub mod keys;
 pub mod live;
 pub mod rollback;
 pub mod run;
+mod send;
+mod served;
 mod summary;
 pub mod upload;
 pub mod verify;

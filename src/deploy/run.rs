@@ -9,21 +9,20 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::client::Client;
-use super::error::{Action, CheckFault, Stored, resume_hint};
+use super::error::{Action, Stored, resume_hint};
+use super::gc::{dry_gc, forget_collected};
 use super::journal::{self, IndexRecord, Journal, Pending, Pointer};
 use super::keys::{self, Registry};
+use super::send::{correct, send_kv, send_vectors, wait_applied};
+use super::served::up_to_date;
 use super::summary::{plan_json, print_plan};
 use super::upload::{self, KvVersion};
-use super::verify::{self, Want, Wrong};
-use super::{
-    DeployError, IndexState, Limits, Plan, Records, VectorItem, gc, plan, state_after,
-    upsert_batches,
-};
+use super::verify;
+use super::{DeployError, IndexState, Limits, Plan, Records, VectorItem, gc, plan, state_after};
 use crate::artifacts::manifest::Manifest;
 use crate::config::DeployTarget;
 
@@ -172,18 +171,18 @@ pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result
 }
 
 /// One deploy of one build to one target: what was read before the plan, and the journal.
-struct Deploy<'a> {
+pub(super) struct Deploy<'a> {
     /// The journal's lock (none for a dry run, which writes nothing).
     _lock: Option<journal::Lock>,
-    out: &'a Path,
-    m: &'a Manifest,
-    t: &'a DeployTarget,
-    args: &'a Args<'a>,
-    version: &'a str,
-    jpath: PathBuf,
-    j: Journal,
+    pub(super) out: &'a Path,
+    pub(super) m: &'a Manifest,
+    pub(super) t: &'a DeployTarget,
+    pub(super) args: &'a Args<'a>,
+    pub(super) version: &'a str,
+    pub(super) jpath: PathBuf,
+    pub(super) j: Journal,
     /// `None` without credentials: then only a dry run, against the journal.
-    client: Option<Client>,
+    pub(super) client: Option<Client>,
     pointer_key: String,
     /// The live pointer, from KV (or the journal without credentials).
     pointer: Option<Pointer>,
@@ -192,15 +191,15 @@ struct Deploy<'a> {
     /// Where the pointer was read, as the plan names it.
     source: &'static str,
     /// The inactive index: the one this deploy writes.
-    index: String,
-    limits: Limits,
+    pub(super) index: String,
+    pub(super) limits: Limits,
 }
 
 /// The plan of a deploy, what it was made from, and its bill.
-struct Planned {
-    recs: Records,
+pub(super) struct Planned {
+    pub(super) recs: Records,
     kvv: KvVersion,
-    p: Plan,
+    pub(super) p: Plan,
     /// The complete versions whose values the plan takes as present in KV.
     present_from: Vec<String>,
     /// The journal's unfinished deploy of this version into this index goes on.
@@ -544,7 +543,7 @@ impl<'a> Deploy<'a> {
     }
 
     /// Waits until Vectorize has applied the last mutation, unless a run before saw it applied.
-    fn wait_for_index(&mut self, c: &Client) -> Result<(), DeployError> {
+    pub(super) fn wait_for_index(&mut self, c: &Client) -> Result<(), DeployError> {
         let pd = self.j.pending.as_ref().expect("a deploy in progress");
         if let (Some(last), false) = (pd.last_mutation.clone(), pd.vectors_applied) {
             if let Err(e) = wait_applied(c, &self.index, &last, self.args.target) {
@@ -584,207 +583,6 @@ impl<'a> Deploy<'a> {
         Ok(())
     }
 
-    /// The target already serves this build's version: whether it is whole. Pairs KV lacks are
-    /// written again in place (what the pointer names only gains what it lacked); vectors the
-    /// live index lacks cannot be written there, so then the version is deployed again into the
-    /// other index and the pointer moves once that one is whole. Without credentials the journal
-    /// is taken at its word.
-    fn live_is_whole(&mut self, live: &Pointer) -> Result<bool, DeployError> {
-        let Some(c) = &self.client else {
-            return Ok(true);
-        };
-        let (recs, kvv) = records(self.out, self.m, &self.t.prefix, &BTreeSet::new())?;
-        let ns = &self.t.kv_namespace_id;
-        let target = self.args.target;
-        let lacking = verify::kv_differing(c, ns, kvv.tables.iter().chain(&kvv.values))?;
-        if !lacking.is_empty() {
-            let of = verify::some_of(&lacking, kvv.tables.len() + kvv.values.len(), "keys");
-            let lacking: BTreeSet<&String> = lacking.iter().collect();
-            let pairs: Vec<(String, String)> = kvv
-                .pairs()
-                .filter(|(k, _)| lacking.contains(k))
-                .cloned()
-                .collect();
-            if self.args.dry_run {
-                println!(
-                    "target {target} serves {}, but KV lacks {of} of it: a deploy writes them again",
-                    live.version
-                );
-            } else {
-                eprintln!(
-                    "target {target} serves {}, but KV lacks {of} of it: writing them again",
-                    live.version
-                );
-                write_pairs(c, ns, pairs.clone(), &self.limits)?;
-                let still = verify::kv_differing(c, ns, pairs.iter())?;
-                if !still.is_empty() {
-                    return Err(DeployError::KvNotStored {
-                        wrong: verify::some_of(&still, pairs.len(), "pairs"),
-                        from: self.from(),
-                        target: target.to_string(),
-                    });
-                }
-            }
-        }
-        let want: Vec<Want> = recs
-            .vectors
-            .iter()
-            .map(|v| Want::of_line(&v.line, false, self.version))
-            .collect();
-        let wrong = verify::vectors_wrong(c, &live.index, &want)?;
-        if wrong.is_empty() {
-            return Ok(true);
-        }
-        eprintln!(
-            "index {} that serves {} does not hold {} as deployed: the version is deployed again into {}, and the pointer moves there once it is whole",
-            live.index,
-            live.version,
-            verify::some_of(&wrong, want.len(), "vectors"),
-            self.index
-        );
-        Ok(false)
-    }
-
-    /// Reads back every pair this deploy sent (its manifest, key table and the values KV did not
-    /// hold): KV must hold each with exactly these bytes. Pairs it lacks are written once more
-    /// and read again; still lacking, the deploy stops before the registry or the pointer names
-    /// the version, and the next run sends the batches that held them again. Returns the
-    /// requests sent.
-    fn verify_kv(&mut self, c: &Client, planned: &Planned) -> Result<usize, DeployError> {
-        let ns = &self.t.kv_namespace_id;
-        let sent = &planned.recs.kv;
-        let lacking = verify::kv_differing(c, ns, sent.iter())?;
-        if lacking.is_empty() {
-            return Ok(0);
-        }
-        eprintln!(
-            "  KV does not hold {} this deploy wrote: writing them again",
-            verify::some_of(&lacking, sent.len(), "pairs")
-        );
-        let lacking: BTreeSet<&String> = lacking.iter().collect();
-        let pairs: Vec<(String, String)> = sent
-            .iter()
-            .filter(|(k, _)| lacking.contains(k))
-            .cloned()
-            .collect();
-        let requests = write_pairs(c, ns, pairs.clone(), &self.limits)?;
-        let still = verify::kv_differing(c, ns, pairs.iter())?;
-        if still.is_empty() {
-            return Ok(requests);
-        }
-        let gone: BTreeSet<&String> = still.iter().collect();
-        let pd = self.j.pending.as_mut().expect("a deploy in progress");
-        for b in &planned.p.kv {
-            if b.items.iter().any(|(k, _)| gone.contains(k)) {
-                pd.done.remove(&b.id);
-            }
-        }
-        journal::save(&self.jpath, &self.j)?;
-        Err(DeployError::KvNotStored {
-            wrong: verify::some_of(&still, sent.len(), "pairs"),
-            from: self.from(),
-            target: self.args.target.to_string(),
-        })
-    }
-
-    /// Before the flip, reads every vector of the version back from the inactive index
-    /// (`get_by_ids` in batches): each must be there with its record hash, those this deploy
-    /// upserted carrying the new `corpus_version`, and the IDs it deleted gone. Vectors not so
-    /// are upserted once more (after the wait, read again); still not so, the flip is refused.
-    /// Returns the IDs read and the requests sent.
-    fn verify_index(
-        &mut self,
-        c: &Client,
-        planned: &Planned,
-    ) -> Result<(usize, usize), DeployError> {
-        let index = self.index.clone();
-        let from = self.from();
-        let refuse = |fault: CheckFault| DeployError::CheckQuery {
-            fault,
-            from: from.clone(),
-        };
-        let no_answer = |e: DeployError| match e {
-            DeployError::Api(error) => refuse(CheckFault::NoAnswer {
-                index: index.clone(),
-                error,
-            }),
-            e => e,
-        };
-        let upserted: BTreeSet<String> = planned
-            .p
-            .upserts
-            .iter()
-            .flat_map(|b| &b.items)
-            .filter_map(|l| line_id(l))
-            .collect();
-        let want: Vec<Want> = planned
-            .recs
-            .vectors
-            .iter()
-            .map(|v| Want::of_line(&v.line, upserted.contains(&v.id), self.version))
-            .collect();
-        let deleted: Vec<String> = planned
-            .p
-            .deletes
-            .iter()
-            .flat_map(|b| b.items.clone())
-            .collect();
-        for batch in deleted.chunks(verify::GET_IDS) {
-            let got = c
-                .get_by_ids(&index, batch)
-                .map_err(|e| no_answer(e.into()))?;
-            if let Some(id) = got.iter().find_map(|v| {
-                let id = v.get("id")?.as_str()?;
-                batch.iter().find(|b| *b == id)
-            }) {
-                return Err(refuse(CheckFault::StillReturned {
-                    index: index.clone(),
-                    id: id.clone(),
-                }));
-            }
-        }
-        let wrong = verify::vectors_wrong(c, &index, &want).map_err(no_answer)?;
-        if wrong.is_empty() {
-            return Ok((want.len() + deleted.len(), 0));
-        }
-        eprintln!(
-            "  Vectorize index {index} does not hold {} as this deploy wrote them: upserting them again",
-            verify::some_of(&wrong, want.len(), "vectors")
-        );
-        let ids: BTreeSet<&str> = wrong.iter().map(Wrong::id).collect();
-        let items: Vec<&VectorItem> = planned
-            .recs
-            .vectors
-            .iter()
-            .filter(|v| ids.contains(v.id.as_str()))
-            .collect();
-        let batches = upsert_batches(&items, &self.limits);
-        let n = batches.len();
-        let mut last = None;
-        for (i, b) in batches.iter().enumerate() {
-            let what = format!(
-                "upsert again {}/{n} ({} vectors) into {index}",
-                i + 1,
-                b.items.len()
-            );
-            last = Some(c.upsert(&index, &b.items.join("\n"), &what)?);
-        }
-        let pd = self.j.pending.as_mut().expect("a deploy in progress");
-        pd.last_mutation = last;
-        pd.vectors_applied = false;
-        journal::save(&self.jpath, &self.j)?;
-        self.wait_for_index(c)?;
-        let still = verify::vectors_wrong(c, &index, &want).map_err(no_answer)?;
-        if still.is_empty() {
-            return Ok((want.len() + deleted.len(), n));
-        }
-        Err(refuse(CheckFault::Lacks {
-            index: index.clone(),
-            version: self.version.to_string(),
-            wrong: verify::some_of(&still, want.len(), "vectors"),
-        }))
-    }
-
     /// Marks the version complete in the registry (read again: another deploy may have changed
     /// it); returns the requests sent.
     fn complete(&self, c: &Client, reg: Registry) -> Result<usize, DeployError> {
@@ -803,7 +601,7 @@ impl<'a> Deploy<'a> {
     }
 
     /// What the pointer names now, as the check query's refusal says it.
-    fn from(&self) -> String {
+    pub(super) fn from(&self) -> String {
         self.pointer.as_ref().map_or("nothing".to_string(), |p| {
             format!("{} on {}", p.version, p.index)
         })
@@ -869,327 +667,4 @@ pub(super) fn read_pointer(
                 .map_err(|e| keys::malformed(key, Stored::Pointer, e))
         })
         .transpose()
-}
-
-/// The target already serves this version. A deploy killed after writing the pointer but before
-/// saving the journal is completed in the journal here (the pointer is written only once
-/// everything else was confirmed), so the next deploy diffs against what the index really holds.
-#[allow(clippy::too_many_arguments)]
-fn up_to_date(
-    out: &Path,
-    m: &Manifest,
-    t: &DeployTarget,
-    args: &Args,
-    client: Option<&Client>,
-    j: &mut Journal,
-    jpath: &Path,
-    live: &Pointer,
-) -> Result<(), DeployError> {
-    let finished = j
-        .pending
-        .as_ref()
-        .is_some_and(|p| p.version == live.version && p.index == live.index);
-    if finished && client.is_some() && !args.dry_run {
-        let (recs, _) = records(out, m, &t.prefix, &BTreeSet::new())?;
-        j.indexes.insert(
-            live.index.clone(),
-            IndexRecord {
-                version: live.version.clone(),
-                vectors: state_after(&recs),
-            },
-        );
-        j.pointer = Some(live.clone());
-        j.pending = None;
-        journal::save(jpath, j)?;
-        eprintln!(
-            "the interrupted deploy of {} had already written the pointer; the journal is completed",
-            live.version
-        );
-    }
-    let msg = format!(
-        "target {} already serves {} (index {}); nothing to do",
-        args.target, live.version, live.index
-    );
-    let gc = match client {
-        _ if !args.gc => None,
-        Some(c) => Some(gc::run(
-            c,
-            t,
-            gc::read_registry(c, t)?,
-            j,
-            Some(live),
-            &limits(),
-            args.dry_run,
-            args.json,
-        )?),
-        None => Some(dry_gc(None, t, None, j, Some(live), &limits(), args.json)?),
-    };
-    if let Some(g) = &gc {
-        forget_collected(j, jpath, g)?;
-    }
-    if args.json {
-        let mut v = json!({"target": args.target, "up_to_date": true, "version": live.version});
-        if let Some(g) = gc {
-            v["gc"] = g;
-        }
-        println!("{v}");
-    } else {
-        println!("{msg}");
-    }
-    Ok(())
-}
-
-/// After a GC that deleted values, the journal no longer knows which values KV holds: a plan
-/// without credentials then takes none as present (it may overstate the writes, never understate).
-fn forget_collected(j: &mut Journal, jpath: &Path, gc: &Value) -> Result<(), DeployError> {
-    let deleted = gc["deleted"].as_array().is_some_and(|d| !d.is_empty());
-    if gc["dry_run"] != json!(true) && deleted && !j.present.is_empty() {
-        j.present.clear();
-        journal::save(jpath, j)?;
-    }
-    Ok(())
-}
-
-/// `--gc --dry-run`: what GC would delete (it reads KV, so it needs credentials).
-fn dry_gc(
-    client: Option<&Client>,
-    t: &DeployTarget,
-    registry: Option<Registry>,
-    j: &Journal,
-    pointer: Option<&Pointer>,
-    limits: &Limits,
-    quiet: bool,
-) -> Result<Value, DeployError> {
-    match client {
-        Some(c) => gc::run(c, t, registry, j, pointer, limits, true, quiet),
-        None => {
-            eprintln!(
-                "gc: without CLOUDFLARE_API_TOKEN the registry {} cannot be read; nothing planned",
-                keys::registry_key(&t.prefix)
-            );
-            Ok(json!({"dry_run": true, "skipped": "no credentials"}))
-        }
-    }
-}
-
-/// Upserts and deletes the planned vector batches not yet confirmed; returns requests sent.
-fn send_vectors(
-    c: &Client,
-    p: &Plan,
-    index: &str,
-    j: &mut Journal,
-    jpath: &Path,
-) -> Result<usize, DeployError> {
-    let mut sent = 0;
-    let n = p.upserts.len();
-    for (i, b) in p.upserts.iter().enumerate() {
-        if is_done(j, &b.id) {
-            continue;
-        }
-        let body = b.items.join("\n");
-        let mutation = c.upsert(
-            index,
-            &body,
-            &format!(
-                "upsert batch {}/{n} ({} vectors) into {index}",
-                i + 1,
-                b.items.len()
-            ),
-        )?;
-        confirm_mutation(j, jpath, &b.id, mutation)?;
-        sent += 1;
-    }
-    let n = p.deletes.len();
-    for (i, b) in p.deletes.iter().enumerate() {
-        if is_done(j, &b.id) {
-            continue;
-        }
-        let mutation = c.delete_ids(
-            index,
-            &b.items,
-            &format!(
-                "delete batch {}/{n} ({} ids) from {index}",
-                i + 1,
-                b.items.len()
-            ),
-        )?;
-        confirm_mutation(j, jpath, &b.id, mutation)?;
-        sent += 1;
-    }
-    Ok(sent)
-}
-
-/// Writes the planned KV batches not yet confirmed, in order, retrying `unsuccessful_keys`.
-fn send_kv(
-    c: &Client,
-    t: &DeployTarget,
-    p: &Plan,
-    j: &mut Journal,
-    jpath: &Path,
-) -> Result<usize, DeployError> {
-    let mut sent = 0;
-    let n = p.kv.len();
-    for (i, b) in p.kv.iter().enumerate() {
-        if is_done(j, &b.id) {
-            continue;
-        }
-        let what = format!("KV bulk batch {}/{n} ({} pairs)", i + 1, b.items.len());
-        put_batch(c, &t.kv_namespace_id, &b.items, &what)?;
-        j.pending
-            .as_mut()
-            .expect("a deploy in progress")
-            .done
-            .insert(b.id.clone());
-        journal::save(jpath, j)?;
-        sent += 1;
-    }
-    Ok(sent)
-}
-
-fn is_done(j: &Journal, batch: &str) -> bool {
-    j.pending.as_ref().is_some_and(|p| p.done.contains(batch))
-}
-
-fn line_id(line: &str) -> Option<String> {
-    serde_json::from_str::<Value>(line)
-        .ok()?
-        .get("id")?
-        .as_str()
-        .map(String::from)
-}
-
-/// Corrects the journal's record of an index by the index's listing: IDs it records that the
-/// index lacks are upserted again; IDs the index holds that it does not record are taken as
-/// unknown (upserted when the build has them, deleted otherwise). Says so when they disagree.
-fn correct(known: &mut IndexState, listed: Vec<String>, index: &str) {
-    let listed: BTreeSet<String> = listed.into_iter().collect();
-    let lost = known.keys().filter(|id| !listed.contains(*id)).count();
-    let unknown: Vec<String> = listed
-        .iter()
-        .filter(|id| !known.contains_key(*id))
-        .cloned()
-        .collect();
-    if lost == 0 && unknown.is_empty() {
-        return;
-    }
-    eprintln!(
-        "the journal's record of index {index} disagrees with the index (listed): {lost} vectors it records are not there and are upserted again, {} there are unknown to it (upserted or deleted); the journal is corrected",
-        unknown.len()
-    );
-    known.retain(|id, _| listed.contains(id));
-    known.extend(unknown.into_iter().map(|id| (id, String::new())));
-}
-
-/// Writes `pairs` in bulk requests within the limits, retrying `unsuccessful_keys`; returns the
-/// requests sent.
-fn write_pairs(
-    c: &Client,
-    ns: &str,
-    pairs: Vec<(String, String)>,
-    limits: &Limits,
-) -> Result<usize, DeployError> {
-    let recs = Records {
-        kv: pairs,
-        ..Records::default()
-    };
-    let batches = super::kv_batches(&recs, limits);
-    let n = batches.len();
-    for (i, b) in batches.iter().enumerate() {
-        let what = format!("KV bulk rewrite {}/{n} ({} pairs)", i + 1, b.items.len());
-        put_batch(c, ns, &b.items, &what)?;
-    }
-    Ok(n)
-}
-
-/// One KV bulk batch, resending the keys KV reports unsuccessful.
-fn put_batch(
-    c: &Client,
-    ns: &str,
-    items: &[(String, String)],
-    what: &str,
-) -> Result<(), DeployError> {
-    c.until_all_succeed(
-        items,
-        |(k, _)| k.as_str(),
-        what,
-        |todo| {
-            let body = serde_json::to_vec(
-                &todo
-                    .iter()
-                    .map(|(k, v)| json!({"key": k, "value": v}))
-                    .collect::<Vec<_>>(),
-            )
-            .expect("serializes");
-            c.kv_bulk(ns, &body, todo.len(), what)
-        },
-    )?;
-    Ok(())
-}
-
-/// Records a Vectorize batch the API confirmed, so a rerun never sends it again.
-fn confirm_mutation(
-    j: &mut journal::Journal,
-    jpath: &Path,
-    batch: &str,
-    mutation: String,
-) -> Result<(), DeployError> {
-    let pd = j.pending.as_mut().expect("a deploy in progress");
-    pd.done.insert(batch.to_string());
-    pd.last_mutation = Some(mutation);
-    pd.vectors_applied = false;
-    journal::save(jpath, j)
-}
-
-/// How long a deploy waits for Vectorize to apply its mutations (`ASKZICO_DEPLOY_WAIT_SECS`,
-/// default 600).
-fn max_wait() -> Duration {
-    Duration::from_secs(crate::knobs::number(crate::knobs::DEPLOY_WAIT_SECS))
-}
-
-/// Polls `info` until `processedUpToMutation` is the last mutationId, at most [`max_wait`],
-/// saying on stderr that it waits and, every 15 s or so, how long it has waited.
-fn wait_applied(c: &Client, index: &str, last: &str, target: &str) -> Result<(), DeployError> {
-    let limit = max_wait();
-    let start = Instant::now();
-    let mut wait = Duration::from_millis(200);
-    // When to say next that the deploy is waiting (zero: not said yet).
-    let mut note_at = Duration::ZERO;
-    loop {
-        let info = c.info(index)?;
-        if info.get("processedUpToMutation").and_then(Value::as_str) == Some(last) {
-            if !note_at.is_zero() {
-                eprintln!(
-                    "  Vectorize index {index} applied mutation {last} after {:.0}s",
-                    start.elapsed().as_secs_f64()
-                );
-            }
-            return Ok(());
-        }
-        let waited = start.elapsed();
-        if waited >= limit {
-            return Err(DeployError::NotApplied {
-                index: index.to_string(),
-                mutation: last.to_string(),
-                secs: limit.as_secs(),
-                target: target.to_string(),
-            });
-        }
-        if waited >= note_at {
-            if note_at.is_zero() {
-                eprintln!(
-                    "  waiting for Vectorize index {index} to apply mutation {last} (at most {}s)",
-                    limit.as_secs()
-                );
-            } else {
-                eprintln!(
-                    "  still waiting for Vectorize index {index}: {:.0}s of at most {}s",
-                    waited.as_secs_f64(),
-                    limit.as_secs()
-                );
-            }
-            note_at = waited.max(Duration::from_millis(1)) + Duration::from_secs(15);
-        }
-        std::thread::sleep(wait.min(limit.saturating_sub(waited)));
-        wait = (wait * 2).min(Duration::from_secs(10));
-    }
 }

@@ -2,13 +2,19 @@
 //! as stored (bulk gets of 100 keys, compared byte for byte) and the vectors an index must hold
 //! (`get_by_ids` in batches, each vector's record hash compared with the one its version names).
 //! A deploy, `--rollback` and `--check` trust no answer of a write alone: only what reads back.
+//! A deploy reads back everything it sent before its pointer moves, and writes once more what
+//! does not read back before it refuses.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::DeployError;
 use super::client::Client;
+use super::error::CheckFault;
+use super::journal;
+use super::run::{Deploy, Planned};
+use super::send::{line_id, write_pairs};
+use super::{DeployError, VectorItem, upsert_batches};
 
 /// Keys per bulk get (the limit Cloudflare documents for bulk reads).
 pub const GET_KEYS: usize = 100;
@@ -153,5 +159,151 @@ pub fn some_of<T: std::fmt::Display>(wrong: &[T], of: usize, what: &str) -> Stri
     match wrong.first() {
         Some(first) => format!("{} of the {of} {what} (e.g. {first})", wrong.len()),
         None => format!("none of the {of} {what}"),
+    }
+}
+
+impl Deploy<'_> {
+    /// Reads back every pair this deploy sent (its manifest, key table and the values KV did not
+    /// hold): KV must hold each with exactly these bytes. Pairs it lacks are written once more
+    /// and read again; still lacking, the deploy stops before the registry or the pointer names
+    /// the version, and the next run sends the batches that held them again. Returns the
+    /// requests sent.
+    pub(super) fn verify_kv(
+        &mut self,
+        c: &Client,
+        planned: &Planned,
+    ) -> Result<usize, DeployError> {
+        let ns = &self.t.kv_namespace_id;
+        let sent = &planned.recs.kv;
+        let lacking = kv_differing(c, ns, sent.iter())?;
+        if lacking.is_empty() {
+            return Ok(0);
+        }
+        eprintln!(
+            "  KV does not hold {} this deploy wrote: writing them again",
+            some_of(&lacking, sent.len(), "pairs")
+        );
+        let lacking: BTreeSet<&String> = lacking.iter().collect();
+        let pairs: Vec<(String, String)> = sent
+            .iter()
+            .filter(|(k, _)| lacking.contains(k))
+            .cloned()
+            .collect();
+        let requests = write_pairs(c, ns, pairs.clone(), &self.limits)?;
+        let still = kv_differing(c, ns, pairs.iter())?;
+        if still.is_empty() {
+            return Ok(requests);
+        }
+        let gone: BTreeSet<&String> = still.iter().collect();
+        let pd = self.j.pending.as_mut().expect("a deploy in progress");
+        for b in &planned.p.kv {
+            if b.items.iter().any(|(k, _)| gone.contains(k)) {
+                pd.done.remove(&b.id);
+            }
+        }
+        journal::save(&self.jpath, &self.j)?;
+        Err(DeployError::KvNotStored {
+            wrong: some_of(&still, sent.len(), "pairs"),
+            from: self.from(),
+            target: self.args.target.to_string(),
+        })
+    }
+
+    /// Before the flip, reads every vector of the version back from the inactive index
+    /// (`get_by_ids` in batches): each must be there with its record hash, those this deploy
+    /// upserted carrying the new `corpus_version`, and the IDs it deleted gone. Vectors not so
+    /// are upserted once more (after the wait, read again); still not so, the flip is refused.
+    /// Returns the IDs read and the requests sent.
+    pub(super) fn verify_index(
+        &mut self,
+        c: &Client,
+        planned: &Planned,
+    ) -> Result<(usize, usize), DeployError> {
+        let index = self.index.clone();
+        let from = self.from();
+        let refuse = |fault: CheckFault| DeployError::CheckQuery {
+            fault,
+            from: from.clone(),
+        };
+        let no_answer = |e: DeployError| match e {
+            DeployError::Api(error) => refuse(CheckFault::NoAnswer {
+                index: index.clone(),
+                error,
+            }),
+            e => e,
+        };
+        let upserted: BTreeSet<String> = planned
+            .p
+            .upserts
+            .iter()
+            .flat_map(|b| &b.items)
+            .filter_map(|l| line_id(l))
+            .collect();
+        let want: Vec<Want> = planned
+            .recs
+            .vectors
+            .iter()
+            .map(|v| Want::of_line(&v.line, upserted.contains(&v.id), self.version))
+            .collect();
+        let deleted: Vec<String> = planned
+            .p
+            .deletes
+            .iter()
+            .flat_map(|b| b.items.clone())
+            .collect();
+        for batch in deleted.chunks(GET_IDS) {
+            let got = c
+                .get_by_ids(&index, batch)
+                .map_err(|e| no_answer(e.into()))?;
+            if let Some(id) = got.iter().find_map(|v| {
+                let id = v.get("id")?.as_str()?;
+                batch.iter().find(|b| *b == id)
+            }) {
+                return Err(refuse(CheckFault::StillReturned {
+                    index: index.clone(),
+                    id: id.clone(),
+                }));
+            }
+        }
+        let wrong = vectors_wrong(c, &index, &want).map_err(no_answer)?;
+        if wrong.is_empty() {
+            return Ok((want.len() + deleted.len(), 0));
+        }
+        eprintln!(
+            "  Vectorize index {index} does not hold {} as this deploy wrote them: upserting them again",
+            some_of(&wrong, want.len(), "vectors")
+        );
+        let ids: BTreeSet<&str> = wrong.iter().map(Wrong::id).collect();
+        let items: Vec<&VectorItem> = planned
+            .recs
+            .vectors
+            .iter()
+            .filter(|v| ids.contains(v.id.as_str()))
+            .collect();
+        let batches = upsert_batches(&items, &self.limits);
+        let n = batches.len();
+        let mut last = None;
+        for (i, b) in batches.iter().enumerate() {
+            let what = format!(
+                "upsert again {}/{n} ({} vectors) into {index}",
+                i + 1,
+                b.items.len()
+            );
+            last = Some(c.upsert(&index, &b.items.join("\n"), &what)?);
+        }
+        let pd = self.j.pending.as_mut().expect("a deploy in progress");
+        pd.last_mutation = last;
+        pd.vectors_applied = false;
+        journal::save(&self.jpath, &self.j)?;
+        self.wait_for_index(c)?;
+        let still = vectors_wrong(c, &index, &want).map_err(no_answer)?;
+        if still.is_empty() {
+            return Ok((want.len() + deleted.len(), n));
+        }
+        Err(refuse(CheckFault::Lacks {
+            index: index.clone(),
+            version: self.version.to_string(),
+            wrong: some_of(&still, want.len(), "vectors"),
+        }))
     }
 }
