@@ -489,7 +489,8 @@ impl State {
                     .collect();
                 let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
                 self.log.push(format!("query {index} {top_k}"));
-                let held = self.store.indexes.get(&index).cloned().unwrap_or_default();
+                let none = Default::default();
+                let held = self.store.indexes.get(&index).unwrap_or(&none);
                 let mut matches: Vec<(f64, String, Value)> = held
                     .iter()
                     .map(|(id, v)| {

@@ -19,7 +19,7 @@ use crate::artifacts::lexical::{LexMeta, LexShard};
 use crate::artifacts::manifest::Manifest;
 use crate::config::DeployTarget;
 use crate::diag::Problem;
-use crate::retrieve::{ChunkInfo, Ranking, VersionStore};
+use crate::retrieve::{ChunkInfo, Ranking, ShardKey, Shards, VersionStore};
 
 /// Keys per bulk read (the limit Cloudflare documents for bulk gets).
 const GET_KEYS: usize = 100;
@@ -366,27 +366,64 @@ impl KvStore {
     }
 }
 
-impl VersionStore for KvStore {
-    fn lex_shard(&self, domain: &str, shard: usize) -> Result<LexShard, Problem> {
-        let r = self.reader();
+impl KvStore {
+    /// The KV key of term shard `shard` of `domain`, from the version's key table.
+    fn lex_key(&self, domain: &str, shard: usize) -> Result<String, Problem> {
         let h = self
             .lexical
             .get(domain)
             .and_then(|l| l.shards.get(shard))
             .filter(|h| !h.is_empty())
             .ok_or_else(|| {
-                r.problem(format!(
-                    "the key table of version {} names no lexical shard {shard} of domain `{domain}`",
-                    self.version
-                ))
-                .help(self.help())
+                self.reader()
+                    .problem(format!(
+                        "the key table of version {} names no lexical shard {shard} of domain `{domain}`",
+                        self.version
+                    ))
+                    .help(self.help())
             })?;
-        let key = keys::lexical_key(&self.prefix, h);
-        let value = r.checked(&key, r.get(&key)?, &self.help())?;
-        serde_json::from_str(&value).map_err(|e| {
-            r.problem(format!("`{key}` is not a lexical shard: {e}"))
+        Ok(keys::lexical_key(&self.prefix, h))
+    }
+
+    fn parse_shard(&self, key: &str, value: &str) -> Result<LexShard, Problem> {
+        serde_json::from_str(value).map_err(|e| {
+            self.reader()
+                .problem(format!("`{key}` is not a lexical shard: {e}"))
                 .help(self.help())
         })
+    }
+}
+
+impl VersionStore for KvStore {
+    fn lex_shard(&self, domain: &str, shard: usize) -> Result<LexShard, Problem> {
+        let r = self.reader();
+        let key = self.lex_key(domain, shard)?;
+        let value = r.checked(&key, r.get(&key)?, &self.help())?;
+        self.parse_shard(&key, &value)
+    }
+
+    /// The shards a question's plan names, in bulk gets of up to 100 keys (one get for one).
+    fn lex_shards(&self, wanted: &[ShardKey]) -> Result<Shards, Problem> {
+        if let [(domain, shard)] = wanted {
+            let one = self.lex_shard(domain, *shard)?;
+            return Ok(Shards::from([((domain.clone(), *shard), one)]));
+        }
+        let keyed: Vec<(&ShardKey, String)> = wanted
+            .iter()
+            .map(|k| Ok((k, self.lex_key(&k.0, k.1)?)))
+            .collect::<Result<_, Problem>>()?;
+        let mut distinct: Vec<String> = keyed.iter().map(|(_, key)| key.clone()).collect();
+        distinct.sort();
+        distinct.dedup();
+        let values = if distinct.is_empty() {
+            HashMap::new()
+        } else {
+            self.reader().values(&distinct, &self.help())?
+        };
+        keyed
+            .into_iter()
+            .map(|(k, key)| Ok((k.clone(), self.parse_shard(&key, &values[&key])?)))
+            .collect()
     }
 
     /// The index's `min(k, 100)` nearest, then those `keep` accepts: with a domain filter, a

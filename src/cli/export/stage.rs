@@ -368,7 +368,12 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
 
 /// Says what the export replaced in `dest`: the earlier export of the same format and its
 /// version, and each of its files this export does not have.
-pub(super) fn say_replaced(dest: &Path, earlier: Option<&Listing>, format: ExportFormat, names: &[String]) {
+pub(super) fn say_replaced(
+    dest: &Path,
+    earlier: Option<&Listing>,
+    format: ExportFormat,
+    names: &[String],
+) {
     let Some(part) = earlier.and_then(|l| l.part(format)) else {
         return;
     };
@@ -386,4 +391,3 @@ pub(super) fn say_replaced(dest: &Path, earlier: Option<&Listing>, format: Expor
         );
     }
 }
-

@@ -15,9 +15,11 @@
 
 pub mod bm25;
 pub mod dates;
+mod question;
 pub mod rerank;
 mod settings;
 
+pub use question::{QueryTerm, QueryWord};
 pub use settings::RetrievalSettings;
 
 use std::collections::{BTreeSet, HashMap};
@@ -510,113 +512,6 @@ impl<'a> Ranker<'a> {
         lex[..depth].sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         lex
     }
-
-    /// The question's words, each with what it expands to: its search token (weight 1), its
-    /// spelling variants (1), what query-side aliases add (`alias_weight`), article and light
-    /// stems (`article_stem_weight`, `stem_weight` times the term's weight), the stem keys of
-    /// the token and its aliases (`normalize::stem`, matched in `stem_terms`), loanword keys and
-    /// English inflections, the glossary's terms in the other language (`glossary_weight`) and
-    /// a topic word's siblings: its broken plurals (`broken_plural_weight`), its derivational
-    /// family (`derivation_weight`) and its MSA spellings of ث and ذ (`interdental_weight`). A
-    /// word repeated in the question counts once.
-    pub fn query_words(&self, question: &str) -> Vec<QueryWord> {
-        let s = &self.cfg.retrieval;
-        let primary = crate::normalize::normalize(question, self.cfg.normalize);
-        let stems = s.stem_field_weight > 0.0;
-        let mut words: Vec<QueryWord> = Vec::new();
-        for t in primary.split(' ').filter(|t| !t.is_empty()) {
-            if !words.iter().any(|w| w.token == t) {
-                let mut w = QueryWord {
-                    token: t.to_string(),
-                    terms: Vec::new(),
-                };
-                w.add(t, 1.0, false);
-                w.add_stem_key(t, 1.0, stems);
-                words.push(w);
-            }
-        }
-        // Variants, per raw word, go to the word whose search token that raw word makes.
-        for raw in question.split_whitespace() {
-            let (p, vars) = crate::normalize::normalize_with_variants(raw, self.cfg.normalize);
-            for v in vars {
-                word_for(&mut words, p.split(' ').next().unwrap_or("")).add(&v, 1.0, false);
-            }
-        }
-        for (to, from, _) in self.cfg.aliases.expand_query(primary.split(' ')) {
-            let w = word_for(&mut words, &from);
-            w.add(&to, s.alias_weight, false);
-            w.add_stem_key(&to, s.alias_weight, stems);
-        }
-        if s.latin_inflection_weight > 0.0 {
-            for w in &mut words {
-                for form in crate::normalize::latin::inflections(&w.token.clone()) {
-                    w.add(&form, s.latin_inflection_weight, false);
-                }
-            }
-        }
-        if s.loanword_weight > 0.0 {
-            for w in &mut words {
-                for key in crate::normalize::loanword::arabic_keys(&w.token.clone()) {
-                    w.add(&key, s.loanword_weight, false);
-                }
-            }
-        }
-        if s.glossary_weight > 0.0 {
-            for w in &mut words {
-                for t in self.cfg.glossary.expand(&w.token) {
-                    w.add(&t, s.glossary_weight, false);
-                }
-            }
-        }
-        // Siblings of a topic word: its broken plurals, its derivational family and its MSA
-        // spellings of a dialect's stops, each at its own weight.
-        let siblings: [(f64, Siblings); 3] = [
-            (
-                s.broken_plural_weight,
-                crate::normalize::stem::broken_plural_siblings,
-            ),
-            (
-                s.derivation_weight,
-                crate::normalize::stem::derivation_siblings,
-            ),
-            (
-                s.interdental_weight,
-                crate::normalize::stem::interdental_spellings,
-            ),
-        ];
-        for (weight, expand) in siblings {
-            if weight <= 0.0 {
-                continue;
-            }
-            for w in &mut words {
-                if self.classes.class(&w.token) != WordClass::Content {
-                    continue;
-                }
-                for f in expand(&w.token) {
-                    w.add(&f, weight, false);
-                }
-            }
-        }
-        if self.cfg.article_stems {
-            for w in &mut words {
-                let surface: Vec<(String, f64)> = w
-                    .terms
-                    .iter()
-                    .filter(|t| !t.is_stem)
-                    .map(|t| (t.term.clone(), t.weight))
-                    .collect();
-                for (t, weight) in surface {
-                    if let Some(stem) = crate::normalize::aliases::article_stem(&t) {
-                        w.add(stem, weight * s.article_stem_weight, false);
-                    }
-                    if let Some(stem) = crate::normalize::aliases::light_stem(&t) {
-                        w.add(&stem, weight * s.stem_weight, false);
-                    }
-                }
-            }
-        }
-        words
-    }
 }
 
 impl Scored {
@@ -770,70 +665,8 @@ fn postings(
     Ok(fields)
 }
 
-/// A question word's sibling forms of one kind (`normalize::stem`).
-type Siblings = fn(&str) -> Vec<String>;
-
 /// Per lexical field (terms, alias, context, stem): chunk ID → (tf, chunk length).
 type FieldPostings = [HashMap<String, (u32, u32)>; 4];
-
-/// One question word and the weighted terms it expands to.
-#[derive(Debug, Clone, PartialEq)]
-pub struct QueryWord {
-    /// The search token the word normalizes to.
-    pub token: String,
-    pub terms: Vec<QueryTerm>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct QueryTerm {
-    pub term: String,
-    pub weight: f64,
-    /// A stem key, matched in `stem_terms` (and titles), not in the other fields.
-    pub is_stem: bool,
-}
-
-impl QueryWord {
-    /// Adds a term, keeping the higher weight when it is already there.
-    fn add(&mut self, term: &str, weight: f64, is_stem: bool) {
-        if term.is_empty() {
-            return;
-        }
-        match self
-            .terms
-            .iter_mut()
-            .find(|t| t.term == term && t.is_stem == is_stem)
-        {
-            Some(t) => t.weight = t.weight.max(weight),
-            None => self.terms.push(QueryTerm {
-                term: term.to_string(),
-                weight,
-                is_stem,
-            }),
-        }
-    }
-
-    /// Adds the stem key of `token` (`normalize::stem`), when `enabled` and it has one.
-    fn add_stem_key(&mut self, token: &str, weight: f64, enabled: bool) {
-        if enabled && let Some(k) = crate::normalize::stem::stem(token) {
-            self.add(&k, weight, true);
-        }
-    }
-}
-
-/// The word whose token is `token`, added when the question has none (a variant or alias of a
-/// token normalization split differently).
-fn word_for<'w>(words: &'w mut Vec<QueryWord>, token: &str) -> &'w mut QueryWord {
-    match words.iter().position(|w| w.token == token) {
-        Some(i) => &mut words[i],
-        None => {
-            words.push(QueryWord {
-                token: token.to_string(),
-                terms: Vec::new(),
-            });
-            words.last_mut().unwrap()
-        }
-    }
-}
 
 /// One word's score in one chunk from its expansions' contributions: the best one plus `tie`
 /// times the rest (DisMax; `tie` 1 sums them all, 0 keeps only the best).

@@ -12,21 +12,6 @@ fn a_word_counts_its_best_expansion_plus_a_tie_fraction_of_the_rest() {
     assert!(word_score(&[0.5; 10], 0.0) < word_score(&[2.0], 0.0));
 }
 
-#[test]
-fn query_terms_merge_by_term_and_kind_keeping_the_higher_weight() {
-    let mut w = QueryWord {
-        token: "ميلاد".into(),
-        terms: Vec::new(),
-    };
-    w.add("ميلاد", 0.4, false);
-    w.add("ميلاد", 1.0, false);
-    w.add("ولد", 0.8, true);
-    w.add("", 1.0, false);
-    assert_eq!(w.terms.len(), 2);
-    assert_eq!(w.terms[0].weight, 1.0);
-    assert!(w.terms[1].is_stem);
-}
-
 fn ranker(retrieval: &RetrievalSettings) -> Ranker<'_> {
     let normalize: &'static crate::normalize::Rules = Box::leak(Box::default());
     let aliases: &'static crate::normalize::aliases::AliasTable = Box::leak(Box::default());
