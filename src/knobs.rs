@@ -14,7 +14,9 @@ use crate::diag::Problem;
 
 /// What a knob accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+// The path kinds are the test hooks' (`--features test-hooks`).
+#[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
+pub(crate) enum Kind {
     /// A whole number in `min..=max`; `default` when unset (`None`: the default comes from the
     /// settings the knob overrides, as `default_doc` says).
     Number {
@@ -36,13 +38,15 @@ pub enum Kind {
 
 /// One `ASKZICO_*` variable.
 #[derive(Debug, Clone, Copy)]
-pub struct Knob {
+pub(crate) struct Knob {
     pub name: &'static str,
     pub meaning: &'static str,
     pub kind: Kind,
     /// The default, in words (README and messages).
     pub default_doc: &'static str,
     /// A hook for askzico's own tests (crash and race injection, timing); not for users.
+    // Read by the test that holds the README's table of knobs against this one.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub test_only: bool,
 }
 
@@ -80,34 +84,34 @@ const fn test_hook(name: &'static str, meaning: &'static str, kind: Kind) -> Kno
 
 const DAY_MS: u64 = 24 * 3600 * 1000;
 
-pub const CF_API_BASE: &str = "ASKZICO_CF_API_BASE";
-pub const HTTP_CONNECT_TIMEOUT_MS: &str = "ASKZICO_HTTP_CONNECT_TIMEOUT_MS";
-pub const HTTP_IDLE_TIMEOUT_MS: &str = "ASKZICO_HTTP_IDLE_TIMEOUT_MS";
-pub const HTTP_DEADLINE_MS: &str = "ASKZICO_HTTP_DEADLINE_MS";
-pub const DEPLOY_MAX_ATTEMPTS: &str = "ASKZICO_DEPLOY_MAX_ATTEMPTS";
-pub const DEPLOY_RETRY_MS: &str = "ASKZICO_DEPLOY_RETRY_MS";
-pub const DEPLOY_WAIT_SECS: &str = "ASKZICO_DEPLOY_WAIT_SECS";
+pub(crate) const CF_API_BASE: &str = "ASKZICO_CF_API_BASE";
+pub(crate) const HTTP_CONNECT_TIMEOUT_MS: &str = "ASKZICO_HTTP_CONNECT_TIMEOUT_MS";
+pub(crate) const HTTP_IDLE_TIMEOUT_MS: &str = "ASKZICO_HTTP_IDLE_TIMEOUT_MS";
+pub(crate) const HTTP_DEADLINE_MS: &str = "ASKZICO_HTTP_DEADLINE_MS";
+pub(crate) const DEPLOY_MAX_ATTEMPTS: &str = "ASKZICO_DEPLOY_MAX_ATTEMPTS";
+pub(crate) const DEPLOY_RETRY_MS: &str = "ASKZICO_DEPLOY_RETRY_MS";
+pub(crate) const DEPLOY_WAIT_SECS: &str = "ASKZICO_DEPLOY_WAIT_SECS";
 #[cfg(feature = "test-hooks")]
-pub const DEPLOY_MAX_METADATA_BYTES: &str = "ASKZICO_DEPLOY_MAX_METADATA_BYTES";
+pub(crate) const DEPLOY_MAX_METADATA_BYTES: &str = "ASKZICO_DEPLOY_MAX_METADATA_BYTES";
 #[cfg(feature = "test-hooks")]
-pub const DEPLOY_MAX_UPSERT_VECTORS: &str = "ASKZICO_DEPLOY_MAX_UPSERT_VECTORS";
+pub(crate) const DEPLOY_MAX_UPSERT_VECTORS: &str = "ASKZICO_DEPLOY_MAX_UPSERT_VECTORS";
 #[cfg(feature = "test-hooks")]
-pub const DEPLOY_MAX_KV_PAIRS: &str = "ASKZICO_DEPLOY_MAX_KV_PAIRS";
-pub const WORKERS_AI_MAX_ATTEMPTS: &str = "ASKZICO_WORKERS_AI_MAX_ATTEMPTS";
-pub const WORKERS_AI_RETRY_MS: &str = "ASKZICO_WORKERS_AI_RETRY_MS";
+pub(crate) const DEPLOY_MAX_KV_PAIRS: &str = "ASKZICO_DEPLOY_MAX_KV_PAIRS";
+pub(crate) const WORKERS_AI_MAX_ATTEMPTS: &str = "ASKZICO_WORKERS_AI_MAX_ATTEMPTS";
+pub(crate) const WORKERS_AI_RETRY_MS: &str = "ASKZICO_WORKERS_AI_RETRY_MS";
 #[cfg(feature = "test-hooks")]
-pub const FAIL_AFTER_WRITES: &str = "ASKZICO_FAIL_AFTER_WRITES";
+pub(crate) const FAIL_AFTER_WRITES: &str = "ASKZICO_FAIL_AFTER_WRITES";
 #[cfg(feature = "test-hooks")]
-pub const KILL_AFTER_WRITES: &str = "ASKZICO_KILL_AFTER_WRITES";
+pub(crate) const KILL_AFTER_WRITES: &str = "ASKZICO_KILL_AFTER_WRITES";
 #[cfg(feature = "test-hooks")]
-pub const TEST_DELETE_BEFORE_READ: &str = "ASKZICO_TEST_DELETE_BEFORE_READ";
+pub(crate) const TEST_DELETE_BEFORE_READ: &str = "ASKZICO_TEST_DELETE_BEFORE_READ";
 #[cfg(feature = "test-hooks")]
-pub const TEST_PAUSE_BEFORE_LOAD: &str = "ASKZICO_TEST_PAUSE_BEFORE_LOAD";
-pub const DIRECT_WRITES: &str = "ASKZICO_DIRECT_WRITES";
-pub const STAGE_TIMES: &str = "ASKZICO_STAGE_TIMES";
+pub(crate) const TEST_PAUSE_BEFORE_LOAD: &str = "ASKZICO_TEST_PAUSE_BEFORE_LOAD";
+pub(crate) const DIRECT_WRITES: &str = "ASKZICO_DIRECT_WRITES";
+pub(crate) const STAGE_TIMES: &str = "ASKZICO_STAGE_TIMES";
 
 /// Every `ASKZICO_*` variable askzico reads.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob {
         name: CF_API_BASE,
         meaning: "the Cloudflare API base URL (a proxy, a test server)",
@@ -268,7 +272,7 @@ pub const KNOBS: &[Knob] = &[
 
 /// A value a knob does not accept.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BadKnob {
+pub(crate) struct BadKnob {
     pub name: &'static str,
     /// The value as it was set (an API base shown with its credentials and query masked).
     pub value: String,
@@ -294,7 +298,7 @@ impl fmt::Display for BadKnob {
 
 impl BadKnob {
     /// The usage error a user sees.
-    pub fn problem(&self) -> Problem {
+    pub(crate) fn problem(&self) -> Problem {
         let knob = knob(self.name);
         let meaning = knob.map_or("", |k| k.meaning);
         let default = knob.map_or("", |k| k.default_doc);
@@ -306,7 +310,7 @@ impl BadKnob {
 }
 
 /// The table entry of `name`.
-pub fn knob(name: &str) -> Option<&'static Knob> {
+pub(crate) fn knob(name: &str) -> Option<&'static Knob> {
     KNOBS.iter().find(|k| k.name == name)
 }
 
@@ -357,7 +361,7 @@ fn check_one(k: &Knob, value: &str) -> Result<(), BadKnob> {
 }
 
 /// Every knob of `env` checked: the bad ones, in table order.
-pub fn check(env: &dyn Fn(&str) -> Option<String>) -> Vec<BadKnob> {
+pub(crate) fn check(env: &dyn Fn(&str) -> Option<String>) -> Vec<BadKnob> {
     KNOBS
         .iter()
         .filter_map(|k| check_one(k, &raw(env, k.name)?).err())
@@ -365,7 +369,7 @@ pub fn check(env: &dyn Fn(&str) -> Option<String>) -> Vec<BadKnob> {
 }
 
 /// Every knob of the process environment checked, as the CLI does before a command runs.
-pub fn check_env() -> Result<(), Vec<Problem>> {
+pub(crate) fn check_env() -> Result<(), Vec<Problem>> {
     let bad = check(&process_env);
     if bad.is_empty() {
         Ok(())
@@ -380,7 +384,7 @@ fn process_env(name: &str) -> Option<String> {
 
 /// The number `name` is set to in `env`, `None` when unset; an error when it is not a whole
 /// number in its range (or `name` is not a number knob of the table).
-pub fn number_in(
+pub(crate) fn number_in(
     env: &dyn Fn(&str) -> Option<String>,
     name: &'static str,
 ) -> Result<Option<u64>, BadKnob> {
@@ -399,7 +403,7 @@ pub fn number_in(
 }
 
 /// The number `name` is set to in `env`, or its default.
-pub fn number_or_default(
+pub(crate) fn number_or_default(
     env: &dyn Fn(&str) -> Option<String>,
     name: &'static str,
 ) -> Result<u64, BadKnob> {
@@ -413,7 +417,7 @@ pub fn number_or_default(
 /// The number `name` is set to in the process environment, or its default. Where a reader
 /// cannot report an error itself, a bad value gives the default: the CLI has refused it before
 /// any command ran ([`check_env`]), so only a caller of the library can meet that case.
-pub fn number(name: &'static str) -> u64 {
+pub(crate) fn number(name: &'static str) -> u64 {
     number_or_default(&process_env, name).unwrap_or_else(|_| match knob(name).map(|k| k.kind) {
         Some(Kind::Number {
             default: Some(d), ..
@@ -423,12 +427,13 @@ pub fn number(name: &'static str) -> u64 {
 }
 
 /// The number a test hook is set to, `None` when unset (or, outside the CLI, not a number).
-pub fn hook_number(name: &'static str) -> Option<u64> {
+#[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
+pub(crate) fn hook_number(name: &'static str) -> Option<u64> {
     number_in(&process_env, name).ok().flatten()
 }
 
 /// Whether switch `name` is set to `1` (`None` when unset or, outside the CLI, not 0 or 1).
-pub fn switch(name: &'static str) -> Option<bool> {
+pub(crate) fn switch(name: &'static str) -> Option<bool> {
     let v = raw(&process_env, name)?;
     let k = knob(name)?;
     check_one(k, &v).ok()?;
@@ -436,7 +441,8 @@ pub fn switch(name: &'static str) -> Option<bool> {
 }
 
 /// The text `name` is set to, `None` when unset or not accepted.
-pub fn text(name: &'static str) -> Option<String> {
+#[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
+pub(crate) fn text(name: &'static str) -> Option<String> {
     let v = raw(&process_env, name)?;
     check_one(knob(name)?, &v).ok()?;
     Some(v)
@@ -446,7 +452,7 @@ impl crate::http::Timeouts {
     /// `self`, with `ASKZICO_HTTP_CONNECT_TIMEOUT_MS`, `ASKZICO_HTTP_IDLE_TIMEOUT_MS` and
     /// `ASKZICO_HTTP_DEADLINE_MS` from `env` where set; a value out of range is an error naming
     /// the variable.
-    pub fn with_env(
+    pub(crate) fn with_env(
         self,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<crate::http::Timeouts, String> {

@@ -9,33 +9,38 @@
 // every fallible step. Errors are the cold path: boxing each one would add an allocation and
 // an indirection at every `?` for no gain, so its size is accepted.
 #![allow(clippy::result_large_err)]
+#![warn(unreachable_pub)]
 
 pub mod artifacts;
 pub mod chunk;
 pub mod cli;
 pub mod compile;
 pub mod config;
-pub mod db;
-pub mod deploy;
+mod db;
+mod deploy;
 pub mod diag;
 pub mod discover;
-pub mod embed;
+mod embed;
 pub mod engine;
-pub mod eval;
+mod eval;
 pub mod extract;
 pub mod fsio;
-pub mod http;
-pub mod identity;
-pub mod inspect;
-pub mod knobs;
-pub mod paths;
-pub mod retrieve;
-pub mod sources;
-pub mod template;
-pub mod term;
+mod http;
+mod identity;
+mod inspect;
+mod knobs;
+mod paths;
+mod retrieve;
+mod sources;
+mod template;
+mod term;
 pub mod timings;
-pub mod walk;
-pub mod watch;
+mod walk;
+mod watch;
 
 // The pure core's modules, under the names the rest of the crate has always used.
 pub use askzico_core::{coptic, fnv, normalize, text};
+
+// What the benchmarks, the fuzz targets and the tests use of the private modules.
+pub use deploy::upload::kv_version;
+pub use embed::HashEmbedder;

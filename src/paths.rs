@@ -11,21 +11,20 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-pub use crate::artifacts::marker::{MARKER, MARKER_TEXT, is_marked};
+pub(crate) use crate::artifacts::marker::{MARKER, MARKER_TEXT, is_marked};
 use crate::config::Config;
-pub use crate::config::out_dir_problem;
 use crate::diag::Problem;
-pub use crate::fsio::resolve;
-pub use crate::identity::{NAME_RULE, NameError, component};
-pub use crate::inspect::html::GENERATOR as HTML_GENERATOR;
+pub(crate) use crate::fsio::resolve;
+pub(crate) use crate::identity::{NameError, component};
+pub(crate) use crate::inspect::html::GENERATOR as HTML_GENERATOR;
 
 /// `component` as a clap value parser (`--env`, `--target`): a bad name is a usage error.
-pub fn name_arg(s: &str) -> Result<String, NameError> {
+pub(crate) fn name_arg(s: &str) -> Result<String, NameError> {
     component(s).map(str::to_string)
 }
 
 /// The top-level names askzico writes under `out/` (besides manifests and dot files).
-pub const LAYOUT: [&str; 6] = [
+pub(crate) const LAYOUT: [&str; 6] = [
     "chunks", "lookup", "lexical", "vectors", "versions", "cache",
 ];
 
@@ -61,7 +60,7 @@ fn starts_with_manifest(path: &Path) -> bool {
 /// taken as it is. Anything else is refused, nothing written: a file, a directory holding files
 /// askzico did not write (sources, a project, a home directory), and a directory whose own
 /// folders (`chunks`, `cache`, …) are symbolic links.
-pub fn claim(out: &Path) -> Result<(), Problem> {
+pub(crate) fn claim(out: &Path) -> Result<(), Problem> {
     let claim = Claim {
         out,
         shown: out.display().to_string(),
@@ -175,7 +174,7 @@ impl Claim<'_> {
 
 /// What an output flag writes, so that a file already there can be told to be askzico's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Output {
+pub(crate) enum Output {
     /// `inspect --html`
     HtmlReport,
     /// `eval --write-baseline`
@@ -207,12 +206,6 @@ impl Output {
             Output::Init => "a file of `askzico init`",
         }
     }
-}
-
-/// Whether `path` is a regular file (not a link) that askzico made for `kind`: what a later run
-/// of the same output may replace or, for an export's leftover files, remove.
-pub fn is_own_output(path: &Path, kind: Output) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) && made_for(path, kind)
 }
 
 /// Whether the regular file at `path` is one askzico made for `kind` (an empty file holds
@@ -256,7 +249,7 @@ fn made_for(path: &Path, kind: Output) -> bool {
 /// config's, `out`, or any directory holding the marker); a file already there only when
 /// askzico made it for the same flag, and never through a symbolic link. Checked before
 /// anything is written; the refusal names the path and what to do.
-pub fn guard_output(
+pub(crate) fn guard_output(
     path: &Path,
     kind: Output,
     cfg: Option<&Config>,
@@ -413,6 +406,7 @@ impl<'a> OutputGuard<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::identity::NAME_RULE;
 
     #[test]
     fn names_become_one_safe_component_or_are_refused() {

@@ -9,13 +9,13 @@ use std::fmt::Write;
 
 /// `s` with every control character but newline and tab shown as `\u{…}`: for text printed
 /// over several lines (an excerpt, a page's body).
-pub fn text(s: &str) -> Cow<'_, str> {
+pub(crate) fn text(s: &str) -> Cow<'_, str> {
     escape(s, |c| c == '\n' || c == '\t')
 }
 
 /// `s` with every control character, newlines included, shown as `\u{…}`: for a value
 /// printed on one line (a title, a key, an API's message).
-pub fn line(s: &str) -> Cow<'_, str> {
+pub(crate) fn line(s: &str) -> Cow<'_, str> {
     escape(s, |_| false)
 }
 

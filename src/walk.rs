@@ -41,14 +41,14 @@ pub fn site_walk(dir: &Path, root: &Path, skip: Option<&Path>) -> ignore::Walk {
 
 /// Whether `dir` is an askzico output directory (it holds the marker `build` writes): the
 /// output of any build, this one's or an earlier one's with another `--out`, is never a source.
-pub fn is_output_dir(dir: &Path) -> bool {
+pub(crate) fn is_output_dir(dir: &Path) -> bool {
     crate::artifacts::marker::is_marked(dir)
 }
 
 /// Whether the file at `path` is GitBook's table of contents (`is_table_of_contents`), read
 /// within a cap. One that cannot be read is not: it stays a source, and its problem is
 /// reported when the build reads it.
-pub fn is_gitbook_summary(path: &Path) -> bool {
+pub(crate) fn is_gitbook_summary(path: &Path) -> bool {
     crate::fsio::read_capped(path, crate::fsio::cap::CONFIG)
         .is_ok_and(|bytes| std::str::from_utf8(&bytes).is_ok_and(is_table_of_contents))
 }
@@ -103,7 +103,7 @@ fn is_table_of_contents(text: &str) -> bool {
 /// `/`, a name's UTF-8 text as it is, and each byte that is not UTF-8 written `\xHH` (two
 /// uppercase hex digits), so two names differing only in such a byte stay two names (and two
 /// IDs) instead of both becoming U+FFFD.
-pub fn rel_string(rel: &Path) -> String {
+pub(crate) fn rel_string(rel: &Path) -> String {
     let mut out = String::new();
     for (i, c) in rel.components().enumerate() {
         if i > 0 {

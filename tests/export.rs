@@ -581,7 +581,7 @@ fn an_export_whose_build_is_collected_under_it_says_the_build_changed() {
     );
     let gc = run(bin().current_dir(p.path()).args(["gc", "--keep", "0"]));
     assert!(gc.status.success(), "{}", stderr(&gc));
-    let e = askzico::deploy::upload::kv_version(&out, &started, "").unwrap_err();
+    let e = askzico::kv_version(&out, &started, "").unwrap_err();
     assert_eq!(e.code, "changed", "{}", e.message);
     assert!(
         e.message
@@ -597,7 +597,7 @@ fn an_export_whose_build_is_collected_under_it_says_the_build_changed() {
         .next()
         .unwrap();
     std::fs::remove_file(out.join(&chunks.path)).unwrap();
-    let e = askzico::deploy::upload::kv_version(&out, &now, "").unwrap_err();
+    let e = askzico::kv_version(&out, &now, "").unwrap_err();
     assert_eq!(e.code, "load", "{}", e.message);
     assert!(
         e.help

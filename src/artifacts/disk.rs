@@ -18,7 +18,7 @@ fn refused() {
 }
 
 /// Whether direct writes may be tried.
-pub fn direct_enabled() -> bool {
+pub(super) fn direct_enabled() -> bool {
     DIRECT.load(Ordering::Relaxed)
 }
 
@@ -72,7 +72,7 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// `write_new` with the bytes written straight to the disk through `buf` (`O_DIRECT`; see
 /// `writer`), where the filesystem takes it.
-pub fn write_new_direct(path: &Path, bytes: &[u8], buf: &mut Aligned) -> io::Result<()> {
+pub(super) fn write_new_direct(path: &Path, bytes: &[u8], buf: &mut Aligned) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     if write_linked(path, bytes, Some(buf))? {
         return Ok(());
@@ -83,13 +83,13 @@ pub fn write_new_direct(path: &Path, bytes: &[u8], buf: &mut Aligned) -> io::Res
 
 /// `write_atomic` with the bytes written straight to the disk through `buf`, where the
 /// filesystem takes it.
-pub fn write_atomic_direct(path: &Path, bytes: &[u8], buf: &mut Aligned) -> io::Result<()> {
+pub(super) fn write_atomic_direct(path: &Path, bytes: &[u8], buf: &mut Aligned) -> io::Result<()> {
     write_atomic_opts(path, bytes, false, Some(buf))
 }
 
 /// A 1 MiB buffer aligned for `O_DIRECT` (4 KiB, every block size in use), without `unsafe`:
 /// the aligned window of a slightly larger allocation.
-pub struct Aligned {
+pub(super) struct Aligned {
     raw: Vec<u8>,
     at: usize,
 }
@@ -98,7 +98,7 @@ impl Aligned {
     const ALIGN: usize = 4096;
     const LEN: usize = 1 << 20;
 
-    pub fn new() -> Aligned {
+    pub(super) fn new() -> Aligned {
         let raw = vec![0u8; Self::LEN + Self::ALIGN];
         let at = (Self::ALIGN - raw.as_ptr() as usize % Self::ALIGN) % Self::ALIGN;
         Aligned { raw, at }

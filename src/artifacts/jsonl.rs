@@ -11,7 +11,7 @@ use super::{BuiltChunk, BuiltDoc};
 
 /// Writes `s` as a JSON string: `"`, `\` and control characters escaped as serde_json does
 /// (`\b \t \n \f \r`, else `\u00XX` in lowercase hex), everything else copied as is.
-pub fn write_str(out: &mut Vec<u8>, s: &str) {
+pub(super) fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
@@ -212,7 +212,7 @@ fn write_metadata(out: &mut Vec<u8>, entries: &[MetaEntry], c: &BuiltChunk) {
 }
 
 /// The chunks and lookup JSON lines of `docs`, with their record count.
-pub fn chunks_and_lookup(docs: &[&BuiltDoc]) -> (Vec<u8>, Vec<u8>, usize) {
+pub(super) fn chunks_and_lookup(docs: &[&BuiltDoc]) -> (Vec<u8>, Vec<u8>, usize) {
     // Text is most of both files (search text only of chunks): reserve it and a margin.
     let (mut text, mut search, mut n) = (0, 0, 0);
     for c in docs.iter().flat_map(|d| &d.chunks) {

@@ -7,7 +7,7 @@ use crate::engine::Engine;
 use crate::engine::{BuildReport, BuildRequest};
 
 #[derive(clap::Args, Debug)]
-pub struct BuildArgs {
+pub(super) struct BuildArgs {
     #[command(flatten)]
     pub at: BuildLocation,
     /// Print a machine-readable summary (corpus version, counts, diagnostics) on stdout.
@@ -30,7 +30,7 @@ pub struct BuildArgs {
     pub verbose: bool,
 }
 
-pub fn run(args: BuildArgs) -> Outcome {
+pub(super) fn run(args: BuildArgs) -> Outcome {
     if args.watch {
         return run_watch(&args);
     }
@@ -334,6 +334,6 @@ fn print_watch(at: &BuildLocation, rep: &BuildReport, args: &BuildArgs) {
 }
 
 /// Whether progress may be drawn: a terminal on both streams and no machine-readable output.
-pub fn want_progress(json: bool) -> bool {
+pub(super) fn want_progress(json: bool) -> bool {
     !json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal()
 }

@@ -5,7 +5,7 @@ use crate::deploy::DeployError;
 use crate::deploy::error::Action;
 
 #[derive(clap::Args, Debug)]
-pub struct DeployArgs {
+pub(super) struct DeployArgs {
     #[command(flatten)]
     pub at: BuildLocation,
     /// The `[deploy.NAME]` table of the config.
@@ -33,7 +33,7 @@ pub struct DeployArgs {
     pub check: bool,
 }
 
-pub fn run(args: DeployArgs) -> Outcome {
+pub(super) fn run(args: DeployArgs) -> Outcome {
     let DeployArgs {
         ref at,
         ref target,

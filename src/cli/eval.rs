@@ -13,7 +13,7 @@ use crate::retrieve::{Mode, Searcher};
 use crate::term;
 
 #[derive(clap::Args, Debug)]
-pub struct EvalArgs {
+pub(super) struct EvalArgs {
     #[command(flatten)]
     pub at: BuildLocation,
     #[arg(long, num_args = 1..)]
@@ -52,7 +52,7 @@ fn fail(p: Problem, json: bool) -> Failure {
     Failure::errors(p, json)
 }
 
-pub fn run(a: EvalArgs) -> Outcome {
+pub(super) fn run(a: EvalArgs) -> Outcome {
     let at = &a.at;
     if a.history {
         return print_history(&at.config, a.json);

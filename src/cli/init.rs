@@ -6,7 +6,7 @@ use super::{Failure, Outcome};
 use crate::diag::Problem;
 
 #[derive(clap::Args, Debug)]
-pub struct InitArgs {
+pub(super) struct InitArgs {
     /// Directory to create the project in.
     #[arg(default_value = ".")]
     pub dir: std::path::PathBuf,
@@ -92,7 +92,7 @@ fn create(path: &Path, text: &str) -> std::io::Result<()> {
         .write_all(text.as_bytes())
 }
 
-pub fn run(args: InitArgs) -> Outcome {
+pub(super) fn run(args: InitArgs) -> Outcome {
     let dir = args.dir.as_path();
     if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
         return refuse(

@@ -13,7 +13,7 @@ use crate::inspect::{self, Determinism, Report};
 use crate::term;
 
 #[derive(clap::Args, Debug)]
-pub struct InspectArgs {
+pub(super) struct InspectArgs {
     #[command(flatten)]
     pub at: BuildLocation,
     /// Chunks per library in the sample.
@@ -99,7 +99,7 @@ fn determinism(cfg: &Config, env: Option<&str>, built: &str) -> (Determinism, Pr
     (determinism, warnings)
 }
 
-pub fn run(args: InspectArgs) -> Outcome {
+pub(super) fn run(args: InspectArgs) -> Outcome {
     let json = args.json;
     let at = &args.at;
     let cfg = at.load(json)?;

@@ -9,7 +9,7 @@ use crate::normalize::glossary::Glossary;
 use crate::normalize::{Rules, explain, normalize_with_variants};
 
 #[derive(clap::Args, Debug)]
-pub struct NormalizeArgs {
+pub(super) struct NormalizeArgs {
     /// The corpus config whose rules and aliases apply (defaults when absent).
     #[arg(long, default_value = "corpus.toml")]
     pub config: std::path::PathBuf,
@@ -22,7 +22,7 @@ pub struct NormalizeArgs {
     pub text: String,
 }
 
-pub fn run(args: NormalizeArgs) -> Outcome {
+pub(super) fn run(args: NormalizeArgs) -> Outcome {
     let NormalizeArgs {
         ref config,
         aliases: show_aliases,

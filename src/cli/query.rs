@@ -6,7 +6,7 @@ use crate::retrieve::{Mode, Searcher};
 use crate::term;
 
 #[derive(clap::Args, Debug)]
-pub struct QueryArgs {
+pub(super) struct QueryArgs {
     #[command(flatten)]
     pub at: BuildLocation,
     /// Results to show (at least 1).
@@ -31,7 +31,7 @@ pub struct QueryArgs {
     pub question: Option<String>,
 }
 
-pub fn run(q: QueryArgs) -> Outcome {
+pub(super) fn run(q: QueryArgs) -> Outcome {
     let at = &q.at;
     let mode: Mode = q.mode.into();
     let cfg = at.load(q.json)?;

@@ -90,20 +90,20 @@ struct Check<'a> {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct RulesArgs {
+pub(super) struct RulesArgs {
     #[command(subcommand)]
     pub command: RulesCommand,
 }
 
 #[derive(clap::Subcommand, Debug)]
-pub enum RulesCommand {
+pub(super) enum RulesCommand {
     /// For every rule and alias: its focused cases (rank with and without it) and the distinct
     /// corpus words it merges; exit 1 when a rule merges a pair `[[collision]]` does not accept.
     Check(CheckArgs),
 }
 
 #[derive(clap::Args, Debug)]
-pub struct CheckArgs {
+pub(super) struct CheckArgs {
     #[command(flatten)]
     pub at: BuildLocation,
     /// Fixture files holding the focused cases (default: fixtures.toml beside the config).
@@ -117,7 +117,7 @@ pub struct CheckArgs {
     pub examples: usize,
 }
 
-pub fn run(args: RulesArgs) -> Outcome {
+pub(super) fn run(args: RulesArgs) -> Outcome {
     match args.command {
         RulesCommand::Check(a) => check(a),
     }

@@ -6,7 +6,7 @@ use crate::artifacts::verify::verify;
 use crate::diag::Problems;
 
 #[derive(clap::Args, Debug)]
-pub struct VerifyArgs {
+pub(super) struct VerifyArgs {
     #[command(flatten)]
     pub at: BuildLocation,
     #[arg(long)]
@@ -14,7 +14,7 @@ pub struct VerifyArgs {
 }
 
 /// The output directory of a build: `--out`, else the config's.
-pub fn out_dir(at: &BuildLocation, json: bool) -> Result<std::path::PathBuf, Failure> {
+pub(super) fn out_dir(at: &BuildLocation, json: bool) -> Result<std::path::PathBuf, Failure> {
     if let Some(o) = &at.out {
         return Ok(o.clone());
     }
@@ -23,7 +23,7 @@ pub fn out_dir(at: &BuildLocation, json: bool) -> Result<std::path::PathBuf, Fai
 
 /// The manifest of a build that verifies, for commands that upload it. An upload must never
 /// carry a half-written version.
-pub fn verified_manifest(
+pub(super) fn verified_manifest(
     out: &std::path::Path,
     env: Option<&str>,
     json: bool,
@@ -39,7 +39,7 @@ pub fn verified_manifest(
     Ok(manifest)
 }
 
-pub fn run(args: VerifyArgs) -> Outcome {
+pub(super) fn run(args: VerifyArgs) -> Outcome {
     let VerifyArgs { ref at, json } = args;
     let out = out_dir(at, json)?;
     let manifest = at
@@ -81,7 +81,7 @@ pub fn run(args: VerifyArgs) -> Outcome {
 
 /// `askzico gc` flags.
 #[derive(clap::Args, Debug)]
-pub struct GcArgs {
+pub(super) struct GcArgs {
     #[command(flatten)]
     pub at: BuildLocation,
     /// How many of the newest version manifests under `out/versions/` to keep, besides the current ones.
@@ -95,7 +95,7 @@ pub struct GcArgs {
 }
 
 /// `askzico gc`
-pub fn gc(args: GcArgs) -> Outcome {
+pub(super) fn gc(args: GcArgs) -> Outcome {
     let GcArgs {
         ref at,
         keep,

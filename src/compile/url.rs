@@ -25,7 +25,7 @@ pub(crate) struct PathParts {
 }
 
 impl PathParts {
-    pub fn new(rel: &str, lib: &LibrarySettings) -> PathParts {
+    pub(crate) fn new(rel: &str, lib: &LibrarySettings) -> PathParts {
         // The extension rule of `identity::file_slug`, so `{path}` and `{slug}` agree.
         let no_ext = match rel.rsplit_once('.') {
             Some((stem, ext)) if !ext.contains('/') && !stem.is_empty() && !stem.ends_with('/') => {

@@ -574,7 +574,7 @@ pub(crate) struct Cx {
 }
 
 impl Cx {
-    pub fn error(
+    pub(crate) fn error(
         &mut self,
         code: &'static str,
         span: std::ops::Range<usize>,

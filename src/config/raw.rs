@@ -223,7 +223,7 @@ pub(super) enum OneOrMany {
     Many(Vec<String>),
 }
 impl OneOrMany {
-    pub fn into_vec(self) -> Vec<String> {
+    pub(super) fn into_vec(self) -> Vec<String> {
         match self {
             OneOrMany::One(s) => vec![s],
             OneOrMany::Many(v) => v,

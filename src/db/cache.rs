@@ -18,7 +18,7 @@ type Pack = BTreeMap<String, (String, serde_bytes::ByteBuf)>;
 use crate::artifacts::BuiltDoc;
 use crate::config::{Config, Format, Library};
 
-pub struct CompileCache {
+pub(crate) struct CompileCache {
     /// The output directory whose `cache/compiled` holds the packs.
     out: PathBuf,
     dir: PathBuf,
@@ -33,7 +33,7 @@ pub struct CompileCache {
 }
 
 impl CompileCache {
-    pub fn new(out: &Path, cfg: &Config) -> Self {
+    pub(crate) fn new(out: &Path, cfg: &Config) -> Self {
         let shape = serde_json::json!({
             "format": 3,
             "pipeline": crate::compile::PIPELINE_VERSION,
@@ -72,7 +72,7 @@ impl CompileCache {
 
 impl CompileCache {
     /// blake3 of the compiler binary and every setting a compile reads.
-    pub fn settings_key(&self) -> &str {
+    pub(crate) fn settings_key(&self) -> &str {
         &self.settings_key
     }
 }
@@ -103,13 +103,13 @@ fn shape_bytes(lib: &Library) -> Vec<u8> {
 }
 
 /// Where a source's entry lives: its slot (blake3 of library id and path) and pack number.
-pub struct Slot {
+pub(crate) struct Slot {
     id: String,
     pack: usize,
 }
 
 impl CompileCache {
-    pub fn slot(lib: &Library, rel: &str) -> Slot {
+    pub(crate) fn slot(lib: &Library, rel: &str) -> Slot {
         let h = blake3::hash(format!("{}\0{rel}", lib.id).as_bytes());
         Slot {
             id: h.to_hex().to_string(),
@@ -118,7 +118,13 @@ impl CompileCache {
     }
 
     /// The compile key of a source whose bytes hash (blake3) to `content`.
-    pub fn key(&self, lib: &Library, rel: &str, format: Format, content: &[u8; 32]) -> String {
+    pub(crate) fn key(
+        &self,
+        lib: &Library,
+        rel: &str,
+        format: Format,
+        content: &[u8; 32],
+    ) -> String {
         let _t = crate::timings::start(crate::timings::Stage::Hash);
         let mut h = blake3::Hasher::new();
         h.update(self.settings_key.as_bytes());
@@ -152,7 +158,7 @@ impl CompileCache {
     }
 
     /// The cached documents of a source whose compile key is `key`; anything else is a miss.
-    pub fn get(&self, slot: &Slot, key: &str) -> Option<Vec<BuiltDoc>> {
+    pub(crate) fn get(&self, slot: &Slot, key: &str) -> Option<Vec<BuiltDoc>> {
         let _t = crate::timings::start(crate::timings::Stage::Cache);
         let pack = self.pack(slot.pack)?;
         let (k, bytes) = pack.as_ref()?.get(&slot.id)?;
@@ -164,7 +170,7 @@ impl CompileCache {
 
     /// Records a source's new entry; `flush` serializes it into its pack (the documents are
     /// shared with the database meanwhile, not copied).
-    pub fn put(&self, slot: Slot, key: String, compiled: std::sync::Arc<super::Compiled>) {
+    pub(crate) fn put(&self, slot: Slot, key: String, compiled: std::sync::Arc<super::Compiled>) {
         if let Ok(mut p) = self.pending.lock() {
             p.push((slot, key, compiled));
         }
@@ -175,7 +181,7 @@ impl CompileCache {
     /// again from disk when needed. The packs are rendered and written by the writer thread
     /// (`artifacts::writer`) while the build renders its artifacts; reading a pack back waits
     /// for them.
-    pub fn flush(&self) {
+    pub(crate) fn flush(&self) {
         let pending = self
             .pending
             .lock()

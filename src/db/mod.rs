@@ -4,7 +4,7 @@
 //! re-runs only the queries that read the edited bytes, and a re-run whose result equals the old
 //! one stops propagation (early cutoff). Every query body calls the pure core; none does I/O.
 
-pub mod cache;
+pub(crate) mod cache;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,7 +19,7 @@ use crate::embed::{CachedEmbedder, Embedder};
 
 /// Work actually done, counted where it happens (a memoized query that does not re-run adds nothing).
 #[derive(Debug, Default)]
-pub struct Counters {
+pub(crate) struct Counters {
     pub docs_extracted: AtomicUsize,
     pub chunks_built: AtomicUsize,
     pub chunks_normalized: AtomicUsize,
@@ -29,7 +29,7 @@ pub struct Counters {
 
 /// What the counters held when they were taken.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Counted {
+pub(crate) struct Counted {
     pub docs_extracted: usize,
     pub chunks_built: usize,
     pub chunks_normalized: usize,
@@ -39,7 +39,7 @@ pub struct Counted {
 
 impl Counters {
     /// The counts since the last take, and zero from here on.
-    pub fn take(&self) -> Counted {
+    pub(crate) fn take(&self) -> Counted {
         Counted {
             docs_extracted: self.docs_extracted.swap(0, Ordering::Relaxed),
             chunks_built: self.chunks_built.swap(0, Ordering::Relaxed),
@@ -52,16 +52,17 @@ impl Counters {
 
 /// The opened provider of a non-inline embedder (or why it could not be opened), shared by the
 /// database's clones.
-pub type OpenedEmbedder = Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>;
+pub(crate) type OpenedEmbedder =
+    Result<Arc<CachedEmbedder<Box<dyn Embedder>>>, crate::embed::EmbedError>;
 
 /// The provider the engine opened, and the `[embedding]` settings it was opened for: a watch
 /// whose config changes them opens a new one (the old one would embed with the old model).
-pub type EmbedderSlot =
+pub(crate) type EmbedderSlot =
     Arc<std::sync::RwLock<Option<(crate::embed::EmbedSettings, OpenedEmbedder)>>>;
 
 #[salsa::db]
 #[derive(Clone)]
-pub struct Db {
+pub(crate) struct Db {
     storage: salsa::Storage<Self>,
     pub counters: Arc<Counters>,
     /// The cached provider for non-inline embedders, opened by the engine on the first build
@@ -91,7 +92,7 @@ impl salsa::Database for Db {}
 
 /// The database as the queries see it: salsa's plus where work is counted.
 #[salsa::db]
-pub trait AskDb: salsa::Database {
+pub(crate) trait AskDb: salsa::Database {
     fn counters(&self) -> &Counters;
     fn embedder(&self) -> Option<OpenedEmbedder>;
     fn compile_cache(&self) -> Option<Arc<cache::CompileCache>>;
@@ -139,19 +140,21 @@ pub struct Source {
 }
 
 /// The message of a source whose bytes, read again, are not those its hash was taken from.
-pub const CHANGED_DURING_BUILD: &str = "the file changed during the build";
+pub(crate) const CHANGED_DURING_BUILD: &str = "the file changed during the build";
 
 /// A source's bytes and where they were read. A one-shot build releases them once the file is
 /// compiled (`Db::release_sources`): the compiled documents are what later queries read, and
 /// 10k documents' sources are ~130 MB of a build's peak memory. Should the file be compiled
 /// again, the bytes are read again and must match the input's hash.
+// `pub`: the accessors the salsa input generates for `Source` name it.
+#[allow(unreachable_pub)]
 pub struct SourceBytes {
     path: std::path::PathBuf,
     bytes: std::sync::Mutex<Option<Arc<[u8]>>>,
 }
 
 impl SourceBytes {
-    pub fn new(path: std::path::PathBuf, bytes: Arc<[u8]>) -> Self {
+    pub(crate) fn new(path: std::path::PathBuf, bytes: Arc<[u8]>) -> Self {
         SourceBytes {
             path,
             bytes: std::sync::Mutex::new(Some(bytes)),
@@ -160,7 +163,7 @@ impl SourceBytes {
 
     /// Bytes not read yet: the source's hash came from the stat cache (`engine::statcache`);
     /// a compile that needs them reads them and checks that hash, as for released bytes.
-    pub fn unread(path: std::path::PathBuf) -> Self {
+    pub(crate) fn unread(path: std::path::PathBuf) -> Self {
         SourceBytes {
             path,
             bytes: std::sync::Mutex::new(None),
@@ -168,7 +171,7 @@ impl SourceBytes {
     }
 
     /// The bytes, unless released (or not read).
-    pub fn get(&self) -> Option<Arc<[u8]>> {
+    pub(crate) fn get(&self) -> Option<Arc<[u8]>> {
         self.bytes.lock().ok().and_then(|b| b.clone())
     }
 
@@ -214,7 +217,7 @@ pub struct ShardSet {
 
 /// What one file compiles to.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Compiled {
+pub(crate) struct Compiled {
     pub docs: Vec<BuiltDoc>,
     pub problems: Vec<Problem>,
 }
@@ -292,7 +295,11 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
 }
 
 /// What a shard's files compiled to, in file order (memo hits: nothing is copied).
-pub fn shard_compiled(db: &dyn AskDb, settings: Settings, shard: Shard) -> Vec<Arc<Compiled>> {
+pub(crate) fn shard_compiled(
+    db: &dyn AskDb,
+    settings: Settings,
+    shard: Shard,
+) -> Vec<Arc<Compiled>> {
     shard
         .files(db)
         .iter()
@@ -383,7 +390,7 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
 /// `compiled` is what every file of the build compiled to (the engine has it from compiling;
 /// fetching it again from the database per domain cost a memo lookup per file and domain), and
 /// `shards` the number of document shards.
-pub fn domain_postings(
+pub(crate) fn domain_postings(
     cfg: &Config,
     compiled: &[Arc<Compiled>],
     shards: usize,
@@ -423,7 +430,7 @@ pub fn shard_postings(
 /// instead of every file's (one fetch per file on one thread was ~30 ms of a 10k build), and an
 /// edit recomputes only its shard's.
 #[derive(Debug, PartialEq, Eq)]
-pub struct ShardIds {
+pub(crate) struct ShardIds {
     /// (doc_id, source) of every document, in file order.
     pub docs: Vec<(String, String)>,
     /// A hash of each document's URL, beside `docs` (0: no URL). One claimed by two files

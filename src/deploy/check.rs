@@ -42,7 +42,7 @@ fn unhashed(key: &str, value: &str) -> Option<String> {
 /// What `index` must hold for a version of layout 2: every chunk ID its record tables name,
 /// each vector's metadata naming the record hash the table gives it. A key table swapped for
 /// another version's names records the index's vectors do not carry.
-pub fn index_problems(
+pub(crate) fn index_problems(
     c: &Client,
     index: &str,
     records: &RecordTables,
@@ -67,7 +67,7 @@ pub fn index_problems(
 
 /// The record tables of a version of layout 2, read back (problems when missing or not as
 /// stored).
-pub fn version_records(
+pub(crate) fn version_records(
     c: &Client,
     t: &DeployTarget,
     version: &str,
@@ -86,7 +86,7 @@ pub fn version_records(
 }
 
 /// What the check found: chunk IDs checked and every problem (empty: the version resolves).
-pub struct Found {
+pub(crate) struct Found {
     pub version: String,
     pub layout: u32,
     pub chunks: usize,
@@ -94,7 +94,7 @@ pub struct Found {
 }
 
 /// Checks the version the pointer of `target` (`t`) names.
-pub fn check(c: &Client, t: &DeployTarget, target: &str) -> Result<Found, DeployError> {
+pub(crate) fn check(c: &Client, t: &DeployTarget, target: &str) -> Result<Found, DeployError> {
     let pointer_key = keys::pointer_key(&t.prefix);
     let p = super::run::read_pointer(c, &t.kv_namespace_id, &pointer_key)?.ok_or_else(|| {
         DeployError::NothingDeployed {
@@ -172,7 +172,7 @@ fn check_layout1(c: &Client, t: &DeployTarget, v: &str) -> Result<Found, DeployE
 }
 
 /// Per domain of a chunk ID → record hash, from each domain's record table.
-pub type RecordTables = BTreeMap<String, BTreeMap<String, String>>;
+pub(crate) type RecordTables = BTreeMap<String, BTreeMap<String, String>>;
 
 /// Reads every domain's record table; a missing or unreadable one is a problem.
 fn record_tables(
@@ -296,7 +296,12 @@ fn lexical_files(
 }
 
 /// Runs the check and reports it; `Err` (exit 1) when a chunk does not resolve.
-pub fn run(c: &Client, t: &DeployTarget, target: &str, json_out: bool) -> Result<(), DeployError> {
+pub(crate) fn run(
+    c: &Client,
+    t: &DeployTarget,
+    target: &str,
+    json_out: bool,
+) -> Result<(), DeployError> {
     let mut f = check(c, t, target)?;
     if f.chunks == 0 && f.problems.is_empty() {
         // A check that covered nothing proves nothing.

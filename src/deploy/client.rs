@@ -12,7 +12,7 @@ use crate::http::{Api, BaseUrl, Redacted, Retry, Timeouts, backoff, cf_messages}
 use crate::knobs;
 
 #[derive(Debug)]
-pub struct Client {
+pub(crate) struct Client {
     api: Api,
     account: String,
     /// How to resume, appended to the error of a request that ran out of attempts (e.g. "run
@@ -24,7 +24,7 @@ impl Client {
     /// `Ok(None)` when `CLOUDFLARE_API_TOKEN` is not set (plan offline). Timeouts: see
     /// [`crate::http`]; `ASKZICO_DEPLOY_MAX_ATTEMPTS` (6) and `ASKZICO_DEPLOY_RETRY_MS` (500, the
     /// first backoff) set the retries.
-    pub fn from_env(account_id: Option<&str>) -> Result<Option<Client>, String> {
+    pub(crate) fn from_env(account_id: Option<&str>) -> Result<Option<Client>, String> {
         let env = |n: &str| std::env::var(n).ok();
         let var = |n: &str| {
             env(n)
@@ -123,7 +123,7 @@ impl Client {
     }
 
     /// `GET …/values/{key}`: the raw value, `None` when absent.
-    pub fn kv_get(&self, ns: &str, key: &str) -> Result<Option<String>, Redacted> {
+    pub(crate) fn kv_get(&self, ns: &str, key: &str) -> Result<Option<String>, Redacted> {
         let (status, text) = self.call(
             "GET",
             &self.kv_url(ns, &format!("values/{}", encode(key))),
@@ -146,7 +146,7 @@ impl Client {
     /// `POST …/bulk/get` of at most 100 keys: each key's value, `None` when absent. An answer
     /// not of the documented shape (`{"values": {key: {"value": string} | null}}`) is an error
     /// naming it, never read as absent keys.
-    pub fn kv_bulk_get(
+    pub(crate) fn kv_bulk_get(
         &self,
         ns: &str,
         keys: &[String],
@@ -191,7 +191,7 @@ impl Client {
     }
 
     /// `PUT …/values/{key}` with a raw body.
-    pub fn kv_put(&self, ns: &str, key: &str, value: &str) -> Result<(), Redacted> {
+    pub(crate) fn kv_put(&self, ns: &str, key: &str, value: &str) -> Result<(), Redacted> {
         let what = format!("writing KV key {key}");
         let (status, text) = self.call(
             "PUT",
@@ -206,7 +206,7 @@ impl Client {
     /// `PUT …/bulk` of `pairs` pairs: the keys KV reports unsuccessful. An answer whose
     /// `successful_key_count` and `unsuccessful_keys` do not add up to the pairs sent is an error:
     /// a success that does not account for every pair confirms nothing.
-    pub fn kv_bulk(
+    pub(crate) fn kv_bulk(
         &self,
         ns: &str,
         body: &[u8],
@@ -233,7 +233,7 @@ impl Client {
     }
 
     /// `POST …/bulk/delete` with a JSON array of keys: the keys KV reports unsuccessful.
-    pub fn kv_bulk_delete(
+    pub(crate) fn kv_bulk_delete(
         &self,
         ns: &str,
         keys: &[String],
@@ -252,7 +252,7 @@ impl Client {
 
     /// Sends `items`, then resends the ones the response names unsuccessful (KV bulk writes and
     /// deletes report `unsuccessful_keys`), with backoff, up to `max_attempts` rounds.
-    pub fn until_all_succeed<T>(
+    pub(crate) fn until_all_succeed<T>(
         &self,
         items: &[T],
         key: impl Fn(&T) -> &str,
@@ -292,7 +292,7 @@ impl Client {
     }
 
     /// `POST …/upsert`: a multipart part `vectors` holding the NDJSON, like wrangler.
-    pub fn upsert(&self, index: &str, ndjson: &str, what: &str) -> Result<String, Redacted> {
+    pub(crate) fn upsert(&self, index: &str, ndjson: &str, what: &str) -> Result<String, Redacted> {
         let boundary = format!(
             "askzico-{}",
             &blake3::hash(ndjson.as_bytes()).to_hex()[..24]
@@ -316,7 +316,12 @@ impl Client {
     }
 
     /// `POST …/delete_by_ids` `{"ids": [...]}`.
-    pub fn delete_ids(&self, index: &str, ids: &[String], what: &str) -> Result<String, Redacted> {
+    pub(crate) fn delete_ids(
+        &self,
+        index: &str,
+        ids: &[String],
+        what: &str,
+    ) -> Result<String, Redacted> {
         let body = serde_json::to_vec(&serde_json::json!({ "ids": ids })).expect("serializes");
         let (status, text) = self.call(
             "POST",
@@ -329,7 +334,7 @@ impl Client {
     }
 
     /// `POST …/get_by_ids` `{"ids": [...]}`: the vectors the index returns (`id`, `values`, `metadata`).
-    pub fn get_by_ids(&self, index: &str, ids: &[String]) -> Result<Vec<Value>, Redacted> {
+    pub(crate) fn get_by_ids(&self, index: &str, ids: &[String]) -> Result<Vec<Value>, Redacted> {
         let what = format!(
             "reading {} vectors back from Vectorize index {index}",
             ids.len()
@@ -354,7 +359,7 @@ impl Client {
 
     /// `POST …/query` `{"vector", "topK", "returnValues": false, "returnMetadata": "none"}`: the
     /// IDs and scores of the `top_k` nearest vectors, as the index orders them.
-    pub fn query(
+    pub(crate) fn query(
         &self,
         index: &str,
         vector: &[f32],
@@ -398,7 +403,7 @@ impl Client {
     }
 
     /// `GET …/list?count=1000&cursor=…`: every vector ID the index holds (paged).
-    pub fn list_ids(&self, index: &str) -> Result<Vec<String>, Redacted> {
+    pub(crate) fn list_ids(&self, index: &str) -> Result<Vec<String>, Redacted> {
         let what = format!("listing the vector IDs of Vectorize index {index}");
         let mut ids = Vec::new();
         let mut cursor: Option<String> = None;
@@ -434,7 +439,7 @@ impl Client {
     }
 
     /// `GET …/info`.
-    pub fn info(&self, index: &str) -> Result<Value, Redacted> {
+    pub(crate) fn info(&self, index: &str) -> Result<Value, Redacted> {
         let what = format!("reading Vectorize index {index} info");
         let (status, text) = self.call("GET", &self.index_url(index, "info"), None, None, &what)?;
         self.result(status, &text, &what)
@@ -442,7 +447,7 @@ impl Client {
 }
 
 /// Percent-encodes a KV key for a URL path segment.
-pub fn encode(key: &str) -> String {
+pub(crate) fn encode(key: &str) -> String {
     let mut s = String::with_capacity(key.len());
     for b in key.bytes() {
         if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {

@@ -320,7 +320,7 @@ impl From<Redacted> for DeployError {
 }
 
 /// What a deploy that stopped tells the user: rerun it; it resumes.
-pub fn resume_hint(target: &str) -> String {
+pub(crate) fn resume_hint(target: &str) -> String {
     format!(
         "The deploy can be resumed: run `askzico deploy --target {target}` again (with the same options); what was confirmed is not sent again"
     )

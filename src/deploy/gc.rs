@@ -24,7 +24,7 @@ use crate::config::DeployTarget;
 
 /// Versions GC must keep: the live one, what each index of the target holds (per the registry),
 /// and the version of an unfinished deploy in the local journal.
-pub fn protected(
+pub(crate) fn protected(
     reg: &Registry,
     t: &DeployTarget,
     pointer: Option<&Pointer>,
@@ -41,7 +41,7 @@ pub fn protected(
 }
 
 /// The registry's versions that GC deletes, oldest first.
-pub fn candidates(reg: &Registry, keep: &BTreeSet<String>) -> Vec<String> {
+pub(crate) fn candidates(reg: &Registry, keep: &BTreeSet<String>) -> Vec<String> {
     let mut seen = BTreeSet::new();
     reg.versions
         .iter()
@@ -51,7 +51,7 @@ pub fn candidates(reg: &Registry, keep: &BTreeSet<String>) -> Vec<String> {
 }
 
 /// Reads the registry; `None` when no deploy has written one.
-pub fn read_registry(c: &Client, t: &DeployTarget) -> Result<Option<Registry>, DeployError> {
+pub(crate) fn read_registry(c: &Client, t: &DeployTarget) -> Result<Option<Registry>, DeployError> {
     let key = keys::registry_key(&t.prefix);
     c.kv_get(&t.kv_namespace_id, &key)?
         .map(|s| Registry::parse(&s, &key))
@@ -86,7 +86,7 @@ fn named_values(
 /// The content-addressed values present in KV: those the registry's complete versions name (a
 /// version whose tables cannot be read adds none: its values are sent again). Also returns those
 /// versions, so the deploy can see whether a GC has since started on one.
-pub fn present_values(
+pub(crate) fn present_values(
     c: &Client,
     t: &DeployTarget,
     reg: Option<&Registry>,
@@ -130,7 +130,7 @@ fn read_manifest(
 }
 
 /// A version's stored manifest, which must be there.
-pub fn stored_manifest(
+pub(crate) fn stored_manifest(
     c: &Client,
     t: &DeployTarget,
     version: &str,
@@ -187,7 +187,7 @@ fn delete(
 /// (or, with `dry_run`, only reads what it would delete). Returns the JSON summary; an error
 /// after deleting some versions still records those in the registry first.
 #[allow(clippy::too_many_arguments)]
-pub fn run(
+pub(crate) fn run(
     c: &Client,
     t: &DeployTarget,
     registry: Option<Registry>,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{DeployError, IndexState};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Journal {
+pub(crate) struct Journal {
     /// The pointer as this machine last wrote it.
     pub pointer: Option<Pointer>,
     /// Index name → what it holds after the last completed deploy into it.
@@ -25,7 +25,7 @@ pub struct Journal {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pointer {
+pub(crate) struct Pointer {
     pub version: String,
     pub index: String,
     /// The KV key scheme of the version (`keys::LAYOUT`); absent: layout 1.
@@ -34,14 +34,14 @@ pub struct Pointer {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct IndexRecord {
+pub(crate) struct IndexRecord {
     pub version: String,
     /// Vector ID → content hash.
     pub vectors: IndexState,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Pending {
+pub(crate) struct Pending {
     pub version: String,
     pub index: String,
     /// IDs of confirmed batches.
@@ -59,7 +59,7 @@ pub struct Pending {
 
 /// The journal of a target: `out/cache/deploy/<target>.json`, the name a single file-name
 /// component (`paths::component`) and the path inside `out/` (`store::out_path`).
-pub fn path(out: &Path, target: &str) -> Result<PathBuf, DeployError> {
+pub(crate) fn path(out: &Path, target: &str) -> Result<PathBuf, DeployError> {
     let name = crate::paths::component(target)?;
     crate::artifacts::store::out_path(out, &format!("cache/deploy/{name}.json"))
         .map_err(DeployError::JournalPlace)
@@ -70,12 +70,12 @@ pub fn path(out: &Path, target: &str) -> Result<PathBuf, DeployError> {
 /// of writing the same inactive index. The file names the process holding it; the lock (not
 /// the file) is what counts, so a killed deploy leaves nothing to clean up.
 #[derive(Debug)]
-pub struct Lock {
+pub(crate) struct Lock {
     _file: std::fs::File,
 }
 
 /// Takes the lock of the journal at `jpath`, without waiting.
-pub fn lock(jpath: &Path, target: &str) -> Result<Lock, DeployError> {
+pub(crate) fn lock(jpath: &Path, target: &str) -> Result<Lock, DeployError> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let path = jpath.with_extension("lock");
@@ -123,7 +123,7 @@ pub fn lock(jpath: &Path, target: &str) -> Result<Lock, DeployError> {
 }
 
 /// Reads the journal; a missing file is an empty target.
-pub fn load(path: &Path) -> Result<Journal, DeployError> {
+pub(crate) fn load(path: &Path) -> Result<Journal, DeployError> {
     match crate::fsio::read_capped(path, crate::fsio::cap::CORPUS_STATE) {
         Ok(b) => serde_json::from_slice(&b).map_err(|detail| DeployError::CorruptJournal {
             path: path.to_path_buf(),
@@ -143,7 +143,7 @@ pub fn load(path: &Path) -> Result<Journal, DeployError> {
     }
 }
 
-pub fn save(path: &Path, j: &Journal) -> Result<(), DeployError> {
+pub(crate) fn save(path: &Path, j: &Journal) -> Result<(), DeployError> {
     let mut bytes = serde_json::to_vec_pretty(j).expect("journal serializes");
     bytes.push(b'\n');
     crate::artifacts::store::write_atomic(path, &bytes).map_err(|source| DeployError::Io {

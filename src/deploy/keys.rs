@@ -35,30 +35,30 @@ use crate::artifacts::Kind;
 use crate::artifacts::manifest::Manifest;
 
 /// The key scheme new deploys write (the pointer's `layout`).
-pub const LAYOUT: u32 = 2;
+pub(crate) const LAYOUT: u32 = 2;
 
 /// The hash a content-addressed value is stored under: the hex of 128 bits of its blake3.
-pub fn value_hash(bytes: &[u8]) -> String {
+pub(crate) fn value_hash(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex()[..32].to_string()
 }
 
 /// A lookup record of layout 2.
-pub fn record_key(prefix: &str, hash: &str) -> String {
+pub(crate) fn record_key(prefix: &str, hash: &str) -> String {
     format!("{prefix}r/{hash}")
 }
 
 /// A lexical file (meta or shard) of layout 2.
-pub fn lexical_key(prefix: &str, hash: &str) -> String {
+pub(crate) fn lexical_key(prefix: &str, hash: &str) -> String {
     format!("{prefix}l/{hash}")
 }
 
 /// A domain's record table of layout 2.
-pub fn table_key(prefix: &str, hash: &str) -> String {
+pub(crate) fn table_key(prefix: &str, hash: &str) -> String {
     format!("{prefix}t/{hash}")
 }
 
 /// A domain's document table of layout 2.
-pub fn doc_table_key(prefix: &str, hash: &str) -> String {
+pub(crate) fn doc_table_key(prefix: &str, hash: &str) -> String {
     format!("{prefix}d/{hash}")
 }
 
@@ -68,7 +68,7 @@ pub fn doc_table_key(prefix: &str, hash: &str) -> String {
 /// before the last `:`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DocEntry {
+pub(crate) struct DocEntry {
     pub source: String,
     pub url: String,
     pub library: String,
@@ -77,14 +77,14 @@ pub struct DocEntry {
 }
 
 /// A version's key table of layout 2.
-pub fn version_table_key(prefix: &str, version: &str) -> String {
+pub(crate) fn version_table_key(prefix: &str, version: &str) -> String {
     format!("{prefix}{version}/tables")
 }
 
 /// `<prefix><version>/tables`: what a version of layout 2 names.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct VersionTable {
+pub(crate) struct VersionTable {
     pub layout: u32,
     /// Domain → the hash of its record table (chunks of no domain under "").
     pub records: BTreeMap<String, String>,
@@ -98,22 +98,22 @@ pub struct VersionTable {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LexTable {
+pub(crate) struct LexTable {
     pub meta: String,
     pub shards: Vec<String>,
 }
 
 impl VersionTable {
-    pub fn parse(text: &str, key: &str) -> Result<VersionTable, DeployError> {
+    pub(crate) fn parse(text: &str, key: &str) -> Result<VersionTable, DeployError> {
         serde_json::from_str(text).map_err(|e| malformed(key, Stored::KeyTable, e))
     }
 
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         serde_json::to_string(self).expect("serializes")
     }
 
     /// The record tables' keys.
-    pub fn table_keys(&self, prefix: &str) -> Vec<String> {
+    pub(crate) fn table_keys(&self, prefix: &str) -> Vec<String> {
         self.records
             .values()
             .map(|h| table_key(prefix, h))
@@ -122,7 +122,7 @@ impl VersionTable {
 
     /// Every content-addressed key the version names, given its record tables as read (`None`:
     /// absent). `Err` when one is absent or malformed: which records it names is then unknown.
-    pub fn value_keys(
+    pub(crate) fn value_keys(
         &self,
         prefix: &str,
         tables: &[Option<String>],
@@ -149,41 +149,42 @@ impl VersionTable {
 /// Chunk IDs per key page: one page is one KV bulk delete (at most 10,000 keys) and, with IDs of
 /// at most 64 bytes, well under a megabyte. Part of the KV format: changing it orphans the pages
 /// of versions deployed before.
-pub const PAGE_IDS: usize = 10_000;
+pub(crate) const PAGE_IDS: usize = 10_000;
 
-pub fn pointer_key(prefix: &str) -> String {
+pub(crate) fn pointer_key(prefix: &str) -> String {
     format!("{prefix}current")
 }
 
-pub fn registry_key(prefix: &str) -> String {
+pub(crate) fn registry_key(prefix: &str) -> String {
     format!("{prefix}versions")
 }
 
-pub fn manifest_key(prefix: &str, version: &str) -> String {
+pub(crate) fn manifest_key(prefix: &str, version: &str) -> String {
     format!("{prefix}{version}/manifest")
 }
 
-pub fn chunk_key(prefix: &str, version: &str, chunk_id: &str) -> String {
+pub(crate) fn chunk_key(prefix: &str, version: &str, chunk_id: &str) -> String {
     format!("{prefix}{version}/chunk/{chunk_id}")
 }
 
-pub fn page_key(prefix: &str, version: &str, n: usize) -> String {
+pub(crate) fn page_key(prefix: &str, version: &str, n: usize) -> String {
     format!("{prefix}{version}/keys/{n}")
 }
 
 /// A lexical shard's key: its domain and the file name before the content hash.
-pub fn lex_key(prefix: &str, version: &str, domain: &str, path: &str) -> String {
+pub(crate) fn lex_key(prefix: &str, version: &str, domain: &str, path: &str) -> String {
     let name = crate::artifacts::artifact_name(path);
     format!("{prefix}{version}/lex/{domain}/{name}")
 }
 
 /// Lookup records (= chunk keys) a manifest names.
-pub fn lookup_records(m: &Manifest) -> usize {
+pub(crate) fn lookup_records(m: &Manifest) -> usize {
     m.artifacts_of(Kind::Lookup).map(|a| a.records).sum()
 }
 
 /// The key pages of a version: (key, JSON array of chunk IDs), `page_ids` a page.
-pub fn pages(
+#[cfg(test)]
+pub(crate) fn pages(
     prefix: &str,
     version: &str,
     chunk_ids: &[String],
@@ -203,7 +204,7 @@ pub fn pages(
 
 /// Every key of an old version, in the order GC deletes them.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct VersionKeys {
+pub(crate) struct VersionKeys {
     /// Lookup records and lexical shards.
     pub content: Vec<String>,
     /// The key pages (deleted after the content they name).
@@ -213,13 +214,13 @@ pub struct VersionKeys {
 }
 
 impl VersionKeys {
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.content.len() + self.pages.len() + 1
     }
 }
 
 /// The key page names a stored manifest implies.
-pub fn page_keys(m: &Manifest, prefix: &str, page_ids: usize) -> Vec<String> {
+pub(crate) fn page_keys(m: &Manifest, prefix: &str, page_ids: usize) -> Vec<String> {
     (0..lookup_records(m).div_ceil(page_ids.max(1)))
         .map(|n| page_key(prefix, &m.corpus_version, n))
         .collect()
@@ -228,7 +229,7 @@ pub fn page_keys(m: &Manifest, prefix: &str, page_ids: usize) -> Vec<String> {
 /// The exact keys of a version from its stored manifest and its pages as read (`None`: absent).
 /// A page that is present must hold exactly the IDs the manifest's counts imply; an absent one
 /// means the deploy stopped before writing it, hence before any chunk key it would name.
-pub fn version_keys(
+pub(crate) fn version_keys(
     m: &Manifest,
     prefix: &str,
     pages: &[Option<String>],
@@ -272,7 +273,7 @@ pub fn version_keys(
 }
 
 /// The value under `key` is not the `what` askzico writes there.
-pub fn malformed(key: &str, what: Stored, e: impl std::fmt::Display) -> DeployError {
+pub(crate) fn malformed(key: &str, what: Stored, e: impl std::fmt::Display) -> DeployError {
     DeployError::Malformed {
         key: key.to_string(),
         what,
@@ -282,7 +283,7 @@ pub fn malformed(key: &str, what: Stored, e: impl std::fmt::Display) -> DeployEr
 
 /// `<prefix>versions`: what this target's KV may hold, and what each index holds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Registry {
+pub(crate) struct Registry {
     /// Versions whose records may be in KV (written, or being written), oldest first.
     #[serde(default)]
     pub versions: Vec<String>,
@@ -296,16 +297,16 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn parse(text: &str, key: &str) -> Result<Registry, DeployError> {
+    pub(crate) fn parse(text: &str, key: &str) -> Result<Registry, DeployError> {
         serde_json::from_str(text).map_err(|e| malformed(key, Stored::Registry, e))
     }
 
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         serde_json::to_string(self).expect("serializes")
     }
 
     /// Records that `index` now gets `version`; `false` when the registry already said so.
-    pub fn claim(&mut self, index: &str, version: &str) -> bool {
+    pub(crate) fn claim(&mut self, index: &str, version: &str) -> bool {
         let known = self.versions.iter().any(|v| v == version);
         if known && self.indexes.get(index).map(String::as_str) == Some(version) {
             return false;

@@ -25,10 +25,10 @@ use crate::retrieve::{ChunkInfo, Ranking, ShardKey, Shards, VersionStore};
 const GET_KEYS: usize = 100;
 
 /// The most vectors Vectorize's query returns without values or metadata.
-pub const MAX_TOP_K: usize = 100;
+pub(crate) const MAX_TOP_K: usize = 100;
 
 /// The live version: what a searcher holds, and the store of the rest.
-pub struct Live {
+pub(crate) struct Live {
     pub manifest: Manifest,
     pub chunks: BTreeMap<String, ChunkInfo>,
     pub lex_meta: BTreeMap<String, LexMeta>,
@@ -36,7 +36,7 @@ pub struct Live {
 }
 
 /// Lexical shards, vector candidates and records of the live version, read through the API.
-pub struct KvStore {
+pub(crate) struct KvStore {
     client: Client,
     target: String,
     ns: String,
@@ -62,7 +62,7 @@ struct RecordValue {
 
 /// Reads the live version of `target` (`t`): the pointer, the version's manifest and key table,
 /// each domain's record and document tables (its chunks) and lexical meta.
-pub fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Live, Problem> {
+pub(crate) fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Live, Problem> {
     let r = Reader {
         client: &client,
         target,

@@ -10,31 +10,31 @@
 //! live nor held by either index (content-addressed values only when no kept version names
 //! them), and never lists KV by prefix. `upload` reads a build's upload records for `export` too.
 
-pub mod check;
-pub mod client;
-pub mod error;
-pub mod gc;
-pub mod journal;
-pub mod keys;
-pub mod live;
-pub mod rollback;
-pub mod run;
+pub(crate) mod check;
+pub(crate) mod client;
+pub(crate) mod error;
+pub(crate) mod gc;
+pub(crate) mod journal;
+pub(crate) mod keys;
+pub(crate) mod live;
+pub(crate) mod rollback;
+pub(crate) mod run;
 mod send;
 mod served;
 mod summary;
-pub mod upload;
-pub mod verify;
+pub(crate) mod upload;
+pub(crate) mod verify;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-pub use error::DeployError;
+pub(crate) use error::DeployError;
 
 /// Every Cloudflare limit the deploy checks, in one table (reference/cloudflare.md; Cloudflare
 /// changes these often: update here).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Vectors per upsert request: 5,000 over HTTP, 1,000 for a Worker binding (Vectorize limits
     /// page). We keep to 1,000: smaller requests retry cheaper and stay far below the byte cap.
     pub upsert_max_vectors: usize,
@@ -77,11 +77,11 @@ impl Default for Limits {
 }
 
 /// Room for the multipart framing around an upsert body (boundary lines and part headers).
-pub const MULTIPART_OVERHEAD: usize = 512;
+pub(crate) const MULTIPART_OVERHEAD: usize = 512;
 
 /// One vector as it will be uploaded.
 #[derive(Debug, Clone, PartialEq)]
-pub struct VectorItem {
+pub(crate) struct VectorItem {
     pub id: String,
     /// The exact NDJSON line (no trailing newline).
     pub line: String,
@@ -94,7 +94,7 @@ pub struct VectorItem {
 
 impl VectorItem {
     /// From a Vectorize record `{"id", "values", "metadata"}`.
-    pub fn from_record(record: &Value) -> VectorItem {
+    pub(crate) fn from_record(record: &Value) -> VectorItem {
         let id = record
             .get("id")
             .and_then(Value::as_str)
@@ -119,7 +119,7 @@ impl VectorItem {
 
 /// What a new build uploads.
 #[derive(Debug, Clone, Default)]
-pub struct Records {
+pub(crate) struct Records {
     pub version: String,
     pub vectors: Vec<VectorItem>,
     pub kv: Vec<(String, String)>,
@@ -133,11 +133,11 @@ pub struct Records {
 
 /// What the inactive index is known to hold: vector ID → content hash. `None` (unknown, e.g.
 /// an empty target) means every vector is upserted and nothing is deleted.
-pub type IndexState = BTreeMap<String, String>;
+pub(crate) type IndexState = BTreeMap<String, String>;
 
 /// A batch of work; `id` names it by content so a rerun recognises batches already confirmed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Batch<T> {
+pub(crate) struct Batch<T> {
     pub id: String,
     pub items: Vec<T>,
     /// Request body bytes (for upserts the NDJSON, for KV the JSON array).
@@ -145,7 +145,7 @@ pub struct Batch<T> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub version: String,
     /// Vector lines to upsert, per request.
     pub upserts: Vec<Batch<String>>,
@@ -160,25 +160,25 @@ pub struct Plan {
 }
 
 impl Plan {
-    pub fn upsert_count(&self) -> usize {
+    pub(crate) fn upsert_count(&self) -> usize {
         self.upserts.iter().map(|b| b.items.len()).sum()
     }
-    pub fn delete_count(&self) -> usize {
+    pub(crate) fn delete_count(&self) -> usize {
         self.deletes.iter().map(|b| b.items.len()).sum()
     }
-    pub fn kv_count(&self) -> usize {
+    pub(crate) fn kv_count(&self) -> usize {
         self.kv.iter().map(|b| b.items.len()).sum()
     }
-    pub fn upsert_bytes(&self) -> usize {
+    pub(crate) fn upsert_bytes(&self) -> usize {
         self.upserts.iter().map(|b| b.bytes).sum()
     }
-    pub fn kv_bytes(&self) -> usize {
+    pub(crate) fn kv_bytes(&self) -> usize {
         self.kv.iter().map(|b| b.bytes).sum()
     }
 }
 
 /// Computes the plan, or every limit the records break (nothing may be sent then).
-pub fn plan(
+pub(crate) fn plan(
     records: &Records,
     previous: Option<&IndexState>,
     limits: &Limits,
@@ -363,12 +363,12 @@ pub(super) fn kv_batches(records: &Records, limits: &Limits) -> Vec<Batch<(Strin
 }
 
 /// Bytes of `{"key":…,"value":…}` as JSON.
-pub fn kv_pair_bytes(k: &str, v: &str) -> usize {
+pub(crate) fn kv_pair_bytes(k: &str, v: &str) -> usize {
     serde_json::json!({"key": k, "value": v}).to_string().len()
 }
 
 /// KV keys to delete, per bulk delete request (a JSON array of key strings), within the limits.
-pub fn delete_batches(keys: &[String], limits: &Limits) -> Vec<Batch<String>> {
+pub(crate) fn delete_batches(keys: &[String], limits: &Limits) -> Vec<Batch<String>> {
     let cost = |k: &String| serde_json::to_string(k).expect("serializes").len() + 1;
     pack(
         keys.iter().map(|k| Packed {
@@ -447,7 +447,7 @@ impl BatchKey for (String, String) {
 }
 
 /// The state an index holds after a plan for `records` completed on it.
-pub fn state_after(records: &Records) -> IndexState {
+pub(crate) fn state_after(records: &Records) -> IndexState {
     records
         .vectors
         .iter()

@@ -18,7 +18,12 @@ use crate::config::DeployTarget;
 /// registry), in that version's layout, once its keys are known complete: a layout-2 version the
 /// registry lists as complete whose every vector the index still holds (read back), or a layout-1 version whose manifest and first key page are in KV
 /// (what the first scheme's deploys wrote first). Writes the pointer only.
-pub fn rollback(out: &Path, t: &DeployTarget, target: &str, json: bool) -> Result<(), DeployError> {
+pub(crate) fn rollback(
+    out: &Path,
+    t: &DeployTarget,
+    target: &str,
+    json: bool,
+) -> Result<(), DeployError> {
     let jpath = journal::path(out, target)?;
     let _lock = journal::lock(&jpath, target)?;
     let mut j = journal::load(&jpath)?;

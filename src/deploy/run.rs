@@ -26,7 +26,7 @@ use super::{DeployError, IndexState, Limits, Plan, Records, VectorItem, gc, plan
 use crate::artifacts::manifest::Manifest;
 use crate::config::DeployTarget;
 
-pub struct Args<'a> {
+pub(crate) struct Args<'a> {
     pub target: &'a str,
     pub dry_run: bool,
     pub json: bool,
@@ -38,7 +38,7 @@ pub struct Args<'a> {
 
 /// Loads the upload records of a verified build: vectors, and the KV pairs of layout 2 less the
 /// content-addressed values already `present` in KV (named by a complete version).
-pub fn records(
+pub(crate) fn records(
     out: &Path,
     m: &Manifest,
     prefix: &str,
@@ -79,7 +79,7 @@ pub fn records(
 }
 
 /// The limits (with the `test-hooks` feature, hooks that can only lower them).
-pub fn limits() -> Limits {
+pub(crate) fn limits() -> Limits {
     #[cfg(feature = "test-hooks")]
     {
         let mut l = Limits::default();
@@ -111,7 +111,12 @@ pub(super) fn other<'a>(t: &'a DeployTarget, live: &str) -> &'a str {
 /// Runs a deploy; `Err` is a problem for the user (exit 1). The phases, in the order
 /// docs/deploy.md gives: read the target, plan and bill, claim, vectors, wait, KV, complete,
 /// check query, pointer last, then `--gc`.
-pub fn deploy(out: &Path, m: &Manifest, t: &DeployTarget, args: &Args) -> Result<(), DeployError> {
+pub(crate) fn deploy(
+    out: &Path,
+    m: &Manifest,
+    t: &DeployTarget,
+    args: &Args,
+) -> Result<(), DeployError> {
     let mut d = Deploy::read(out, m, t, args)?;
     if let Some(live) = d.pointer.clone().filter(|p| p.version == d.version)
         && d.live_is_whole(&live)?

@@ -7,7 +7,7 @@ use super::Plan;
 use super::journal::Pointer;
 use super::keys;
 
-pub fn plan_json(
+pub(super) fn plan_json(
     p: &Plan,
     target: &str,
     from: Option<&Pointer>,
@@ -31,7 +31,7 @@ pub fn plan_json(
     })
 }
 
-pub fn print_plan(v: &Value) {
+pub(super) fn print_plan(v: &Value) {
     let from = match &v["from"] {
         Value::Null => "nothing deployed".to_string(),
         f => format!(

@@ -27,7 +27,7 @@ fn read(out: &Path, m: &Manifest, path: &str) -> Result<Vec<u8>, Problem> {
 }
 
 /// Per vector file: its library and its Vectorize NDJSON objects.
-pub type VectorLines = Vec<(Option<String>, Vec<Value>)>;
+pub(crate) type VectorLines = Vec<(Option<String>, Vec<Value>)>;
 
 /// The KV pairs of one version in the content-addressed layout.
 #[derive(Debug, Clone, Default)]
@@ -184,7 +184,7 @@ fn doc_tables_of(
 }
 
 /// The content-addressed keys a version's pairs name (for `export --since`).
-pub fn value_keys(kv: &KvVersion) -> BTreeSet<String> {
+pub(crate) fn value_keys(kv: &KvVersion) -> BTreeSet<String> {
     kv.values.iter().map(|(k, _)| k.clone()).collect()
 }
 
@@ -192,7 +192,7 @@ pub fn value_keys(kv: &KvVersion) -> BTreeSet<String> {
 /// manifest order: `{"id", "values", "metadata"}`, the metadata holding `corpus_version` and
 /// `record` (the hash of the chunk's lookup record: a runtime hydrates a hit from it in one KV
 /// read, `<prefix>r/<record>`).
-pub fn vector_lines(
+pub(crate) fn vector_lines(
     out: &Path,
     m: &Manifest,
     records: &BTreeMap<String, String>,

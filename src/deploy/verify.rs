@@ -17,14 +17,14 @@ use super::send::{line_id, write_pairs};
 use super::{DeployError, VectorItem, upsert_batches};
 
 /// Keys per bulk get (the limit Cloudflare documents for bulk reads).
-pub const GET_KEYS: usize = 100;
+pub(crate) const GET_KEYS: usize = 100;
 
 /// IDs per `get_by_ids` request. Cloudflare documents no cap; 100 keeps an answer with 1,024
 /// dimensions per vector near a megabyte, like a KV bulk get of 100 keys.
-pub const GET_IDS: usize = 100;
+pub(crate) const GET_IDS: usize = 100;
 
 /// Reads `keys` in bulk gets; absent keys map to `None`.
-pub fn kv_values(
+pub(crate) fn kv_values(
     c: &Client,
     ns: &str,
     keys: &[String],
@@ -37,7 +37,7 @@ pub fn kv_values(
 }
 
 /// The keys of `pairs` KV does not hold with exactly these bytes, in the order of `pairs`.
-pub fn kv_differing<'p>(
+pub(crate) fn kv_differing<'p>(
     c: &Client,
     ns: &str,
     pairs: impl Iterator<Item = &'p (String, String)> + Clone,
@@ -53,7 +53,7 @@ pub fn kv_differing<'p>(
 /// What one vector must be in an index: its ID, the record hash its metadata names (layout 2),
 /// and, for a vector this deploy upserted, the version its metadata names.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Want {
+pub(crate) struct Want {
     pub id: String,
     pub record: Option<String>,
     pub version: Option<String>,
@@ -61,7 +61,7 @@ pub struct Want {
 
 impl Want {
     /// From an uploaded NDJSON record; `upserted`: its metadata must name `version`.
-    pub fn of_line(line: &str, upserted: bool, version: &str) -> Want {
+    pub(crate) fn of_line(line: &str, upserted: bool, version: &str) -> Want {
         let v: Value = serde_json::from_str(line).unwrap_or(Value::Null);
         Want {
             id: v["id"].as_str().unwrap_or("").to_string(),
@@ -76,7 +76,7 @@ impl Want {
 
 /// A vector an index does not hold as its version needs it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Wrong {
+pub(crate) enum Wrong {
     /// Not returned.
     Missing(String),
     /// Returned with another record hash (the vector of another version, or written outside
@@ -87,7 +87,7 @@ pub enum Wrong {
 }
 
 impl Wrong {
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         match self {
             Wrong::Missing(id) | Wrong::Record { id, .. } | Wrong::Version { id, .. } => id,
         }
@@ -108,7 +108,11 @@ impl std::fmt::Display for Wrong {
 
 /// Reads every wanted vector back from `index` (`get_by_ids`, [`GET_IDS`] a request) and returns
 /// those not as wanted, in the order of `want`.
-pub fn vectors_wrong(c: &Client, index: &str, want: &[Want]) -> Result<Vec<Wrong>, DeployError> {
+pub(crate) fn vectors_wrong(
+    c: &Client,
+    index: &str,
+    want: &[Want],
+) -> Result<Vec<Wrong>, DeployError> {
     let mut got: BTreeMap<String, Value> = BTreeMap::new();
     for batch in want.chunks(GET_IDS) {
         let ids: Vec<String> = batch.iter().map(|w| w.id.clone()).collect();
@@ -155,7 +159,7 @@ pub fn vectors_wrong(c: &Client, index: &str, want: &[Want]) -> Result<Vec<Wrong
 }
 
 /// "N of the M <what> (e.g. first)" for a message.
-pub fn some_of<T: std::fmt::Display>(wrong: &[T], of: usize, what: &str) -> String {
+pub(crate) fn some_of<T: std::fmt::Display>(wrong: &[T], of: usize, what: &str) -> String {
     match wrong.first() {
         Some(first) => format!("{} of the {of} {what} (e.g. {first})", wrong.len()),
         None => format!("none of the {of} {what}"),

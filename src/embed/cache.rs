@@ -33,7 +33,7 @@ const FORMAT_DIR: &str = "v1";
 type Key = [u8; 32];
 
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub struct CacheStats {
+pub(crate) struct CacheStats {
     /// Texts answered without calling the provider (a text repeated within one call counts as
     /// a hit after its first occurrence).
     pub hits: usize,
@@ -41,7 +41,7 @@ pub struct CacheStats {
     pub misses: usize,
 }
 
-pub struct CachedEmbedder<E: Embedder> {
+pub(crate) struct CachedEmbedder<E: Embedder> {
     inner: E,
     dir: PathBuf,
     /// blake3 state after the canonical describe() bytes and the 0x00 separator.
@@ -70,7 +70,7 @@ struct Shard {
 impl<E: Embedder> CachedEmbedder<E> {
     /// Opens (creating if needed) the cache under `dir`, e.g. `out/cache/embeddings`. Shards
     /// are read lazily, on first lookup.
-    pub fn open(inner: E, dir: &Path) -> Result<Self, EmbedError> {
+    pub(crate) fn open(inner: E, dir: &Path) -> Result<Self, EmbedError> {
         let dir = dir.join(FORMAT_DIR);
         std::fs::create_dir_all(&dir).map_err(|e| {
             EmbedError::new(
@@ -99,12 +99,13 @@ impl<E: Embedder> CachedEmbedder<E> {
         })
     }
 
-    pub fn inner(&self) -> &E {
+    #[cfg(test)]
+    pub(crate) fn inner(&self) -> &E {
         &self.inner
     }
 
     /// The cache key of one text under this provider's settings.
-    pub fn key(&self, text: &str) -> [u8; 32] {
+    pub(crate) fn key(&self, text: &str) -> [u8; 32] {
         let mut h = self.key_prefix.clone();
         h.update(text.as_bytes());
         *h.finalize().as_bytes()
@@ -114,7 +115,10 @@ impl<E: Embedder> CachedEmbedder<E> {
     /// `inner`, in batches of `inner.batch_hint()`, each written to the cache as it arrives.
     /// A cache I/O failure does not fail this call (the vectors are still right); `flush`
     /// reports it.
-    pub fn embed_all(&self, texts: &[&str]) -> Result<(Vec<Vec<f32>>, CacheStats), EmbedError> {
+    pub(crate) fn embed_all(
+        &self,
+        texts: &[&str],
+    ) -> Result<(Vec<Vec<f32>>, CacheStats), EmbedError> {
         let keys: Vec<Key> = texts.iter().map(|t| self.key(t)).collect();
         let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
         {
@@ -161,7 +165,7 @@ impl<E: Embedder> CachedEmbedder<E> {
     /// Makes the records written so far durable (fsync). Returns the first cache I/O failure
     /// since the last flush, if any: the vectors returned were still right, but the next build
     /// may have to embed those texts again.
-    pub fn flush(&self) -> Result<(), EmbedError> {
+    pub(crate) fn flush(&self) -> Result<(), EmbedError> {
         let mut state = self.lock();
         for shard in state.shards.iter_mut().filter(|s| s.dirty) {
             if let Some(f) = &shard.file

@@ -13,7 +13,7 @@ use crate::embed::{EmbedError, Embedder, check_vectors};
 /// Keep this much of the process's stderr for error messages.
 const STDERR_TAIL_BYTES: usize = 4000;
 
-pub struct CommandEmbedder {
+pub(crate) struct CommandEmbedder {
     argv: Vec<String>,
     dims: usize,
     model_name: String,
@@ -25,7 +25,11 @@ impl CommandEmbedder {
     /// `argv[0]` is the program (looked up on PATH), the rest its arguments. `model_name`
     /// identifies the model in the cache key and the settings fingerprint: change it whenever
     /// the model or its settings change, or stale cached vectors will be reused.
-    pub fn new(argv: Vec<String>, dims: usize, model_name: String) -> Result<Self, EmbedError> {
+    pub(crate) fn new(
+        argv: Vec<String>,
+        dims: usize,
+        model_name: String,
+    ) -> Result<Self, EmbedError> {
         if argv.first().is_none_or(|p| p.is_empty()) {
             return Err(EmbedError::new(
                 "embedding provider command: the command is empty",
@@ -48,13 +52,15 @@ impl CommandEmbedder {
     }
 
     /// Texts per process run (default 256).
-    pub fn with_batch(mut self, batch: usize) -> Self {
+    #[cfg(test)]
+    pub(crate) fn with_batch(mut self, batch: usize) -> Self {
         self.batch = batch.max(1);
         self
     }
 
     /// Longest time one batch may take, process start to exit (default 10 minutes).
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+    #[cfg(test)]
+    pub(crate) fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }

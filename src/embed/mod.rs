@@ -11,13 +11,13 @@ pub(crate) mod workers_ai;
 use std::fmt;
 
 pub use askzico_core::embed::HashEmbedder;
-pub use cache::{CacheStats, CachedEmbedder};
-pub use command::CommandEmbedder;
-pub use workers_ai::{DEFAULT_API_BASE, WORKERS_AI_MAX_BATCH, WorkersAi, WorkersAiConfig};
+pub(crate) use cache::CachedEmbedder;
+pub(crate) use command::CommandEmbedder;
+pub(crate) use workers_ai::{WorkersAi, WorkersAiConfig};
 
 /// Errors carry a message fit for a user-facing diagnostic (what failed, what to do).
 #[derive(Debug, Clone, PartialEq)]
-pub struct EmbedError {
+pub(crate) struct EmbedError {
     /// What failed, naming the provider, the file or the request.
     pub message: String,
     /// What the user can do about it.
@@ -25,7 +25,7 @@ pub struct EmbedError {
 }
 
 impl EmbedError {
-    pub fn new(message: impl Into<String>, help: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>, help: impl Into<String>) -> Self {
         EmbedError {
             message: message.into(),
             help: help.into(),
@@ -42,7 +42,7 @@ impl fmt::Display for EmbedError {
 impl std::error::Error for EmbedError {}
 
 /// A provider of vectors for search texts.
-pub trait Embedder: Send + Sync {
+pub(crate) trait Embedder: Send + Sync {
     fn dims(&self) -> usize;
     /// Provider, model, dims and input policy: goes into the build's settings fingerprint and the cache key.
     fn describe(&self) -> serde_json::Value;
@@ -99,7 +99,7 @@ impl Embedder for HashEmbedder {
 /// Canonical JSON: object keys sorted (by UTF-8 bytes) at every level, no whitespace. The same
 /// value gives the same bytes whatever the key order it was built with (serde_json's
 /// `preserve_order` keeps insertion order), so it is safe to hash.
-pub fn canonical_json(value: &serde_json::Value) -> String {
+pub(crate) fn canonical_json(value: &serde_json::Value) -> String {
     let mut out = String::new();
     write_canonical(value, &mut out);
     out
@@ -189,7 +189,7 @@ pub struct EmbedSettings {
 
 /// The provider a config names. Network and process providers read their secrets (the API token)
 /// from the environment here, never from the config.
-pub fn provider(s: &EmbedSettings) -> Result<Box<dyn Embedder>, EmbedError> {
+pub(crate) fn provider(s: &EmbedSettings) -> Result<Box<dyn Embedder>, EmbedError> {
     match s.provider.as_str() {
         "workers-ai" => {
             let mut c = WorkersAiConfig {
@@ -214,12 +214,12 @@ pub fn provider(s: &EmbedSettings) -> Result<Box<dyn Embedder>, EmbedError> {
 
 /// The offline `hash` provider, when it is the one configured (its vectors are computed inline
 /// with each chunk; the others go through the on-disk cache in batches).
-pub fn inline_hash(s: &EmbedSettings) -> Option<HashEmbedder> {
+pub(crate) fn inline_hash(s: &EmbedSettings) -> Option<HashEmbedder> {
     (s.provider == "hash").then(|| HashEmbedder::new(s.dims))
 }
 
 /// What shapes the vectors, for the settings fingerprint, without contacting any provider.
-pub fn describe(s: &EmbedSettings) -> serde_json::Value {
+pub(crate) fn describe(s: &EmbedSettings) -> serde_json::Value {
     match s.provider.as_str() {
         "hash" => HashEmbedder::new(s.dims).describe(),
         "workers-ai" => serde_json::json!({

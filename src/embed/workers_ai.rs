@@ -14,13 +14,12 @@ use serde::Deserialize;
 use crate::knobs;
 
 use crate::embed::{EmbedError, Embedder, check_vectors};
-pub use crate::http::DEFAULT_API_BASE;
 use crate::http::{Api, BaseUrl, Redacted, Retry, Timeouts, cf_messages, snippet};
 
 // Limits, with their sources (Cloudflare changes them; update here).
 /// Texts per request: `text` maxItems in docs `src/content/workers-ai-models/bge-m3.json`
 /// (also bge-base/large/small-en-v1.5).
-pub const WORKERS_AI_MAX_BATCH: usize = 100;
+pub(crate) const WORKERS_AI_MAX_BATCH: usize = 100;
 /// bge-m3 takes at most 512 input tokens (docs `ai-search/configuration/models/supported-models.mdx`;
 /// the model page says 60,000). 2,000 chars of Arabic is about 400-600 tokens, so the default also
 /// asks Cloudflare to truncate what is still too long (`truncate_inputs`).
@@ -28,7 +27,7 @@ const DEFAULT_MAX_CHARS: usize = 2000;
 
 /// Settings of the `workers-ai` provider. `WorkersAiConfig { model, dims, ..Default::default() }`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WorkersAiConfig {
+pub(crate) struct WorkersAiConfig {
     /// e.g. `@cf/baai/bge-m3`.
     pub model: String,
     /// Output dimensions of the model (1024 for bge-m3); every answer is checked against it.
@@ -75,7 +74,7 @@ impl Default for WorkersAiConfig {
     }
 }
 
-pub struct WorkersAi {
+pub(crate) struct WorkersAi {
     config: WorkersAiConfig,
     account: String,
     url: String,
@@ -201,13 +200,13 @@ fn credentials(
 
 impl WorkersAi {
     /// Reads `CLOUDFLARE_API_TOKEN`, `CLOUDFLARE_ACCOUNT_ID` and `ASKZICO_CF_API_BASE` now.
-    pub fn new(config: WorkersAiConfig) -> Result<Self, EmbedError> {
+    pub(crate) fn new(config: WorkersAiConfig) -> Result<Self, EmbedError> {
         Self::new_with_env(config, |name| std::env::var(name).ok())
     }
 
     /// As [`WorkersAi::new`], with the environment given as a lookup (for tests and embedding
     /// in a process whose environment is not the user's).
-    pub fn new_with_env(
+    pub(crate) fn new_with_env(
         config: WorkersAiConfig,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, EmbedError> {
@@ -246,7 +245,7 @@ impl WorkersAi {
     }
 
     /// Applies the input policy (see [`WorkersAiConfig::max_chars`]).
-    pub fn prepare<'a>(&self, text: &'a str) -> &'a str {
+    pub(crate) fn prepare<'a>(&self, text: &'a str) -> &'a str {
         truncate_at_word(text, self.config.max_chars)
     }
 

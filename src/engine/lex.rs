@@ -19,7 +19,7 @@ use crate::artifacts::lexical::{
     render_shard, shard_count, table,
 };
 
-pub struct DomainLex {
+pub(super) struct DomainLex {
     shards: usize,
     parts: Vec<Arc<Postings>>,
     dealt: Vec<Arc<Dealt>>,
@@ -31,13 +31,13 @@ pub struct DomainLex {
 
 impl DomainLex {
     /// The domain's size estimate (what its shard count comes from).
-    pub fn estimate(&self) -> usize {
+    pub(super) fn estimate(&self) -> usize {
         self.parts.iter().map(|p| p.estimate).sum()
     }
 
     /// Renders (or patches) the domain; `sink` receives every freshly rendered file as soon as it
     /// exists (the engine stores it and releases its bytes).
-    pub fn render(
+    pub(super) fn render(
         domain: &str,
         parts: Vec<Arc<Postings>>,
         prev: Option<DomainLex>,

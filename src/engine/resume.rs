@@ -36,10 +36,10 @@ use crate::diag::Problems;
 use crate::discover::SourceFile;
 
 /// At most this many edited files are patched; more take the full build.
-pub const MAX_FILES: usize = 64;
+pub(super) const MAX_FILES: usize = 64;
 
 #[derive(Debug, Serialize, Deserialize)]
-pub struct State {
+pub(super) struct State {
     /// blake3 of the build's settings (compiler, config, environment): the stamp's settings part.
     pub settings: String,
     pub corpus_version: String,
@@ -49,7 +49,7 @@ pub struct State {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FileState {
+pub(super) struct FileState {
     pub library: String,
     pub rel: String,
     pub format: u8,
@@ -66,7 +66,7 @@ fn path(out: &Path, env: Option<&str>) -> std::io::Result<PathBuf> {
     crate::artifacts::store::out_path(out, &format!("cache/{name}"))
 }
 
-pub fn load(out: &Path, env: Option<&str>) -> Option<State> {
+pub(super) fn load(out: &Path, env: Option<&str>) -> Option<State> {
     // Anything unreadable, oversized or damaged is no state: the build takes the full path.
     let bytes =
         crate::fsio::read_capped(&path(out, env).ok()?, crate::fsio::cap::CORPUS_STATE).ok()?;
@@ -74,14 +74,14 @@ pub fn load(out: &Path, env: Option<&str>) -> Option<State> {
 }
 
 /// Records the state of a build that just wrote its manifest (best effort).
-pub fn save(out: &Path, env: Option<&str>, state: &State) {
+pub(super) fn save(out: &Path, env: Option<&str>, state: &State) {
     if let (Ok(bytes), Ok(path)) = (rmp_serde::to_vec(state), path(out, env)) {
         let _ = crate::artifacts::store::write_atomic(&path, &bytes);
     }
 }
 
 /// Forgets the state (a build that could not record it must not leave an older one behind).
-pub fn clear(out: &Path, env: Option<&str>) {
+pub(super) fn clear(out: &Path, env: Option<&str>) {
     if let Ok(p) = path(out, env) {
         let _ = std::fs::remove_file(p);
     }
@@ -89,7 +89,7 @@ pub fn clear(out: &Path, env: Option<&str>) {
 
 /// What an engine last wrote, kept in memory: the manifest (and when the file on disk was last
 /// changed, to notice another process's build), the resume state and the domains' metas.
-pub struct Last {
+pub(super) struct Last {
     manifest: Manifest,
     written: Option<(u64, std::time::SystemTime)>,
     state: State,
@@ -100,7 +100,7 @@ pub struct Last {
 }
 
 /// Parsed term shards by (domain, shard number): (artifact path, shard).
-pub type ShardCache = std::collections::HashMap<(String, usize), (String, LexShard)>;
+pub(super) type ShardCache = std::collections::HashMap<(String, usize), (String, LexShard)>;
 
 /// At most this many parsed term shards are kept between builds.
 const CACHED_SHARDS: usize = 256;
@@ -111,7 +111,7 @@ fn file_id(path: &Path) -> Option<(u64, std::time::SystemTime)> {
 }
 
 impl Last {
-    pub fn new(manifest_path: &Path, manifest: Manifest, state: State) -> Last {
+    pub(super) fn new(manifest_path: &Path, manifest: Manifest, state: State) -> Last {
         Last {
             manifest,
             written: file_id(manifest_path),
@@ -130,7 +130,7 @@ impl Last {
 }
 
 /// The manifest's entries by directory and stem (`<dir>/<stem>.<hash>.<ext>`).
-pub struct Entries(rustc_hash::FxHashMap<(String, String), usize>);
+pub(super) struct Entries(rustc_hash::FxHashMap<(String, String), usize>);
 
 /// The directory and stem of an artifact path.
 fn place(path: &str) -> (&str, &str) {
@@ -139,7 +139,7 @@ fn place(path: &str) -> (&str, &str) {
 }
 
 impl Entries {
-    pub fn new(artifacts: &[ArtifactEntry]) -> Entries {
+    pub(super) fn new(artifacts: &[ArtifactEntry]) -> Entries {
         let mut map = rustc_hash::FxHashMap::default();
         map.reserve(artifacts.len());
         for (i, a) in artifacts.iter().enumerate() {
@@ -163,14 +163,14 @@ impl Entries {
 
 /// The lexical files of one domain after an edit: the patched meta and term shards, or `None`
 /// when the edit cannot be patched (the caller builds in full).
-pub struct DomainPatch {
+pub(super) struct DomainPatch {
     pub rendered: Vec<Rendered>,
     pub estimate: usize,
     pub meta: LexMeta,
 }
 
 /// The build being patched: its output directory, manifest and the manifest's entries.
-pub struct InPlace<'a> {
+pub(super) struct InPlace<'a> {
     pub out: &'a Path,
     pub manifest: &'a Manifest,
     pub entries: &'a Entries,
@@ -180,7 +180,7 @@ pub struct InPlace<'a> {
 
 /// Patches domain `domain` of the build in place (`meta`: its meta, if already parsed; `cache`:
 /// parsed term shards): `old` and `new` are the edited files' documents before and after.
-pub fn patch_domain(
+pub(super) fn patch_domain(
     build: &InPlace,
     cache: &mut ShardCache,
     domain: &str,
@@ -258,7 +258,7 @@ pub fn patch_domain(
 
 /// Replaces, in `artifacts`, the entries of the files `stored` stands for (same directory and
 /// stem): `false` when one has no single previous entry.
-pub fn replace_entries(
+pub(super) fn replace_entries(
     artifacts: &mut [ArtifactEntry],
     entries: &Entries,
     stored: Vec<ArtifactEntry>,
@@ -275,7 +275,7 @@ pub fn replace_entries(
 
 /// How many document-shard files (`chunks`, `lookup`, `vectors`) of shard `<library>/<stem>`
 /// `artifacts` names.
-pub fn shard_entries(entries: &Entries, library: &str, stem: &str) -> usize {
+pub(super) fn shard_entries(entries: &Entries, library: &str, stem: &str) -> usize {
     [Kind::Chunks, Kind::Lookup, Kind::Vectors]
         .iter()
         .filter(|k| {
@@ -287,7 +287,7 @@ pub fn shard_entries(entries: &Entries, library: &str, stem: &str) -> usize {
 }
 
 /// The set of domains the documents carry.
-pub fn domains_of(docs: &[&BuiltDoc]) -> BTreeSet<String> {
+pub(super) fn domains_of(docs: &[&BuiltDoc]) -> BTreeSet<String> {
     docs.iter()
         .flat_map(|d| d.domains.iter().cloned())
         .collect()

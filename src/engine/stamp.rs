@@ -35,7 +35,7 @@ fn path(out: &Path, env: Option<&str>) -> std::io::Result<PathBuf> {
 
 /// Hashes the inputs of a build: `settings` (everything of the config and compiler that shapes
 /// output, as JSON) and each source as (library, path, format, blake3 of its bytes), in order.
-pub fn stamp<'a>(
+pub(super) fn stamp<'a>(
     settings: &serde_json::Value,
     sources: impl Iterator<Item = (&'a str, &'a str, u8, blake3::Hash)>,
 ) -> String {
@@ -54,7 +54,7 @@ pub fn stamp<'a>(
 
 /// The manifest in place, if it was produced from inputs hashing to `stamp` and every file it
 /// names is still there with its size, with the warnings of the build that produced it.
-pub fn reusable(
+pub(super) fn reusable(
     out: &Path,
     env: Option<&str>,
     stamp: &str,
@@ -87,7 +87,7 @@ pub fn reusable(
 
 /// Records the stamp of a build that just wrote `corpus_version`, with the warnings its sources
 /// gave (best effort).
-pub fn record(
+pub(super) fn record(
     out: &Path,
     env: Option<&str>,
     stamp: &str,

@@ -28,7 +28,7 @@ const RACY_NS: i128 = 2_000_000_000;
 
 /// What the stat cache compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileStat {
+pub(super) struct FileStat {
     pub len: u64,
     pub mtime_ns: i128,
     pub ctime_ns: i128,
@@ -38,7 +38,7 @@ pub struct FileStat {
 
 impl FileStat {
     /// The stat of `meta` (Unix only: elsewhere there is no ctime to trust, and no cache).
-    pub fn of(meta: &std::fs::Metadata) -> Option<FileStat> {
+    pub(super) fn of(meta: &std::fs::Metadata) -> Option<FileStat> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
@@ -60,7 +60,7 @@ impl FileStat {
 }
 
 /// Now, in nanoseconds since the Unix epoch (the clock file timestamps use).
-pub fn now_ns() -> i128 {
+pub(super) fn now_ns() -> i128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)
@@ -77,20 +77,20 @@ struct StatFile {
 /// (Keyed by the paths' bytes: hashing a `Path` parses its components, and a no-op of 100k
 /// documents looks every source up.)
 #[derive(Debug, Default)]
-pub struct StatCache {
+pub(super) struct StatCache {
     entries: FxHashMap<OsString, (FileStat, [u8; 32])>,
 }
 
 impl StatCache {
     /// The stat and blake3 recorded for `path`, when its stat now is the recorded one.
-    pub fn hash_of(&self, path: &Path) -> Option<(FileStat, [u8; 32])> {
+    pub(super) fn hash_of(&self, path: &Path) -> Option<(FileStat, [u8; 32])> {
         let (recorded, hash) = self.entries.get(path.as_os_str())?;
         let meta = std::fs::metadata(path).ok()?;
         (meta.is_file() && FileStat::of(&meta).as_ref() == Some(recorded))
             .then_some((*recorded, *hash))
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 }
@@ -105,7 +105,7 @@ fn path(out: &Path, env: Option<&str>) -> std::io::Result<PathBuf> {
 }
 
 /// The entries of the stat cache in `out` that are not racy; empty when there is none.
-pub fn load(out: &Path, env: Option<&str>) -> StatCache {
+pub(super) fn load(out: &Path, env: Option<&str>) -> StatCache {
     // Anything unreadable, oversized or damaged is an empty cache (rebuilt by this build).
     let Some(file) = path(out, env)
         .ok()
@@ -126,7 +126,7 @@ pub fn load(out: &Path, env: Option<&str>) -> StatCache {
 
 /// Records `entries` (path, stat when read or checked, blake3) for a build that started at
 /// `taken_at_ns` (best effort).
-pub fn save(
+pub(super) fn save(
     out: &Path,
     env: Option<&str>,
     taken_at_ns: i128,
@@ -144,7 +144,7 @@ pub fn save(
 }
 
 /// Forgets the stat cache (best effort).
-pub fn clear(out: &Path, env: Option<&str>) {
+pub(super) fn clear(out: &Path, env: Option<&str>) {
     if let Ok(p) = path(out, env) {
         let _ = std::fs::remove_file(p);
     }

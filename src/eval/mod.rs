@@ -2,8 +2,8 @@
 //! MRR@10 per set and per library, compared with a stored baseline so that no ingestion change
 //! can silently regress retrieval.
 
-pub mod rules_check;
-pub mod stock;
+pub(crate) mod rules_check;
+pub(crate) mod stock;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -15,7 +15,7 @@ use crate::retrieve::{Mode, Searcher};
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Case {
+pub(crate) struct Case {
     pub id: String,
     #[serde(default = "default_set")]
     pub set: String,
@@ -43,7 +43,7 @@ struct FixtureFile {
 }
 
 /// Reads fixture files; every problem (bad TOML, duplicate case ids) at once.
-pub fn load_fixtures(paths: &[std::path::PathBuf]) -> Result<Vec<Case>, Vec<Problem>> {
+pub(crate) fn load_fixtures(paths: &[std::path::PathBuf]) -> Result<Vec<Case>, Vec<Problem>> {
     let mut cases = Vec::new();
     let mut problems = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
@@ -135,7 +135,7 @@ pub fn load_fixtures(paths: &[std::path::PathBuf]) -> Result<Vec<Case>, Vec<Prob
 
 /// The `expect` entries that name nothing in the build (no chunk, document, URL or source): a
 /// case that cannot be met only lowers the figures, so each one is an error.
-pub fn unmatched_expectations(searcher: &Searcher, cases: &[Case]) -> Vec<Problem> {
+pub(crate) fn unmatched_expectations(searcher: &Searcher, cases: &[Case]) -> Vec<Problem> {
     let mut problems = Vec::new();
     for c in cases {
         for e in &c.expect {
@@ -164,7 +164,7 @@ pub fn unmatched_expectations(searcher: &Searcher, cases: &[Case]) -> Vec<Proble
 }
 
 /// Whether a retrieved document answers to an `expect` entry.
-pub fn matches(entry: &str, chunk_id: &str, doc_id: &str, url: &str, source: &str) -> bool {
+pub(crate) fn matches(entry: &str, chunk_id: &str, doc_id: &str, url: &str, source: &str) -> bool {
     if entry == doc_id || entry == chunk_id || entry == url {
         return true;
     }
@@ -181,7 +181,7 @@ pub fn matches(entry: &str, chunk_id: &str, doc_id: &str, url: &str, source: &st
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct TopHit {
+pub(crate) struct TopHit {
     pub chunk_id: String,
     pub doc_id: String,
     pub url: String,
@@ -190,7 +190,7 @@ pub struct TopHit {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CaseResult {
+pub(crate) struct CaseResult {
     pub id: String,
     pub set: String,
     pub question: String,
@@ -201,7 +201,7 @@ pub struct CaseResult {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Metrics {
+pub(crate) struct Metrics {
     pub cases: usize,
     #[serde(rename = "hit@1")]
     pub hit1: f64,
@@ -251,7 +251,7 @@ fn round4(x: f64) -> f64 {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Report {
+pub(crate) struct Report {
     pub corpus_version: String,
     pub mode: String,
     pub overall: Metrics,
@@ -266,7 +266,7 @@ pub struct Report {
 
 /// The stock baseline's figures for the same cases: per set, per library, and each case's rank.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct StockReport {
+pub(crate) struct StockReport {
     pub overall: Metrics,
     pub sets: BTreeMap<String, Metrics>,
     pub libraries: BTreeMap<String, Metrics>,
@@ -276,7 +276,7 @@ pub struct StockReport {
 
 /// Scores the cases of `report` with the stock baseline over `records` (every chunk of the same
 /// build), grouped exactly as askzico's figures are.
-pub fn stock_report(
+pub(crate) fn stock_report(
     report: &Report,
     cases: &[Case],
     records: &[crate::artifacts::ChunkRecord],
@@ -322,7 +322,12 @@ pub fn stock_report(
 }
 
 /// Runs every case against a built version.
-pub fn run(searcher: &Searcher, cases: &[Case], k: usize, mode: Mode) -> Result<Report, Problem> {
+pub(crate) fn run(
+    searcher: &Searcher,
+    cases: &[Case],
+    k: usize,
+    mode: Mode,
+) -> Result<Report, Problem> {
     let mut results = Vec::new();
     for c in cases {
         results.push(run_case(searcher, c, k, mode)?);
@@ -423,7 +428,7 @@ fn top_documents(
 /// Regressions against a baseline: sets, and libraries present in both, whose hit@5 or MRR@10
 /// fell (so one library's gain cannot hide another's loss inside a set), and the cases that
 /// flipped from a top-5 hit to a miss.
-pub fn regressions(now: &Report, base: &Report) -> Vec<String> {
+pub(crate) fn regressions(now: &Report, base: &Report) -> Vec<String> {
     let mut out = Vec::new();
     for (lib, b) in &base.libraries {
         let Some(n) = now.libraries.get(lib) else {
@@ -481,7 +486,7 @@ pub fn regressions(now: &Report, base: &Report) -> Vec<String> {
 /// Why `base` cannot gate `now`, as (what is wrong, what to do): a baseline of another mode, a
 /// figure outside 0–1, no set at all, or a set of the run it has no figures for (that set
 /// would pass ungated). `None` when it can gate the run.
-pub fn baseline_mismatch(base: &Report, now: &Report) -> Option<(String, String)> {
+pub(crate) fn baseline_mismatch(base: &Report, now: &Report) -> Option<(String, String)> {
     const REWRITE: &str = "write a baseline of this run with `askzico eval --write-baseline FILE` (same --fixtures and --mode), review it, and gate with it";
     if base.mode != now.mode {
         return Some((
@@ -542,7 +547,7 @@ pub fn baseline_mismatch(base: &Report, now: &Report) -> Option<(String, String)
 
 /// A build checkpoint: which libraries, how many cases, hit@5 per set and per library.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Checkpoint {
+pub(crate) struct Checkpoint {
     pub label: String,
     pub corpus_version: String,
     pub libraries: Vec<String>,
@@ -551,7 +556,7 @@ pub struct Checkpoint {
     pub per_library: BTreeMap<String, (usize, f64)>,
 }
 
-pub fn checkpoint(label: &str, r: &Report, libraries: Vec<String>) -> Checkpoint {
+pub(crate) fn checkpoint(label: &str, r: &Report, libraries: Vec<String>) -> Checkpoint {
     Checkpoint {
         label: label.to_string(),
         corpus_version: r.corpus_version.clone(),
@@ -573,7 +578,7 @@ pub fn checkpoint(label: &str, r: &Report, libraries: Vec<String>) -> Checkpoint
 /// The checkpoint history's text (`checkpoints.jsonl`): empty when the file does not exist; a
 /// file that cannot be read (or is over the cap) is an error, so a new checkpoint never
 /// replaces it.
-pub fn read_checkpoint_text(path: &Path) -> Result<String, Problem> {
+pub(crate) fn read_checkpoint_text(path: &Path) -> Result<String, Problem> {
     match crate::fsio::read_capped_string(path, crate::fsio::cap::FIXTURES) {
         Ok(t) => Ok(t),
         Err(e) if e.is_not_found() => Ok(String::new()),
@@ -589,7 +594,7 @@ pub fn read_checkpoint_text(path: &Path) -> Result<String, Problem> {
 }
 
 /// The checkpoints of the history (lines that are not one are skipped).
-pub fn read_checkpoints(path: &Path) -> Result<Vec<Checkpoint>, Problem> {
+pub(crate) fn read_checkpoints(path: &Path) -> Result<Vec<Checkpoint>, Problem> {
     Ok(read_checkpoint_text(path)?
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())

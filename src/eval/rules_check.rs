@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::normalize::{ALL_RULE_NAMES, LOSSY_RULE_NAMES, Rules, explain, normalize};
 
 /// A rule switched on or off by name; `None` for rules that are always on.
-pub fn with_rule(rules: &Rules, name: &str, on: bool) -> Option<Rules> {
+pub(crate) fn with_rule(rules: &Rules, name: &str, on: bool) -> Option<Rules> {
     let mut r = rules.clone();
     let field = match name {
         "fold_alef_hamza" => &mut r.fold_alef_hamza,
@@ -28,12 +28,12 @@ pub fn with_rule(rules: &Rules, name: &str, on: bool) -> Option<Rules> {
 }
 
 /// Whether a rule is on in `rules` (always-on rules are on).
-pub fn is_on(rules: &Rules, name: &str) -> bool {
+pub(crate) fn is_on(rules: &Rules, name: &str) -> bool {
     rules.active_rule_names().contains(&name)
 }
 
 /// The focused case id prefix of a rule: `rule-` + its name without `fold_`, `_` → `-`.
-pub fn case_prefix(rule: &str) -> String {
+pub(crate) fn case_prefix(rule: &str) -> String {
     format!(
         "rule-{}",
         rule.trim_start_matches("fold_").replace('_', "-")
@@ -41,7 +41,7 @@ pub fn case_prefix(rule: &str) -> String {
 }
 
 /// Distinct surface words of evidence texts with their counts.
-pub fn vocabulary<'a>(texts: impl Iterator<Item = &'a str>) -> BTreeMap<String, usize> {
+pub(crate) fn vocabulary<'a>(texts: impl Iterator<Item = &'a str>) -> BTreeMap<String, usize> {
     let mut v = BTreeMap::new();
     for t in texts {
         for w in t.split(|c: char| !(c.is_alphanumeric() || is_mark(c))) {
@@ -58,7 +58,7 @@ fn is_mark(c: char) -> bool {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Collisions {
+pub(crate) struct Collisions {
     /// Groups of distinct surface words merged into one search form by this rule.
     pub groups: usize,
     pub words: usize,
@@ -69,7 +69,7 @@ pub struct Collisions {
 /// Collisions of each rule over a vocabulary. Switchable rules are measured exactly (groups
 /// that split when the rule is flipped); always-on rules through `explain` (groups whose words
 /// the rule changed in some but not all of them).
-pub fn collisions(
+pub(crate) fn collisions(
     vocab: &BTreeMap<String, usize>,
     rules: &Rules,
     examples: usize,
@@ -170,7 +170,7 @@ fn summarize(mut gs: Merges, examples: usize) -> Collisions {
 
 /// The stemmer's merges over a vocabulary (`normalize::stem`, the keys of the `stem_terms` field).
 #[derive(Debug, Clone, Serialize)]
-pub struct StemCollisions {
+pub(crate) struct StemCollisions {
     /// Stem keys that two or more distinct search forms share.
     pub groups: usize,
     /// Distinct search forms in those groups.
@@ -184,7 +184,7 @@ pub struct StemCollisions {
 /// are reported per rule), and each distinct search form is keyed by `normalize::stem`; a key
 /// that two or more search forms share is a collision of the stemmer. Words without a key (Latin,
 /// digits) are left out. The worst groups are those merging the most distinct forms.
-pub fn stem_collisions(
+pub(crate) fn stem_collisions(
     vocab: &BTreeMap<String, usize>,
     rules: &Rules,
     examples: usize,
@@ -218,7 +218,7 @@ pub fn stem_collisions(
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct PairVerdict {
+pub(crate) struct PairVerdict {
     pub a: String,
     pub b: String,
     pub merged: bool,
@@ -230,7 +230,7 @@ pub struct PairVerdict {
 }
 
 /// The verdict on every `[[collision]]` pair of the config.
-pub fn pairs(cfg: &Config) -> Vec<PairVerdict> {
+pub(crate) fn pairs(cfg: &Config) -> Vec<PairVerdict> {
     let rules = &cfg.normalize;
     cfg.collisions
         .iter()

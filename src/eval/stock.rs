@@ -10,13 +10,13 @@ use std::collections::HashMap;
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;
 
-pub const K1: f64 = 1.2;
-pub const B: f64 = 0.75;
+pub(crate) const K1: f64 = 1.2;
+pub(crate) const B: f64 = 0.75;
 /// Longer words are dropped, as stock analyzers drop them.
-pub const MAX_WORD_CHARS: usize = 40;
+pub(crate) const MAX_WORD_CHARS: usize = 40;
 
 /// One chunk as the baseline indexes it.
-pub struct StockChunk<'a> {
+pub(crate) struct StockChunk<'a> {
     pub doc_id: &'a str,
     pub title: &'a str,
     pub search_text: &'a str,
@@ -24,7 +24,7 @@ pub struct StockChunk<'a> {
 }
 
 /// The stock analyzer: word tokens, lowercased, long words dropped, Snowball Arabic stems.
-pub struct Analyzer {
+pub(crate) struct Analyzer {
     stemmer: Stemmer,
 }
 
@@ -37,7 +37,7 @@ impl Default for Analyzer {
 }
 
 impl Analyzer {
-    pub fn tokens(&self, text: &str) -> Vec<String> {
+    pub(crate) fn tokens(&self, text: &str) -> Vec<String> {
         text.unicode_words()
             .map(str::to_lowercase)
             .filter(|w| w.chars().count() <= MAX_WORD_CHARS)
@@ -53,7 +53,7 @@ struct Posting {
 }
 
 /// A BM25 index over every chunk of a build.
-pub struct StockIndex {
+pub(crate) struct StockIndex {
     analyzer: Analyzer,
     /// Per chunk: its document, its domains and its length in tokens.
     doc_of: Vec<String>,
@@ -64,7 +64,7 @@ pub struct StockIndex {
 }
 
 impl StockIndex {
-    pub fn build<'a>(chunks: impl IntoIterator<Item = StockChunk<'a>>) -> StockIndex {
+    pub(crate) fn build<'a>(chunks: impl IntoIterator<Item = StockChunk<'a>>) -> StockIndex {
         let analyzer = Analyzer::default();
         let mut index = StockIndex {
             analyzer: Analyzer::default(),
@@ -99,7 +99,12 @@ impl StockIndex {
 
     /// Documents for a question already in its search form, best first (each by its best
     /// chunk), at most `limit`; only chunks of one of `domains` when any are given.
-    pub fn rank(&self, question: &str, domains: &[String], limit: usize) -> Vec<(String, f64)> {
+    pub(crate) fn rank(
+        &self,
+        question: &str,
+        domains: &[String],
+        limit: usize,
+    ) -> Vec<(String, f64)> {
         let mut terms = self.analyzer.tokens(question);
         terms.sort();
         terms.dedup();

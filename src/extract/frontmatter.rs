@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::diag::Problem;
 
-pub struct Split<'a> {
+pub(super) struct Split<'a> {
     pub fields: Map<String, Value>,
     /// The text after the frontmatter.
     pub body: &'a str,
@@ -41,7 +41,7 @@ impl Fence {
 }
 
 /// Splits off and parses the frontmatter. An unterminated or invalid block is an error.
-pub fn split(text: &str) -> Result<Split<'_>, Problem> {
+pub(super) fn split(text: &str) -> Result<Split<'_>, Problem> {
     let Some(fence) = Fence::of(text) else {
         return Ok(Split {
             fields: Map::new(),
@@ -258,7 +258,7 @@ fn kind(v: &Value) -> &'static str {
 }
 
 /// A string field of the frontmatter (numbers are accepted as strings).
-pub fn str_field(fields: &Map<String, Value>, key: &str) -> Option<String> {
+pub(super) fn str_field(fields: &Map<String, Value>, key: &str) -> Option<String> {
     match fields.get(key)? {
         Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
         Value::Number(n) => Some(n.to_string()),
@@ -288,7 +288,7 @@ fn draft(fields: &Map<String, Value>) -> Option<&'static str> {
 
 /// The common frontmatter keys, applied to a document. A key of the wrong type is an error:
 /// a silently ignored `id` or `domains` would change IDs or drop the document from retrieval.
-pub fn apply(
+pub(super) fn apply(
     doc: &mut super::Document,
     fields: Map<String, Value>,
     lib: &super::ExtractSettings,

@@ -68,7 +68,7 @@ struct Place {
     index: Option<usize>,
 }
 
-pub fn extract(file: &str, text: &str, lib: &ExtractSettings) -> FileExtraction {
+pub(super) fn extract(file: &str, text: &str, lib: &ExtractSettings) -> FileExtraction {
     let Some(map) = lib.records else {
         return FileExtraction::error(
             file,

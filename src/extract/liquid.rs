@@ -55,14 +55,14 @@ fn find_tag(s: &str, want: &str) -> Option<(usize, usize)> {
 impl Liquid {
     /// Whether lines are Liquid's own now (a highlight or comment block, an unclosed tag), so
     /// that Markdown must not read them (a fence line inside `{% highlight %}` is code).
-    pub fn owns_line(&self) -> bool {
+    pub(super) fn owns_line(&self) -> bool {
         !matches!(self.state, State::Prose | State::Raw)
     }
 
     /// One line of prose (with its `\n`, if any) as Markdown should read it. A line that was
     /// only a kramdown attribute list is dropped whole; one that was only Liquid tags becomes
     /// a blank line, as Jekyll leaves it.
-    pub fn line(&mut self, line: &str) -> String {
+    pub(super) fn line(&mut self, line: &str) -> String {
         let (body, nl) = match line.strip_suffix('\n') {
             Some(b) => (b, "\n"),
             None => (line, ""),
@@ -218,7 +218,7 @@ impl Liquid {
     }
 
     /// What is left of a document that ended inside a block: a highlight's code stays code.
-    pub fn finish(self) -> String {
+    pub(super) fn finish(self) -> String {
         match self.state {
             State::Highlight { lang, code } => {
                 let mut out = block(self.html, &lang, &code);

@@ -8,7 +8,7 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use super::{BlockKind, Body, Document, FileExtraction, frontmatter, is_script_url};
 
-pub fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> FileExtraction {
+pub(super) fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> FileExtraction {
     let split = match frontmatter::split(text) {
         Ok(s) => s,
         Err(p) => return FileExtraction::error(file, p),

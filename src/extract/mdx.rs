@@ -12,7 +12,7 @@ use markdown::{Constructs, ParseOptions};
 use super::{BlockKind, Body, Document, FileExtraction, frontmatter};
 use crate::diag::Problem;
 
-pub fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> FileExtraction {
+pub(super) fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> FileExtraction {
     let split = match frontmatter::split(text) {
         Ok(s) => s,
         Err(p) => return FileExtraction::error(file, p),

@@ -12,17 +12,17 @@
 //! and `ASKZICO_HTTP_DEADLINE_MS` override them (a slow proxy; tests set them low; read by
 //! `Timeouts::with_env` in the `knobs` module).
 
-pub mod redact;
+pub(crate) mod redact;
 
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
-pub use redact::{Redacted, Redactor};
+pub(crate) use redact::{Redacted, Redactor};
 
 /// Default API base; `ASKZICO_CF_API_BASE` overrides it (tests, proxies).
-pub const DEFAULT_API_BASE: &str = "https://api.cloudflare.com/client/v4";
+pub(crate) const DEFAULT_API_BASE: &str = "https://api.cloudflare.com/client/v4";
 
 /// Cap on a response body (a Workers AI answer of 100 × 1024 floats is about 2 MB of JSON).
 const MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
@@ -39,12 +39,12 @@ impl fmt::Debug for Secret {
 /// The API base URL: an http(s) URL without a trailing `/`. `Display` and `Debug` mask its
 /// userinfo; only [`BaseUrl::join`] gives the URL a request is sent to.
 #[derive(Clone, PartialEq, Eq)]
-pub struct BaseUrl(String);
+pub(crate) struct BaseUrl(String);
 
 impl BaseUrl {
     /// `ASKZICO_CF_API_BASE` as given (trimmed), or the default. The error names the variable and
     /// shows the value masked.
-    pub fn parse(value: Option<&str>) -> Result<BaseUrl, String> {
+    pub(crate) fn parse(value: Option<&str>) -> Result<BaseUrl, String> {
         let raw = value
             .map(str::trim)
             .filter(|v| !v.is_empty())
@@ -70,7 +70,7 @@ impl BaseUrl {
     }
 
     /// The URL of `path` under the base (`path` starts without a `/`).
-    pub fn join(&self, path: &str) -> String {
+    pub(crate) fn join(&self, path: &str) -> String {
         format!("{}/{path}", self.0)
     }
 
@@ -94,7 +94,7 @@ impl fmt::Debug for BaseUrl {
 /// How long to wait for a connection, for the next byte of an exchange, and for a whole request
 /// (module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timeouts {
+pub(crate) struct Timeouts {
     pub connect: Duration,
     pub idle: Duration,
     pub deadline: Duration,
@@ -121,7 +121,7 @@ impl Timeouts {
 
 /// Attempts per request and the backoff between them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Retry {
+pub(crate) struct Retry {
     /// Attempts per request, the first included (at least 1).
     pub max_attempts: u32,
     /// First backoff; it doubles per attempt, with jitter, up to `max_backoff`.
@@ -131,7 +131,7 @@ pub struct Retry {
 }
 
 /// One client's connection to the API: the base URL, the token, the agent, the redactor.
-pub struct Api {
+pub(crate) struct Api {
     base: BaseUrl,
     token: Secret,
     agent: ureq::Agent,
@@ -154,7 +154,7 @@ impl fmt::Debug for Api {
 impl Api {
     /// An agent that never follows a redirect (the token stays with the host it is meant for),
     /// uses the proxy of the environment except for a loopback base, and keeps to `timeouts`.
-    pub fn new(base: BaseUrl, token: String, timeouts: Timeouts, retry: Retry) -> Api {
+    pub(crate) fn new(base: BaseUrl, token: String, timeouts: Timeouts, retry: Retry) -> Api {
         let proxy = if base.is_loopback() {
             None
         } else {
@@ -189,12 +189,12 @@ impl Api {
         }
     }
 
-    pub fn base(&self) -> &BaseUrl {
+    pub(crate) fn base(&self) -> &BaseUrl {
         &self.base
     }
 
     /// The redaction of this client (its token and URL credentials, and every pattern).
-    pub fn redact(&self, text: &str) -> Redacted {
+    pub(crate) fn redact(&self, text: &str) -> Redacted {
         self.redactor.redact(text)
     }
 
@@ -202,7 +202,7 @@ impl Api {
     /// could not be read, and transport errors (timeouts included); each retry is printed to
     /// stderr, naming the request (`what`) and the problem. `Ok((status, body))` for any other
     /// status, the body scrubbed of this client's secrets; `Err` once the attempts run out.
-    pub fn send(
+    pub(crate) fn send(
         &self,
         method: &str,
         url: &str,

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// What stands in for a removed secret.
-pub const MASK: &str = "***";
+pub(crate) const MASK: &str = "***";
 
 /// Text that went through [`Redactor::redact`]: the error type of askzico's HTTP clients, so no
 /// error of theirs can skip the redaction.
@@ -39,7 +39,7 @@ impl From<Redacted> for String {
 
 /// The secrets of one client, each in every form it may be echoed in, matched by one pattern.
 #[derive(Clone, Default)]
-pub struct Redactor {
+pub(crate) struct Redactor {
     /// Forms matched in any letter case: the text forms (a server may fold case, and percent
     /// and hex escapes may be written in either case).
     folded: Vec<String>,
@@ -67,7 +67,7 @@ const MIN_FOLDED_SECRET: usize = 8;
 
 impl Redactor {
     /// Adds a secret value (an API token) in each form a server may echo it in.
-    pub fn secret(mut self, value: &str) -> Self {
+    pub(crate) fn secret(mut self, value: &str) -> Self {
         if value.is_empty() {
             return self;
         }
@@ -169,7 +169,7 @@ impl Redactor {
 
     /// Adds the credentials of a URL (`scheme://user:password@host/…`), if it has any: the
     /// userinfo, the password (as written and percent-decoded) and their Basic-auth form.
-    pub fn url(mut self, url: &str) -> Self {
+    pub(crate) fn url(mut self, url: &str) -> Self {
         let Some(userinfo) = userinfo(url) else {
             return self;
         };
@@ -190,14 +190,14 @@ impl Redactor {
 
     /// The redaction: every form of every secret, then URL userinfo, `Authorization` values and
     /// `Bearer`/`Basic` credentials, whoever they belong to.
-    pub fn redact(&self, text: &str) -> Redacted {
+    pub(crate) fn redact(&self, text: &str) -> Redacted {
         Redacted(redact(&self.scrub(text.to_string()), &[]))
     }
 
     /// Removes the secrets only: lossless for any text that does not hold one, so it is what a
     /// client applies to the data a server returns (which callers parse, and may print) before
     /// handing it on. [`Redactor::redact`] starts with it.
-    pub fn scrub(&self, text: String) -> String {
+    pub(crate) fn scrub(&self, text: String) -> String {
         match &self.pattern {
             Some(p) if p.is_match(&text) => p.replace_all(&text, MASK).into_owned(),
             Some(_) => text,
@@ -245,7 +245,7 @@ fn base64_forms(secret: &[u8]) -> Vec<String> {
 
 /// A URL as a message may show a value given for an API base: its userinfo masked, and its query
 /// and fragment too (they may carry a key).
-pub fn shown_base(url: &str) -> String {
+pub(crate) fn shown_base(url: &str) -> String {
     let shown = shown_url(url);
     match shown.find(['?', '#']) {
         Some(i) => format!("{}{MASK}", &shown[..=i]),
@@ -267,7 +267,7 @@ static SCHEME_CREDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
 /// The redaction of any text: `secrets` (exact values) and, whoever they belong to, URL userinfo
 /// (`https://user:pass@host` → `https://***@host`), `Authorization` header values and
 /// `Bearer`/`Basic` credentials in any case.
-pub fn redact(text: &str, secrets: &[&str]) -> String {
+pub(crate) fn redact(text: &str, secrets: &[&str]) -> String {
     let mut s = text.to_string();
     for secret in secrets.iter().filter(|s| !s.is_empty()) {
         s = s.replace(secret, MASK);
@@ -279,7 +279,7 @@ pub fn redact(text: &str, secrets: &[&str]) -> String {
 }
 
 /// A URL as it may be shown: its userinfo masked (`https://***@host/…`), with or without a scheme.
-pub fn shown_url(url: &str) -> String {
+pub(crate) fn shown_url(url: &str) -> String {
     match userinfo_range(url) {
         Some(r) => format!("{}{MASK}{}", &url[..r.start], &url[r.end..]),
         None => url.to_string(),

@@ -8,7 +8,7 @@ use std::fmt;
 use serde::Serialize;
 
 /// The Vectorize vector-ID limit, which every chunk ID must meet.
-pub const MAX_ID_BYTES: usize = 64;
+pub(crate) const MAX_ID_BYTES: usize = 64;
 
 // Deserialize exists only for the compile cache, which holds IDs this module built.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
@@ -45,7 +45,7 @@ impl fmt::Display for ChunkId {
 
 /// The slug of a file: its path relative to the library root, extension dropped, a trailing
 /// `/index` dropped.
-pub fn file_slug(rel: &str) -> String {
+pub(crate) fn file_slug(rel: &str) -> String {
     let no_ext = match rel.rsplit_once('.') {
         Some((stem, ext)) if !ext.contains('/') && !stem.is_empty() && !stem.ends_with('/') => stem,
         _ => rel,
@@ -55,7 +55,7 @@ pub fn file_slug(rel: &str) -> String {
 
 /// Why a slug cannot make an ID.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SlugError {
+pub(crate) enum SlugError {
     Empty,
     BadChar(char),
     /// A path segment that is empty, `.` or `..` (`a//b`, `/x`, `./x`, `a/../b`): such an ID
@@ -80,7 +80,7 @@ impl fmt::Display for SlugError {
     }
 }
 
-pub fn check_slug(slug: &str) -> Result<(), SlugError> {
+pub(crate) fn check_slug(slug: &str) -> Result<(), SlugError> {
     if slug.is_empty() {
         return Err(SlugError::Empty);
     }
@@ -100,7 +100,8 @@ pub fn check_slug(slug: &str) -> Result<(), SlugError> {
 }
 
 /// A doc ID from a library id and a checked slug.
-pub fn doc_id(library: &str, slug: &str) -> Result<DocId, SlugError> {
+#[cfg(test)]
+pub(crate) fn doc_id(library: &str, slug: &str) -> Result<DocId, SlugError> {
     check_slug(slug)?;
     Ok(DocId(format!("{library}:{slug}")))
 }
@@ -108,7 +109,7 @@ pub fn doc_id(library: &str, slug: &str) -> Result<DocId, SlugError> {
 /// The character that marks a mapped slug: valid slugs never contain it, so a mapped ID can never
 /// equal a valid slug's, and an ID holds it exactly when it was mapped. `~` is unreserved in URLs
 /// and KV keys, so mapped IDs need no further quoting anywhere they go.
-pub const ESCAPE: char = '~';
+pub(crate) const ESCAPE: char = '~';
 
 /// What a shortened slug ends with: the marker and 16 hex digits (64 bits) of the whole slug's
 /// blake3. `h` is not a hex digit, so it never reads as a byte escape.
@@ -117,7 +118,7 @@ const HASH_HEX: usize = 16;
 
 /// How a source's slug became the slug part of its ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SlugForm {
+pub(crate) enum SlugForm {
     /// A valid slug that fits: the ID is `<library>:<slug>`, as always.
     Same,
     /// Put in NFC, each byte outside the ID alphabet (and each `.`/`..`/empty path segment)
@@ -130,7 +131,7 @@ pub enum SlugForm {
 
 /// Why no ID can be made at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MapError {
+pub(crate) enum MapError {
     /// The slug is empty: nothing identifies the source.
     Empty,
     /// The library id leaves no room for even a shortened slug.
@@ -151,7 +152,7 @@ impl fmt::Display for MapError {
 }
 
 /// How many digits a chunk index takes in a document of `chunks` chunks (at least `width`).
-pub fn index_digits(chunks: usize, width: usize) -> usize {
+pub(crate) fn index_digits(chunks: usize, width: usize) -> usize {
     let mut n = chunks.saturating_sub(1);
     let mut digits = 1;
     while n >= 10 {
@@ -166,7 +167,7 @@ pub fn index_digits(chunks: usize, width: usize) -> usize {
 /// maps to itself, so no existing ID changes. Any other slug is put in NFC and escaped; if that
 /// does not fit with `reserve` index digits (the most a document may need, so a mapped ID does
 /// not move when a document grows), it is shortened. A pure function of its arguments.
-pub fn map_doc_id(
+pub(crate) fn map_doc_id(
     library: &str,
     slug: &str,
     digits: usize,
@@ -260,24 +261,25 @@ fn shorten(escaped: &str, slug: &str, room: usize) -> Option<String> {
 }
 
 /// Whether an ID was mapped (escaped or shortened) rather than taken as its slug.
-pub fn is_mapped(id: &str) -> bool {
+pub(crate) fn is_mapped(id: &str) -> bool {
     id.contains(ESCAPE)
 }
 
 /// The ID of the chunk at `index` of a document, zero-padded to `width` digits.
-pub fn chunk_id(doc: &DocId, index: usize, width: usize) -> ChunkId {
+pub(crate) fn chunk_id(doc: &DocId, index: usize, width: usize) -> ChunkId {
     ChunkId(format!("{}:{:0width$}", doc.0, index, width = width))
 }
 
 /// The longest chunk ID a document with `chunks` chunks gets.
-pub fn longest_chunk_id_len(doc: &DocId, chunks: usize, width: usize) -> usize {
+#[cfg(test)]
+pub(crate) fn longest_chunk_id_len(doc: &DocId, chunks: usize, width: usize) -> usize {
     doc.0.len() + 1 + index_digits(chunks, width)
 }
 
 /// `01-intro` → `intro`, `2 - part` → `part`, `03.setup` → `setup`: leading digits, then
 /// separators (`-`, `_`, `.`, spaces), then a name. A segment of digits only (`2024`) or with
 /// nothing after its separators is kept as it is.
-pub fn strip_order(seg: &str) -> &str {
+pub(crate) fn strip_order(seg: &str) -> &str {
     let rest = seg.trim_start_matches(|c: char| c.is_ascii_digit());
     if rest.len() == seg.len() {
         return seg;
@@ -290,7 +292,7 @@ pub fn strip_order(seg: &str) -> &str {
 }
 
 /// What `component` accepts, as messages say it.
-pub const NAME_RULE: &str = "1 to 64 ASCII letters, digits, `-`, `_` or `.`, starting with a letter, digit or `_` and not ending with `.`";
+pub(crate) const NAME_RULE: &str = "1 to 64 ASCII letters, digits, `-`, `_` or `.`, starting with a letter, digit or `_` and not ending with `.`";
 
 const MAX_NAME: usize = 64;
 
@@ -308,7 +310,7 @@ const RESERVED: [&str; 22] = [
 /// Everything else is refused — empty, `/` and `\`, NUL and other control characters, spaces,
 /// any non-ASCII character — so a name means the same single file on every system and can
 /// never reach another directory.
-pub fn component(name: &str) -> Result<&str, NameError> {
+pub(crate) fn component(name: &str) -> Result<&str, NameError> {
     let first = name.chars().next();
     let fault = if name.is_empty() {
         NameFault::Empty

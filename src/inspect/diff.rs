@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::artifacts::ChunkRecord;
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct LibraryDiff {
+pub(crate) struct LibraryDiff {
     pub docs_added: Vec<String>,
     pub docs_removed: Vec<String>,
     pub docs_changed: Vec<String>,
@@ -19,20 +19,20 @@ pub struct LibraryDiff {
 }
 
 impl LibraryDiff {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == LibraryDiff::default()
     }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Diff {
+pub(crate) struct Diff {
     pub from: String,
     pub to: String,
     pub libraries: BTreeMap<String, LibraryDiff>,
 }
 
 /// What changed from `old` to `new` (chunk records of two builds), per library.
-pub fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> Diff {
+pub(crate) fn diff(old: &[ChunkRecord], new: &[ChunkRecord], from: &str, to: &str) -> Diff {
     let (o, n) = (index(old), index(new));
     let mut libs: BTreeMap<String, LibraryDiff> = BTreeMap::new();
     let changed_docs = chunk_changes(&o, &n, &mut libs);

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::{Diff, Report};
 
 /// HTML-escapes text for element content and quoted attribute values.
-pub fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     for c in s.chars() {
         match c {
@@ -47,10 +47,10 @@ fn ltr(s: &str) -> String {
 }
 
 /// The line every report has in its head, by which `paths::guard_output` recognizes a report.
-pub const GENERATOR: &str = "<meta name=\"generator\" content=\"askzico inspect\">";
+pub(crate) const GENERATOR: &str = "<meta name=\"generator\" content=\"askzico inspect\">";
 
 /// The whole report as one HTML document.
-pub fn render(r: &Report) -> String {
+pub(crate) fn render(r: &Report) -> String {
     let mut h = String::new();
     let _ = write!(
         h,

@@ -4,11 +4,11 @@
 //! corpus versions and the self-contained HTML report.
 
 mod diff;
-pub mod html;
+pub(crate) mod html;
 mod sample;
 
-pub use diff::{Diff, LibraryDiff, diff};
-pub use sample::{SampleItem, sample};
+pub(crate) use diff::{Diff, diff};
+pub(crate) use sample::{SampleItem, sample};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ use crate::diag::Problem;
 use crate::identity::MAX_ID_BYTES;
 
 /// Every check, in report order, with what it looks for.
-pub const CHECKS: &[(&str, &str)] = &[
+pub(crate) const CHECKS: &[(&str, &str)] = &[
     (
         "mojibake",
         "UTF-8 read as Latin-1/CP1252/CP1256 (Ø§Ù„, Ã©, ط§ظ„)",
@@ -78,13 +78,6 @@ pub const CHECKS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Checks that default to a tolerance instead of 0: 1% (rounded up) of the chunks or documents.
-/// `too-short`: the chunker keeps heading boundaries, so a short section between two long ones
-/// can stay short; a few are normal, many mean a broken extractor or chunker.
-/// `duplicate-title`: counted per repeated title; real corpora repeat some titles on purpose
-/// (a calendar's monthly commemorations, a docs site's "Overview" pages).
-pub const PERCENT_TOLERANCE: &[&str] = &["too-short", "duplicate-title"];
-
 /// `[inspect]` of corpus.toml.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InspectSettings {
@@ -120,8 +113,12 @@ impl InspectSettings {
     }
 }
 
-/// 0 for every check but those of `PERCENT_TOLERANCE`.
-pub fn default_max(check: &str, docs: usize, chunks: usize) -> usize {
+/// 0 for every check but two, which default to a tolerance of 1% (rounded up) of the chunks or
+/// documents. `too-short`: the chunker keeps heading boundaries, so a short section between two
+/// long ones can stay short; a few are normal, many mean a broken extractor or chunker.
+/// `duplicate-title`: counted per repeated title; real corpora repeat some titles on purpose (a
+/// calendar's monthly commemorations, a docs site's "Overview" pages).
+pub(crate) fn default_max(check: &str, docs: usize, chunks: usize) -> usize {
     match check {
         "too-short" => chunks.div_ceil(100),
         "duplicate-title" => docs.div_ceil(100),
@@ -147,13 +144,13 @@ pub struct Context {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Example {
+pub(crate) struct Example {
     pub chunk_id: String,
     pub excerpt: String,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CheckResult {
+pub(crate) struct CheckResult {
     pub name: String,
     pub description: String,
     pub count: usize,
@@ -167,7 +164,7 @@ pub struct CheckResult {
 
 impl CheckResult {
     /// The limit as shown to a reader: `-` when there is none.
-    pub fn max_shown(&self) -> String {
+    pub(crate) fn max_shown(&self) -> String {
         if self.max == usize::MAX {
             "-".to_string()
         } else {
@@ -187,7 +184,7 @@ fn max_or_null<S: serde::Serializer>(max: &usize, s: S) -> Result<S::Ok, S::Erro
 const EXAMPLES: usize = 10;
 
 /// A short excerpt of `s` around char index `at` (whole when short), on one line.
-pub fn excerpt_at(s: &str, at_byte: usize, width: usize) -> String {
+pub(crate) fn excerpt_at(s: &str, at_byte: usize, width: usize) -> String {
     let at = s[..at_byte.min(s.len())].chars().count();
     let chars: Vec<char> = s.chars().collect();
     let start = at.saturating_sub(width / 3);
@@ -205,12 +202,12 @@ pub fn excerpt_at(s: &str, at_byte: usize, width: usize) -> String {
     out
 }
 
-pub fn excerpt(s: &str) -> String {
+pub(crate) fn excerpt(s: &str) -> String {
     excerpt_at(s, 0, 80)
 }
 
 /// The prose of a chunk text: fenced code blocks and inline code spans removed.
-pub fn prose(text: &str) -> String {
+pub(crate) fn prose(text: &str) -> String {
     static INLINE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"``[^`]*``|`[^`\n]*`").unwrap());
     let mut out = String::new();
     let mut fence: Option<usize> = None;
@@ -249,7 +246,7 @@ fn is_continuation(c: char) -> bool {
 /// or two or more CP1256 pairs (ط/ظ followed by a continuation byte's CP1256 reading) each
 /// followed by another such pair. Arabic read as CP1256 is pair after pair (ط§ظ„ظƒطھط§ط¨),
 /// while prose has a word ending in ط or ظ before a quote or a dash (”فقط“).
-pub fn mojibake(s: &str) -> Option<usize> {
+pub(crate) fn mojibake(s: &str) -> Option<usize> {
     let chars: Vec<(usize, char)> = s.char_indices().collect();
     let (mut latin, mut arabic) = (Vec::new(), Vec::new());
     let lead = |k: usize| chars.get(k).is_some_and(|&(_, c)| c == 'ط' || c == 'ظ');
@@ -281,7 +278,7 @@ static ESCAPED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|&#[0-9]{2,7};|&#[xX][0-9A-Fa-f]{2,6};|&(?:quot|amp|lt|gt|apos|nbsp|laquo|raquo|hellip|mdash|ndash|lsquo|rsquo|ldquo|rdquo|copy|reg|shy|zwj|zwnj|rlm|lrm);").unwrap()
 });
 
-pub fn escaped(prose: &str) -> Option<usize> {
+pub(crate) fn escaped(prose: &str) -> Option<usize> {
     ESCAPED.find(prose).map(|m| m.start())
 }
 
@@ -300,7 +297,7 @@ static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
-pub fn markup(prose: &str) -> Option<usize> {
+pub(crate) fn markup(prose: &str) -> Option<usize> {
     MARKUP.find(prose).map(|m| m.start())
 }
 
@@ -371,7 +368,7 @@ impl Tally {
 
 /// Runs every check over the records of one build. `verify_problems` is what
 /// `artifacts::verify::verify` reported for it.
-pub fn check(
+pub(crate) fn check(
     records: &[ChunkRecord],
     verify_problems: &[Problem],
     cx: &Context,
@@ -670,7 +667,7 @@ fn boilerplate_of_library<'r>(
 
 /// Whether rebuilding the same inputs gives the same corpus version.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Determinism {
+pub(crate) struct Determinism {
     pub equal: bool,
     pub built: String,
     pub rebuilt: String,
@@ -679,7 +676,7 @@ pub struct Determinism {
 
 /// Everything `askzico inspect` reports.
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     pub corpus: String,
     pub corpus_version: String,
     pub environment: String,
@@ -698,7 +695,7 @@ pub struct Report {
 
 /// One kind of build warning (its code) and every warning of that kind.
 #[derive(Debug, Clone, Serialize)]
-pub struct WarningGroup {
+pub(crate) struct WarningGroup {
     pub code: String,
     pub count: usize,
     /// Each warning as `build --json` lists it (level, code, file, line, message, help).
@@ -706,7 +703,7 @@ pub struct WarningGroup {
 }
 
 /// A build's warnings grouped by kind, the most frequent first.
-pub fn warning_groups(problems: &crate::diag::Problems) -> Vec<WarningGroup> {
+pub(crate) fn warning_groups(problems: &crate::diag::Problems) -> Vec<WarningGroup> {
     problems
         .warning_groups()
         .into_iter()
@@ -720,7 +717,7 @@ pub fn warning_groups(problems: &crate::diag::Problems) -> Vec<WarningGroup> {
 
 /// Every chunk record a manifest names, read from `out`; unreadable lines are skipped here
 /// (the coverage check reports them).
-pub fn load_records(out: &Path, m: &Manifest) -> Vec<ChunkRecord> {
+pub(crate) fn load_records(out: &Path, m: &Manifest) -> Vec<ChunkRecord> {
     let mut recs = Vec::new();
     for a in m.artifacts_of(Kind::Chunks) {
         let Ok(text) = crate::artifacts::store::read_artifact_text(out, a) else {
@@ -736,7 +733,7 @@ pub fn load_records(out: &Path, m: &Manifest) -> Vec<ChunkRecord> {
 
 /// Another build's manifest and the output directory its paths resolve against: the
 /// manifest's directory, or its parent for `out/versions/<v>.json`.
-pub fn load_other(path: &Path) -> Result<(Manifest, PathBuf), Problem> {
+pub(crate) fn load_other(path: &Path) -> Result<(Manifest, PathBuf), Problem> {
     let m = read_manifest_file(path)?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let candidates = [

@@ -23,7 +23,7 @@ impl Rng {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct SampleItem {
+pub(crate) struct SampleItem {
     pub library: String,
     pub chunk_id: String,
     pub title: String,
@@ -47,7 +47,7 @@ fn trim_chars(s: &str, n: usize) -> String {
 
 /// `per_library` chunks of every library, drawn without replacement; the draw of a library
 /// depends only on the seed, the library id and its records (sorted by chunk_id).
-pub fn sample(records: &[ChunkRecord], per_library: usize, seed: u64) -> Vec<SampleItem> {
+pub(crate) fn sample(records: &[ChunkRecord], per_library: usize, seed: u64) -> Vec<SampleItem> {
     let mut by_lib: BTreeMap<&str, Vec<&ChunkRecord>> = BTreeMap::new();
     for r in records {
         by_lib.entry(&r.library).or_default().push(r);

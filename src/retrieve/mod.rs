@@ -6,11 +6,10 @@
 
 pub(crate) mod local;
 
-pub use askzico_core::search::{
-    Hit, Mode, QueryTerm, QueryWord, Ranked, Ranker, Ranking, Records, RetrievalSettings, ShardKey,
-    Shards, bm25, dates, rerank, word_score,
+pub(crate) use askzico_core::search::{
+    Hit, Mode, Ranked, Ranker, Ranking, Records, RetrievalSettings, ShardKey, Shards,
 };
-pub use askzico_core::tables::{ChunkInfo, Tables, chunk_date, date_of};
+pub(crate) use askzico_core::tables::{ChunkInfo, Tables, chunk_date, date_of};
 
 use std::path::Path;
 
@@ -54,7 +53,7 @@ pub struct SearchSettings<'a> {
 /// nearest a question, and a hit's lookup record. A build's output directory
 /// ([`Searcher::open`]) or a deployed version in Workers KV and Vectorize (`deploy::live`): the
 /// ranking is the same code over either.
-pub trait VersionStore {
+pub(crate) trait VersionStore {
     /// Term shard `shard` of `domain`'s lexical index.
     fn lex_shard(&self, domain: &str, shard: usize) -> Result<LexShard, Problem>;
     /// The term shards a plan names, each read once (a store may read several in one request).
@@ -74,7 +73,7 @@ pub trait VersionStore {
 
 /// One version, loaded for querying: the core's ranker over its tables, and the store of the
 /// rest.
-pub struct Searcher<'a> {
+pub(crate) struct Searcher<'a> {
     pub manifest: Manifest,
     ranker: Ranker<'a>,
     embedding: &'a crate::embed::EmbedSettings,
@@ -89,7 +88,11 @@ impl From<askzico_core::Error> for Problem {
 
 impl<'a> Searcher<'a> {
     /// The build in `out` that `manifest` names, read from its files.
-    pub fn open(cfg: SearchSettings<'a>, out: &Path, manifest: Manifest) -> Result<Self, Problem> {
+    pub(crate) fn open(
+        cfg: SearchSettings<'a>,
+        out: &Path,
+        manifest: Manifest,
+    ) -> Result<Self, Problem> {
         let ((chunks, lex_meta), store) = local::open(out, &manifest)?;
         Ok(Searcher::new(
             cfg,
@@ -101,7 +104,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// A version from its chunks, its domains' lexical metas and the store of the rest.
-    pub fn new(
+    pub(crate) fn new(
         cfg: SearchSettings<'a>,
         manifest: Manifest,
         chunks: std::collections::BTreeMap<String, ChunkInfo>,
@@ -129,28 +132,24 @@ impl<'a> Searcher<'a> {
     }
 
     /// Each chunk's facts (no evidence text).
-    pub fn chunks(&self) -> &std::collections::BTreeMap<String, ChunkInfo> {
+    pub(crate) fn chunks(&self) -> &std::collections::BTreeMap<String, ChunkInfo> {
         &self.ranker.tables.chunks
     }
 
-    pub fn domains(&self) -> impl Iterator<Item = &str> {
-        self.ranker.domains()
-    }
-
-    /// The question's words and what each expands to.
-    pub fn query_words(&self, question: &str) -> Vec<QueryWord> {
-        self.ranker.query_words(question)
-    }
-
     /// Ranked chunk IDs with scores, and whether each chunk's date is one the question names.
-    pub fn rank(&self, question: &str, domains: &[String], mode: Mode) -> Result<Ranked, Problem> {
+    pub(crate) fn rank(
+        &self,
+        question: &str,
+        domains: &[String],
+        mode: Mode,
+    ) -> Result<Ranked, Problem> {
         let scored = self.scored(question, domains, mode)?;
         let records = self.read_records(&scored.needs(&self.ranker, None))?;
         Ok(self.ranker.finish(scored, &records))
     }
 
     /// The top `k` hits, hydrated from lookup. An unhydratable ID is an invariant failure.
-    pub fn search(
+    pub(crate) fn search(
         &self,
         question: &str,
         domains: &[String],

@@ -25,7 +25,7 @@ use crate::engine::Engine;
 const DEBOUNCE: Duration = Duration::from_millis(50);
 const TICK: Duration = Duration::from_millis(2);
 
-pub struct WatchOptions {
+pub(crate) struct WatchOptions {
     pub config: PathBuf,
     /// `--sources DIR` instead of a config file (there is then no config to watch).
     pub sources: Option<PathBuf>,
@@ -41,7 +41,7 @@ pub struct WatchOptions {
 
 /// Why a watch could not go on. Ctrl-C ends it with `Ok`.
 #[derive(Debug, thiserror::Error)]
-pub enum WatchError {
+pub(crate) enum WatchError {
     /// The file watcher could not start.
     #[error("cannot watch files: {0}")]
     Start(notify::Error),
@@ -67,7 +67,7 @@ fn canonical(p: &Path) -> PathBuf {
 
 /// Runs until Ctrl-C; `report` shows each build. Problems of a config edit are printed here,
 /// and the last good build is kept.
-pub fn run(
+pub(crate) fn run(
     opts: &WatchOptions,
     report: impl Fn(&crate::engine::BuildReport, bool),
 ) -> Result<(), WatchError> {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Why a benchmark or the corpus generator stopped; the message follows `bench: `.
 #[derive(Debug, thiserror::Error)]
-pub enum BenchError {
+pub(crate) enum BenchError {
     /// A file or directory could not be read or written.
     #[error("{}: {source}", path.display())]
     File {
@@ -113,7 +113,7 @@ impl Rng {
 }
 
 /// Paragraphs of Arabic text from the licensed shared corpora.
-pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, BenchError> {
+pub(crate) fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, BenchError> {
     let mut pool = Vec::new();
     let read = |p: &Path| std::fs::read_to_string(p).map_err(BenchError::file(p));
     let syn: serde_json::Value = serde_json::from_str(&read(
@@ -156,12 +156,17 @@ pub fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, BenchError> {
 /// again instead of being measured as if it were today's. Each section has one to three
 /// paragraphs, so 10k documents are about 110 MB, the size the performance figures are
 /// quoted at.
-pub const GENERATOR_VERSION: u32 = 2;
+pub(crate) const GENERATOR_VERSION: u32 = 2;
 
 /// Writes `docs` documents and a corpus.toml into `dest`: a new or empty folder, or one it
 /// generated before (`CORPUS_MARKER`); any other is refused before anything is written, and
 /// no write follows a link out of `dest`.
-pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u64, BenchError> {
+pub(crate) fn generate(
+    corpora: &Path,
+    dest: &Path,
+    docs: usize,
+    seed: u64,
+) -> Result<u64, BenchError> {
     claim_corpus_dir(dest)?;
     for dir in ["md", "mdx", "html"] {
         askzico::artifacts::marker::real_dirs_under(dest, &Path::new("sources").join(dir)).map_err(
@@ -200,7 +205,7 @@ pub fn generate(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> Result<u
 
 /// The file that makes a folder a generated corpus: `generate` writes there only when the
 /// folder is new, empty or holds this file with this text.
-pub const CORPUS_MARKER: &str = ".askzico-bench-corpus";
+pub(crate) const CORPUS_MARKER: &str = ".askzico-bench-corpus";
 const CORPUS_MARKER_TEXT: &str = "askzico bench corpus\n\nEverything here was written by `askzico-bench corpus` and is made again by it.\n";
 
 /// Makes `dest` the generator's: a new or empty folder is marked before the first file is

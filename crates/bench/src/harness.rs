@@ -13,7 +13,7 @@ use crate::corpus::{self, BenchError};
 use askzico::timings;
 
 /// What to run.
-pub struct BenchOptions {
+pub(crate) struct BenchOptions {
     pub sizes: Vec<usize>,
     pub runs: usize,
     pub seed: u64,
@@ -25,7 +25,7 @@ pub struct BenchOptions {
 
 /// Median, min and max of a series.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub median: f64,
     pub min: f64,
     pub max: f64,
@@ -33,7 +33,7 @@ pub struct Summary {
 
 impl Summary {
     /// `None` for an empty series; the median of an even count is the mean of the middle two.
-    pub fn of(values: &[f64]) -> Option<Summary> {
+    pub(crate) fn of(values: &[f64]) -> Option<Summary> {
         if values.is_empty() {
             return None;
         }
@@ -55,7 +55,7 @@ impl Summary {
 
 /// One build in a fresh process, measured.
 #[derive(Debug, Clone, Serialize)]
-pub struct Run {
+pub(crate) struct Run {
     pub wall_ms: f64,
     pub user_ms: f64,
     pub sys_ms: f64,
@@ -68,7 +68,7 @@ pub struct Run {
 
 /// The summaries of several runs of one kind.
 #[derive(Debug, Clone, Serialize)]
-pub struct Series {
+pub(crate) struct Series {
     pub runs: usize,
     pub wall_ms: Summary,
     pub cpu_ms: Summary,
@@ -82,7 +82,7 @@ pub struct Series {
 }
 
 impl Series {
-    pub fn of(runs: &[Run], source_bytes: u64) -> Option<Series> {
+    pub(crate) fn of(runs: &[Run], source_bytes: u64) -> Option<Series> {
         let col = |f: &dyn Fn(&Run) -> f64| Summary::of(&runs.iter().map(f).collect::<Vec<_>>());
         let stat = |k: &str| col(&|r: &Run| r.stats[k].as_f64().unwrap_or(0.0));
         let mut stages = serde_json::Map::new();
@@ -119,7 +119,7 @@ impl Series {
 
 /// The report of one corpus size.
 #[derive(Debug, Clone, Serialize)]
-pub struct SizeReport {
+pub(crate) struct SizeReport {
     pub docs: usize,
     pub seed: u64,
     pub files: usize,
@@ -135,7 +135,7 @@ pub struct SizeReport {
 
 /// What `build --watch` reported (`--stats-json`) for a series of saves of one file.
 #[derive(Debug, Clone, Serialize)]
-pub struct WatchSeries {
+pub(crate) struct WatchSeries {
     pub saves: usize,
     /// `ms` of each save's stats line: from the first change event to the manifest rename.
     pub ms: Summary,
@@ -148,19 +148,22 @@ const WATCH_SAVES: usize = 10;
 
 /// The whole report (`--json`).
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     pub cpus: usize,
     pub note: &'static str,
     pub sizes: Vec<SizeReport>,
 }
 
-pub const NOTE: &str = "each build is a fresh process; cold = a new, empty out dir and caches (sources may be in the OS page cache; \
+pub(crate) const NOTE: &str = "each build is a fresh process; cold = a new, empty out dir and caches (sources may be in the OS page cache; \
 outputs are deleted after the last size's last build; dirty pages are flushed and earlier runs' outputs dropped from \
 the page cache before each cold build); \
 stage times are thread-time summed over threads (they can exceed the wall time); cpu = user + sys";
 
 /// Runs the benchmark; `progress` receives one line per step.
-pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Report, BenchError> {
+pub(crate) fn run(
+    opts: &BenchOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Report, BenchError> {
     let exe = opts.askzico.clone();
     let mut sizes = Vec::new();
     let result = opts
@@ -453,7 +456,7 @@ fn corpus_dir(
 
 /// The original bytes of the source the edit and watch runs change, kept in the corpus directory
 /// (outside `sources/`) while they run.
-pub const EDIT_ORIGINAL: &str = "edited-source.orig";
+pub(crate) const EDIT_ORIGINAL: &str = "edited-source.orig";
 
 /// Drops every file under `dir` from the page cache (best effort: `POSIX_FADV_DONTNEED`, which
 /// drops clean pages only; the files stay on disk).
@@ -509,7 +512,7 @@ fn first_source(dir: &Path) -> Result<PathBuf, BenchError> {
 }
 
 /// `/proc/loadavg`'s three averages, or `?` where there is none.
-pub fn load_average() -> String {
+pub(crate) fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg").map_or_else(
         |_| "?".into(),
         |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
@@ -629,7 +632,7 @@ fn wait4(pid: u32) -> Result<Exited, BenchError> {
 }
 
 /// The human report: one table per size.
-pub fn render_table(r: &Report) -> String {
+pub(crate) fn render_table(r: &Report) -> String {
     let mut s = String::new();
     for z in &r.sizes {
         s.push_str(&format!(
@@ -697,7 +700,7 @@ struct SummaryIn {
 }
 
 /// `median [min–max]unit`, or just `median unit` when all runs agree; whole numbers from 100 up.
-pub fn fmt(s: &Summary, unit: &str) -> String {
+pub(crate) fn fmt(s: &Summary, unit: &str) -> String {
     let n = |x: f64| {
         if x.abs() >= 100.0 {
             format!("{x:.0}")

@@ -9,6 +9,8 @@
 //! The corpus is made from `../shared/corpora`, read at run time; nothing generated is
 //! committed.
 
+#![warn(unreachable_pub)]
+
 mod corpus;
 mod harness;
 mod micro;

@@ -37,7 +37,7 @@ use askzico::normalize::{self, Rules};
 use askzico::text::Text;
 
 /// The components, in the table's order.
-pub const COMPONENTS: [&str; 7] = [
+pub(crate) const COMPONENTS: [&str; 7] = [
     "chunk",
     "normalize (build)",
     "search_text",
@@ -48,7 +48,7 @@ pub const COMPONENTS: [&str; 7] = [
 ];
 
 /// What to measure.
-pub struct MicroOptions {
+pub(crate) struct MicroOptions {
     pub config: PathBuf,
     pub runs: usize,
     /// Only these components (all when empty).
@@ -57,7 +57,7 @@ pub struct MicroOptions {
 
 /// One component on one set.
 #[derive(Debug, Clone, Serialize)]
-pub struct Measure {
+pub(crate) struct Measure {
     pub component: &'static str,
     /// Source megabytes per second of this thread's CPU time (bytes of text given to the
     /// component): the per-core figure.
@@ -70,7 +70,7 @@ pub struct Measure {
 
 /// One set of documents.
 #[derive(Debug, Clone, Serialize)]
-pub struct SetReport {
+pub(crate) struct SetReport {
     pub set: &'static str,
     pub docs: usize,
     pub chunks: usize,
@@ -81,7 +81,7 @@ pub struct SetReport {
 
 /// The whole report (`--json`).
 #[derive(Debug, Clone, Serialize)]
-pub struct MicroReport {
+pub(crate) struct MicroReport {
     pub config: String,
     pub runs: usize,
     pub threads: usize,
@@ -91,7 +91,7 @@ pub struct MicroReport {
     pub sets: Vec<SetReport>,
 }
 
-pub const NOTE: &str = "single thread; MB/s = megabytes of source text given to the component per second of the thread's CPU time \
+pub(crate) const NOTE: &str = "single thread; MB/s = megabytes of source text given to the component per second of the thread's CPU time \
 (wall MB/s: per second of wall time), median [min-max] over runs after one warm-up run; extraction is done once beforehand and not timed";
 
 const SETS: [&str; 4] = ["diacritized", "prose", "mixed", "all"];
@@ -106,7 +106,7 @@ struct Doc {
 
 /// Runs the micro-benchmark on the documents of `cfg` (loaded from `opts.config`); `progress`
 /// receives one line per step.
-pub fn run(
+pub(crate) fn run(
     opts: &MicroOptions,
     cfg: &Config,
     progress: &mut dyn FnMut(&str),
@@ -378,7 +378,7 @@ fn thread_cpu_secs() -> f64 {
 }
 
 /// The human report: one table, a row per component and set.
-pub fn render_table(r: &MicroReport) -> String {
+pub(crate) fn render_table(r: &MicroReport) -> String {
     let mut s = format!(
         "\n{} — single thread, {} runs; load average {} before, {} after\n\n| set | docs | chunks | MB | component | MB/s (CPU) | wall MB/s | CPU ms |\n|---|---|---|---|---|---|---|---|\n",
         r.config, r.runs, r.load_average_before, r.load_average_after

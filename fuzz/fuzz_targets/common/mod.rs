@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use askzico::compile::compile_file;
 use askzico::chunk::{ChunkSettings, ChunkSpan, chunk};
 use askzico::config::Config;
-use askzico::embed::HashEmbedder;
+use askzico::HashEmbedder;
 use askzico::extract::{Body, BlockKind, Format, extract};
 
 /// The sample project's config (its library roots must exist: they are the repo's `sources/`).

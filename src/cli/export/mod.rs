@@ -22,7 +22,7 @@ use crate::deploy::upload;
 use crate::diag::Problem;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum ExportFormat {
+pub(crate) enum ExportFormat {
     Vectorize,
     Kv,
 }
@@ -39,7 +39,7 @@ const KV_PAIRS_PER_FILE: usize = 10_000;
 const KV_BYTES_PER_FILE: usize = 100_000_000;
 
 #[derive(clap::Args, Debug)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     #[command(flatten)]
     pub at: BuildLocation,
     /// `vectorize` (NDJSON for `wrangler vectorize upsert`) or `kv` (JSON for `wrangler kv bulk put`).
@@ -57,7 +57,7 @@ pub struct ExportArgs {
     pub since: Option<std::path::PathBuf>,
 }
 
-pub fn run(args: ExportArgs) -> Outcome {
+pub(crate) fn run(args: ExportArgs) -> Outcome {
     let ExportArgs {
         ref at,
         format,

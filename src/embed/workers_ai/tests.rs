@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::embed::HashEmbedder;
+use crate::http::DEFAULT_API_BASE;
 use std::sync::Arc;
 use std::time::Instant;
 
