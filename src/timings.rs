@@ -1,5 +1,6 @@
-//! timings: opt-in time per build stage, for `askzico bench`. Set `ASKZICO_STAGE_TIMES=1` and
-//! `build` prints one JSON line on stderr at exit: nanoseconds per stage.
+//! timings: opt-in time per build stage, for `askzico-bench builds`. Set
+//! `ASKZICO_STAGE_TIMES=1` and `build` prints one JSON line on stderr at exit: nanoseconds per
+//! stage.
 //!
 //! A stage is timed by a guard (`let _t = timings::start(Stage::Chunk);`). Guards nest: an inner
 //! stage pauses the outer one on its thread, so each nanosecond counts for exactly one stage

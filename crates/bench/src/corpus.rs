@@ -152,7 +152,7 @@ pub(crate) fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, BenchError> 
 }
 
 /// The generator's version: any change to what `generate` writes for a seed bumps it, so a
-/// corpus kept from an older generator (`askzico bench` keeps them by size and seed) is made
+/// corpus kept from an older generator (`askzico-bench builds` keeps them by size and seed) is made
 /// again instead of being measured as if it were today's. Each section has one to three
 /// paragraphs, so 10k documents are about 110 MB, the size the performance figures are
 /// quoted at.

@@ -1,4 +1,4 @@
-//! The benchmark harness behind `askzico bench`: per corpus size, cold builds, a no-op rebuild
+//! The benchmark harness behind `askzico-bench builds`: per corpus size, cold builds, a no-op rebuild
 //! and one-file edits, each in a fresh process (this executable, `build --stats-json`), measured
 //! from outside (wall time; peak RSS and user+sys CPU from `wait4`) and from inside (stage
 //! thread-times, `ASKZICO_STAGE_TIMES=1`, see `timings`). Reports medians with min and max.

@@ -1,4 +1,4 @@
-//! `askzico bench --micro`: single-thread throughput of the per-document stages on real
+//! `askzico-bench micro`: single-thread throughput of the per-document stages on real
 //! extracted documents. The documents of a corpus (by default `examples/shared-corpora`, the
 //! shared Arabic corpora read at run time) are discovered, read and extracted once, untimed; then
 //! each component runs over all of them on this thread, several times, and reports source

@@ -54,7 +54,7 @@ pub struct ChunkFields {
 }
 
 /// Everything the build derives from one chunk's text for lexical search (the `normalize`
-/// stage; `askzico bench --micro` measures this function). `title` and `headings` give the
+/// stage; `askzico-bench micro` measures this function). `title` and `headings` give the
 /// context tokens; `article_stems` adds their light stems and stem keys (`[aliases]
 /// article_stems`).
 pub fn chunk_fields(
