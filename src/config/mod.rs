@@ -366,13 +366,15 @@ impl Config {
     }
 
     /// What a query over a built version needs (`query`, `eval`, `rules check`).
-    pub fn search_settings(&self) -> crate::retrieve::SearchSettings<'_> {
+    pub(crate) fn search_settings(&self) -> crate::retrieve::SearchSettings<'_> {
         crate::retrieve::SearchSettings {
-            retrieval: &self.retrieval,
-            normalize: &self.normalize,
-            aliases: &self.aliases,
-            article_stems: self.article_stems,
-            glossary: &self.glossary,
+            ranking: askzico_core::search::Settings {
+                retrieval: &self.retrieval,
+                normalize: &self.normalize,
+                aliases: &self.aliases,
+                article_stems: self.article_stems,
+                glossary: &self.glossary,
+            },
             embedding: &self.embedding,
         }
     }

@@ -36,17 +36,12 @@ impl From<ModeArg> for Mode {
     }
 }
 
-/// The settings a query reads, borrowed from the corpus's (`Config::search_settings`).
+/// The settings a query reads, borrowed from the corpus's (`Config::search_settings`): the
+/// core's ranking settings and the embedding provider that embeds the question.
 #[derive(Debug, Clone, Copy)]
-pub struct SearchSettings<'a> {
-    pub retrieval: &'a RetrievalSettings,
-    pub normalize: &'a crate::normalize::Rules,
-    pub aliases: &'a crate::normalize::aliases::AliasTable,
-    /// `[aliases] article_stems`: article and light stems as additive query terms.
-    pub article_stems: bool,
-    /// The bilingual glossary (shipped terms and `[[glossary]]`).
-    pub glossary: &'a crate::normalize::glossary::Glossary,
-    pub embedding: &'a crate::embed::EmbedSettings,
+pub(crate) struct SearchSettings<'a> {
+    pub(crate) ranking: askzico_core::search::Settings<'a>,
+    pub(crate) embedding: &'a crate::embed::EmbedSettings,
 }
 
 /// Where a [`Searcher`] reads what it does not hold: a domain's lexical term shards, the vectors
@@ -116,16 +111,9 @@ impl<'a> Searcher<'a> {
             chunks,
             lex_meta,
         };
-        let settings = askzico_core::search::Settings {
-            retrieval: cfg.retrieval,
-            normalize: cfg.normalize,
-            aliases: cfg.aliases,
-            article_stems: cfg.article_stems,
-            glossary: cfg.glossary,
-        };
         Searcher {
             manifest,
-            ranker: Ranker::new(settings, tables),
+            ranker: Ranker::new(cfg.ranking, tables),
             embedding: cfg.embedding,
             store,
         }

@@ -241,9 +241,9 @@ impl<'a> Ranker<'a> {
 
     /// Step 3 without the hits: every candidate ranked (the second stage reads the records of
     /// [`Scored::needs`]`(None)`).
-    pub fn finish(&self, scored: Scored, records: &Records) -> Ranked {
+    pub fn finish(&self, mut scored: Scored, records: &Records) -> Ranked {
         let lex = self.rerank(
-            scored.lex.clone(),
+            std::mem::take(&mut scored.lex),
             &scored.plan.words,
             &scored.idfs,
             scored.rerank,
