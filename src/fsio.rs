@@ -53,7 +53,7 @@ impl ReadError {
 }
 
 /// A byte count as people say it: `16 MiB`, `1 GiB`, `300 bytes`.
-pub fn size(bytes: u64) -> String {
+pub(crate) fn size(bytes: u64) -> String {
     const KIB: u64 = 1024;
     match bytes {
         b if b >= 1024 * MIB && b % (1024 * MIB) == 0 => format!("{} GiB", b / (1024 * MIB)),
@@ -93,7 +93,7 @@ fn kind_of(t: std::fs::FileType) -> Option<&'static str> {
 /// Opens `path` with `opts` if it is a regular file. The type is checked before opening (so a
 /// device is never opened) and again on the open file (the path may have changed between); the
 /// open itself is non-blocking, so a FIFO swapped in between never hangs it.
-pub fn open_regular(path: &Path, opts: &mut OpenOptions) -> Result<File, ReadError> {
+pub(crate) fn open_regular(path: &Path, opts: &mut OpenOptions) -> Result<File, ReadError> {
     match std::fs::metadata(path) {
         Ok(m) => {
             if let Some(kind) = kind_of(m.file_type()) {
@@ -119,7 +119,7 @@ pub fn open_regular(path: &Path, opts: &mut OpenOptions) -> Result<File, ReadErr
 
 /// The rest of an open file, at most `cap` bytes; more is `TooLarge`, and no more than
 /// `cap + 1` bytes are ever held.
-pub fn read_open_capped(file: &File, cap: u64) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_open_capped(file: &File, cap: u64) -> Result<Vec<u8>, ReadError> {
     let len = file.metadata()?.len();
     if len > cap {
         return Err(ReadError::TooLarge { cap });
@@ -146,7 +146,7 @@ pub fn read_capped_string(path: &Path, cap: u64) -> Result<String, ReadError> {
 
 /// Resolves `p` as the file system will once its missing directories are made: absolute, the
 /// symlinks of its existing part resolved, `.` and `..` of the rest applied.
-pub fn resolve(p: &Path) -> PathBuf {
+pub(crate) fn resolve(p: &Path) -> PathBuf {
     let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let mut cur = PathBuf::new();
     let mut exists = true;

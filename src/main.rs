@@ -15,9 +15,5 @@ fn main() {
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
     }
-    let code = askzico::cli::main();
-    // Files still queued for the writer threads (caches saved after a failed build) reach the
-    // disk before the process ends.
-    askzico::artifacts::writer::all_written();
-    std::process::exit(code);
+    std::process::exit(askzico::run());
 }

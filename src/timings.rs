@@ -80,7 +80,7 @@ thread_local! {
     static CURRENT: Cell<Option<(Stage, Instant)>> = const { Cell::new(None) };
 }
 
-pub fn enabled() -> bool {
+pub(crate) fn enabled() -> bool {
     *ENABLED
 }
 
@@ -93,7 +93,7 @@ fn add(stage: Stage, since: Instant, now: Instant) {
 
 /// Times `stage` until the guard drops.
 #[must_use = "the stage is timed until the guard drops"]
-pub fn start(stage: Stage) -> Guard {
+pub(crate) fn start(stage: Stage) -> Guard {
     if !enabled() {
         return Guard {
             parent: None,
@@ -112,17 +112,17 @@ pub fn start(stage: Stage) -> Guard {
 }
 
 /// `f`, timed as `stage`.
-pub fn timed<T>(stage: Stage, f: impl FnOnce() -> T) -> T {
+pub(crate) fn timed<T>(stage: Stage, f: impl FnOnce() -> T) -> T {
     let _t = start(stage);
     f()
 }
 
 /// blake3 of `bytes`, timed as `hash`.
-pub fn blake3(bytes: &[u8]) -> blake3::Hash {
+pub(crate) fn blake3(bytes: &[u8]) -> blake3::Hash {
     timed(Stage::Hash, || blake3::hash(bytes))
 }
 
-pub struct Guard {
+pub(crate) struct Guard {
     parent: Option<Stage>,
     on: bool,
 }
@@ -141,7 +141,7 @@ impl Drop for Guard {
 }
 
 /// Nanoseconds per stage so far, in `STAGES` order.
-pub fn totals() -> Vec<(&'static str, u64)> {
+pub(crate) fn totals() -> Vec<(&'static str, u64)> {
     STAGES
         .iter()
         .map(|s| (s.name(), TOTALS[*s as usize].load(Ordering::Relaxed)))
@@ -149,7 +149,7 @@ pub fn totals() -> Vec<(&'static str, u64)> {
 }
 
 /// The JSON line `build` prints on stderr when timing is on: `{"stage_ns": {"read": …, …}}`.
-pub fn json_line() -> String {
+pub(crate) fn json_line() -> String {
     let m: serde_json::Map<String, serde_json::Value> = totals()
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.into()))

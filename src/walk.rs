@@ -12,7 +12,7 @@ use std::path::Path;
 /// whether or not `dir` is a git checkout. Only entries under `root` (`dir` or a folder in it)
 /// are listed, with the ignore files of `dir` and the folders between applied. `skip` (the build's
 /// output directory, as the walk names it) is not entered: a build never reads its own output.
-pub fn site_walk(dir: &Path, root: &Path, skip: Option<&Path>) -> ignore::Walk {
+pub(crate) fn site_walk(dir: &Path, root: &Path, skip: Option<&Path>) -> ignore::Walk {
     let root = root.to_path_buf();
     let skip = skip.map(Path::to_path_buf);
     ignore::WalkBuilder::new(dir)

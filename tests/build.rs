@@ -196,10 +196,10 @@ fn verify_catches_an_unhydratable_vector_id() {
     a["blake3"] = blake3::hash(new.as_bytes()).to_hex().to_string().into();
     a["bytes"] = (new.len() as u64).into();
     a["records"] = (lines.len() as u64).into();
-    let entries: Vec<askzico::artifacts::manifest::ArtifactEntry> =
+    let entries: Vec<askzico::ArtifactEntry> =
         serde_json::from_value(serde_json::Value::Array(arts.clone())).unwrap();
     let fp = m["settings"]["fingerprint"].as_str().unwrap().to_string();
-    m["corpus_version"] = askzico::artifacts::manifest::corpus_version(&fp, &entries).into();
+    m["corpus_version"] = askzico::corpus_version(&fp, &entries).into();
     std::fs::write(
         out.join("manifest.json"),
         serde_json::to_vec_pretty(&m).unwrap(),
@@ -404,8 +404,8 @@ fn init_scaffolds_a_project_that_builds() {
 /// document the meta does not list is an invariant failure, and so is a malformed list.
 #[test]
 fn verify_rejects_lexical_postings_outside_the_document_table() {
-    use askzico::artifacts::lexical::LexShard;
-    use askzico::artifacts::manifest::corpus_version;
+    use askzico::LexShard;
+    use askzico::corpus_version;
     let p = sample_project();
     let o = run(bin().current_dir(p.path()).arg("build"));
     assert!(o.status.success(), "{}", stderr(&o));
@@ -414,11 +414,11 @@ fn verify_rejects_lexical_postings_outside_the_document_table() {
         ("ordinal", "does not list"),
         ("malformed", "not a multiple"),
     ] {
-        let mut m = askzico::artifacts::store::read_manifest(&out, None).unwrap();
+        let mut m = askzico::read_manifest(&out, None).unwrap();
         let i = m
             .artifacts
             .iter()
-            .position(|a| a.kind == askzico::artifacts::Kind::Lexical && !a.path.contains("/meta."))
+            .position(|a| a.kind == askzico::ArtifactKind::Lexical && !a.path.contains("/meta."))
             .expect("a term shard");
         let path = out.join(&m.artifacts[i].path);
         let original = std::fs::read(&path).unwrap();

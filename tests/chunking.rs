@@ -4,10 +4,10 @@
 
 mod common;
 
-use askzico::chunk::chunk;
-use askzico::config::Config;
-use askzico::discover::discover;
-use askzico::extract::{BlockKind, extract};
+use askzico::Config;
+use askzico::chunk;
+use askzico::discover;
+use askzico::{BlockKind, extract};
 use common::*;
 
 #[test]
@@ -127,7 +127,7 @@ fn react_components_keep_their_prose_and_code_blocks_stay_whole() {
     let ex = extract(
         "learn/your-first-component.md",
         src.as_bytes(),
-        askzico::extract::Format::Mdx,
+        askzico::Format::Mdx,
         &lib.compile_settings().extract,
     );
     assert!(
@@ -184,7 +184,7 @@ fn react_components_keep_their_prose_and_code_blocks_stay_whole() {
         .body
         .blocks
         .iter()
-        .filter(|b| b.kind == askzico::extract::BlockKind::Code)
+        .filter(|b| b.kind == askzico::BlockKind::Code)
     {
         let holders = chunks
             .iter()
@@ -212,7 +212,7 @@ fn eis1600_article_chunks_hold_the_body_and_no_chrome() {
     let ex = extract(
         "p/description-of-the-project/index.html",
         src.as_bytes(),
-        askzico::extract::Format::Html,
+        askzico::Format::Html,
         &lib.compile_settings().extract,
     );
     let doc = &ex.docs[0];

@@ -570,7 +570,7 @@ fn an_export_whose_build_is_collected_under_it_says_the_build_changed() {
             .status
             .success()
     );
-    let started = askzico::artifacts::store::read_manifest(&out, None).unwrap();
+    let started = askzico::read_manifest(&out, None).unwrap();
     let faq = p.path().join("sources/articles/faq.md");
     let text = std::fs::read_to_string(&faq).unwrap();
     std::fs::write(&faq, format!("{text}\n\nفقرة جديدة عن جمع المخلفات.\n")).unwrap();
@@ -591,9 +591,9 @@ fn an_export_whose_build_is_collected_under_it_says_the_build_changed() {
     );
 
     // The version in place, with one of its chunk files deleted by hand: a damaged build.
-    let now = askzico::artifacts::store::read_manifest(&out, None).unwrap();
+    let now = askzico::read_manifest(&out, None).unwrap();
     let chunks = now
-        .artifacts_of(askzico::artifacts::Kind::Chunks)
+        .artifacts_of(askzico::ArtifactKind::Chunks)
         .next()
         .unwrap();
     std::fs::remove_file(out.join(&chunks.path)).unwrap();

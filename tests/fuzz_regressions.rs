@@ -6,9 +6,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use askzico::chunk::{ChunkSettings, chunk};
-use askzico::config::Config;
-use askzico::extract::{BlockKind, Format, extract};
+use askzico::Config;
+use askzico::{BlockKind, Format, extract};
+use askzico::{ChunkSettings, chunk};
 use common::*;
 
 /// (file, format, library of the sample project that reads that format)

@@ -5,9 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use askzico::extract::html::readable::{
-    BlockKind, HtmlOutcome, arabic_script_majority, doc_text, extract_html,
-};
+use askzico::{BlockKind, HtmlOutcome, arabic_script_majority, doc_text, extract_html};
 
 mod common;
 

@@ -8,9 +8,9 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use askzico::config::Config;
-use askzico::engine::BuildRequest;
-use askzico::engine::Engine;
+use askzico::BuildRequest;
+use askzico::Config;
+use askzico::Engine;
 use common::*;
 use proptest::prelude::*;
 
@@ -224,7 +224,7 @@ fn a_no_op_of_a_build_with_warnings_reads_no_source_and_shows_them_again() {
     .unwrap();
     let cfg = || Config::load(&p.path().join("corpus.toml")).unwrap();
     std::thread::sleep(Duration::from_millis(2100));
-    let headlines = |rep: &askzico::engine::BuildReport| -> Vec<(String, serde_json::Value)> {
+    let headlines = |rep: &askzico::BuildReport| -> Vec<(String, serde_json::Value)> {
         rep.problems
             .0
             .iter()
@@ -806,8 +806,8 @@ kv_namespace_id = "ns1"
 
 /// Values a key of this kind may take in `settings_project` (some valid, some not: a config
 /// error, or a build that fails, must fail the same way incrementally and clean).
-fn candidates(key: &askzico::config::keys::Key) -> Vec<toml::Value> {
-    use askzico::config::keys::KeyKind;
+fn candidates(key: &askzico::Key) -> Vec<toml::Value> {
+    use askzico::KeyKind;
     use toml::Value as V;
     let s = |xs: &[&str]| {
         xs.iter()
@@ -937,7 +937,7 @@ fn incremental_equals_clean(root: &Path, out: &Path, cfg: &toml::Table, what: &s
     let ours = Engine::one_shot(config.clone()).build(&request(out));
     let fresh = tempfile::tempdir().unwrap();
     let theirs = Engine::one_shot(config).build(&request(fresh.path()));
-    let errors = |r: &askzico::engine::BuildReport| -> Vec<String> {
+    let errors = |r: &askzico::BuildReport| -> Vec<String> {
         let mut v: Vec<String> = r
             .problems
             .0
@@ -975,7 +975,7 @@ fn incremental_equals_clean(root: &Path, out: &Path, cfg: &toml::Table, what: &s
 /// to each of its candidate values: the build over the previous one equals a clean build.
 #[test]
 fn every_config_key_changed_alone_builds_as_clean() {
-    let keys = askzico::config::keys::keys();
+    let keys = askzico::config_keys();
     assert!(keys.len() > 80, "{} keys", keys.len());
     let dir = settings_project();
     let root = dir.path();
@@ -1011,7 +1011,7 @@ proptest! {
     /// equal to a clean build.
     #[test]
     fn random_config_changes_build_as_clean(steps in prop::collection::vec(prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), 0usize..3), 1..4), 1..4)) {
-        let keys = askzico::config::keys::keys();
+        let keys = askzico::config_keys();
         let dir = settings_project();
         let root = dir.path();
         let out = root.join("out");

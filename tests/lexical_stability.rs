@@ -7,8 +7,8 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use askzico::artifacts::lexical::shard_of;
 use askzico::normalize::loanword::latin_key;
+use askzico::shard_of;
 use common::*;
 
 const CONFIG: &str = r#"

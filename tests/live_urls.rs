@@ -5,8 +5,8 @@
 
 mod common;
 
-use askzico::compile::compile_file;
-use askzico::config::{Config, Format};
+use askzico::compile_file;
+use askzico::{Config, Format};
 use common::*;
 
 /// (library, source path in its root, live URL, where the live URL is established).

@@ -6,10 +6,10 @@ mod common;
 
 use std::fmt::Write;
 
-use askzico::chunk::chunk;
-use askzico::config::Config;
-use askzico::discover::discover;
-use askzico::extract::{BlockKind, extract};
+use askzico::Config;
+use askzico::chunk;
+use askzico::discover;
+use askzico::{BlockKind, extract};
 use common::repo;
 
 #[test]

@@ -4,8 +4,8 @@
 
 mod common;
 
-use askzico::chunk::ChunkSettings;
-use askzico::extract::{BlockKind, Body};
+use askzico::ChunkSettings;
+use askzico::{BlockKind, Body};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: (u16, u16, Vec<(u8, String)>)| {
@@ -24,6 +24,6 @@ fuzz_target!(|input: (u16, u16, Vec<(u8, String)>)| {
     }
     common::check_body(&body);
     let s = ChunkSettings { max_chars: usize::from(max % 2048), min_chars: usize::from(min % 1024) };
-    let chunks = askzico::chunk::chunk(&body, &s);
+    let chunks = askzico::chunk(&body, &s);
     common::check_chunks(&body, &chunks, &s);
 });

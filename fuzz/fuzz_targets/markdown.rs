@@ -4,7 +4,7 @@
 
 mod common;
 
-use askzico::extract::Format;
+use askzico::Format;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

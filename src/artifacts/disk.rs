@@ -53,7 +53,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// As `write_atomic`, with the data flushed to disk before the rename (for the manifest, so a
 /// power loss cannot leave a manifest naming files that never reached the disk).
-pub fn write_atomic_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_opts(path, bytes, true, None)
 }
 
@@ -62,7 +62,7 @@ pub fn write_atomic_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// once (a temp name and a rename change it twice, and concurrent writers contend for it) and a
 /// killed process leaves nothing behind. Anywhere else, or when the name is taken (a file of the
 /// wrong size), or the filesystem lacks `O_TMPFILE`: `write_atomic`.
-pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     if write_linked(path, bytes, None)? {
         return Ok(());
@@ -326,12 +326,12 @@ fn write_atomic_opts(
 /// The output directory's lock (`out/.askzico.lock`, an exclusive `flock`): a build holds it from
 /// its first artifact write to its manifest rename, `gc` throughout. Released on drop (and by
 /// the kernel when a process dies).
-pub struct OutLock {
+pub(crate) struct OutLock {
     _file: std::fs::File,
 }
 
 impl OutLock {
-    pub fn acquire(out: &Path) -> io::Result<OutLock> {
+    pub(crate) fn acquire(out: &Path) -> io::Result<OutLock> {
         use std::os::fd::AsRawFd;
         use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
         std::fs::create_dir_all(out)?;
@@ -385,7 +385,7 @@ impl OutLock {
 /// lock belongs: refused at once instead of waited on or written through.
 #[derive(Debug, thiserror::Error)]
 #[error("{} is {kind}, not askzico's lock file", path.display())]
-pub struct LockNotAFile {
+pub(crate) struct LockNotAFile {
     pub path: PathBuf,
     pub kind: &'static str,
 }
@@ -402,13 +402,13 @@ impl LockNotAFile {
     }
 
     /// The refusal carried inside a lock error, if it is one.
-    pub fn of(e: &io::Error) -> Option<&LockNotAFile> {
+    pub(crate) fn of(e: &io::Error) -> Option<&LockNotAFile> {
         e.get_ref()
             .and_then(|inner| inner.downcast_ref::<LockNotAFile>())
     }
 
     /// The diagnostic: which file, and the way out.
-    pub fn problem(&self) -> crate::diag::Problem {
+    pub(crate) fn problem(&self) -> crate::diag::Problem {
         crate::diag::Problem::error("lock", self.to_string())
             .in_file(self.path.display().to_string())
             .help(format!(
@@ -423,7 +423,7 @@ impl LockNotAFile {
 /// what a build killed between writing a temp file and renaming it leaves. Files of a live
 /// process (another build writing now) are kept. Best effort: errors are ignored. Linux only
 /// (liveness is read from /proc); elsewhere nothing is removed.
-pub fn remove_stale_temp_files(out: &Path) {
+pub(crate) fn remove_stale_temp_files(out: &Path) {
     if !Path::new("/proc/self").exists() {
         return;
     }

@@ -21,7 +21,7 @@ use crate::diag::Problem;
 const SWEPT: [&str; 4] = ["chunks", "lookup", "lexical", "vectors"];
 
 #[derive(Debug, Default, serde::Serialize)]
-pub struct GcReport {
+pub(crate) struct GcReport {
     pub versions_kept: Vec<String>,
     pub versions_removed: usize,
     pub files_removed: usize,
@@ -62,7 +62,7 @@ fn hash_matches_name(path: &Path, rel: &str) -> bool {
 }
 
 /// Runs gc on `out`; with `dry_run` nothing is removed and the report says what would be.
-pub fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
+pub(crate) fn gc(out: &Path, keep: usize, dry_run: bool) -> Result<GcReport, Problem> {
     // Before anything, even the lock file: only a directory askzico marked as its own.
     if !super::marker::is_marked(out) {
         return Err(fail(out, format!(

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::Kind;
 
-pub const MANIFEST_FORMAT: u32 = 1;
+pub(crate) const MANIFEST_FORMAT: u32 = 1;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ArtifactEntry {
@@ -52,7 +52,7 @@ pub struct Manifest {
 }
 
 /// blake3 over canonical JSON of the settings values (fingerprint excluded).
-pub fn fingerprint(values: &Map<String, Value>) -> String {
+pub(crate) fn fingerprint(values: &Map<String, Value>) -> String {
     let mut v = values.clone();
     v.remove("fingerprint");
     let bytes = serde_json::to_vec(&Value::Object(v)).expect("settings serialize");
@@ -135,7 +135,7 @@ impl Manifest {
 }
 
 /// File name of the manifest of an environment.
-pub fn manifest_file_name(env: Option<&str>) -> String {
+pub(crate) fn manifest_file_name(env: Option<&str>) -> String {
     match env {
         None => "manifest.json".into(),
         Some(e) => format!("manifest.{e}.json"),

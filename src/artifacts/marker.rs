@@ -5,13 +5,13 @@ use std::io::Read;
 use std::path::Path;
 
 /// The marker that makes a directory askzico's output directory (`out/.askzico`).
-pub const MARKER: &str = ".askzico";
+pub(crate) const MARKER: &str = ".askzico";
 
 /// The marker's fixed content: a directory is askzico's only when the file holds exactly this.
-pub const MARKER_TEXT: &str = "askzico output directory\n\nEverything here was written by `askzico build`. `askzico gc` deletes only in a\ndirectory holding this file, and only files a manifest of the directory names.\n";
+pub(crate) const MARKER_TEXT: &str = "askzico output directory\n\nEverything here was written by `askzico build`. `askzico gc` deletes only in a\ndirectory holding this file, and only files a manifest of the directory names.\n";
 
 /// Whether `dir` holds askzico's marker.
-pub fn is_marked(dir: &Path) -> bool {
+pub(crate) fn is_marked(dir: &Path) -> bool {
     let path = dir.join(MARKER);
     if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
         return false;

@@ -4,15 +4,15 @@
 //! `vectors` (the embedder's vectors, vector ID = chunk_id). The manifest names them all.
 
 mod disk;
-pub mod gc;
+pub(crate) mod gc;
 mod jsonl;
-pub mod lexical;
-pub mod manifest;
-pub mod marker;
-pub mod store;
-pub mod vectors;
-pub mod verify;
-pub mod writer;
+pub(crate) mod lexical;
+pub(crate) mod manifest;
+pub(crate) mod marker;
+pub(crate) mod store;
+pub(crate) mod vectors;
+pub(crate) mod verify;
+pub(crate) mod writer;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -56,7 +56,7 @@ pub struct BuiltDoc {
 /// A chunk record as stored in a chunks file (read side).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct ChunkRecord {
+pub(crate) struct ChunkRecord {
     pub doc_id: String,
     pub chunk_id: String,
     pub library: String,
@@ -71,7 +71,7 @@ pub struct ChunkRecord {
 }
 
 /// A KV hydration record (read side): the core's, which a runtime reads too.
-pub use askzico_core::tables::LookupRecord;
+pub(crate) use askzico_core::tables::LookupRecord;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "lowercase")]
@@ -97,7 +97,7 @@ impl Kind {
 /// only until the store writes them (`take_bytes`), so a build never keeps every artifact in
 /// memory, and memoized renders stay small.
 #[derive(Debug)]
-pub struct Rendered {
+pub(crate) struct Rendered {
     pub kind: Kind,
     /// Name before the content hash, e.g. `chunks/seneksar/000` or `lexical/faith/0003`.
     pub stem: String,
@@ -147,13 +147,13 @@ impl Eq for Rendered {}
 
 /// An artifact's name before its content hash (`<dir>/<name>.<hash>.<ext>`): `meta` or a
 /// lexical shard's number (`0003`).
-pub fn artifact_name(path: &str) -> &str {
+pub(crate) fn artifact_name(path: &str) -> &str {
     let file = path.rsplit('/').next().unwrap_or("");
     file.split('.').next().unwrap_or("")
 }
 
 impl Rendered {
-    pub fn new(
+    pub(crate) fn new(
         kind: Kind,
         stem: String,
         ext: &'static str,
@@ -178,7 +178,7 @@ impl Rendered {
     }
 
     /// The content-addressed path under `out/`: `<stem>.<first 16 hex of blake3>.<ext>`.
-    pub fn path_and_hash(&self) -> (String, String) {
+    pub(crate) fn path_and_hash(&self) -> (String, String) {
         (
             format!("{}.{}.{}", self.stem, &self.hash[..16], self.ext),
             self.hash.clone(),
@@ -186,19 +186,19 @@ impl Rendered {
     }
 
     /// A copy of the bytes, if the store has not taken them yet.
-    pub fn bytes(&self) -> Option<Vec<u8>> {
+    pub(crate) fn bytes(&self) -> Option<Vec<u8>> {
         self.body.lock().map(|b| b.clone()).unwrap_or(None)
     }
 
     /// The bytes, handed over once (to the store, which writes them).
-    pub fn take_bytes(&self) -> Option<Vec<u8>> {
+    pub(crate) fn take_bytes(&self) -> Option<Vec<u8>> {
         self.body.lock().ok().and_then(|mut b| b.take())
     }
 }
 
 /// Renders the chunks, lookup and vectors artifacts of one shard of a library's documents;
 /// `shard` names it (`seneksar/003`), so an edit rewrites only its own shard's files.
-pub fn render_library(
+pub(crate) fn render_library(
     library: &str,
     shard: &str,
     docs: &[&BuiltDoc],

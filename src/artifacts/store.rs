@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::Rendered;
-pub use super::disk::{
-    LockNotAFile, OutLock, remove_stale_temp_files, write_atomic, write_atomic_durable, write_new,
+pub use super::disk::write_atomic;
+pub(crate) use super::disk::{
+    LockNotAFile, OutLock, remove_stale_temp_files, write_atomic_durable, write_new,
 };
 use super::manifest::{ArtifactEntry, Manifest, manifest_file_name};
 use crate::diag::Problem;
@@ -46,7 +47,7 @@ fn store_new(path: PathBuf, bytes: Vec<u8>, key: String, known: &Known) -> io::R
 
 /// Best effort, for caches: the bytes `render` makes replace `path`, rendered and written on the
 /// writer thread (while the build goes on), or here when it is off.
-pub fn write_atomic_rendered(path: PathBuf, render: super::writer::Render) {
+pub(crate) fn write_atomic_rendered(path: PathBuf, render: super::writer::Render) {
     if let Err((path, render)) = super::writer::submit_render(path, render)
         && let Some(bytes) = render()
     {
@@ -57,7 +58,7 @@ pub fn write_atomic_rendered(path: PathBuf, render: super::writer::Render) {
 /// Waits for every file queued for the writer thread and returns the first failure; the
 /// artifacts that failed leave `known` (they are not on disk). The engine calls it before
 /// writing a manifest.
-pub fn finish_writes(known: &Known) -> io::Result<()> {
+pub(crate) fn finish_writes(known: &Known) -> io::Result<()> {
     let (failed, first) = known.writes.finish();
     if let Ok(mut k) = known.current.lock() {
         for key in &failed {
@@ -87,7 +88,7 @@ fn has_content(path: &Path, hash: &str, len: usize, sealed_at: Option<SystemTime
 /// When the last build in `out` sealed its work: the newest modification time of its
 /// manifests (`manifest.json`, `manifest.<env>.json`), each written last by a build. `None`
 /// when there is none.
-pub fn sealed_at(out: &Path) -> Option<SystemTime> {
+pub(crate) fn sealed_at(out: &Path) -> Option<SystemTime> {
     std::fs::read_dir(out)
         .ok()?
         .flatten()
@@ -104,7 +105,7 @@ pub fn sealed_at(out: &Path) -> Option<SystemTime> {
 /// up again), and those of the store under way. After a build the engine keeps only the latter,
 /// so a long `build --watch` holds one build's worth of paths.
 #[derive(Default)]
-pub struct Known {
+pub(crate) struct Known {
     /// When the build found in place sealed its manifest (`sealed_at`), read as a build starts.
     pub sealed_at: Option<SystemTime>,
     pub previous: std::collections::HashSet<String>,
@@ -115,7 +116,7 @@ pub struct Known {
 
 impl Known {
     /// Ends a build: its paths become the previous ones.
-    pub fn rotate(&mut self) {
+    pub(crate) fn rotate(&mut self) {
         self.previous = std::mem::take(self.current.get_mut().unwrap_or_else(|e| e.into_inner()));
     }
 }
@@ -123,7 +124,7 @@ impl Known {
 /// Stores rendered artifacts under `out` (in parallel), returning their manifest entries (in
 /// input order) and what was written. A written artifact's bytes are released (see
 /// `Rendered::take_bytes`).
-pub fn store_artifacts(
+pub(crate) fn store_artifacts(
     out: &Path,
     rendered: &[Rendered],
     known: &Known,
@@ -146,7 +147,7 @@ pub fn store_artifacts(
 }
 
 /// Stores one rendered artifact (see `store_artifacts`).
-pub fn store_one(
+pub(crate) fn store_one(
     out: &Path,
     r: &Rendered,
     known: &Known,
@@ -192,13 +193,13 @@ pub fn store_one(
 /// (someone deleted it): the engine then renders everything again.
 #[derive(Debug, thiserror::Error)]
 #[error("an artifact written earlier by this process is missing from disk: {}", path.display())]
-pub struct Gone {
+pub(crate) struct Gone {
     pub path: PathBuf,
 }
 
 impl Gone {
     /// Whether a store error is a `Gone` (carried inside the `io::Error`).
-    pub fn is(e: &io::Error) -> bool {
+    pub(crate) fn is(e: &io::Error) -> bool {
         e.get_ref().is_some_and(|inner| inner.is::<Gone>())
     }
 }
@@ -226,7 +227,7 @@ mod gone_tests {
 
 /// Writes the manifest: first its content-addressed copy `versions/<version>.json`, then the
 /// environment's `manifest[.env].json`, last.
-pub fn store_manifest(
+pub(crate) fn store_manifest(
     out: &Path,
     env: Option<&str>,
     m: &Manifest,
@@ -256,7 +257,7 @@ pub fn read_manifest(out: &Path, env: Option<&str>) -> Result<Manifest, Problem>
     read_manifest_file(&path)
 }
 
-pub fn read_manifest_file(path: &Path) -> Result<Manifest, Problem> {
+pub(crate) fn read_manifest_file(path: &Path) -> Result<Manifest, Problem> {
     let display = path.display().to_string();
     let bytes = crate::fsio::read_capped(path, crate::fsio::cap::MANIFEST).map_err(|e| {
         let help = match e {
@@ -289,7 +290,7 @@ pub fn read_manifest_file(path: &Path) -> Result<Manifest, Problem> {
 
 /// A manifest's artifact path: relative, `/`-separated, no empty, `.` or `..` segment, no
 /// control character.
-pub fn is_safe_artifact_path(p: &str) -> bool {
+pub(crate) fn is_safe_artifact_path(p: &str) -> bool {
     !p.is_empty()
         && !p.starts_with('/')
         && !p.contains('\\')
@@ -306,7 +307,7 @@ static REAL_DIRS: std::sync::LazyLock<std::sync::Mutex<rustc_hash::FxHashSet<Pat
 /// (relative, no `..`: `is_safe_artifact_path`) and no directory between `out` and the file is
 /// a symbolic link (one could lead the write anywhere; a missing one is made as a real
 /// directory). The last check before anything is written under `out/`.
-pub fn out_path(out: &Path, rel: &str) -> io::Result<PathBuf> {
+pub(crate) fn out_path(out: &Path, rel: &str) -> io::Result<PathBuf> {
     let refuse = |why: String| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -350,7 +351,7 @@ pub fn out_path(out: &Path, rel: &str) -> io::Result<PathBuf> {
 /// Why an artifact a manifest names cannot be read; the message reads after
 /// "cannot read <path>: ".
 #[derive(Debug, thiserror::Error)]
-pub enum ArtifactReadError {
+pub(crate) enum ArtifactReadError {
     #[error(
         "it is larger than the {recorded} bytes the manifest records (changed after the build)"
     )]
@@ -363,7 +364,7 @@ pub enum ArtifactReadError {
 
 /// An artifact a manifest names, read no further than the size the manifest records (a larger
 /// file was changed after the build).
-pub fn read_artifact(out: &Path, a: &ArtifactEntry) -> Result<Vec<u8>, ArtifactReadError> {
+pub(crate) fn read_artifact(out: &Path, a: &ArtifactEntry) -> Result<Vec<u8>, ArtifactReadError> {
     crate::fsio::read_capped(&out.join(&a.path), a.bytes).map_err(|e| match e {
         crate::fsio::ReadError::TooLarge { .. } => ArtifactReadError::Changed { recorded: a.bytes },
         e => ArtifactReadError::Read(e),
@@ -371,7 +372,10 @@ pub fn read_artifact(out: &Path, a: &ArtifactEntry) -> Result<Vec<u8>, ArtifactR
 }
 
 /// `read_artifact` of a text artifact (chunks, lookup).
-pub fn read_artifact_text(out: &Path, a: &ArtifactEntry) -> Result<String, ArtifactReadError> {
+pub(crate) fn read_artifact_text(
+    out: &Path,
+    a: &ArtifactEntry,
+) -> Result<String, ArtifactReadError> {
     String::from_utf8(read_artifact(out, a)?).map_err(ArtifactReadError::NotUtf8)
 }
 

@@ -7,7 +7,7 @@
 const MAGIC: &[u8; 8] = b"AZVEC001";
 
 /// Encodes the records into one buffer, sized up front from the iterator's lower bound.
-pub fn encode<'a>(
+pub(crate) fn encode<'a>(
     dims: usize,
     items: impl Iterator<Item = (&'a str, &'a [f32])>,
 ) -> (Vec<u8>, usize) {
@@ -30,14 +30,14 @@ pub fn encode<'a>(
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct VectorRecord {
+pub(crate) struct VectorRecord {
     pub id: String,
     pub values: Vec<f32>,
 }
 
 /// What is malformed in a vectors file (`record` counts from 0).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeError {
+pub(crate) enum DecodeError {
     #[error("not an askzico vectors file (bad magic)")]
     BadMagic,
     #[error("truncated at record {record}")]
@@ -53,7 +53,7 @@ pub enum DecodeError {
 }
 
 /// Decodes a vectors file into its dimensions and records; `Err` says what is malformed.
-pub fn decode(bytes: &[u8]) -> Result<(usize, Vec<VectorRecord>), DecodeError> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<(usize, Vec<VectorRecord>), DecodeError> {
     if bytes.len() < 16 || &bytes[..8] != MAGIC {
         return Err(DecodeError::BadMagic);
     }

@@ -13,7 +13,7 @@ use crate::diag::Problem;
 use crate::identity::MAX_ID_BYTES;
 
 /// Checks a build; an empty result means it holds.
-pub fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
+pub(crate) fn verify(out: &Path, m: &Manifest) -> Vec<Problem> {
     let mut errs = Errors(Vec::new());
     check_manifest(m, &mut errs);
     let contents = read_artifacts(out, m, &mut errs);

@@ -28,7 +28,7 @@ use super::disk;
 use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, OnceLock, mpsc};
 
 /// Files this large or larger are queued for a direct write.
-pub const DIRECT_MIN: usize = 64 << 10;
+pub(crate) const DIRECT_MIN: usize = 64 << 10;
 
 /// Queued bytes beyond which callers write their files themselves. Counts toward peak memory:
 /// at 10k documents the queue holds up to this much of the ~700 MB a build writes.
@@ -40,7 +40,7 @@ const THREADS: usize = 2;
 
 /// How a queued file is made to appear (see `disk`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// A content-addressed artifact: `disk::write_new`.
     New,
     /// A cache file replaced in place: `disk::write_atomic`.
@@ -48,7 +48,7 @@ pub enum Mode {
 }
 
 /// A file's bytes, or the work that makes them (`None`: nothing to write).
-pub type Render = Box<dyn FnOnce() -> Option<Vec<u8>> + Send>;
+pub(crate) type Render = Box<dyn FnOnce() -> Option<Vec<u8>> + Send>;
 
 enum Body {
     Bytes(Vec<u8>),
@@ -69,7 +69,7 @@ struct Job {
 /// The files queued by one owner (a build's `store::Known`, or the caches): how many are not
 /// written yet, and the failures not yet collected.
 #[derive(Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     state: Mutex<TallyState>,
     idle: Condvar,
     /// Whether failures are collected (artifacts) or only cost time later (caches).
@@ -90,7 +90,7 @@ impl Tally {
     /// Waits until every file of this tally is written; returns the `Known` keys of those that
     /// failed and the first failure (one is enough to fail the build, and the next build writes
     /// them again).
-    pub fn finish(&self) -> (Vec<String>, Option<io::Error>) {
+    pub(crate) fn finish(&self) -> (Vec<String>, Option<io::Error>) {
         let mut s = self.lock();
         while s.jobs > 0 {
             s = self.idle.wait(s).unwrap_or_else(|e| e.into_inner());
@@ -286,12 +286,12 @@ fn run(rx: &Mutex<mpsc::Receiver<Job>>) {
 }
 
 /// Waits until the caches queued so far are written (a pack is read back after it is saved).
-pub fn caches_written() {
+pub(crate) fn caches_written() {
     let _ = CACHES.finish();
 }
 
 /// Waits until every queued file, of every tally, is written: before the process exits.
-pub fn all_written() {
+pub(crate) fn all_written() {
     let mut jobs = lock(&JOBS);
     while *jobs > 0 {
         jobs = NO_JOBS.wait(jobs).unwrap_or_else(|e| e.into_inner());

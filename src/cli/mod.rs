@@ -12,7 +12,7 @@ mod inspect;
 mod normalize;
 mod query;
 mod rules;
-pub mod show;
+pub(crate) mod show;
 mod verify;
 
 use std::path::PathBuf;
@@ -22,9 +22,9 @@ use clap::{Parser, Subcommand};
 use crate::config::Config;
 use crate::diag::Problems;
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_ERRORS: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
+pub(crate) const EXIT_OK: i32 = 0;
+pub(crate) const EXIT_ERRORS: i32 = 1;
+pub(crate) const EXIT_USAGE: i32 = 2;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -39,7 +39,7 @@ struct Cli {
 
 /// Where a command finds its build: the config, the output directory and the environment.
 #[derive(clap::Args, Debug, Clone)]
-pub struct BuildLocation {
+pub(crate) struct BuildLocation {
     /// The corpus config.
     #[arg(long, default_value = "corpus.toml")]
     pub config: PathBuf,
@@ -91,7 +91,7 @@ enum Command {
 
 /// How a command that did not succeed ends: its exit code, and the problems left to render.
 #[derive(Debug)]
-pub struct Failure {
+pub(crate) struct Failure {
     code: i32,
     problems: Problems,
     json: bool,
@@ -99,7 +99,7 @@ pub struct Failure {
 
 impl Failure {
     /// A usage or config error (exit 2): these problems.
-    pub fn usage(problems: impl Into<Problems>, json: bool) -> Self {
+    pub(crate) fn usage(problems: impl Into<Problems>, json: bool) -> Self {
         Failure {
             code: EXIT_USAGE,
             problems: problems.into(),
@@ -108,7 +108,7 @@ impl Failure {
     }
 
     /// An error of the build, a check or a remote operation (exit 1): these problems.
-    pub fn errors(problems: impl Into<Problems>, json: bool) -> Self {
+    pub(crate) fn errors(problems: impl Into<Problems>, json: bool) -> Self {
         Failure {
             code: EXIT_ERRORS,
             problems: problems.into(),
@@ -117,7 +117,7 @@ impl Failure {
     }
 
     /// Exit `code` with nothing more to render: the command has already said what went wrong.
-    pub fn said(code: i32) -> Self {
+    pub(crate) fn said(code: i32) -> Self {
         Failure {
             code,
             problems: Problems(Vec::new()),
@@ -127,7 +127,7 @@ impl Failure {
 }
 
 /// What every command returns.
-pub type Outcome = Result<(), Failure>;
+pub(crate) type Outcome = Result<(), Failure>;
 
 impl From<crate::diag::Problem> for Problems {
     fn from(p: crate::diag::Problem) -> Problems {
@@ -157,11 +157,20 @@ fn exit_code(outcome: Outcome) -> i32 {
 static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
 /// When the process started: the first build's `ms` counts from here.
-pub fn process_start() -> std::time::Instant {
+pub(crate) fn process_start() -> std::time::Instant {
     *START.get_or_init(std::time::Instant::now)
 }
 
-pub fn main() -> i32 {
+/// The whole program: parses the command line, runs the command and returns the process's exit
+/// code once every file queued for the writer threads (caches saved after a failed build) has
+/// reached the disk.
+pub fn run() -> i32 {
+    let code = run_command();
+    crate::artifacts::writer::all_written();
+    code
+}
+
+fn run_command() -> i32 {
     process_start();
     // Logs and CI read diagnostics as whole lines: wrap only on a terminal.
     let width = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
@@ -203,19 +212,19 @@ pub fn main() -> i32 {
 
 impl BuildLocation {
     /// The config: `--sources DIR`'s, or the `--config` file's.
-    pub fn config(&self) -> Result<Config, Problems> {
+    pub(crate) fn config(&self) -> Result<Config, Problems> {
         Config::load_or_sources(&self.config, self.sources.as_deref(), self.out.as_deref())
     }
 
     /// Loads the config; its problems are a usage error.
-    pub fn load(&self, json: bool) -> Result<Config, Failure> {
+    pub(crate) fn load(&self, json: bool) -> Result<Config, Failure> {
         self.config().map_err(|p| Failure::usage(p, json))
     }
 
     /// The manifest of the build in `out` a reading command answers from. With `--sources`,
     /// it must be that directory's build: two sites built with `--sources` share the default
     /// `./out`, and answering one site's question from the other's build is refused.
-    pub fn read_manifest(
+    pub(crate) fn read_manifest(
         &self,
         out: &std::path::Path,
     ) -> Result<crate::artifacts::manifest::Manifest, crate::diag::Problem> {
@@ -253,7 +262,7 @@ impl BuildLocation {
 
     /// The `[deploy.NAME]` target of `cfg`; when there is none, says so with the known ones
     /// (a usage error).
-    pub fn deploy_target<'c>(
+    pub(crate) fn deploy_target<'c>(
         &self,
         cfg: &'c Config,
         name: &str,
@@ -275,7 +284,7 @@ impl BuildLocation {
     }
 
     /// The config as messages name it.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         match &self.sources {
             Some(dir) => format!("--sources {}", dir.display()),
             None => self.config.display().to_string(),
@@ -321,7 +330,7 @@ fn other_corpus(
 
 /// A deploy uploads the build of the config it runs with, as that config now stands: a build
 /// of another corpus, or of other settings (the config changed since), is refused.
-pub fn build_of_config(
+pub(crate) fn build_of_config(
     out: &std::path::Path,
     m: &crate::artifacts::manifest::Manifest,
     cfg: &Config,

@@ -6,7 +6,7 @@ use crate::artifacts::{ChunkRecord, Kind};
 use crate::diag::Problem;
 
 #[derive(clap::Args, Debug)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     #[command(flatten)]
     pub at: BuildLocation,
     /// A chunk_id, doc_id, url, or source path (suffix at a `/` or `#` boundary).
@@ -18,7 +18,7 @@ use crate::term;
 
 /// Whether a record answers to `key`: its chunk_id, doc_id, url, or a source suffix at a
 /// `/` or `#` boundary.
-pub fn matches(r: &ChunkRecord, key: &str) -> bool {
+pub(crate) fn matches(r: &ChunkRecord, key: &str) -> bool {
     if r.chunk_id == key || r.doc_id == key || r.url == key {
         return true;
     }
@@ -86,7 +86,7 @@ fn ambiguous(key: &str, hits: &[ChunkRecord]) -> Option<Problem> {
     )
 }
 
-pub fn run(args: ShowArgs) -> Outcome {
+pub(crate) fn run(args: ShowArgs) -> Outcome {
     let ShowArgs {
         ref at,
         ref key,

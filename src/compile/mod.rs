@@ -23,7 +23,7 @@ use crate::timings::{Stage, timed};
 pub(crate) mod url;
 
 /// Bumped whenever extraction or chunking output changes for the same input.
-pub const PIPELINE_VERSION: u32 = 2;
+pub(crate) const PIPELINE_VERSION: u32 = 2;
 
 /// What compiling reads of the corpus settings (`config` builds it: `Config::compile_settings`).
 #[derive(Debug, Clone, Copy)]
@@ -412,7 +412,7 @@ fn built_chunks(
 
 /// The values that shape output, recorded in the manifest and hashed into its fingerprint.
 /// `libraries` are the shapes of the build's libraries (`config::Library::shape`).
-pub fn settings_values(
+pub(crate) fn settings_values(
     cfg: &CompileSettings,
     libraries: impl IntoIterator<Item = Value>,
 ) -> Map<String, Value> {
@@ -464,7 +464,7 @@ pub fn settings_values(
 /// Pages of different source files that claim one URL, each URL an error naming the files: a
 /// citation of that URL would send a reader to one page for the other's evidence. Documents of
 /// one file (JSON records) may share their file's URL. `docs` are (url, source) pairs.
-pub fn duplicate_url_problems(
+pub(crate) fn duplicate_url_problems(
     display: impl Fn(&str) -> String,
     docs: impl IntoIterator<Item = (String, String)>,
 ) -> Vec<Problem> {
@@ -492,7 +492,7 @@ pub fn duplicate_url_problems(
 /// Duplicate doc IDs across the build, each an error naming every source as `display` names a
 /// chunk record's `source` (`Config::source_display`). The IDs are counted first; only a
 /// duplicate's sources are formatted.
-pub fn duplicate_problems<'a>(
+pub(crate) fn duplicate_problems<'a>(
     display: impl Fn(&str) -> String,
     docs: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Vec<Problem> {

@@ -4,7 +4,7 @@
 
 mod build;
 mod jekyll;
-pub mod keys;
+pub(crate) mod keys;
 mod raw;
 mod zero_config;
 
@@ -15,12 +15,12 @@ use std::sync::Arc;
 use globset::GlobSet;
 use serde::Serialize;
 
-pub use crate::chunk::ChunkSettings;
+pub(crate) use crate::chunk::ChunkSettings;
 use crate::diag::{Problem, Problems};
-pub use crate::embed::EmbedSettings;
-pub use crate::extract::{Format, RecordMapping, SectionMapping};
+pub(crate) use crate::embed::EmbedSettings;
+pub(crate) use crate::extract::{Format, RecordMapping, SectionMapping};
 use crate::normalize::Rules;
-pub use crate::template::Template;
+pub(crate) use crate::template::Template;
 
 /// A pair of distinct words and whether normalization may merge them (`askzico rules check`).
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
@@ -489,7 +489,7 @@ impl Config {
 
 /// Why an output directory is refused, and what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutDirRefusal {
+pub(crate) struct OutDirRefusal {
     pub message: String,
     pub help: String,
 }
@@ -497,7 +497,7 @@ pub struct OutDirRefusal {
 /// Why `out` cannot be the output directory of a config at `config` with these libraries: it is (or sits under) a file, it is or holds a library's root, or it holds
 /// the config. `shown` is `out` as the user wrote it. An output directory *inside* a root is
 /// fine (discovery skips it); `claim` refuses it when it already holds anything else.
-pub fn out_dir_problem(
+pub(crate) fn out_dir_problem(
     out: &Path,
     shown: &str,
     config: &Path,
@@ -593,7 +593,7 @@ impl Cx {
 }
 
 /// The index file stems every site generator serves as their folder's page.
-pub const URL_INDEX_NAMES: [&str; 3] = ["index", "README", "_index"];
+pub(crate) const URL_INDEX_NAMES: [&str; 3] = ["index", "README", "_index"];
 
 pub(super) fn default_url_index() -> Vec<String> {
     URL_INDEX_NAMES.iter().map(|s| s.to_string()).collect()

@@ -12,7 +12,7 @@ mod snippet;
 mod stored;
 
 use snippet::{Snippet, cut_message, floor_char};
-pub use stored::StoredWarning;
+pub(crate) use stored::StoredWarning;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -149,7 +149,7 @@ impl Problem {
 }
 
 /// 1-based line number of a byte offset.
-pub fn line_of(text: &str, offset: usize) -> usize {
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     let offset = offset.min(text.len());
     text.as_bytes()[..offset]
         .iter()

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Config, Format, Library};
 use crate::diag::{Problem, Problems};
-pub use crate::walk::site_walk;
+pub(crate) use crate::walk::site_walk;
 
 /// One source file of one library.
 #[derive(Debug, Clone, PartialEq, Eq)]

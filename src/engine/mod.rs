@@ -27,7 +27,8 @@ mod stamp;
 mod statcache;
 
 use request::write_failure;
-pub use request::{BuildReport, BuildRequest, BuildStats, run};
+pub use request::{BuildReport, BuildRequest};
+pub(crate) use request::{BuildStats, run};
 
 /// Files per document shard: a library's files hash into `next_pow2(files / SHARD_FILES)`
 /// shards, so an edit rewrites one shard's chunks, lookup and vectors files.

@@ -37,7 +37,7 @@ pub struct BuildReport {
 }
 
 /// A full build in a fresh engine. Never writes anything when an error was found.
-pub fn run(cfg: &Config, req: &BuildRequest) -> BuildReport {
+pub(crate) fn run(cfg: &Config, req: &BuildRequest) -> BuildReport {
     super::Engine::new(cfg.clone()).build(req)
 }
 

@@ -11,7 +11,7 @@ use crate::diag::Problem;
 /// become LF so that offsets and lines agree everywhere, and a stray BOM (U+FEFF) inside the text
 /// (left by concatenating files) is dropped. Valid UTF-8 that needs none of this is borrowed,
 /// not copied.
-pub fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, Problem> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, Problem> {
     let text = if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
         Cow::Borrowed(utf8(rest, 3)?)
     } else if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
@@ -37,7 +37,7 @@ fn not_utf8(bytes: &[u8]) -> bool {
 
 /// As `decode`, but HTML that is not UTF-8 may declare its legacy charset (`<meta charset>` or
 /// `http-equiv="Content-Type"`), as browsers allow: Windows-1256 Arabic pages are common.
-pub fn decode_html(bytes: &[u8]) -> Result<Cow<'_, str>, Problem> {
+pub(crate) fn decode_html(bytes: &[u8]) -> Result<Cow<'_, str>, Problem> {
     match decode(bytes) {
         Ok(t) => Ok(t),
         Err(p) if not_utf8(bytes) => {

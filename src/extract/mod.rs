@@ -4,16 +4,16 @@
 //! A document's body is one string of evidence text made of blocks (headings, paragraphs, lists,
 //! code, tables) joined by blank lines; the chunker cuts contiguous excerpts of it.
 
-pub use crate::coptic;
+pub(crate) use crate::coptic;
 mod encoding;
 mod frontmatter;
 mod guard;
-pub mod html;
+pub(crate) mod html;
 mod json;
 mod liquid;
-pub use encoding::{decode, decode_html};
+pub(crate) use encoding::{decode, decode_html};
 pub(crate) use frontmatter::yaml_budget_reason;
-pub use json::{IdMatch, RecordMapping, SectionMapping};
+pub(crate) use json::{IdMatch, RecordMapping, SectionMapping};
 mod markdown;
 mod mdx;
 mod mdx_fast;
@@ -84,7 +84,7 @@ pub struct Block {
 /// An explicit heading id worth keeping: an ASCII slug (letters, digits, `-`, `_`, `.`) of at
 /// most 100 bytes with a letter in it. Generated or opaque ids (`h-1`, hashes) are rare in
 /// Markdown sources, which is where explicit ids are written by hand.
-pub fn anchor(id: &str) -> Option<&str> {
+pub(crate) fn anchor(id: &str) -> Option<&str> {
     let id = id.trim();
     let slug = !id.is_empty()
         && id.len() <= 100
@@ -231,7 +231,7 @@ impl Body {
 
 /// A fenced code block as evidence; the fence is longer than any backtick run inside the code,
 /// so code that itself shows fences stays one block.
-pub fn fenced(lang: &str, code: &str) -> String {
+pub(crate) fn fenced(lang: &str, code: &str) -> String {
     let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     let code = code.strip_suffix('\n').unwrap_or(code);
@@ -374,7 +374,7 @@ fn readable(seg: &str) -> String {
 
 /// A last-resort title from a file's path: its stem as words; a generic stem (`solution`,
 /// `README`…) with its folder's name, an index file as its folder's name.
-pub fn path_title(file: &str) -> String {
+pub(crate) fn path_title(file: &str) -> String {
     let mut segs = file
         .split('/')
         .filter(|s| !s.is_empty() && *s != "." && *s != "..");

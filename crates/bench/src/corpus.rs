@@ -19,7 +19,7 @@ pub(crate) enum BenchError {
     #[error("{}: {source}", path.display())]
     Read {
         path: PathBuf,
-        source: askzico::fsio::ReadError,
+        source: askzico::ReadError,
     },
     /// The source an edit run changed could not be put back.
     #[error("cannot restore {}: {source}", path.display())]
@@ -125,7 +125,7 @@ pub(crate) fn paragraph_pool(corpora: &Path) -> Result<Vec<String>, BenchError> 
             if let Some(t) = e.get("text").and_then(|t| t.as_str()) {
                 pool.extend(
                     t.split("\n\n")
-                        .map(|p| askzico::extract::decode_entities(p.trim()).into_owned())
+                        .map(|p| askzico::decode_entities(p.trim()).into_owned())
                         .filter(|p| p.chars().count() > 80),
                 );
             }
@@ -169,7 +169,7 @@ pub(crate) fn generate(
 ) -> Result<u64, BenchError> {
     claim_corpus_dir(dest)?;
     for dir in ["md", "mdx", "html"] {
-        askzico::artifacts::marker::real_dirs_under(dest, &Path::new("sources").join(dir)).map_err(
+        askzico::real_dirs_under(dest, &Path::new("sources").join(dir)).map_err(
             |path| BenchError::NotOurs {
                 path,
                 why: "is not a real folder (a symbolic link or a file): the generator writes only into real folders of its corpus",
@@ -213,7 +213,7 @@ const CORPUS_MARKER_TEXT: &str = "askzico bench corpus\n\nEverything here was wr
 fn claim_corpus_dir(dest: &Path) -> Result<(), BenchError> {
     let marker = dest.join(CORPUS_MARKER);
     let marked = std::fs::symlink_metadata(&marker).is_ok_and(|m| m.is_file())
-        && askzico::fsio::read_capped(&marker, CORPUS_MARKER_TEXT.len() as u64 + 1)
+        && askzico::read_capped(&marker, CORPUS_MARKER_TEXT.len() as u64 + 1)
             .is_ok_and(|b| b == CORPUS_MARKER_TEXT.as_bytes());
     if marked {
         return Ok(());
@@ -224,8 +224,7 @@ fn claim_corpus_dir(dest: &Path) -> Result<(), BenchError> {
             why: "is a file, not a folder",
         });
     }
-    let foreign = askzico::artifacts::marker::first_foreign_entry(dest, |_| false)
-        .map_err(BenchError::file(dest))?;
+    let foreign = askzico::first_foreign_entry(dest, |_| false).map_err(BenchError::file(dest))?;
     if let Some(path) = foreign {
         return Err(BenchError::NotOurs {
             path,
@@ -239,7 +238,7 @@ fn claim_corpus_dir(dest: &Path) -> Result<(), BenchError> {
 /// One file of the corpus: a temp file renamed over the name, so a link at the name is
 /// replaced, never followed.
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BenchError> {
-    askzico::artifacts::store::write_atomic(path, bytes).map_err(BenchError::file(path))
+    askzico::write_atomic(path, bytes).map_err(BenchError::file(path))
 }
 
 /// The generator's state: the paragraph pool and the random sequence every choice draws from,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::corpus::{self, BenchError};
-use askzico::timings;
+use askzico::{TIMING_STAGES, TIMINGS_ENV};
 
 /// What to run.
 pub(crate) struct BenchOptions {
@@ -86,7 +86,7 @@ impl Series {
         let col = |f: &dyn Fn(&Run) -> f64| Summary::of(&runs.iter().map(f).collect::<Vec<_>>());
         let stat = |k: &str| col(&|r: &Run| r.stats[k].as_f64().unwrap_or(0.0));
         let mut stages = serde_json::Map::new();
-        for s in timings::STAGES {
+        for s in TIMING_STAGES {
             let v: Vec<f64> = runs
                 .iter()
                 .filter_map(|r| {
@@ -429,7 +429,7 @@ fn corpus_dir(
     // `.complete` names the generator version that wrote the corpus; it is written last.
     let done = dir.join(".complete");
     let version = format!("generator {}\n", corpus::GENERATOR_VERSION);
-    let marker = askzico::fsio::read_capped_string(&done, askzico::fsio::cap::STAMP).ok();
+    let marker = askzico::read_capped_string(&done, askzico::cap::STAMP).ok();
     if marker.as_deref() != Some(version.as_str()) {
         progress(&format!(
             "{docs} docs: generating the corpus in {}",
@@ -527,7 +527,7 @@ fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, BenchError> {
         .arg(config)
         .arg("--out")
         .arg(out)
-        .env(timings::ENV, "1")
+        .env(TIMINGS_ENV, "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -573,7 +573,7 @@ fn build(exe: &Path, config: &Path, out: &Path) -> Result<Run, BenchError> {
                 .filter(|v| v["stage_ns"].is_object())
         })
         .ok_or(BenchError::Missing("the build printed no stage times"))?;
-    let stages_ms = timings::STAGES
+    let stages_ms = TIMING_STAGES
         .iter()
         .map(|s| {
             (

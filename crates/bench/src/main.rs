@@ -178,10 +178,10 @@ fn micro(a: MicroArgs) -> u8 {
         eprintln!("bench: --runs must be at least 1");
         return EXIT_USAGE;
     }
-    let cfg = match askzico::config::Config::load(&a.config) {
+    let cfg = match askzico::Config::load(&a.config) {
         Ok(c) => c,
         Err(problems) => {
-            askzico::cli::report(&problems, false);
+            askzico::report(&problems, false);
             return EXIT_USAGE;
         }
     };
@@ -224,13 +224,13 @@ fn corpus(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> u8 {
             EXIT_OK
         }
         Err(BenchError::NotOurs { path, why }) => {
-            let p = askzico::diag::Problem::error(
+            let p = askzico::Problem::error(
                 "output-path",
                 format!("--dest {}: {} {why}", dest.display(), path.display()),
             )
             .in_file(path.display().to_string())
             .help("pass --dest a new or empty folder, or one `askzico-bench corpus` made");
-            askzico::cli::report(&askzico::diag::Problems(vec![p]), false);
+            askzico::report(&askzico::Problems(vec![p]), false);
             EXIT_USAGE
         }
         Err(e) => {

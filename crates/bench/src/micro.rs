@@ -31,8 +31,8 @@ use serde::Serialize;
 
 use crate::corpus::BenchError;
 use crate::harness::{Summary, fmt, load_average};
-use askzico::config::Config;
-use askzico::extract::Document;
+use askzico::Config;
+use askzico::Document;
 use askzico::normalize::{self, Rules};
 use askzico::text::Text;
 
@@ -99,7 +99,7 @@ const SETS: [&str; 4] = ["diacritized", "prose", "mixed", "all"];
 /// A document with its chunks (spans computed once, for the per-chunk components).
 struct Doc {
     doc: Document,
-    spans: Vec<askzico::chunk::ChunkSpan>,
+    spans: Vec<askzico::ChunkSpan>,
     /// Distinct tokens of each chunk's search text (what the lexical postings stem).
     distinct: Vec<Vec<String>>,
 }
@@ -156,7 +156,7 @@ fn load(cfg: &Config) -> Result<Vec<Doc>, BenchError> {
         .libraries_for(None)
         .map_err(|p| BenchError::Config(p.headline()))?;
     let out = cfg.out_dir_or(None);
-    let (files, problems) = askzico::discover::discover(cfg, &libs, &out);
+    let (files, problems) = askzico::discover(cfg, &libs, &out);
     if problems.has_errors() {
         let lines: Vec<String> = problems
             .0
@@ -170,7 +170,7 @@ fn load(cfg: &Config) -> Result<Vec<Doc>, BenchError> {
     for f in &files {
         let lib = &cfg.libraries[f.library];
         // Sources are read no further than the build reads them (`max_file_mb`).
-        let bytes = askzico::fsio::read_capped(&f.path, cfg.max_file_bytes).map_err(|source| {
+        let bytes = askzico::read_capped(&f.path, cfg.max_file_bytes).map_err(|source| {
             BenchError::Read {
                 path: f.path.clone(),
                 source,
@@ -178,8 +178,8 @@ fn load(cfg: &Config) -> Result<Vec<Doc>, BenchError> {
         })?;
         let display = lib.display_name(&f.rel);
         let settings = lib.compile_settings();
-        for doc in askzico::extract::extract(&display, &bytes, f.format, &settings.extract).docs {
-            let spans = askzico::chunk::chunk(&doc.body, &cfg.chunking);
+        for doc in askzico::extract(&display, &bytes, f.format, &settings.extract).docs {
+            let spans = askzico::chunk(&doc.body, &cfg.chunking);
             let distinct = spans
                 .iter()
                 .map(|s| {
@@ -240,7 +240,7 @@ fn measure_set(
         .sum();
     let chunks = docs.iter().map(|d| d.spans.len()).sum();
     let conservative = Rules::conservative();
-    let each_chunk = |f: &mut dyn FnMut(&Document, &askzico::chunk::ChunkSpan)| {
+    let each_chunk = |f: &mut dyn FnMut(&Document, &askzico::ChunkSpan)| {
         for d in docs {
             for s in &d.spans {
                 f(&d.doc, s);
@@ -252,7 +252,7 @@ fn measure_set(
         wanted("chunk").then(|| {
             time("chunk", body_bytes, runs, &mut || {
                 for d in docs {
-                    black_box(askzico::chunk::chunk(black_box(&d.doc.body), &cfg.chunking));
+                    black_box(askzico::chunk(black_box(&d.doc.body), &cfg.chunking));
                 }
             })
         }),
@@ -418,7 +418,7 @@ mod tests {
         std::fs::create_dir(dir.path().join("docs")).unwrap();
         let toml = "[corpus]\nname = \"t\"\n\n[[library]]\nid = \"lib\"\nroot = \"docs\"\n";
         let path = dir.path().join("corpus.toml");
-        let cfg = askzico::config::Config::parse(toml, "corpus.toml", dir.path(), &path).unwrap();
+        let cfg = askzico::Config::parse(toml, "corpus.toml", dir.path(), &path).unwrap();
         let opts = MicroOptions {
             config: path,
             runs: 1,

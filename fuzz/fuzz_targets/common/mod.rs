@@ -5,11 +5,11 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use askzico::compile::compile_file;
-use askzico::chunk::{ChunkSettings, ChunkSpan, chunk};
-use askzico::config::Config;
+use askzico::compile_file;
+use askzico::{ChunkSettings, ChunkSpan, chunk};
+use askzico::Config;
 use askzico::HashEmbedder;
-use askzico::extract::{Body, BlockKind, Format, extract};
+use askzico::{Body, BlockKind, Format, extract};
 
 /// The sample project's config (its library roots must exist: they are the repo's `sources/`).
 pub static CONFIG: LazyLock<Config> = LazyLock::new(|| {

@@ -9,6 +9,6 @@ mod render;
 mod tests;
 
 pub use askzico_core::lexical::*;
-pub use patch::*;
-pub use postings::*;
-pub use render::*;
+pub(crate) use patch::*;
+pub(crate) use postings::*;
+pub(crate) use render::*;

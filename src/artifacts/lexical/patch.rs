@@ -49,7 +49,7 @@ fn each_changed<'a>(old: &'a Postings, new: &'a Postings, mut f: impl FnMut(usiz
 /// The term shards whose content differs between two versions of one part (same position in
 /// the domain's part list, same document table): those holding a term whose postings changed.
 /// Lengths live in the meta, which is always rendered.
-pub fn changed_shards(
+pub(crate) fn changed_shards(
     old: &Postings,
     new: &Postings,
     shards: usize,
@@ -62,7 +62,7 @@ pub fn changed_shards(
 
 /// The terms, per field, whose postings differ between `old` and `new` (the same documents
 /// before and after an edit, e.g. one file's): the only ones a patch has to rewrite.
-pub fn changed_terms(
+pub(crate) fn changed_terms(
     old: &Postings,
     new: &Postings,
 ) -> [std::collections::BTreeSet<String>; FIELDS] {
@@ -85,7 +85,7 @@ fn sorted_docs(p: &Postings) -> Vec<&str> {
 /// postings of the documents of `old` are replaced by those of `new` (the same documents);
 /// a term left without postings goes. `None` when a document is not in the meta's table or
 /// the shard is malformed. The bytes equal those of a full render of the same chunks.
-pub fn patch_shard(
+pub(crate) fn patch_shard(
     shard: &mut LexShard,
     terms: &[Vec<&String>; FIELDS],
     meta: &LexMeta,
@@ -135,7 +135,7 @@ pub fn patch_shard(
 }
 
 /// A patched term shard, rendered.
-pub fn render_patched(shard: &LexShard) -> Rendered {
+pub(crate) fn render_patched(shard: &LexShard) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
     Rendered::new(
         Kind::Lexical,
@@ -151,7 +151,7 @@ pub fn render_patched(shard: &LexShard) -> Rendered {
 /// Patches a domain's meta: the chunk lengths of the documents of `new` replace those of `old`.
 /// `None` unless both hold the same documents, all in the meta's table (another set of
 /// documents may move slots and changes the slot space: the caller renders in full).
-pub fn patch_meta(meta: &mut LexMeta, old: &Postings, new: &Postings) -> Option<()> {
+pub(crate) fn patch_meta(meta: &mut LexMeta, old: &Postings, new: &Postings) -> Option<()> {
     if sorted_docs(old) != sorted_docs(new) {
         return None;
     }
@@ -177,7 +177,7 @@ pub fn patch_meta(meta: &mut LexMeta, old: &Postings, new: &Postings) -> Option<
 }
 
 /// A patched meta, rendered.
-pub fn render_patched_meta(meta: &LexMeta) -> Rendered {
+pub(crate) fn render_patched_meta(meta: &LexMeta) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
     Rendered::new(
         Kind::Lexical,

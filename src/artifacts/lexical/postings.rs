@@ -6,7 +6,8 @@ use crate::artifacts::BuiltDoc;
 use crate::normalize::WordExtras;
 
 /// Postings of one term inside a `Postings` part: `(chunk index in the part, tf)`.
-pub type LocalList = Vec<(u32, u32)>;
+#[cfg(test)]
+pub(crate) type LocalList = Vec<(u32, u32)>;
 
 /// A hint to the CPU to fetch the cache line holding `*p` into its caches: no effect on
 /// results (a no-op on other targets).
@@ -29,7 +30,7 @@ fn prefetch<T>(p: &T) {
 /// thousands of terms; a `String` and a `Vec` each cost three allocations' worth of memory and
 /// time, these cost none per term.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Field {
+pub(crate) struct Field {
     text: String,
     postings: Vec<(u32, u32)>,
     /// Per term: the end of its bytes in `text` and of its postings in `postings`.
@@ -38,7 +39,8 @@ pub struct Field {
 
 impl Field {
     /// A field from (term, postings) pairs in any order.
-    pub fn from_terms<S: AsRef<str>>(mut terms: Vec<(S, LocalList)>) -> Field {
+    #[cfg(test)]
+    pub(crate) fn from_terms<S: AsRef<str>>(mut terms: Vec<(S, LocalList)>) -> Field {
         terms.sort_unstable_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
         let mut f = Field {
             text: String::with_capacity(terms.iter().map(|(t, _)| t.as_ref().len()).sum()),
@@ -53,11 +55,12 @@ impl Field {
         f
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
 
@@ -70,7 +73,7 @@ impl Field {
     }
 
     /// Term `i`.
-    pub fn term(&self, i: usize) -> &str {
+    pub(crate) fn term(&self, i: usize) -> &str {
         &self.text[self.starts(i).0..self.ends[i].0 as usize]
     }
 
@@ -83,12 +86,12 @@ impl Field {
     }
 
     /// The postings of term `i`.
-    pub fn list(&self, i: usize) -> &[(u32, u32)] {
+    pub(crate) fn list(&self, i: usize) -> &[(u32, u32)] {
         &self.postings[self.starts(i).1..self.ends[i].1 as usize]
     }
 
     /// The position of `term`, if the field has it.
-    pub fn find(&self, term: &str) -> Option<usize> {
+    pub(crate) fn find(&self, term: &str) -> Option<usize> {
         let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -102,12 +105,13 @@ impl Field {
     }
 
     /// The total number of postings.
-    pub fn postings_len(&self) -> usize {
+    pub(crate) fn postings_len(&self) -> usize {
         self.postings.len()
     }
 
     /// Mutable postings of term `i` (tests: a one-posting edit).
-    pub fn list_mut(&mut self, i: usize) -> &mut [(u32, u32)] {
+    #[cfg(test)]
+    pub(crate) fn list_mut(&mut self, i: usize) -> &mut [(u32, u32)] {
         let (a, b) = (self.starts(i).1, self.ends[i].1 as usize);
         &mut self.postings[a..b]
     }
@@ -118,7 +122,7 @@ impl Field {
 /// document shard and merged per domain, so an edit re-tokenizes only its shard; IDs are not
 /// copied per posting.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Postings {
+pub(crate) struct Postings {
     pub chunks: usize,
     pub total_len: u64,
     /// The part's documents, in order.
@@ -350,7 +354,7 @@ impl Interner {
 /// order the documents come in. The alias field holds each chunk's
 /// `extra_tokens` and the tokens `extras` gives for each of its search words (computed once per
 /// distinct term of the part).
-pub fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Postings {
+pub(crate) fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Postings {
     let _t = crate::timings::start(crate::timings::Stage::Index);
     let mut docs: Vec<&BuiltDoc> = docs
         .iter()
@@ -427,7 +431,7 @@ pub fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Posting
 impl Postings {
     /// Adds chunk `index` of document `doc` (IDs of `id_len` bytes, `len` tokens) and returns
     /// its local index. A document's chunks come together, in order.
-    pub fn push_chunk(&mut self, doc: &str, index: u32, id_len: usize, len: u32) -> u32 {
+    pub(crate) fn push_chunk(&mut self, doc: &str, index: u32, id_len: usize, len: u32) -> u32 {
         if self.docs.last().is_none_or(|d| d != doc) {
             self.docs.push(doc.to_string());
         }
@@ -446,7 +450,7 @@ impl Postings {
     /// place. The estimate is a sum over chunks and postings (no per-term part), so it adds up
     /// over any grouping of the chunks: a resumed build derives a domain's total from the
     /// previous one and the edited files alone (`engine::resume`).
-    pub fn set_fields(&mut self, fields: [Field; FIELDS]) {
+    pub(crate) fn set_fields(&mut self, fields: [Field; FIELDS]) {
         self.estimate = self.id_lens.iter().map(|l| *l as usize + 10).sum();
         for (f, field) in fields.into_iter().enumerate() {
             let per = if has_tf(f) {

@@ -16,7 +16,7 @@ pub(super) const SHARD_TARGET_BYTES: usize = 80 * 1024;
 /// A domain's document table: its documents sorted by ID with their slots, per part the
 /// position in `docs` of each of the part's documents, and per part the chunk each local chunk
 /// index stands for.
-pub struct Table<'a> {
+pub(crate) struct Table<'a> {
     pub docs: Vec<&'a str>,
     pub slots: Vec<u32>,
     pub positions: Vec<Vec<u32>>,
@@ -24,7 +24,7 @@ pub struct Table<'a> {
 }
 
 /// The document table of a domain's parts (a document ID is unique in a build).
-pub fn table<'a>(parts: &[&'a Postings]) -> Table<'a> {
+pub(crate) fn table<'a>(parts: &[&'a Postings]) -> Table<'a> {
     let mut docs: Vec<&str> = parts
         .iter()
         .flat_map(|p| p.docs.iter().map(String::as_str))
@@ -124,7 +124,7 @@ struct MetaOut<'a> {
 }
 
 /// The term-shard count of a domain whose parts are `parts` (see `shards_for`).
-pub fn shard_count(parts: &[&Postings]) -> usize {
+pub(crate) fn shard_count(parts: &[&Postings]) -> usize {
     shards_for(parts.iter().map(|p| p.estimate).sum())
 }
 
@@ -138,7 +138,7 @@ pub fn shard_count(parts: &[&Postings]) -> usize {
 /// - Not rounded up to a power of two: that made shards average 0.5–1× the target, up to twice
 ///   the files (each costs the filesystem far more than its bytes), for no gain to a Worker,
 ///   which reads one shard per term.
-pub fn shards_for(estimate: usize) -> usize {
+pub(crate) fn shards_for(estimate: usize) -> usize {
     let (e, t) = (estimate as u128, SHARD_TARGET_BYTES as u128);
     let mut a: u128 = 1;
     loop {
@@ -160,7 +160,7 @@ pub fn shards_for(estimate: usize) -> usize {
 /// A part's terms dealt to the term shards they belong to, sorted by shard. One flat list per part: a vector per (part, shard) pair grows with the
 /// square of the corpus (parts and shards both grow with it).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Dealt(Vec<DealtTerm>);
+pub(crate) struct Dealt(Vec<DealtTerm>);
 
 /// One term of a part and the shard it belongs to.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -188,7 +188,7 @@ impl Dealt {
     }
 }
 
-pub fn deal(part: &Postings, shards: usize) -> Dealt {
+pub(crate) fn deal(part: &Postings, shards: usize) -> Dealt {
     let _t = crate::timings::start(crate::timings::Stage::Index);
     let mut keyed: Vec<DealtTerm> = Vec::with_capacity(part.fields.iter().map(Field::len).sum());
     let shards = shards.max(1);
@@ -219,7 +219,7 @@ pub fn deal(part: &Postings, shards: usize) -> Dealt {
 /// Renders term shard `k` of a domain from its parts, their dealt entries and the domain's
 /// table. A term's postings are sorted by chunk, so the bytes do not depend on how chunks are
 /// grouped into parts.
-pub fn render_shard(
+pub(crate) fn render_shard(
     domain: &str,
     k: usize,
     parts: &[&Postings],
@@ -233,7 +233,7 @@ pub fn render_shard(
 /// Renders term shards `range`, in order. Each part's dealt list is walked once from the
 /// range's start: looking every shard up in every part costs parts × shards searches, which
 /// grows with the square of the corpus.
-pub fn render_range(
+pub(crate) fn render_range(
     domain: &str,
     range: std::ops::Range<usize>,
     parts: &[&Postings],
@@ -256,7 +256,7 @@ pub fn render_range(
 }
 
 /// Term shards rendered together by one task of a full render.
-pub const SHARDS_PER_TASK: usize = 16;
+pub(crate) const SHARDS_PER_TASK: usize = 16;
 
 /// Renders term shard `k` from each part's run of dealt entries for it: `LexShard`'s fields in
 /// order, the additive ones skipped when empty, each field's terms merged across the parts in
@@ -363,7 +363,12 @@ fn runs_size(parts: &[&Postings], runs: &[&[DealtTerm]]) -> usize {
 }
 
 /// Renders a domain's meta file.
-pub fn render_meta(domain: &str, parts: &[&Postings], shards: usize, table: &Table) -> Rendered {
+pub(crate) fn render_meta(
+    domain: &str,
+    parts: &[&Postings],
+    shards: usize,
+    table: &Table,
+) -> Rendered {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
     let n: usize = parts.iter().map(|p| p.chunks).sum();
     let total_len: u64 = parts.iter().map(|p| p.total_len).sum();

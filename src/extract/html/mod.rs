@@ -3,13 +3,13 @@
 //! leniently (`readable`); a page that is only chrome (listing, tag, search, 404, redirect stub)
 //! yields no document and a warning that says why.
 
-pub mod readable;
+pub(crate) mod readable;
 
 use super::{Body, Document, FileExtraction};
 use crate::diag::Problem;
 use readable::{HtmlOutcome, extract_html};
 
-pub fn extract(file: &str, text: &str) -> FileExtraction {
+pub(crate) fn extract(file: &str, text: &str) -> FileExtraction {
     match extract_html(text) {
         HtmlOutcome::Doc(page) => {
             let mut body = Body::default();

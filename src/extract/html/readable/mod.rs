@@ -38,7 +38,7 @@ mod tests;
 use page::extract_inner;
 
 /// The extractor's block kinds (one type for every format).
-pub use crate::extract::BlockKind;
+pub(crate) use crate::extract::BlockKind;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtmlDoc {
@@ -57,11 +57,11 @@ pub enum HtmlOutcome {
 
 /// Deepest element nesting that is kept; deeper start tags are ignored (their
 /// text is kept, attached to the deepest kept ancestor).
-pub const MAX_DEPTH: usize = 256;
+pub(crate) const MAX_DEPTH: usize = 256;
 
 /// A page needs at least this many characters of non-link, non-heading text in
 /// its main content to become a `Doc`.
-pub const MIN_PROSE_CHARS: usize = 200;
+pub(crate) const MIN_PROSE_CHARS: usize = 200;
 
 /// Extract the main article of an HTML page. Never panics, deterministic.
 pub fn extract_html(src: &str) -> HtmlOutcome {
