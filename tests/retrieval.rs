@@ -316,14 +316,113 @@ fn an_unknown_domain_or_no_results_asked_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     assert!(stderr(&o).contains("no domain `nope`"), "{}", stderr(&o));
     assert!(stderr(&o).contains("faith"), "{}", stderr(&o));
+    for k in ["0", "21"] {
+        let o = run(bin()
+            .current_dir(dir.path())
+            .args(["query", "--k", k, "الصلاة"]));
+        assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+        assert!(stderr(&o).contains("1..=20"), "{}", stderr(&o));
+    }
     let o = run(bin()
         .current_dir(dir.path())
-        .args(["query", "--k", "0", "الصلاة"]));
+        .args(["query", "--library", "nope", "الصلاة"]));
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("no library `nope`"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("docs"), "{}", stderr(&o));
+    let o = run(bin().current_dir(dir.path()).args([
+        "query",
+        "--domain",
+        "faith",
+        "--k",
+        "20",
+        "الصلاة",
+    ]));
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// A long page that matches in several sections is one result with its further sections, so
+/// `--k 3` shows the three pages; each excerpt marks the question's word as written (diacritics and
+/// all) where it stands in the page, not at its start; `--explain` and `--json` say which
+/// rankings returned the best section; `--library` keeps one library's pages.
+#[test]
+fn results_are_pages_with_sections_and_marked_excerpts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("corpus.toml"),
+        "[corpus]\nname = \"t\"\n\n[chunking]\nmax_chars = 500\n\n[[library]]\nid = \"long\"\nroot = \"long\"\n\n[[library]]\nid = \"short\"\nroot = \"short\"\n",
+    )
+    .unwrap();
+    let filler = "كلام عام عن موضوعات شتى لا صلة لها بالسؤال. ".repeat(6);
+    let mut long = String::from("# دليل طويل\n\n");
+    for i in 0..6 {
+        long.push_str(&format!(
+            "## قسم {i}\n\n{filler}وهنا ذِكْرُ الـمِـحْرَابِ في القسم {i}. {filler}\n\n"
+        ));
+    }
+    for (lib, name, body) in [
+        ("long", "guide.md", long.as_str()),
+        ("short", "a.md", "# صفحة أولى\n\nالمحراب في صدر المسجد.\n"),
+        ("short", "b.md", "# صفحة ثانية\n\nعن المحراب وتاريخه.\n"),
+    ] {
+        std::fs::create_dir_all(dir.path().join(lib)).unwrap();
+        std::fs::write(dir.path().join(lib).join(name), body).unwrap();
+    }
+    let b = run(bin().current_dir(dir.path()).arg("build"));
+    assert!(b.status.success(), "{}", stderr(&b));
+    let ask = |args: &[&str]| {
+        let o = run(bin()
+            .current_dir(dir.path())
+            .args(["query", "--json", "--mode", "lexical"])
+            .args(args)
+            .arg("المحراب"));
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()
+    };
+    let v = ask(&["--k", "3"]);
+    let hits = v["hits"].as_array().unwrap();
+    let docs: std::collections::BTreeSet<&str> =
+        hits.iter().map(|h| h["doc_id"].as_str().unwrap()).collect();
+    assert_eq!(docs.len(), 3, "{v}");
+    let guide = hits
+        .iter()
+        .find(|h| h["doc_id"] == "long:guide")
+        .expect("the long page is a result");
+    let sections = guide["sections"].as_array().unwrap();
+    assert_eq!(sections.len(), 3, "{guide}");
+    for piece in std::iter::once(guide).chain(sections) {
+        let e = piece["excerpt"].as_str().unwrap();
+        assert!(e.contains("<mark>الـمِـحْرَابِ</mark>"), "{e}");
+        assert!(
+            piece["chunk_id"]
+                .as_str()
+                .unwrap()
+                .starts_with("long:guide:")
+        );
+    }
+    assert!(guide["lexical"]["rank"].as_u64().unwrap() >= 1);
+    assert!(
+        guide["vector"].is_null(),
+        "a lexical search has no vector rank"
+    );
+    let v = ask(&["--library", "short", "--k", "20"]);
+    let docs: Vec<&str> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["doc_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(docs.len(), 2, "{v}");
+    assert!(docs.iter().all(|d| d.starts_with("short:")), "{docs:?}");
     let o = run(bin()
         .current_dir(dir.path())
-        .args(["query", "--domain", "faith", "الصلاة"]));
+        .args(["query", "--explain", "--k", "1", "المحراب"]));
     assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("why: lexical #1"), "{out}");
+    assert!(
+        out.contains("«المحراب»") || out.contains("«الـمِـحْرَابِ»"),
+        "{out}"
+    );
 }
 
 /// A query whose version is replaced under it (a new build, then `gc --keep 0` removing the

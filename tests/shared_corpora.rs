@@ -560,3 +560,140 @@ fn eval_reports_the_stock_baseline_beside_askzico() {
         .arg(&blind));
     assert!(stdout(&o).contains("stock:"), "{}", stdout(&o));
 }
+
+/// Whether an `expect` entry names a hit, as `eval` matches them.
+fn expected(entry: &str, hit: &serde_json::Value) -> bool {
+    let s = |k: &str| hit[k].as_str().unwrap_or_default();
+    if [s("chunk_id"), s("doc_id"), s("url")].contains(&entry) {
+        return true;
+    }
+    s("source").strip_suffix(entry).is_some_and(|head| {
+        head.is_empty() || head.ends_with(['/', '#']) || entry.starts_with(['#', '/'])
+    })
+}
+
+/// An excerpt (HTML) as the text it shows, after checking its markup: only balanced `<mark>`
+/// tags and the five character references `&amp; &lt; &gt; &quot; &#39;`.
+fn excerpt_text(excerpt: &str) -> String {
+    let tags = Regex::new(r"<mark>[^<]*</mark>").unwrap();
+    let bare = tags.replace_all(excerpt, |c: &regex::Captures| {
+        c[0].trim_start_matches("<mark>")
+            .trim_end_matches("</mark>")
+            .to_string()
+    });
+    assert!(
+        !bare.contains(['<', '>']),
+        "markup other than balanced <mark> tags in {excerpt:?}"
+    );
+    let entity = Regex::new(r"&(amp|lt|gt|quot|#39);").unwrap();
+    assert!(
+        !entity.replace_all(&bare, "").contains('&'),
+        "a bare or broken character reference in {excerpt:?}"
+    );
+    entity
+        .replace_all(&bare, |c: &regex::Captures| match &c[1] {
+            "amp" => "&",
+            "lt" => "<",
+            "gt" => ">",
+            "quot" => "\"",
+            _ => "'",
+        })
+        .into_owned()
+}
+
+/// A character that continues the grapheme before it (Arabic marks, tatweel, joiners, Latin
+/// combining marks): an excerpt never starts or ends in front of one.
+fn continues_a_grapheme(c: char) -> bool {
+    matches!(c, '\u{0300}'..='\u{036F}' | '\u{064B}'..='\u{065F}' | '\u{0670}' | '\u{06D6}'..='\u{06ED}' | '\u{0640}' | '\u{200C}' | '\u{200D}')
+}
+
+/// Every fixture question, answered as the runtime answers it: pages, never one twice, each
+/// with at most 3 further sections of the same document; every excerpt a piece of its chunk's
+/// unaltered text cut between graphemes, with balanced marks and whole character references;
+/// and the expected page at rank 1 shows a marked word in at least 95% of answers.
+#[test]
+fn answers_are_pages_with_excerpts_marked_in_the_evidence() {
+    let Some(b) = built("answers_are_pages_with_excerpts_marked_in_the_evidence") else {
+        return;
+    };
+    let dir = repo().join("examples/shared-corpora");
+    let fixtures = [dir.join("fixtures.toml"), dir.join("fixtures-blind.toml")];
+    let o = run(bin()
+        .args(["query", "--json", "--k", "20", "--config"])
+        .arg(config())
+        .arg("--out")
+        .arg(&b.out)
+        .arg("--fixtures")
+        .args(&fixtures));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut expect: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for f in &fixtures {
+        let t: toml::Table = std::fs::read_to_string(f).unwrap().parse().unwrap();
+        for c in t["case"].as_array().unwrap() {
+            let list = c["expect"].as_array().unwrap();
+            expect.insert(
+                c["id"].as_str().unwrap().to_string(),
+                list.iter()
+                    .map(|e| e.as_str().unwrap().to_string())
+                    .collect(),
+            );
+        }
+    }
+    let text: BTreeMap<&str, &str> = b
+        .records
+        .iter()
+        .map(|r| (r["chunk_id"].as_str().unwrap(), r["text"].as_str().unwrap()))
+        .collect();
+    let (mut answers, mut first, mut marked, mut sections) = (0, 0, 0, 0);
+    for line in stdout(&o).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let hits = v["hits"].as_array().unwrap();
+        answers += 1;
+        assert!(hits.len() <= 20);
+        let docs: BTreeSet<&str> = hits.iter().map(|h| h["doc_id"].as_str().unwrap()).collect();
+        assert_eq!(docs.len(), hits.len(), "a page shown twice for {}", v["id"]);
+        for h in hits {
+            let doc = h["doc_id"].as_str().unwrap();
+            let shown = h["sections"].as_array().unwrap();
+            assert!(shown.len() <= 3);
+            sections += shown.len();
+            for piece in std::iter::once(h).chain(shown) {
+                let id = piece["chunk_id"].as_str().unwrap();
+                assert!(
+                    id.starts_with(&format!("{doc}:")),
+                    "{id} is not a chunk of {doc}"
+                );
+                let evidence = text[id];
+                let plain = excerpt_text(piece["excerpt"].as_str().unwrap());
+                let at = evidence.find(&plain);
+                assert!(
+                    at.is_some(),
+                    "the excerpt of {id} is not in its text: {plain:?}"
+                );
+                let end = at.unwrap() + plain.len();
+                for edge in [&plain, &evidence[end..]] {
+                    assert!(
+                        !edge.chars().next().is_some_and(continues_a_grapheme),
+                        "the excerpt of {id} is cut inside a grapheme: {plain:?}"
+                    );
+                }
+            }
+        }
+        let wanted = &expect[v["id"].as_str().unwrap()];
+        if let Some(h) = hits.first()
+            && wanted.iter().any(|e| expected(e, h))
+        {
+            first += 1;
+            marked += usize::from(h["excerpt"].as_str().unwrap().contains("<mark>"));
+        }
+    }
+    assert!(answers >= 400, "{answers} answers");
+    assert!(sections > 0, "no page showed a further section");
+    assert!(
+        marked * 100 >= first * 95,
+        "{marked} of the {first} expected pages at rank 1 show a marked word"
+    );
+    eprintln!(
+        "{marked} of {first} expected pages at rank 1 show a marked word; {sections} sections shown"
+    );
+}

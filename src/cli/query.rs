@@ -9,16 +9,22 @@ use crate::term;
 pub(super) struct QueryArgs {
     #[command(flatten)]
     pub at: BuildLocation,
-    /// Results to show (at least 1).
-    #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    /// Pages to show, 1 to 20; each with its best section and up to 3 further matching sections.
+    #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_K))]
     pub k: usize,
     /// Only these domains (repeatable).
     #[arg(long = "domain")]
     pub domains: Vec<String>,
+    /// Only these libraries (repeatable).
+    #[arg(long = "library")]
+    pub libraries: Vec<String>,
     #[arg(long, value_enum, default_value = "fused")]
     pub mode: crate::retrieve::ModeArg,
     #[arg(long)]
     pub json: bool,
+    /// Also show why each page ranked: its best section's lexical and vector ranks and scores.
+    #[arg(long)]
+    pub explain: bool,
     /// Ask the version live on this `[deploy.NAME]` target (KV and Vectorize, read through
     /// the API) instead of the local build.
     #[arg(long, value_parser = crate::paths::name_arg, conflicts_with_all = ["out", "env"])]
@@ -30,6 +36,9 @@ pub(super) struct QueryArgs {
     #[arg(required_unless_present = "fixtures")]
     pub question: Option<String>,
 }
+
+/// The most pages one answer shows: what a reader scans, and a bound on what one question reads.
+const MAX_K: u64 = 20;
 
 pub(super) fn run(q: QueryArgs) -> Outcome {
     let at = &q.at;
@@ -63,25 +72,117 @@ pub(super) fn run(q: QueryArgs) -> Outcome {
     let searcher = opened.map_err(|p| Failure::errors(p, q.json))?;
     for (id, question, domains) in &asked {
         known_domains(&searcher, domains).map_err(|p| Failure::usage(p, q.json))?;
+        known_libraries(&searcher, &q.libraries).map_err(|p| Failure::usage(p, q.json))?;
         let hits = searcher
-            .search(question, domains, q.k, mode)
+            .search(question, domains, &q.libraries, q.k, mode)
             .map_err(|p| Failure::errors(p, q.json))?;
-        show(&cfg, &searcher, id.as_deref(), question, &hits, q.json);
+        let how = Shown {
+            json: q.json,
+            explain: q.explain,
+            marks: Marks::for_stdout(),
+        };
+        show(&cfg, &searcher, id.as_deref(), question, &hits, how);
     }
     Ok(())
 }
 
-/// One answer: a JSON line, or the question, its search form, the version and each hit.
+/// How an answer is printed.
+#[derive(Clone, Copy)]
+struct Shown {
+    json: bool,
+    explain: bool,
+    marks: Marks,
+}
+
+/// How a matched word of an excerpt is shown: bold on a terminal, between «» otherwise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Marks {
+    Bold,
+    Quotes,
+}
+
+impl Marks {
+    fn for_stdout() -> Marks {
+        if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            Marks::Bold
+        } else {
+            Marks::Quotes
+        }
+    }
+
+    fn around(self) -> (&'static str, &'static str) {
+        match self {
+            Marks::Bold => ("\x1b[1m", "\x1b[0m"),
+            Marks::Quotes => ("«", "»"),
+        }
+    }
+}
+
+/// An excerpt (HTML with `<mark>`) for the terminal: unescaped, control characters shown
+/// escaped, runs of white space as one space, the marks shown as `marks` says, and, given the
+/// `text` it was cut from, `…` where it starts or ends inside it.
+fn excerpt_line(excerpt: &str, text: Option<&str>, marks: Marks) -> String {
+    let (open, close) = marks.around();
+    let mut out = String::new();
+    for (i, part) in excerpt.split("<mark>").enumerate() {
+        let (marked, rest) = match part.split_once("</mark>") {
+            Some((m, r)) if i > 0 => (Some(m), r),
+            _ => (None, part),
+        };
+        // One line: white space runs become one space before control characters are escaped.
+        let plain = |s: &str| {
+            let s = askzico_core::search::excerpt::unmarked(s);
+            let spaced: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            let edge = |b: bool| if b { " " } else { "" };
+            let (lead, trail) = (
+                s.starts_with(char::is_whitespace),
+                s.ends_with(char::is_whitespace),
+            );
+            format!(
+                "{}{}{}",
+                edge(lead && !spaced.is_empty()),
+                term::line(&spaced),
+                edge(trail)
+            )
+        };
+        if let Some(m) = marked {
+            out.push_str(open);
+            out.push_str(&plain(m));
+            out.push_str(close);
+        }
+        out.push_str(&plain(rest));
+    }
+    let out = out.trim().to_string();
+    let Some(text) = text else {
+        return out;
+    };
+    let plain = askzico_core::search::excerpt::unmarked(excerpt);
+    let plain = plain.trim();
+    let before = if text.trim_start().starts_with(plain) {
+        ""
+    } else {
+        "… "
+    };
+    let after = if text.trim_end().ends_with(plain) {
+        ""
+    } else {
+        " …"
+    };
+    format!("{before}{out}{after}")
+}
+
+/// One answer: a JSON line, or the question, its search form, the version and each page with
+/// its excerpt and its further sections.
 fn show(
     cfg: &crate::config::Config,
     searcher: &Searcher,
     id: Option<&str>,
     question: &str,
     hits: &[crate::retrieve::Hit],
-    json: bool,
+    how: Shown,
 ) {
     let search = crate::normalize::query_text(question, &cfg.normalize);
-    if json {
+    if how.json {
         let mut v = serde_json::json!({
             "question": question,
             "search_text": search.as_str(),
@@ -109,12 +210,6 @@ fn show(
         println!("no results");
     }
     for h in hits {
-        let excerpt: String = h.text.chars().take(400).collect();
-        let more = if h.text.chars().count() > 400 {
-            " …"
-        } else {
-            ""
-        };
         println!(
             "{}. [{:.4}] {}{}",
             h.rank,
@@ -123,10 +218,31 @@ fn show(
             if h.date_match { "  (date match)" } else { "" }
         );
         println!("   {}  ({})", term::line(&h.url), term::line(&h.chunk_id));
-        for line in excerpt.lines().filter(|l| !l.trim().is_empty()) {
-            println!("   │ {}", term::line(line));
+        if how.explain {
+            let at = |r: Option<askzico_core::search::RankedBy>| {
+                r.map_or("-".to_string(), |r| format!("#{} [{:.4}]", r.rank, r.score))
+            };
+            println!(
+                "   why: lexical {}, vector {}, fused [{:.4}]",
+                at(h.lexical),
+                at(h.vector),
+                h.score
+            );
         }
-        println!("   │{more}\n");
+        println!(
+            "   │ {}",
+            excerpt_line(&h.excerpt, Some(&h.text), how.marks)
+        );
+        for s in &h.sections {
+            println!(
+                "   ├ [{:.4}] {}  ({})",
+                s.score,
+                term::line(&s.title),
+                term::line(&s.chunk_id)
+            );
+            println!("   │   {}", excerpt_line(&s.excerpt, None, how.marks));
+        }
+        println!();
     }
 }
 
@@ -163,6 +279,36 @@ fn live_searcher<'a>(
     ))
 }
 
+/// Every `--library` asked is one of the build's; else the problem naming them.
+fn known_libraries(searcher: &Searcher, asked: &[String]) -> Result<(), crate::diag::Problem> {
+    let known: Vec<&str> = searcher
+        .manifest
+        .libraries
+        .iter()
+        .map(|l| l.id.as_str())
+        .collect();
+    let unknown: Vec<&str> = asked
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !known.contains(l))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(crate::diag::Problem::error(
+        "unknown-library",
+        format!(
+            "no library `{}` in version {}",
+            unknown.join("`, `"),
+            searcher.manifest.corpus_version
+        ),
+    )
+    .help(format!(
+        "pass --library one of the build's libraries: {}",
+        known.join(", ")
+    )))
+}
+
 /// Every `--domain` asked is one of the build's; else the problem naming them.
 fn known_domains(searcher: &Searcher, asked: &[String]) -> Result<(), crate::diag::Problem> {
     let known: std::collections::BTreeSet<&str> = searcher
@@ -191,4 +337,23 @@ fn known_domains(searcher: &Searcher, asked: &[String]) -> Result<(), crate::dia
         "pass --domain one of the build's domains: {}",
         known.into_iter().collect::<Vec<_>>().join(", ")
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Marks, excerpt_line};
+
+    #[test]
+    fn an_excerpt_line_shows_its_marks_and_where_it_was_cut() {
+        let text = "أول\nقال: «الصَّلاة» &\u{1b}[2J عماد الدين آخر";
+        let e = "قال: «<mark>الصَّلاة</mark>» &amp;\u{1b}[2J عماد";
+        assert_eq!(
+            excerpt_line(e, Some(text), Marks::Quotes),
+            "… قال: ««الصَّلاة»» &\\u{1b}[2J عماد …"
+        );
+        assert_eq!(
+            excerpt_line(e, None, Marks::Bold),
+            "قال: «\u{1b}[1mالصَّلاة\u{1b}[0m» &\\u{1b}[2J عماد"
+        );
+    }
 }

@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Problem;
-use crate::retrieve::{Mode, Searcher};
+use crate::retrieve::{ChunkInfo, Mode, Searcher};
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -352,16 +352,19 @@ pub(crate) fn run(
     })
 }
 
-/// One case: its top `k` documents, the rank of the first expected one (within the top 10 at
-/// least), and the libraries its expected answers are in.
+/// One case: its top `k` pages, the rank of the first expected one (within the top 10 at
+/// least), and the libraries its expected answers are in. A page is expected when its best
+/// chunk or one of its sections (the pages `query` shows) matches an `expect` entry.
 fn run_case(searcher: &Searcher, c: &Case, k: usize, mode: Mode) -> Result<CaseResult, Problem> {
-    let mut docs = top_documents(searcher, c, k, mode)?;
-    let rank = docs
+    let (mut docs, pages) = top_documents(searcher, c, k, mode)?;
+    let rank = pages
         .iter()
-        .position(|d| {
-            c.expect
-                .iter()
-                .any(|e| matches(e, &d.chunk_id, &d.doc_id, &d.url, &d.source))
+        .position(|chunks| {
+            chunks.iter().any(|ch| {
+                c.expect
+                    .iter()
+                    .any(|e| matches(e, &ch.chunk_id, &ch.doc_id, &ch.url, &ch.source))
+            })
         })
         .map(|i| i + 1)
         .filter(|r| *r <= k.max(10));
@@ -388,41 +391,45 @@ fn run_case(searcher: &Searcher, c: &Case, k: usize, mode: Mode) -> Result<CaseR
     })
 }
 
-/// The ranked documents of a case's question, at most `k` (10 at least): several chunks of one
-/// document count once, at the best rank.
-fn top_documents(
-    searcher: &Searcher,
+/// The pages the core ranks for a case's question, at most `k` (10 at least): each page's best
+/// chunk, and the facts of every chunk it shows (best chunk and sections).
+fn top_documents<'s>(
+    searcher: &'s Searcher,
     c: &Case,
     k: usize,
     mode: Mode,
-) -> Result<Vec<TopHit>, Problem> {
+) -> Result<(Vec<TopHit>, Vec<Vec<&'s ChunkInfo>>), Problem> {
     let ranked = searcher.rank(&c.question, &c.domains, mode)?;
-    let mut docs: Vec<TopHit> = Vec::new();
-    for (id, score, _) in ranked {
-        let Some(info) = searcher.chunks().get(&id) else {
-            return Err(Problem::error(
+    let info = |id: &str| {
+        searcher.chunks().get(id).ok_or_else(|| {
+            Problem::error(
                 "invariant",
                 format!(
                     "retrieved chunk {id} is not in version {}",
                     searcher.manifest.corpus_version
                 ),
-            ));
-        };
-        if docs.iter().any(|d| d.doc_id == info.doc_id) {
-            continue;
-        }
+            )
+        })
+    };
+    let mut docs = Vec::new();
+    let mut shown = Vec::new();
+    for page in searcher.pages(&ranked, k.max(10)) {
+        let (id, score, _) = &ranked[page[0]];
+        let best = info(id)?;
         docs.push(TopHit {
             chunk_id: id.clone(),
-            doc_id: info.doc_id.clone(),
-            url: info.url.clone(),
-            source: info.source.clone(),
+            doc_id: best.doc_id.clone(),
+            url: best.url.clone(),
+            source: best.source.clone(),
             score: round4(score * 1000.0) / 1000.0,
         });
-        if docs.len() >= k.max(10) {
-            break;
-        }
+        shown.push(
+            page.iter()
+                .map(|&i| info(&ranked[i].0))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
     }
-    Ok(docs)
+    Ok((docs, shown))
 }
 
 /// Regressions against a baseline: sets, and libraries present in both, whose hit@5 or MRR@10

@@ -131,20 +131,28 @@ impl<'a> Searcher<'a> {
         domains: &[String],
         mode: Mode,
     ) -> Result<Ranked, Problem> {
-        let scored = self.scored(question, domains, mode)?;
+        let scored = self.scored(question, domains, &[], mode)?;
         let records = self.read_records(&scored.needs(&self.ranker, None))?;
         Ok(self.ranker.finish(scored, &records))
     }
 
-    /// The top `k` hits, hydrated from lookup. An unhydratable ID is an invariant failure.
+    /// The first `k` pages of a ranking ([`Ranker::pages`]): indexes in `ranked`, each page's
+    /// best chunk first.
+    pub(crate) fn pages(&self, ranked: &Ranked, k: usize) -> Vec<Vec<usize>> {
+        self.ranker.pages(ranked, k)
+    }
+
+    /// The top `k` pages of `libraries` (all when empty) in `domains` (all when empty),
+    /// hydrated from lookup. An unhydratable ID is an invariant failure.
     pub(crate) fn search(
         &self,
         question: &str,
         domains: &[String],
+        libraries: &[String],
         k: usize,
         mode: Mode,
     ) -> Result<Vec<Hit>, Problem> {
-        let scored = self.scored(question, domains, mode)?;
+        let scored = self.scored(question, domains, libraries, mode)?;
         let records = self.read_records(&scored.needs(&self.ranker, Some(k)))?;
         Ok(self.ranker.answer(scored, &records, k)?)
     }
@@ -154,14 +162,18 @@ impl<'a> Searcher<'a> {
         &self,
         question: &str,
         domains: &[String],
+        libraries: &[String],
         mode: Mode,
     ) -> Result<askzico_core::search::Scored, Problem> {
-        let plan = self.ranker.plan(question, domains, mode);
+        let plan = self
+            .ranker
+            .plan(question, domains, mode)
+            .in_libraries(libraries);
         let shards = self.store.lex_shards(plan.shards())?;
         let vector = match plan.embedding_input() {
             Some(text) => {
                 let q = self.embed(text.as_str())?;
-                let keep = self.ranker.keeps(domains);
+                let keep = self.ranker.keeps(&plan);
                 self.store
                     .nearest(&q, &keep, self.ranker.settings().retrieval.depth)?
             }

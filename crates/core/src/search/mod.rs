@@ -15,6 +15,8 @@
 
 pub mod bm25;
 pub mod dates;
+pub mod excerpt;
+mod needs;
 mod question;
 pub mod rerank;
 mod settings;
@@ -30,7 +32,7 @@ use crate::Error;
 use crate::coptic::CopticDate;
 use crate::lexical::{LexMeta, LexShard, shard_of};
 use crate::normalize::query_words::{WordClass, WordClasses};
-use crate::tables::{LookupRecord, Tables};
+use crate::tables::{ChunkInfo, LookupRecord, Tables};
 use crate::text::SearchText;
 
 /// Which rankings a search uses (the eval compares them).
@@ -54,10 +56,14 @@ pub struct Settings<'a> {
     pub glossary: &'a crate::normalize::glossary::Glossary,
 }
 
-/// One result: a chunk, its score and its evidence as stored.
+/// One result: a page (a document), found by its best chunk, with that chunk's evidence as
+/// stored, the excerpt that shows the match, why it ranked, and the page's further matching
+/// sections.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hit {
+    /// The page's rank among pages, from 1.
     pub rank: usize,
+    /// The fused score of its best chunk.
     pub score: f64,
     pub chunk_id: String,
     pub doc_id: String,
@@ -65,9 +71,41 @@ pub struct Hit {
     pub url: String,
     pub source: String,
     pub library: String,
+    /// The best chunk's evidence, unaltered.
     pub text: String,
+    /// A window of `text` around the densest match, HTML-escaped, the matched words in
+    /// `<mark>` ([`excerpt`]).
+    pub excerpt: String,
     pub date_match: bool,
+    /// The best chunk's place in the lexical ranking (after the second stage), `None` when that
+    /// ranking did not return it.
+    pub lexical: Option<RankedBy>,
+    /// The best chunk's place in the vector ranking, `None` when that ranking did not return it.
+    pub vector: Option<RankedBy>,
+    /// Up to [`SECTIONS`] further chunks of the page that matched, best first.
+    pub sections: Vec<Section>,
 }
+
+/// A chunk's place in one ranking: its rank from 1 and its score there.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RankedBy {
+    pub rank: usize,
+    pub score: f64,
+}
+
+/// A further matching chunk of a result's page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Section {
+    pub chunk_id: String,
+    pub title: String,
+    pub url: String,
+    /// Its fused score.
+    pub score: f64,
+    pub excerpt: String,
+}
+
+/// How many further matching sections a page result carries besides its best chunk.
+pub const SECTIONS: usize = 3;
 
 /// Chunk IDs with scores, best first.
 pub type Ranking = Vec<(String, f64)>;
@@ -97,6 +135,8 @@ pub struct Ranker<'a> {
 pub struct Plan {
     question: String,
     domains: Vec<String>,
+    /// The libraries searched (all when empty).
+    libraries: Vec<String>,
     mode: Mode,
     words: Vec<QueryWord>,
     search: SearchText,
@@ -120,6 +160,23 @@ impl Plan {
     pub fn words(&self) -> &[QueryWord] {
         &self.words
     }
+
+    /// The plan searching only chunks of `libraries` (all when empty). The ranking's statistics
+    /// stay those of the domains searched, so a library's scores are the ones it has among them.
+    pub fn in_libraries(mut self, libraries: &[String]) -> Plan {
+        self.libraries = libraries.to_vec();
+        self
+    }
+
+    /// Whether chunk `info` is in the searched domains and libraries; a chunk the tables do not
+    /// know is kept only when nothing filters.
+    fn keeps(&self, info: Option<&ChunkInfo>) -> bool {
+        let unfiltered = self.domains.is_empty() && self.libraries.is_empty();
+        info.map_or(unfiltered, |c| {
+            (self.domains.is_empty() || c.domains.iter().any(|d| self.domains.contains(d)))
+                && (self.libraries.is_empty() || self.libraries.contains(&c.library))
+        })
+    }
 }
 
 /// A question scored: its lexical ranking before the second stage, and the vector ranking.
@@ -133,7 +190,7 @@ pub struct Scored {
     rerank: usize,
     /// The dates the question names.
     dates: Vec<CopticDate>,
-    /// Chunks whose date the question names, in the searched domains, in ID order.
+    /// Chunks whose date the question names, in the searched domains and libraries, in ID order.
     dated: Vec<String>,
 }
 
@@ -175,6 +232,7 @@ impl<'a> Ranker<'a> {
         Plan {
             question: question.to_string(),
             domains: domains.to_vec(),
+            libraries: Vec::new(),
             mode,
             search: crate::normalize::query_text(question, self.cfg.normalize),
             words,
@@ -183,17 +241,10 @@ impl<'a> Ranker<'a> {
         }
     }
 
-    /// Whether a chunk is in the searched domains (all when none is named): what a vector
-    /// search keeps.
-    pub fn keeps<'s>(&'s self, domains: &'s [String]) -> impl Fn(&str) -> bool + 's {
-        move |id: &str| {
-            domains.is_empty()
-                || self
-                    .tables
-                    .chunks
-                    .get(id)
-                    .is_some_and(|c| c.domains.iter().any(|d| domains.contains(d)))
-        }
+    /// Whether a chunk is in the plan's domains and libraries (all when none is named): what
+    /// a vector search keeps.
+    pub fn keeps<'s>(&'s self, plan: &'s Plan) -> impl Fn(&str) -> bool + 's {
+        move |id: &str| plan.keeps(self.tables.chunks.get(id))
     }
 
     /// Step 2: the lexical ranking from the shards the plan named, and the vector ranking
@@ -203,7 +254,11 @@ impl<'a> Ranker<'a> {
         let (lex, idfs) = if plan.mode == Mode::Vector {
             (Vec::new(), Vec::new())
         } else {
-            self.lexical(&plan.words, &plan.domains, shards)?
+            let (mut lex, idfs) = self.lexical(&plan.words, &plan.domains, shards)?;
+            if !plan.libraries.is_empty() {
+                lex.retain(|(id, _)| plan.keeps(self.tables.chunks.get(id)));
+            }
+            (lex, idfs)
         };
         let s = &self.cfg.retrieval;
         let rerank = if s.proximity_weight <= 0.0 && s.url_weight <= 0.0 {
@@ -221,8 +276,7 @@ impl<'a> Ranker<'a> {
                 .filter(|c| {
                     c.date
                         .is_some_and(|(m, d)| dates.iter().any(|x| x.month == m && x.day == d))
-                        && (plan.domains.is_empty()
-                            || c.domains.iter().any(|d| plan.domains.contains(d)))
+                        && plan.keeps(Some(c))
                 })
                 .map(|c| c.chunk_id.clone())
                 .collect()
@@ -249,12 +303,12 @@ impl<'a> Ranker<'a> {
             scored.rerank,
             records,
         );
-        self.fuse(&scored, lex)
+        self.fuse(&scored, &lex)
     }
 
     /// The lexical ranking after the second stage, fused with the vector ranking, with the
     /// date boost and the chunks only a date brings in.
-    fn fuse(&self, scored: &Scored, lex: Ranking) -> Ranked {
+    fn fuse(&self, scored: &Scored, lex: &Ranking) -> Ranked {
         let s = &self.cfg.retrieval;
         let mut fused: HashMap<String, f64> = HashMap::new();
         for (rank, (id, _)) in lex.iter().take(s.depth).enumerate() {
@@ -283,37 +337,117 @@ impl<'a> Ranker<'a> {
         out
     }
 
-    /// Step 3: the top `k` hits, hydrated from `records` (which must hold what
-    /// [`Scored::needs`]`(Some(k))` named). An unhydratable ID is an invariant failure.
-    pub fn answer(&self, scored: Scored, records: &Records, k: usize) -> Result<Vec<Hit>, Error> {
-        let mut ranked = self.finish(scored, records);
-        ranked.truncate(k);
-        let mut hits = Vec::with_capacity(ranked.len());
-        for (i, (id, score, date_match)) in ranked.into_iter().enumerate() {
-            let rec = records.get(&id).cloned().flatten().ok_or_else(|| {
-                Error::invariant(
-                    format!(
-                        "chunk {id} was retrieved but cannot be hydrated in version {}",
-                        self.tables.corpus_version
-                    ),
-                    "the lexical/vector artifacts and the lookup records come from different builds: rebuild and run `askzico verify`",
-                )
-            })?;
-            let info = self.tables.chunks.get(&id);
+    /// Step 3: the top `k` pages, each hydrated from `records` (which must hold what
+    /// [`Scored::needs`]`(Some(k))` named) with its best chunk and its further sections. An
+    /// unhydratable ID is an invariant failure.
+    pub fn answer(
+        &self,
+        mut scored: Scored,
+        records: &Records,
+        k: usize,
+    ) -> Result<Vec<Hit>, Error> {
+        let lex = self.rerank(
+            std::mem::take(&mut scored.lex),
+            &scored.plan.words,
+            &scored.idfs,
+            scored.rerank,
+            records,
+        );
+        let ranked = self.fuse(&scored, &lex);
+        let marker = self.marker(&scored.plan.words);
+        let size = self.cfg.retrieval.excerpt_words;
+        let mut seen = HashMap::new();
+        let mut hits = Vec::new();
+        for (i, page) in self.pages(&ranked, k).into_iter().enumerate() {
+            let (id, score, date_match) = &ranked[page[0]];
+            let rec = self.record(records, id)?;
+            let info = self.tables.chunks.get(id);
+            let mut sections = Vec::with_capacity(page.len() - 1);
+            for &j in &page[1..] {
+                let (sid, sscore, _) = &ranked[j];
+                let srec = self.record(records, sid)?;
+                sections.push(Section {
+                    chunk_id: sid.clone(),
+                    title: srec.title.clone(),
+                    url: srec.url.clone(),
+                    score: *sscore,
+                    excerpt: excerpt::excerpt(&srec.text, &marker, size, &mut seen),
+                });
+            }
             hits.push(Hit {
                 rank: i + 1,
-                score,
+                score: *score,
                 chunk_id: id.clone(),
                 doc_id: info.map(|c| c.doc_id.clone()).unwrap_or_default(),
-                title: rec.title,
-                url: rec.url,
+                title: rec.title.clone(),
+                url: rec.url.clone(),
                 source: info.map(|c| c.source.clone()).unwrap_or_default(),
-                library: rec.library,
-                text: rec.text,
-                date_match,
+                library: rec.library.clone(),
+                text: rec.text.clone(),
+                excerpt: excerpt::excerpt(&rec.text, &marker, size, &mut seen),
+                date_match: *date_match,
+                lexical: ranked_by(&lex, id),
+                vector: ranked_by(&scored.vec, id),
+                sections,
             });
         }
         Ok(hits)
+    }
+
+    /// The record of retrieved chunk `id`; its absence is an invariant failure.
+    fn record<'r>(&self, records: &'r Records, id: &str) -> Result<&'r LookupRecord, Error> {
+        records.get(id).and_then(Option::as_ref).ok_or_else(|| {
+            Error::invariant(
+                format!(
+                    "chunk {id} was retrieved but cannot be hydrated in version {}",
+                    self.tables.corpus_version
+                ),
+                "the lexical/vector artifacts and the lookup records come from different builds: rebuild and run `askzico verify`",
+            )
+        })
+    }
+
+    /// What an excerpt marks: the question's topic words (all its words when it has none).
+    fn marker<'w>(&'w self, words: &'w [QueryWord]) -> excerpt::Marker<'w> {
+        let topic: Vec<&QueryWord> = words
+            .iter()
+            .filter(|w| self.classes.class(&w.token) == WordClass::Content)
+            .collect();
+        let marked = if topic.is_empty() {
+            words.iter().collect()
+        } else {
+            topic
+        };
+        excerpt::Marker::new(
+            &marked,
+            self.cfg.normalize,
+            crate::normalize::WordExtras::new(self.cfg.aliases, self.cfg.article_stems),
+        )
+    }
+
+    /// The first `k` pages of a ranking, in the order of their best chunks: each the indexes in
+    /// `ranked` of its best chunk and of up to [`SECTIONS`] further chunks of it, best first.
+    pub fn pages(&self, ranked: &Ranked, k: usize) -> Vec<Vec<usize>> {
+        let mut pages: Vec<Vec<usize>> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for (i, (id, _, _)) in ranked.iter().enumerate() {
+            match at.get(self.page_of(id)) {
+                Some(&p) if pages[p].len() <= SECTIONS => pages[p].push(i),
+                Some(_) => {}
+                None if pages.len() < k => {
+                    at.insert(self.page_of(id), pages.len());
+                    pages.push(vec![i]);
+                }
+                None => {}
+            }
+        }
+        pages
+    }
+
+    /// The page a chunk belongs to: its document (a chunk the tables do not know is a page of
+    /// its own, so its missing record is reported rather than hidden).
+    fn page_of<'s>(&'s self, id: &'s str) -> &'s str {
+        self.tables.chunks.get(id).map_or(id, |c| c.doc_id.as_str())
     }
 
     /// Whether chunk `id`'s date is one of `dates`.
@@ -514,94 +648,13 @@ impl<'a> Ranker<'a> {
     }
 }
 
-impl Scored {
-    /// The lookup records [`Ranker::finish`] reads (the second stage's candidates) and, with
-    /// `Some(k)`, every record the top `k` results can need, in ID order. The second stage
-    /// only reorders its candidates, so each chunk's fused score lies between bounds known
-    /// now; a chunk that `k` others surely outrank cannot be a result. Without a second stage
-    /// the scores are exact, and the records named are exactly the top `k`'s.
-    pub fn needs(&self, ranker: &Ranker<'_>, k: Option<usize>) -> Vec<String> {
-        let s = ranker.cfg.retrieval;
-        let mut need: BTreeSet<&str> = self
-            .lex
-            .iter()
-            .take(self.rerank)
-            .map(|(id, _)| id.as_str())
-            .collect();
-        let Some(k) = k else {
-            return need.into_iter().map(str::to_string).collect();
-        };
-        let depth = s.depth;
-        let lex_part = |rank: usize| {
-            if rank < depth {
-                rrf(s.lexical_weight, s.rrf_k, rank)
-            } else {
-                0.0
-            }
-        };
-        // Per candidate: the bounds of its lexical part and its vector part.
-        let mut parts: HashMap<&str, Parts> = HashMap::new();
-        for (rank, (id, _)) in self.lex.iter().take(depth.max(self.rerank)).enumerate() {
-            let bounds = if rank < self.rerank {
-                (lex_part(self.rerank - 1), lex_part(0))
-            } else {
-                (lex_part(rank), lex_part(rank))
-            };
-            parts.entry(id).or_default().0 = Some(bounds);
-        }
-        let vw = vector_weight(s, self.plan.mode);
-        if vw > 0.0 {
-            for (rank, (id, _)) in self.vec.iter().take(depth).enumerate() {
-                parts.entry(id).or_default().1 = Some(rrf(vw, s.rrf_k, rank));
-            }
-        }
-        for id in &self.dated {
-            parts.entry(id).or_default();
-        }
-        // The same additions, in the same order, as the fused score: rounding is monotone, so
-        // the bounds hold bit for bit.
-        let bounds: Vec<(&str, f64, f64)> = parts
-            .into_iter()
-            .map(|(id, (lex, vec))| {
-                let boost = if ranker.date_matches(id, &self.dates) {
-                    s.date_boost
-                } else {
-                    0.0
-                };
-                let at = |l: Option<f64>| {
-                    let fused = match (l, vec) {
-                        (None, None) => return s.date_boost,
-                        (Some(l), None) => 0.0 + l,
-                        (None, Some(v)) => 0.0 + v,
-                        (Some(l), Some(v)) => 0.0 + l + v,
-                    };
-                    fused + boost
-                };
-                (id, at(lex.map(|b| b.0)), at(lex.map(|b| b.1)))
-            })
-            .collect();
-        // A chunk is left out when at least `k` others surely rank above it: their lowest score
-        // beats its highest, in the final order (score, then chunk ID).
-        let above = |y: &(&str, f64, f64), x: &(&str, f64, f64)| {
-            y.1.total_cmp(&x.2).then_with(|| x.0.cmp(y.0)).is_gt()
-        };
-        for x in &bounds {
-            let surely_above = bounds
-                .iter()
-                .filter(|y| y.0 != x.0 && above(y, x))
-                .take(k)
-                .count();
-            if surely_above < k {
-                need.insert(x.0);
-            }
-        }
-        need.into_iter().map(str::to_string).collect()
-    }
+/// Where chunk `id` stands in `ranking`, if it is there.
+fn ranked_by(ranking: &Ranking, id: &str) -> Option<RankedBy> {
+    ranking.iter().position(|(c, _)| c == id).map(|i| RankedBy {
+        rank: i + 1,
+        score: ranking[i].1,
+    })
 }
-
-/// A candidate's parts of the fused score: the bounds (low, high) of its lexical part, and its
-/// vector part.
-type Parts = (Option<(f64, f64)>, Option<f64>);
 
 /// A ranking's reciprocal-rank part: `weight / (k + rank + 1)`.
 fn rrf(weight: f64, k: f64, rank: usize) -> f64 {

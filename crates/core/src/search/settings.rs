@@ -81,6 +81,9 @@ pub struct RetrievalSettings {
     /// Weight of a question word spelled back from a dialect's stops to MSA's interdentals (تلات
     /// → ثلاث: `normalize::stem::interdental_spellings`).
     pub interdental_weight: f64,
+    /// Words of a result's evidence its excerpt shows, around the densest match
+    /// (`search::excerpt`).
+    pub excerpt_words: usize,
 }
 
 /// The defaults were chosen by leave-one-corpus-out on the blind fixtures of the nine shared
@@ -118,6 +121,7 @@ impl Default for RetrievalSettings {
             broken_plural_weight: 0.6,
             derivation_weight: 0.6,
             interdental_weight: 0.6,
+            excerpt_words: 30,
         }
     }
 }
@@ -169,6 +173,9 @@ impl RetrievalSettings {
         }
         if self.depth == 0 {
             out.push(("depth", "1 or more"));
+        }
+        if self.excerpt_words == 0 {
+            out.push(("excerpt_words", "1 or more"));
         }
         out
     }

@@ -12,7 +12,7 @@ fn a_word_counts_its_best_expansion_plus_a_tie_fraction_of_the_rest() {
     assert!(word_score(&[0.5; 10], 0.0) < word_score(&[2.0], 0.0));
 }
 
-fn ranker(retrieval: &RetrievalSettings) -> Ranker<'_> {
+fn ranker(retrieval: &RetrievalSettings, tables: Tables) -> Ranker<'_> {
     let normalize: &'static crate::normalize::Rules = Box::leak(Box::default());
     let aliases: &'static crate::normalize::aliases::AliasTable = Box::leak(Box::default());
     let glossary: &'static crate::normalize::glossary::Glossary = Box::leak(Box::default());
@@ -24,15 +24,40 @@ fn ranker(retrieval: &RetrievalSettings) -> Ranker<'_> {
             article_stems: false,
             glossary,
         },
-        Tables::default(),
+        tables,
     )
 }
 
+/// Tables of chunks `c00`…`c59`, chunk `i` on page `d{i % pages}`.
+fn paged(pages: usize) -> Tables {
+    let chunks = (0..60)
+        .map(|i| {
+            let id = format!("c{i:02}");
+            let info = crate::tables::ChunkInfo {
+                chunk_id: id.clone(),
+                doc_id: format!("d{}", i % pages),
+                url: String::new(),
+                source: String::new(),
+                library: String::new(),
+                domains: Vec::new(),
+                date: None,
+            };
+            (id, info)
+        })
+        .collect();
+    Tables {
+        chunks,
+        ..Tables::default()
+    }
+}
+
 proptest! {
-    /// Whatever order the second stage gives its candidates, the top `k` of the fused ranking
-    /// are among the records `needs(Some(k))` names, so one bulk read serves the answer.
+    /// Whatever order the second stage gives its candidates, every chunk the top `k` pages of
+    /// the fused ranking show (best chunks and sections) is among the records
+    /// `needs(Some(k))` names, so one bulk read serves the answer.
     #[test]
     fn the_records_named_for_k_results_cover_every_reordering_of_the_second_stage(
+        pages in 1usize..12,
         lex_n in 0usize..40,
         vec_ids in proptest::collection::vec(0usize..60, 0..30),
         rerank_depth in 0usize..30,
@@ -47,7 +72,7 @@ proptest! {
             vector_weight,
             ..RetrievalSettings::default()
         };
-        let r = ranker(&retrieval);
+        let r = ranker(&retrieval, paged(pages));
         let lex: Ranking = (0..lex_n).map(|i| (format!("c{i:02}"), 100.0 - i as f64)).collect();
         let mut vec: Ranking = Vec::new();
         for (i, v) in vec_ids.iter().enumerate() {
@@ -70,13 +95,23 @@ proptest! {
         for (slot, (_, x)) in head.iter_mut().zip(keyed) {
             *slot = x;
         }
-        let top = r.fuse(&scored, reordered);
-        for (id, _, _) in top.iter().take(k) {
-            prop_assert!(need.contains(id), "{id} is in the top {k} but not named: {need:?}");
+        let top = r.fuse(&scored, &reordered);
+        let shown = r.pages(&top, k);
+        prop_assert!(shown.len() <= k);
+        let docs: BTreeSet<&str> = shown.iter().map(|p| r.page_of(&top[p[0]].0)).collect();
+        prop_assert_eq!(docs.len(), shown.len(), "a page is shown twice");
+        for page in &shown {
+            prop_assert!(page.len() <= 1 + SECTIONS);
+            for &i in page {
+                let id = &top[i].0;
+                prop_assert!(need.contains(id), "{id} is shown in the top {k} pages but not named: {need:?}");
+            }
         }
-        // Without a second stage nothing moves: the records named are the top k's, no more.
+        // Without a second stage nothing moves: the records named are the top k pages' chunks,
+        // no more.
         if scored.rerank == 0 {
-            let mut want: Vec<String> = top.iter().take(k).map(|(id, _, _)| id.clone()).collect();
+            let mut want: Vec<String> =
+                shown.iter().flatten().map(|&i| top[i].0.clone()).collect();
             want.sort();
             prop_assert_eq!(&need, &want);
         }
