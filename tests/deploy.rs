@@ -577,7 +577,10 @@ impl State {
             .map(|(id, _)| format!("vector {id}"))
             .take(1)
             .collect();
-        if p.get("layout") == Some(&json!(2)) {
+        if p.get("layout")
+            .and_then(Value::as_u64)
+            .is_some_and(|l| l >= 2)
+        {
             let v = p["version"].as_str().unwrap();
             bad.extend(missing_named(kv, v).into_iter().take(1));
         }
@@ -848,11 +851,12 @@ fn assert_consistent(m: &Mock) {
 }
 
 /// Whether a runtime reading `pointer` hydrates vector `id` (as the index holds it) in one KV
-/// read: layout 2 from the record hash in its metadata, layout 1 from its version's chunk key.
+/// read: layouts 2 and 3 from the record hash in its metadata, layout 1 from its version's
+/// chunk key.
 fn hydrates(kv: &BTreeMap<String, String>, pointer: &Value, id: &str, rec: &Value) -> bool {
     let v = pointer["version"].as_str().unwrap();
     match pointer.get("layout") {
-        Some(l) if l == 2 => {
+        Some(l) if l == 2 || l == 3 => {
             kv.contains_key(&format!("zico/{v}/tables"))
                 && rec["metadata"]["record"]
                     .as_str()
@@ -862,10 +866,10 @@ fn hydrates(kv: &BTreeMap<String, String>, pointer: &Value, id: &str, rec: &Valu
     }
 }
 
-/// The KV keys of layout 2 a version's key table names (its record tables read from `kv`).
+/// The KV keys of layout 3 a version's key table names (its record tables read from `kv`).
 fn named_keys(kv: &BTreeMap<String, String>, v: &str) -> BTreeSet<String> {
     let t: Value = serde_json::from_str(&kv[&format!("zico/{v}/tables")]).unwrap();
-    assert_eq!(t["layout"], 2);
+    assert_eq!(t["layout"], 3);
     let mut keys = BTreeSet::new();
     for h in t["records"].as_object().unwrap().values() {
         let key = format!("zico/t/{}", h.as_str().unwrap());
@@ -1077,7 +1081,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(
         pointer,
-        json!({"version": v1, "index": "corpus-blue", "layout": 2})
+        json!({"version": v1, "index": "corpus-blue", "layout": 3})
     );
     assert!(s.store.kv.contains_key(&format!("zico/{v1}/manifest")));
     assert!(named.iter().any(|k| k.starts_with("zico/r/")));
@@ -1156,7 +1160,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(
         pointer,
-        json!({"version": v2, "index": "corpus-green", "layout": 2})
+        json!({"version": v2, "index": "corpus-green", "layout": 3})
     );
     drop(s);
 
@@ -1204,7 +1208,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(
         pointer,
-        json!({"version": v3, "index": "corpus-blue", "layout": 2})
+        json!({"version": v3, "index": "corpus-blue", "layout": 3})
     );
 }
 
@@ -2447,7 +2451,7 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
         let s = m.state.lock().unwrap();
         assert_eq!(
             s.pointer().unwrap(),
-            json!({"version": v1, "index": "corpus-green", "layout": 2})
+            json!({"version": v1, "index": "corpus-green", "layout": 3})
         );
         assert_eq!(old_keys(&s), before);
     }
@@ -2485,7 +2489,7 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
     let s = m.state.lock().unwrap();
     assert_eq!(
         s.pointer().unwrap(),
-        json!({"version": v2, "index": "corpus-blue", "layout": 2})
+        json!({"version": v2, "index": "corpus-blue", "layout": 3})
     );
     assert_eq!(old_keys(&s), 0, "{:?}", keys_of(&s, old));
     assert!(
@@ -2499,7 +2503,7 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         m.state.lock().unwrap().pointer().unwrap(),
-        json!({"version": v1, "index": "corpus-green", "layout": 2})
+        json!({"version": v1, "index": "corpus-green", "layout": 3})
     );
 }
 

@@ -697,3 +697,74 @@ fn answers_are_pages_with_excerpts_marked_in_the_evidence() {
         "{marked} of {first} expected pages at rank 1 show a marked word; {sections} sections shown"
     );
 }
+
+/// Every section anchor of a chunk is an id written in its source (`{#id}` in Vue's Markdown,
+/// `{/*id*/}` in react.dev's MDX, or an HTML `id`), and its offset starts a line of the chunk's
+/// text (where its section's heading is); Vue and react.dev pages link hundreds of sections.
+#[test]
+fn section_anchors_are_the_ids_their_sources_write() {
+    let Some(b) = built("section_anchors_are_the_ids_their_sources_write") else {
+        return;
+    };
+    let cfg_dir = config().parent().unwrap().to_path_buf();
+    let cfg: toml::Table = std::fs::read_to_string(config()).unwrap().parse().unwrap();
+    let roots: BTreeMap<&str, PathBuf> = cfg["library"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let root = l["root"].as_str().unwrap();
+            (l["id"].as_str().unwrap(), cfg_dir.join(root))
+        })
+        .collect();
+    let mut sources: BTreeMap<String, String> = BTreeMap::new();
+    let mut linked: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in &b.records {
+        let lib = r["library"].as_str().unwrap();
+        let text = r["text"].as_str().unwrap();
+        let anchors = r["anchors"].as_array().unwrap();
+        assert_eq!(
+            anchors.first().map(|a| a[0].as_u64().unwrap()),
+            Some(0),
+            "{}",
+            r["chunk_id"]
+        );
+        for a in anchors {
+            let (at, id) = (a[0].as_u64().unwrap() as usize, a[1].as_str().unwrap());
+            assert!(
+                at == 0 || text[..at].ends_with('\n'),
+                "{}: anchor {id:?} at {at} does not start a line",
+                r["chunk_id"]
+            );
+            if id.is_empty() {
+                continue;
+            }
+            let source = r["source"].as_str().unwrap();
+            let path = source.split('#').next().unwrap();
+            let file = roots[lib].join(path.strip_prefix(&format!("{lib}/")).unwrap());
+            let body = sources
+                .entry(file.display().to_string())
+                .or_insert_with(|| std::fs::read_to_string(&file).unwrap());
+            assert!(
+                [
+                    format!("{{#{id}}}"),
+                    format!("{{/*{id}*/}}"),
+                    format!("id=\"{id}\"")
+                ]
+                .iter()
+                .any(|w| body.contains(w.as_str())),
+                "{}: anchor {id:?} is not written in {}",
+                r["chunk_id"],
+                file.display()
+            );
+            *linked.entry(lib).or_default() += 1;
+        }
+    }
+    for lib in ["vue-ar", "react-ar"] {
+        assert!(
+            linked.get(lib).copied().unwrap_or(0) >= 100,
+            "{lib}: {linked:?}"
+        );
+    }
+    eprintln!("section anchors written in their sources: {linked:?}");
+}

@@ -211,6 +211,22 @@ fn write_metadata(out: &mut Vec<u8>, entries: &[MetaEntry], c: &BuiltChunk) {
     out.push(b'}');
 }
 
+/// A chunk's section anchors as `[[offset,"id"],…]`.
+fn write_anchors(out: &mut Vec<u8>, anchors: &[(usize, String)]) {
+    out.push(b'[');
+    for (i, (at, id)) in anchors.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'[');
+        write_u64(out, *at as u64);
+        out.push(b',');
+        write_str(out, id);
+        out.push(b']');
+    }
+    out.push(b']');
+}
+
 /// The chunks and lookup JSON lines of `docs`, with their record count.
 pub(super) fn chunks_and_lookup(docs: &[&BuiltDoc]) -> (Vec<u8>, Vec<u8>, usize) {
     // Text is most of both files (search text only of chunks): reserve it and a margin.
@@ -257,6 +273,8 @@ fn chunk_line(chunks: &mut Vec<u8>, lookup: &mut Vec<u8>, p: &DocParts, c: &Buil
     field(chunks, b",\"domains\":", &p.domains);
     chunks.extend_from_slice(b",\"text\":");
     let text = written(chunks, |o| write_str(o, c.text.as_str()));
+    chunks.extend_from_slice(b",\"anchors\":");
+    let anchors = written(chunks, |o| write_anchors(o, &c.anchors));
     chunks.extend_from_slice(b",\"search_text\":");
     write_str(chunks, c.search_text.as_str());
     chunks.extend_from_slice(b",\"metadata\":");
@@ -267,6 +285,7 @@ fn chunk_line(chunks: &mut Vec<u8>, lookup: &mut Vec<u8>, p: &DocParts, c: &Buil
     field(lookup, b",\"title\":", &p.title);
     field(lookup, b",\"url\":", &p.url);
     field(lookup, b",\"text\":", &chunks[text]);
+    field(lookup, b",\"anchors\":", &chunks[anchors]);
     field(lookup, b",\"domains\":", &p.domains);
     field(lookup, b",\"library\":", &p.library);
     field(lookup, b",\"metadata\":", &chunks[meta]);
@@ -330,6 +349,7 @@ mod tests {
         chunk_index: usize,
         domains: &'a [String],
         text: &'a Text,
+        anchors: &'a [(usize, String)],
         search_text: &'a SearchText,
         metadata: Map<String, Value>,
     }
@@ -340,6 +360,7 @@ mod tests {
         title: &'a str,
         url: &'a str,
         text: &'a Text,
+        anchors: &'a [(usize, String)],
         domains: &'a [String],
         library: &'a str,
         metadata: Map<String, Value>,
@@ -365,6 +386,7 @@ mod tests {
                     chunk_index: c.index,
                     domains: &d.domains,
                     text: &c.text,
+                    anchors: &c.anchors,
                     search_text: &c.search_text,
                     metadata: metadata.clone(),
                 };
@@ -375,6 +397,7 @@ mod tests {
                     title: &d.title,
                     url: &d.url,
                     text: &c.text,
+                    anchors: &c.anchors,
                     domains: &d.domains,
                     library: &d.library,
                     metadata,
@@ -399,6 +422,7 @@ mod tests {
                 extra_tokens: Tokens::default(),
                 context_tokens: Tokens::default(),
                 heading_path: vec!["عنوان \"أول\"".into(), format!("قسم\t{i}")],
+                anchors: vec![(0, String::new()), (i, format!("قسم-\"{i}\""))],
                 span: (i * 100, i * 100 + t.len()),
                 vector: vec![0.5, -0.25],
             })

@@ -35,6 +35,9 @@ pub struct BuiltChunk {
     /// separate field so a question naming the title matches every chunk under it.
     pub context_tokens: Tokens,
     pub heading_path: Vec<String>,
+    /// Where each section the chunk holds begins in `text` (a byte offset) and the heading id a
+    /// link to it takes ("" for the page's top): `chunk::ChunkSpan::section_anchors`.
+    pub anchors: Vec<(usize, String)>,
     /// Byte range of the chunk in the document's extracted text.
     pub span: (usize, usize),
     pub vector: Vec<f32>,
@@ -66,6 +69,7 @@ pub(crate) struct ChunkRecord {
     pub chunk_index: usize,
     pub domains: Vec<String>,
     pub text: String,
+    pub anchors: Vec<(usize, String)>,
     pub search_text: String,
     pub metadata: Map<String, Value>,
 }

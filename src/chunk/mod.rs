@@ -28,6 +28,11 @@ pub struct ChunkSpan {
     /// The explicit ids ([`crate::extract::anchor`]) of the headings on that path and of the
     /// headings inside the chunk, in order, each once.
     pub anchors: Vec<String>,
+    /// Where in the chunk's text each section the chunk holds begins (a byte offset from the
+    /// chunk's start, the first 0) and the id a link to it takes: that of its nearest heading
+    /// with one, "" when none has (the page's top). A section whose link is the one before's
+    /// adds no entry.
+    pub section_anchors: Vec<(usize, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -95,11 +100,19 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
                     anchors.push(a.clone());
                 }
             }
+            let mut section_anchors: Vec<(usize, String)> = Vec::new();
+            for sec in sections.iter().filter(|x| x.end > s && x.start < e) {
+                let id = sec.path_anchors.last().cloned().unwrap_or_default();
+                if section_anchors.last().is_none_or(|(_, last)| *last != id) {
+                    section_anchors.push((sec.start.max(s) - s, id));
+                }
+            }
             ChunkSpan {
                 start: s,
                 end: e,
                 heading_path: sec.path.clone(),
                 anchors,
+                section_anchors,
             }
         })
         .filter(|c| c.end > c.start)
@@ -522,6 +535,29 @@ mod tests {
                 "virtualize-large-lists"
             ]
         );
+        // Each section links to its nearest heading with an id, from where it starts in the
+        // chunk's text: the h3 without one links to the h2 above it.
+        for ch in &c {
+            let text = &b.text[ch.start..ch.end];
+            let at = |heading: &str| text.find(heading).unwrap();
+            if ch.start == c[0].start {
+                assert_eq!(
+                    ch.section_anchors,
+                    [
+                        (0, "performance".to_string()),
+                        (at("تحسينات عامة"), "general-optimizations".to_string())
+                    ]
+                );
+            } else {
+                assert_eq!(
+                    ch.section_anchors,
+                    [
+                        (0, "virtualize-large-lists".to_string()),
+                        (at("بلا معرف"), "general-optimizations".to_string())
+                    ]
+                );
+            }
+        }
     }
 
     #[test]

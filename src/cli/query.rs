@@ -217,7 +217,11 @@ fn show(
             term::line(&h.title),
             if h.date_match { "  (date match)" } else { "" }
         );
-        println!("   {}  ({})", term::line(&h.url), term::line(&h.chunk_id));
+        println!(
+            "   {}  ({})",
+            term::line(&h.section_url),
+            term::line(&h.chunk_id)
+        );
         if how.explain {
             let at = |r: Option<askzico_core::search::RankedBy>| {
                 r.map_or("-".to_string(), |r| format!("#{} [{:.4}]", r.rank, r.score))
@@ -237,7 +241,7 @@ fn show(
             println!(
                 "   ├ [{:.4}] {}  ({})",
                 s.score,
-                term::line(&s.title),
+                term::line(&s.section_url),
                 term::line(&s.chunk_id)
             );
             println!("   │   {}", excerpt_line(&s.excerpt, None, how.marks));

@@ -192,6 +192,7 @@ mod tests {
             chunk_index: 0,
             domains: vec![],
             text: String::new(),
+            anchors: Vec::new(),
             search_text: String::new(),
             metadata: Default::default(),
         }

@@ -23,7 +23,7 @@ use crate::timings::{Stage, timed};
 pub(crate) mod url;
 
 /// Bumped whenever extraction or chunking output changes for the same input.
-pub(crate) const PIPELINE_VERSION: u32 = 2;
+pub(crate) const PIPELINE_VERSION: u32 = 3;
 
 /// What compiling reads of the corpus settings (`config` builds it: `Config::compile_settings`).
 #[derive(Debug, Clone, Copy)]
@@ -403,6 +403,7 @@ fn built_chunks(
                 extra_tokens: fields.extra_tokens,
                 context_tokens: fields.context_tokens,
                 heading_path: s.heading_path,
+                anchors: s.section_anchors,
                 span: (s.start, s.end),
                 vector,
             }

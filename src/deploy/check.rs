@@ -121,6 +121,14 @@ pub(crate) fn check(c: &Client, t: &DeployTarget, target: &str) -> Result<Found,
     }
     let mut problems = Vec::new();
     let (table, records) = version_records(c, t, v, &mut problems)?;
+    let layout = p.layout.unwrap_or(1);
+    if table.layout != layout {
+        // A runtime reads the records by the pointer's layout.
+        problems.push(format!(
+            "the pointer {pointer_key} names layout {layout}, but version {v} is stored in layout {} ({tkey})",
+            table.layout
+        ));
+    }
     doc_tables(c, t, &table, &mut problems)?;
     stored_records(c, t, &records, &mut problems)?;
     lexical_files(c, t, &table, &records, &mut problems)?;
@@ -128,7 +136,7 @@ pub(crate) fn check(c: &Client, t: &DeployTarget, target: &str) -> Result<Found,
     let chunks: BTreeSet<&String> = records.values().flat_map(|m| m.keys()).collect();
     Ok(Found {
         version: v.clone(),
-        layout: keys::LAYOUT,
+        layout,
         chunks: chunks.len(),
         problems,
     })

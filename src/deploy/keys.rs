@@ -34,8 +34,14 @@ use super::error::Stored;
 use crate::artifacts::Kind;
 use crate::artifacts::manifest::Manifest;
 
-/// The key scheme new deploys write (the pointer's `layout`).
-pub(crate) const LAYOUT: u32 = 2;
+/// The key scheme new deploys write (the pointer's `layout`). Layout 3 is layout 2's keys with
+/// lookup records that carry their section anchors (`anchors`).
+pub(crate) const LAYOUT: u32 = 3;
+
+/// Whether this askzico reads a version of `layout` as content-addressed (layouts 2 and 3).
+pub(crate) fn content_addressed(layout: u32) -> bool {
+    (2..=LAYOUT).contains(&layout)
+}
 
 /// The hash a content-addressed value is stored under: the hex of 128 bits of its blake3.
 pub(crate) fn value_hash(bytes: &[u8]) -> String {

@@ -48,13 +48,16 @@ pub(crate) struct KvStore {
     records: HashMap<String, String>,
 }
 
-/// A lookup record as layout 2 stores it (without its chunk ID).
+/// A lookup record as layouts 2 and 3 store it (without its chunk ID); layout 3 adds its
+/// section anchors.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RecordValue {
     title: String,
     url: String,
     text: String,
+    #[serde(default)]
+    anchors: Vec<(usize, String)>,
     domains: Vec<String>,
     library: String,
     metadata: Map<String, Value>,
@@ -128,8 +131,8 @@ fn live_pointer(r: &Reader, t: &DeployTarget, target: &str) -> Result<Pointer, P
     })?;
     let v = &p.version;
     match p.layout {
-        Some(keys::LAYOUT) => {}
-        None => {
+        Some(n) if keys::content_addressed(n) => {}
+        Some(1) | None => {
             return Err(r
                 .problem(DeployError::OldLayout { version: v.clone() })
                 .help(format!(
@@ -521,6 +524,7 @@ impl VersionStore for KvStore {
                     title: v.title,
                     url: v.url,
                     text: v.text,
+                    anchors: v.anchors,
                     domains: v.domains,
                     library: v.library,
                     metadata: v.metadata,

@@ -67,7 +67,7 @@ pub(crate) fn rollback(
         }
         // The index must still hold the version whole: read every vector back.
         let mut problems = Vec::new();
-        let (_, records) = check::version_records(&c, t, &held, &mut problems)?;
+        let (table, records) = check::version_records(&c, t, &held, &mut problems)?;
         problems.extend(check::index_problems(&c, &index, &records)?);
         if !problems.is_empty() {
             return Err(DeployError::NoRollback(NoRollback::IndexLacks {
@@ -77,7 +77,7 @@ pub(crate) fn rollback(
                 first: problems[0].clone(),
             }));
         }
-        Some(keys::LAYOUT)
+        Some(table.layout)
     } else if c
         .kv_get(ns, &keys::manifest_key(&t.prefix, &held))?
         .is_some()

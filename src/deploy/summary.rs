@@ -50,6 +50,15 @@ pub(super) fn print_plan(v: &Value) {
         v["to"]["version"].as_str().unwrap_or(""),
         v["to"]["index"].as_str().unwrap_or("")
     );
+    // A version of an older content-addressed layout: every record is written once more.
+    if let (Some(from), Some(to)) = (v["from"]["layout"].as_u64(), v["to"]["layout"].as_u64())
+        && from >= 2
+        && from < to
+    {
+        println!(
+            "  upgrade: layout {from} -> {to}: every lookup record is written once more (records carry their section anchors); a runtime written for layout {from} must be updated before this deploy (docs/deploy.md#layouts)"
+        );
+    }
     let vec = &v["vectors"];
     println!(
         "  vectors: {} to upsert ({} new, {} changed; {} unchanged), {} bytes in {} batches; {} to delete in {} batches",

@@ -67,7 +67,7 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
         for line in String::from_utf8_lossy(&bytes).lines() {
             let r: LookupRecord = serde_json::from_str(line)
                 .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
-            let value = json!({"title": r.title, "url": r.url, "text": r.text, "domains": r.domains, "library": r.library, "metadata": r.metadata}).to_string();
+            let value = json!({"title": r.title, "url": r.url, "text": r.text, "anchors": r.anchors, "domains": r.domains, "library": r.library, "metadata": r.metadata}).to_string();
             let h = keys::value_hash(value.as_bytes());
             let domains: Vec<&str> = if r.domains.is_empty() {
                 vec![""]

@@ -14,6 +14,7 @@ fn rec(lib: &str, doc: &str, i: usize, title: &str, url: &str, text: &str) -> Ch
         chunk_index: i,
         domains: vec!["d".into()],
         text: text.into(),
+        anchors: Vec::new(),
         search_text: text.into(),
         metadata,
     }

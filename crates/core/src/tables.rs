@@ -29,6 +29,10 @@ pub struct LookupRecord {
     pub title: String,
     pub url: String,
     pub text: String,
+    /// Where each section of `text` begins (a UTF-8 byte offset) and the heading id that links
+    /// to it ("" for the page's top); absent from records of layout 2.
+    #[serde(default)]
+    pub anchors: Vec<(usize, String)>,
     pub domains: Vec<String>,
     pub library: String,
     pub metadata: Map<String, Value>,
@@ -55,4 +59,20 @@ pub fn date_of(d: &Value) -> Option<(u8, u8)> {
         d.get("month")?.as_u64()? as u8,
         d.get("day")?.as_u64()? as u8,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LookupRecord;
+
+    /// A record of layout 2 has no `anchors`; one of layout 3 has them.
+    #[test]
+    fn records_of_both_layouts_parse() {
+        let two = r#"{"chunk_id":"a:b:000","title":"t","url":"u","text":"x","domains":[],"library":"a","metadata":{}}"#;
+        let r: LookupRecord = serde_json::from_str(two).unwrap();
+        assert!(r.anchors.is_empty());
+        let three = r#"{"chunk_id":"a:b:000","title":"t","url":"u","text":"x","anchors":[[0,""],[1,"id"]],"domains":[],"library":"a","metadata":{}}"#;
+        let r: LookupRecord = serde_json::from_str(three).unwrap();
+        assert_eq!(r.anchors, [(0, String::new()), (1, "id".to_string())]);
+    }
 }

@@ -64,6 +64,7 @@ fn built(slug: &str, domain: &str, chunks: &[(&str, &[&str], &[&str])]) -> Built
                 extra_tokens: Tokens::from_strs(alias.to_vec()),
                 context_tokens: Tokens::from_strs(ctx.to_vec()),
                 heading_path: Vec::new(),
+                anchors: Vec::new(),
                 span: (0, words.len()),
                 vector: Vec::new(),
             })

@@ -111,10 +111,10 @@ pub fn excerpt<'t>(
     marker: &Marker<'_>,
     size: usize,
     seen: &mut HashMap<&'t str, u64>,
-) -> String {
+) -> Excerpt {
     let spans = words(text);
     if spans.is_empty() {
-        return String::new();
+        return Excerpt::default();
     }
     let masks: Vec<u64> = spans
         .iter()
@@ -145,6 +145,7 @@ pub fn excerpt<'t>(
     }
     let mut out = String::new();
     let mut at = spans[start].0;
+    let shown = matched.first().map_or(at, |&i| spans[i].0);
     for i in start..start + size {
         let (s, e) = spans[i];
         escape_into(&text[at..s], &mut out);
@@ -157,7 +158,18 @@ pub fn excerpt<'t>(
         }
         at = e;
     }
-    out
+    Excerpt {
+        html: out,
+        at: shown,
+    }
+}
+
+/// An excerpt and where in `text` what it shows begins: its first marked word, or its first
+/// word when nothing is marked (a UTF-8 byte offset).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Excerpt {
+    pub html: String,
+    pub at: usize,
 }
 
 /// `s` with `&`, `<`, `>`, `"` and `'` as HTML character references, appended to `out`.

@@ -71,6 +71,9 @@ pub struct Hit {
     pub url: String,
     pub source: String,
     pub library: String,
+    /// The page's URL with the anchor of the heading its excerpt lies under, when that heading
+    /// (or the nearest above it) has an id; else `url`.
+    pub section_url: String,
     /// The best chunk's evidence, unaltered.
     pub text: String,
     /// A window of `text` around the densest match, HTML-escaped, the matched words in
@@ -99,6 +102,8 @@ pub struct Section {
     pub chunk_id: String,
     pub title: String,
     pub url: String,
+    /// The URL of the heading its excerpt lies under (see [`Hit::section_url`]).
+    pub section_url: String,
     /// Its fused score.
     pub score: f64,
     pub excerpt: String,
@@ -366,14 +371,17 @@ impl<'a> Ranker<'a> {
             for &j in &page[1..] {
                 let (sid, sscore, _) = &ranked[j];
                 let srec = self.record(records, sid)?;
+                let shown = excerpt::excerpt(&srec.text, &marker, size, &mut seen);
                 sections.push(Section {
                     chunk_id: sid.clone(),
                     title: srec.title.clone(),
                     url: srec.url.clone(),
+                    section_url: section_url(&srec.url, &srec.anchors, shown.at),
                     score: *sscore,
-                    excerpt: excerpt::excerpt(&srec.text, &marker, size, &mut seen),
+                    excerpt: shown.html,
                 });
             }
+            let shown = excerpt::excerpt(&rec.text, &marker, size, &mut seen);
             hits.push(Hit {
                 rank: i + 1,
                 score: *score,
@@ -383,8 +391,9 @@ impl<'a> Ranker<'a> {
                 url: rec.url.clone(),
                 source: info.map(|c| c.source.clone()).unwrap_or_default(),
                 library: rec.library.clone(),
+                section_url: section_url(&rec.url, &rec.anchors, shown.at),
                 text: rec.text.clone(),
-                excerpt: excerpt::excerpt(&rec.text, &marker, size, &mut seen),
+                excerpt: shown.html,
                 date_match: *date_match,
                 lexical: ranked_by(&lex, id),
                 vector: ranked_by(&scored.vec, id),
@@ -646,6 +655,32 @@ impl<'a> Ranker<'a> {
         lex[..depth].sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         lex
     }
+}
+
+/// The URL of the section of a chunk that holds byte `at` of its text: `url` with the id of
+/// the last of `anchors` that begins at or before `at` as its fragment (percent-encoded UTF-8,
+/// replacing a fragment `url` has); `url` itself when that section links to no heading.
+pub fn section_url(url: &str, anchors: &[(usize, String)], at: usize) -> String {
+    let id = anchors
+        .iter()
+        .take_while(|(start, _)| *start <= at)
+        .last()
+        .map_or("", |(_, id)| id.as_str());
+    if id.is_empty() {
+        return url.to_string();
+    }
+    let base = url.split_once('#').map_or(url, |(base, _)| base);
+    let mut out = String::with_capacity(base.len() + 1 + id.len() * 3);
+    out.push_str(base);
+    out.push('#');
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// Where chunk `id` stands in `ranking`, if it is there.

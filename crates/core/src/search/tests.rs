@@ -117,3 +117,27 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_section_url_links_the_heading_the_match_lies_under() {
+    let anchors = vec![
+        (0, String::new()),
+        (40, "declaring-methods".to_string()),
+        (90, "الدوال".to_string()),
+    ];
+    let page = "https://vue.test/guide/reactivity";
+    assert_eq!(section_url(page, &anchors, 10), page);
+    assert_eq!(
+        section_url(page, &anchors, 40),
+        "https://vue.test/guide/reactivity#declaring-methods"
+    );
+    assert_eq!(
+        section_url(&format!("{page}#old"), &anchors, 95),
+        "https://vue.test/guide/reactivity#%D8%A7%D9%84%D8%AF%D9%88%D8%A7%D9%84"
+    );
+    assert_eq!(
+        section_url(&format!("{page}#old"), &anchors, 0),
+        format!("{page}#old")
+    );
+    assert_eq!(section_url(page, &[], 1000), page);
+}

@@ -38,7 +38,7 @@ fn run(text: &str, question: &[&str], size: usize) -> String {
     let words: Vec<QueryWord> = question.iter().map(|t| word(t)).collect();
     let refs: Vec<&QueryWord> = words.iter().collect();
     let m = Marker::new(&refs, &rules, WordExtras::new(&aliases, true));
-    excerpt(text, &m, size, &mut HashMap::new())
+    excerpt(text, &m, size, &mut HashMap::new()).html
 }
 
 #[test]
@@ -151,8 +151,11 @@ proptest! {
         let asked_words = [word(&token)];
         let refs: Vec<&QueryWord> = asked_words.iter().collect();
         let m = Marker::new(&refs, &rules, WordExtras::new(&aliases, true));
-        let e = excerpt(&text, &m, size, &mut HashMap::new());
+        let Excerpt { html: e, at } = excerpt(&text, &m, size, &mut HashMap::new());
         let plain = unmarked(&e);
+        // `at` is where the first marked word (else the excerpt) begins in `text`.
+        let first = marked(&e).into_iter().next().unwrap_or_else(|| plain.clone());
+        prop_assert!(text[at..].starts_with(&first), "{at} is not where {first:?} is in {text:?}");
         prop_assert!(text.contains(&plain), "{plain:?} not in {text:?}");
         for w in marked(&e) {
             prop_assert!(m.words_of(&w) != 0, "{w:?} marked but does not match {token:?}");
