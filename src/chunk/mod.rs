@@ -9,6 +9,10 @@
 //! `min_chars` merge into a neighbour when the result fits. Every chunk is a contiguous,
 //! whitespace-trimmed excerpt of the body text.
 
+mod slug;
+
+pub(crate) use slug::AnchorRule;
+
 use crate::extract::{Block, BlockKind, Body};
 
 /// `[chunking]`: the bounds of a chunk, in Unicode scalar values (`config` builds it).
@@ -30,8 +34,8 @@ pub struct ChunkSpan {
     pub anchors: Vec<String>,
     /// Where in the chunk's text each section the chunk holds begins (a byte offset from the
     /// chunk's start, the first 0) and the id a link to it takes: that of its nearest heading
-    /// with one, "" when none has (the page's top). A section whose link is the one before's
-    /// adds no entry.
+    /// with one (written in the source, or given by the library's [`AnchorRule`]), "" when none
+    /// has (the page's top). A section whose link is the one before's adds no entry.
     pub section_anchors: Vec<(usize, String)>,
 }
 
@@ -43,6 +47,8 @@ struct Section {
     path: Vec<String>,
     /// The ids of the path's headings that have one.
     path_anchors: Vec<String>,
+    /// The id a link to the section takes: its nearest heading's with one ("" for none).
+    link: String,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -62,11 +68,20 @@ fn chars(s: &str) -> usize {
     }
 }
 
-/// Splits a body into chunks.
+/// Splits a body into chunks; only the ids written in the source link sections.
 pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
+    chunk_linked(body, settings, AnchorRule::Explicit)
+}
+
+/// Splits a body into chunks whose sections link the heading ids `anchors` gives.
+pub(crate) fn chunk_linked(
+    body: &Body,
+    settings: &ChunkSettings,
+    anchors: AnchorRule,
+) -> Vec<ChunkSpan> {
     let text = body.text.as_str();
     let max = settings.max_chars.max(1);
-    let sections = sections(body);
+    let sections = sections(body, anchors);
     let mut pieces = Vec::new();
     for (si, sec) in sections.iter().enumerate() {
         let size = chars(&text[sec.start..sec.end]);
@@ -102,9 +117,11 @@ pub fn chunk(body: &Body, settings: &ChunkSettings) -> Vec<ChunkSpan> {
             }
             let mut section_anchors: Vec<(usize, String)> = Vec::new();
             for sec in sections.iter().filter(|x| x.end > s && x.start < e) {
-                let id = sec.path_anchors.last().cloned().unwrap_or_default();
-                if section_anchors.last().is_none_or(|(_, last)| *last != id) {
-                    section_anchors.push((sec.start.max(s) - s, id));
+                if section_anchors
+                    .last()
+                    .is_none_or(|(_, last)| *last != sec.link)
+                {
+                    section_anchors.push((sec.start.max(s) - s, sec.link.clone()));
                 }
             }
             ChunkSpan {
@@ -215,10 +232,13 @@ fn trim(text: &str, s: usize, e: usize) -> (usize, usize) {
     (s + lead, e - trail.min(slice.len() - lead))
 }
 
-/// Sections with their heading paths; heading-only sections merge into the next section.
-fn sections(body: &Body) -> Vec<Section> {
+/// Sections with their heading paths and links; heading-only sections merge into the next
+/// section. A level-1 heading links only by an id written in the source: a generated one would
+/// link the top of its own page.
+fn sections(body: &Body, anchors: AnchorRule) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();
-    let mut stack: Vec<(u8, String, Option<&str>)> = Vec::new();
+    let mut slugs = slug::Slugger::new(anchors);
+    let mut stack: Vec<(u8, String, Option<&str>, Option<String>)> = Vec::new();
     let mut pending: Option<usize> = None; // block index where a heading-only run began
     let blocks = &body.blocks;
     let mut i = 0;
@@ -226,14 +246,14 @@ fn sections(body: &Body) -> Vec<Section> {
         let b = &blocks[i];
         let begin = i;
         if let BlockKind::Heading(level) = b.kind {
-            while stack.last().is_some_and(|(l, _, _)| *l >= level) {
+            while stack.last().is_some_and(|(l, ..)| *l >= level) {
                 stack.pop();
             }
-            stack.push((
-                level,
-                body.block_text(b).replace('\n', " "),
-                b.anchor.as_deref(),
-            ));
+            let title = body.block_text(b).replace('\n', " ");
+            let link = slugs
+                .next(&title, b.anchor.as_deref())
+                .filter(|_| level > 1 || b.anchor.is_some());
+            stack.push((level, title, b.anchor.as_deref(), link));
         }
         i += 1;
         while i < blocks.len() && !matches!(blocks[i].kind, BlockKind::Heading(_)) {
@@ -249,11 +269,16 @@ fn sections(body: &Body) -> Vec<Section> {
             start: blocks[first].start,
             end: blocks[i - 1].end,
             blocks: first..i,
-            path: stack.iter().map(|(_, t, _)| t.clone()).collect(),
+            path: stack.iter().map(|(_, t, ..)| t.clone()).collect(),
             path_anchors: stack
                 .iter()
-                .filter_map(|(_, _, a)| a.map(str::to_string))
+                .filter_map(|(_, _, a, _)| a.map(str::to_string))
                 .collect(),
+            link: stack
+                .iter()
+                .rev()
+                .find_map(|(.., l)| l.clone())
+                .unwrap_or_default(),
         });
     }
     out

@@ -138,6 +138,14 @@ fn print_content_roots(cfg: &crate::config::Config) {
         if let Some(layout) = zc.layout {
             eprintln!("content root: {} ({layout} layout)", lib.root_display);
         }
+        if lib.anchors != crate::chunk::AnchorRule::Explicit {
+            // Citations link sections by these ids: say which generator's they are.
+            let rule = serde_json::to_value(lib.anchors).unwrap_or_default();
+            eprintln!(
+                "section links: heading ids as {} names them (`anchors` in a corpus.toml changes it)",
+                rule.as_str().unwrap_or_default()
+            );
+        }
         if lib.url.is_none() {
             // Citations link to these: say that they are not the site's own addresses.
             eprintln!(

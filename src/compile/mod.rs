@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::artifacts::manifest::fingerprint;
 use crate::artifacts::{BuiltChunk, BuiltDoc};
-use crate::chunk::{ChunkSettings, chunk};
+use crate::chunk::ChunkSettings;
 use crate::diag::Problem;
 use crate::embed::{EmbedSettings, HashEmbedder};
 use crate::extract::{self, Document, ExtractSettings, Format};
@@ -54,6 +54,8 @@ pub struct LibrarySettings<'a> {
     pub url_strip_order: bool,
     /// File stems (compared ignoring ASCII case) whose URL is their folder's.
     pub url_index: &'a [String],
+    /// How the site names headings without an explicit id (the sections' links).
+    pub anchors: crate::chunk::AnchorRule,
     /// The domains of a document that names none.
     pub domains: &'a [String],
     pub extract: ExtractSettings<'a>,
@@ -183,7 +185,9 @@ fn build_doc(
         (None, None) => file_slug(rel),
     };
     // Chunk first: a valid slug keeps its ID exactly when its chunk IDs fit, as they always did.
-    let spans = timed(Stage::Chunk, || chunk(&doc.body, cfg.chunking));
+    let spans = timed(Stage::Chunk, || {
+        crate::chunk::chunk_linked(&doc.body, cfg.chunking, lib.anchors)
+    });
     let doc_id = doc_id(cfg, lib, &doc, &slug, spans.len(), &fail)?;
     let source = match &doc.record_slug {
         Some(s) => format!("{}/{rel}#{s}", lib.id),

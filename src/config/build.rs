@@ -273,6 +273,7 @@ fn library(
         records: records.flatten(),
         frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
         liquid: lib.liquid.unwrap_or(false),
+        anchors: lib.anchors.unwrap_or_default(),
         allow_outside_root: allow_outside,
         zero_config: None,
     }

@@ -47,6 +47,8 @@ pub struct Library {
     pub url: Option<Template>,
     /// URLs drop numeric ordering prefixes from path segments (`01-intro` → `intro`).
     pub url_strip_order: bool,
+    /// How the site names headings that have no explicit id: the section links of citations.
+    pub anchors: crate::chunk::AnchorRule,
     /// File stems (compared ignoring ASCII case) whose URL is their folder's; empty: none.
     pub url_index: Vec<String>,
     pub records: Option<RecordMapping>,
@@ -160,6 +162,7 @@ impl Library {
             url: self.url.as_ref(),
             url_strip_order: self.url_strip_order,
             url_index: &self.url_index,
+            anchors: self.anchors,
             domains: &self.domains,
             extract: crate::extract::ExtractSettings {
                 library: &self.id,
@@ -187,6 +190,7 @@ impl Library {
             records,
             frontmatter_metadata,
             liquid,
+            anchors,
             // Which files are read: every build lists them again, and each one's library,
             // path and bytes are inputs of their own (the globs are recorded as patterns).
             root: _,
@@ -214,6 +218,9 @@ impl Library {
         }
         if *liquid {
             shape["liquid"] = true.into();
+        }
+        if *anchors != crate::chunk::AnchorRule::Explicit {
+            shape["anchors"] = serde_json::json!(anchors);
         }
         if *url_index != default_url_index() {
             shape["url_index"] = serde_json::json!(url_index);

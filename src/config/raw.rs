@@ -205,6 +205,8 @@ pub(super) struct RawLibrary {
     pub frontmatter_metadata: Option<Vec<String>>,
     /// Markdown sources are Liquid templates (Jekyll, Eleventy).
     pub liquid: Option<bool>,
+    /// How the site names headings without an explicit id (`chunk::AnchorRule`).
+    pub anchors: Option<crate::chunk::AnchorRule>,
     /// The root may lie outside the config's directory, and symlinks may leave the root.
     pub allow_outside_root: Option<bool>,
 }

@@ -50,6 +50,11 @@ impl Config {
         let contents = tables_of_contents(&canon, root_folder, &survey.sources);
         let mut text = sources_config_text(&name, &out_default, root_folder);
         text.push_str(&site_keys(root_folder, &contents, jekyll.as_ref()));
+        if jekyll.is_none()
+            && let Some(rule) = anchor_rule(&canon, root.as_ref().map(|r| r.1))
+        {
+            text.push_str(&format!("anchors = \"{rule}\"\n"));
+        }
         let mut cfg = Config::parse(&text, &shown, &canon, &canon.join("corpus.toml"))?;
         let zc = ZeroConfig {
             dir: canon,
@@ -123,6 +128,30 @@ fn site_keys(
         keys.push_str(&format!("exclude = [{}]\n", globs.join(", ")));
     }
     keys
+}
+
+/// How the site's generator names headings without an explicit id (`[[library]] anchors`),
+/// when `dir` shows which generator it is: VitePress by its `.vitepress` folder, MkDocs by its
+/// `mkdocs.yml`, mdBook by its `book.toml`, Docusaurus by its config, and the Starlight and Hugo
+/// layouts (github-slugger ids, Hugo's default). `None` leaves only explicit ids.
+fn anchor_rule(dir: &Path, layout: Option<&str>) -> Option<&'static str> {
+    let has = |p: &str| dir.join(p).exists();
+    if has(".vitepress") || has("docs/.vitepress") {
+        return Some("vitepress");
+    }
+    if has("mkdocs.yml") || has("mkdocs.yaml") {
+        return Some("mkdocs");
+    }
+    if has("book.toml") {
+        return Some("mdbook");
+    }
+    let docusaurus = ["js", "ts", "mjs"]
+        .iter()
+        .any(|e| has(&format!("docusaurus.config.{e}")));
+    if docusaurus || matches!(layout, Some("Starlight" | "Hugo")) {
+        return Some("github");
+    }
+    None
 }
 
 /// The files `--sources` reads: Markdown, MDX and HTML by extension. Others (images, notes) are
