@@ -544,3 +544,83 @@ fn query_answers_every_question_of_a_fixture_file() {
     let o = run(bin().current_dir(p.path()).arg("query"));
     assert_eq!(o.status.code(), Some(2), "a question or --fixtures");
 }
+
+/// `--where KEY=VALUE` keeps the documents whose filterable field has that value (one of a
+/// key's values when repeated), from the version's tables; a key no library declares
+/// filterable is a usage error that says how to declare one.
+#[test]
+fn where_filters_on_declared_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let write_cfg = |filterable: &str| {
+        std::fs::write(
+            dir.path().join("corpus.toml"),
+            format!("[corpus]\nname = \"t\"\n\n[[library]]\nid = \"docs\"\nroot = \"src\"\nfrontmatter_metadata = [\"category\", \"year\"]\n{filterable}"),
+        )
+        .unwrap();
+    };
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    for (name, category, year) in [
+        ("a", "news", 2024),
+        ("b", "guide", 2024),
+        ("c", "news", 2025),
+    ] {
+        std::fs::write(
+            dir.path().join("src").join(format!("{name}.md")),
+            format!("---\ncategory: {category}\nyear: {year}\n---\n# صفحة {name}\n\nالمحراب في صدر المسجد.\n"),
+        )
+        .unwrap();
+    }
+    let build = || {
+        let o = run(bin().current_dir(dir.path()).arg("build"));
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    let ask = |args: &[&str]| {
+        run(bin()
+            .current_dir(dir.path())
+            .args(["query", "--json", "--k", "20"])
+            .args(args)
+            .arg("المحراب"))
+    };
+    let docs = |o: &std::process::Output| -> Vec<String> {
+        assert!(o.status.success(), "{}", stderr(o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap();
+        let mut d: Vec<String> = v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["doc_id"].as_str().unwrap().to_string())
+            .collect();
+        d.sort();
+        d
+    };
+    write_cfg("");
+    build();
+    let o = ask(&["--where", "category=news"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("add `filterable = ["), "{}", stderr(&o));
+    write_cfg("filterable = [\"category\", \"year\"]\n");
+    build();
+    assert_eq!(
+        docs(&ask(&["--where", "category=news"])),
+        ["docs:a", "docs:c"]
+    );
+    assert_eq!(
+        docs(&ask(&["--where", "category=news", "--where", "year=2024"])),
+        ["docs:a"]
+    );
+    assert_eq!(
+        docs(&ask(&["--where", "year=2024", "--where", "year=2025"])),
+        ["docs:a", "docs:b", "docs:c"]
+    );
+    assert!(docs(&ask(&["--where", "category=none"])).is_empty());
+    let o = ask(&["--where", "author=x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no filterable field `author`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("category, year"), "{}", stderr(&o));
+    let o = ask(&["--where", "category"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

@@ -33,6 +33,10 @@ pub struct LibraryEntry {
     /// it is (`identity::map_doc_id`); absent when none were.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub mapped_ids: usize,
+    /// The top-level metadata fields a query may filter on (`[[library]] filterable`), which the
+    /// version's tables hold per document.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filterable: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {

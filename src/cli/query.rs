@@ -18,6 +18,10 @@ pub(super) struct QueryArgs {
     /// Only these libraries (repeatable).
     #[arg(long = "library")]
     pub libraries: Vec<String>,
+    /// Only documents whose filterable field KEY (`[[library]] filterable`) is VALUE
+    /// (repeatable: one of a key's values, every key).
+    #[arg(long = "where", value_name = "KEY=VALUE", value_parser = field_filter)]
+    pub fields: Vec<(String, String)>,
     #[arg(long, value_enum, default_value = "fused")]
     pub mode: crate::retrieve::ModeArg,
     #[arg(long)]
@@ -73,8 +77,14 @@ pub(super) fn run(q: QueryArgs) -> Outcome {
     for (id, question, domains) in &asked {
         known_domains(&searcher, domains).map_err(|p| Failure::usage(p, q.json))?;
         known_libraries(&searcher, &q.libraries).map_err(|p| Failure::usage(p, q.json))?;
+        known_fields(&searcher, &q.fields).map_err(|p| Failure::usage(p, q.json))?;
+        let filters = crate::retrieve::Filters {
+            domains: domains.clone(),
+            libraries: q.libraries.clone(),
+            fields: q.fields.clone(),
+        };
         let hits = searcher
-            .search(question, domains, &q.libraries, q.k, mode)
+            .search(question, &filters, q.k, mode)
             .map_err(|p| Failure::errors(p, q.json))?;
         let how = Shown {
             json: q.json,
@@ -281,6 +291,55 @@ fn live_searcher<'a>(
         live.lex_meta,
         Box::new(live.store),
     ))
+}
+
+/// `--where KEY=VALUE`.
+fn field_filter(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(format!(
+            "`{s}` is not KEY=VALUE (a filterable field of `[[library]] filterable` and its value)"
+        )),
+    }
+}
+
+/// Every `--where` key is a filterable field of one of the build's libraries; else the problem
+/// naming them.
+fn known_fields(
+    searcher: &Searcher,
+    asked: &[(String, String)],
+) -> Result<(), crate::diag::Problem> {
+    let known: std::collections::BTreeSet<&str> = searcher
+        .manifest
+        .libraries
+        .iter()
+        .flat_map(|l| l.filterable.iter().map(String::as_str))
+        .collect();
+    let unknown: Vec<&str> = asked
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !known.contains(k))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let help = if known.is_empty() {
+        "no library of this build declares filterable fields: add `filterable = [\"KEY\"]` to a `[[library]]` of corpus.toml (top-level metadata fields) and build again".to_string()
+    } else {
+        format!(
+            "pass --where one of the build's filterable fields: {}",
+            known.into_iter().collect::<Vec<_>>().join(", ")
+        )
+    };
+    Err(crate::diag::Problem::error(
+        "unknown-field",
+        format!(
+            "no filterable field `{}` in version {}",
+            unknown.join("`, `"),
+            searcher.manifest.corpus_version
+        ),
+    )
+    .help(help))
 }
 
 /// Every `--library` asked is one of the build's; else the problem naming them.

@@ -274,6 +274,7 @@ fn library(
         frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
         liquid: lib.liquid.unwrap_or(false),
         anchors: lib.anchors.unwrap_or_default(),
+        filterable: lib.filterable.unwrap_or_default(),
         allow_outside_root: allow_outside,
         zero_config: None,
     }

@@ -49,6 +49,8 @@ pub struct Library {
     pub url_strip_order: bool,
     /// How the site names headings that have no explicit id: the section links of citations.
     pub anchors: crate::chunk::AnchorRule,
+    /// Top-level metadata fields a query may filter on, kept in the version's tables.
+    pub filterable: Vec<String>,
     /// File stems (compared ignoring ASCII case) whose URL is their folder's; empty: none.
     pub url_index: Vec<String>,
     pub records: Option<RecordMapping>,
@@ -191,6 +193,7 @@ impl Library {
             frontmatter_metadata,
             liquid,
             anchors,
+            filterable,
             // Which files are read: every build lists them again, and each one's library,
             // path and bytes are inputs of their own (the globs are recorded as patterns).
             root: _,
@@ -221,6 +224,9 @@ impl Library {
         }
         if *anchors != crate::chunk::AnchorRule::Explicit {
             shape["anchors"] = serde_json::json!(anchors);
+        }
+        if !filterable.is_empty() {
+            shape["filterable"] = serde_json::json!(filterable);
         }
         if *url_index != default_url_index() {
             shape["url_index"] = serde_json::json!(url_index);

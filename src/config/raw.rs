@@ -207,6 +207,8 @@ pub(super) struct RawLibrary {
     pub liquid: Option<bool>,
     /// How the site names headings without an explicit id (`chunk::AnchorRule`).
     pub anchors: Option<crate::chunk::AnchorRule>,
+    /// Top-level metadata fields a query may filter on (`query --where KEY=VALUE`).
+    pub filterable: Option<Vec<String>>,
     /// The root may lie outside the config's directory, and symlinks may leave the root.
     pub allow_outside_root: Option<bool>,
 }

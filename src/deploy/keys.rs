@@ -80,6 +80,9 @@ pub(crate) struct DocEntry {
     pub library: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<[u8; 2]>,
+    /// Its filterable fields (`[[library]] filterable`), by key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, String>,
 }
 
 /// A version's key table of layout 2.

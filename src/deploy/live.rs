@@ -285,6 +285,11 @@ fn chunks<'v>(
                 library: doc.library.clone(),
                 domains: Vec::new(),
                 date: doc.date.map(|[m, d]| (m, d)),
+                fields: doc
+                    .fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
             });
             if !domain.is_empty() {
                 info.domains.push(domain.clone());

@@ -156,6 +156,12 @@ fn doc_tables_of(
     m: &Manifest,
 ) -> Result<BTreeMap<String, BTreeMap<String, keys::DocEntry>>, Problem> {
     let mut by_domain: BTreeMap<String, BTreeMap<String, keys::DocEntry>> = BTreeMap::new();
+    let filterable = |library: &str| -> &[String] {
+        m.libraries
+            .iter()
+            .find(|l| l.id == library)
+            .map_or(&[], |l| &l.filterable)
+    };
     for a in m.artifacts_of(Kind::Chunks) {
         let bytes = read(out, m, &a.path)?;
         for line in String::from_utf8_lossy(&bytes).lines() {
@@ -164,8 +170,11 @@ fn doc_tables_of(
             let entry = keys::DocEntry {
                 source: r.source,
                 url: r.url,
-                library: r.library,
                 date: crate::retrieve::chunk_date(&r.metadata).map(|(m, d)| [m, d]),
+                fields: askzico_core::tables::fields_of(&r.metadata, filterable(&r.library))
+                    .into_iter()
+                    .collect(),
+                library: r.library,
             };
             let domains: Vec<String> = if r.domains.is_empty() {
                 vec![String::new()]

@@ -407,6 +407,7 @@ pub(super) fn manifest_of(
             chunks: 0,
             domains: Vec::new(),
             mapped_ids: 0,
+            filterable: l.filterable.clone(),
         })
         .collect();
     for d in outputs.iter().flat_map(|o| o.docs.iter()) {

@@ -173,6 +173,16 @@ struct ChunkDate {
     date: Option<serde_json::Value>,
 }
 
+/// A chunk record's fields ranking reads when its library has filterable fields: its whole
+/// metadata, of which the filterable fields are kept.
+#[derive(Deserialize)]
+struct ChunkFactsFields {
+    #[serde(flatten)]
+    facts: ChunkFacts,
+    #[serde(default)]
+    metadata: serde_json::Map<String, serde_json::Value>,
+}
+
 /// The key of a lookup record (the rest is read when the record is).
 #[derive(Deserialize)]
 struct LookupKey {
@@ -193,9 +203,25 @@ pub(super) fn open(out: &Path, manifest: &Manifest) -> Result<(Held, LocalStore)
         match a.kind {
             Kind::Chunks => {
                 let text = read_artifact_text(out, a).map_err(|e| version.read_err(&a.path, e))?;
+                let filterable: &[String] = manifest
+                    .libraries
+                    .iter()
+                    .find(|l| a.library.as_deref() == Some(l.id.as_str()))
+                    .map_or(&[], |l| &l.filterable);
                 for line in text.lines() {
-                    let r: ChunkFacts =
-                        serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
+                    // Only a library with filterable fields has its chunks' metadata read whole.
+                    let (r, fields) = if filterable.is_empty() {
+                        let r: ChunkFacts =
+                            serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
+                        (r, Vec::new())
+                    } else {
+                        let r: ChunkFactsFields =
+                            serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
+                        let fields = askzico_core::tables::fields_of(&r.metadata, filterable);
+                        let mut facts = r.facts;
+                        facts.metadata.date = r.metadata.get("date").cloned();
+                        (facts, fields)
+                    };
                     let date = r.metadata.date.as_ref().and_then(date_of);
                     chunks.insert(
                         r.chunk_id.clone(),
@@ -207,6 +233,7 @@ pub(super) fn open(out: &Path, manifest: &Manifest) -> Result<(Held, LocalStore)
                             library: r.library,
                             domains: r.domains,
                             date,
+                            fields,
                         },
                     );
                 }

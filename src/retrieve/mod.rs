@@ -18,6 +18,26 @@ use crate::artifacts::lexical::LexShard;
 use crate::artifacts::manifest::Manifest;
 use crate::diag::Problem;
 
+/// What a question searches: these domains, libraries and documents whose filterable fields
+/// have these values (each empty: all).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Filters {
+    pub(crate) domains: Vec<String>,
+    pub(crate) libraries: Vec<String>,
+    /// `KEY=VALUE`: for each key, one of its values.
+    pub(crate) fields: Vec<(String, String)>,
+}
+
+impl Filters {
+    /// Only domains.
+    pub(crate) fn domains(domains: &[String]) -> Filters {
+        Filters {
+            domains: domains.to_vec(),
+            ..Filters::default()
+        }
+    }
+}
+
 /// `--mode` on the command line: which rankings a search uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ModeArg {
@@ -131,7 +151,7 @@ impl<'a> Searcher<'a> {
         domains: &[String],
         mode: Mode,
     ) -> Result<Ranked, Problem> {
-        let scored = self.scored(question, domains, &[], mode)?;
+        let scored = self.scored(question, &Filters::domains(domains), mode)?;
         let records = self.read_records(&scored.needs(&self.ranker, None))?;
         Ok(self.ranker.finish(scored, &records))
     }
@@ -142,17 +162,16 @@ impl<'a> Searcher<'a> {
         self.ranker.pages(ranked, k)
     }
 
-    /// The top `k` pages of `libraries` (all when empty) in `domains` (all when empty),
-    /// hydrated from lookup. An unhydratable ID is an invariant failure.
+    /// The top `k` pages that pass `filters`, hydrated from lookup. An unhydratable ID is an
+    /// invariant failure.
     pub(crate) fn search(
         &self,
         question: &str,
-        domains: &[String],
-        libraries: &[String],
+        filters: &Filters,
         k: usize,
         mode: Mode,
     ) -> Result<Vec<Hit>, Problem> {
-        let scored = self.scored(question, domains, libraries, mode)?;
+        let scored = self.scored(question, filters, mode)?;
         let records = self.read_records(&scored.needs(&self.ranker, Some(k)))?;
         Ok(self.ranker.answer(scored, &records, k)?)
     }
@@ -161,14 +180,14 @@ impl<'a> Searcher<'a> {
     fn scored(
         &self,
         question: &str,
-        domains: &[String],
-        libraries: &[String],
+        filters: &Filters,
         mode: Mode,
     ) -> Result<askzico_core::search::Scored, Problem> {
         let plan = self
             .ranker
-            .plan(question, domains, mode)
-            .in_libraries(libraries);
+            .plan(question, &filters.domains, mode)
+            .in_libraries(&filters.libraries)
+            .with_fields(&filters.fields);
         let shards = self.store.lex_shards(plan.shards())?;
         let vector = match plan.embedding_input() {
             Some(text) => {

@@ -381,6 +381,50 @@ fn a_layout_1_target_is_refused_until_a_deploy_upgrades_it() {
     assert_eq!(local, remote);
 }
 
+/// `--where` on a filterable field answers from the deployed version's document tables as the
+/// local build answers from its chunk records.
+#[test]
+fn a_field_filter_answers_as_the_local_build_does() {
+    let p = sample_project();
+    let cfg = p.path().join("corpus.toml");
+    let s = std::fs::read_to_string(&cfg).unwrap().replace(
+        "id = \"seneksar\"\n",
+        "id = \"seneksar\"\nfilterable = [\"coptic_day\"]\n",
+    );
+    assert!(s.contains("filterable"));
+    std::fs::write(&cfg, format!("{s}{TARGET}")).unwrap();
+    let o = run(bin().current_dir(p.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = mock();
+    assert!(deploy(p.path(), Some(&m), &[]).status.success());
+    for q in QUESTIONS {
+        let (local, remote, _) = both(
+            p.path(),
+            &m,
+            &[
+                "--json",
+                "--where",
+                "coptic_day=1 Tout",
+                "--where",
+                "coptic_day=12 Hator",
+                q,
+            ],
+        );
+        assert_eq!(local, remote, "{q}");
+        let v: Value = serde_json::from_str(&local).unwrap();
+        for h in v["hits"].as_array().unwrap() {
+            assert!(h["library"] == "seneksar", "{q}: {h}");
+        }
+    }
+    let (local, _, _) = both(
+        p.path(),
+        &m,
+        &["--json", "--where", "coptic_day=1 Tout", QUESTIONS[1]],
+    );
+    let v: Value = serde_json::from_str(&local).unwrap();
+    assert!(!v["hits"].as_array().unwrap().is_empty(), "{v}");
+}
+
 /// A version deployed in layout 2 (the keys of layout 3, its pointer and key table saying 2) is
 /// still read: `query --target` answers from it as the local build does and `--check` resolves
 /// it as layout 2. A pointer whose layout is not its version's is named by `--check`, and the

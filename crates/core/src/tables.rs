@@ -19,6 +19,8 @@ pub struct ChunkInfo {
     pub library: String,
     pub domains: Vec<String>,
     pub date: Option<(u8, u8)>,
+    /// Its document's filterable fields (`[[library]] filterable`), by key, as [`scalar`]s.
+    pub fields: Vec<(String, String)>,
 }
 
 /// A KV hydration record (read side). In KV the key is the chunk_id and the value the rest.
@@ -46,6 +48,28 @@ pub struct Tables {
     pub chunks: BTreeMap<String, ChunkInfo>,
     /// Per domain, its lexical meta.
     pub lex_meta: BTreeMap<String, LexMeta>,
+}
+
+/// A top-level metadata value as a filter compares it: a string as it is, a number or a boolean
+/// as JSON writes it; `None` for anything else (null, arrays, objects).
+pub fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// The `filterable` fields of `metadata` that hold a [`scalar`], by key.
+pub fn fields_of(metadata: &Map<String, Value>, filterable: &[String]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = filterable
+        .iter()
+        .filter_map(|k| Some((k.clone(), scalar(metadata.get(k)?)?)))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// A chunk's structured date (`metadata.date` `{month, day}`), what a question's date matches.

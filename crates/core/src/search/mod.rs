@@ -142,6 +142,9 @@ pub struct Plan {
     domains: Vec<String>,
     /// The libraries searched (all when empty).
     libraries: Vec<String>,
+    /// `KEY=VALUE` filters on documents' filterable fields: a chunk passes when, for each key,
+    /// its document's value is one of that key's values.
+    fields: Vec<(String, String)>,
     mode: Mode,
     words: Vec<QueryWord>,
     search: SearchText,
@@ -173,14 +176,34 @@ impl Plan {
         self
     }
 
-    /// Whether chunk `info` is in the searched domains and libraries; a chunk the tables do not
-    /// know is kept only when nothing filters.
+    /// The plan searching only documents whose filterable fields match `fields` (`KEY=VALUE`:
+    /// for each key, one of its values).
+    pub fn with_fields(mut self, fields: &[(String, String)]) -> Plan {
+        self.fields = fields.to_vec();
+        self
+    }
+
+    /// Whether chunk `info` is in the searched domains and libraries and matches the field
+    /// filters; a chunk the tables do not know is kept only when nothing filters.
     fn keeps(&self, info: Option<&ChunkInfo>) -> bool {
-        let unfiltered = self.domains.is_empty() && self.libraries.is_empty();
+        let unfiltered =
+            self.domains.is_empty() && self.libraries.is_empty() && self.fields.is_empty();
         info.map_or(unfiltered, |c| {
             (self.domains.is_empty() || c.domains.iter().any(|d| self.domains.contains(d)))
                 && (self.libraries.is_empty() || self.libraries.contains(&c.library))
+                && self.fields.iter().all(|(key, _)| {
+                    self.fields
+                        .iter()
+                        .filter(|(k, _)| k == key)
+                        .any(|(_, v)| c.fields.iter().any(|(ck, cv)| ck == key && cv == v))
+                })
         })
+    }
+
+    /// Whether a filter other than the domains applies (the lexical ranking then drops what it
+    /// does not keep).
+    fn narrows(&self) -> bool {
+        !self.libraries.is_empty() || !self.fields.is_empty()
     }
 }
 
@@ -238,6 +261,7 @@ impl<'a> Ranker<'a> {
             question: question.to_string(),
             domains: domains.to_vec(),
             libraries: Vec::new(),
+            fields: Vec::new(),
             mode,
             search: crate::normalize::query_text(question, self.cfg.normalize),
             words,
@@ -260,7 +284,7 @@ impl<'a> Ranker<'a> {
             (Vec::new(), Vec::new())
         } else {
             let (mut lex, idfs) = self.lexical(&plan.words, &plan.domains, shards)?;
-            if !plan.libraries.is_empty() {
+            if plan.narrows() {
                 lex.retain(|(id, _)| plan.keeps(self.tables.chunks.get(id)));
             }
             (lex, idfs)

@@ -41,6 +41,7 @@ fn paged(pages: usize) -> Tables {
                 library: String::new(),
                 domains: Vec::new(),
                 date: None,
+                fields: Vec::new(),
             };
             (id, info)
         })
