@@ -398,6 +398,7 @@ fn results_are_pages_with_sections_and_marked_excerpts() {
                 .unwrap()
                 .starts_with("long:guide:")
         );
+        assert_eq!(piece["heading_path"][0], "دليل طويل", "{piece}");
     }
     assert!(guide["lexical"]["rank"].as_u64().unwrap() >= 1);
     assert!(

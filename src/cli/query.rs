@@ -219,12 +219,18 @@ fn show(
     if hits.is_empty() {
         println!("no results");
     }
+    // The heading a chunk starts under, when it is not the page's title.
+    let section = |title: &str, path: &[String]| match path.last() {
+        Some(h) if h != title => format!(" › {}", term::line(h)),
+        _ => String::new(),
+    };
     for h in hits {
         println!(
-            "{}. [{:.4}] {}{}",
+            "{}. [{:.4}] {}{}{}",
             h.rank,
             h.score,
             term::line(&h.title),
+            section(&h.title, &h.heading_path),
             if h.date_match { "  (date match)" } else { "" }
         );
         println!(
@@ -248,8 +254,12 @@ fn show(
             excerpt_line(&h.excerpt, Some(&h.text), how.marks)
         );
         for s in &h.sections {
+            let heading = match s.heading_path.last() {
+                Some(h) if *h != s.title => format!(" {} ·", term::line(h)),
+                _ => String::new(),
+            };
             println!(
-                "   ├ [{:.4}] {}  ({})",
+                "   ├ [{:.4}]{heading} {}  ({})",
                 s.score,
                 term::line(&s.section_url),
                 term::line(&s.chunk_id)

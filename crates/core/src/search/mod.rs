@@ -71,6 +71,8 @@ pub struct Hit {
     pub url: String,
     pub source: String,
     pub library: String,
+    /// The headings above the best chunk's start (`title › h2 › h3`).
+    pub heading_path: Vec<String>,
     /// The page's URL with the anchor of the heading its excerpt lies under, when that heading
     /// (or the nearest above it) has an id; else `url`.
     pub section_url: String,
@@ -102,6 +104,8 @@ pub struct Section {
     pub chunk_id: String,
     pub title: String,
     pub url: String,
+    /// The headings above its start.
+    pub heading_path: Vec<String>,
     /// The URL of the heading its excerpt lies under (see [`Hit::section_url`]).
     pub section_url: String,
     /// Its fused score.
@@ -400,6 +404,7 @@ impl<'a> Ranker<'a> {
                     chunk_id: sid.clone(),
                     title: srec.title.clone(),
                     url: srec.url.clone(),
+                    heading_path: heading_path(srec),
                     section_url: section_url(&srec.url, &srec.anchors, shown.at),
                     score: *sscore,
                     excerpt: shown.html,
@@ -415,6 +420,7 @@ impl<'a> Ranker<'a> {
                 url: rec.url.clone(),
                 source: info.map(|c| c.source.clone()).unwrap_or_default(),
                 library: rec.library.clone(),
+                heading_path: heading_path(rec),
                 section_url: section_url(&rec.url, &rec.anchors, shown.at),
                 text: rec.text.clone(),
                 excerpt: shown.html,
@@ -705,6 +711,19 @@ pub fn section_url(url: &str, anchors: &[(usize, String)], at: usize) -> String 
         }
     }
     out
+}
+
+/// The headings above a record's chunk (its metadata's `heading_path`).
+fn heading_path(rec: &LookupRecord) -> Vec<String> {
+    rec.metadata
+        .get("heading_path")
+        .and_then(|v| v.as_array())
+        .map(|hs| {
+            hs.iter()
+                .filter_map(|h| h.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Where chunk `id` stands in `ranking`, if it is there.
