@@ -186,3 +186,46 @@ fn zero_config_uses_the_recognised_generators_ids() {
         }
     }
 }
+
+/// An HTML page's heading `id` attributes link its sections, as an explicit id in Markdown does.
+#[test]
+fn an_html_heading_id_links_its_section() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("corpus.toml"),
+        "[corpus]\nname = \"t\"\n\n[chunking]\nmax_chars = 500\n\n[[library]]\nid = \"site\"\nroot = \"src\"\nurl = \"https://site.test/{slug}\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    let para = |w: &str| {
+        format!(
+            "<p>{}</p>",
+            format!("{w} نص يشرح هذا القسم بتفصيل. ").repeat(12)
+        )
+    };
+    let html = format!(
+        "<html><body><main><h1>الدليل</h1>{}<h2 id=\"install\">التثبيت</h2>{}<h2>بلا معرف</h2>{}</main></body></html>",
+        para("مقدمة"),
+        para("تثبيت"),
+        para("خاتمة")
+    );
+    std::fs::write(dir.path().join("src/guide.html"), html).unwrap();
+    let o = run(bin().current_dir(dir.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(ids_in(&dir.path().join("out")), set(&["install"]));
+    let o = run(bin().current_dir(dir.path()).args([
+        "query",
+        "--json",
+        "--mode",
+        "lexical",
+        "--k",
+        "1",
+        "تثبيت",
+    ]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        v["hits"][0]["section_url"],
+        "https://site.test/guide#install"
+    );
+}

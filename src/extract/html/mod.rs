@@ -13,8 +13,19 @@ pub(crate) fn extract(file: &str, text: &str) -> FileExtraction {
     match extract_html(text) {
         HtmlOutcome::Doc(page) => {
             let mut body = Body::default();
-            for (kind, t) in &page.blocks {
-                body.push(*kind, t);
+            for (i, (kind, t)) in page.blocks.iter().enumerate() {
+                match kind {
+                    // A heading's `id`, the page's own fragment for its section.
+                    crate::extract::BlockKind::Heading(level) => {
+                        let id = page
+                            .ids
+                            .iter()
+                            .find(|(at, _)| *at == i)
+                            .map(|(_, id)| id.as_str());
+                        body.push_heading(*level, t, id);
+                    }
+                    _ => body.push(*kind, t),
+                }
             }
             let doc = Document { title: page.title, body, ..Document::default() };
             super::finish(file, doc, Vec::new())

@@ -53,12 +53,17 @@ pub(super) fn make_elem(tag: &Tag) -> Elem {
         None
     };
     let meta = if &*name == "meta" { meta_of(a) } else { None };
+    let id = super::tags::is_heading(&name)
+        .then(|| attr(a, "id"))
+        .flatten()
+        .map(Box::from);
     Elem {
         name,
         flags,
         lang,
         start,
         meta,
+        id,
     }
 }
 

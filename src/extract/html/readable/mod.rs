@@ -45,6 +45,8 @@ pub struct HtmlDoc {
     pub title: Option<String>,
     pub lang: Option<String>,
     pub blocks: Vec<(BlockKind, String)>,
+    /// The `id` attributes of heading blocks: (index in `blocks`, id).
+    pub ids: Vec<(usize, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -219,6 +219,11 @@ pub(super) fn extract_inner(src: &str) -> HtmlOutcome {
     HtmlOutcome::Doc(HtmlDoc {
         title,
         lang,
+        ids: blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| Some((i, b.id.clone()?)))
+            .collect(),
         blocks: blocks.into_iter().map(|b| (b.kind, b.text)).collect(),
     })
 }

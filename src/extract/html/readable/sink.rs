@@ -356,6 +356,7 @@ impl BuildState {
                     lang: None,
                     start: None,
                     meta: None,
+                    id: None,
                 };
                 self.insert(e, false);
                 return;
@@ -382,6 +383,7 @@ impl BuildState {
                 lang: None,
                 start: None,
                 meta: None,
+                id: None,
             };
             self.insert(e, false);
             return;

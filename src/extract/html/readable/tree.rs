@@ -27,6 +27,8 @@ pub(super) struct Elem {
     /// `(key, content)` of interesting `<meta>` tags: key is `refresh`,
     /// `site_name` or `content-language`.
     pub(super) meta: Option<Box<(&'static str, String)>>,
+    /// A heading's `id` attribute: the fragment that links its section.
+    pub(super) id: Option<Box<str>>,
 }
 
 // element flags (from attributes / namespace)

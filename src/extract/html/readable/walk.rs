@@ -51,6 +51,8 @@ pub(super) struct Block {
     pub(super) text: String,
     pub(super) chars: usize,
     pub(super) link: usize,
+    /// A heading's `id` attribute.
+    pub(super) id: Option<String>,
 }
 
 /// The paragraph `Walker::walk` is gathering.
@@ -151,7 +153,23 @@ impl<'a> Walker<'a> {
             text: text.to_string(),
             chars: acc.chars,
             link: acc.link,
+            id: None,
         });
+    }
+
+    /// A heading element `n` as a block, with its `id` attribute.
+    fn push_heading(&mut self, n: u32, level: u8, acc: Acc) {
+        let before = self.blocks.len();
+        self.push(BlockKind::Heading(level), acc);
+        if self.blocks.len() > before
+            && let Some(b) = self.blocks.last_mut()
+        {
+            b.id = self
+                .t
+                .elem(n)
+                .and_then(|e| e.id.as_deref())
+                .map(str::to_string);
+        }
     }
 
     /// Whole-subtree inline text; block boundaries become spaces.
@@ -464,7 +482,7 @@ impl<'a> Walker<'a> {
         for h in found {
             let level = heading_level(t.name(h)).unwrap_or(2);
             let acc = self.inline(h, &|_| false);
-            self.push(BlockKind::Heading(level), acc);
+            self.push_heading(h, level, acc);
         }
     }
 
@@ -563,7 +581,7 @@ impl<'a> Walker<'a> {
         let name = t.name(n);
         if let Some(level) = heading_level(name) {
             let acc = self.inline(n, &|_| false);
-            self.push(BlockKind::Heading(level), acc);
+            self.push_heading(n, level, acc);
         } else if matches!(name, "pre" | "listing" | "plaintext") {
             let acc = self.preformatted(n);
             self.push(BlockKind::Code, acc);
