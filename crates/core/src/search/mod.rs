@@ -329,6 +329,12 @@ impl<'a> Ranker<'a> {
     /// Step 3 without the hits: every candidate ranked (the second stage reads the records of
     /// [`Scored::needs`]`(None)`).
     pub fn finish(&self, mut scored: Scored, records: &Records) -> Ranked {
+        self.reranked(&mut scored, records).0
+    }
+
+    /// The second stage over `scored`'s lexical candidates, then fusion: the fused ranking, and
+    /// the lexical ranking after the second stage.
+    fn reranked(&self, scored: &mut Scored, records: &Records) -> (Ranked, Ranking) {
         let lex = self.rerank(
             std::mem::take(&mut scored.lex),
             &scored.plan.words,
@@ -336,7 +342,7 @@ impl<'a> Ranker<'a> {
             scored.rerank,
             records,
         );
-        self.fuse(&scored, &lex)
+        (self.fuse(scored, &lex), lex)
     }
 
     /// The lexical ranking after the second stage, fused with the vector ranking, with the
@@ -379,14 +385,7 @@ impl<'a> Ranker<'a> {
         records: &Records,
         k: usize,
     ) -> Result<Vec<Hit>, Error> {
-        let lex = self.rerank(
-            std::mem::take(&mut scored.lex),
-            &scored.plan.words,
-            &scored.idfs,
-            scored.rerank,
-            records,
-        );
-        let ranked = self.fuse(&scored, &lex);
+        let (ranked, lex) = self.reranked(&mut scored, records);
         let marker = self.marker(&scored.plan.words);
         let size = self.cfg.retrieval.excerpt_words;
         let mut seen = HashMap::new();
