@@ -325,31 +325,24 @@ fn known_fields(
         .iter()
         .flat_map(|l| l.filterable.iter().map(String::as_str))
         .collect();
-    let unknown: Vec<&str> = asked
-        .iter()
-        .map(|(k, _)| k.as_str())
-        .filter(|k| !known.contains(k))
-        .collect();
-    if unknown.is_empty() {
-        return Ok(());
-    }
+    let known: Vec<&str> = known.into_iter().collect();
+    let asked: Vec<&str> = asked.iter().map(|(k, _)| k.as_str()).collect();
     let help = if known.is_empty() {
         "no library of this build declares filterable fields: add `filterable = [\"KEY\"]` to a `[[library]]` of corpus.toml (top-level metadata fields) and build again".to_string()
     } else {
         format!(
             "pass --where one of the build's filterable fields: {}",
-            known.into_iter().collect::<Vec<_>>().join(", ")
+            known.join(", ")
         )
     };
-    Err(crate::diag::Problem::error(
+    all_known(
+        searcher,
         "unknown-field",
-        format!(
-            "no filterable field `{}` in version {}",
-            unknown.join("`, `"),
-            searcher.manifest.corpus_version
-        ),
+        "filterable field",
+        &known,
+        &asked,
+        help,
     )
-    .help(help))
 }
 
 /// Every `--library` asked is one of the build's; else the problem naming them.
@@ -360,26 +353,12 @@ fn known_libraries(searcher: &Searcher, asked: &[String]) -> Result<(), crate::d
         .iter()
         .map(|l| l.id.as_str())
         .collect();
-    let unknown: Vec<&str> = asked
-        .iter()
-        .map(String::as_str)
-        .filter(|l| !known.contains(l))
-        .collect();
-    if unknown.is_empty() {
-        return Ok(());
-    }
-    Err(crate::diag::Problem::error(
-        "unknown-library",
-        format!(
-            "no library `{}` in version {}",
-            unknown.join("`, `"),
-            searcher.manifest.corpus_version
-        ),
-    )
-    .help(format!(
+    let asked: Vec<&str> = asked.iter().map(String::as_str).collect();
+    let help = format!(
         "pass --library one of the build's libraries: {}",
         known.join(", ")
-    )))
+    );
+    all_known(searcher, "unknown-library", "library", &known, &asked, help)
 }
 
 /// Every `--domain` asked is one of the build's; else the problem naming them.
@@ -390,26 +369,42 @@ fn known_domains(searcher: &Searcher, asked: &[String]) -> Result<(), crate::dia
         .iter()
         .flat_map(|l| l.domains.iter().map(String::as_str))
         .collect();
+    let known: Vec<&str> = known.into_iter().collect();
+    let asked: Vec<&str> = asked.iter().map(String::as_str).collect();
+    let help = format!(
+        "pass --domain one of the build's domains: {}",
+        known.join(", ")
+    );
+    all_known(searcher, "unknown-domain", "domain", &known, &asked, help)
+}
+
+/// Every name asked (a `what` of the build) is `known`; else the problem `code` naming the
+/// unknown ones, with `help`.
+fn all_known(
+    searcher: &Searcher,
+    code: &'static str,
+    what: &str,
+    known: &[&str],
+    asked: &[&str],
+    help: String,
+) -> Result<(), crate::diag::Problem> {
     let unknown: Vec<&str> = asked
         .iter()
-        .map(String::as_str)
-        .filter(|d| !known.contains(d))
+        .copied()
+        .filter(|a| !known.contains(a))
         .collect();
     if unknown.is_empty() {
         return Ok(());
     }
     Err(crate::diag::Problem::error(
-        "unknown-domain",
+        code,
         format!(
-            "no domain `{}` in version {}",
+            "no {what} `{}` in version {}",
             unknown.join("`, `"),
             searcher.manifest.corpus_version
         ),
     )
-    .help(format!(
-        "pass --domain one of the build's domains: {}",
-        known.into_iter().collect::<Vec<_>>().join(", ")
-    )))
+    .help(help))
 }
 
 #[cfg(test)]

@@ -8,16 +8,7 @@ use super::{Diff, Report};
 /// HTML-escapes text for element content and quoted attribute values.
 pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
+    askzico_core::search::excerpt::escape_into(s, &mut out);
     out
 }
 

@@ -172,8 +172,9 @@ pub struct Excerpt {
     pub at: usize,
 }
 
-/// `s` with `&`, `<`, `>`, `"` and `'` as HTML character references, appended to `out`.
-fn escape_into(s: &str, out: &mut String) {
+/// `s` with `&`, `<`, `>`, `"` and `'` as HTML character references, appended to `out`: safe
+/// in element content and quoted attribute values.
+pub fn escape_into(s: &str, out: &mut String) {
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
