@@ -16,10 +16,11 @@ fn architecture() -> String {
 }
 
 /// The crates of the workspace: name → source directory.
-const CRATES: [(&str, &str); 3] = [
+const CRATES: [(&str, &str); 4] = [
     ("askzico-core", "crates/core/src"),
     ("askzico", "src"),
     ("askzico-bench", "crates/bench/src"),
+    ("askzico-wasm", "crates/wasm/src"),
 ];
 
 /// Paths into other crates, which the map may name without their items being checked.

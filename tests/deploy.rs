@@ -631,6 +631,7 @@ fn missing_named(kv: &BTreeMap<String, String>, v: &str) -> Vec<String> {
             want.push(format!("zico/l/{}", h.as_str().unwrap()));
         }
     }
+    want.extend(keys_of_settings(&t));
     want.into_iter().filter(|k| !kv.contains_key(k)).collect()
 }
 
@@ -851,12 +852,12 @@ fn assert_consistent(m: &Mock) {
 }
 
 /// Whether a runtime reading `pointer` hydrates vector `id` (as the index holds it) in one KV
-/// read: layouts 2 and 3 from the record hash in its metadata, layout 1 from its version's
+/// read: layouts 2 to 4 from the record hash in its metadata, layout 1 from its version's
 /// chunk key.
 fn hydrates(kv: &BTreeMap<String, String>, pointer: &Value, id: &str, rec: &Value) -> bool {
     let v = pointer["version"].as_str().unwrap();
     match pointer.get("layout") {
-        Some(l) if l == 2 || l == 3 => {
+        Some(l) if l.as_u64().is_some_and(|l| (2..=4).contains(&l)) => {
             kv.contains_key(&format!("zico/{v}/tables"))
                 && rec["metadata"]["record"]
                     .as_str()
@@ -866,10 +867,13 @@ fn hydrates(kv: &BTreeMap<String, String>, pointer: &Value, id: &str, rec: &Valu
     }
 }
 
-/// The KV keys of layout 3 a version's key table names (its record tables read from `kv`).
+/// The KV keys of layout 4 a version's key table names (its record tables read from `kv`).
 fn named_keys(kv: &BTreeMap<String, String>, v: &str) -> BTreeSet<String> {
     let t: Value = serde_json::from_str(&kv[&format!("zico/{v}/tables")]).unwrap();
-    assert_eq!(t["layout"], 3);
+    assert_eq!(t["layout"], 4);
+    keys_of_settings(&t).for_each(|k| {
+        assert!(kv.contains_key(&k), "{k}");
+    });
     let mut keys = BTreeSet::new();
     for h in t["records"].as_object().unwrap().values() {
         let key = format!("zico/t/{}", h.as_str().unwrap());
@@ -886,7 +890,16 @@ fn named_keys(kv: &BTreeMap<String, String>, v: &str) -> BTreeSet<String> {
             keys.insert(format!("zico/l/{}", h.as_str().unwrap()));
         }
     }
+    keys.extend(keys_of_settings(&t));
     keys
+}
+
+/// The query settings key a key table names.
+fn keys_of_settings(t: &Value) -> impl Iterator<Item = String> {
+    t["settings"]
+        .as_str()
+        .map(|h| format!("zico/s/{h}"))
+        .into_iter()
 }
 
 fn project() -> tempfile::TempDir {
@@ -1081,7 +1094,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(
         pointer,
-        json!({"version": v1, "index": "corpus-blue", "layout": 3})
+        json!({"version": v1, "index": "corpus-blue", "layout": 4})
     );
     assert!(s.store.kv.contains_key(&format!("zico/{v1}/manifest")));
     assert!(named.iter().any(|k| k.starts_with("zico/r/")));
@@ -1160,7 +1173,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(
         pointer,
-        json!({"version": v2, "index": "corpus-green", "layout": 3})
+        json!({"version": v2, "index": "corpus-green", "layout": 4})
     );
     drop(s);
 
@@ -1208,7 +1221,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(
         pointer,
-        json!({"version": v3, "index": "corpus-blue", "layout": 3})
+        json!({"version": v3, "index": "corpus-blue", "layout": 4})
     );
 }
 
@@ -1984,7 +1997,7 @@ fn a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_it
             .kv
             .keys()
             .filter(|key| {
-                ["zico/r/", "zico/l/", "zico/t/", "zico/d/"]
+                ["zico/r/", "zico/l/", "zico/t/", "zico/d/", "zico/s/"]
                     .iter()
                     .any(|p| key.starts_with(p))
             })
@@ -2451,7 +2464,7 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
         let s = m.state.lock().unwrap();
         assert_eq!(
             s.pointer().unwrap(),
-            json!({"version": v1, "index": "corpus-green", "layout": 3})
+            json!({"version": v1, "index": "corpus-green", "layout": 4})
         );
         assert_eq!(old_keys(&s), before);
     }
@@ -2489,7 +2502,7 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
     let s = m.state.lock().unwrap();
     assert_eq!(
         s.pointer().unwrap(),
-        json!({"version": v2, "index": "corpus-blue", "layout": 3})
+        json!({"version": v2, "index": "corpus-blue", "layout": 4})
     );
     assert_eq!(old_keys(&s), 0, "{:?}", keys_of(&s, old));
     assert!(
@@ -2503,7 +2516,7 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         m.state.lock().unwrap().pointer().unwrap(),
-        json!({"version": v1, "index": "corpus-green", "layout": 3})
+        json!({"version": v1, "index": "corpus-green", "layout": 4})
     );
 }
 
@@ -2612,7 +2625,7 @@ fn assert_no_orphans(m: &Mock, what: &str) {
         .kv
         .keys()
         .filter(|k| {
-            ["zico/r/", "zico/l/", "zico/t/", "zico/d/"]
+            ["zico/r/", "zico/l/", "zico/t/", "zico/d/", "zico/s/"]
                 .iter()
                 .any(|p| k.starts_with(p))
         })

@@ -253,7 +253,7 @@ fn a_kv_export_since_an_older_manifest_holds_only_what_it_lacks() {
         .unwrap()
         .to_string();
     for (k, v) in &old {
-        if let Some(h) = ["r/", "l/", "t/", "d/"]
+        if let Some(h) = ["r/", "l/", "t/", "d/", "s/"]
             .iter()
             .find_map(|x| k.strip_prefix(x))
         {
@@ -581,7 +581,7 @@ fn an_export_whose_build_is_collected_under_it_says_the_build_changed() {
     );
     let gc = run(bin().current_dir(p.path()).args(["gc", "--keep", "0"]));
     assert!(gc.status.success(), "{}", stderr(&gc));
-    let e = askzico::kv_version(&out, &started, "").unwrap_err();
+    let e = askzico::kv_version(&out, &started, "", "{}").unwrap_err();
     assert_eq!(e.code, "changed", "{}", e.message);
     assert!(
         e.message
@@ -597,7 +597,7 @@ fn an_export_whose_build_is_collected_under_it_says_the_build_changed() {
         .next()
         .unwrap();
     std::fs::remove_file(out.join(&chunks.path)).unwrap();
-    let e = askzico::kv_version(&out, &now, "").unwrap_err();
+    let e = askzico::kv_version(&out, &now, "", "{}").unwrap_err();
     assert_eq!(e.code, "load", "{}", e.message);
     assert!(
         e.help

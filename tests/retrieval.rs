@@ -525,7 +525,12 @@ fn query_answers_every_question_of_a_fixture_file() {
     assert_eq!(lines.len(), cases.len());
     for ((id, q), mut got) in cases.into_iter().zip(lines) {
         assert_eq!(got["id"], id);
+        assert!(
+            got["domains"].is_array(),
+            "{id}: the line names its domains"
+        );
         got.as_object_mut().unwrap().remove("id");
+        got.as_object_mut().unwrap().remove("domains");
         let one = run(bin()
             .current_dir(p.path())
             .args(["query", "--json", "--k", "3", q]));

@@ -83,6 +83,7 @@ pub(super) fn run(args: DeployArgs) -> Outcome {
     let manifest = super::verify::verified_manifest(&out, at.env.as_deref(), json, "deploy")?;
     super::build_of_config(&out, &manifest, &config, at.env.as_deref(), at.shown())
         .map_err(|p| Failure::errors(p, json))?;
+    let settings = config.query_settings().to_json();
     crate::deploy::run::deploy(
         &out,
         &manifest,
@@ -93,6 +94,7 @@ pub(super) fn run(args: DeployArgs) -> Outcome {
             json,
             gc,
             confirm_writes,
+            settings: &settings,
         },
     )
     .map_err(|e| failed(e, json))

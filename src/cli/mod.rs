@@ -14,6 +14,7 @@ mod query;
 mod rules;
 pub(crate) mod show;
 mod verify;
+mod worker;
 
 use std::path::PathBuf;
 
@@ -87,6 +88,9 @@ enum Command {
     Inspect(inspect::InspectArgs),
     /// Scaffold a commented corpus.toml and one sample source.
     Init(init::InitArgs),
+    /// The Worker that answers a site's visitors: `worker init --target NAME` writes it and its
+    /// wrangler.jsonc for a deploy target.
+    Worker(worker::WorkerArgs),
 }
 
 /// How a command that did not succeed ends: its exit code, and the problems left to render.
@@ -206,6 +210,7 @@ fn run_command() -> i32 {
         Command::Rules(a) => rules::run(a),
         Command::Show(a) => show::run(a),
         Command::Init(a) => init::run(a),
+        Command::Worker(a) => worker::run(a),
         Command::Inspect(a) => inspect::run(a),
     })
 }

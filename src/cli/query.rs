@@ -60,17 +60,39 @@ pub(super) fn run(q: QueryArgs) -> Outcome {
             .map(|c| (Some(c.id), c.question, c.domains))
             .collect(),
     };
-    let opened = match q.target.as_deref() {
+    let mut live = match q.target.as_deref() {
         Some(name) => {
             let t = at.deploy_target(&cfg, name)?;
             // Credentials are part of the invocation, as for `deploy`: a usage error.
             let client = credentials(t, name).map_err(|p| Failure::usage(p, q.json))?;
-            live_searcher(&cfg, t, name, client)
+            Some(
+                crate::deploy::live::open(client, t, name)
+                    .map_err(|p| Failure::errors(p, q.json))?,
+            )
         }
+        None => None,
+    };
+    // A deployed version answers with the query settings deployed with it (those of the
+    // local config for a version deployed before they travelled with it).
+    let deployed = live.as_mut().and_then(|l| l.settings.take());
+    let settings = crate::retrieve::SearchSettings {
+        ranking: deployed
+            .as_ref()
+            .map_or(cfg.search_settings().ranking, |d| d.settings()),
+        embedding: &cfg.embedding,
+    };
+    let opened = match live {
+        Some(l) => Ok(Searcher::new(
+            settings,
+            l.manifest,
+            l.chunks,
+            l.lex_meta,
+            Box::new(l.store),
+        )),
         None => {
             let out = cfg.out_dir_or(at.out.as_deref());
             at.read_manifest(&out)
-                .and_then(|m| Searcher::open(cfg.search_settings(), &out, m))
+                .and_then(|m| Searcher::open(settings, &out, m))
         }
     };
     let searcher = opened.map_err(|p| Failure::errors(p, q.json))?;
@@ -91,7 +113,7 @@ pub(super) fn run(q: QueryArgs) -> Outcome {
             explain: q.explain,
             marks: Marks::for_stdout(),
         };
-        show(&cfg, &searcher, id.as_deref(), question, &hits, how);
+        show(&searcher, id.as_deref(), domains, question, &hits, how);
     }
     Ok(())
 }
@@ -184,25 +206,27 @@ fn excerpt_line(excerpt: &str, text: Option<&str>, marks: Marks) -> String {
 /// One answer: a JSON line, or the question, its search form, the version and each page with
 /// its excerpt and its further sections.
 fn show(
-    cfg: &crate::config::Config,
     searcher: &Searcher,
     id: Option<&str>,
+    domains: &[String],
     question: &str,
     hits: &[crate::retrieve::Hit],
     how: Shown,
 ) {
-    let search = crate::normalize::query_text(question, &cfg.normalize);
+    let search = crate::normalize::query_text(question, searcher.settings().normalize);
     if how.json {
-        let mut v = serde_json::json!({
-            "question": question,
-            "search_text": search.as_str(),
-            "corpus_version": searcher.manifest.corpus_version,
-            "hits": hits,
-        });
+        let mut v = serde_json::to_value(askzico_core::search::Answer {
+            question,
+            search_text: search.as_str(),
+            corpus_version: &searcher.manifest.corpus_version,
+            hits,
+        })
+        .expect("serializes");
         if let Some(id) = id {
-            v.as_object_mut()
-                .expect("an object")
-                .insert("id".into(), id.into());
+            // A fixture case's answer names the case and the domains it searched.
+            let o = v.as_object_mut().expect("an object");
+            o.insert("id".into(), id.into());
+            o.insert("domains".into(), domains.into());
         }
         println!("{v}");
         return;
@@ -284,23 +308,6 @@ fn credentials(
             )
             .help("export CLOUDFLARE_API_TOKEN (a token that may read the target's KV namespace and Vectorize indexes)")
         })
-}
-
-/// A searcher over the live version of deploy target `name`.
-fn live_searcher<'a>(
-    cfg: &'a crate::config::Config,
-    t: &crate::config::DeployTarget,
-    name: &str,
-    client: crate::deploy::client::Client,
-) -> Result<Searcher<'a>, crate::diag::Problem> {
-    let live = crate::deploy::live::open(client, t, name)?;
-    Ok(Searcher::new(
-        cfg.search_settings(),
-        live.manifest,
-        live.chunks,
-        live.lex_meta,
-        Box::new(live.store),
-    ))
 }
 
 /// `--where KEY=VALUE`.

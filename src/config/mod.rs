@@ -392,6 +392,29 @@ impl Config {
         }
     }
 
+    /// The query settings a deployed version carries (`askzico_core::deployed::QuerySettings`):
+    /// a runtime answers with them as `askzico query` does with this config.
+    pub(crate) fn query_settings(&self) -> askzico_core::deployed::QuerySettings {
+        let e = &self.embedding;
+        let model = match e.provider.as_str() {
+            "workers-ai" => Some(
+                e.model
+                    .clone()
+                    .unwrap_or_else(|| crate::embed::WORKERS_AI_MODEL.to_string()),
+            ),
+            "hash" => None,
+            _ => e.model.clone(),
+        };
+        askzico_core::deployed::QuerySettings::of(
+            &self.search_settings().ranking,
+            askzico_core::deployed::EmbedderSpec {
+                provider: e.provider.clone(),
+                dims: e.dims,
+                model,
+            },
+        )
+    }
+
     /// What compiling a source reads of these settings (its library's: `Library::compile_settings`).
     /// With the libraries' shapes, this is all of the config a build's output depends on
     /// (`compile::settings_values` records it).

@@ -80,7 +80,7 @@ pub(crate) fn version_records(
             key: tkey.clone(),
             what: Stored::KeyTable,
         })?;
-    let table = VersionTable::parse(&text, &tkey)?;
+    let table = keys::parse_table(&text, &tkey)?;
     let records = record_tables(c, t, &table, problems)?;
     Ok((table, records))
 }

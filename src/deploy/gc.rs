@@ -66,7 +66,7 @@ fn version_table(
 ) -> Result<Option<keys::VersionTable>, DeployError> {
     let key = keys::version_table_key(&t.prefix, version);
     c.kv_get(&t.kv_namespace_id, &key)?
-        .map(|s| keys::VersionTable::parse(&s, &key))
+        .map(|s| keys::parse_table(&s, &key))
         .transpose()
 }
 
@@ -77,10 +77,10 @@ fn named_values(
     table: &keys::VersionTable,
 ) -> Result<BTreeSet<String>, DeployError> {
     let mut tables = Vec::new();
-    for k in table.table_keys(&t.prefix) {
+    for k in keys::table_keys(table, &t.prefix) {
         tables.push(c.kv_get(&t.kv_namespace_id, &k)?);
     }
-    table.value_keys(&t.prefix, &tables)
+    keys::value_keys(table, &t.prefix, &tables)
 }
 
 /// The content-addressed values present in KV: those the registry's complete versions name (a
@@ -368,7 +368,7 @@ impl Gc<'_> {
         let t = self.t;
         let mut tables = Vec::new();
         let mut failed = None;
-        for k in tb.table_keys(&t.prefix) {
+        for k in keys::table_keys(tb, &t.prefix) {
             match self.c.kv_get(&t.kv_namespace_id, &k) {
                 Ok(x) => tables.push(x),
                 Err(e) => failed = Some(e),
@@ -383,7 +383,7 @@ impl Gc<'_> {
             .iter()
             .map(|x| Some(x.clone().unwrap_or_else(|| "{}".into())))
             .collect();
-        let mut mine = tb.value_keys(&t.prefix, &present)?;
+        let mut mine = keys::value_keys(tb, &t.prefix, &present)?;
         mine.retain(|k| !kept_values.contains(k));
         Ok(keys::VersionKeys {
             content: mine.into_iter().collect(),

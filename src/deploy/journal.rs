@@ -24,14 +24,7 @@ pub(crate) struct Journal {
     pub present: BTreeSet<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Pointer {
-    pub version: String,
-    pub index: String,
-    /// The KV key scheme of the version (`keys::LAYOUT`); absent: layout 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub layout: Option<u32>,
-}
+pub(crate) use askzico_core::deployed::Pointer;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct IndexRecord {

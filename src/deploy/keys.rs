@@ -34,125 +34,54 @@ use super::error::Stored;
 use crate::artifacts::Kind;
 use crate::artifacts::manifest::Manifest;
 
-/// The key scheme new deploys write (the pointer's `layout`). Layout 3 is layout 2's keys with
-/// lookup records that carry their section anchors (`anchors`).
-pub(crate) const LAYOUT: u32 = 3;
+pub(crate) use askzico_core::deployed::{
+    DocEntry, LAYOUT, LexTable, VersionTable, content_addressed, doc_table_key, lexical_key,
+    manifest_key, pointer_key, record_key, settings_key, table_key, value_hash, version_table_key,
+};
 
-/// Whether this askzico reads a version of `layout` as content-addressed (layouts 2 and 3).
-pub(crate) fn content_addressed(layout: u32) -> bool {
-    (2..=LAYOUT).contains(&layout)
+/// A version's key table as stored under `key`.
+pub(crate) fn parse_table(text: &str, key: &str) -> Result<VersionTable, DeployError> {
+    serde_json::from_str(text).map_err(|e| malformed(key, Stored::KeyTable, e))
 }
 
-/// The hash a content-addressed value is stored under: the hex of 128 bits of its blake3.
-pub(crate) fn value_hash(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex()[..32].to_string()
+/// A version's key table as stored.
+pub(crate) fn table_json(table: &VersionTable) -> String {
+    serde_json::to_string(table).expect("serializes")
 }
 
-/// A lookup record of layout 2.
-pub(crate) fn record_key(prefix: &str, hash: &str) -> String {
-    format!("{prefix}r/{hash}")
+/// The record tables' keys of a version.
+pub(crate) fn table_keys(table: &VersionTable, prefix: &str) -> Vec<String> {
+    table
+        .records
+        .values()
+        .map(|h| table_key(prefix, h))
+        .collect()
 }
 
-/// A lexical file (meta or shard) of layout 2.
-pub(crate) fn lexical_key(prefix: &str, hash: &str) -> String {
-    format!("{prefix}l/{hash}")
-}
-
-/// A domain's record table of layout 2.
-pub(crate) fn table_key(prefix: &str, hash: &str) -> String {
-    format!("{prefix}t/{hash}")
-}
-
-/// A domain's document table of layout 2.
-pub(crate) fn doc_table_key(prefix: &str, hash: &str) -> String {
-    format!("{prefix}d/{hash}")
-}
-
-/// One document of a domain's document table (`<prefix>d/<h>`, `{doc_id: DocEntry}`): what its
-/// chunks share that a search needs before it reads any record: where it comes from, and the
-/// structured date a question's date matches (`[month, day]`). A chunk's document is its ID
-/// before the last `:`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct DocEntry {
-    pub source: String,
-    pub url: String,
-    pub library: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub date: Option<[u8; 2]>,
-    /// Its filterable fields (`[[library]] filterable`), by key.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub fields: BTreeMap<String, String>,
-}
-
-/// A version's key table of layout 2.
-pub(crate) fn version_table_key(prefix: &str, version: &str) -> String {
-    format!("{prefix}{version}/tables")
-}
-
-/// `<prefix><version>/tables`: what a version of layout 2 names.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct VersionTable {
-    pub layout: u32,
-    /// Domain → the hash of its record table (chunks of no domain under "").
-    pub records: BTreeMap<String, String>,
-    /// Domain → the hashes of its lexical meta and of its term shards by number.
-    pub lexical: BTreeMap<String, LexTable>,
-    /// Domain → the hash of its document table (chunks of no domain under ""). Absent in the
-    /// tables of versions deployed before document tables.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub docs: BTreeMap<String, String>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct LexTable {
-    pub meta: String,
-    pub shards: Vec<String>,
-}
-
-impl VersionTable {
-    pub(crate) fn parse(text: &str, key: &str) -> Result<VersionTable, DeployError> {
-        serde_json::from_str(text).map_err(|e| malformed(key, Stored::KeyTable, e))
+/// Every content-addressed key version `table` names, given its record tables as read (`None`:
+/// absent). `Err` when one is absent or malformed: which records it names is then unknown.
+pub(crate) fn value_keys(
+    table: &VersionTable,
+    prefix: &str,
+    tables: &[Option<String>],
+) -> Result<BTreeSet<String>, DeployError> {
+    let mut keys: BTreeSet<String> = table_keys(table, prefix).into_iter().collect();
+    for (key, text) in table_keys(table, prefix).iter().zip(tables) {
+        let text = text.as_deref().ok_or_else(|| DeployError::Missing {
+            key: key.clone(),
+            what: Stored::RecordTable,
+        })?;
+        let ids: BTreeMap<String, String> =
+            serde_json::from_str(text).map_err(|e| malformed(key, Stored::RecordTable, e))?;
+        keys.extend(ids.values().map(|h| record_key(prefix, h)));
     }
-
-    pub(crate) fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("serializes")
+    keys.extend(table.docs.values().map(|h| doc_table_key(prefix, h)));
+    keys.extend(table.settings.iter().map(|h| settings_key(prefix, h)));
+    for l in table.lexical.values() {
+        keys.insert(lexical_key(prefix, &l.meta));
+        keys.extend(l.shards.iter().map(|h| lexical_key(prefix, h)));
     }
-
-    /// The record tables' keys.
-    pub(crate) fn table_keys(&self, prefix: &str) -> Vec<String> {
-        self.records
-            .values()
-            .map(|h| table_key(prefix, h))
-            .collect()
-    }
-
-    /// Every content-addressed key the version names, given its record tables as read (`None`:
-    /// absent). `Err` when one is absent or malformed: which records it names is then unknown.
-    pub(crate) fn value_keys(
-        &self,
-        prefix: &str,
-        tables: &[Option<String>],
-    ) -> Result<BTreeSet<String>, DeployError> {
-        let mut keys: BTreeSet<String> = self.table_keys(prefix).into_iter().collect();
-        for (key, text) in self.table_keys(prefix).iter().zip(tables) {
-            let text = text.as_deref().ok_or_else(|| DeployError::Missing {
-                key: key.clone(),
-                what: Stored::RecordTable,
-            })?;
-            let ids: BTreeMap<String, String> =
-                serde_json::from_str(text).map_err(|e| malformed(key, Stored::RecordTable, e))?;
-            keys.extend(ids.values().map(|h| record_key(prefix, h)));
-        }
-        keys.extend(self.docs.values().map(|h| doc_table_key(prefix, h)));
-        for l in self.lexical.values() {
-            keys.insert(lexical_key(prefix, &l.meta));
-            keys.extend(l.shards.iter().map(|h| lexical_key(prefix, h)));
-        }
-        Ok(keys)
-    }
+    Ok(keys)
 }
 
 /// Chunk IDs per key page: one page is one KV bulk delete (at most 10,000 keys) and, with IDs of
@@ -160,16 +89,8 @@ impl VersionTable {
 /// of versions deployed before.
 pub(crate) const PAGE_IDS: usize = 10_000;
 
-pub(crate) fn pointer_key(prefix: &str) -> String {
-    format!("{prefix}current")
-}
-
 pub(crate) fn registry_key(prefix: &str) -> String {
     format!("{prefix}versions")
-}
-
-pub(crate) fn manifest_key(prefix: &str, version: &str) -> String {
-    format!("{prefix}{version}/manifest")
 }
 
 pub(crate) fn chunk_key(prefix: &str, version: &str, chunk_id: &str) -> String {

@@ -7,31 +7,33 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde::Deserialize;
-use serde_json::{Map, Value};
-
 use super::DeployError;
 use super::client::Client;
 use super::journal::Pointer;
-use super::keys::{self, DocEntry, LexTable, VersionTable};
+use super::keys::{self, LexTable, VersionTable};
 use crate::artifacts::LookupRecord;
-use crate::artifacts::lexical::{LexMeta, LexShard};
+use crate::artifacts::lexical::LexMeta;
 use crate::artifacts::manifest::Manifest;
 use crate::config::DeployTarget;
 use crate::diag::Problem;
 use crate::retrieve::{ChunkInfo, Ranking, ShardKey, Shards, VersionStore};
+use askzico_core::deployed::{self, Chunks, LoadedSettings, QuerySettings};
+use askzico_core::lexical::ShardData;
 
 /// Keys per bulk read (the limit Cloudflare documents for bulk gets).
 const GET_KEYS: usize = 100;
 
 /// The most vectors Vectorize's query returns without values or metadata.
-pub(crate) const MAX_TOP_K: usize = 100;
+pub(crate) const MAX_TOP_K: usize = deployed::MAX_TOP_K;
 
 /// The live version: what a searcher holds, and the store of the rest.
 pub(crate) struct Live {
     pub manifest: Manifest,
     pub chunks: BTreeMap<String, ChunkInfo>,
     pub lex_meta: BTreeMap<String, LexMeta>,
+    /// The query settings deployed with the version; `None` for a version deployed before
+    /// they travelled with it (a query then reads the local config's).
+    pub settings: Option<LoadedSettings>,
     pub store: KvStore,
 }
 
@@ -46,21 +48,6 @@ pub(crate) struct KvStore {
     lexical: BTreeMap<String, LexTable>,
     /// Chunk ID → the hash of its lookup record.
     records: HashMap<String, String>,
-}
-
-/// A lookup record as layouts 2 and 3 store it (without its chunk ID); layout 3 adds its
-/// section anchors.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RecordValue {
-    title: String,
-    url: String,
-    text: String,
-    #[serde(default)]
-    anchors: Vec<(usize, String)>,
-    domains: Vec<String>,
-    library: String,
-    metadata: Map<String, Value>,
 }
 
 /// Reads the live version of `target` (`t`): the pointer, the version's manifest and key table,
@@ -91,6 +78,21 @@ pub(crate) fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Liv
         })?;
         lex_meta.insert(domain.clone(), meta);
     }
+    let settings = match &table.settings {
+        None => None,
+        Some(h) => {
+            let key = keys::settings_key(&t.prefix, h);
+            let parsed = QuerySettings::parse(value(&key)).map_err(|e| {
+                r.problem(format!("`{key}`: {}", e.message))
+                    .help(if e.code == "settings-format" {
+                        e.help
+                    } else {
+                        redeploy.clone()
+                    })
+            })?;
+            Some(parsed.load())
+        }
+    };
     let store = KvStore {
         client,
         target: target.to_string(),
@@ -105,6 +107,7 @@ pub(crate) fn open(client: Client, t: &DeployTarget, target: &str) -> Result<Liv
         manifest,
         chunks,
         lex_meta,
+        settings,
         store,
     })
 }
@@ -200,7 +203,7 @@ fn key_table(
     let tkey = keys::version_table_key(&t.prefix, v);
     let table = match r.get(&tkey)? {
         None => return Err(r.problem(format!("`{tkey}` is missing")).help(redeploy)),
-        Some(text) => VersionTable::parse(&text, &tkey).map_err(|e| r.problem(e).help(redeploy))?,
+        Some(text) => keys::parse_table(&text, &tkey).map_err(|e| r.problem(e).help(redeploy))?,
     };
     if table.docs.is_empty() && !table.records.is_empty() {
         return Err(r
@@ -239,16 +242,16 @@ fn table_keys(
     for l in table.lexical.values() {
         wanted.push(keys::lexical_key(&t.prefix, &l.meta));
     }
+    wanted.extend(
+        table
+            .settings
+            .iter()
+            .map(|h| keys::settings_key(&t.prefix, h)),
+    );
     Ok(wanted)
 }
 
 /// The chunks of the live version, from its record and document tables.
-struct Chunks {
-    chunks: BTreeMap<String, ChunkInfo>,
-    /// Chunk ID → the hash of its lookup record.
-    records: HashMap<String, String>,
-}
-
 fn chunks<'v>(
     r: &Reader,
     t: &DeployTarget,
@@ -256,48 +259,15 @@ fn chunks<'v>(
     value: impl Fn(&str) -> &'v str,
     redeploy: &str,
 ) -> Result<Chunks, Problem> {
-    let mut chunks: BTreeMap<String, ChunkInfo> = BTreeMap::new();
-    let mut records: HashMap<String, String> = HashMap::new();
+    let mut chunks = Chunks::default();
     for (domain, h) in &table.records {
         let key = keys::table_key(&t.prefix, h);
-        let ids: BTreeMap<String, String> = serde_json::from_str(value(&key)).map_err(|e| {
-            r.problem(format!("`{key}` is not a record table: {e}"))
-                .help(redeploy)
-        })?;
         let dkey = keys::doc_table_key(&t.prefix, &table.docs[domain]);
-        let docs: BTreeMap<String, DocEntry> = serde_json::from_str(value(&dkey)).map_err(|e| {
-            r.problem(format!("`{dkey}` is not a document table: {e}"))
-                .help(redeploy)
-        })?;
-        for (id, rh) in ids {
-            let doc_id = id.rsplit_once(':').map_or("", |(d, _)| d);
-            let doc = docs.get(doc_id).ok_or_else(|| {
-                r.problem(format!(
-                    "chunk {id} of domain `{domain}` has no document in `{dkey}`"
-                ))
-                .help(redeploy)
-            })?;
-            let info = chunks.entry(id.clone()).or_insert_with(|| ChunkInfo {
-                chunk_id: id.clone(),
-                doc_id: doc_id.to_string(),
-                url: doc.url.clone(),
-                source: doc.source.clone(),
-                library: doc.library.clone(),
-                domains: Vec::new(),
-                date: doc.date.map(|[m, d]| (m, d)),
-                fields: doc
-                    .fields
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
-            });
-            if !domain.is_empty() {
-                info.domains.push(domain.clone());
-            }
-            records.insert(id, rh);
-        }
+        chunks
+            .add_domain(domain, value(&key), value(&dkey))
+            .map_err(|e| r.problem(e.message).help(redeploy))?;
     }
-    Ok(Chunks { chunks, records })
+    Ok(chunks)
 }
 
 /// KV reads that word their failures as problems of the target.
@@ -393,8 +363,8 @@ impl KvStore {
         Ok(keys::lexical_key(&self.prefix, h))
     }
 
-    fn parse_shard(&self, key: &str, value: &str) -> Result<LexShard, Problem> {
-        serde_json::from_str(value).map_err(|e| {
+    fn parse_shard(&self, key: &str, value: &str) -> Result<ShardData, Problem> {
+        ShardData::read(value.to_string()).map_err(|e| {
             self.reader()
                 .problem(format!("`{key}` is not a lexical shard: {e}"))
                 .help(self.help())
@@ -403,7 +373,7 @@ impl KvStore {
 }
 
 impl VersionStore for KvStore {
-    fn lex_shard(&self, domain: &str, shard: usize) -> Result<LexShard, Problem> {
+    fn lex_shard(&self, domain: &str, shard: usize) -> Result<ShardData, Problem> {
         let r = self.reader();
         let key = self.lex_key(domain, shard)?;
         let value = r.checked(&key, r.get(&key)?, &self.help())?;
@@ -453,23 +423,21 @@ impl VersionStore for KvStore {
                 "note: Vectorize returns at most {MAX_TOP_K} vectors a query; the vector candidates stop there, not at depth {k}"
             );
         }
-        let top = k.min(MAX_TOP_K);
+        let top = deployed::top_k(k);
         let matches = self.client.query(&self.index, q, top).map_err(|e| {
             r.problem(e.as_str())
                 .help("check that the target's Vectorize index exists and the token may read it")
         })?;
-        let full = matches.len() == top;
-        let mut found: Ranking = matches.into_iter().filter(|(_, s)| *s > 0.0).collect();
+        let got = deployed::nearest(matches, top, |id| self.records.contains_key(id), keep, k);
         // A vector of an ID the live version's record tables do not name is the index's state,
         // not this version's: it is left out of the answer and named, with the check that lists
         // every such vector, rather than failing a question the rest of the index answers.
-        let stale: Vec<String> = found
-            .iter()
-            .filter(|(id, _)| !self.records.contains_key(id))
-            .map(|(id, _)| crate::term::line(id).into_owned())
-            .collect();
-        if !stale.is_empty() {
-            found.retain(|(id, _)| self.records.contains_key(id));
+        if !got.stale.is_empty() {
+            let stale: Vec<String> = got
+                .stale
+                .iter()
+                .map(|id| crate::term::line(id).into_owned())
+                .collect();
             eprintln!(
                 "warning: index `{}` holds {} vector(s) that version {} does not name ({}); they were left out of this answer. Remove them with `wrangler vectorize delete-vectors {} --ids {}`, or deploy the next build: a deploy lists the index it writes and deletes what its version does not name",
                 self.index,
@@ -480,17 +448,12 @@ impl VersionStore for KvStore {
                 stale.join(" "),
             );
         }
-        let positive = found.len();
-        found.retain(|(id, _)| keep(id));
-        if full && found.len() < positive && found.len() < k {
+        if got.crowded {
             eprintln!(
-                "note: {} of the index's {top} nearest vectors are of other domains;                  vector candidates of the domains asked may be missing below them",
-                positive - found.len()
+                "note: some of the index's {top} nearest vectors are of other domains; vector candidates of the domains asked may be missing below them"
             );
         }
-        found.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        found.truncate(k);
-        Ok(found)
+        Ok(got.found)
     }
 
     /// One read of `<prefix>r/<h>` per record (a single get, or bulk gets of up to 100 keys).
@@ -520,20 +483,11 @@ impl VersionStore for KvStore {
             .zip(keyed)
             .map(|(id, key)| {
                 let Some(key) = key else { return Ok(None) };
-                let v: RecordValue = serde_json::from_str(&values[&key]).map_err(|e| {
+                let record = deployed::parse_record(id, &values[&key]).map_err(|e| {
                     r.problem(format!("`{key}` is not a lookup record: {e}"))
                         .help(help.clone())
                 })?;
-                Ok(Some(LookupRecord {
-                    chunk_id: id.to_string(),
-                    title: v.title,
-                    url: v.url,
-                    text: v.text,
-                    anchors: v.anchors,
-                    domains: v.domains,
-                    library: v.library,
-                    metadata: v.metadata,
-                }))
+                Ok(Some(record))
             })
             .collect()
     }

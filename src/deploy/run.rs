@@ -34,6 +34,8 @@ pub(crate) struct Args<'a> {
     pub gc: bool,
     /// Send a plan over the target's `max_kv_writes`.
     pub confirm_writes: bool,
+    /// The query settings deployed with the version (`QuerySettings` as JSON).
+    pub settings: &'a str,
 }
 
 /// Loads the upload records of a verified build: vectors, and the KV pairs of layout 2 less the
@@ -42,9 +44,11 @@ pub(crate) fn records(
     out: &Path,
     m: &Manifest,
     prefix: &str,
+    settings: &str,
     present: &BTreeSet<String>,
 ) -> Result<(Records, KvVersion), DeployError> {
-    let kv = upload::kv_version(out, m, prefix).map_err(|p| DeployError::Build(Box::new(p)))?;
+    let kv = upload::kv_version(out, m, prefix, settings)
+        .map_err(|p| DeployError::Build(Box::new(p)))?;
     let files =
         upload::vector_lines(out, m, &kv.records).map_err(|p| DeployError::Build(Box::new(p)))?;
     let vectors = files
@@ -302,7 +306,13 @@ impl<'a> Deploy<'a> {
             Some(c) => gc::present_values(c, self.t, self.registry.as_ref())?,
             None => (self.j.present.clone(), Vec::new()),
         };
-        let (mut recs, mut kvv) = records(self.out, self.m, &self.t.prefix, &present)?;
+        let (mut recs, mut kvv) = records(
+            self.out,
+            self.m,
+            &self.t.prefix,
+            self.args.settings,
+            &present,
+        )?;
         if let Some(c) = &self.client
             && recs.kv_present > 0
         {
@@ -318,7 +328,13 @@ impl<'a> Deploy<'a> {
                 for k in &lacking {
                     present.remove(k);
                 }
-                (recs, kvv) = records(self.out, self.m, &self.t.prefix, &present)?;
+                (recs, kvv) = records(
+                    self.out,
+                    self.m,
+                    &self.t.prefix,
+                    self.args.settings,
+                    &present,
+                )?;
             }
         }
         self.prefix_fits(&recs)?;

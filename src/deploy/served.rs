@@ -29,7 +29,13 @@ impl Deploy<'_> {
         let Some(c) = &self.client else {
             return Ok(true);
         };
-        let (recs, kvv) = records(self.out, self.m, &self.t.prefix, &BTreeSet::new())?;
+        let (recs, kvv) = records(
+            self.out,
+            self.m,
+            &self.t.prefix,
+            self.args.settings,
+            &BTreeSet::new(),
+        )?;
         let ns = &self.t.kv_namespace_id;
         let target = self.args.target;
         let lacking = verify::kv_differing(c, ns, kvv.tables.iter().chain(&kvv.values))?;
@@ -101,7 +107,7 @@ pub(super) fn up_to_date(
         .as_ref()
         .is_some_and(|p| p.version == live.version && p.index == live.index);
     if finished && client.is_some() && !args.dry_run {
-        let (recs, _) = records(out, m, &t.prefix, &BTreeSet::new())?;
+        let (recs, _) = records(out, m, &t.prefix, args.settings, &BTreeSet::new())?;
         j.indexes.insert(
             live.index.clone(),
             IndexRecord {
@@ -116,6 +122,39 @@ pub(super) fn up_to_date(
             "the interrupted deploy of {} had already written the pointer; the journal is completed",
             live.version
         );
+    }
+    // A version served in an older layout has just had its values and key table written in
+    // this layout (`live_is_whole`): the pointer now says so.
+    if live.layout != Some(super::keys::LAYOUT) {
+        let from = live.layout.unwrap_or(1);
+        let to = super::keys::LAYOUT;
+        match client {
+            Some(c) if !args.dry_run => {
+                let upgraded = Pointer {
+                    layout: Some(to),
+                    ..live.clone()
+                };
+                c.kv_put(
+                    &t.kv_namespace_id,
+                    &super::keys::pointer_key(&t.prefix),
+                    &serde_json::to_string(&upgraded).expect("serializes"),
+                )?;
+                j.pointer = Some(upgraded);
+                journal::save(jpath, j)?;
+                eprintln!(
+                    "target {} serves {} in layout {to} now (it was layout {from})",
+                    args.target, live.version
+                );
+                return Ok(());
+            }
+            _ => {
+                println!(
+                    "target {} serves {} in layout {from}: a deploy writes it again in layout {to} (upgrade: layout {from} -> {to}), then the pointer",
+                    args.target, live.version
+                );
+                return Ok(());
+            }
+        }
     }
     let msg = format!(
         "target {} already serves {} (index {}); nothing to do",

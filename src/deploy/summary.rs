@@ -55,8 +55,16 @@ pub(super) fn print_plan(v: &Value) {
         && from >= 2
         && from < to
     {
+        let what = match from {
+            2 => {
+                "every lookup record (records carry their section anchors) and every lexical shard (the line format a question reads only its own terms of) is written once more"
+            }
+            _ => {
+                "every lexical shard is written once more, in the line format a question reads only its own terms of"
+            }
+        };
         println!(
-            "  upgrade: layout {from} -> {to}: every lookup record is written once more (records carry their section anchors); a runtime written for layout {from} must be updated before this deploy (docs/deploy.md#layouts)"
+            "  upgrade: layout {from} -> {to}: {what}; a runtime written for layout {from} must be updated before this deploy (`askzico worker init`, then `npx wrangler deploy`; docs/deploy.md#layouts)"
         );
     }
     let vec = &v["vectors"];

@@ -373,29 +373,31 @@ fn a_version_table_names_its_values() {
         )]
         .into(),
         docs: [("d".to_string(), "d1".to_string())].into(),
+        settings: Some("q1".into()),
     };
     let table = r#"{"lib:a:000":"r1","lib:b:000":"r2"}"#.to_string();
-    let keys = t.value_keys("p/", &[Some(table)]).unwrap();
+    let keys = keys::value_keys(&t, "p/", &[Some(table)]).unwrap();
     assert_eq!(
         keys.into_iter().collect::<Vec<_>>(),
         [
-            "p/d/d1", "p/l/m1", "p/l/s0", "p/l/s1", "p/r/r1", "p/r/r2", "p/t/t1"
+            "p/d/d1", "p/l/m1", "p/l/s0", "p/l/s1", "p/r/r1", "p/r/r2", "p/s/q1", "p/t/t1"
         ]
     );
     let before = r#"{"layout":2,"records":{"d":"t1"},"lexical":{}}"#;
-    assert!(VersionTable::parse(before, "k").unwrap().docs.is_empty());
+    let old = keys::parse_table(before, "k").unwrap();
+    assert!(old.docs.is_empty() && old.settings.is_none());
     assert!(
-        t.value_keys("p/", &[None])
+        keys::value_keys(&t, "p/", &[None])
             .unwrap_err()
             .to_string()
             .contains("missing")
     );
     assert!(
-        t.value_keys("p/", &[Some("[]".into())])
+        keys::value_keys(&t, "p/", &[Some("[]".into())])
             .unwrap_err()
             .to_string()
             .contains("not a record table")
     );
-    assert_eq!(VersionTable::parse(&t.to_json(), "k").unwrap(), t);
+    assert_eq!(keys::parse_table(&keys::table_json(&t), "k").unwrap(), t);
     assert_eq!(crate::deploy::keys::value_hash(b"x").len(), 32);
 }

@@ -36,8 +36,8 @@ pub struct KvVersion {
     /// The version's own keys, written before any value: its manifest and its key table.
     pub tables: Vec<(String, String)>,
     /// Content-addressed values, each once: the domains' record tables first (a deploy confirms
-    /// them before the records and shards), then document tables, lookup records and lexical
-    /// files.
+    /// them before the records and shards), then document tables, the query settings, lookup
+    /// records and lexical files.
     pub values: Vec<(String, String)>,
     /// How many of `values` are record tables (they open the values).
     pub record_tables: usize,
@@ -54,9 +54,15 @@ impl KvVersion {
 
 /// The KV pairs of a build under `prefix` (DESIGN §4): per version its manifest and key table
 /// (`VersionTable`); shared by every version, under the hash of their bytes, each domain's record
-/// table (chunk ID → record hash) and document table (`keys::DocEntry`), each lookup record and
-/// each lexical file.
-pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, Problem> {
+/// table (chunk ID → record hash) and document table (`keys::DocEntry`), each lookup record, each
+/// lexical file and the query settings (`settings`, the value of
+/// `askzico_core::deployed::QuerySettings` a runtime answers with).
+pub fn kv_version(
+    out: &Path,
+    m: &Manifest,
+    prefix: &str,
+    settings: &str,
+) -> Result<KvVersion, Problem> {
     let v = &m.corpus_version;
     let mut records: BTreeMap<String, String> = BTreeMap::new();
     // Domain → (chunk ID → record hash); chunks in no domain under "".
@@ -67,7 +73,7 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
         for line in String::from_utf8_lossy(&bytes).lines() {
             let r: LookupRecord = serde_json::from_str(line)
                 .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
-            let value = json!({"title": r.title, "url": r.url, "text": r.text, "anchors": r.anchors, "domains": r.domains, "library": r.library, "metadata": r.metadata}).to_string();
+            let value = askzico_core::deployed::record_value(&r);
             let h = keys::value_hash(value.as_bytes());
             let domains: Vec<&str> = if r.domains.is_empty() {
                 vec![""]
@@ -105,10 +111,21 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
     let mut lexical: BTreeMap<String, String> = BTreeMap::new();
     for a in m.artifacts_of(Kind::Lexical) {
         let bytes = read(out, m, &a.path)?;
-        let value = String::from_utf8_lossy(&bytes).into_owned();
-        let h = keys::value_hash(value.as_bytes());
         let domain = a.domain.clone().unwrap_or_default();
         let name = crate::artifacts::artifact_name(&a.path);
+        // Term shards go in the line format (layout 4: a runtime decodes only a question's
+        // terms); the meta as built.
+        let value = if name == "meta" {
+            String::from_utf8_lossy(&bytes).into_owned()
+        } else {
+            let shard: crate::artifacts::lexical::LexShard = serde_json::from_slice(&bytes)
+                .map_err(|e| {
+                    Problem::error("read", format!("{}: {e}", a.path))
+                        .help("run `askzico verify`; rebuild if it fails")
+                })?;
+            askzico_core::lexical::to_lines(&shard)
+        };
+        let h = keys::value_hash(value.as_bytes());
         let entry = table.lexical.entry(domain).or_default();
         if name == "meta" {
             entry.meta = h.clone();
@@ -127,10 +144,17 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
         }
         lexical.insert(keys::lexical_key(prefix, &h), value);
     }
+    let settings_hash = keys::value_hash(settings.as_bytes());
+    let settings_pair = (
+        keys::settings_key(prefix, &settings_hash),
+        settings.to_string(),
+    );
+    table.settings = Some(settings_hash);
     let record_tables = tables.len();
     let values = tables
         .into_iter()
         .chain(doc_tables)
+        .chain([settings_pair])
         .chain(record_values)
         .chain(lexical)
         .collect();
@@ -141,7 +165,7 @@ pub fn kv_version(out: &Path, m: &Manifest, prefix: &str) -> Result<KvVersion, P
                 keys::manifest_key(prefix, v),
                 String::from_utf8_lossy(&m.to_pretty_json()).into_owned(),
             ),
-            (keys::version_table_key(prefix, v), table.to_json()),
+            (keys::version_table_key(prefix, v), keys::table_json(&table)),
         ],
         values,
         record_tables,

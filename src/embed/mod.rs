@@ -187,13 +187,16 @@ pub struct EmbedSettings {
     pub command: Vec<String>,
 }
 
+/// The Workers AI model of `provider = "workers-ai"` without a `model`.
+pub(crate) const WORKERS_AI_MODEL: &str = "@cf/baai/bge-m3";
+
 /// The provider a config names. Network and process providers read their secrets (the API token)
 /// from the environment here, never from the config.
 pub(crate) fn provider(s: &EmbedSettings) -> Result<Box<dyn Embedder>, EmbedError> {
     match s.provider.as_str() {
         "workers-ai" => {
             let mut c = WorkersAiConfig {
-                model: s.model.clone().unwrap_or_else(|| "@cf/baai/bge-m3".into()),
+                model: s.model.clone().unwrap_or_else(|| WORKERS_AI_MODEL.into()),
                 dims: s.dims,
                 account_id: s.account_id.clone(),
                 ..Default::default()

@@ -14,6 +14,7 @@ use crate::artifacts::manifest::{ArtifactEntry, Manifest};
 use crate::artifacts::store::{ArtifactReadError, read_artifact, read_artifact_text};
 use crate::artifacts::{Kind, LookupRecord, vectors};
 use crate::diag::Problem;
+use askzico_core::lexical::ShardData;
 
 pub(super) fn load_err(path: &str, e: impl std::fmt::Display) -> Problem {
     Problem::error("load", format!("cannot load {path}: {e}"))
@@ -303,7 +304,7 @@ fn read_at(
 }
 
 impl VersionStore for LocalStore {
-    fn lex_shard(&self, domain: &str, shard: usize) -> Result<LexShard, Problem> {
+    fn lex_shard(&self, domain: &str, shard: usize) -> Result<ShardData, Problem> {
         let a = self
             .lex_paths
             .get(&(domain.to_string(), shard))
@@ -316,7 +317,9 @@ impl VersionStore for LocalStore {
                 )
             })?;
         let bytes = read_artifact(&self.out, a).map_err(|e| self.version().read_err(&a.path, e))?;
-        serde_json::from_slice(&bytes).map_err(|e| load_err(&a.path, e))
+        serde_json::from_slice::<LexShard>(&bytes)
+            .map(|s| ShardData::Parsed(std::sync::Arc::new(s)))
+            .map_err(|e| load_err(&a.path, e))
     }
 
     /// Every vector scored (a dot product: the vectors are unit length), the best `k` kept.
@@ -326,10 +329,12 @@ impl VersionStore for LocalStore {
         keep: &dyn Fn(&str) -> bool,
         k: usize,
     ) -> Result<Ranking, Problem> {
-        let mut scored: Ranking = self
+        // Scored as Vectorize scores (f32 values, f64 dot), and taken as a deployed index is
+        // read (`deployed::nearest`: its top matches, then the filter), so a question gets the
+        // same candidates here as from the deployed version.
+        let scored: Ranking = self
             .vectors()?
             .iter()
-            .filter(|(id, _)| keep(id))
             .map(|(id, v)| {
                 (
                     id.clone(),
@@ -339,11 +344,9 @@ impl VersionStore for LocalStore {
                         .sum::<f64>(),
                 )
             })
-            .filter(|(_, s)| *s > 0.0)
             .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        scored.truncate(k);
-        Ok(scored)
+        let top = askzico_core::deployed::top_k(k);
+        Ok(askzico_core::deployed::nearest(scored, top, |_| true, keep, k).found)
     }
 
     /// Each record read from where the index says it lies.

@@ -14,9 +14,9 @@ pub(crate) use askzico_core::tables::{ChunkInfo, Tables, chunk_date, date_of};
 use std::path::Path;
 
 use crate::artifacts::LookupRecord;
-use crate::artifacts::lexical::LexShard;
 use crate::artifacts::manifest::Manifest;
 use crate::diag::Problem;
+use askzico_core::lexical::ShardData;
 
 /// What a question searches: these domains, libraries and documents whose filterable fields
 /// have these values (each empty: all).
@@ -70,7 +70,7 @@ pub(crate) struct SearchSettings<'a> {
 /// ranking is the same code over either.
 pub(crate) trait VersionStore {
     /// Term shard `shard` of `domain`'s lexical index.
-    fn lex_shard(&self, domain: &str, shard: usize) -> Result<LexShard, Problem>;
+    fn lex_shard(&self, domain: &str, shard: usize) -> Result<ShardData, Problem>;
     /// The term shards a plan names, each read once (a store may read several in one request).
     fn lex_shards(&self, keys: &[ShardKey]) -> Result<Shards, Problem> {
         keys.iter()
@@ -137,6 +137,11 @@ impl<'a> Searcher<'a> {
             embedding: cfg.embedding,
             store,
         }
+    }
+
+    /// The ranking's settings.
+    pub(crate) fn settings(&self) -> &askzico_core::search::Settings<'a> {
+        self.ranker.settings()
     }
 
     /// Each chunk's facts (no evidence text).

@@ -333,10 +333,21 @@ fn a_target_that_cannot_be_read_is_a_clear_diagnostic() {
     with(&|kv| {
         kv.insert(
             POINTER.into(),
-            json!({"version": v, "index": "corpus-blue", "layout": 4}).to_string(),
+            json!({"version": v, "index": "corpus-blue", "layout": 5}).to_string(),
         );
     });
-    fails(&m, &["layout 4"]);
+    fails(&m, &["layout 5"]);
+    // Query settings of a format this askzico does not read.
+    with(&|kv| {
+        let key = format!("zico/{v}/tables");
+        let mut t: Value = serde_json::from_str(&kv[&key]).unwrap();
+        let value = r#"{"format": 99}"#;
+        let h = blake3::hash(value.as_bytes()).to_hex()[..32].to_string();
+        kv.insert(format!("zico/s/{h}"), value.into());
+        t["settings"] = json!(h);
+        kv.insert(key, t.to_string());
+    });
+    fails(&m, &["format 99", "update the runtime"]);
     // Back to the deployed state: it answers.
     with(&|_| {});
     let o = query(p.path(), Some(&m), &["--target", "prod", q]);
@@ -428,7 +439,7 @@ fn a_field_filter_answers_as_the_local_build_does() {
 /// A version deployed in layout 2 (the keys of layout 3, its pointer and key table saying 2) is
 /// still read: `query --target` answers from it as the local build does and `--check` resolves
 /// it as layout 2. A pointer whose layout is not its version's is named by `--check`, and the
-/// next deploy's plan says it upgrades the target to layout 3.
+/// next deploy's plan says it upgrades the target to layout 4.
 #[test]
 fn a_layout_2_version_is_read_and_the_next_deploy_upgrades_it() {
     let p = project();
@@ -476,10 +487,67 @@ fn a_layout_2_version_is_read_and_the_next_deploy_upgrades_it() {
     let o = deploy(p.path(), Some(&m), &["--dry-run"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("upgrade: layout 2 -> 3"),
+        stdout(&o).contains("upgrade: layout 2 -> 4"),
         "{}",
         stdout(&o)
     );
+}
+
+/// A version served in layout 3 (JSON shards, no query settings) is deployed again in place:
+/// the dry run says so, the deploy writes its shards in the line format, its query settings and
+/// its key table, then the pointer in layout 4, and it answers as the local build.
+#[test]
+fn a_version_served_in_layout_3_is_upgraded_in_place() {
+    let p = project();
+    let m = mock();
+    assert!(deploy(p.path(), Some(&m), &[]).status.success());
+    let v = version(p.path());
+    let table = format!("zico/{v}/tables");
+    {
+        let mut s = m.state.lock().unwrap();
+        let mut t: Value = serde_json::from_str(&s.store.kv[&table]).unwrap();
+        t["layout"] = json!(3);
+        t.as_object_mut().unwrap().remove("settings");
+        s.store.kv.insert(table.clone(), t.to_string());
+        let mut ptr: Value = serde_json::from_str(&s.store.kv[POINTER]).unwrap();
+        ptr["layout"] = json!(3);
+        s.store.kv.insert(POINTER.to_string(), ptr.to_string());
+    }
+    let o = deploy(p.path(), Some(&m), &["--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("upgrade: layout 3 -> 4"),
+        "{}",
+        stdout(&o)
+    );
+    let o = deploy(p.path(), Some(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("in layout 4 now (it was layout 3)"),
+        "{}",
+        stderr(&o)
+    );
+    {
+        let s = m.state.lock().unwrap();
+        let ptr: Value = serde_json::from_str(&s.store.kv[POINTER]).unwrap();
+        assert_eq!(ptr["layout"], 4);
+        let t: Value = serde_json::from_str(&s.store.kv[&table]).unwrap();
+        assert_eq!(t["layout"], 4);
+        let settings = t["settings"].as_str().unwrap();
+        assert!(s.store.kv.contains_key(&format!("zico/s/{settings}")));
+        let shard = t["lexical"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|l| l["shards"].as_array().unwrap())
+            .next()
+            .unwrap();
+        let value = &s.store.kv[&format!("zico/l/{}", shard.as_str().unwrap())];
+        assert!(value.starts_with("askzico-lexical-lines 1\t"), "{value}");
+    }
+    let (local, remote, _) = both(p.path(), &m, &["--json", QUESTIONS[1]]);
+    assert_eq!(local, remote);
+    assert!(deploy(p.path(), Some(&m), &["--check"]).status.success());
 }
 
 /// `deploy --check` confirms the live version's document tables are in KV, and names one that

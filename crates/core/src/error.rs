@@ -14,6 +14,17 @@ pub struct Error {
 }
 
 impl Error {
+    /// A deployed version's stored value that is not what askzico writes there.
+    pub(crate) fn deployed(message: String) -> Self {
+        Error {
+            code: "deployed",
+            message,
+            help:
+                "the version is incomplete or was changed outside askzico: deploy the build again"
+                    .to_string(),
+        }
+    }
+
     pub(crate) fn invariant(message: String, help: &str) -> Self {
         Error {
             code: "invariant",

@@ -25,6 +25,13 @@
 //! posting: a small edit changes the postings of the few terms it touches, not those of every
 //! term of its chunk. No evidence text appears in any file.
 //!
+//! A deployed version of layout 4 stores each term shard in the **line format** instead
+//! ([`to_lines`]): a header line `askzico-lexical-lines 1<TAB>domain<TAB>shard`, then one line
+//! per field and term, `field<TAB>term<TAB>n,n,n…` (the same integers), sorted by those bytes.
+//! A runtime finds a line by binary search over the line starts ([`LineShard`]), so a question
+//! decodes only its own terms, never the whole shard; the bytes still depend only on the
+//! shard's own terms, so an edit rewrites only the shards of the terms it touches.
+//!
 //! This module is the stored format, read and encoded; the build's writers (a part's postings,
 //! full renders, the patches of a resumed build) are the CLI's `artifacts::lexical`.
 
@@ -191,6 +198,169 @@ impl LexShard {
     }
 }
 
+/// The header of a shard in the line format, before its domain and number.
+pub const LINES_HEADER: &str = "askzico-lexical-lines 1";
+
+/// A shard in the line format (see the module docs): what a version of layout 4 stores.
+pub fn to_lines(shard: &LexShard) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for f in 0..FIELDS {
+        for (term, list) in shard.map(f) {
+            let numbers: Vec<String> = list.iter().map(u32::to_string).collect();
+            lines.push(format!("{f}\t{term}\t{}", numbers.join(",")));
+        }
+    }
+    lines.sort_by(|a, b| line_key(a).cmp(line_key(b)));
+    let mut out = format!("{LINES_HEADER}\t{}\t{}\n", shard.domain, shard.shard);
+    for l in lines {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out
+}
+
+/// A line's sort key: its field and term with the tab after each (`f\tterm\t`).
+fn line_key(line: &str) -> &[u8] {
+    let b = line.as_bytes();
+    let first = memchr::memchr(b'\t', b).map_or(b.len(), |i| i + 1);
+    let second = memchr::memchr(b'\t', &b[first.min(b.len())..]).map_or(b.len(), |i| first + i + 1);
+    &b[..second]
+}
+
+/// A shard in the line format: [`LineShard::field`] finds a term's line by binary search over
+/// the text itself (a probe lands mid-line and moves to the next line start), so reading it
+/// costs a few dozen comparisons, not a pass over the shard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineShard {
+    /// Shared: a runtime keeps a shard for many questions, each holding it cheaply.
+    text: std::sync::Arc<str>,
+    /// Where the first line after the header starts.
+    body: usize,
+    pub domain: String,
+    pub shard: usize,
+}
+
+impl LineShard {
+    pub fn parse(text: String) -> Result<LineShard, String> {
+        let end = memchr::memchr(b'\n', text.as_bytes()).ok_or("no header line")?;
+        let mut header = text[..end].split('\t');
+        if header.next() != Some(LINES_HEADER) {
+            return Err(format!("the header is not `{LINES_HEADER}`"));
+        }
+        let domain = header
+            .next()
+            .ok_or("the header names no domain")?
+            .to_string();
+        let shard = header
+            .next()
+            .and_then(|n| n.parse().ok())
+            .ok_or("the header names no shard number")?;
+        if !text.ends_with('\n') {
+            return Err("the last line has no newline".into());
+        }
+        Ok(LineShard {
+            body: end + 1,
+            text: text.into(),
+            domain,
+            shard,
+        })
+    }
+
+    /// The start of the first line at or after byte `at` of the body.
+    fn line_start(&self, at: usize) -> usize {
+        if at <= self.body {
+            return self.body;
+        }
+        let b = self.text.as_bytes();
+        match memchr::memchr(b'\n', &b[at - 1..]) {
+            Some(i) => at + i,
+            None => b.len(),
+        }
+    }
+
+    /// The line starting at `start`, without its newline.
+    fn line(&self, start: usize) -> &str {
+        let rest = &self.text[start..];
+        let end = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
+        &rest[..end]
+    }
+
+    /// The postings of `term` in field `f`; `Err` when its line is malformed.
+    pub fn field(&self, f: usize, term: &str) -> Result<Vec<Posting>, String> {
+        let key = format!("{f}\t{term}\t");
+        // Lower bound over line starts: `lo` is a line start whose key is below `key` (or the
+        // body's start), `hi` one at or above it (or the end).
+        let (mut lo, mut hi) = (self.body, self.text.len());
+        let mut found = None;
+        while lo < hi {
+            let start = self.line_start(lo + (hi - lo) / 2);
+            if start >= hi {
+                // No line starts in the upper half: scan the lines from `lo`.
+                let mut at = lo;
+                while at < hi {
+                    let line = self.line(at);
+                    if line_key(line) == key.as_bytes() {
+                        found = Some(at);
+                    }
+                    at += line.len() + 1;
+                }
+                break;
+            }
+            let line = self.line(start);
+            match line_key(line).cmp(key.as_bytes()) {
+                std::cmp::Ordering::Less => lo = start + line.len() + 1,
+                std::cmp::Ordering::Greater => hi = start,
+                std::cmp::Ordering::Equal => {
+                    found = Some(start);
+                    break;
+                }
+            }
+        }
+        let Some(start) = found else {
+            return Ok(Vec::new());
+        };
+        let numbers = &self.line(start)[key.len()..];
+        let list: Vec<u32> = if numbers.is_empty() {
+            Vec::new()
+        } else {
+            numbers
+                .split(',')
+                .map(|n| n.parse::<u32>().map_err(|e| format!("`{n}`: {e}")))
+                .collect::<Result<_, _>>()?
+        };
+        decode(&list, has_tf(f))
+    }
+}
+
+/// A term shard as a store read it: JSON (a build's files, layouts 2 and 3) or lines (layout 4).
+/// Cheap to clone: both hold their data shared.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShardData {
+    Parsed(std::sync::Arc<LexShard>),
+    Lines(LineShard),
+}
+
+impl ShardData {
+    /// A stored shard in either format.
+    pub fn read(text: String) -> Result<ShardData, String> {
+        if text.starts_with(LINES_HEADER) {
+            LineShard::parse(text).map(ShardData::Lines)
+        } else {
+            serde_json::from_str(&text)
+                .map(|s| ShardData::Parsed(std::sync::Arc::new(s)))
+                .map_err(|e| e.to_string())
+        }
+    }
+
+    /// The postings of `term` in field `f` (see [`LexShard::field`]).
+    pub fn field(&self, f: usize, term: &str) -> Result<Vec<Posting>, String> {
+        match self {
+            ShardData::Parsed(s) => s.field(f, term),
+            ShardData::Lines(s) => s.field(f, term),
+        }
+    }
+}
+
 /// Decodes a posting list (`[gap, index, tf?, …]`).
 pub fn decode(list: &[u32], tf: bool) -> Result<Vec<Posting>, String> {
     let step = if tf { 3 } else { 2 };
@@ -249,4 +419,65 @@ pub const FIELDS: usize = 4;
 /// Whether field `f` stores term frequencies (`terms`, `stem_terms`) or only chunks.
 pub fn has_tf(f: usize) -> bool {
     f == 0 || f == 3
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn field_map() -> impl Strategy<Value = BTreeMap<String, Vec<u32>>> {
+        proptest::collection::btree_map("[a-z\u{621}-\u{64a}~]{1,6}", (1u32..50, 0u32..4), 0..12)
+            .prop_map(|m| {
+                m.into_iter()
+                    .map(|(t, (gap, i))| (t, vec![gap, i, 1]))
+                    .collect()
+            })
+    }
+
+    proptest! {
+        /// Every term of every field reads the same postings from the line format as from the
+        /// JSON shard, and a term the shard lacks reads none.
+        #[test]
+        fn the_line_format_reads_every_term_as_the_json_shard(
+            terms in field_map(), alias in field_map(), context in field_map(), stem in field_map(),
+            absent in "[a-z]{7}",
+        ) {
+            let strip = |m: BTreeMap<String, Vec<u32>>| -> BTreeMap<String, Vec<u32>> {
+                m.into_iter().map(|(t, l)| (t, l[..2].to_vec())).collect()
+            };
+            let shard = LexShard {
+                domain: "d".into(),
+                shard: 3,
+                terms,
+                alias_terms: strip(alias),
+                context_terms: strip(context),
+                stem_terms: stem,
+            };
+            let lines = to_lines(&shard);
+            let read = ShardData::read(lines.clone()).unwrap();
+            prop_assert!(matches!(read, ShardData::Lines(_)));
+            for f in 0..FIELDS {
+                for term in shard.map(f).keys() {
+                    prop_assert_eq!(read.field(f, term).unwrap(), shard.field(f, term).unwrap());
+                }
+                prop_assert!(read.field(f, &absent).unwrap().is_empty());
+            }
+            // The bytes are a function of the shard alone.
+            prop_assert_eq!(to_lines(&shard), lines);
+        }
+    }
+
+    #[test]
+    fn a_malformed_line_shard_is_refused_with_the_reason() {
+        let bad = |text: &str| ShardData::read(text.to_string()).unwrap_err();
+        assert!(bad("askzico-lexical-lines 1\td\n").contains("shard number"));
+        assert!(bad("askzico-lexical-lines 1\td\t0\n0\ta\t1,0,1").contains("newline"));
+        let s = ShardData::read("askzico-lexical-lines 1\td\t0\n0\ta\t1,x\n".into()).unwrap();
+        assert!(s.field(0, "a").is_err());
+        // A JSON shard still reads (layouts 2 and 3, and a build's files).
+        let json = ShardData::read(r#"{"domain":"d","shard":0,"terms":{"a":[1,0,2]}}"#.into());
+        assert_eq!(json.unwrap().field(0, "a").unwrap()[0].tf, 2);
+    }
 }

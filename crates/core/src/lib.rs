@@ -11,11 +11,14 @@
 //!   the term shards, [`search::Ranker::rank`] ranks and names the records, and
 //!   [`search::Ranker::answer`] finishes the ranking and builds the hits.
 //! - `embed`: the offline `hash` embedder.
+//! - `deployed`: a version as Workers KV holds it (keys, key table, query settings, records),
+//!   read side, shared by `askzico query --target` and the Worker.
 //!
 //! No I/O: no files, network, processes, environment, clocks or threads, and no dependency that
 //! does any; it builds for `wasm32-unknown-unknown`.
 
 pub mod coptic;
+pub mod deployed;
 pub mod embed;
 mod error;
 pub mod fnv;

@@ -104,6 +104,15 @@ pub(crate) fn run(args: ExportArgs) -> Outcome {
         })
         .map_err(usage)?;
     let version = manifest.corpus_version.clone();
+    // The query settings travel with the version's KV pairs (the vectors do not name them).
+    let settings = match format {
+        ExportFormat::Kv => at
+            .config()
+            .map_err(|p| Failure::usage(p, false))?
+            .query_settings()
+            .to_json(),
+        ExportFormat::Vectorize => String::new(),
+    };
     let names = staged_export(
         &dest,
         earlier.as_ref(),
@@ -111,7 +120,7 @@ pub(crate) fn run(args: ExportArgs) -> Outcome {
         &version,
         |stage| match format {
             ExportFormat::Vectorize => vectorize(&out, &manifest, stage, prefix),
-            ExportFormat::Kv => kv(&out, &manifest, stage, prefix, older.as_ref()),
+            ExportFormat::Kv => kv(&out, &manifest, stage, prefix, &settings, older.as_ref()),
         },
     )
     .map_err(errors)?;
@@ -189,7 +198,7 @@ const BYTES_PER_FILE: usize = 95 * 1_000_000;
 /// One NDJSON file per library (`vectors.<library>.ndjson`), every vector shard of the library
 /// in it; a library over one file's limits is split into `vectors.<library>.<n>.ndjson`.
 fn vectorize(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>, Problem> {
-    let records = upload::kv_version(out, m, prefix)?.records;
+    let records = upload::kv_version(out, m, prefix, "")?.records;
     // Each library's lines from all its shards, libraries in manifest order.
     let mut by_library: Vec<(String, Vec<Value>)> = Vec::new();
     for (library, lines) in upload::vector_lines(out, m, &records)? {
@@ -281,11 +290,12 @@ fn kv(
     m: &Manifest,
     dest: &Path,
     prefix: &str,
+    settings: &str,
     since: Option<&Manifest>,
 ) -> Result<Vec<String>, Problem> {
-    let version = upload::kv_version(out, m, prefix)?;
+    let version = upload::kv_version(out, m, prefix, settings)?;
     let older = match since {
-        Some(older) => upload::value_keys(&upload::kv_version(out, older, prefix)?),
+        Some(older) => upload::value_keys(&upload::kv_version(out, older, prefix, settings)?),
         None => Default::default(),
     };
     let mut pairs: Vec<Value> = Vec::new();

@@ -11,12 +11,12 @@
 
 use std::collections::HashMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Rules, latin, loanword, normalize};
 
 /// One term: its English words and its Arabic forms (each one word), as written.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Term {
     pub en: Vec<String>,
@@ -47,6 +47,8 @@ pub struct Glossary {
     by_key: HashMap<String, Vec<usize>>,
     /// Each Arabic form without its article → its terms.
     by_arabic: HashMap<String, Vec<usize>>,
+    /// The terms as written, in order (what a deployed version's query settings carry).
+    written: Vec<Term>,
 }
 
 impl Glossary {
@@ -58,7 +60,7 @@ impl Glossary {
     /// A glossary of `terms` in search form under `rules`.
     pub fn new(terms: Vec<Term>, rules: &Rules) -> Self {
         let mut g = Glossary::default();
-        for term in terms {
+        for term in &terms {
             let i = g.terms.len();
             let en: Vec<String> = term.en.iter().map(|w| normalize(w, rules)).collect();
             let ar: Vec<String> = term
@@ -80,7 +82,13 @@ impl Glossary {
             }
             g.terms.push((en, ar));
         }
+        g.written = terms;
         g
+    }
+
+    /// The terms as written, in order.
+    pub fn terms(&self) -> &[Term] {
+        &self.written
     }
 
     /// What a question's search token adds in the other language: the Arabic forms of an

@@ -2,7 +2,7 @@
 //! sections, the excerpts that show the match, the links to their sections and why the page
 //! ranked.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use serde::Serialize;
 
@@ -68,6 +68,17 @@ pub struct Section {
     pub excerpt: String,
 }
 
+/// A question's answer as `askzico query --json` prints it and the Worker's `/search` returns
+/// it: one serialization for both, so the same answer is the same bytes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer<'a> {
+    pub question: &'a str,
+    /// The question's search form (what the lexical ranking matched and the embedder embedded).
+    pub search_text: &'a str,
+    pub corpus_version: &'a str,
+    pub hits: &'a [Hit],
+}
+
 /// How many further matching sections a page result carries besides its best chunk.
 pub const SECTIONS: usize = 3;
 
@@ -84,7 +95,7 @@ impl Ranker<'_> {
         let (ranked, lex) = self.reranked(&mut scored, records);
         let marker = self.marker(&scored.plan.words);
         let size = self.cfg.retrieval.excerpt_words;
-        let mut seen = HashMap::new();
+        let mut seen = FxHashMap::default();
         let mut hits = Vec::new();
         for (i, page) in self.pages(&ranked, k).into_iter().enumerate() {
             let (id, score, date_match) = &ranked[page[0]];
@@ -163,7 +174,7 @@ impl Ranker<'_> {
     /// `ranked` of its best chunk and of up to [`SECTIONS`] further chunks of it, best first.
     pub fn pages(&self, ranked: &Ranked, k: usize) -> Vec<Vec<usize>> {
         let mut pages: Vec<Vec<usize>> = Vec::new();
-        let mut at: HashMap<&str, usize> = HashMap::new();
+        let mut at: FxHashMap<&str, usize> = FxHashMap::default();
         for (i, (id, _, _)) in ranked.iter().enumerate() {
             match at.get(self.page_of(id)) {
                 Some(&p) if pages[p].len() <= SECTIONS => pages[p].push(i),

@@ -11,7 +11,7 @@
 //! the question. A mark therefore always covers whole words as written, with their diacritics,
 //! and the excerpt with its marks removed and its HTML unescaped is a substring of `text`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::QueryWord;
 use crate::normalize::{Rules, WordExtras};
@@ -19,8 +19,8 @@ use crate::normalize::{Rules, WordExtras};
 /// The question's topic words, as what a word of the evidence is matched against: each surface
 /// term and each stem key with the set of question words (a bit each, the first 64) it stands for.
 pub struct Marker<'a> {
-    surface: HashMap<&'a str, u64>,
-    stems: HashMap<&'a str, u64>,
+    surface: FxHashMap<&'a str, u64>,
+    stems: FxHashMap<&'a str, u64>,
     rules: &'a Rules,
     extras: WordExtras<'a>,
 }
@@ -29,8 +29,8 @@ impl<'a> Marker<'a> {
     /// A marker of `words` (the question's topic words, or all its words when it has no topic
     /// word): their terms of positive weight.
     pub fn new(words: &[&'a QueryWord], rules: &'a Rules, extras: WordExtras<'a>) -> Self {
-        let mut surface: HashMap<&str, u64> = HashMap::new();
-        let mut stems: HashMap<&str, u64> = HashMap::new();
+        let mut surface: FxHashMap<&str, u64> = FxHashMap::default();
+        let mut stems: FxHashMap<&str, u64> = FxHashMap::default();
         for (i, w) in words.iter().take(64).enumerate() {
             for t in w.terms.iter().filter(|t| t.weight > 0.0) {
                 let set = if t.is_stem { &mut stems } else { &mut surface };
@@ -110,7 +110,7 @@ pub fn excerpt<'t>(
     text: &'t str,
     marker: &Marker<'_>,
     size: usize,
-    seen: &mut HashMap<&'t str, u64>,
+    seen: &mut FxHashMap<&'t str, u64>,
 ) -> Excerpt {
     let spans = words(text);
     if spans.is_empty() {

@@ -22,17 +22,20 @@ mod question;
 pub mod rerank;
 mod settings;
 
-pub use answer::{Hit, RankedBy, SECTIONS, Section, section_url};
+pub use answer::{Answer, Hit, RankedBy, SECTIONS, Section, section_url};
 pub use question::{QueryTerm, QueryWord};
 pub use settings::RetrievalSettings;
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
+
+use rustc_hash::FxHashMap;
 
 use serde::Serialize;
 
 use crate::Error;
 use crate::coptic::CopticDate;
-use crate::lexical::{LexMeta, LexShard, shard_of};
+use crate::lexical::{LexMeta, ShardData, shard_of};
 use crate::normalize::query_words::{WordClass, WordClasses};
 use crate::tables::{ChunkInfo, LookupRecord, Tables};
 use crate::text::SearchText;
@@ -65,7 +68,7 @@ pub type Ranking = Vec<(String, f64)>;
 pub type ShardKey = (String, usize);
 
 /// The term shards a plan named, as read.
-pub type Shards = HashMap<ShardKey, LexShard>;
+pub type Shards = HashMap<ShardKey, ShardData>;
 
 /// The lookup records a question has read: `None` for a chunk the version has no record of.
 pub type Records = HashMap<String, Option<LookupRecord>>;
@@ -77,8 +80,10 @@ pub type Ranked = Vec<(String, f64, bool)>;
 /// question word classes.
 pub struct Ranker<'a> {
     cfg: Settings<'a>,
-    pub tables: Tables,
-    classes: WordClasses,
+    /// Owned by a ranker the CLI keeps for a command's life; borrowed by one a runtime makes
+    /// for each step of a question over a version it holds.
+    pub tables: Cow<'a, Tables>,
+    classes: Cow<'a, WordClasses>,
 }
 
 /// A question analysed: what it needs read before it can be ranked.
@@ -172,9 +177,24 @@ impl<'a> Ranker<'a> {
     pub fn new(cfg: Settings<'a>, tables: Tables) -> Self {
         Ranker {
             cfg,
-            tables,
-            classes: WordClasses::shipped(cfg.normalize),
+            tables: Cow::Owned(tables),
+            classes: Cow::Owned(WordClasses::shipped(cfg.normalize)),
         }
+    }
+
+    /// A ranker over `tables` held elsewhere, with the question word classes of `cfg`'s rules
+    /// ([`Ranker::classes`] of an earlier ranker of the same settings).
+    pub fn borrowing(cfg: Settings<'a>, tables: &'a Tables, classes: &'a WordClasses) -> Self {
+        Ranker {
+            cfg,
+            tables: Cow::Borrowed(tables),
+            classes: Cow::Borrowed(classes),
+        }
+    }
+
+    /// The question word classes of `cfg`'s normalization rules, for [`Ranker::borrowing`].
+    pub fn classes(cfg: &Settings<'_>) -> WordClasses {
+        WordClasses::shipped(cfg.normalize)
     }
 
     /// The settings this ranker reads.
@@ -291,7 +311,7 @@ impl<'a> Ranker<'a> {
     /// date boost and the chunks only a date brings in.
     fn fuse(&self, scored: &Scored, lex: &Ranking) -> Ranked {
         let s = &self.cfg.retrieval;
-        let mut fused: HashMap<String, f64> = HashMap::new();
+        let mut fused: FxHashMap<String, f64> = FxHashMap::default();
         for (rank, (id, _)) in lex.iter().take(s.depth).enumerate() {
             *fused.entry(id.clone()).or_default() += rrf(s.lexical_weight, s.rrf_k, rank);
         }
@@ -363,14 +383,14 @@ impl<'a> Ranker<'a> {
                 / n as f64
         };
         // Per chunk: the summed word scores and how many words matched.
-        let mut scores: HashMap<String, (f64, usize)> = HashMap::new();
+        let mut scores: FxHashMap<String, (f64, usize)> = FxHashMap::default();
         let has_content = words
             .iter()
             .any(|w| self.classes.class(&w.token) == WordClass::Content);
         let mut idfs = Vec::with_capacity(words.len());
         for word in words {
             // Per chunk: the contributions of this word's expansions, body fields and context apart.
-            let mut parts: HashMap<String, (Vec<f64>, Vec<f64>)> = HashMap::new();
+            let mut parts: FxHashMap<String, (Vec<f64>, Vec<f64>)> = FxHashMap::default();
             let mut word_idf: f64 = 0.0;
             for t in &word.terms {
                 let fields = postings(&t.term, t.is_stem, &metas, shards)?;
@@ -475,6 +495,7 @@ impl<'a> Ranker<'a> {
         // its URL words.
         let mut near: Vec<Vec<f64>> = Vec::with_capacity(depth);
         let mut in_url: Vec<f64> = Vec::with_capacity(depth);
+        let mut stems = rerank::Stems::default();
         for (id, _) in lex.iter().take(depth) {
             let Some(Some(rec)) = recs.get(id.as_str()) else {
                 near.push(vec![0.0; pairs.len()]);
@@ -486,7 +507,7 @@ impl<'a> Ranker<'a> {
                 self.cfg.normalize,
             );
             let tokens: Vec<&str> = crate::normalize::tokens(&search).collect();
-            let pos = rerank::positions(&tokens, &topic_words);
+            let pos = rerank::positions(&tokens, &topic_words, &mut stems);
             near.push(
                 pairs
                     .iter()
@@ -579,7 +600,7 @@ fn postings(
 }
 
 /// Per lexical field (terms, alias, context, stem): chunk ID → (tf, chunk length).
-type FieldPostings = [HashMap<String, (u32, u32)>; 4];
+type FieldPostings = [FxHashMap<String, (u32, u32)>; 4];
 
 /// One word's score in one chunk from its expansions' contributions: the best one plus `tie`
 /// times the rest (DisMax; `tie` 1 sums them all, 0 keeps only the best).
@@ -589,7 +610,7 @@ pub fn word_score(contributions: &[f64], tie: f64) -> f64 {
     best + tie * (sum - best)
 }
 
-fn sorted(m: HashMap<String, f64>) -> Vec<(String, f64)> {
+fn sorted(m: FxHashMap<String, f64>) -> Vec<(String, f64)> {
     let mut v: Vec<(String, f64)> = m.into_iter().collect();
     v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     v

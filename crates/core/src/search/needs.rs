@@ -1,7 +1,9 @@
 //! What one bulk read of lookup records must hold for an answer: the second stage's candidates
 //! and every chunk the top `k` pages can show, named before the second stage has run.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 
 use super::{Ranker, SECTIONS, Scored, rrf, vector_weight};
 
@@ -32,7 +34,7 @@ impl Scored {
             }
         };
         // Per candidate: the bounds of its lexical part and its vector part.
-        let mut parts: HashMap<&str, Parts> = HashMap::new();
+        let mut parts: FxHashMap<&str, Parts> = FxHashMap::default();
         for (rank, (id, _)) in self.lex.iter().take(depth.max(self.rerank)).enumerate() {
             let bounds = if rank < self.rerank {
                 (lex_part(self.rerank - 1), lex_part(0))
@@ -78,7 +80,7 @@ impl Scored {
         // highest of every chunk of it, in the final order: score, then chunk ID), or when more
         // than `SECTIONS` chunks of its own page surely rank above it.
         let above = |y: &Bounds, x: &Bounds| y.1.total_cmp(&x.2).then_with(|| x.0.cmp(y.0)).is_gt();
-        let mut pages: HashMap<&str, Vec<&Bounds>> = HashMap::new();
+        let mut pages: FxHashMap<&str, Vec<&Bounds>> = FxHashMap::default();
         for b in &bounds {
             pages.entry(ranker.page_of(b.0)).or_default().push(b);
         }

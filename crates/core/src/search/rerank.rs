@@ -14,31 +14,58 @@
 //! A chunk token matches a question word when it equals one of the word's surface terms (search
 //! token, variants, aliases, article stem) or has one of its stem keys.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::QueryWord;
 use crate::normalize::latin::latin_stem;
 use crate::normalize::loanword::latin_key;
 use crate::normalize::stem::stem;
 
-/// Positions in `tokens` of each question word (in the order of `words`).
-pub fn positions(tokens: &[&str], words: &[&QueryWord]) -> Vec<Vec<usize>> {
+/// The stem keys of the tokens a question's candidates have, each computed once per question.
+pub type Stems = FxHashMap<String, Option<String>>;
+
+/// Positions in `tokens` of each question word (in the order of `words`); `stems` remembers
+/// the stem key of every token seen.
+pub fn positions(tokens: &[&str], words: &[&QueryWord], stems: &mut Stems) -> Vec<Vec<usize>> {
+    // Which words each surface term and each stem key belongs to: one lookup a token.
+    let mut surface: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    let mut by_stem: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    for (i, w) in words.iter().enumerate() {
+        for t in w.terms.iter().filter(|t| t.weight > 0.0) {
+            let of = if t.is_stem {
+                &mut by_stem
+            } else {
+                &mut surface
+            };
+            let list = of.entry(t.term.as_str()).or_default();
+            if list.last() != Some(&i) {
+                list.push(i);
+            }
+        }
+    }
     let mut out = vec![Vec::new(); words.len()];
-    let mut stems: HashMap<&str, Option<String>> = HashMap::new();
+    let mut hit = vec![false; words.len()];
     for (p, tok) in tokens.iter().enumerate() {
-        let key = stems.entry(tok).or_insert_with(|| stem(tok)).as_deref();
-        for (i, w) in words.iter().enumerate() {
-            let surface = w
-                .terms
-                .iter()
-                .any(|t| !t.is_stem && t.weight > 0.0 && t.term == *tok);
-            let stemmed = key.is_some_and(|k| {
-                w.terms
-                    .iter()
-                    .any(|t| t.is_stem && t.weight > 0.0 && t.term == k)
-            });
-            if surface || stemmed {
-                out[i].push(p);
+        if !stems.contains_key(*tok) {
+            stems.insert(tok.to_string(), stem(tok));
+        }
+        let key = stems.get(*tok).and_then(Option::as_deref);
+        let found = surface
+            .get(tok)
+            .into_iter()
+            .chain(key.and_then(|k| by_stem.get(k)))
+            .flatten();
+        let mut any = false;
+        for &i in found {
+            hit[i] = true;
+            any = true;
+        }
+        if any {
+            for (i, h) in hit.iter_mut().enumerate() {
+                if *h {
+                    out[i].push(p);
+                    *h = false;
+                }
             }
         }
     }
@@ -158,7 +185,7 @@ mod tests {
     fn words_are_found_by_surface_term_or_stem_key() {
         let (a, b) = (word("اول", None), word("بابا", Some("بابا")));
         let toks = ["استشهاد", "مرقس", "اول", "باباوات", "الاسكندريه", "بابا"];
-        let p = positions(&toks, &[&a, &b]);
+        let p = positions(&toks, &[&a, &b], &mut Stems::default());
         assert_eq!(p, vec![vec![2], vec![3, 5]]);
     }
 

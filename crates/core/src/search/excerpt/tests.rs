@@ -38,7 +38,7 @@ fn run(text: &str, question: &[&str], size: usize) -> String {
     let words: Vec<QueryWord> = question.iter().map(|t| word(t)).collect();
     let refs: Vec<&QueryWord> = words.iter().collect();
     let m = Marker::new(&refs, &rules, WordExtras::new(&aliases, true));
-    excerpt(text, &m, size, &mut HashMap::new()).html
+    excerpt(text, &m, size, &mut rustc_hash::FxHashMap::default()).html
 }
 
 #[test]
@@ -151,7 +151,7 @@ proptest! {
         let asked_words = [word(&token)];
         let refs: Vec<&QueryWord> = asked_words.iter().collect();
         let m = Marker::new(&refs, &rules, WordExtras::new(&aliases, true));
-        let Excerpt { html: e, at } = excerpt(&text, &m, size, &mut HashMap::new());
+        let Excerpt { html: e, at } = excerpt(&text, &m, size, &mut rustc_hash::FxHashMap::default());
         let plain = unmarked(&e);
         // `at` is where the first marked word (else the excerpt) begins in `text`.
         let first = marked(&e).into_iter().next().unwrap_or_else(|| plain.clone());
