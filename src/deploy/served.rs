@@ -125,7 +125,7 @@ pub(super) fn up_to_date(
     }
     // A version served in an older layout has just had its values and key table written in
     // this layout (`live_is_whole`): the pointer now says so.
-    if live.layout != Some(super::keys::LAYOUT) {
+    if live.layout.unwrap_or(1) < super::keys::LAYOUT {
         let from = live.layout.unwrap_or(1);
         let to = super::keys::LAYOUT;
         match client {

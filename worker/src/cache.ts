@@ -20,13 +20,14 @@ export class Lru<V> {
     return e.value;
   }
 
+  /** Stores `value`; the newest entry is kept even over the budget (everything older goes). */
   set(key: string, value: V, bytes: number): void {
     const old = this.entries.get(key);
     if (old) {
       this.total -= old.bytes;
       this.entries.delete(key);
+      if (old.value !== value) this.evicted(key, old.value);
     }
-    if (bytes > this.capBytes) return;
     this.entries.set(key, { value, bytes });
     this.total += bytes;
     for (const [k, e] of this.entries) {

@@ -98,9 +98,15 @@ let values: Lru<string> | undefined;
 let live: Live | undefined;
 let refreshing: Promise<Live> | undefined;
 
+/** A numeric variable, or `fallback` when it is unset or not a number. */
+function num(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value === undefined || value.trim() === "" || !Number.isFinite(n) ? fallback : n;
+}
+
 /** The isolate's cache budget in bytes (CACHE_MB). */
 function budget(env: Env): number {
-  return Math.max(1, Number(env.CACHE_MB ?? "64")) * 1024 * 1024;
+  return Math.max(1, num(env.CACHE_MB, 64)) * 1024 * 1024;
 }
 
 function state(env: Env): { core: Core; versions: Lru<Promise<Opened>>; values: Lru<string> } {
@@ -173,9 +179,16 @@ function indexBinding(env: Env, index: string): string {
 /** The live version: the pointer (read again after the TTL, with the key table it names, in one
  * bulk read), and the version opened in the core. */
 async function liveVersion(env: Env, reads: Reads): Promise<Live> {
-  const ttl = Number(env.POINTER_TTL_SECONDS ?? "30") * 1000;
+  const ttl = num(env.POINTER_TTL_SECONDS, 30) * 1000;
   if (live && Date.now() - live.checkedAt < ttl) return live;
-  refreshing ??= refresh(env, reads).finally(() => {
+  // One refresh at a time, shared by the requests that wait for it; bounded, so a refresh whose
+  // request went away cannot hold every later request.
+  refreshing ??= Promise.race([
+    refresh(env, reads),
+    new Promise<Live>((_, reject) =>
+      setTimeout(() => reject(new HttpError(503, "kv-timeout", "reading the live version from KV took over 10 s", "try again")), 10_000),
+    ),
+  ]).finally(() => {
     refreshing = undefined;
   });
   return refreshing;
@@ -308,11 +321,11 @@ function ask(url: URL) {
   };
 }
 
-async function search(url: URL, env: Env): Promise<Response> {
+async function search(url: URL, env: Env, held?: Live): Promise<Response> {
   const started = Date.now();
   const reads = new Reads();
   const asked = ask(url);
-  const l = await liveVersion(env, reads);
+  const l = held ?? (await liveVersion(env, reads));
   const { core: c } = state(env);
   const cpu: Record<string, number> = {};
   const timed = <T>(step: string, f: () => T): T => {
@@ -346,7 +359,7 @@ async function search(url: URL, env: Env): Promise<Response> {
     };
     // The core's answer is the bytes `askzico query --json` prints; the Worker's fields follow.
     const body = `${answer.slice(0, -1)},${JSON.stringify(extra).slice(1)}`;
-    return json(body, 200);
+    return json(body, 200, { "x-askzico-degraded": String(reasons.length > 0) });
   } catch (e) {
     c.drop(planned.question);
     throw e;
@@ -385,10 +398,10 @@ function errorResponse(e: unknown): Response {
 function cors(request: Request, env: Env): Record<string, string> {
   const origin = request.headers.get("origin");
   const allowed = (env.ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  if (!origin) return {};
-  if (allowed.includes("*")) return { "access-control-allow-origin": "*" };
-  if (allowed.includes(origin)) return { "access-control-allow-origin": origin, vary: "Origin" };
-  return {};
+  if (allowed.includes("*")) return origin ? { "access-control-allow-origin": "*" } : {};
+  // The answer depends on the Origin: caches must keep one per origin.
+  if (origin && allowed.includes(origin)) return { "access-control-allow-origin": origin, vary: "Origin" };
+  return { vary: "Origin" };
 }
 
 const PAGE_CSP =
@@ -430,7 +443,7 @@ async function cachedSearch(request: Request, url: URL, env: Env, ctx: Execution
     const { success } = await env.RATE_LIMITER.limit({ key });
     if (!success) throw new HttpError(429, "rate-limited", "too many searches from this client: try again in a minute");
   }
-  const seconds = Number(env.CACHE_SECONDS ?? "60");
+  const seconds = num(env.CACHE_SECONDS, 60);
   if (!(seconds > 0) || typeof caches === "undefined") return search(url, env);
   const l = await liveVersion(env, new Reads());
   const params = [...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -438,7 +451,9 @@ async function cachedSearch(request: Request, url: URL, env: Env, ctx: Execution
   const cache = (caches as unknown as { default: Cache }).default;
   const hit = await cache.match(key);
   if (hit) return hit;
-  const fresh = await search(url, env);
+  const fresh = await search(url, env, l);
+  // A degraded answer (a ranker briefly unavailable) and a failure are not kept.
+  if (fresh.status !== 200 || fresh.headers.get("x-askzico-degraded") === "true") return fresh;
   const stored = new Response(fresh.body, fresh);
   stored.headers.set("cache-control", `public, max-age=${seconds}`);
   ctx.waitUntil(cache.put(key, stored.clone()));

@@ -378,7 +378,8 @@ pub fn nearest(
     let mut out = Nearest::default();
     let mut positive = 0;
     for (id, score) in matches {
-        if score <= 0.0 {
+        // Not above 0 (NaN included): no candidate.
+        if score.is_nan() || score <= 0.0 {
             continue;
         }
         if !known(&id) {

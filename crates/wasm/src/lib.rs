@@ -17,15 +17,16 @@ pub use runtime::{Ask, Failure, MAX_K, MAX_QUESTION_CHARS, Question, Version};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use serde::Deserialize;
 
 /// Versions and questions held between calls, and the last result.
 #[derive(Default)]
 struct State {
-    versions: HashMap<u32, Version>,
+    versions: HashMap<u32, Rc<Version>>,
     /// Question handle → its version's handle and the question.
-    questions: HashMap<u32, (u32, Question)>,
+    questions: HashMap<u32, (Rc<Version>, Question)>,
     next: u32,
     out: Vec<u8>,
 }
@@ -170,19 +171,21 @@ pub extern "C" fn az_open(ptr: *const u8, len: usize) -> i32 {
         state.next += 1;
         let handle = state.next;
         opened["handle"] = handle.into();
-        state.versions.insert(handle, v);
+        state.versions.insert(handle, Rc::new(v));
         Ok(opened.to_string())
     })
 }
 
-/// Drops a version (its questions go with it).
+/// Drops a version; questions between their steps keep it until they finish.
 #[unsafe(no_mangle)]
 pub extern "C" fn az_close(handle: u32) {
     STATE.with_borrow_mut(|s| {
         s.versions.remove(&handle);
-        s.questions.retain(|_, (v, _)| *v != handle);
     })
 }
+
+/// The most questions held between their steps.
+const HELD_QUESTIONS: usize = 256;
 
 #[derive(Deserialize)]
 struct PlanHeader {
@@ -201,10 +204,17 @@ pub extern "C" fn az_plan(ptr: *const u8, len: usize) -> i32 {
             .get(&h.version)
             .ok_or_else(|| unknown("version"))?;
         let (q, planned) = v.plan(h.ask)?;
+        // A request cancelled between steps never finishes its question: the oldest go.
+        while state.questions.len() >= HELD_QUESTIONS {
+            let Some(&oldest) = state.questions.keys().min() else {
+                break;
+            };
+            state.questions.remove(&oldest);
+        }
         let mut out = serde_json::to_value(planned).expect("serializes");
         state.next += 1;
         out["question"] = state.next.into();
-        state.questions.insert(state.next, (h.version, q));
+        state.questions.insert(state.next, (Rc::clone(v), q));
         Ok(out.to_string())
     })
 }
@@ -223,15 +233,10 @@ pub extern "C" fn az_rank(ptr: *const u8, len: usize) -> i32 {
     call(ptr, len, |state, items| {
         let h: RankHeader = header(items)?;
         let shards = values(items)?;
-        let State {
-            versions,
-            questions,
-            ..
-        } = state;
-        let (v, q) = questions
+        let (v, q) = state
+            .questions
             .get_mut(&h.question)
             .ok_or_else(|| unknown("question"))?;
-        let v = versions.get(v).ok_or_else(|| unknown("version"))?;
         Ok(runtime::to_json(&v.rank(q, &shards, h.matches)?))
     })
 }
@@ -251,7 +256,6 @@ pub extern "C" fn az_answer(ptr: *const u8, len: usize) -> i32 {
             .questions
             .remove(&h.question)
             .ok_or_else(|| unknown("question"))?;
-        let v = state.versions.get(&v).ok_or_else(|| unknown("version"))?;
         v.answer(&mut q, &items[1..])
     })
 }
