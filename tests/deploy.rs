@@ -852,12 +852,12 @@ fn assert_consistent(m: &Mock) {
 }
 
 /// Whether a runtime reading `pointer` hydrates vector `id` (as the index holds it) in one KV
-/// read: layouts 2 to 4 from the record hash in its metadata, layout 1 from its version's
+/// read: layouts 2 to 5 from the record hash in its metadata, layout 1 from its version's
 /// chunk key.
 fn hydrates(kv: &BTreeMap<String, String>, pointer: &Value, id: &str, rec: &Value) -> bool {
     let v = pointer["version"].as_str().unwrap();
     match pointer.get("layout") {
-        Some(l) if l.as_u64().is_some_and(|l| (2..=4).contains(&l)) => {
+        Some(l) if l.as_u64().is_some_and(|l| (2..=5).contains(&l)) => {
             kv.contains_key(&format!("zico/{v}/tables"))
                 && rec["metadata"]["record"]
                     .as_str()
@@ -867,10 +867,10 @@ fn hydrates(kv: &BTreeMap<String, String>, pointer: &Value, id: &str, rec: &Valu
     }
 }
 
-/// The KV keys of layout 4 a version's key table names (its record tables read from `kv`).
+/// The KV keys of layout 5 a version's key table names (its record tables read from `kv`).
 fn named_keys(kv: &BTreeMap<String, String>, v: &str) -> BTreeSet<String> {
     let t: Value = serde_json::from_str(&kv[&format!("zico/{v}/tables")]).unwrap();
-    assert_eq!(t["layout"], 4);
+    assert_eq!(t["layout"], 5);
     keys_of_settings(&t).for_each(|k| {
         assert!(kv.contains_key(&k), "{k}");
     });
@@ -1094,7 +1094,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(
         pointer,
-        json!({"version": v1, "index": "corpus-blue", "layout": 4})
+        json!({"version": v1, "index": "corpus-blue", "layout": 5})
     );
     assert!(s.store.kv.contains_key(&format!("zico/{v1}/manifest")));
     assert!(named.iter().any(|k| k.starts_with("zico/r/")));
@@ -1173,7 +1173,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(
         pointer,
-        json!({"version": v2, "index": "corpus-green", "layout": 4})
+        json!({"version": v2, "index": "corpus-green", "layout": 5})
     );
     drop(s);
 
@@ -1221,7 +1221,7 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     let pointer: Value = serde_json::from_str(&s.store.kv["zico/current"]).unwrap();
     assert_eq!(
         pointer,
-        json!({"version": v3, "index": "corpus-blue", "layout": 4})
+        json!({"version": v3, "index": "corpus-blue", "layout": 5})
     );
 }
 
@@ -2464,7 +2464,7 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
         let s = m.state.lock().unwrap();
         assert_eq!(
             s.pointer().unwrap(),
-            json!({"version": v1, "index": "corpus-green", "layout": 4})
+            json!({"version": v1, "index": "corpus-green", "layout": 5})
         );
         assert_eq!(old_keys(&s), before);
     }
@@ -2502,7 +2502,7 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
     let s = m.state.lock().unwrap();
     assert_eq!(
         s.pointer().unwrap(),
-        json!({"version": v2, "index": "corpus-blue", "layout": 4})
+        json!({"version": v2, "index": "corpus-blue", "layout": 5})
     );
     assert_eq!(old_keys(&s), 0, "{:?}", keys_of(&s, old));
     assert!(
@@ -2516,7 +2516,7 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         m.state.lock().unwrap().pointer().unwrap(),
-        json!({"version": v1, "index": "corpus-green", "layout": 4})
+        json!({"version": v1, "index": "corpus-green", "layout": 5})
     );
 }
 

@@ -558,6 +558,25 @@ fn export_since_refuses_a_manifest_askzico_did_not_write() {
     assert!(!p.path().join("d").exists());
 }
 
+/// The query settings of a default config, as a deploy stores them.
+fn default_settings() -> String {
+    use askzico_core::deployed::{EmbedderSpec, QuerySettings, SETTINGS_FORMAT};
+    QuerySettings {
+        format: SETTINGS_FORMAT,
+        retrieval: Default::default(),
+        normalize: Default::default(),
+        aliases: Vec::new(),
+        article_stems: true,
+        glossary: Vec::new(),
+        embedding: EmbedderSpec {
+            provider: "hash".into(),
+            dims: 256,
+            model: None,
+        },
+    }
+    .to_json()
+}
+
 /// An export reads the version its manifest named when it started: when a newer build and
 /// `askzico gc --keep 0` remove that version's files under it, it says the build changed and to
 /// run it again, and an export of a version whose files are merely missing says to build again.
@@ -581,7 +600,7 @@ fn an_export_whose_build_is_collected_under_it_says_the_build_changed() {
     );
     let gc = run(bin().current_dir(p.path()).args(["gc", "--keep", "0"]));
     assert!(gc.status.success(), "{}", stderr(&gc));
-    let e = askzico::kv_version(&out, &started, "", "{}").unwrap_err();
+    let e = askzico::kv_version(&out, &started, "", &default_settings()).unwrap_err();
     assert_eq!(e.code, "changed", "{}", e.message);
     assert!(
         e.message
@@ -597,7 +616,7 @@ fn an_export_whose_build_is_collected_under_it_says_the_build_changed() {
         .next()
         .unwrap();
     std::fs::remove_file(out.join(&chunks.path)).unwrap();
-    let e = askzico::kv_version(&out, &now, "", "{}").unwrap_err();
+    let e = askzico::kv_version(&out, &now, "", &default_settings()).unwrap_err();
     assert_eq!(e.code, "load", "{}", e.message);
     assert!(
         e.help

@@ -57,10 +57,13 @@ pub(super) fn print_plan(v: &Value) {
     {
         let what = match from {
             2 => {
-                "every lookup record (records carry their section anchors) and every lexical shard (the line format a question reads only its own terms of) is written once more"
+                "every lookup record (records carry their section anchors and where their words stand) and every lexical shard (the line format a question reads only its own terms of) is written once more, and every vector upserted once (its metadata names its record's hash)"
+            }
+            3 => {
+                "every lookup record (records carry where their words stand) and every lexical shard (the line format a question reads only its own terms of) is written once more, and every vector upserted once (its metadata names its record's hash)"
             }
             _ => {
-                "every lexical shard is written once more, in the line format a question reads only its own terms of"
+                "every lookup record is written once more, carrying where its words stand (the second stage reads them instead of normalizing the text), and every vector upserted once (its metadata names its record's hash)"
             }
         };
         println!(

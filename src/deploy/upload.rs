@@ -64,6 +64,10 @@ pub fn kv_version(
     settings: &str,
 ) -> Result<KvVersion, Problem> {
     let v = &m.corpus_version;
+    // Records carry the index of their words under the version's normalization.
+    let rules = askzico_core::deployed::QuerySettings::parse(settings)
+        .map_err(|e| Problem::error("invariant", format!("the query settings: {}", e.message)))?
+        .normalize;
     let mut records: BTreeMap<String, String> = BTreeMap::new();
     // Domain → (chunk ID → record hash); chunks in no domain under "".
     let mut by_domain: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -73,7 +77,7 @@ pub fn kv_version(
         for line in String::from_utf8_lossy(&bytes).lines() {
             let r: LookupRecord = serde_json::from_str(line)
                 .map_err(|e| Problem::error("read", format!("{}: {e}", a.path)))?;
-            let value = askzico_core::deployed::record_value(&r);
+            let value = askzico_core::deployed::record_value(&r, &rules);
             let h = keys::value_hash(value.as_bytes());
             let domains: Vec<&str> = if r.domains.is_empty() {
                 vec![""]

@@ -232,6 +232,10 @@ impl<'a> Searcher<'a> {
         }
         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
         let got = self.store.records(&refs)?;
-        Ok(ids.iter().cloned().zip(got).collect())
+        Ok(ids
+            .iter()
+            .cloned()
+            .zip(got.into_iter().map(|r| r.map(std::sync::Arc::new)))
+            .collect())
     }
 }

@@ -333,10 +333,10 @@ fn a_target_that_cannot_be_read_is_a_clear_diagnostic() {
     with(&|kv| {
         kv.insert(
             POINTER.into(),
-            json!({"version": v, "index": "corpus-blue", "layout": 5}).to_string(),
+            json!({"version": v, "index": "corpus-blue", "layout": 6}).to_string(),
         );
     });
-    fails(&m, &["layout 5"]);
+    fails(&m, &["layout 6"]);
     // Query settings of a format this askzico does not read.
     with(&|kv| {
         let key = format!("zico/{v}/tables");
@@ -439,7 +439,7 @@ fn a_field_filter_answers_as_the_local_build_does() {
 /// A version deployed in layout 2 (the keys of layout 3, its pointer and key table saying 2) is
 /// still read: `query --target` answers from it as the local build does and `--check` resolves
 /// it as layout 2. A pointer whose layout is not its version's is named by `--check`, and the
-/// next deploy's plan says it upgrades the target to layout 4.
+/// next deploy's plan says it upgrades the target to layout 5.
 #[test]
 fn a_layout_2_version_is_read_and_the_next_deploy_upgrades_it() {
     let p = project();
@@ -487,7 +487,7 @@ fn a_layout_2_version_is_read_and_the_next_deploy_upgrades_it() {
     let o = deploy(p.path(), Some(&m), &["--dry-run"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("upgrade: layout 2 -> 4"),
+        stdout(&o).contains("upgrade: layout 2 -> 5"),
         "{}",
         stdout(&o)
     );
@@ -495,7 +495,7 @@ fn a_layout_2_version_is_read_and_the_next_deploy_upgrades_it() {
 
 /// A version served in layout 3 (JSON shards, no query settings) is deployed again in place:
 /// the dry run says so, the deploy writes its shards in the line format, its query settings and
-/// its key table, then the pointer in layout 4, and it answers as the local build.
+/// its key table, then the pointer in layout 5, and it answers as the local build.
 #[test]
 fn a_version_served_in_layout_3_is_upgraded_in_place() {
     let p = project();
@@ -516,23 +516,23 @@ fn a_version_served_in_layout_3_is_upgraded_in_place() {
     let o = deploy(p.path(), Some(&m), &["--dry-run"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("upgrade: layout 3 -> 4"),
+        stdout(&o).contains("upgrade: layout 3 -> 5"),
         "{}",
         stdout(&o)
     );
     let o = deploy(p.path(), Some(&m), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("in layout 4 now (it was layout 3)"),
+        stderr(&o).contains("in layout 5 now (it was layout 3)"),
         "{}",
         stderr(&o)
     );
     {
         let s = m.state.lock().unwrap();
         let ptr: Value = serde_json::from_str(&s.store.kv[POINTER]).unwrap();
-        assert_eq!(ptr["layout"], 4);
+        assert_eq!(ptr["layout"], 5);
         let t: Value = serde_json::from_str(&s.store.kv[&table]).unwrap();
-        assert_eq!(t["layout"], 4);
+        assert_eq!(t["layout"], 5);
         let settings = t["settings"].as_str().unwrap();
         assert!(s.store.kv.contains_key(&format!("zico/s/{settings}")));
         let shard = t["lexical"]

@@ -49,7 +49,7 @@ await esbuild.build({
 });
 
 const kv = new Map(site.pairs.map((p) => [p.key, p.value]));
-kv.set("current", JSON.stringify({ version: site.version, index: "a", layout: 4 }));
+kv.set("current", JSON.stringify({ version: site.version, index: "a", layout: 5 }));
 const vectors = fs
   .readdirSync(site.vecDir)
   .filter((f) => f.endsWith(".ndjson"))

@@ -3,8 +3,8 @@
 // `askzico query` gives on the author's machine. This file owns the I/O: the pointer and the
 // version's tables from Workers KV (cached in the isolate), per question one bulk read of
 // its term shards in parallel with the embedding and the Vectorize query, then one or two
-// bulk reads of lookup records. Routes: GET /search, GET / (the search page), GET /embed.js
-// (the embeddable search box), GET /health.
+// bulk reads of the lookup records the core does not hold yet. Routes: GET /search, GET /
+// (the search page), GET /embed.js (the embeddable search box), GET /health.
 
 import { Lru } from "./cache";
 import { Core, CoreError } from "./core";
@@ -42,7 +42,8 @@ export interface Env {
   ALLOWED_ORIGINS?: string;
   /** How long the pointer is taken as read before it is read again (default 30 s). */
   POINTER_TTL_SECONDS?: string;
-  /** The isolate's cache of versions and values, in MB (default 64 of the isolate's 128). */
+  /** The isolate's cache of versions with their shards and records, in MB (default 64 of the
+   * isolate's 128). */
   CACHE_MB?: string;
   /** How long a search response may be cached at the edge (default 60 s; 0: not at all). */
   CACHE_SECONDS?: string;
@@ -52,7 +53,7 @@ export interface Env {
 /** Keys per KV bulk read (Cloudflare's limit). */
 const BULK = 100;
 /** The KV layouts this Worker reads (askzico_core::deployed::LAYOUT and those before it). */
-const LAYOUTS = [2, 3, 4];
+const LAYOUTS = [2, 3, 4, 5];
 
 interface Pointer {
   version: string;
@@ -91,10 +92,10 @@ class HttpError extends Error {
 
 const UPDATE = "update the Worker: `askzico worker init --target NAME` writes it anew, then `npx wrangler deploy`";
 
-// Isolate state: the core, the versions opened (by version and key table) and the values read.
+// Isolate state: the core and the versions opened in it (by version and key table), each with
+// the term shards and lookup records it keeps.
 let core: Core | undefined;
 let versions: Lru<Promise<Opened>> | undefined;
-let values: Lru<string> | undefined;
 let live: Live | undefined;
 let refreshing: Promise<Live> | undefined;
 
@@ -109,19 +110,22 @@ function budget(env: Env): number {
   return Math.max(1, num(env.CACHE_MB, 64)) * 1024 * 1024;
 }
 
-function state(env: Env): { core: Core; versions: Lru<Promise<Opened>>; values: Lru<string> } {
+function state(env: Env): { core: Core; versions: Lru<Promise<Opened>> } {
   if (!core) core = new Core();
-  const cap = budget(env);
   const c = core;
-  // Opened versions (their tables, and the term shards each keeps in the core, at most a
-  // quarter of the budget) take most of it; lookup records what is left. Evicting a version
-  // frees its memory in the core once its load has finished.
-  versions ??= new Lru<Promise<Opened>>(cap * 0.85, (_k, p) => {
+  // Opened versions: their tables, and the term shards and lookup records each keeps in the
+  // core (SHARD_SHARE and RECORD_SHARE of the budget). Evicting a version frees its memory in
+  // the core once its load has finished.
+  versions ??= new Lru<Promise<Opened>>(budget(env), (_k, p) => {
     p.then((o) => c.close(o.handle)).catch(() => {});
   });
-  values ??= new Lru<string>(cap * 0.15);
-  return { core: c, versions, values };
+  return { core: c, versions };
 }
+
+/** The shares of the cache budget an opened version may keep of term shards and of lookup
+ * records between questions (the rest: its tables). */
+const SHARD_SHARE = 0.2;
+const RECORD_SHARE = 0.45;
 
 /** KV reads of one request, counted by what they read. */
 class Reads {
@@ -139,23 +143,12 @@ async function bulk(env: Env, keys: string[]): Promise<Map<string, string | null
   return out;
 }
 
-/** Content-addressed values, from KV in bulk reads of ≤ 100 keys; through the isolate's cache
- * of lookup records when `cached` (term shards are kept by the core instead). */
-async function readValues(env: Env, keys: string[], count: (n: number) => void, cached = true): Promise<(string | null)[]> {
-  if (!cached) {
-    if (keys.length === 0) return [];
-    count(Math.ceil(keys.length / BULK));
-    const got = await bulk(env, keys);
-    return keys.map((k) => got.get(k) ?? null);
-  }
-  const cache = state(env).values;
-  const missing = [...new Set(keys.filter((k) => cache.get(k) === undefined))];
-  if (missing.length > 0) {
-    count(Math.ceil(missing.length / BULK));
-    const got = await bulk(env, missing);
-    for (const [k, v] of got) if (v != null) cache.set(k, v, v.length * 2);
-  }
-  return keys.map((k) => cache.get(k) ?? null);
+/** Values, from KV in bulk reads of ≤ 100 keys, in the order of `keys` (null: absent). */
+async function readValues(env: Env, keys: string[], count: (n: number) => void): Promise<(string | null)[]> {
+  if (keys.length === 0) return [];
+  count(Math.ceil(keys.length / BULK));
+  const got = await bulk(env, keys);
+  return keys.map((k) => got.get(k) ?? null);
 }
 
 function prefixOf(env: Env): string {
@@ -245,9 +238,10 @@ function open(env: Env, version: string, tablesText: string, reads: Reads): Prom
     reads.tables += Math.ceil(needed.keys.length / BULK);
     const got = await bulk(env, needed.keys);
     const vals = needed.keys.map((k) => got.get(k) ?? null);
-    const shardBytes = Math.floor(budget(env) * 0.25);
-    const opened = s.core.call<Opened>("az_open", { prefix, version, shard_bytes: shardBytes }, [tablesText, ...vals]);
-    const bytes = vals.reduce((n, v) => n + (v ? v.length * 4 : 0), tablesText.length + shardBytes);
+    const shardBytes = Math.floor(budget(env) * SHARD_SHARE);
+    const recordBytes = Math.floor(budget(env) * RECORD_SHARE);
+    const opened = s.core.call<Opened>("az_open", { prefix, version, shard_bytes: shardBytes, record_bytes: recordBytes }, [tablesText, ...vals]);
+    const bytes = vals.reduce((n, v) => n + (v ? v.length * 4 : 0), tablesText.length + shardBytes + recordBytes);
     s.versions.set(cacheKey, Promise.resolve(opened), bytes);
     return opened;
   })();
@@ -340,7 +334,7 @@ async function search(url: URL, env: Env, held?: Live): Promise<Response> {
   try {
     const reasons: string[] = [];
     const [shards, matches] = await Promise.all([
-      readValues(env, planned.shards, (n) => (reads.shards += n), false),
+      readValues(env, planned.shards, (n) => (reads.shards += n)),
       vectorMatches(env, l, planned, reasons),
     ]);
     const ranked = timed("rank", () =>

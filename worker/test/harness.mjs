@@ -125,7 +125,7 @@ export class Deployment {
     wrangler(["kv", "bulk", "put", file, "--binding", "VECTORS", "--local", "--persist-to", this.state, "-c", this.doubleConfig], this.dir);
   }
 
-  pointer(version, index, layout = 4) {
+  pointer(version, index, layout = 5) {
     this.kvPut([{ key: `${this.prefix}current`, value: JSON.stringify({ version, index, layout }) }]);
   }
 

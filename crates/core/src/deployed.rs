@@ -14,13 +14,15 @@ use crate::normalize::Rules;
 use crate::normalize::aliases::{Alias, AliasTable};
 use crate::normalize::glossary::{Glossary, Term};
 use crate::search::{RetrievalSettings, Settings};
-use crate::tables::{ChunkInfo, LookupRecord};
+use crate::tables::{ChunkInfo, LookupRecord, WordIndex};
 
 /// The key scheme new deploys write (the pointer's `layout`). Layout 2 stores every value once
 /// under the hash of its bytes; layout 3 is layout 2 with lookup records that carry their
 /// section anchors; layout 4 is layout 3 with term shards in the line format
-/// (`lexical::to_lines`), of which a question decodes only its own terms.
-pub const LAYOUT: u32 = 4;
+/// (`lexical::to_lines`), of which a question decodes only its own terms; layout 5 is layout 4
+/// with lookup records that carry where their words stand (`tables::WordIndex`), so
+/// the second stage neither normalizes nor stems its candidates' text.
+pub const LAYOUT: u32 = 5;
 
 /// Whether a version of `layout` is content-addressed and read by this askzico (layouts 2 to 4).
 pub fn content_addressed(layout: u32) -> bool {
@@ -231,7 +233,7 @@ impl LoadedSettings {
 }
 
 /// A lookup record as stored under `<prefix>r/<h>` (without its chunk ID: the key table names
-/// it). Layout 2 records have no `anchors`.
+/// it). Layout 2 records have no `anchors`; records before layout 5 no `words`.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RecordValue {
@@ -240,19 +242,24 @@ struct RecordValue {
     text: String,
     #[serde(default)]
     anchors: Vec<(usize, String)>,
+    #[serde(default)]
+    words: Option<WordIndex>,
     domains: Vec<String>,
     library: String,
     metadata: Map<String, Value>,
 }
 
-/// The stored value of lookup record `r` (its hash is its key).
-pub fn record_value(r: &LookupRecord) -> String {
+/// The stored value of lookup record `r` (its hash is its key), with the [`WordIndex`] of its
+/// title and text under the version's normalization `rules`, so a runtime's second stage reads
+/// where its words stand instead of normalizing and stemming the text.
+pub fn record_value(r: &LookupRecord, rules: &Rules) -> String {
     #[derive(Serialize)]
     struct Stored<'r> {
         title: &'r str,
         url: &'r str,
         text: &'r str,
         anchors: &'r [(usize, String)],
+        words: &'r WordIndex,
         domains: &'r [String],
         library: &'r str,
         metadata: &'r Map<String, Value>,
@@ -262,6 +269,7 @@ pub fn record_value(r: &LookupRecord) -> String {
         url: &r.url,
         text: &r.text,
         anchors: &r.anchors,
+        words: &WordIndex::of(&r.title, &r.text, rules),
         domains: &r.domains,
         library: &r.library,
         metadata: &r.metadata,
@@ -278,6 +286,7 @@ pub fn parse_record(chunk_id: &str, value: &str) -> Result<LookupRecord, serde_j
         url: v.url,
         text: v.text,
         anchors: v.anchors,
+        words: v.words,
         domains: v.domains,
         library: v.library,
         metadata: v.metadata,
@@ -433,10 +442,20 @@ mod tests {
             url: "/b".into(),
             text: "نص".into(),
             anchors: vec![(0, String::new())],
+            words: None,
             domains: vec!["d".into()],
             library: "a".into(),
             metadata: Map::new(),
         };
-        assert_eq!(parse_record("a:b:000", &record_value(&r)).unwrap(), r);
+        let rules = Rules::default();
+        let read = parse_record("a:b:000", &record_value(&r, &rules)).unwrap();
+        assert_eq!(read.words, Some(WordIndex::of("t", "نص", &rules)));
+        assert_eq!(
+            LookupRecord {
+                words: None,
+                ..read
+            },
+            r
+        );
     }
 }

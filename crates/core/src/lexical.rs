@@ -219,23 +219,31 @@ pub fn to_lines(shard: &LexShard) -> String {
     out
 }
 
-/// A line's sort key: its field and term with the tab after each (`f\tterm\t`).
-fn line_key(line: &str) -> &[u8] {
-    let b = line.as_bytes();
-    let first = memchr::memchr(b'\t', b).map_or(b.len(), |i| i + 1);
-    let second = memchr::memchr(b'\t', &b[first.min(b.len())..]).map_or(b.len(), |i| first + i + 1);
-    &b[..second]
+/// A line's sort key: its field and term with the tab after each (`f\tterm\t`), read from the
+/// start of `rest` and never past the line's end.
+fn line_key(rest: &str) -> &[u8] {
+    let b = rest.as_bytes();
+    let mut at = 0;
+    for _ in 0..2 {
+        match memchr::memchr2(b'\t', b'\n', &b[at..]) {
+            Some(i) if b[at + i] == b'\t' => at += i + 1,
+            Some(i) => return &b[..at + i],
+            None => return b,
+        }
+    }
+    &b[..at]
 }
 
 /// A shard in the line format: [`LineShard::field`] finds a term's line by binary search over
-/// the text itself (a probe lands mid-line and moves to the next line start), so reading it
-/// costs a few dozen comparisons, not a pass over the shard.
+/// the starts of its lines, found once when the shard is read (a runtime keeps a shard for many
+/// questions), so reading a term costs a few dozen key comparisons, not a pass over the shard or
+/// over the long posting lines of common terms.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineShard {
     /// Shared: a runtime keeps a shard for many questions, each holding it cheaply.
     text: std::sync::Arc<str>,
-    /// Where the first line after the header starts.
-    body: usize,
+    /// Where each line after the header starts, ascending.
+    starts: std::sync::Arc<[u32]>,
     pub domain: String,
     pub shard: usize,
 }
@@ -258,68 +266,45 @@ impl LineShard {
         if !text.ends_with('\n') {
             return Err("the last line has no newline".into());
         }
+        let size = u32::try_from(text.len()).map_err(|_| "the shard is over 4 GiB")?;
+        // Every newline but the last ends a line another starts after.
+        let starts: Vec<u32> = std::iter::once(end)
+            .chain(memchr::memchr_iter(b'\n', &text.as_bytes()[end + 1..]).map(|i| end + 1 + i))
+            .map(|nl| nl as u32 + 1)
+            .filter(|&s| s < size)
+            .collect();
         Ok(LineShard {
-            body: end + 1,
             text: text.into(),
+            starts: starts.into(),
             domain,
             shard,
         })
     }
 
-    /// The start of the first line at or after byte `at` of the body.
-    fn line_start(&self, at: usize) -> usize {
-        if at <= self.body {
-            return self.body;
-        }
-        let b = self.text.as_bytes();
-        match memchr::memchr(b'\n', &b[at - 1..]) {
-            Some(i) => at + i,
-            None => b.len(),
-        }
-    }
-
-    /// The line starting at `start`, without its newline.
-    fn line(&self, start: usize) -> &str {
-        let rest = &self.text[start..];
-        let end = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
-        &rest[..end]
+    /// Line `i`, without its newline.
+    fn line(&self, i: usize) -> &str {
+        let start = self.starts[i] as usize;
+        let end = self
+            .starts
+            .get(i + 1)
+            .map_or(self.text.len(), |&s| s as usize)
+            - 1;
+        &self.text[start..end]
     }
 
     /// The postings of `term` in field `f`; `Err` when its line is malformed.
     pub fn field(&self, f: usize, term: &str) -> Result<Vec<Posting>, String> {
         let key = format!("{f}\t{term}\t");
-        // Lower bound over line starts: `lo` is a line start whose key is below `key` (or the
-        // body's start), `hi` one at or above it (or the end).
-        let (mut lo, mut hi) = (self.body, self.text.len());
-        let mut found = None;
-        while lo < hi {
-            let start = self.line_start(lo + (hi - lo) / 2);
-            if start >= hi {
-                // No line starts in the upper half: scan the lines from `lo`.
-                let mut at = lo;
-                while at < hi {
-                    let line = self.line(at);
-                    if line_key(line) == key.as_bytes() {
-                        found = Some(at);
-                    }
-                    at += line.len() + 1;
-                }
-                break;
-            }
-            let line = self.line(start);
-            match line_key(line).cmp(key.as_bytes()) {
-                std::cmp::Ordering::Less => lo = start + line.len() + 1,
-                std::cmp::Ordering::Greater => hi = start,
-                std::cmp::Ordering::Equal => {
-                    found = Some(start);
-                    break;
-                }
-            }
-        }
-        let Some(start) = found else {
+        // A line's first `key.len()` bytes order it as its key does: the key ends at its
+        // second tab, and a term holds no tab, so two keys differ before either ends.
+        let text = self.text.as_bytes();
+        let Ok(i) = self.starts.binary_search_by(|&s| {
+            let b = &text[s as usize..];
+            b[..key.len().min(b.len())].cmp(key.as_bytes())
+        }) else {
             return Ok(Vec::new());
         };
-        let numbers = &self.line(start)[key.len()..];
+        let numbers = &self.line(i)[key.len()..];
         let list: Vec<u32> = if numbers.is_empty() {
             Vec::new()
         } else {

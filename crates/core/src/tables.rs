@@ -1,13 +1,17 @@
 //! What a version holds for a question besides its term shards: each chunk's facts
 //! ([`ChunkInfo`], for filtering and dates), each domain's lexical meta, and the KV hydration
-//! record of a chunk ([`LookupRecord`], read only for the candidates and the results).
+//! record of a chunk ([`LookupRecord`], read only for the candidates and the results), with
+//! where its words stand ([`WordIndex`]).
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::lexical::LexMeta;
+use crate::normalize::stem::stem;
+use crate::normalize::{Rules, normalize, tokens};
 
 /// What a chunk is, for matching and filtering (no evidence text).
 #[derive(Debug, Clone, Serialize)]
@@ -35,6 +39,10 @@ pub struct LookupRecord {
     /// to it ("" for the page's top); absent from records of layout 2.
     #[serde(default)]
     pub anchors: Vec<(usize, String)>,
+    /// Where the tokens of its title and text stand, for the second stage: carried by deployed
+    /// records (layout 5), never by a build's files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<WordIndex>,
     pub domains: Vec<String>,
     pub library: String,
     pub metadata: Map<String, Value>,
@@ -83,6 +91,60 @@ pub fn date_of(d: &Value) -> Option<(u8, u8)> {
         d.get("month")?.as_u64()? as u8,
         d.get("day")?.as_u64()? as u8,
     ))
+}
+
+/// Where each token of a candidate's search form (its title and text, normalized as the
+/// question is) stands, by token and by stem key: what the second stage reads of a candidate
+/// besides its URL. A deployed record carries it, made when the record is stored
+/// (`record_value` in the deployed module), so a runtime neither normalizes nor stems the text
+/// of its candidates; for a record without it, it is made from the record ([`WordIndex::of`]).
+///
+/// Each of the two strings is a sequence of `key positions` pairs separated by single spaces,
+/// keys in ascending byte order, positions ascending and comma-separated
+/// (`كنيسه 4,17 مار 3`). A key never holds whitespace (tokens are split on it), so the pairs
+/// read back whatever else a token holds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WordIndex {
+    /// Each token, with the positions it stands at.
+    pub tokens: String,
+    /// Each stem key, with the positions of the tokens that have it.
+    pub stems: String,
+}
+
+impl WordIndex {
+    /// The index of a chunk's `title` and `text` under `rules`.
+    pub fn of(title: &str, text: &str, rules: &Rules) -> WordIndex {
+        let search = normalize(&format!("{title}\n{text}"), rules);
+        let mut by_token: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        let mut by_stem: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let mut keys: FxHashMap<&str, Option<String>> = FxHashMap::default();
+        for (p, tok) in tokens(&search).enumerate() {
+            by_token.entry(tok).or_default().push(p);
+            if let Some(key) = keys.entry(tok).or_insert_with(|| stem(tok))
+                && !key.is_empty()
+            {
+                by_stem.entry(key.clone()).or_default().push(p);
+            }
+        }
+        fn pairs<'k>(map: impl Iterator<Item = (&'k str, Vec<usize>)>) -> String {
+            let mut out = String::new();
+            for (key, at) in map {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(key);
+                for (i, p) in at.iter().enumerate() {
+                    out.push(if i == 0 { ' ' } else { ',' });
+                    out.push_str(&p.to_string());
+                }
+            }
+            out
+        }
+        WordIndex {
+            tokens: pairs(by_token.into_iter()),
+            stems: pairs(by_stem.iter().map(|(k, v)| (k.as_str(), v.clone()))),
+        }
+    }
 }
 
 #[cfg(test)]

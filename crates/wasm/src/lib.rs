@@ -13,7 +13,7 @@
 
 mod runtime;
 
-pub use runtime::{Ask, Failure, MAX_K, MAX_QUESTION_CHARS, Question, Version};
+pub use runtime::{Ask, Budget, Failure, MAX_K, MAX_QUESTION_CHARS, Question, Version};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -144,6 +144,9 @@ struct VersionHeader {
     /// Bytes of term shards the version may keep between questions.
     #[serde(default)]
     shard_bytes: usize,
+    /// Bytes of lookup records the version may keep between questions.
+    #[serde(default)]
+    record_bytes: usize,
 }
 
 /// The keys to read to open a version: header `{prefix, version}`, then its key table.
@@ -158,7 +161,7 @@ pub extern "C" fn az_needed(ptr: *const u8, len: usize) -> i32 {
     })
 }
 
-/// Opens a version: header `{prefix, version, shard_bytes}`, its key table, then the values of
+/// Opens a version: header `{prefix, version, shard_bytes, record_bytes}`, its key table, then the values of
 /// [`az_needed`]'s keys in order. The result: `{handle, corpus_version, embedding, top_k}`.
 #[unsafe(no_mangle)]
 pub extern "C" fn az_open(ptr: *const u8, len: usize) -> i32 {
@@ -166,7 +169,11 @@ pub extern "C" fn az_open(ptr: *const u8, len: usize) -> i32 {
         let h: VersionHeader = header(items)?;
         let vals = values(items)?;
         let (table, rest) = vals.split_first().ok_or_else(|| unknown("key table"))?;
-        let v = Version::open(&h.prefix, &h.version, table, rest, h.shard_bytes)?;
+        let budget = Budget {
+            shards: h.shard_bytes,
+            records: h.record_bytes,
+        };
+        let v = Version::open(&h.prefix, &h.version, table, rest, budget)?;
         let mut opened = serde_json::to_value(v.opened()).expect("serializes");
         state.next += 1;
         let handle = state.next;
@@ -227,7 +234,8 @@ struct RankHeader {
 }
 
 /// Step 2: header `{question, matches}`, then the shards step 1 asked for, in order. The
-/// result: `{records, stale}`.
+/// result: `{records, stale}`, `records` the keys of the lookup records the answer needs that
+/// the version does not hold.
 #[unsafe(no_mangle)]
 pub extern "C" fn az_rank(ptr: *const u8, len: usize) -> i32 {
     call(ptr, len, |state, items| {
@@ -246,8 +254,8 @@ struct AnswerHeader {
     question: u32,
 }
 
-/// Step 3: header `{question}`, then the records step 2 named, in order (a missing one as no
-/// value). The result: the answer (`askzico query --json`'s bytes). The question is done.
+/// Step 3: header `{question}`, then the records step 2 asked for, in order (a missing one as
+/// no value). The result: the answer (`askzico query --json`'s bytes). The question is done.
 #[unsafe(no_mangle)]
 pub extern "C" fn az_answer(ptr: *const u8, len: usize) -> i32 {
     call(ptr, len, |state, items| {

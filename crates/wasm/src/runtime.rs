@@ -4,13 +4,14 @@
 //! the next; several questions may be between steps at once.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use askzico_core::deployed::{self, Chunks, LoadedSettings, QuerySettings, VersionTable};
 use askzico_core::embed::HashEmbedder;
 use askzico_core::lexical::{LexMeta, ShardData};
 use askzico_core::normalize::query_words::WordClasses;
 use askzico_core::search::{Answer, Mode, Plan, Ranker, Records, Scored, Shards};
-use askzico_core::tables::Tables;
+use askzico_core::tables::{LookupRecord, Tables};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -86,7 +87,10 @@ struct ManifestLibrary {
 pub struct Version {
     /// Term shards read for earlier questions, kept (they are content-addressed, never stale)
     /// under a byte budget: a question hands over only the shards the Worker must read.
-    shards: std::cell::RefCell<ShardCache>,
+    shards: std::cell::RefCell<Held<ShardData>>,
+    /// Lookup records read for earlier questions, parsed, kept the same way: a question asks
+    /// the Worker only for the records this version does not hold.
+    held_records: std::cell::RefCell<Held<Arc<LookupRecord>>>,
     /// Keys whose values were read and found to hash to their key: the Worker keeps such values
     /// for the isolate's life, so each is hashed once, not by every question.
     verified: std::cell::RefCell<std::collections::HashSet<String>>,
@@ -151,7 +155,7 @@ impl Version {
         version: &str,
         table: &str,
         values: &[&str],
-        shard_budget: usize,
+        budget: Budget,
     ) -> Result<Version> {
         let keys = Version::needed(prefix, version, table)?.keys;
         if values.len() != keys.len() {
@@ -218,7 +222,8 @@ impl Version {
             settings,
             classes,
             verified: Default::default(),
-            shards: std::cell::RefCell::new(ShardCache::new(shard_budget)),
+            shards: std::cell::RefCell::new(Held::new(budget.shards)),
+            held_records: std::cell::RefCell::new(Held::new(budget.records)),
         })
     }
 
@@ -264,17 +269,26 @@ fn parse_table(table: &str) -> Result<VersionTable> {
     Ok(t)
 }
 
-/// Shards by KV key, least recently used evicted first once over the byte budget.
-struct ShardCache {
-    map: HashMap<String, (ShardData, u64, usize)>,
+/// The bytes of values a version may keep between questions.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Budget {
+    /// Of term shards (as stored).
+    pub shards: usize,
+    /// Of lookup records (as stored; parsed, they take about as much).
+    pub records: usize,
+}
+
+/// Values by KV key, least recently used evicted first once over the byte budget.
+struct Held<T> {
+    map: HashMap<String, (T, u64, usize)>,
     bytes: usize,
     budget: usize,
     tick: u64,
 }
 
-impl ShardCache {
-    fn new(budget: usize) -> ShardCache {
-        ShardCache {
+impl<T: Clone> Held<T> {
+    fn new(budget: usize) -> Held<T> {
+        Held {
             map: HashMap::new(),
             bytes: 0,
             budget,
@@ -282,7 +296,7 @@ impl ShardCache {
         }
     }
 
-    fn get(&mut self, key: &str) -> Option<ShardData> {
+    fn get(&mut self, key: &str) -> Option<T> {
         self.tick += 1;
         let tick = self.tick;
         self.map.get_mut(key).map(|(s, used, _)| {
@@ -291,13 +305,13 @@ impl ShardCache {
         })
     }
 
-    fn put(&mut self, key: String, shard: ShardData, bytes: usize) {
+    fn put(&mut self, key: String, value: T, bytes: usize) {
         if bytes > self.budget || self.map.contains_key(&key) {
             return;
         }
         self.tick += 1;
         self.bytes += bytes;
-        self.map.insert(key, (shard, self.tick, bytes));
+        self.map.insert(key, (value, self.tick, bytes));
         while self.bytes > self.budget {
             let Some(oldest) = self
                 .map
@@ -337,8 +351,9 @@ pub struct Question {
     shards: Vec<(String, Option<ShardData>)>,
     plan: Option<Plan>,
     scored: Option<Scored>,
-    /// The record keys step 2 named, in order, with their chunk IDs.
-    record_ids: Vec<(String, Option<String>)>,
+    /// The records step 2 named, in order: chunk ID, KV key (`None`: the version names no
+    /// record for it), and the record when the version held it at ranking.
+    record_ids: Vec<(String, Option<String>, Option<Arc<LookupRecord>>)>,
 }
 
 /// What step 1 asks the Worker to read: the term shards, and the question to embed.
@@ -531,6 +546,7 @@ impl Version {
             }
         };
         let scored = ranker.rank(plan, &read, vector)?;
+        let mut held = self.held_records.borrow_mut();
         q.record_ids = scored
             .needs(&ranker, Some(q.k))
             .into_iter()
@@ -539,11 +555,17 @@ impl Version {
                     .records
                     .get(&id)
                     .map(|h| deployed::record_key(&self.prefix, h));
-                (id, key)
+                let record = key.as_deref().and_then(|k| held.get(k));
+                (id, key, record)
             })
             .collect();
         q.scored = Some(scored);
-        let records = q.record_ids.iter().filter_map(|(_, k)| k.clone()).collect();
+        let records = q
+            .record_ids
+            .iter()
+            .filter(|(_, _, r)| r.is_none())
+            .filter_map(|(_, k, _)| k.clone())
+            .collect();
         Ok(Ranked { records, stale })
     }
 
@@ -554,36 +576,53 @@ impl Version {
             .scored
             .take()
             .ok_or_else(|| Failure::new("invariant", "the question was not ranked", ""))?;
-        let keys: Vec<&(String, Option<String>)> =
-            q.record_ids.iter().filter(|(_, k)| k.is_some()).collect();
-        if records.len() != keys.len() {
+        // The records step 2 asked the Worker for: named by the version, not held.
+        let wanted = q
+            .record_ids
+            .iter()
+            .filter(|(_, k, r)| k.is_some() && r.is_none())
+            .count();
+        if records.len() != wanted {
             return Err(Failure::new(
                 "invariant",
-                format!(
-                    "{} records given for the {} named",
-                    records.len(),
-                    keys.len()
-                ),
+                format!("{} records given for the {wanted} named", records.len()),
                 "",
             ));
         }
+        let mut given = records.iter();
         let mut read = Records::new();
-        for (id, _) in &q.record_ids {
-            read.insert(id.clone(), None);
-        }
-        for ((id, key), value) in keys.into_iter().zip(records) {
-            let key = key.as_deref().unwrap_or_default();
-            // A record the version names but KV does not hold stays `None`: the core then
-            // fails the answer as an invariant, naming the chunk.
-            let Some(value) = value else { continue };
-            if !self.hashes_to(key, value) {
-                return Err(Failure::deployed(format!(
-                    "`{key}` does not hash to its key"
-                )));
-            }
-            let record = deployed::parse_record(id, value)
-                .map_err(|e| Failure::deployed(format!("`{key}` is not a lookup record: {e}")))?;
-            read.insert(id.clone(), Some(record));
+        for (id, key, held) in &q.record_ids {
+            let record = match (key, held) {
+                (None, _) => None,
+                (Some(_), Some(r)) => Some(r.clone()),
+                (Some(key), None) => {
+                    // A record the version names but KV does not hold stays `None`: the core
+                    // then fails the answer as an invariant, naming the chunk.
+                    match given.next().copied().flatten() {
+                        None => None,
+                        Some(value) => {
+                            if !self.hashes_to(key, value) {
+                                return Err(Failure::deployed(format!(
+                                    "`{key}` does not hash to its key"
+                                )));
+                            }
+                            let record =
+                                Arc::new(deployed::parse_record(id, value).map_err(|e| {
+                                    Failure::deployed(format!(
+                                        "`{key}` is not a lookup record: {e}"
+                                    ))
+                                })?);
+                            self.held_records.borrow_mut().put(
+                                key.clone(),
+                                record.clone(),
+                                value.len(),
+                            );
+                            Some(record)
+                        }
+                    }
+                }
+            };
+            read.insert(id.clone(), record);
         }
         let ranker = self.ranker();
         let search = askzico_core::normalize::query_text(&q.question, &self.settings.normalize);

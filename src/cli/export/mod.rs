@@ -104,22 +104,20 @@ pub(crate) fn run(args: ExportArgs) -> Outcome {
         })
         .map_err(usage)?;
     let version = manifest.corpus_version.clone();
-    // The query settings travel with the version's KV pairs (the vectors do not name them).
-    let settings = match format {
-        ExportFormat::Kv => at
-            .config()
-            .map_err(|p| Failure::usage(p, false))?
-            .query_settings()
-            .to_json(),
-        ExportFormat::Vectorize => String::new(),
-    };
+    // The query settings travel with the version's KV pairs; its records, whose hashes the
+    // vectors name, are stored under their normalization.
+    let settings = at
+        .config()
+        .map_err(|p| Failure::usage(p, false))?
+        .query_settings()
+        .to_json();
     let names = staged_export(
         &dest,
         earlier.as_ref(),
         format,
         &version,
         |stage| match format {
-            ExportFormat::Vectorize => vectorize(&out, &manifest, stage, prefix),
+            ExportFormat::Vectorize => vectorize(&out, &manifest, stage, prefix, &settings),
             ExportFormat::Kv => kv(&out, &manifest, stage, prefix, &settings, older.as_ref()),
         },
     )
@@ -197,8 +195,14 @@ const BYTES_PER_FILE: usize = 95 * 1_000_000;
 
 /// One NDJSON file per library (`vectors.<library>.ndjson`), every vector shard of the library
 /// in it; a library over one file's limits is split into `vectors.<library>.<n>.ndjson`.
-fn vectorize(out: &Path, m: &Manifest, dest: &Path, prefix: &str) -> Result<Vec<String>, Problem> {
-    let records = upload::kv_version(out, m, prefix, "")?.records;
+fn vectorize(
+    out: &Path,
+    m: &Manifest,
+    dest: &Path,
+    prefix: &str,
+    settings: &str,
+) -> Result<Vec<String>, Problem> {
+    let records = upload::kv_version(out, m, prefix, settings)?.records;
     // Each library's lines from all its shards, libraries in manifest order.
     let mut by_library: Vec<(String, Vec<Value>)> = Vec::new();
     for (library, lines) in upload::vector_lines(out, m, &records)? {

@@ -141,7 +141,7 @@ impl Ranker<'_> {
 
     /// The record of retrieved chunk `id`; its absence is an invariant failure.
     fn record<'r>(&self, records: &'r Records, id: &str) -> Result<&'r LookupRecord, Error> {
-        records.get(id).and_then(Option::as_ref).ok_or_else(|| {
+        records.get(id).and_then(Option::as_deref).ok_or_else(|| {
             Error::invariant(
                 format!(
                     "chunk {id} was retrieved but cannot be hydrated in version {}",

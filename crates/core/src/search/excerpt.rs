@@ -96,6 +96,14 @@ pub fn words(text: &str) -> Vec<(usize, usize)> {
 }
 
 fn in_word(c: char) -> bool {
+    // The common cases first, without the Unicode tables: ASCII, and the Arabic block's letters,
+    // tatweel and harakat (U+0620–U+065F, all letters or combining marks).
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric();
+    }
+    if ('\u{0620}'..='\u{065f}').contains(&c) {
+        return true;
+    }
     c.is_alphanumeric()
         || unicode_normalization::char::is_combining_mark(c)
         || matches!(c, '\u{0640}' | '\u{200c}' | '\u{200d}')

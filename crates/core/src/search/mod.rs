@@ -71,7 +71,8 @@ pub type ShardKey = (String, usize);
 pub type Shards = HashMap<ShardKey, ShardData>;
 
 /// The lookup records a question has read: `None` for a chunk the version has no record of.
-pub type Records = HashMap<String, Option<LookupRecord>>;
+/// Shared: a runtime keeps the records it read for later questions.
+pub type Records = HashMap<String, Option<std::sync::Arc<LookupRecord>>>;
 
 /// A ranked chunk: its ID, its score and whether its date is one the question names.
 pub type Ranked = Vec<(String, f64, bool)>;
@@ -495,19 +496,13 @@ impl<'a> Ranker<'a> {
         // its URL words.
         let mut near: Vec<Vec<f64>> = Vec::with_capacity(depth);
         let mut in_url: Vec<f64> = Vec::with_capacity(depth);
-        let mut stems = rerank::Stems::default();
         for (id, _) in lex.iter().take(depth) {
             let Some(Some(rec)) = recs.get(id.as_str()) else {
                 near.push(vec![0.0; pairs.len()]);
                 in_url.push(0.0);
                 continue;
             };
-            let search = crate::normalize::normalize(
-                &format!("{}\n{}", rec.title, rec.text),
-                self.cfg.normalize,
-            );
-            let tokens: Vec<&str> = crate::normalize::tokens(&search).collect();
-            let pos = rerank::positions(&tokens, &topic_words, &mut stems);
+            let pos = rerank::positions(rec, &topic_words, self.cfg.normalize);
             near.push(
                 pairs
                     .iter()

@@ -12,64 +12,88 @@
 //!   question's loanword (الداتابيز) meets the path's English word (`database`) by its key.
 //!
 //! A chunk token matches a question word when it equals one of the word's surface terms (search
-//! token, variants, aliases, article stem) or has one of its stem keys.
-
-use rustc_hash::FxHashMap;
+//! token, variants, aliases, article stem) or has one of its stem keys. Where the tokens of a
+//! candidate stand is read from its [`WordIndex`].
 
 use super::QueryWord;
+use crate::normalize::Rules;
 use crate::normalize::latin::latin_stem;
 use crate::normalize::loanword::latin_key;
-use crate::normalize::stem::stem;
+use crate::tables::{LookupRecord, WordIndex};
 
-/// The stem keys of the tokens a question's candidates have, each computed once per question.
-pub type Stems = FxHashMap<String, Option<String>>;
+/// A [`WordIndex`] read: its pairs, found by binary search.
+pub struct Words<'a> {
+    tokens: Vec<(&'a str, &'a str)>,
+    stems: Vec<(&'a str, &'a str)>,
+}
 
-/// Positions in `tokens` of each question word (in the order of `words`); `stems` remembers
-/// the stem key of every token seen.
-pub fn positions(tokens: &[&str], words: &[&QueryWord], stems: &mut Stems) -> Vec<Vec<usize>> {
-    // Which words each surface term and each stem key belongs to: one lookup a token.
-    let mut surface: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-    let mut by_stem: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-    for (i, w) in words.iter().enumerate() {
-        for t in w.terms.iter().filter(|t| t.weight > 0.0) {
-            let of = if t.is_stem {
-                &mut by_stem
-            } else {
-                &mut surface
-            };
-            let list = of.entry(t.term.as_str()).or_default();
-            if list.last() != Some(&i) {
-                list.push(i);
+impl<'a> Words<'a> {
+    /// `None` when either string is not pairs. (Their order is the writer's: a record is read
+    /// only after its bytes were found to hash to its key.)
+    pub fn read(index: &'a WordIndex) -> Option<Words<'a>> {
+        fn pairs(s: &str) -> Option<Vec<(&str, &str)>> {
+            let mut out: Vec<(&str, &str)> = Vec::new();
+            if s.is_empty() {
+                return Some(out);
             }
+            let mut at = 0;
+            let mut key = None;
+            for end in memchr::memchr_iter(b' ', s.as_bytes()).chain([s.len()]) {
+                let field = &s[at..end];
+                if field.is_empty() {
+                    return None;
+                }
+                match key.take() {
+                    None => key = Some(field),
+                    Some(k) => out.push((k, field)),
+                }
+                at = end + 1;
+            }
+            key.is_none().then_some(out)
         }
+        Some(Words {
+            tokens: pairs(&index.tokens)?,
+            stems: pairs(&index.stems)?,
+        })
     }
-    let mut out = vec![Vec::new(); words.len()];
-    let mut hit = vec![false; words.len()];
-    for (p, tok) in tokens.iter().enumerate() {
-        if !stems.contains_key(*tok) {
-            stems.insert(tok.to_string(), stem(tok));
-        }
-        let key = stems.get(*tok).and_then(Option::as_deref);
-        let found = surface
-            .get(tok)
-            .into_iter()
-            .chain(key.and_then(|k| by_stem.get(k)))
-            .flatten();
-        let mut any = false;
-        for &i in found {
-            hit[i] = true;
-            any = true;
-        }
-        if any {
-            for (i, h) in hit.iter_mut().enumerate() {
-                if *h {
-                    out[i].push(p);
-                    *h = false;
+
+    /// The positions, ascending, of the tokens that match `word`: that are one of its surface
+    /// terms or have one of its stem keys (terms of positive weight). `None` when a position
+    /// list is not numbers.
+    pub fn positions(&self, word: &QueryWord) -> Option<Vec<usize>> {
+        let mut out = Vec::new();
+        for t in word.terms.iter().filter(|t| t.weight > 0.0) {
+            let of = if t.is_stem { &self.stems } else { &self.tokens };
+            if let Ok(i) = of.binary_search_by(|(k, _)| (*k).cmp(t.term.as_str())) {
+                for n in of[i].1.split(',') {
+                    out.push(n.parse().ok()?);
                 }
             }
         }
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
     }
-    out
+}
+
+/// The positions of each of `words` in a candidate: from the index its record carries, or made
+/// from the record when it carries none (or one that does not read).
+pub fn positions(rec: &LookupRecord, words: &[&QueryWord], rules: &Rules) -> Vec<Vec<usize>> {
+    let carried = rec.words.as_ref().and_then(|ix| {
+        let w = Words::read(ix)?;
+        words
+            .iter()
+            .map(|q| w.positions(q))
+            .collect::<Option<Vec<_>>>()
+    });
+    carried.unwrap_or_else(|| {
+        let ix = WordIndex::of(&rec.title, &rec.text, rules);
+        let w = Words::read(&ix).expect("an index as made reads");
+        words
+            .iter()
+            .map(|q| w.positions(q).expect("an index as made reads"))
+            .collect()
+    })
 }
 
 /// The closeness of two words' occurrences: 1 / the smallest distance between them, 0 when it is
@@ -160,6 +184,8 @@ pub fn url_words(url: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::normalize::stem::stem;
+    use crate::normalize::{normalize, tokens};
     use crate::search::QueryTerm;
 
     fn word(token: &str, stem_key: Option<&str>) -> QueryWord {
@@ -181,12 +207,85 @@ mod tests {
         }
     }
 
+    fn record(title: &str, text: &str, words: Option<WordIndex>) -> LookupRecord {
+        LookupRecord {
+            chunk_id: "d:x:000".into(),
+            title: title.into(),
+            url: "/x".into(),
+            text: text.into(),
+            anchors: Vec::new(),
+            words,
+            domains: Vec::new(),
+            library: "d".into(),
+            metadata: Default::default(),
+        }
+    }
+
     #[test]
     fn words_are_found_by_surface_term_or_stem_key() {
         let (a, b) = (word("اول", None), word("بابا", Some("بابا")));
-        let toks = ["استشهاد", "مرقس", "اول", "باباوات", "الاسكندريه", "بابا"];
-        let p = positions(&toks, &[&a, &b], &mut Stems::default());
+        let rules = Rules::default();
+        let rec = record("استشهاد", "مرقس اول باباوات الاسكندريه بابا", None);
+        assert_eq!(
+            stem("باباوات").as_deref(),
+            Some("بابا"),
+            "the test's premise: باباوات has the stem key بابا"
+        );
+        let p = positions(&rec, &[&a, &b], &rules);
         assert_eq!(p, vec![vec![2], vec![3, 5]]);
+        // The same from the index a deployed record carries.
+        let ix = WordIndex::of(&rec.title, &rec.text, &rules);
+        let carried = record("", "", Some(ix));
+        assert_eq!(positions(&carried, &[&a, &b], &rules), p);
+    }
+
+    #[test]
+    fn an_index_that_does_not_read_is_made_again_from_the_record() {
+        let w = word("مرقس", None);
+        let rules = Rules::default();
+        for bad in ["مرقس", "مرقس x", "مرقس  1", "مرقس 1,,2"] {
+            let rec = record(
+                "",
+                "اول مرقس",
+                Some(WordIndex {
+                    tokens: bad.into(),
+                    stems: String::new(),
+                }),
+            );
+            assert_eq!(positions(&rec, &[&w], &rules), vec![vec![1]], "{bad}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The positions read from an index are those of every token of the normalized title
+        /// and text that is a surface term of the word or has one of its stem keys.
+        #[test]
+        fn the_index_finds_every_token_a_word_matches(
+            text in "[ابتمرسكلنهوي ٠-٩a-c.،]{0,80}",
+            terms in proptest::collection::vec(("[ابتمرسكلنهوي]{1,4}", proptest::bool::ANY), 1..6),
+        ) {
+            let rules = Rules::default();
+            let w = QueryWord {
+                token: terms[0].0.clone(),
+                terms: terms
+                    .iter()
+                    .map(|(t, is_stem)| QueryTerm { term: t.clone(), weight: 1.0, is_stem: *is_stem })
+                    .collect(),
+            };
+            let search = normalize(&format!("t\n{text}"), &rules);
+            let want: Vec<usize> = tokens(&search)
+                .enumerate()
+                .filter(|(_, tok)| {
+                    w.terms.iter().any(|t| {
+                        if t.is_stem { stem(tok).as_deref() == Some(t.term.as_str()) } else { t.term == *tok }
+                    })
+                })
+                .map(|(p, _)| p)
+                .collect();
+            let ix = WordIndex::of("t", &text, &rules);
+            proptest::prop_assert_eq!(positions(&record("", "", Some(ix)), &[&w], &rules), vec![want.clone()]);
+            proptest::prop_assert_eq!(positions(&record("t", &text, None), &[&w], &rules), vec![want]);
+        }
     }
 
     #[test]
