@@ -126,6 +126,26 @@ fn write_aligned(f: &std::fs::File, bytes: &[u8], buf: &mut Aligned) -> io::Resu
     f.set_len(bytes.len() as u64)
 }
 
+/// Whether `dir` lies on a filesystem held in memory (tmpfs, ramfs): one with no disk for a
+/// direct write to bypass, so `O_DIRECT` (which tmpfs takes since Linux 6.6) would only add a
+/// copy through the aligned buffer. Checked before a direct write is tried.
+#[cfg(target_os = "linux")]
+fn memory_backed(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statfs(2) with a NUL-terminated path that outlives the call and a zeroed struct
+    // it fills.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(path.as_ptr(), &mut st) } != 0 {
+        return false;
+    }
+    matches!(st.f_type as i64, TMPFS_MAGIC | RAMFS_MAGIC)
+}
+
 /// Whether an error is a filesystem refusing `O_DIRECT` (or the alignment it was given).
 fn refuses_direct(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::EINVAL | libc::EOPNOTSUPP))
@@ -151,6 +171,10 @@ fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> 
             .custom_flags(flags)
             .open(dir)
     };
+    if direct.is_some() && memory_backed(dir) {
+        refused();
+        direct = None;
+    }
     let mut opened = match open(direct.is_some()) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             std::fs::create_dir_all(dir).and_then(|()| open(direct.is_some()))
@@ -270,6 +294,11 @@ fn write_atomic_opts(
         pid(),
         TEMPS.fetch_add(1, Ordering::Relaxed)
     ));
+    #[cfg(target_os = "linux")]
+    if direct.is_some() && memory_backed(dir) {
+        refused();
+        direct = None;
+    }
     let result = (|| {
         let create = |direct: bool| {
             #[cfg(unix)]
@@ -455,6 +484,34 @@ pub(crate) fn remove_stale_temp_files(out: &Path) {
 #[cfg(test)]
 mod tests {
     use super::{Aligned, write_atomic_direct, write_new, write_new_direct};
+
+    /// tmpfs is told apart from filesystems with a disk behind them, and a path that cannot be
+    /// asked about counts as a disk (a direct write is then tried, as before).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn memory_filesystems_are_told_apart() {
+        use std::path::Path;
+        let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
+        // The filesystem mounted last at `dir` (a later mount hides an earlier one).
+        let fs_at = |dir: &str| {
+            mounts.lines().rev().find_map(|l| {
+                let f: Vec<&str> = l.split(' ').collect();
+                (f.get(1) == Some(&dir)).then(|| f.get(2).copied().unwrap_or(""))
+            })
+        };
+        if fs_at("/dev/shm") == Some("tmpfs") {
+            assert!(super::memory_backed(Path::new("/dev/shm")));
+        }
+        if let Some(fs) = fs_at("/") {
+            assert_eq!(
+                super::memory_backed(Path::new("/")),
+                matches!(fs, "tmpfs" | "ramfs"),
+                "/ is {fs}"
+            );
+        }
+        assert!(!super::memory_backed(Path::new("/proc")));
+        assert!(!super::memory_backed(Path::new("/no/such/directory")));
+    }
 
     /// Every entry under `dir`, as relative paths, sorted (hidden temp files included).
     fn entries(dir: &std::path::Path) -> Vec<String> {

@@ -7,8 +7,9 @@
 //! happens on a writer thread while the workers go on rendering.
 //!
 //! - Files of at least `DIRECT_MIN` bytes, on Linux, on a filesystem that takes `O_DIRECT`
-//!   (tmpfs does not: its first refusal turns direct writes off for the process, and that file
-//!   is written buffered). Smaller files are written by their caller, buffered.
+//!   and has a disk behind it (tmpfs and ramfs have none: the first direct write tried there,
+//!   as on a filesystem that refuses `O_DIRECT`, turns direct writes off for the process, and
+//!   that file is written buffered). Smaller files are written by their caller, buffered.
 //! - At most `PENDING_MAX` bytes wait in the queue; past that the caller writes the file itself
 //!   (buffered), so a disk slower than the build costs no more than buffered writes.
 //! - Files appear exactly as `disk` makes them appear (`write_new`: linked whole under their

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use crate::artifacts::lexical::{Postings, postings};
+use crate::artifacts::lexical::{Order, Postings, postings, postings_in};
 use crate::artifacts::{BuiltDoc, Rendered, render_library};
 use crate::config::{Config, Format};
 use crate::diag::Problem;
@@ -382,10 +382,12 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
 
 /// The lexical postings of a domain in about `parts` parts, not memoized (a one-shot build makes
 /// a domain's parts just before its render and drops them after it). The domain's documents are
-/// sorted by ID and cut into contiguous runs: each part's chunks are then a range of the
-/// domain's table, so a term's postings from the parts in order are sorted by chunk already, and
-/// a common term has an entry per part, not one per document shard (the bytes do not depend on
-/// the grouping).
+/// put in the order of their slots (`lexical::slots`) and cut into contiguous runs: each part's
+/// chunks are then a range of the domain's table in the order a term shard lists them, so a
+/// term's postings from the parts in order are sorted by chunk already, and a common term has
+/// an entry per part, not one per document shard (the bytes do not depend on the grouping).
+/// The parts' terms are left in the order first met (`Order::AsGiven`): the render sorts each
+/// term shard's terms.
 ///
 /// `compiled` is what every file of the build compiled to (the engine has it from compiling;
 /// fetching it again from the database per domain cost a memo lookup per file and domain), and
@@ -402,11 +404,16 @@ pub(crate) fn domain_postings(
         .filter(|d| d.domains.iter().any(|x| x == domain))
         .collect();
     docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
+    let ids: Vec<&str> = docs.iter().map(|d| d.doc_id.as_str()).collect();
+    let slots = crate::artifacts::lexical::slots(&ids);
+    let mut by_slot: Vec<(u32, &BuiltDoc)> = slots.into_iter().zip(docs).collect();
+    by_slot.sort_unstable_by_key(|(slot, _)| *slot);
+    let docs: Vec<&BuiltDoc> = by_slot.into_iter().map(|(_, d)| d).collect();
     // No more parts than document shards: a small domain is not cut finer than before.
     let per = docs.len().div_ceil(parts.min(shards).max(1)).max(1);
     let extras = cfg.word_extras();
     docs.par_chunks(per)
-        .map(|group| Arc::new(postings(domain, group, extras)))
+        .map(|group| Arc::new(postings_in(domain, group, extras, Order::AsGiven)))
         .filter(|p| p.chunks > 0)
         .collect()
 }

@@ -25,16 +25,18 @@ fn prefetch<T>(p: &T) {
     let _ = p;
 }
 
-/// One postings field of a part, its terms sorted, in three flat arrays: the terms' bytes,
-/// their postings `(local chunk, tf)`, and per term where each ends. A part holds tens of
-/// thousands of terms; a `String` and a `Vec` each cost three allocations' worth of memory and
-/// time, these cost none per term.
+/// One postings field of a part in three flat arrays: the terms' bytes, their postings `(local
+/// chunk, tf)`, and per term where each ends. A part holds tens of thousands of terms; a
+/// `String` and a `Vec` each cost three allocations' worth of memory and time, these cost none
+/// per term. The terms are sorted unless the part is a one-shot build's (`Order::AsGiven`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Field {
     text: String,
     postings: Vec<(u32, u32)>,
     /// Per term: the end of its bytes in `text` and of its postings in `postings`.
     ends: Vec<(u32, u32)>,
+    /// Whether the terms are sorted (what `find` needs).
+    sorted: bool,
 }
 
 impl Field {
@@ -46,6 +48,7 @@ impl Field {
             text: String::with_capacity(terms.iter().map(|(t, _)| t.as_ref().len()).sum()),
             postings: Vec::with_capacity(terms.iter().map(|(_, l)| l.len()).sum()),
             ends: Vec::with_capacity(terms.len()),
+            sorted: true,
         };
         for (t, list) in &terms {
             f.text.push_str(t.as_ref());
@@ -90,8 +93,12 @@ impl Field {
         &self.postings[self.starts(i).1..self.ends[i].1 as usize]
     }
 
-    /// The position of `term`, if the field has it.
+    /// The position of `term`, if the field has it (its terms sorted).
     pub(crate) fn find(&self, term: &str) -> Option<usize> {
+        debug_assert!(
+            self.sorted || self.len() <= 1,
+            "a field whose terms are not sorted is searched"
+        );
         let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -195,10 +202,14 @@ impl Lists {
         }
     }
 
-    /// The field of terms `terms` (by ID): sorted by term, each term's postings in chunk order
-    /// (a counting sort by rank, which keeps the entries' order).
-    fn field(self, terms: &[&str]) -> Field {
-        let order = crate::text::sorted_order(terms);
+    /// The field of terms `terms` (by ID): sorted by term when `sorted`, else in ID order; each
+    /// term's postings in chunk order (a counting sort by rank, which keeps the entries' order).
+    fn field(self, terms: &[&str], sorted: bool) -> Field {
+        let order = if sorted {
+            crate::text::sorted_order(terms)
+        } else {
+            (0..terms.len() as u32).collect()
+        };
         let mut rank = vec![0u32; terms.len()];
         for (r, &id) in order.iter().enumerate() {
             rank[id as usize] = r as u32;
@@ -214,6 +225,7 @@ impl Lists {
             text: String::with_capacity(terms.iter().map(|t| t.len()).sum()),
             postings: vec![(0, 0); self.entries.len()],
             ends: Vec::with_capacity(terms.len()),
+            sorted,
         };
         for (r, &id) in order.iter().enumerate() {
             f.text.push_str(terms[id as usize]);
@@ -338,30 +350,51 @@ impl Interner {
         self.lists.add_once(id, chunk);
     }
 
-    fn field(self) -> Field {
+    fn field(self, order: Order) -> Field {
         let Interner {
             text, ends, lists, ..
         } = self;
         let terms: Vec<&str> = (0..ends.len() as u32)
             .map(|id| term_of(&text, &ends, id))
             .collect();
-        lists.field(&terms)
+        lists.field(&terms, order == Order::Sorted)
     }
 }
 
-/// Postings of the chunks of `docs` that carry `domain`. The part takes the documents in `doc_id`
-/// order (stable), so that its local chunk order, and with it the part, does not depend on the
-/// order the documents come in. The alias field holds each chunk's
-/// `extra_tokens` and the tokens `extras` gives for each of its search words (computed once per
-/// distinct term of the part).
+/// How a part orders its documents and its fields' terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// Documents by ID and terms sorted: a part kept across builds (a document shard's, or a
+    /// resumed build's), whose bytes do not depend on the order the documents come in and whose
+    /// terms a patch finds by binary search (`Field::find`).
+    Sorted,
+    /// Documents as given and terms in the order first met: a one-shot build's part, rendered
+    /// once and dropped. Given in slot order, each term's postings come out in the order a shard
+    /// lists them, and the render sorts each shard's terms anyway, so neither is sorted twice.
+    AsGiven,
+}
+
+/// Postings of the chunks of `docs` that carry `domain`, in `Order::Sorted`. The alias field
+/// holds each chunk's `extra_tokens` and the tokens `extras` gives for each of its search words
+/// (computed once per distinct term of the part).
 pub(crate) fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> Postings {
+    postings_in(domain, docs, extras, Order::Sorted)
+}
+
+/// Postings of the chunks of `docs` that carry `domain`, laid out in `order`.
+pub(crate) fn postings_in(
+    domain: &str,
+    docs: &[&BuiltDoc],
+    extras: WordExtras,
+    order: Order,
+) -> Postings {
     let _t = crate::timings::start(crate::timings::Stage::Index);
     let mut docs: Vec<&BuiltDoc> = docs
         .iter()
         .copied()
         .filter(|d| d.domains.iter().any(|x| x == domain))
         .collect();
-    if !docs.is_sorted_by(|a, b| a.doc_id.as_str() <= b.doc_id.as_str()) {
+    if order == Order::Sorted && !docs.is_sorted_by(|a, b| a.doc_id.as_str() <= b.doc_id.as_str()) {
         docs.sort_by(|a, b| a.doc_id.as_str().cmp(b.doc_id.as_str()));
     }
     let mut p = Postings::default();
@@ -424,7 +457,12 @@ pub(crate) fn postings(domain: &str, docs: &[&BuiltDoc], extras: WordExtras) -> 
             }
         }
     }
-    p.set_fields([terms.field(), alias.field(), context.field(), stems.field()]);
+    p.set_fields([
+        terms.field(order),
+        alias.field(order),
+        context.field(order),
+        stems.field(order),
+    ]);
     p
 }
 
@@ -502,7 +540,7 @@ mod tests {
             let id = i.id_hashed(t, 7);
             i.lists.add(id, chunk, 1);
         }
-        let f = i.field();
+        let f = i.field(Order::Sorted);
         let got: Vec<(&str, &[(u32, u32)])> =
             (0..f.len()).map(|k| (f.term(k), f.list(k))).collect();
         assert_eq!(

@@ -300,8 +300,8 @@ fn render_runs(
         if f > 0 && merged.is_empty() {
             continue;
         }
-        // Each part's terms are sorted: a stable merge sort only merges those runs (by term:
-        // first bytes, then the whole term).
+        // By term: first bytes, then the whole term. A kept part's terms are sorted, and a
+        // stable merge sort only merges those runs; a one-shot build's are sorted here alone.
         merged.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
         out.extend_from_slice(b",\"");
         out.extend_from_slice(name.as_bytes());
@@ -325,8 +325,9 @@ fn render_runs(
                 j += 1;
             }
             // Postings name chunks by slot, a hash of the document ID, so a term's postings from
-            // one part are in slot order only by chance. A chunk appears once per term, so an
-            // unstable sort (no scratch buffer) gives the one order.
+            // a part of documents in ID order are in slot order only by chance (a one-shot
+            // build's parts are in slot order). A chunk appears once per term, so an unstable
+            // sort (no scratch buffer) gives the one order.
             if !list.is_sorted_by_key(|p| p.chunk) {
                 list.sort_unstable_by_key(|p| p.chunk);
             }
