@@ -2,7 +2,8 @@
 //! API answer passes through here before it is printed, so that a title or a stored value
 //! holding ESC, OSC or other control characters cannot clear the screen, retitle the window
 //! or hide output. A control character is shown as `\u{…}`, as Rust's debug format would,
-//! and everything else (Arabic, marks, RLM/LRM) is kept as it is.
+//! and everything else (Arabic, marks, RLM/LRM) is kept as it is. Counts printed with their
+//! noun agree in number ([`count`]).
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -17,6 +18,12 @@ pub(crate) fn text(s: &str) -> Cow<'_, str> {
 /// printed on one line (a title, a key, an API's message).
 pub(crate) fn line(s: &str) -> Cow<'_, str> {
     escape(s, |_| false)
+}
+
+/// `n` with the noun it counts, singular for one and plural otherwise: `1 file`, `0 files`,
+/// `2 libraries`.
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn escape(s: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
@@ -47,6 +54,13 @@ mod tests {
         assert_eq!(line("c1\u{9b}x"), "c1\\u{9b}x");
         assert_eq!(line("one\ntwo"), "one\\u{a}two");
         assert_eq!(text("one\ntwo\tthree\r"), "one\ntwo\tthree\\u{d}");
+    }
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count(1, "library", "libraries"), "1 library");
+        assert_eq!(count(0, "file", "files"), "0 files");
+        assert_eq!(count(11, "warning", "warnings"), "11 warnings");
     }
 
     #[test]

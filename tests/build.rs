@@ -385,6 +385,16 @@ fn init_scaffolds_a_project_that_builds() {
     let dir = tempfile::tempdir().unwrap();
     let o = run(bin().arg("init").arg(dir.path()));
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(dir.path().join("sources/articles/welcome.md").is_file());
+    // The template says what the default embedder is and how to deploy.
+    let config = std::fs::read_to_string(dir.path().join("corpus.toml")).unwrap();
+    for said in [
+        "lexical stand-in",
+        "provider = \"workers-ai\"",
+        "# [deploy.prod]",
+    ] {
+        assert!(config.contains(said), "{said}:\n{config}");
+    }
     let o = run(bin().current_dir(dir.path()).arg("build"));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
@@ -397,6 +407,32 @@ fn init_scaffolds_a_project_that_builds() {
         run(bin().arg("init").arg(dir.path())).status.code(),
         Some(2)
     );
+}
+
+/// `init` in a folder that holds a site writes the config alone, its library reading the
+/// site's content folder with its generator's heading ids, and the config builds the site.
+#[test]
+fn init_in_a_site_points_the_library_at_its_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("docs/.vitepress")).unwrap();
+    std::fs::create_dir_all(site.join("docs/guide")).unwrap();
+    std::fs::write(
+        site.join("docs/guide/start.md"),
+        "# البداية {#start}\n\nكيف تبدأ مع الموقع.\n",
+    )
+    .unwrap();
+    std::fs::write(site.join("docs/index.md"), "# الرئيسية\n\nأهلا بك.\n").unwrap();
+    std::fs::write(site.join("package.json"), "{}").unwrap();
+    let o = run(bin().arg("init").arg(&site));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!site.join("sources").exists(), "no sample in a site");
+    let config = std::fs::read_to_string(site.join("corpus.toml")).unwrap();
+    assert!(config.contains("root = \"docs\""), "{config}");
+    assert!(config.contains("anchors = \"vitepress\""), "{config}");
+    let o = run(bin().current_dir(&site).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("2 docs"), "{}", stdout(&o));
 }
 
 /// `verify` checks lexical postings against the domain's document table: a shard whose bytes

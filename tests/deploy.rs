@@ -2693,3 +2693,37 @@ fn versions_sharing_values_deploy_roll_back_and_collect_in_turn() {
     );
     assert_no_orphans(&m, "the end");
 }
+
+/// A token the API refuses (401 or 403) is named as such, with the permissions a deploy needs
+/// as the Cloudflare dashboard names them.
+#[test]
+fn a_refused_token_names_the_permissions_a_deploy_needs() {
+    let p = project();
+    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+    let base = format!("http://{}/client/v4", server.server_addr().to_ip().unwrap());
+    let s = server.clone();
+    std::thread::spawn(move || {
+        for rq in s.incoming_requests() {
+            let body = cf_error(10000, "Authentication error");
+            let _ = rq.respond(tiny_http::Response::from_string(body).with_status_code(403));
+        }
+    });
+    let o = deploy_with(
+        p.path(),
+        None,
+        &[],
+        &[
+            ("CLOUDFLARE_API_TOKEN", TOKEN),
+            ("ASKZICO_CF_API_BASE", base.as_str()),
+            ("ASKZICO_DEPLOY_MAX_ATTEMPTS", "1"),
+        ],
+    );
+    let err = stderr(&o);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("HTTP 403"), "{err}");
+    assert!(err.contains("The API token was refused"), "{err}");
+    assert!(
+        err.contains("Workers KV Storage › Edit") || err.contains("Vectorize › Edit"),
+        "{err}"
+    );
+}

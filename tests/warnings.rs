@@ -271,3 +271,77 @@ fn watch_groups_warnings_unless_verbose() {
     assert_eq!(err.matches("askzico::empty").count(), 10, "{err}");
     assert_eq!(err.matches("askzico::no-title").count(), 3, "{err}");
 }
+
+/// A watch says first what it watches and how to stop; each save gets one status line naming
+/// the file that changed; warnings are printed again only when they change (a save that
+/// leaves them as they were says so in its status line).
+#[test]
+fn watch_names_each_save_and_repeats_warnings_only_when_they_change() {
+    let p = project();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
+        .current_dir(p.path())
+        .args(["build", "--watch", "--stats-json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let next = |what: &str| {
+        rx.recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("no stats line after {what}: {e}"));
+    };
+    next("the first build");
+    // The same warnings after an edit of the good page.
+    std::fs::write(
+        p.path().join("src/good.md"),
+        "---\ntitle: صفحة سليمة\n---\n\n# صفحة سليمة\n\nنص عربي سليم بعد التعديل.\n",
+    )
+    .unwrap();
+    next("an edit");
+    // One more empty file: the warnings changed.
+    std::fs::write(p.path().join("src/empty-11.md"), "").unwrap();
+    next("a new empty file");
+    let _ = child.kill();
+    let err = String::from_utf8_lossy(&child.wait_with_output().unwrap().stderr).into_owned();
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("[watch] watching src, data and corpus.toml")
+            || lines[0].starts_with("[watch] watching data, src and corpus.toml"),
+        "{err}"
+    );
+    assert!(lines[0].contains("Ctrl-C"), "{err}");
+    let status: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("[watch] ") && l.contains(" built "))
+        .collect();
+    assert_eq!(status.len(), 3, "{err}");
+    assert!(status[1].contains("src/good.md changed: built"), "{err}");
+    assert!(status[1].contains("13 warnings as before"), "{err}");
+    assert!(
+        status[2].contains("src/empty-11.md changed: built"),
+        "{err}"
+    );
+    assert!(status[1].contains("(1 file read, 1 doc extracted"), "{err}");
+    // The grouped warnings: after the first build and after the change, not after the edit.
+    assert_eq!(
+        err.matches("askzico::empty: 10 warnings").count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("askzico::empty: 11 warnings").count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(err.matches("askzico::no-title").count(), 2, "{err}");
+}

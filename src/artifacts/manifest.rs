@@ -94,6 +94,25 @@ impl Manifest {
             .unwrap_or("")
     }
 
+    /// The embedder the build's vectors come from, as a user reads it: `hash` says it is a
+    /// lexical stand-in (character n-grams, no network), a model names itself.
+    pub fn embedder(&self) -> String {
+        let e = self.settings.get("embedder");
+        let field = |k: &str| {
+            e.and_then(|e| e.get(k))
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .unwrap_or_default()
+        };
+        let (provider, model, dims) = (field("provider"), field("model"), field("dims"));
+        match provider.as_str() {
+            "hash" => format!(
+                "hash, {dims} dims (character n-grams: a lexical stand-in that matches spellings, not meaning; `[embedding] provider = \"workers-ai\"` embeds meaning)"
+            ),
+            "" => "unknown".to_string(),
+            _ => format!("{provider} {model}, {dims} dims"),
+        }
+    }
+
     pub fn artifacts_of(&self, kind: Kind) -> impl Iterator<Item = &ArtifactEntry> {
         self.artifacts.iter().filter(move |a| a.kind == kind)
     }

@@ -87,7 +87,7 @@ pub(super) fn run(args: BuildArgs) -> Outcome {
     } else if json {
         println!("{}", summary(at, &rep, ok));
     } else {
-        print_human(&rep);
+        print_human(&rep, verbose);
     }
     if ok {
         Ok(())
@@ -104,13 +104,14 @@ fn run_watch(args: &BuildArgs) -> Outcome {
         sources: at.sources.clone(),
         out: at.out.clone(),
         env: at.env.clone(),
-        stats_json: args.stats_json,
         allow_empty: args.allow_empty,
+        announce: !args.json,
         started: super::process_start(),
     };
-    // The watch passes `stats_json` back as given in `opts`, that is `args.stats_json`.
-    let ended = crate::watch::run(&opts, |rep: &BuildReport, _stats_json: bool| {
-        print_watch(at, rep, args)
+    // The warnings last printed: a build whose warnings are the same says so in one line.
+    let shown = std::cell::RefCell::new(Vec::new());
+    let ended = crate::watch::run(&opts, |rep: &BuildReport, trigger| {
+        print_watch(at, rep, args, trigger, &mut shown.borrow_mut())
     });
     match ended {
         Ok(()) => Ok(()),
@@ -264,15 +265,18 @@ fn summary(at: &BuildLocation, rep: &BuildReport, ok: bool) -> serde_json::Value
     })
 }
 
-fn print_human(rep: &BuildReport) {
+fn print_human(rep: &BuildReport, verbose: bool) {
+    use crate::term::count;
     if let (Some(m), Some(path)) = (&rep.manifest, &rep.manifest_path) {
         let chunks: usize = m.libraries.iter().map(|l| l.chunks).sum();
         let docs: usize = m.libraries.iter().map(|l| l.docs).sum();
         println!(
-            "built {} ({} libraries, {docs} docs, {chunks} chunks, {} artifacts; {} written, {} reused) in {} ms\n  -> {}",
+            "built {} ({}, {}, {}, {}; {} written, {} reused) in {} ms\n  -> {}",
             m.corpus_version,
-            m.libraries.len(),
-            m.artifacts.len(),
+            count(m.libraries.len(), "library", "libraries"),
+            count(docs, "doc", "docs"),
+            count(chunks, "chunk", "chunks"),
+            count(m.artifacts.len(), "artifact", "artifacts"),
             rep.stats.write.files_written,
             rep.stats.write.files_reused,
             rep.stats.ms,
@@ -281,17 +285,22 @@ fn print_human(rep: &BuildReport) {
         let mapped: usize = m.libraries.iter().map(|l| l.mapped_ids).sum();
         if mapped > 0 {
             println!(
-                "  {mapped} ID(s) mapped from file names or slugs that are not IDs as they are \
-                 (`askzico inspect` lists them; `strict_ids = true` under [corpus] refuses them)"
+                "  {} mapped from file names or slugs that are not IDs as they are \
+                 (`askzico inspect` lists them; `strict_ids = true` under [corpus] refuses them)",
+                count(mapped, "ID", "IDs")
             );
         }
-        if rep.problems.warnings() > 0 {
-            println!("  {} warning(s)", rep.problems.warnings());
+        // Without `--verbose` the warnings' lines above already count them by kind.
+        if verbose && rep.problems.warnings() > 0 {
+            println!(
+                "  {}",
+                count(rep.problems.warnings(), "warning", "warnings")
+            );
         }
     } else {
         eprintln!(
-            "build failed: {} error(s); the previous build is untouched",
-            rep.problems.errors()
+            "build failed: {}; the previous build is untouched",
+            count(rep.problems.errors(), "error", "errors")
         );
     }
 }
@@ -306,32 +315,67 @@ fn report_build(problems: &crate::diag::Problems, verbose: bool) {
     }
 }
 
-/// Watch mode: diagnostics and a one-line status on stderr; stdout carries only stats lines.
-/// One build of a watch, as `build` prints one: the diagnostics and a status line on stderr
-/// (not with `--json`), then the stats line (`--stats-json`) or else the JSON summary (`--json`)
-/// on stdout, one line per build.
-fn print_watch(at: &BuildLocation, rep: &BuildReport, args: &BuildArgs) {
+/// One build of a watch, as `build` prints one: on stderr (not with `--json`) the warnings
+/// when they differ from the last build's, the errors, and one status line naming the time,
+/// what changed and the result; on stdout the stats line (`--stats-json`) or else the JSON
+/// summary (`--json`), one line per build. `shown` holds the warnings last printed.
+fn print_watch(
+    at: &BuildLocation,
+    rep: &BuildReport,
+    args: &BuildArgs,
+    trigger: &crate::watch::Trigger,
+    shown: &mut Vec<String>,
+) {
     if args.json && !args.stats_json {
         let ok = rep.manifest.is_some() && !rep.problems.has_errors();
         println!("{}", summary(at, rep, ok));
         return;
     }
     if !args.json {
-        report_build(&rep.problems, args.verbose);
+        let warnings: Vec<String> = if args.verbose {
+            rep.problems
+                .0
+                .iter()
+                .filter(|p| !p.is_error())
+                .map(|p| format!("{:?}", miette::Report::new(p.clone())))
+                .collect()
+        } else {
+            rep.problems.warning_summary()
+        };
+        let same = !warnings.is_empty() && warnings == *shown;
+        if !same {
+            for w in &warnings {
+                eprintln!("{}", crate::term::text(w));
+            }
+        }
+        for p in rep.problems.0.iter().filter(|p| p.is_error()) {
+            eprintln!("{:?}", miette::Report::new(p.clone()));
+        }
+        *shown = warnings;
+        let mut line = format!("[watch] {}", crate::watch::clock());
+        if let Some(what) = trigger.describe() {
+            line.push_str(&format!(" {what}:"));
+        }
+        use crate::term::count;
         match &rep.manifest {
-            Some(m) => eprintln!(
-                "[watch] built {} in {} ms ({} files read, {} docs extracted, {} files written)",
+            Some(m) => line.push_str(&format!(
+                " built {} in {} ms ({} read, {} extracted, {} written)",
                 m.corpus_version,
                 rep.run.ms,
-                rep.run.files_read,
-                rep.run.docs_extracted,
-                rep.run.shards_written
-            ),
-            None => eprintln!(
-                "[watch] build failed: {} error(s); keeping the last good build",
-                rep.problems.errors()
-            ),
+                count(rep.run.files_read, "file", "files"),
+                count(rep.run.docs_extracted, "doc", "docs"),
+                count(rep.run.shards_written, "file", "files"),
+            )),
+            None => line.push_str(&format!(
+                " build failed: {}; keeping the last good build",
+                count(rep.problems.errors(), "error", "errors")
+            )),
         }
+        if same {
+            let n = rep.problems.warnings();
+            line.push_str(&format!("; {} as before", count(n, "warning", "warnings")));
+        }
+        eprintln!("{line}");
     }
     if args.stats_json {
         println!(

@@ -18,6 +18,7 @@ pub(super) struct DeployArgs {
     /// their stored manifests name; never the live version's). With --dry-run, only list them.
     #[arg(long)]
     pub gc: bool,
+    /// Print the plan and the outcome as JSON on stdout.
     #[arg(long)]
     pub json: bool,
     /// Send a plan that makes more KV writes than the target's `max_kv_writes`.

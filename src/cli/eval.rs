@@ -16,8 +16,10 @@ use crate::term;
 pub(super) struct EvalArgs {
     #[command(flatten)]
     pub at: BuildLocation,
+    /// Fixture files: `[[case]]` tables of questions with the documents that answer them.
     #[arg(long, num_args = 1..)]
     pub fixtures: Vec<PathBuf>,
+    /// Depth of the ranking each case is scored on (hit@5 and MRR@10 read its top 5 and 10).
     #[arg(long, default_value_t = 10)]
     pub k: usize,
     /// Exit 1 when any set's hit@5 or MRR@10 falls below this stored report.
@@ -35,8 +37,10 @@ pub(super) struct EvalArgs {
     /// Also report lexical-only and vector-only rankings.
     #[arg(long)]
     pub compare: bool,
+    /// Which rankings to use: both fused, or one of them alone.
     #[arg(long, value_enum, default_value = "fused")]
     pub mode: crate::retrieve::ModeArg,
+    /// Print the report as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
 }
@@ -91,7 +95,7 @@ pub(super) fn run(a: EvalArgs) -> Outcome {
     if a.json {
         println!("{}", serde_json::to_string(&now).expect("serializes"));
     } else {
-        print_report(&now);
+        print_report(&now, &searcher.manifest.embedder());
     }
     if let Some(path) = &a.write_baseline
         && let Err(p) = write_baseline(path, &now)
@@ -279,8 +283,13 @@ fn print_summary(label: &str, r: &Report) {
     );
 }
 
-fn print_report(r: &Report) {
-    println!("corpus_version {}  mode {}\n", r.corpus_version, r.mode);
+fn print_report(r: &Report, embedder: &str) {
+    println!(
+        "corpus_version {}  mode {}\nembedder {}\n",
+        r.corpus_version,
+        r.mode,
+        crate::term::line(embedder)
+    );
     let stock = r.stock.as_ref();
     let header = |first: &str| {
         print!(

@@ -1,4 +1,6 @@
-//! `askzico init`: a commented corpus.toml and one sample source, ready to build.
+//! `askzico init`: a commented corpus.toml, ready to build. In an empty folder, with one sample
+//! source; in a folder that holds a site already, with its library pointing at what is there
+//! (the content root, files and heading ids `build --sources` would read), and no sample.
 
 use std::path::Path;
 
@@ -7,7 +9,8 @@ use crate::diag::Problem;
 
 #[derive(clap::Args, Debug)]
 pub(super) struct InitArgs {
-    /// Directory to create the project in.
+    /// Directory of the project: a new or empty one gets a sample source beside the config; one
+    /// that holds a site gets only a config whose library reads that site.
     #[arg(default_value = ".")]
     pub dir: std::path::PathBuf,
 }
@@ -32,18 +35,16 @@ fold_teh_marbuta = true # ة → ه       (lossy)
 fold_hamza_carriers = false # ؤ → و, ئ → ي (lossy, off by default)
 
 [embedding]
-provider = "hash"       # offline feature hashing of character n-grams
+# `hash` (the default) hashes character n-grams: a lexical stand-in that needs no network and
+# matches spellings, not meaning. For vectors that match meaning, embed with Workers AI:
+#   provider = "workers-ai"
+#   model = "@cf/baai/bge-m3"   # multilingual, Arabic included; 1024 dimensions
+#   dims = 1024                 # the Vectorize indexes are created with these dimensions
+# (it reads CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN at build time).
+provider = "hash"
 dims = 256
 
-[[library]]
-id = "articles"         # ASCII; prefixes every doc_id
-root = "sources/articles"
-include = ["**/*.md"]
-# exclude = ["drafts/**"]
-# format = "markdown"   # markdown | mdx | html | json (default: by extension)
-domains = ["general"]
-url = "https://example.org/{slug}"   # {slug}, {library} or a frontmatter field
-
+{library}
 # JSON records: one document per selected record.
 # [[library]]
 # id = "seneksar"
@@ -60,8 +61,104 @@ url = "https://example.org/{slug}"   # {slug}, {library} or a frontmatter field
 # metadata = { english_slug = "id" }
 
 # [env.prod]
-# libraries = ["articles"]
+# libraries = ["{id}"]
+
+# A deploy target: `askzico deploy --target prod` uploads the build to Workers KV and one of two
+# Vectorize indexes (blue/green), then `askzico worker init --target prod` writes the Worker that
+# answers from it. Create the indexes first with the embedder's dimensions:
+#   npx wrangler vectorize create my-corpus-blue --dimensions 256 --metric cosine
+# [deploy.prod]
+# account_id = "0123456789abcdef0123456789abcdef"   # CLOUDFLARE_ACCOUNT_ID wins
+# indexes = ["my-corpus-blue", "my-corpus-green"]
+# kv_namespace_id = "0123456789abcdef0123456789abcdef"
+# prefix = "askzico/"
 "#;
+
+/// The sample library of a new project.
+const SAMPLE_LIBRARY: &str = r#"[[library]]
+id = "articles"         # ASCII; prefixes every doc_id
+root = "sources/articles"
+include = ["**/*.md"]
+# exclude = ["drafts/**"]
+# format = "markdown"   # markdown | mdx | html | json (default: by extension)
+domains = ["general"]
+url = "https://example.org/{slug}"   # {slug}, {library} or a frontmatter field
+"#;
+
+/// The config text: `CONFIG` with its corpus name, its library block and that library's id.
+fn config_text(name: &str, library: &str, id: &str) -> String {
+    CONFIG
+        .replacen(
+            "name = \"my-corpus\"",
+            &format!("name = {}", toml_string(name)),
+            1,
+        )
+        .replacen("{library}", library, 1)
+        .replacen("{id}", id, 1)
+}
+
+fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// The library block of a folder that holds a site: what `build --sources` reads of it (its
+/// content root, files, left-out files and heading ids), written out, with the `url` template
+/// still to fill in.
+fn site_library(cfg: &crate::config::Config) -> (String, String) {
+    let lib = &cfg.libraries[0];
+    let list = |v: &[String]| {
+        v.iter()
+            .map(|g| toml_string(g))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut t = String::from("[[library]]\n");
+    t.push_str(&format!(
+        "id = {}         # ASCII; prefixes every doc_id\n",
+        toml_string(&lib.id)
+    ));
+    let layout = lib
+        .zero_config
+        .as_ref()
+        .and_then(|z| z.layout)
+        .map(|l| format!("   # the {l} content folder"))
+        .unwrap_or_default();
+    t.push_str(&format!(
+        "root = {}{layout}\n",
+        toml_string(&lib.root_display)
+    ));
+    t.push_str(&format!("include = [{}]\n", list(&lib.include_patterns)));
+    if lib.exclude_patterns.is_empty() {
+        t.push_str("# exclude = [\"drafts/**\"]\n");
+    } else {
+        t.push_str(&format!("exclude = [{}]\n", list(&lib.exclude_patterns)));
+    }
+    if lib.liquid {
+        t.push_str("liquid = true          # Jekyll: Markdown read as the Liquid template it is\n");
+    }
+    if lib.anchors != crate::chunk::AnchorRule::Explicit {
+        let rule = serde_json::to_value(lib.anchors).unwrap_or_default();
+        t.push_str(&format!(
+            "anchors = {}      # how the site's generator gives headings ids\n",
+            toml_string(rule.as_str().unwrap_or_default())
+        ));
+    }
+    t.push_str(
+        "# The address the site serves each page at, so citations link there, e.g.\n\
+         # url = \"https://example.org/{page_dir}/{fm.slug|page_name}/\"\n\
+         # (without it, links read /<library>/<page path>)\n",
+    );
+    (t, lib.id.clone())
+}
+
+/// Whether `dir` holds anything but hidden entries (a folder of a site, not a new project).
+fn has_content(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| !e.file_name().to_string_lossy().starts_with('.'))
+    })
+}
 
 const SAMPLE: &str = "---\ntitle: مرحبا بك\n---\n\n# مرحبا بك\n\nهذه أول مقالة في المدونة. اكتب هنا نصك العربي، ثم شغّل `askzico build`.\n";
 
@@ -108,6 +205,10 @@ pub(super) fn run(args: InitArgs) -> Outcome {
             format!("{} already exists: not overwritten", config.display()),
             "init starts a new project: edit that config, or pass init another directory",
         );
+    }
+    // A folder that holds a site: only the config, its library reading what is there.
+    if has_content(dir) {
+        return init_site(dir, &config);
     }
     let sample = dir.join("sources/articles/welcome.md");
     let sample_there = std::fs::symlink_metadata(&sample).is_ok();
@@ -161,7 +262,10 @@ pub(super) fn run(args: InitArgs) -> Outcome {
             "check that the directory is writable and no file or link stands where a folder is needed",
         );
     }
-    if let Err(e) = create(&config, CONFIG) {
+    if let Err(e) = create(
+        &config,
+        &config_text("my-corpus", SAMPLE_LIBRARY, "articles"),
+    ) {
         return fail(
             &config,
             format!("cannot create {}: {e}", config.display()),
@@ -183,6 +287,52 @@ pub(super) fn run(args: InitArgs) -> Outcome {
             }
         }
     }
+    println!("next: askzico build --config {}", config.display());
+    Ok(())
+}
+
+/// `init` in a folder that holds a site: the config alone, beside the site, its library
+/// surveyed as `build --sources` surveys the folder.
+fn init_site(dir: &Path, config: &Path) -> Outcome {
+    let cfg = match crate::config::Config::for_sources(dir, None) {
+        Ok(cfg) => cfg,
+        Err(ps) => return Err(Failure::usage(ps, false)),
+    };
+    let here = Path::new("corpus.toml");
+    let project = here
+        .is_file()
+        .then(|| crate::config::Config::load(here).ok())
+        .flatten();
+    let out = project.as_ref().map(|c| c.out_dir.clone());
+    if let Err(p) = crate::paths::guard_output(
+        config,
+        crate::paths::Output::Init,
+        project.as_ref(),
+        out.as_deref(),
+    ) {
+        return Err(Failure::usage(p, false));
+    }
+    let (library, id) = site_library(&cfg);
+    let text = config_text(&cfg.name, &library, &id);
+    if let Err(e) = create(config, &text) {
+        return fail(
+            config,
+            format!("cannot create {}: {e}", config.display()),
+            "check that the directory is writable",
+        );
+    }
+    let lib = &cfg.libraries[0];
+    let root = match lib.root_display.as_str() {
+        "." => dir.to_path_buf(),
+        r => dir.join(r),
+    };
+    println!(
+        "created {} for the site already there: library `{}` reads the Markdown, MDX and HTML under {}",
+        config.display(),
+        lib.id,
+        crate::term::line(&root.display().to_string())
+    );
+    println!("set `url` in it to the address the site serves pages at, so citations link there");
     println!("next: askzico build --config {}", config.display());
     Ok(())
 }

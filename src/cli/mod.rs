@@ -86,7 +86,8 @@ enum Command {
     /// sample for review, the diff against another version and an HTML report; exit 1 when a
     /// check exceeds its `[inspect]` threshold.
     Inspect(inspect::InspectArgs),
-    /// Scaffold a commented corpus.toml and one sample source.
+    /// Write a commented corpus.toml: in a folder that holds a site, reading that site; in a new
+    /// or empty folder, with one sample source.
     Init(init::InitArgs),
     /// The Worker that answers a site's visitors: `worker init --target NAME` writes it and its
     /// wrangler.jsonc for a deploy target.
@@ -218,7 +219,42 @@ fn run_command() -> i32 {
 impl BuildLocation {
     /// The config: `--sources DIR`'s, or the `--config` file's.
     pub(crate) fn config(&self) -> Result<Config, Problems> {
+        if self.sources.is_none()
+            && self.config == std::path::Path::new("corpus.toml")
+            && std::fs::symlink_metadata(&self.config).is_err()
+        {
+            return Err(Problems(vec![no_config_here()]));
+        }
         Config::load_or_sources(&self.config, self.sources.as_deref(), self.out.as_deref())
+    }
+
+    /// The `askzico build` that makes the build a reading command with these flags answers
+    /// from: the same `--config` (when not the default), `--sources`, `--out` and `--env`.
+    pub(crate) fn build_command(&self) -> String {
+        let mut cmd = String::from("askzico build");
+        let mut flag = |name: &str, value: &std::path::Path| {
+            let v = value.display().to_string();
+            let v = if v.contains(char::is_whitespace) {
+                format!("'{v}'")
+            } else {
+                v
+            };
+            cmd.push_str(&format!(" --{name} {}", crate::term::line(&v)));
+        };
+        match &self.sources {
+            Some(dir) => flag("sources", dir),
+            None if self.config != std::path::Path::new("corpus.toml") => {
+                flag("config", &self.config)
+            }
+            None => {}
+        }
+        if let Some(out) = &self.out {
+            flag("out", out);
+        }
+        if let Some(env) = &self.env {
+            flag("env", std::path::Path::new(env));
+        }
+        cmd
     }
 
     /// Loads the config; its problems are a usage error.
@@ -233,7 +269,24 @@ impl BuildLocation {
         &self,
         out: &std::path::Path,
     ) -> Result<crate::artifacts::manifest::Manifest, crate::diag::Problem> {
-        let m = crate::artifacts::store::read_manifest(out, self.env.as_deref())?;
+        let m = crate::artifacts::store::read_manifest(out, self.env.as_deref()).map_err(|p| {
+            // No build yet: the command that makes the one this command would read.
+            if p.code == "no-manifest"
+                && !out
+                    .join(crate::artifacts::manifest::manifest_file_name(
+                        self.env.as_deref(),
+                    ))
+                    .exists()
+            {
+                p.help(format!(
+                    "nothing is built in {} yet: run `{}` first",
+                    out.display(),
+                    self.build_command()
+                ))
+            } else {
+                p
+            }
+        })?;
         // Without a config that loads, there is nothing to hold the build against.
         let Ok(cfg) = self.config() else {
             return Ok(m);
@@ -366,4 +419,36 @@ pub(crate) fn build_of_config(
         .help("run `askzico build`, then deploy: a deploy uploads the build of the config as it stands"));
     }
     Ok(())
+}
+
+/// No `--config`, no `--sources`, and no `corpus.toml` in the working directory: the ways to
+/// start, the most likely first (a folder of pages built as it is).
+fn no_config_here() -> crate::diag::Problem {
+    let here = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| ".".into());
+    let pages = walkdir::WalkDir::new(".")
+        .max_depth(3)
+        .into_iter()
+        .filter_map(Result::ok)
+        .any(|e| {
+            e.file_type().is_file()
+                && e.path()
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| matches!(x, "md" | "mdx" | "html" | "htm"))
+        });
+    let first = if pages {
+        "this folder holds pages: build them as they are with `askzico build --sources .`"
+    } else {
+        "build a folder of Markdown, MDX or HTML as it is with `askzico build --sources DIR`"
+    };
+    crate::diag::Problem::error(
+        "config-read",
+        format!("no corpus.toml in {}", crate::term::line(&here)),
+    )
+    .in_file("corpus.toml")
+    .help(format!(
+        "{first}; or write a corpus.toml here with `askzico init`; or pass one with --config PATH"
+    ))
 }

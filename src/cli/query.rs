@@ -22,8 +22,10 @@ pub(super) struct QueryArgs {
     /// (repeatable: one of a key's values, every key).
     #[arg(long = "where", value_name = "KEY=VALUE", value_parser = field_filter)]
     pub fields: Vec<(String, String)>,
+    /// Which rankings to use: both fused, or one of them alone.
     #[arg(long, value_enum, default_value = "fused")]
     pub mode: crate::retrieve::ModeArg,
+    /// Print the answer as one JSON line (the Worker's `/search` body) on stdout.
     #[arg(long)]
     pub json: bool,
     /// Also show why each page ranked: its best section's lexical and vector ranks and scores.
@@ -235,10 +237,11 @@ fn show(
         println!("case:     {}", term::line(id));
     }
     println!(
-        "question: {}\nsearch:   {}\nversion:  {}\n",
+        "question: {}\nsearch:   {}\nversion:  {}\nembedder: {}\n",
         term::line(question),
         term::line(search.as_str()),
-        term::line(&searcher.manifest.corpus_version)
+        term::line(&searcher.manifest.corpus_version),
+        term::line(&searcher.manifest.embedder())
     );
     if hits.is_empty() {
         println!("no results");

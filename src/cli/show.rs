@@ -11,6 +11,7 @@ pub(crate) struct ShowArgs {
     pub at: BuildLocation,
     /// A chunk_id, doc_id, url, or source path (suffix at a `/` or `#` boundary).
     pub key: String,
+    /// Print the document or chunk as JSON on stdout.
     #[arg(long)]
     pub json: bool,
 }

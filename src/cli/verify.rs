@@ -9,6 +9,7 @@ use crate::diag::Problems;
 pub(super) struct VerifyArgs {
     #[command(flatten)]
     pub at: BuildLocation,
+    /// Print the result (ok, problems) as JSON on stdout.
     #[arg(long)]
     pub json: bool,
 }
@@ -90,6 +91,7 @@ pub(super) struct GcArgs {
     /// Say what would be removed, remove nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Print what was (or would be) removed as JSON on stdout.
     #[arg(long)]
     pub json: bool,
 }

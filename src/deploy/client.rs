@@ -91,8 +91,9 @@ impl Client {
             ))),
             Ok((status @ (200..=299 | 404), text)) => Ok((status, text)),
             Ok((status, text)) => Err(self.fail(&format!(
-                "{what} failed: HTTP {status}{}",
-                cf_messages(&text)
+                "{what} failed: HTTP {status}{}{}",
+                cf_messages(&text),
+                refused_token(status, url)
             ))),
             Err(gave_up) => Err(match &self.resume {
                 Some(hint) => self.fail(&format!("{gave_up}. {hint}")),
@@ -500,4 +501,26 @@ fn unsuccessful_keys(result: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// What a 401 or 403 answer means for a deploy: the token lacks the permission the request
+/// needs (named as the Cloudflare dashboard names it), or it is not valid for the account.
+fn refused_token(status: u16, url: &str) -> String {
+    if !matches!(status, 401 | 403) {
+        return String::new();
+    }
+    let permission = if url.contains("/storage/kv/") {
+        "Account › Workers KV Storage › Edit"
+    } else if url.contains("/vectorize/") {
+        "Account › Vectorize › Edit"
+    } else if url.contains("/ai/") {
+        "Account › Workers AI › Read"
+    } else {
+        "Account › Workers KV Storage › Edit and Account › Vectorize › Edit"
+    };
+    format!(
+        ". The API token was refused: a deploy's token needs {permission} (all a deploy uses: \
+         Workers KV Storage Edit and Vectorize Edit, plus Workers AI Read for a workers-ai \
+         embedder) on this account; check CLOUDFLARE_API_TOKEN and the account ID"
+    )
 }

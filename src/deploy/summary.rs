@@ -72,15 +72,23 @@ pub(super) fn print_plan(v: &Value) {
     }
     let vec = &v["vectors"];
     println!(
-        "  vectors: {} to upsert ({} new, {} changed; {} unchanged), {} bytes in {} batches; {} to delete in {} batches",
+        "  vectors: {} to upsert ({} new, {} changed; {} unchanged), {} bytes in {}; {} to delete in {}",
         vec["upsert"],
         vec["new"],
         vec["changed"],
         vec["unchanged"],
         vec["upsert_bytes"],
-        vec["upsert_batches"].as_array().map_or(0, Vec::len),
+        crate::term::count(
+            vec["upsert_batches"].as_array().map_or(0, Vec::len),
+            "batch",
+            "batches"
+        ),
         vec["delete"],
-        vec["delete_batches"].as_array().map_or(0, Vec::len)
+        crate::term::count(
+            vec["delete_batches"].as_array().map_or(0, Vec::len),
+            "batch",
+            "batches"
+        )
     );
     for (i, b) in vec["upsert_batches"]
         .as_array()
@@ -89,20 +97,24 @@ pub(super) fn print_plan(v: &Value) {
         .enumerate()
     {
         println!(
-            "    upsert batch {}: {} vectors, {} bytes",
+            "    upsert batch {}: {}, {} bytes",
             i + 1,
-            b["vectors"],
+            n(&b["vectors"], "vector", "vectors"),
             b["bytes"]
         );
     }
     println!(
-        "  kv: {} writes ({} pairs, {} bytes in {} bulk batches; {} single puts: registry and pointer); {} values already in KV",
-        v["kv"]["writes"],
-        v["kv"]["bulk_pairs"],
+        "  kv: {} ({}, {} bytes in {}; {}: the registry and the pointer); {} already in KV",
+        n(&v["kv"]["writes"], "write", "writes"),
+        n(&v["kv"]["bulk_pairs"], "pair", "pairs"),
         v["kv"]["bytes"],
-        v["kv"]["batches"].as_array().map_or(0, Vec::len),
-        v["kv"]["single_puts"],
-        v["kv"]["present"]
+        crate::term::count(
+            v["kv"]["batches"].as_array().map_or(0, Vec::len),
+            "bulk batch",
+            "bulk batches"
+        ),
+        n(&v["kv"]["single_puts"], "single put", "single puts"),
+        n(&v["kv"]["present"], "value", "values")
     );
     for (i, b) in v["kv"]["batches"]
         .as_array()
@@ -111,10 +123,19 @@ pub(super) fn print_plan(v: &Value) {
         .enumerate()
     {
         println!(
-            "    kv batch {}: {} pairs, {} bytes",
+            "    kv batch {}: {}, {} bytes",
             i + 1,
-            b["pairs"],
+            n(&b["pairs"], "pair", "pairs"),
             b["bytes"]
         );
     }
+}
+
+/// A count from the plan's JSON with its noun ([`crate::term::count`]).
+fn n(v: &serde_json::Value, one: &str, many: &str) -> String {
+    let count = v
+        .as_u64()
+        .and_then(|c| usize::try_from(c).ok())
+        .unwrap_or(0);
+    crate::term::count(count, one, many)
 }

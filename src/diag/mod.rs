@@ -296,7 +296,10 @@ impl Problems {
             let files = first_seen(ps.iter().filter_map(|p| p.file.as_deref()));
             let mut line = format!("⚠ askzico::{code}: {} warnings", ps.len());
             if files.len() < ps.len() {
-                line.push_str(&format!(" in {} file(s)", files.len()));
+                line.push_str(&format!(
+                    " in {}",
+                    crate::term::count(files.len(), "file", "files")
+                ));
             }
             if !files.is_empty() {
                 let shown: Vec<String> = files

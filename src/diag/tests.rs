@@ -222,7 +222,7 @@ fn warnings_are_summarised_one_line_per_kind() {
         ps.warning_summary(),
         [
             "⚠ askzico::empty: 5 warnings, e.g. e0.md, e1.md, e2.md, …",
-            "⚠ askzico::no-title: 2 warnings in 1 file(s), e.g. r.json",
+            "⚠ askzico::no-title: 2 warnings in 1 file, e.g. r.json",
             "⚠ askzico::mdx-fallback: site/docs/x.mdx: read as Markdown",
             "  (one line per kind of warning: `--verbose` prints each in full; `--json` and \
              `askzico inspect` list every one)",

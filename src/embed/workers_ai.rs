@@ -293,8 +293,8 @@ impl WorkersAi {
             401 | 403 => Err(self.fail(
                 &format!("{what} was refused: HTTP {status}{}", cf_messages(&text)),
                 &format!(
-                    "check that CLOUDFLARE_API_TOKEN is valid and has the Workers AI permission for account {}, \
-                     and that the account ID is right",
+                    "check that CLOUDFLARE_API_TOKEN is valid and has the permission Account › Workers AI › Read \
+                     for account {}, and that the account ID is right",
                     self.account
                 ),
             )),

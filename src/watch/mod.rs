@@ -31,10 +31,10 @@ pub(crate) struct WatchOptions {
     pub sources: Option<PathBuf>,
     pub out: Option<PathBuf>,
     pub env: Option<String>,
-    /// Print one stats JSON line per build on stdout (and nothing else there).
-    pub stats_json: bool,
     /// `--allow-empty`: a build without documents replaces the last one.
     pub allow_empty: bool,
+    /// Say on stderr what is watched (not with `--json`).
+    pub announce: bool,
     /// When the first build counts from (the process start).
     pub started: Instant,
 }
@@ -65,11 +65,66 @@ fn canonical(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Runs until Ctrl-C; `report` shows each build. Problems of a config edit are printed here,
-/// and the last good build is kept.
+/// What a watch build answers: the start, a config edit, a lost event (everything listed
+/// again), or saves of these files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Trigger {
+    Start,
+    Config,
+    Rescan,
+    Files(Vec<PathBuf>),
+}
+
+impl Trigger {
+    /// What changed, for the status line of its build: `sources/a.md changed`, with paths
+    /// relative to the working directory when they lie under it; `None` for the first build.
+    pub(crate) fn describe(&self) -> Option<String> {
+        match self {
+            Trigger::Start => None,
+            Trigger::Config => Some("config changed".to_string()),
+            Trigger::Rescan => Some("files changed (listed again)".to_string()),
+            Trigger::Files(paths) => {
+                let cwd = std::env::current_dir().map(|d| canonical(&d)).ok();
+                let shown: Vec<String> = paths
+                    .iter()
+                    .take(3)
+                    .map(|p| {
+                        let rel = cwd.as_deref().and_then(|d| p.strip_prefix(d).ok());
+                        crate::term::line(&rel.unwrap_or(p).display().to_string()).into_owned()
+                    })
+                    .collect();
+                let more = match paths.len() {
+                    0..=3 => String::new(),
+                    n => format!(" and {} more", n - 3),
+                };
+                Some(format!("{}{more} changed", shown.join(", ")))
+            }
+        }
+    }
+}
+
+/// The local time of day, `HH:MM:SS`, for watch status lines.
+pub(crate) fn clock() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let t = libc::time_t::try_from(now).unwrap_or_default();
+    // SAFETY: `localtime_r` writes into the `tm` it is given and reads only `t`.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let ok = !unsafe { libc::localtime_r(&t, &mut tm) }.is_null();
+    if ok {
+        format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
+    } else {
+        let s = now % 86_400;
+        format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    }
+}
+
+/// Runs until Ctrl-C; `report` shows each build with what it answers. Problems of a config
+/// edit are printed here, and the last good build is kept.
 pub(crate) fn run(
     opts: &WatchOptions,
-    report: impl Fn(&crate::engine::BuildReport, bool),
+    report: impl Fn(&crate::engine::BuildReport, &Trigger),
 ) -> Result<(), WatchError> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let stop = tx.clone();
@@ -107,6 +162,7 @@ pub(crate) fn run(
         pending: Some(Pending {
             started: opts.started,
             changed: None,
+            trigger: Trigger::Start,
         }),
         reload_config: true,
         edits_only: false,
@@ -139,6 +195,29 @@ pub(crate) fn run(
     }
 }
 
+/// The line that says what a watch watches and how it stops: the library roots and the
+/// config (none with `--sources`), as given.
+fn announce(cfg: &Config, opts: &WatchOptions) {
+    let roots: Vec<String> = cfg
+        .libraries
+        .iter()
+        .map(|l| crate::term::line(&l.root_display).into_owned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let config = match &opts.sources {
+        Some(_) => String::new(),
+        None => format!(
+            " and {}",
+            crate::term::line(&opts.config.display().to_string())
+        ),
+    };
+    eprintln!(
+        "[watch] watching {}{config}; saves rebuild what they touch; press Ctrl-C to stop",
+        roots.join(", ")
+    );
+}
+
 type Watcher = notify_debouncer_full::Debouncer<
     notify::RecommendedWatcher,
     notify_debouncer_full::RecommendedCache,
@@ -162,6 +241,7 @@ struct State {
 struct Pending {
     started: Instant,
     changed: Option<BTreeSet<PathBuf>>,
+    trigger: Trigger,
 }
 
 impl State {
@@ -196,19 +276,23 @@ impl State {
                         eprintln!("cannot watch {}: {e}", r.display());
                     }
                 }
+                if opts.announce && roots != self.watched {
+                    announce(&cfg, opts);
+                }
                 self.watched = roots;
                 match &mut self.engine {
                     Some(e) => e.set_config(cfg),
                     None => self.engine = Some(Engine::new(cfg)),
                 }
                 // A new config can change everything: rescan.
+                let (started, trigger) = match self.pending.take() {
+                    Some(p) => (p.started, p.trigger),
+                    None => (Instant::now(), Trigger::Config),
+                };
                 self.pending = Some(Pending {
-                    started: self
-                        .pending
-                        .as_ref()
-                        .map(|p| p.started)
-                        .unwrap_or_else(Instant::now),
+                    started,
                     changed: None,
+                    trigger,
                 });
             }
             Err(problems) => {
@@ -224,9 +308,19 @@ impl State {
     }
 
     /// Runs the pending build, if any (and once a config loaded), and reports it.
-    fn build(&mut self, opts: &WatchOptions, report: &impl Fn(&crate::engine::BuildReport, bool)) {
-        let (Some(Pending { started, changed }), Some(eng)) =
-            (self.pending.take(), self.engine.as_mut())
+    fn build(
+        &mut self,
+        opts: &WatchOptions,
+        report: &impl Fn(&crate::engine::BuildReport, &Trigger),
+    ) {
+        let (
+            Some(Pending {
+                started,
+                changed,
+                trigger,
+            }),
+            Some(eng),
+        ) = (self.pending.take(), self.engine.as_mut())
         else {
             return;
         };
@@ -240,7 +334,7 @@ impl State {
             (Some(c), true) => eng.build_contents(&req, started, c),
             _ => eng.build_from(&req, started, changed.as_ref()),
         };
-        report(&rep, opts.stats_json);
+        report(&rep, &trigger);
     }
 
     /// What a batch of messages asks for: a config reload, a build of the changed paths, or a
@@ -252,6 +346,13 @@ impl State {
         }
         let started = batch.earliest.unwrap_or_else(Instant::now);
         self.edits_only = batch.contents_only && !batch.rescan && !self.reload_config;
+        let trigger = if self.reload_config {
+            Trigger::Config
+        } else if batch.rescan {
+            Trigger::Rescan
+        } else {
+            Trigger::Files(batch.changed.iter().cloned().collect())
+        };
         self.pending = Some(Pending {
             started,
             changed: if batch.rescan || self.reload_config {
@@ -259,6 +360,7 @@ impl State {
             } else {
                 Some(batch.changed)
             },
+            trigger,
         });
     }
 }
@@ -364,8 +466,8 @@ mod tests {
             sources: None,
             out: Some(sources.clone()),
             env: None,
-            stats_json: false,
             allow_empty: false,
+            announce: false,
             started: Instant::now(),
         };
         let built = std::cell::Cell::new(0);

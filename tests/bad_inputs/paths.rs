@@ -398,18 +398,28 @@ const CASES: &[PathCase] = &[
         2,
         "--dest exports holds exports/notes.txt, which no askzico export wrote",
     ),
-    refused(
-        "init through a linked sample folder",
-        |p| {
+    PathCase {
+        name: "init in a folder holding a link writes only its config",
+        setup: |p| {
             std::fs::create_dir_all(p.join("elsewhere")).map_err(|e| e.to_string())?;
             std::fs::create_dir_all(p.join("fresh/sources")).map_err(|e| e.to_string())?;
             std::os::unix::fs::symlink("../../elsewhere", p.join("fresh/sources/articles"))
                 .map_err(|e| e.to_string())
         },
-        &["init", "fresh"],
-        2,
-        "fresh/sources/articles is not a directory (a symbolic link or a file)",
-    ),
+        args: &["init", "fresh"],
+        code: 0,
+        message: "created fresh/corpus.toml for the site already there",
+        changes: Changes::Anything,
+        check: Some(|p, _| {
+            let there: Vec<_> = std::fs::read_dir(p.join("elsewhere"))
+                .map_err(|e| e.to_string())?
+                .collect();
+            if !there.is_empty() {
+                return Err(format!("init wrote through the link: {there:?}"));
+            }
+            Ok(())
+        }),
+    },
     refused(
         "eval --record onto a file it did not write",
         |p| {
@@ -487,22 +497,24 @@ const CASES: &[PathCase] = &[
         "one of askzico's own files or folders in the output directory",
     ),
     PathCase {
-        name: "init keeps an existing sample and says so",
+        name: "init in a folder that holds a site writes only the config, reading the site",
         setup: |p| put(p, "fresh/sources/articles/welcome.md", "mine"),
         args: &["init", "fresh"],
         code: 0,
-        message: "left fresh/sources/articles/welcome.md as it was (it already exists)",
+        message: "created fresh/corpus.toml for the site already there: library `fresh` reads the Markdown, MDX and HTML under fresh",
         changes: Changes::Anything,
         check: Some(|p, text| {
-            if text.contains("created fresh/sources/articles/welcome.md") {
-                return Err("init says it created the sample it left alone".into());
+            if text.contains("welcome.md") {
+                return Err("init speaks of a sample in a folder that has content".into());
             }
-            if !text.contains("created fresh/corpus.toml") {
-                return Err("init does not say it created the config".into());
+            let config =
+                std::fs::read_to_string(p.join("fresh/corpus.toml")).map_err(|e| e.to_string())?;
+            if !config.contains("root = \".\"") || !config.contains("# [deploy.prod]") {
+                return Err(format!("the config does not read the folder:\n{config}"));
             }
             match std::fs::read_to_string(p.join("fresh/sources/articles/welcome.md")) {
                 Ok(t) if t == "mine" => Ok(()),
-                other => Err(format!("the sample changed: {other:?}")),
+                other => Err(format!("the page changed: {other:?}")),
             }
         }),
     },
