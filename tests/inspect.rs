@@ -1,5 +1,6 @@
 //! `askzico inspect` driven like a user: crafted bad sources make each check fire, the repo's
-//! sample corpus passes, the HTML report escapes everything, determinism and `--against`.
+//! sample corpus passes, the HTML report (escaped, a summary first, Arabic labels, code left
+//! to right, laid out in Chromium at 1400 and 360 px), determinism and `--against`.
 
 mod common;
 
@@ -336,8 +337,157 @@ fn shared_corpora_inspect_clean() {
     );
 }
 
+/// A report whose `mojibake` check fails over a document with a code block.
+fn failing_report_project() -> tempfile::TempDir {
+    project(
+        &[
+            (
+                "moj.md",
+                doc("مشوه", "Ø§Ù„ÙƒØªØ§Ø¨ Ø§Ù„Ù…Ù‚Ø¯Ø³ ÙÙŠ Ø§Ù„Ù…ÙƒØªØ¨Ø©"),
+            ),
+            (
+                "code.md",
+                doc(
+                    "تطبيق Vue",
+                    &format!(
+                        "{PROSE}\n\n```vue\nconst app = createApp({{}})\n```\n\nثم نستدعي `app.mount('#app')` في الصفحة."
+                    ),
+                ),
+            ),
+        ],
+        "",
+    )
+}
+
+#[test]
+fn html_report_opens_with_a_summary_in_arabic_with_code_left_to_right() {
+    let dir = failing_report_project();
+    build(dir.path());
+    let html = dir.path().join("report.html");
+    let o = inspect(
+        dir.path(),
+        &["--no-rebuild", "--html", html.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("wrote the report to {}", html.display())),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stdout(&o).contains("wrote the report"));
+    let h = std::fs::read_to_string(&html).unwrap();
+
+    // The summary comes first, before every other section, and names the failing check first.
+    let summary = h.find("<section id=\"summary\"").expect("a summary");
+    let first_h2 = h.find("<h2").unwrap();
+    assert!(summary < first_h2, "the summary is not first");
+    assert!(!h[..summary].contains("<section"));
+    let end = summary + h[summary..].find("</section>").unwrap();
+    let s = &h[summary..end];
+    let first_row = &s[s.find("<tr class=").unwrap()..];
+    let first_row = &first_row[..first_row.find("</tr>").unwrap()];
+    assert!(
+        first_row.starts_with("<tr class=\"fail\">")
+            && first_row.contains("ترميز مشوَّه")
+            && first_row.contains("<code class=\"key\" dir=\"ltr\">mojibake</code>"),
+        "{first_row}"
+    );
+    assert!(s.contains("الخلاصة") && s.contains("1 فحص") && s.contains("docs:moj:000"));
+
+    // Code from the evidence stays left to right, escaped.
+    assert!(
+        h.contains(
+            "<code class=\"block\" dir=\"ltr\">```vue\nconst app = createApp({})\n```</code>"
+        ),
+        "{h}"
+    );
+    assert!(h.contains("<code dir=\"ltr\">`app.mount(&#39;#app&#39;)`</code>"));
+    assert!(h.contains("<span class=\"id\" dir=\"ltr\">docs:code:000</span>"));
+
+    // Arabic labels, with the English key beside each; an Arabic title; counts that agree.
+    for (name, key) in [
+        ("ترميز مشوَّه", "mojibake"),
+        ("رموز مهرَّبة في النص", "escaped-prose"),
+        ("التغطية والسلامة", "coverage"),
+    ] {
+        assert!(h.contains(name), "no Arabic label for {key}");
+        assert!(h.contains(&format!("<code class=\"key\" dir=\"ltr\">{key}</code>")));
+    }
+    assert!(
+        !h.contains("UTF-8 read as Latin-1"),
+        "an English description"
+    );
+    assert!(h.contains("<title>تقرير فحص \u{2068}t\u{2069}</title>"));
+    assert!(h.contains("<h1>تقرير فحص <bdi>t</bdi></h1>"));
+    assert!(h.contains("2 مقطعان") && h.contains("1 مكتبة") && h.contains("18 فحصًا"));
+    assert!(!h.contains("فحص المدونة"));
+
+    // `--json` keeps stdout pure JSON; the path goes to stderr.
+    let o = inspect(
+        dir.path(),
+        &["--no-rebuild", "--json", "--html", html.to_str().unwrap()],
+    );
+    assert_eq!(checks(&o)["ok"], false);
+    assert!(stderr(&o).contains("wrote the report to"), "{}", stderr(&o));
+}
+
+/// Headless Chromium opens no window narrower than this: a narrower layout is a frame of that
+/// width inside a page of this one.
+const MIN_WINDOW: u32 = 500;
+
+/// A page holding `report` in a frame `width` px wide (drawn `scale` times larger), for the
+/// widths Chromium's window cannot take.
+fn framed(report: &Path, width: u32, height: u32, scale: u32) -> std::path::PathBuf {
+    let page = report.with_file_name(format!("frame-{width}-{scale}.html"));
+    let name = report.file_name().unwrap().to_str().unwrap();
+    std::fs::write(
+        &page,
+        format!(
+            "<!DOCTYPE html><html><body style=\"margin:0\"><iframe src=\"{name}\" style=\"width:{width}px;height:{height}px;border:0;display:block;transform:scale({scale});transform-origin:0 0\"></iframe><script>addEventListener('message',e=>document.body.setAttribute('data-probe',e.data))</script></body></html>"
+        ),
+    )
+    .unwrap();
+    page
+}
+
+/// The report as Chromium lays it out at `width` px: its direction, whether the page scrolls
+/// sideways, the viewport's width, and the words broken inside (IDs, URLs and code may break
+/// anywhere).
+fn probe_layout(browser: &str, flags: &[String], report: &Path, width: u32) -> Vec<String> {
+    let probe = report.with_file_name(format!("probe-{width}.html"));
+    let script = r#"<script>addEventListener('load',()=>{const d=document.documentElement;const broken=[];const w=document.createTreeWalker(document.body,NodeFilter.SHOW_TEXT);for(let n;(n=w.nextNode());){if(n.parentElement.closest('.id,code,bdi'))continue;const re=/\S+/g;let m;while((m=re.exec(n.data))){const r=document.createRange();r.setStart(n,m.index);r.setEnd(n,m.index+m[0].length);const rs=[...r.getClientRects()].filter(x=>x.width>0);if(rs.length<2)continue;const tops=rs.map(x=>x.top),h=Math.max(...rs.map(x=>x.height));if(Math.max(...tops)-Math.min(...tops)>h/2)broken.push(m[0])}}const v=[getComputedStyle(d).direction,d.scrollWidth,d.clientWidth,innerWidth,broken.length,broken.slice(0,5).join('|')].join(' ');document.body.setAttribute('data-probe',v);if(parent!==window)parent.postMessage(v,'*')})</script>"#;
+    let html = std::fs::read_to_string(report).unwrap();
+    std::fs::write(&probe, html.replace("</body>", &format!("{script}</body>"))).unwrap();
+    let page = if width < MIN_WINDOW {
+        framed(&probe, width, 1000, 1)
+    } else {
+        probe
+    };
+    let out = std::process::Command::new(browser)
+        .args(flags)
+        .arg(format!("--window-size={},1000", width.max(MIN_WINDOW)))
+        .args(["--virtual-time-budget=3000", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    dom.split("data-probe=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_else(|| {
+            panic!(
+                "the probe did not run at {width} px:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+        .split(' ')
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
 fn html_report_screenshot_in_headless_chromium() {
+    use std::io::Write;
     let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
         .find(|b| {
@@ -350,9 +500,24 @@ fn html_report_screenshot_in_headless_chromium() {
         println!(
             "SKIP html_report_screenshot_in_headless_chromium: Chromium is not installed here (.ci/run installs Debian's chromium); nothing checked"
         );
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "Chromium is missing in CI: .ci/run installs it"
+        );
         return;
     };
+    // The sample project and a failing document with code, so the shots show a failure.
     let p = sample_project();
+    std::fs::write(
+        p.path().join("sources/articles/broken.md"),
+        doc(
+            "صفحة فيها شيفرة",
+            &format!(
+                "{PROSE}\n\n```vue\nconst app = createApp({{ data() {{ return {{ message: 'https://example.org/a/very/long/path/that/does/not/break/by/itself' }} }} }})\n```\n\nØ§Ù„ÙƒØªØ§Ø¨ Ø§Ù„Ù…Ù‚Ø¯Ø³ ÙÙŠ Ø§Ù„Ù…ÙƒØªØ¨Ø©"
+            ),
+        ),
+    )
+    .unwrap();
     assert!(
         run(bin().current_dir(p.path()).arg("build"))
             .status
@@ -365,8 +530,8 @@ fn html_report_screenshot_in_headless_chromium() {
         "--html",
         html.to_str().unwrap(),
     ]));
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    let flags = |profile: &std::path::Path| -> Vec<String> {
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let flags = |profile: &Path| -> Vec<String> {
         [
             "--headless",
             "--no-sandbox",
@@ -376,65 +541,79 @@ fn html_report_screenshot_in_headless_chromium() {
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
-            "--window-size=1280,1000",
+            "--hide-scrollbars",
         ]
         .iter()
         .map(|s| s.to_string())
         .chain([format!("--user-data-dir={}", profile.display())])
         .collect()
     };
-    // A probe copy of the report measures the layout the way a reader's browser lays it out.
-    let probe = p.path().join("probe.html");
-    let report = std::fs::read_to_string(&html).unwrap();
-    let script = "<script>addEventListener('load',()=>{const d=document.documentElement;document.body.setAttribute('data-probe',getComputedStyle(d).direction+' '+d.scrollWidth+' '+d.clientWidth)})</script>";
-    std::fs::write(
-        &probe,
-        report.replace("</body>", &format!("{script}</body>")),
-    )
-    .unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(browser)
-        .args(flags(profile.path()))
-        .args(["--virtual-time-budget=3000", "--dump-dom"])
-        .arg(format!("file://{}", probe.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let probe_value = dom
-        .split("data-probe=\"")
-        .nth(1)
-        .and_then(|r| r.split('"').next())
-        .unwrap_or_else(|| {
-            panic!(
-                "the probe did not run:\n{}",
-                String::from_utf8_lossy(&out.stderr)
+    let artifacts = repo().join("target/ci-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    for width in [1400, 360] {
+        // A probe copy of the report measures the layout the way a reader's browser lays it out.
+        let profile = tempfile::tempdir().unwrap();
+        let probe = probe_layout(browser, &flags(profile.path()), &html, width);
+        assert_eq!(probe[0], "rtl", "the report is not laid out right to left");
+        let n = |i: usize| -> u32 { probe[i].parse().unwrap() };
+        assert_eq!(
+            n(3),
+            width,
+            "Chromium did not lay the page out {width} px wide"
+        );
+        assert!(
+            n(1) <= n(2),
+            "horizontal scrolling at {width} px: {} > {}",
+            n(1),
+            n(2)
+        );
+        assert_eq!(
+            n(4),
+            0,
+            "words broken inside at {width} px: {}",
+            probe[5..].join(" ")
+        );
+        // And a screenshot a reviewer can look at: a real, non-trivial PNG of that layout (a
+        // phone's, below Chromium's narrowest window, drawn twice as large as phones do).
+        let scale = if width < MIN_WINDOW { 2 } else { 1 };
+        let page = if scale > 1 {
+            framed(&html, width, 1600 / scale, scale)
+        } else {
+            html.clone()
+        };
+        let png = artifacts.join(format!("inspect-report-{width}.png"));
+        let _ = std::fs::remove_file(&png);
+        let profile = tempfile::tempdir().unwrap();
+        let st = std::process::Command::new(browser)
+            .args(flags(profile.path()))
+            .arg(format!("--window-size={},1600", width * scale))
+            .arg(format!("--screenshot={}", png.display()))
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .unwrap();
+        let bytes = std::fs::read(&png)
+            .unwrap_or_else(|_| panic!("no screenshot:\n{}", String::from_utf8_lossy(&st.stderr)));
+        assert_eq!(&bytes[1..4], b"PNG");
+        assert_eq!(
+            u32::from_be_bytes(bytes[16..20].try_into().unwrap()),
+            width * scale
+        );
+        assert!(
+            bytes.len() > 20_000,
+            "the screenshot looks blank ({} bytes)",
+            bytes.len()
+        );
+        // Straight to the real stdout, which the test harness does not capture.
+        std::io::stdout()
+            .write_all(
+                format!(
+                    "screenshot of the report at {width} px: {}\n",
+                    png.display()
+                )
+                .as_bytes(),
             )
-        });
-    let parts: Vec<&str> = probe_value.split(' ').collect();
-    assert_eq!(parts[0], "rtl", "the report is not laid out right to left");
-    let (scroll, client): (u32, u32) = (parts[1].parse().unwrap(), parts[2].parse().unwrap());
-    assert!(
-        scroll <= client,
-        "horizontal scrolling at 1280 px: {scroll} > {client}"
-    );
-    // And a screenshot a reviewer can look at: a real, non-trivial PNG of the requested width.
-    let png = p.path().join("report.png");
-    let profile = tempfile::tempdir().unwrap();
-    let st = std::process::Command::new(browser)
-        .args(flags(profile.path()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}", html.display()))
-        .output()
-        .unwrap();
-    let bytes = std::fs::read(&png)
-        .unwrap_or_else(|_| panic!("no screenshot:\n{}", String::from_utf8_lossy(&st.stderr)));
-    assert_eq!(&bytes[1..4], b"PNG");
-    assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 1280);
-    assert!(
-        bytes.len() > 20_000,
-        "the screenshot looks blank ({} bytes)",
-        bytes.len()
-    );
+            .unwrap();
+    }
 }
 
 /// Whether `s` holds a terminal control sequence a source smuggled in: a screen clear or an

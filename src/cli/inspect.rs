@@ -171,7 +171,8 @@ pub(super) fn run(args: InspectArgs) -> Outcome {
     }
 }
 
-/// `--html`: the report as one HTML file.
+/// `--html`: the report as one HTML file, and its path on stderr (stdout stays the report's
+/// text or its JSON).
 fn write_html(path: &std::path::Path, rep: &Report) -> Result<(), Problem> {
     crate::artifacts::store::write_atomic(path, inspect::html::render(rep).as_bytes()).map_err(
         |e| {
@@ -179,7 +180,12 @@ fn write_html(path: &std::path::Path, rep: &Report) -> Result<(), Problem> {
                 .in_file(path.display().to_string())
                 .help("pass a writable path to --html")
         },
-    )
+    )?;
+    eprintln!(
+        "wrote the report to {}",
+        term::line(&path.display().to_string())
+    );
+    Ok(())
 }
 
 /// `--against`: the chunks of the build whose manifest is at `path`, compared with `records`.
