@@ -447,3 +447,56 @@ fn no_source_file_is_over_800_lines() {
     }
     assert!(long.is_empty(), "files over 800 lines: {long:?}");
 }
+
+/// The test targets whose `Cargo.toml` entry sets `harness = false` (they list their tests in
+/// `main`, tests/common/harness.rs): a `#[test]` there would compile to nothing and never run,
+/// so none of their files may hold one.
+#[test]
+fn no_test_attribute_where_the_harness_lists_the_tests() {
+    let mut offenders = Vec::new();
+    for manifest in ["Cargo.toml", "crates/bench/Cargo.toml"] {
+        let dir = root().join(manifest);
+        let dir = dir.parent().unwrap();
+        let toml: toml::Table = std::fs::read_to_string(root().join(manifest))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let targets = toml
+            .get("test")
+            .and_then(|t| t.as_array())
+            .cloned()
+            .unwrap_or_default();
+        for t in targets
+            .iter()
+            .filter(|t| t.get("harness").and_then(|h| h.as_bool()) == Some(false))
+        {
+            let name = t["name"].as_str().unwrap();
+            let path = t
+                .get("path")
+                .and_then(|p| p.as_str())
+                .map_or_else(|| format!("tests/{name}.rs"), str::to_string);
+            let main = dir.join(&path);
+            // The target's own folder (`tests/deploy/` beside `tests/deploy.rs`, or the folder of
+            // a `main.rs`) holds its modules.
+            let folder = if main.file_name().unwrap() == "main.rs" {
+                main.parent().unwrap().to_path_buf()
+            } else {
+                main.with_extension("")
+            };
+            let mut files = vec![main.clone()];
+            if folder.is_dir() {
+                files.extend(rust_files(&folder));
+            }
+            for f in files {
+                let text = std::fs::read_to_string(&f).unwrap();
+                if text.lines().any(|l| l.trim() == "#[test]") {
+                    offenders.push(f.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "#[test] in a harness = false target (list the test in its main instead): {offenders:?}"
+    );
+}

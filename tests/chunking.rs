@@ -10,7 +10,6 @@ use askzico::discover;
 use askzico::{BlockKind, extract};
 use common::*;
 
-#[test]
 fn chunk_invariants_hold_on_every_shared_document() {
     if shared_corpora("chunk_invariants_hold_on_every_shared_document").is_none() {
         return;
@@ -113,7 +112,6 @@ fn arabic_run(line: &str, n: usize) -> Option<String> {
     (best.chars().count() >= n).then_some(best)
 }
 
-#[test]
 fn react_components_keep_their_prose_and_code_blocks_stay_whole() {
     let Some(corpora) =
         shared_corpora("react_components_keep_their_prose_and_code_blocks_stay_whole")
@@ -198,7 +196,6 @@ fn react_components_keep_their_prose_and_code_blocks_stay_whole() {
     }
 }
 
-#[test]
 fn eis1600_article_chunks_hold_the_body_and_no_chrome() {
     let Some(corpora) = shared_corpora("eis1600_article_chunks_hold_the_body_and_no_chrome") else {
         return;
@@ -246,4 +243,25 @@ fn eis1600_article_chunks_hold_the_body_and_no_chrome() {
         }
     }
     assert!(found >= 1);
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test(
+            "chunk_invariants_hold_on_every_shared_document",
+            chunk_invariants_hold_on_every_shared_document,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "react_components_keep_their_prose_and_code_blocks_stay_whole",
+            react_components_keep_their_prose_and_code_blocks_stay_whole,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "eis1600_article_chunks_hold_the_body_and_no_chrome",
+            eis1600_article_chunks_hold_the_body_and_no_chrome,
+        )
+        .needs(common::harness::shared_corpora),
+    ])
 }

@@ -969,7 +969,6 @@ fn version(dir: &Path) -> String {
         .to_string()
 }
 
-#[test]
 fn dry_run_without_credentials_plans_against_the_journal_within_limits() {
     let p = project();
     let o = deploy(p.path(), None, &["--dry-run", "--json"]);
@@ -1013,7 +1012,6 @@ fn dry_run_without_credentials_plans_against_the_journal_within_limits() {
     assert!(journal(p.path()).is_empty());
 }
 
-#[test]
 fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green() {
     let p = project();
     let m = mock();
@@ -1225,7 +1223,6 @@ fn full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green
     );
 }
 
-#[test]
 fn an_interrupted_deploy_resumes_without_resending_and_flips_the_pointer_once() {
     let p = project();
     let m = mock();
@@ -1272,7 +1269,6 @@ fn an_interrupted_deploy_resumes_without_resending_and_flips_the_pointer_once() 
     assert!(!journal(p.path()).contains("\"pending\": {"));
 }
 
-#[test]
 fn an_over_limit_plan_is_refused_before_anything_is_sent() {
     common::test_hooks();
     let p = project();
@@ -1301,7 +1297,6 @@ fn an_over_limit_plan_is_refused_before_anything_is_sent() {
     );
 }
 
-#[test]
 fn a_deploy_dying_mid_upsert_resumes_from_the_next_batch() {
     common::test_hooks();
     let p = project();
@@ -1362,7 +1357,6 @@ fn a_deploy_dying_mid_upsert_resumes_from_the_next_batch() {
     assert_eq!(s.log.last().unwrap(), "kv-put zico/current");
 }
 
-#[test]
 fn a_target_needs_two_distinct_indexes() {
     let p = sample_project();
     let cfg = p.path().join("corpus.toml");
@@ -1380,7 +1374,6 @@ fn a_target_needs_two_distinct_indexes() {
     );
 }
 
-#[test]
 fn unknown_target_is_a_usage_error() {
     let p = project();
     let o = run(bin()
@@ -1390,7 +1383,6 @@ fn unknown_target_is_a_usage_error() {
     assert!(stderr(&o).contains("known: prod"), "{}", stderr(&o));
 }
 
-#[test]
 fn cut_connections_and_5xx_mid_request_are_retried_to_a_complete_version() {
     let p = project();
     let m = mock();
@@ -1424,7 +1416,6 @@ fn cut_connections_and_5xx_mid_request_are_retried_to_a_complete_version() {
     assert_complete(&s, &version(p.path()), "corpus-blue", &exp);
 }
 
-#[test]
 fn the_check_query_refuses_the_flip_when_the_index_does_not_answer() {
     let p = project();
     let m = mock();
@@ -1560,7 +1551,6 @@ fn rebuild_changed(dir: &Path, file: &str, text: &str) -> String {
     version(dir)
 }
 
-#[test]
 fn gc_deletes_exactly_the_keys_of_versions_no_index_holds() {
     common::test_hooks();
     let p = project();
@@ -1859,7 +1849,6 @@ fn assert_final(k: &KillSetup, m: &Mock, v: &str, e: &Expected, what: &str) {
     assert!(!journal(k.p.path()).contains(TOKEN));
 }
 
-#[test]
 fn killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version() {
     common::test_hooks();
     // Small batches, so the deploy is many requests: every one is a kill point.
@@ -1934,7 +1923,6 @@ fn killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version() {
     }
 }
 
-#[test]
 fn a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_its_keys() {
     common::test_hooks();
     let env = [
@@ -2062,7 +2050,6 @@ fn assert_no_secret(o: &std::process::Output, dir: &Path, what: &str) {
     assert!(leaks.is_empty(), "{what}: secrets in {leaks:?}");
 }
 
-#[test]
 fn no_output_holds_the_token_or_the_url_password_whatever_the_api_answers() {
     let p = project();
     // A vector the index holds and the build does not: the first deploy lists and deletes it,
@@ -2120,7 +2107,6 @@ fn no_output_holds_the_token_or_the_url_password_whatever_the_api_answers() {
     assert_eq!(runs, 8 * (7 + 5 * 3));
 }
 
-#[test]
 fn gc_shows_no_secret_whatever_the_bulk_delete_answers() {
     // v1 live, then v2 and v3 deployed over it: `--gc` deletes v1's keys.
     let k = kill_setup(&[]);
@@ -2150,7 +2136,6 @@ fn gc_shows_no_secret_whatever_the_bulk_delete_answers() {
     }
 }
 
-#[test]
 fn the_url_password_is_never_shown_by_the_url_check_or_an_unreachable_api() {
     let p = project();
     let port = {
@@ -2189,7 +2174,6 @@ fn the_url_password_is_never_shown_by_the_url_check_or_an_unreachable_api() {
     assert_no_secret(&o, p.path(), "an unreachable API");
 }
 
-#[test]
 fn a_server_that_accepts_and_never_answers_fails_the_deploy_within_its_budget() {
     let p = project();
     // Accepts every connection and holds it: no byte is ever read or written.
@@ -2235,7 +2219,6 @@ fn a_server_that_accepts_and_never_answers_fails_the_deploy_within_its_budget() 
     );
 }
 
-#[test]
 fn a_request_that_hangs_mid_deploy_times_out_and_the_deploy_resumes() {
     common::test_hooks();
     let p = project();
@@ -2279,7 +2262,6 @@ fn a_request_that_hangs_mid_deploy_times_out_and_the_deploy_resumes() {
     assert_consistent(&m);
 }
 
-#[test]
 fn waiting_for_vectorize_is_bounded_and_says_so() {
     let p = project();
     let m = mock();
@@ -2327,7 +2309,6 @@ fn sent(log: &[String]) -> (u64, u64, u64, u64) {
 
 /// `--dry-run --json` states the KV writes, vector upserts and deletes the deploy then makes,
 /// request for request; a one-paragraph edit costs a few KV writes, not one per chunk.
-#[test]
 fn a_dry_run_states_exactly_what_the_deploy_then_sends() {
     let p = project();
     let m = mock();
@@ -2375,7 +2356,6 @@ fn a_dry_run_states_exactly_what_the_deploy_then_sends() {
 
 /// A plan over the target's `max_kv_writes` is refused before anything is sent, unless
 /// confirmed; the dry run says so.
-#[test]
 fn a_plan_over_max_kv_writes_needs_confirming() {
     let p = project();
     let cfg = p.path().join("corpus.toml");
@@ -2406,7 +2386,6 @@ fn a_plan_over_max_kv_writes_needs_confirming() {
 /// `<version>/lex/…`, key pages) upgrades in place on its next deploy, rolls back to the old
 /// version while the other index holds it, and `--gc` collects the old layout's keys once no
 /// index holds it.
-#[test]
 fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
     let p = project();
     let v1 = version(p.path());
@@ -2523,7 +2502,6 @@ fn an_old_layout_target_upgrades_rolls_back_and_is_collected() {
 /// The shared corpora (copied, so the shared tree is never written), deployed, then one
 /// paragraph of one page edited and deployed again: at most 40 KV writes, and the dry run
 /// stated them.
-#[test]
 fn a_one_paragraph_edit_of_the_shared_corpora_costs_at_most_40_kv_writes() {
     let Some(corpora) =
         shared_corpora("a_one_paragraph_edit_of_the_shared_corpora_costs_at_most_40_kv_writes")
@@ -2581,7 +2559,6 @@ fn a_one_paragraph_edit_of_the_shared_corpora_costs_at_most_40_kv_writes() {
 
 /// `deploy --check` reads the live version back as a runtime does and confirms every chunk ID
 /// resolves; a record missing from KV is named and fails it (exit 1). It reads only.
-#[test]
 fn a_check_reads_the_live_version_back_and_names_what_does_not_resolve() {
     let p = project();
     let m = mock();
@@ -2637,7 +2614,6 @@ fn assert_no_orphans(m: &Mock, what: &str) {
 /// Versions that share most of their values deploy, roll back and are collected in turn: the
 /// live version stays whole after every request (the stand-in checks), a rollback writes only
 /// the pointer, GC keeps every value a held version names and leaves nothing no version names.
-#[test]
 fn versions_sharing_values_deploy_roll_back_and_collect_in_turn() {
     let p = project();
     let m = mock();
@@ -2696,7 +2672,6 @@ fn versions_sharing_values_deploy_roll_back_and_collect_in_turn() {
 
 /// A token the API refuses (401 or 403) is named as such, with the permissions a deploy needs
 /// as the Cloudflare dashboard names them.
-#[test]
 fn a_refused_token_names_the_permissions_a_deploy_needs() {
     let p = project();
     let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
@@ -2726,4 +2701,61 @@ fn a_refused_token_names_the_permissions_a_deploy_needs() {
         err.contains("Workers KV Storage › Edit") || err.contains("Vectorize › Edit"),
         "{err}"
     );
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test("dry_run_without_credentials_plans_against_the_journal_within_limits", dry_run_without_credentials_plans_against_the_journal_within_limits),
+        test("full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green", full_deploy_writes_vectors_then_kv_then_the_pointer_last_and_flips_blue_green),
+        test("an_interrupted_deploy_resumes_without_resending_and_flips_the_pointer_once", an_interrupted_deploy_resumes_without_resending_and_flips_the_pointer_once),
+        test("an_over_limit_plan_is_refused_before_anything_is_sent", an_over_limit_plan_is_refused_before_anything_is_sent),
+        test("a_deploy_dying_mid_upsert_resumes_from_the_next_batch", a_deploy_dying_mid_upsert_resumes_from_the_next_batch),
+        test("a_target_needs_two_distinct_indexes", a_target_needs_two_distinct_indexes),
+        test("unknown_target_is_a_usage_error", unknown_target_is_a_usage_error),
+        test("cut_connections_and_5xx_mid_request_are_retried_to_a_complete_version", cut_connections_and_5xx_mid_request_are_retried_to_a_complete_version),
+        test("the_check_query_refuses_the_flip_when_the_index_does_not_answer", the_check_query_refuses_the_flip_when_the_index_does_not_answer),
+        test("gc_deletes_exactly_the_keys_of_versions_no_index_holds", gc_deletes_exactly_the_keys_of_versions_no_index_holds),
+        test("killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version", killed_at_any_request_and_rerun_the_deploy_ends_on_a_complete_version),
+        test("a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_its_keys", a_killed_deploy_superseded_by_another_version_ends_complete_and_gc_removes_its_keys),
+        test("no_output_holds_the_token_or_the_url_password_whatever_the_api_answers", no_output_holds_the_token_or_the_url_password_whatever_the_api_answers),
+        test("gc_shows_no_secret_whatever_the_bulk_delete_answers", gc_shows_no_secret_whatever_the_bulk_delete_answers),
+        test("the_url_password_is_never_shown_by_the_url_check_or_an_unreachable_api", the_url_password_is_never_shown_by_the_url_check_or_an_unreachable_api),
+        test("a_server_that_accepts_and_never_answers_fails_the_deploy_within_its_budget", a_server_that_accepts_and_never_answers_fails_the_deploy_within_its_budget),
+        test("a_request_that_hangs_mid_deploy_times_out_and_the_deploy_resumes", a_request_that_hangs_mid_deploy_times_out_and_the_deploy_resumes),
+        test("waiting_for_vectorize_is_bounded_and_says_so", waiting_for_vectorize_is_bounded_and_says_so),
+        test("a_dry_run_states_exactly_what_the_deploy_then_sends", a_dry_run_states_exactly_what_the_deploy_then_sends),
+        test("a_plan_over_max_kv_writes_needs_confirming", a_plan_over_max_kv_writes_needs_confirming),
+        test("an_old_layout_target_upgrades_rolls_back_and_is_collected", an_old_layout_target_upgrades_rolls_back_and_is_collected),
+        test("a_one_paragraph_edit_of_the_shared_corpora_costs_at_most_40_kv_writes", a_one_paragraph_edit_of_the_shared_corpora_costs_at_most_40_kv_writes),
+        test("a_check_reads_the_live_version_back_and_names_what_does_not_resolve", a_check_reads_the_live_version_back_and_names_what_does_not_resolve),
+        test("versions_sharing_values_deploy_roll_back_and_collect_in_turn", versions_sharing_values_deploy_roll_back_and_collect_in_turn),
+        test("a_refused_token_names_the_permissions_a_deploy_needs", a_refused_token_names_the_permissions_a_deploy_needs),
+        test("query_target::a_query_of_the_deployed_version_answers_as_the_local_build_does", query_target::a_query_of_the_deployed_version_answers_as_the_local_build_does),
+        test("query_target::each_hit_is_hydrated_by_one_kv_read_of_its_record", query_target::each_hit_is_hydrated_by_one_kv_read_of_its_record),
+        test("query_target::a_target_that_cannot_be_read_is_a_clear_diagnostic", query_target::a_target_that_cannot_be_read_is_a_clear_diagnostic),
+        test("query_target::a_layout_1_target_is_refused_until_a_deploy_upgrades_it", query_target::a_layout_1_target_is_refused_until_a_deploy_upgrades_it),
+        test("query_target::a_field_filter_answers_as_the_local_build_does", query_target::a_field_filter_answers_as_the_local_build_does),
+        test("query_target::a_layout_2_version_is_read_and_the_next_deploy_upgrades_it", query_target::a_layout_2_version_is_read_and_the_next_deploy_upgrades_it),
+        test("query_target::a_version_served_in_layout_3_is_upgraded_in_place", query_target::a_version_served_in_layout_3_is_upgraded_in_place),
+        test("query_target::a_check_names_a_missing_document_table", query_target::a_check_names_a_missing_document_table),
+        test("query_target::the_limits_of_a_vectorize_query_are_noted", query_target::the_limits_of_a_vectorize_query_are_noted),
+        test("query_target::the_deployed_shared_corpora_answer_as_their_build", query_target::the_deployed_shared_corpora_answer_as_their_build).needs(common::harness::shared_corpora),
+        test("query_target::a_stale_vector_in_the_live_index_is_named_and_left_out_not_fatal", query_target::a_stale_vector_in_the_live_index_is_named_and_left_out_not_fatal),
+        test("verify::a_value_the_registry_names_but_kv_lacks_is_sent_again", verify::a_value_the_registry_names_but_kv_lacks_is_sent_again),
+        test("verify::a_bulk_write_answered_with_a_short_count_confirms_nothing", verify::a_bulk_write_answered_with_a_short_count_confirms_nothing),
+        test("verify::values_kv_drops_are_written_again_and_a_store_that_keeps_dropping_them_stops_the_flip", verify::values_kv_drops_are_written_again_and_a_store_that_keeps_dropping_them_stops_the_flip),
+        test("verify::vectors_deleted_from_the_inactive_index_are_upserted_again", verify::vectors_deleted_from_the_inactive_index_are_upserted_again),
+        test("verify::vectors_lost_during_a_deploy_are_upserted_again_before_the_flip", verify::vectors_lost_during_a_deploy_are_upserted_again_before_the_flip),
+        test("verify::an_emptied_and_recreated_target_recovers_on_rerun", verify::an_emptied_and_recreated_target_recovers_on_rerun),
+        test("verify::a_mutation_never_reported_processed_is_sent_again_by_the_rerun", verify::a_mutation_never_reported_processed_is_sent_again_by_the_rerun),
+        test("verify::a_live_index_that_lost_vectors_gets_the_version_deployed_again_into_the_other", verify::a_live_index_that_lost_vectors_gets_the_version_deployed_again_into_the_other),
+        test("verify::a_check_verifies_hashes_the_version_of_its_tables_and_the_pointer_layout", verify::a_check_verifies_hashes_the_version_of_its_tables_and_the_pointer_layout),
+        test("verify::a_rollback_reads_back_the_index_it_moves_to", verify::a_rollback_reads_back_the_index_it_moves_to),
+        test("verify::a_second_deploy_of_a_target_is_refused_while_the_first_runs", verify::a_second_deploy_of_a_target_is_refused_while_the_first_runs),
+        test("verify::a_prefix_that_pushes_keys_past_kv_limit_is_named_not_the_chunking", verify::a_prefix_that_pushes_keys_past_kv_limit_is_named_not_the_chunking),
+        test("verify::a_target_whose_indexes_were_renamed_says_how_to_move_to_the_new_ones", verify::a_target_whose_indexes_were_renamed_says_how_to_move_to_the_new_ones),
+        test("verify::a_build_of_another_config_or_of_other_settings_is_not_deployed", verify::a_build_of_another_config_or_of_other_settings_is_not_deployed),
+        test("verify::a_version_whose_vectors_cannot_be_read_back_is_never_registered_complete", verify::a_version_whose_vectors_cannot_be_read_back_is_never_registered_complete),
+    ])
 }

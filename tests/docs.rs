@@ -84,13 +84,22 @@ fn every_command_and_flag_is_in_the_command_reference() {
             let cell = row.split('|').nth(1).unwrap_or_default();
             for f in flags(&format!(
                 "  {}",
-                cell.replace(['`', ','], " ").split_whitespace().collect::<Vec<_>>().join("\n  ")
+                cell.replace(['`', ','], " ")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
             )) {
                 if !takes.contains(&f) {
-                    missing.push(format!("askzico {name}: its section names {f}, which it does not take"));
+                    missing.push(format!(
+                        "askzico {name}: its section names {f}, which it does not take"
+                    ));
                 }
             }
         }
     }
-    assert!(missing.is_empty(), "docs/commands.md and --help differ:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "docs/commands.md and --help differ:\n{}",
+        missing.join("\n")
+    );
 }

@@ -52,7 +52,6 @@ fn between<'a>(s: &'a str, start: &str, end: &str) -> &'a str {
     &s[i..j]
 }
 
-#[test]
 fn article_page_yields_only_the_article() {
     let Some(dir) = corpus_dir() else { return };
     let src = std::fs::read_to_string(dir.join("p/description-of-the-project/index.html")).unwrap();
@@ -134,7 +133,6 @@ fn article_page_yields_only_the_article() {
     }
 }
 
-#[test]
 fn every_other_page_is_skipped_with_a_reason() {
     let Some(dir) = corpus_dir() else { return };
     let files = html_files(&dir);
@@ -178,7 +176,6 @@ fn every_other_page_is_skipped_with_a_reason() {
     }
 }
 
-#[test]
 fn sample_pages_keep_the_article_and_drop_the_chrome() {
     let dir = common::repo().join("sources/site");
     let mut pages = 0;
@@ -229,4 +226,24 @@ fn sample_pages_keep_the_article_and_drop_the_chrome() {
         assert!(doc.title.is_some());
     }
     assert!(pages >= 3);
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test(
+            "article_page_yields_only_the_article",
+            article_page_yields_only_the_article,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "every_other_page_is_skipped_with_a_reason",
+            every_other_page_is_skipped_with_a_reason,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "sample_pages_keep_the_article_and_drop_the_chrome",
+            sample_pages_keep_the_article_and_drop_the_chrome,
+        ),
+    ])
 }

@@ -48,7 +48,6 @@ fn clean_build(project: &Path) -> (String, Vec<(String, Vec<u8>)>) {
     )
 }
 
-#[test]
 fn a_one_file_edit_redoes_only_that_file() {
     let p = sample_project();
     let out = p.path().join("out");
@@ -114,7 +113,6 @@ fn a_one_file_edit_redoes_only_that_file() {
 
 /// The build-wide ID check reads each shard's IDs from a memo: in a long-lived engine, an edit
 /// that makes a duplicate ID is refused, naming both sources, and undoing it builds again.
-#[test]
 fn an_edit_that_duplicates_a_doc_id_is_refused_and_undoing_it_builds() {
     let p = sample_project();
     let out = p.path().join("out");
@@ -173,7 +171,6 @@ fn an_edit_that_duplicates_a_doc_id_is_refused_and_undoing_it_builds() {
     assert_eq!(rep.manifest.expect("builds again").corpus_version, first);
 }
 
-#[test]
 fn a_fresh_process_reads_only_the_files_whose_stat_changed() {
     let p = sample_project();
     let out = p.path().join("out");
@@ -213,7 +210,6 @@ fn a_fresh_process_reads_only_the_files_whose_stat_changed() {
 
 /// Real sites always have some warning (an empty section page, a title from the path): a no-op
 /// still reads no source, and shows the warnings of the build it stands for.
-#[test]
 fn a_no_op_of_a_build_with_warnings_reads_no_source_and_shows_them_again() {
     let p = sample_project();
     let out = p.path().join("out");
@@ -255,7 +251,6 @@ fn a_no_op_of_a_build_with_warnings_reads_no_source_and_shows_them_again() {
     assert_eq!(again.manifest.expect("no-op").corpus_version, v1);
 }
 
-#[test]
 fn a_lowered_size_limit_is_enforced_on_files_the_stat_cache_knows() {
     let p = sample_project();
     let out = p.path().join("out");
@@ -393,7 +388,6 @@ fn two_library_project() -> tempfile::TempDir {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
-    #[test]
     fn any_edit_sequence_equals_a_clean_build(ops in prop::collection::vec(op(), 1..7)) {
         let dir = two_library_project();
         let root = dir.path();
@@ -412,7 +406,6 @@ proptest! {
     /// Every step in a fresh engine (a new `askzico build` process): content edits are patched
     /// into the build in place (`engine::resume`), everything else is built in full, and either
     /// way the result equals a clean build byte for byte.
-    #[test]
     fn any_edit_sequence_in_fresh_processes_equals_a_clean_build(ops in prop::collection::vec(prop_oneof![3 => edit_op(), 1 => op()], 1..8)) {
         let dir = two_library_project();
         let root = dir.path();
@@ -454,7 +447,6 @@ fn edit_op() -> impl Strategy<Value = Op> {
     (0usize..50, sentence).prop_map(|(i, s)| Op::Edit(i, s))
 }
 
-#[test]
 fn watch_rebuilds_on_save_and_stops_cleanly() {
     let p = sample_project();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
@@ -549,7 +541,6 @@ for line in sys.stdin:
     print(json.dumps({"id": r["id"], "values": v}), flush=True)
 "#;
 
-#[test]
 fn a_rebuild_embeds_only_the_edited_document() {
     if std::process::Command::new("python3")
         .arg("--version")
@@ -606,7 +597,6 @@ fn a_rebuild_embeds_only_the_edited_document() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
-#[test]
 fn a_fresh_process_recompiles_only_changed_files() {
     let p = sample_project();
     let stats = |o: &std::process::Output| -> serde_json::Value {
@@ -648,7 +638,6 @@ fn a_fresh_process_recompiles_only_changed_files() {
 
 /// A long-lived engine (a watch) whose `[embedding]` model changes embeds with the new one: its
 /// build equals a clean build of the new config, vectors included.
-#[test]
 fn a_watch_engine_embeds_with_the_model_its_new_config_names() {
     if std::process::Command::new("python3")
         .arg("--version")
@@ -691,7 +680,6 @@ fn a_watch_engine_embeds_with_the_model_its_new_config_names() {
 
 /// A long-lived engine (a watch) patches from what it wrote last, kept in memory; when another
 /// process built in between, it reads the build in place again instead.
-#[test]
 fn a_watch_engine_notices_a_build_by_another_process() {
     let p = sample_project();
     let out = p.path().join("out");
@@ -973,7 +961,6 @@ fn incremental_equals_clean(root: &Path, out: &Path, cfg: &toml::Table, what: &s
 
 /// Every key of `corpus.toml` (listed from the config's types, not by hand), changed on its own
 /// to each of its candidate values: the build over the previous one equals a clean build.
-#[test]
 fn every_config_key_changed_alone_builds_as_clean() {
     let keys = askzico::config_keys();
     assert!(keys.len() > 80, "{} keys", keys.len());
@@ -1009,7 +996,6 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
     /// Random keys changed together, step after step, each step's build over the previous one
     /// equal to a clean build.
-    #[test]
     fn random_config_changes_build_as_clean(steps in prop::collection::vec(prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), 0usize..3), 1..4), 1..4)) {
         let keys = askzico::config_keys();
         let dir = settings_project();
@@ -1037,7 +1023,6 @@ proptest! {
 /// `[library.records] id_match` shapes IDs: changing its pattern or field rebuilds with the new
 /// IDs, a pattern that matches nothing fails the build over a good one as it fails a clean one,
 /// and the manifest's settings record it.
-#[test]
 fn changing_id_match_rebuilds_with_new_ids() {
     let dir = settings_project();
     let root = dir.path();
@@ -1088,4 +1073,72 @@ fn changing_id_match_rebuilds_with_new_ids() {
         "a pattern that matches nothing"
     ));
     assert_eq!(std::fs::read(out.join("manifest.json")).unwrap(), before);
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test(
+            "a_one_file_edit_redoes_only_that_file",
+            a_one_file_edit_redoes_only_that_file,
+        ),
+        test(
+            "an_edit_that_duplicates_a_doc_id_is_refused_and_undoing_it_builds",
+            an_edit_that_duplicates_a_doc_id_is_refused_and_undoing_it_builds,
+        ),
+        test(
+            "a_fresh_process_reads_only_the_files_whose_stat_changed",
+            a_fresh_process_reads_only_the_files_whose_stat_changed,
+        ),
+        test(
+            "a_no_op_of_a_build_with_warnings_reads_no_source_and_shows_them_again",
+            a_no_op_of_a_build_with_warnings_reads_no_source_and_shows_them_again,
+        ),
+        test(
+            "a_lowered_size_limit_is_enforced_on_files_the_stat_cache_knows",
+            a_lowered_size_limit_is_enforced_on_files_the_stat_cache_knows,
+        ),
+        test(
+            "any_edit_sequence_equals_a_clean_build",
+            any_edit_sequence_equals_a_clean_build,
+        ),
+        test(
+            "any_edit_sequence_in_fresh_processes_equals_a_clean_build",
+            any_edit_sequence_in_fresh_processes_equals_a_clean_build,
+        ),
+        test(
+            "watch_rebuilds_on_save_and_stops_cleanly",
+            watch_rebuilds_on_save_and_stops_cleanly,
+        ),
+        test(
+            "a_rebuild_embeds_only_the_edited_document",
+            a_rebuild_embeds_only_the_edited_document,
+        )
+        .needs(common::harness::python3),
+        test(
+            "a_fresh_process_recompiles_only_changed_files",
+            a_fresh_process_recompiles_only_changed_files,
+        ),
+        test(
+            "a_watch_engine_embeds_with_the_model_its_new_config_names",
+            a_watch_engine_embeds_with_the_model_its_new_config_names,
+        )
+        .needs(common::harness::python3),
+        test(
+            "a_watch_engine_notices_a_build_by_another_process",
+            a_watch_engine_notices_a_build_by_another_process,
+        ),
+        test(
+            "every_config_key_changed_alone_builds_as_clean",
+            every_config_key_changed_alone_builds_as_clean,
+        ),
+        test(
+            "random_config_changes_build_as_clean",
+            random_config_changes_build_as_clean,
+        ),
+        test(
+            "changing_id_match_rebuilds_with_new_ids",
+            changing_id_match_rebuilds_with_new_ids,
+        ),
+    ])
 }

@@ -60,7 +60,6 @@ fn count(v: &serde_json::Value, name: &str) -> u64 {
         .unwrap()
 }
 
-#[test]
 fn bad_sources_fire_their_checks_and_exit_1() {
     let mut files: Vec<(&str, String)> = vec![
         ("a.md", doc("أ", &format!("{NAV}\n\nأ {PROSE}"))),
@@ -141,7 +140,6 @@ fn bad_sources_fire_their_checks_and_exit_1() {
     assert_eq!(count(&checks(&o), "boilerplate"), 0);
 }
 
-#[test]
 fn sample_corpus_passes_with_a_deterministic_rebuild() {
     let dir = sample_project();
     build(dir.path());
@@ -181,7 +179,6 @@ fn sample_corpus_passes_with_a_deterministic_rebuild() {
     assert!(text.contains("chunks, 4 libraries"), "{text}");
 }
 
-#[test]
 fn html_report_escapes_an_xss_payload() {
     let title = "<script>alert(1)</script>";
     let body = format!("{PROSE}\n\nنص فيه `\"><img src=x onerror=alert(1)>` داخل الجملة.");
@@ -212,7 +209,6 @@ fn html_report_escapes_an_xss_payload() {
     );
 }
 
-#[test]
 fn against_shows_the_edited_document_as_changed() {
     let files: Vec<(&str, String)> = vec![
         ("one.md", doc("واحد", PROSE)),
@@ -269,7 +265,6 @@ fn against_shows_the_edited_document_as_changed() {
     assert!(d["note"].as_str().unwrap().contains("changed since"), "{d}");
 }
 
-#[test]
 fn inspect_config_is_validated() {
     let dir = project(
         &[("x.md", doc("س", PROSE))],
@@ -290,7 +285,6 @@ fn inspect_config_is_validated() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
-#[test]
 fn shared_corpora_inspect_clean() {
     let Some(_) = shared_corpora("shared_corpora_inspect_clean") else {
         return;
@@ -359,7 +353,6 @@ fn failing_report_project() -> tempfile::TempDir {
     )
 }
 
-#[test]
 fn html_report_opens_with_a_summary_in_arabic_with_code_left_to_right() {
     let dir = failing_report_project();
     build(dir.path());
@@ -485,10 +478,9 @@ fn probe_layout(browser: &str, flags: &[String], report: &Path, width: u32) -> V
         .collect()
 }
 
-#[test]
-fn html_report_screenshot_in_headless_chromium() {
-    use std::io::Write;
-    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+/// The headless Chromium on the PATH, if any.
+fn browser() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
         .find(|b| {
             std::process::Command::new(b)
@@ -496,16 +488,18 @@ fn html_report_screenshot_in_headless_chromium() {
                 .output()
                 .is_ok_and(|o| o.status.success())
         })
-    else {
-        println!(
-            "SKIP html_report_screenshot_in_headless_chromium: Chromium is not installed here (.ci/run installs Debian's chromium); nothing checked"
-        );
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "Chromium is missing in CI: .ci/run installs it"
-        );
-        return;
-    };
+}
+
+/// A need: Chromium, for the report's screenshots.
+fn chromium() -> Option<String> {
+    browser()
+        .is_none()
+        .then(|| "Chromium is not installed here (.ci/run installs Debian's chromium)".to_string())
+}
+
+fn html_report_screenshot_in_headless_chromium() {
+    use std::io::Write;
+    let browser = browser().expect("the harness runs this test only with Chromium");
     // The sample project and a failing document with code, so the shots show a failure.
     let p = sample_project();
     std::fs::write(
@@ -625,7 +619,6 @@ fn raw_control(s: &str) -> bool {
 /// A title holding ESC `[2J` and an OSC sequence reaches no terminal raw: `show`, `inspect`'s
 /// sample, a local `query`, and a diagnostic quoting a value or a source line show control
 /// characters as text.
-#[test]
 fn control_characters_from_sources_never_reach_the_terminal() {
     let title = "\\e[2Jصفحة\\e]0;pwned\\a";
     let dir = project(&[("a.md", doc(title, PROSE))], "");
@@ -673,4 +666,42 @@ fn control_characters_from_sources_never_reach_the_terminal() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(!raw_control(&stderr(&o)), "{:?}", stderr(&o));
     assert!(stderr(&o).contains("b.md"), "{}", stderr(&o));
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test(
+            "bad_sources_fire_their_checks_and_exit_1",
+            bad_sources_fire_their_checks_and_exit_1,
+        ),
+        test(
+            "sample_corpus_passes_with_a_deterministic_rebuild",
+            sample_corpus_passes_with_a_deterministic_rebuild,
+        ),
+        test(
+            "html_report_escapes_an_xss_payload",
+            html_report_escapes_an_xss_payload,
+        ),
+        test(
+            "against_shows_the_edited_document_as_changed",
+            against_shows_the_edited_document_as_changed,
+        ),
+        test("inspect_config_is_validated", inspect_config_is_validated),
+        test("shared_corpora_inspect_clean", shared_corpora_inspect_clean)
+            .needs(common::harness::shared_corpora),
+        test(
+            "html_report_opens_with_a_summary_in_arabic_with_code_left_to_right",
+            html_report_opens_with_a_summary_in_arabic_with_code_left_to_right,
+        ),
+        test(
+            "html_report_screenshot_in_headless_chromium",
+            html_report_screenshot_in_headless_chromium,
+        )
+        .needs(chromium),
+        test(
+            "control_characters_from_sources_never_reach_the_terminal",
+            control_characters_from_sources_never_reach_the_terminal,
+        ),
+    ])
 }

@@ -73,7 +73,6 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
-#[test]
 fn shared_corpora_urls_are_the_live_pages() {
     if shared_corpora("shared_corpora_urls_are_the_live_pages").is_none() {
         return;
@@ -112,4 +111,15 @@ fn shared_corpora_urls_are_the_live_pages() {
         "URLs that are not the live page:\n{}",
         wrong.join("\n")
     );
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test(
+            "shared_corpora_urls_are_the_live_pages",
+            shared_corpora_urls_are_the_live_pages,
+        )
+        .needs(common::harness::shared_corpora),
+    ])
 }

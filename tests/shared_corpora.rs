@@ -57,7 +57,6 @@ fn docs_of<'a>(b: &'a Built, lib: &str) -> BTreeSet<&'a str> {
         .collect()
 }
 
-#[test]
 fn builds_and_verifies() {
     let Some(b) = built("builds_and_verifies") else {
         return;
@@ -87,7 +86,6 @@ fn builds_and_verifies() {
     }
 }
 
-#[test]
 fn every_synaxarium_record_and_quran_chapter_is_a_document() {
     let Some(b) = built("every_synaxarium_record_and_quran_chapter_is_a_document") else {
         return;
@@ -157,7 +155,6 @@ fn prose_letters(src: &str) -> usize {
     s.chars().filter(|c| c.is_alphabetic()).count()
 }
 
-#[test]
 fn every_page_with_prose_yields_chunks_and_layout_pages_warn() {
     let Some(b) = built("every_page_with_prose_yields_chunks_and_layout_pages_warn") else {
         return;
@@ -209,7 +206,6 @@ fn every_page_with_prose_yields_chunks_and_layout_pages_warn() {
     }
 }
 
-#[test]
 fn evidence_holds_no_markup_entities_or_frontmatter() {
     let Some(b) = built("evidence_holds_no_markup_entities_or_frontmatter") else {
         return;
@@ -286,7 +282,6 @@ fn outside_fences(text: &str, open: &mut Option<usize>) -> String {
     out
 }
 
-#[test]
 fn shared_build_is_byte_identical_across_directories_and_threads() {
     let Some(b) = built("shared_build_is_byte_identical_across_directories_and_threads") else {
         return;
@@ -314,7 +309,6 @@ fn shared_build_is_byte_identical_across_directories_and_threads() {
     }
 }
 
-#[test]
 fn ids_are_ascii_short_and_unique() {
     let Some(b) = built("ids_are_ascii_short_and_unique") else {
         return;
@@ -335,7 +329,6 @@ fn ids_are_ascii_short_and_unique() {
 /// IDs are a promise to whatever holds them (deployed vectors, fixtures, citations): mapping
 /// slugs that are not IDs must leave every valid one as it was. The chunk IDs of the libraries
 /// the baseline was recorded on are pinned by a hash.
-#[test]
 fn valid_slugs_keep_their_ids_and_command_names_are_mapped() {
     let Some(b) = built("valid_slugs_keep_their_ids_and_command_names_are_mapped") else {
         return;
@@ -400,7 +393,6 @@ fn valid_slugs_keep_their_ids_and_command_names_are_mapped() {
     assert!(b.stderr.is_empty() || !b.stderr.contains("over the 64-byte"));
 }
 
-#[test]
 fn eval_gate_holds_against_the_committed_baseline() {
     if built("eval_gate_holds_against_the_committed_baseline").is_none() {
         return;
@@ -464,7 +456,6 @@ fn eval_gate_holds_against_the_committed_baseline() {
     }
 }
 
-#[test]
 fn deploy_dry_run_plan_respects_every_limit() {
     let Some(b) = built("deploy_dry_run_plan_respects_every_limit") else {
         return;
@@ -518,7 +509,6 @@ fn deploy_dry_run_plan_respects_every_limit() {
 
 /// Every eval scores the stock baseline beside askzico, per set and per library, in `--json`
 /// as on the terminal: on the full build (tldr and gin included) with the blind fixtures.
-#[test]
 fn eval_reports_the_stock_baseline_beside_askzico() {
     let Some(b) = built("eval_reports_the_stock_baseline_beside_askzico") else {
         return;
@@ -611,7 +601,6 @@ fn continues_a_grapheme(c: char) -> bool {
 /// with at most 3 further sections of the same document; every excerpt a piece of its chunk's
 /// unaltered text cut between graphemes, with balanced marks and whole character references;
 /// and the expected page at rank 1 shows a marked word in at least 95% of answers.
-#[test]
 fn answers_are_pages_with_excerpts_marked_in_the_evidence() {
     let Some(b) = built("answers_are_pages_with_excerpts_marked_in_the_evidence") else {
         return;
@@ -701,7 +690,6 @@ fn answers_are_pages_with_excerpts_marked_in_the_evidence() {
 /// Every section anchor of a chunk is an id written in its source (`{#id}` in Vue's Markdown,
 /// `{/*id*/}` in react.dev's MDX), and its offset starts a line of the chunk's
 /// text (where its section's heading is); Vue and react.dev pages link hundreds of sections.
-#[test]
 fn section_anchors_are_the_ids_their_sources_write() {
     let Some(b) = built("section_anchors_are_the_ids_their_sources_write") else {
         return;
@@ -763,4 +751,66 @@ fn section_anchors_are_the_ids_their_sources_write() {
         );
     }
     eprintln!("section anchors written in their sources: {linked:?}");
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test("builds_and_verifies", builds_and_verifies).needs(common::harness::shared_corpora),
+        test(
+            "every_synaxarium_record_and_quran_chapter_is_a_document",
+            every_synaxarium_record_and_quran_chapter_is_a_document,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "every_page_with_prose_yields_chunks_and_layout_pages_warn",
+            every_page_with_prose_yields_chunks_and_layout_pages_warn,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "evidence_holds_no_markup_entities_or_frontmatter",
+            evidence_holds_no_markup_entities_or_frontmatter,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "shared_build_is_byte_identical_across_directories_and_threads",
+            shared_build_is_byte_identical_across_directories_and_threads,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "ids_are_ascii_short_and_unique",
+            ids_are_ascii_short_and_unique,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "valid_slugs_keep_their_ids_and_command_names_are_mapped",
+            valid_slugs_keep_their_ids_and_command_names_are_mapped,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "eval_gate_holds_against_the_committed_baseline",
+            eval_gate_holds_against_the_committed_baseline,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "deploy_dry_run_plan_respects_every_limit",
+            deploy_dry_run_plan_respects_every_limit,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "eval_reports_the_stock_baseline_beside_askzico",
+            eval_reports_the_stock_baseline_beside_askzico,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "answers_are_pages_with_excerpts_marked_in_the_evidence",
+            answers_are_pages_with_excerpts_marked_in_the_evidence,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "section_anchors_are_the_ids_their_sources_write",
+            section_anchors_are_the_ids_their_sources_write,
+        )
+        .needs(common::harness::shared_corpora),
+    ])
 }

@@ -16,6 +16,13 @@ use std::process::Command;
 use common::*;
 
 /// Node 22 and the `node_modules` folder with the Worker's test tools, or why there are none.
+/// A need: Node 22, the Worker's npm packages and Chromium.
+fn worker_tools() -> Option<String> {
+    tools()
+        .err()
+        .map(|why| format!("{why}; .ci/run installs them (see worker/README.md)"))
+}
+
 fn tools() -> Result<(PathBuf, PathBuf), String> {
     let deps = match std::env::var_os("ASKZICO_WORKER_DEPS") {
         Some(d) => PathBuf::from(d),
@@ -49,19 +56,9 @@ fn tools() -> Result<(PathBuf, PathBuf), String> {
     Ok((node, deps))
 }
 
-#[test]
 fn the_worker_in_workerd_answers_every_fixture_question_as_askzico_query() {
     let test = "the_worker_in_workerd_answers_every_fixture_question_as_askzico_query";
-    let (node, deps) = match tools() {
-        Ok(t) => t,
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("{test}: {why}; .ci/run installs them")
-        }
-        Err(why) => {
-            println!("SKIP {test}: {why}; .ci/run installs them (see worker/README.md)");
-            return;
-        }
-    };
+    let (node, deps) = tools().expect("the harness runs this test only with its tools");
     let p = sample_project();
     std::fs::copy(repo().join("fixtures.toml"), p.path().join("fixtures.toml")).unwrap();
     let site = p.path();
@@ -107,7 +104,6 @@ fn the_worker_in_workerd_answers_every_fixture_question_as_askzico_query() {
 
 /// `askzico worker init` writes the Worker this askzico ships and a wrangler.jsonc naming the
 /// target's namespace, indexes and prefix; it rewrites its own files and refuses another's.
-#[test]
 fn worker_init_writes_the_worker_for_a_target_and_refuses_a_foreign_config() {
     let p = sample_project();
     let mut config = std::fs::read_to_string(p.path().join("corpus.toml")).unwrap();
@@ -174,4 +170,20 @@ fn worker_init_writes_the_worker_for_a_target_and_refuses_a_foreign_config() {
         .current_dir(p.path())
         .args(["worker", "init", "--target", "nope"]));
     assert_eq!(unknown.status.code(), Some(2));
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test(
+            "the_worker_in_workerd_answers_every_fixture_question_as_askzico_query",
+            the_worker_in_workerd_answers_every_fixture_question_as_askzico_query,
+        )
+        .needs(worker_tools),
+        test(
+            "worker_init_writes_the_worker_for_a_target_and_refuses_a_foreign_config",
+            worker_init_writes_the_worker_for_a_target_and_refuses_a_foreign_config,
+        )
+        .needs(worker_tools),
+    ])
 }

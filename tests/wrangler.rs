@@ -74,17 +74,15 @@ fn wrangler_ok(exe: &Path, dir: &Path, args: &[&str]) -> String {
     out
 }
 
-#[test]
+/// A need: wrangler 4.x.
+fn wrangler() -> Option<String> {
+    find_wrangler()
+        .err()
+        .map(|why| format!("no wrangler 4.x ({why}); .ci/run installs one"))
+}
+
 fn wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records() {
-    let exe = match find_wrangler() {
-        Ok(exe) => exe,
-        Err(why) => {
-            println!(
-                "SKIP wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records: no wrangler 4.x ({why}); .ci/run installs one"
-            );
-            return;
-        }
-    };
+    let exe = find_wrangler().expect("the harness runs this test only with wrangler");
     let p = sample_project();
     let o = run(bin().current_dir(p.path()).arg("build"));
     assert!(o.status.success(), "{}", stderr(&o));
@@ -173,4 +171,15 @@ fn wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records() {
             .any(|c| ('\u{0600}'..='\u{06FF}').contains(&c)),
         "an Arabic record: {record}"
     );
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test(
+            "wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records",
+            wrangler_local_kv_takes_the_exported_bulk_file_and_returns_the_records,
+        )
+        .needs(wrangler),
+    ])
 }

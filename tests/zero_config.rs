@@ -71,7 +71,6 @@ fn site_with_ignored_files(parent: &Path) -> PathBuf {
     dir
 }
 
-#[test]
 fn ignore_files_hidden_folders_and_node_modules_are_left_out_with_or_without_git() {
     let t = tempfile::tempdir().unwrap();
     // A global git excludes file that would drop `sub/`, were it read.
@@ -131,7 +130,6 @@ fn ignore_files_hidden_folders_and_node_modules_are_left_out_with_or_without_git
     }
 }
 
-#[test]
 fn a_site_layout_roots_the_library_in_its_content_folder() {
     // (files, the root chosen or None, the sources built)
     let cases: [(&[&str], Option<&str>, &[&str]); 9] = [
@@ -243,7 +241,6 @@ fn a_site_layout_roots_the_library_in_its_content_folder() {
 
 /// The sources a content root leaves out (a blog beside `docs`) are counted and named, not
 /// dropped in silence.
-#[test]
 fn the_sources_outside_the_content_root_are_named() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("site");
@@ -270,7 +267,6 @@ fn the_sources_outside_the_content_root_are_named() {
     );
 }
 
-#[test]
 fn a_directory_of_json_only_is_refused_with_the_records_mapping_to_write() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("data");
@@ -339,7 +335,6 @@ fn a_directory_of_json_only_is_refused_with_the_records_mapping_to_write() {
 /// askzico: the seven folders of Markdown, MDX or HTML build with no error and at most one
 /// terminal line per kind of warning; the two folders of JSON get the error that shows the
 /// `[library.records]` block to write.
-#[test]
 fn every_shared_corpus_folder_builds_with_zero_config() {
     let Some(corpora) = shared_corpora("every_shared_corpus_folder_builds_with_zero_config") else {
         return;
@@ -404,7 +399,6 @@ fn every_shared_corpus_folder_builds_with_zero_config() {
 /// Two sites built with `--sources` into the default `./out`: the second build replaces the
 /// first, and a question asked of the first site is refused with what to do, never answered
 /// from the other site's build.
-#[test]
 fn a_question_is_never_answered_from_another_sites_build() {
     let t = tempfile::tempdir().unwrap();
     write(&t.path().join("site-a"), "a.md", &page("الصلاة"));
@@ -435,7 +429,6 @@ fn a_question_is_never_answered_from_another_sites_build() {
 /// `askzico build --sources .` run inside the site writes `./out` into the sources. The next
 /// build never reads it: the same version and chunks, an entry askzico could not read there (a
 /// dangling link) is not an error, and a folder whose pages are gone names only its own JSON.
-#[test]
 fn the_output_directory_inside_the_sources_is_never_read() {
     let tmp = tempfile::tempdir().unwrap();
     let site = tmp.path().join("site");
@@ -481,7 +474,6 @@ fn the_output_directory_inside_the_sources_is_never_read() {
 }
 
 /// With a `corpus.toml`, an output directory inside a library root is not walked either.
-#[test]
 fn an_output_directory_inside_a_library_root_is_not_walked() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -508,7 +500,6 @@ fn an_output_directory_inside_a_library_root_is_not_walked() {
 
 /// GitBook's `SUMMARY.md` (links only) is navigation: left out, and said so. A page that is
 /// only named `SUMMARY.md` is built like any other.
-#[test]
 fn a_gitbook_table_of_contents_is_left_out_and_an_ordinary_summary_page_kept() {
     let tmp = tempfile::tempdir().unwrap();
     let toc = "# Summary\n\n* [مقدمة](README.md)\n* [الفصل الأول](chapter-1.md)\n  * [درس](chapter-1/lesson.md)\n\n## الجزء الثاني\n\n* [الفصل الثاني](chapter-2.md)\n";
@@ -555,7 +546,6 @@ fn a_gitbook_table_of_contents_is_left_out_and_an_ordinary_summary_page_kept() {
 
 /// Zero config cannot know the site's URL scheme: the build says its URLs stand in for the
 /// site's and how to set them; a config with a `url` template does not.
-#[test]
 fn zero_config_says_its_urls_stand_in_for_the_sites() {
     let t = tempfile::tempdir().unwrap();
     write(&t.path().join("site"), "a.md", &page("الصوم"));
@@ -582,7 +572,6 @@ fn zero_config_says_its_urls_stand_in_for_the_sites() {
 /// The output of an earlier build inside the sources, written with another `--out`, is never
 /// read as sources either: a folder holding askzico's output marker is not walked, with or
 /// without a config.
-#[test]
 fn an_earlier_builds_output_elsewhere_in_the_sources_is_not_read() {
     let t = tempfile::tempdir().unwrap();
     write(&t.path().join("site"), "a.md", &page("الصوم"));
@@ -610,4 +599,55 @@ fn an_earlier_builds_output_elsewhere_in_the_sources_is_not_read() {
         build(&["build", "--sources", "site", "--out", "out3"]),
         sources
     );
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test(
+            "ignore_files_hidden_folders_and_node_modules_are_left_out_with_or_without_git",
+            ignore_files_hidden_folders_and_node_modules_are_left_out_with_or_without_git,
+        ),
+        test(
+            "a_site_layout_roots_the_library_in_its_content_folder",
+            a_site_layout_roots_the_library_in_its_content_folder,
+        ),
+        test(
+            "the_sources_outside_the_content_root_are_named",
+            the_sources_outside_the_content_root_are_named,
+        ),
+        test(
+            "a_directory_of_json_only_is_refused_with_the_records_mapping_to_write",
+            a_directory_of_json_only_is_refused_with_the_records_mapping_to_write,
+        ),
+        test(
+            "every_shared_corpus_folder_builds_with_zero_config",
+            every_shared_corpus_folder_builds_with_zero_config,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "a_question_is_never_answered_from_another_sites_build",
+            a_question_is_never_answered_from_another_sites_build,
+        ),
+        test(
+            "the_output_directory_inside_the_sources_is_never_read",
+            the_output_directory_inside_the_sources_is_never_read,
+        ),
+        test(
+            "an_output_directory_inside_a_library_root_is_not_walked",
+            an_output_directory_inside_a_library_root_is_not_walked,
+        ),
+        test(
+            "a_gitbook_table_of_contents_is_left_out_and_an_ordinary_summary_page_kept",
+            a_gitbook_table_of_contents_is_left_out_and_an_ordinary_summary_page_kept,
+        ),
+        test(
+            "zero_config_says_its_urls_stand_in_for_the_sites",
+            zero_config_says_its_urls_stand_in_for_the_sites,
+        ),
+        test(
+            "an_earlier_builds_output_elsewhere_in_the_sources_is_not_read",
+            an_earlier_builds_output_elsewhere_in_the_sources_is_not_read,
+        ),
+    ])
 }

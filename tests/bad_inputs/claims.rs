@@ -197,14 +197,12 @@ pub const CASES: &[Case] = &[
     .check(distinct_escaped_ids),
 ];
 
-#[test]
-fn inputs_that_claim_more_than_they_hold() {
+pub(crate) fn inputs_that_claim_more_than_they_hold() {
     run_table(CASES);
 }
 
 /// `build --json` refused by its config prints the summary object on stdout, with the problem.
-#[test]
-fn a_json_build_refused_by_its_config_says_why_on_stdout() {
+pub(crate) fn a_json_build_refused_by_its_config_says_why_on_stdout() {
     let dir = tempfile::tempdir().unwrap();
     put(dir.path(), "corpus.toml", format!("{CONFIG}colour = 1\n")).unwrap();
     put(dir.path(), "src/good.md", GOOD).unwrap();
@@ -223,8 +221,7 @@ fn a_json_build_refused_by_its_config_says_why_on_stdout() {
 
 /// A vector export of a build that has no chunk says the build is empty, not that it cannot
 /// list its destination; nothing is written.
-#[test]
-fn a_vector_export_of_an_empty_build_says_the_build_is_empty() {
+pub(crate) fn a_vector_export_of_an_empty_build_says_the_build_is_empty() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     put(root, "corpus.toml", CONFIG).unwrap();

@@ -202,7 +202,6 @@ pub const CASES: &[Case] = &[
     .cmd(&["build", "--env", "nope"]),
 ];
 
-#[test]
-fn config() {
+pub(crate) fn config() {
     run_table(CASES);
 }

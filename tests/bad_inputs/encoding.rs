@@ -88,7 +88,6 @@ pub const CASES: &[Case] = &[
     }),
 ];
 
-#[test]
-fn encodings() {
+pub(crate) fn encodings() {
     run_table(CASES);
 }

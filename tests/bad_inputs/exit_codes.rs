@@ -177,14 +177,12 @@ fn run_exit_case(c: &ExitCase) -> Result<(), String> {
     }
 }
 
-#[test]
-fn exit_codes_table() {
+pub(crate) fn exit_codes_table() {
     run_each(CASES, |c| c.name, run_exit_case);
 }
 
 /// The counterpart: a dry run needs no token, and plans against the local journal.
-#[test]
-fn a_dry_run_without_a_token_is_not_a_usage_error() {
+pub(crate) fn a_dry_run_without_a_token_is_not_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     put(root, "corpus.toml", format!("{CONFIG}{TARGET}")).unwrap();

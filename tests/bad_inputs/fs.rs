@@ -18,7 +18,8 @@ fn outside_dir(p: &Path) -> Result<std::path::PathBuf, String> {
     Ok(o)
 }
 
-/// Makes `rel` unreadable; skips (Err) when this user can read it anyway (root).
+/// Makes `rel` unreadable; an error when this user can read it anyway (root: the harness runs
+/// these cases only for a user whom permission bits bind).
 fn unreadable(p: &Path, rel: &str, dir: bool) -> Result<(), String> {
     let path = p.join(rel);
     if path.exists() {
@@ -87,8 +88,6 @@ pub const CASES: &[Case] = &[
         let o = outside_dir(p)?;
         set_config(p, &format!("{CONFIG}\n[[library]]\nid = \"out\"\nroot = \"../{}\"\nallow_outside_root = true\n", o.file_name().unwrap().to_string_lossy()))
     }, 0, None).check(|p, _| if records(p).iter().any(|r| r["doc_id"] == "out:x") { Ok(()) } else { Err("the allowed library is missing".into()) }),
-    Case::new("an unreadable file", |p| unreadable(p, "src/locked.md", false), 1, err("src/locked.md", None, "cannot read")).check(|p, _| restore(p, "src/locked.md")),
-    Case::new("an unreadable directory", |p| unreadable(p, "src/locked", true), 1, err("src/locked", None, "cannot read")).check(|p, _| restore(p, "src/locked")),
     Case::new("a dangling symlink may hide a source", |p| link(Path::new("/nonexistent/x.md"), &p.join("src/dangle.md")), 1, err("src/dangle.md", None, "cannot read")),
     Case::new("a file deleted between discovery and read", |p| put(p, "src/vanish.md", "# t\n\nنص\n"), 1, err("src/vanish.md", None, "cannot read"))
         .env(&[("ASKZICO_TEST_DELETE_BEFORE_READ", "docs/vanish.md")]),
@@ -96,7 +95,28 @@ pub const CASES: &[Case] = &[
     Case::new("a library root that is a file", |p| set_config(p, &CONFIG.replace("root = \"src\"", "root = \"src/good.md\"")), 2, cfg_err(6, "is not a directory")),
 ];
 
-#[test]
-fn file_system() {
+/// Sources the build cannot read: these need a user whom permission bits bind (not root).
+pub const PERMISSION_CASES: &[Case] = &[
+    Case::new(
+        "an unreadable file",
+        |p| unreadable(p, "src/locked.md", false),
+        1,
+        err("src/locked.md", None, "cannot read"),
+    )
+    .check(|p, _| restore(p, "src/locked.md")),
+    Case::new(
+        "an unreadable directory",
+        |p| unreadable(p, "src/locked", true),
+        1,
+        err("src/locked", None, "cannot read"),
+    )
+    .check(|p, _| restore(p, "src/locked")),
+];
+
+pub(crate) fn unreadable_sources() {
+    run_table(PERMISSION_CASES);
+}
+
+pub(crate) fn file_system() {
     run_table(CASES);
 }

@@ -50,7 +50,6 @@ pub const CASES: &[Case] = &[
     ),
 ];
 
-#[test]
-fn glossary_terms() {
+pub(crate) fn glossary_terms() {
     run_table(CASES);
 }

@@ -98,7 +98,6 @@ pub const CASES: &[Case] = &[
     .check(post_built),
 ];
 
-#[test]
-fn jekyll_configs() {
+pub(crate) fn jekyll_configs() {
     run_table(CASES);
 }

@@ -33,7 +33,6 @@ pub const CASES: &[Case] = &[
     Case::new("100,000-deep nested JSON objects", |p| put(p, F, format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000))), 1, err(F, Some(1), "invalid JSON")).base(RECORDS),
 ];
 
-#[test]
-fn json_records() {
+pub(crate) fn json_records() {
     run_table(CASES);
 }

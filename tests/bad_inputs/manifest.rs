@@ -43,7 +43,6 @@ pub const CASES: &[Case] = &[
     .cmd(&["verify"]),
 ];
 
-#[test]
-fn hand_edited_manifests() {
+pub(crate) fn hand_edited_manifests() {
     run_table(CASES);
 }

@@ -520,16 +520,14 @@ const CASES: &[PathCase] = &[
     },
 ];
 
-#[test]
-fn paths_table() {
+pub(crate) fn paths_table() {
     run_each(CASES, |c| c.name, run_path_case);
 }
 
 /// An `out/` built before the marker existed (simulated by deleting it): gc refuses it, the next
 /// build marks it without any step from the user, and gc then works — removing only files a
 /// manifest of the directory names or named, never a file askzico cannot prove it wrote.
-#[test]
-fn an_output_directory_without_the_marker_gets_it_on_the_next_build() {
+pub(crate) fn an_output_directory_without_the_marker_gets_it_on_the_next_build() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     put(root, "corpus.toml", CONFIG).unwrap();

@@ -278,14 +278,12 @@ fn long_line_config() -> String {
     )
 }
 
-#[test]
-fn bounded_reads() {
+pub(crate) fn bounded_reads() {
     run_table(CASES);
 }
 
 /// A FIFO as the config fails fast, with no writer on the other end.
-#[test]
-fn a_fifo_config_never_hangs() {
+pub(crate) fn a_fifo_config_never_hangs() {
     let dir = tempfile::tempdir().unwrap();
     fifo(dir.path(), "corpus.toml").unwrap();
     let started = std::time::Instant::now();
@@ -299,8 +297,7 @@ fn a_fifo_config_never_hangs() {
 }
 
 /// The snippet of a 5 MB line is a window around the error, with the file's line and column.
-#[test]
-fn a_long_config_line_gives_a_short_diagnostic() {
+pub(crate) fn a_long_config_line_gives_a_short_diagnostic() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("corpus.toml"), long_line_config()).unwrap();
     for json in [false, true] {

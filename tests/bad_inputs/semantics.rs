@@ -125,7 +125,6 @@ pub const CASES: &[Case] = &[
         .cmd(&["build", "--sources", "/proc"]),
 ];
 
-#[test]
-fn builds_that_would_lose_sources() {
+pub(crate) fn builds_that_would_lose_sources() {
     run_table(CASES);
 }

@@ -89,7 +89,6 @@ pub const CASES: &[Case] = &[
     }, 1, err("src/bomb.md", Some(2), "the YAML frontmatter uses too many aliases or anchors")),
 ];
 
-#[test]
-fn sizes_and_shapes() {
+pub(crate) fn sizes_and_shapes() {
     run_table(CASES);
 }

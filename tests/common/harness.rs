@@ -18,7 +18,10 @@ pub type Need = fn() -> Option<String>;
 pub struct Test {
     name: String,
     run: fn(),
+    /// What `.ci/run` installs: missing under `CI=true`, a failure.
     needs: Vec<Need>,
+    /// What no install gives (a user whom permission bits bind): missing, a skip everywhere.
+    only_where: Vec<Need>,
 }
 
 /// The test `name` (its function's path in the binary), running `run`.
@@ -27,6 +30,7 @@ pub fn test(name: &str, run: fn()) -> Test {
         name: name.replace(' ', ""),
         run,
         needs: Vec::new(),
+        only_where: Vec::new(),
     }
 }
 
@@ -34,6 +38,13 @@ impl Test {
     /// The test runs only where `need` finds what it needs.
     pub fn needs(mut self, need: Need) -> Test {
         self.needs.push(need);
+        self
+    }
+
+    /// The test can run only where `need` holds, which no install changes (it is skipped, with
+    /// the reason, in CI too).
+    pub fn only_where(mut self, need: Need) -> Test {
+        self.only_where.push(need);
         self
     }
 }
@@ -56,6 +67,15 @@ pub fn shared_corpora_dir() -> PathBuf {
 pub fn shared_corpora() -> Option<String> {
     (!shared_corpora_dir().join("SOURCES.md").is_file())
         .then(|| "../shared/corpora is absent (a clone has none; CI has it)".to_string())
+}
+
+/// A need: `python3` on the PATH (the test's embedding command is a Python script).
+pub fn python3() -> Option<String> {
+    std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+        .then(|| "python3 is not installed".to_string())
 }
 
 /// A need: a user whom permission bits bind (root reads a mode-000 file anyway).
@@ -82,8 +102,14 @@ pub fn run(tests: Vec<Test>) -> ExitCode {
         .into_iter()
         .map(|t| {
             let missing: Vec<String> = t.needs.iter().filter_map(|n| n()).collect();
+            let impossible: Vec<String> = t.only_where.iter().filter_map(|n| n()).collect();
             let run = t.run;
-            if missing.is_empty() {
+            if !impossible.is_empty() {
+                for why in impossible {
+                    skipped.entry(why).or_default().push(t.name.clone());
+                }
+                libtest_mimic::Trial::test(t.name, || Ok(())).with_ignored_flag(true)
+            } else if missing.is_empty() {
                 libtest_mimic::Trial::test(t.name, move || {
                     run();
                     Ok(())

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+pub mod harness;
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -12,11 +14,14 @@ pub fn bin() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("askzico").expect("binary builds")
 }
 
-/// `../shared/corpora`, or `None` with the reason printed (a user's clone has none; CI has it).
+/// `../shared/corpora`, or `None` with the reason printed (a user's clone has none); under
+/// `CI=true` its absence fails the test.
 pub fn shared_corpora(test: &str) -> Option<PathBuf> {
     let p = repo().join("../shared/corpora");
     if p.join("SOURCES.md").is_file() {
         Some(p)
+    } else if harness::in_ci() {
+        panic!("{test}: ../shared/corpora is absent, and CI must have it");
     } else {
         println!("SKIP {test}: ../shared/corpora is absent (it exists in CI); nothing checked");
         None

@@ -106,8 +106,7 @@ fn assert_read_once(records: &[String], what: &str) {
     assert_eq!(distinct.len(), records.len(), "{what}: a record read twice");
 }
 
-#[test]
-fn a_query_of_the_deployed_version_answers_as_the_local_build_does() {
+pub(crate) fn a_query_of_the_deployed_version_answers_as_the_local_build_does() {
     let p = project();
     let m = mock();
     let o = deploy(p.path(), Some(&m), &[]);
@@ -180,8 +179,7 @@ fn a_query_of_the_deployed_version_answers_as_the_local_build_does() {
 
 /// Without the second stage (`rerank_depth = 0`) the only records a question reads are its
 /// hits': one KV read of `<prefix>r/<h>` each.
-#[test]
-fn each_hit_is_hydrated_by_one_kv_read_of_its_record() {
+pub(crate) fn each_hit_is_hydrated_by_one_kv_read_of_its_record() {
     let p = sample_project();
     let cfg = p.path().join("corpus.toml");
     let mut s = std::fs::read_to_string(&cfg).unwrap();
@@ -215,8 +213,7 @@ fn each_hit_is_hydrated_by_one_kv_read_of_its_record() {
 /// Each way the live version can be absent or unreadable is a diagnostic naming the target and
 /// what to do, with exit code 1 (2 for a missing token or an unknown target: usage errors), never
 /// a panic.
-#[test]
-fn a_target_that_cannot_be_read_is_a_clear_diagnostic() {
+pub(crate) fn a_target_that_cannot_be_read_is_a_clear_diagnostic() {
     let p = project();
     let m = mock();
     let q = QUESTIONS[0];
@@ -356,8 +353,7 @@ fn a_target_that_cannot_be_read_is_a_clear_diagnostic() {
 
 /// A target whose live version is of layout 1 (deployed before layout 2) is refused with what to
 /// do; once a deploy upgrades it, the query answers as the local build.
-#[test]
-fn a_layout_1_target_is_refused_until_a_deploy_upgrades_it() {
+pub(crate) fn a_layout_1_target_is_refused_until_a_deploy_upgrades_it() {
     let p = project();
     let m = mock();
     let old = "0ld0ld0ld0ld0ld0ld0ld0ld0ld0ld00";
@@ -394,8 +390,7 @@ fn a_layout_1_target_is_refused_until_a_deploy_upgrades_it() {
 
 /// `--where` on a filterable field answers from the deployed version's document tables as the
 /// local build answers from its chunk records.
-#[test]
-fn a_field_filter_answers_as_the_local_build_does() {
+pub(crate) fn a_field_filter_answers_as_the_local_build_does() {
     let p = sample_project();
     let cfg = p.path().join("corpus.toml");
     let s = std::fs::read_to_string(&cfg).unwrap().replace(
@@ -440,8 +435,7 @@ fn a_field_filter_answers_as_the_local_build_does() {
 /// still read: `query --target` answers from it as the local build does and `--check` resolves
 /// it as layout 2. A pointer whose layout is not its version's is named by `--check`, and the
 /// next deploy's plan says it upgrades the target to layout 5.
-#[test]
-fn a_layout_2_version_is_read_and_the_next_deploy_upgrades_it() {
+pub(crate) fn a_layout_2_version_is_read_and_the_next_deploy_upgrades_it() {
     let p = project();
     let m = mock();
     assert!(deploy(p.path(), Some(&m), &[]).status.success());
@@ -496,8 +490,7 @@ fn a_layout_2_version_is_read_and_the_next_deploy_upgrades_it() {
 /// A version served in layout 3 (JSON shards, no query settings) is deployed again in place:
 /// the dry run says so, the deploy writes its shards in the line format, its query settings and
 /// its key table, then the pointer in layout 5, and it answers as the local build.
-#[test]
-fn a_version_served_in_layout_3_is_upgraded_in_place() {
+pub(crate) fn a_version_served_in_layout_3_is_upgraded_in_place() {
     let p = project();
     let m = mock();
     assert!(deploy(p.path(), Some(&m), &[]).status.success());
@@ -552,8 +545,7 @@ fn a_version_served_in_layout_3_is_upgraded_in_place() {
 
 /// `deploy --check` confirms the live version's document tables are in KV, and names one that
 /// is not.
-#[test]
-fn a_check_names_a_missing_document_table() {
+pub(crate) fn a_check_names_a_missing_document_table() {
     let p = project();
     let m = mock();
     assert!(deploy(p.path(), Some(&m), &[]).status.success());
@@ -570,8 +562,7 @@ fn a_check_names_a_missing_document_table() {
 
 /// What Vectorize cannot do is said, never silent: a `depth` above its 100 vectors a query, and
 /// vectors of other domains taking places among the nearest when `--domain` filters.
-#[test]
-fn the_limits_of_a_vectorize_query_are_noted() {
+pub(crate) fn the_limits_of_a_vectorize_query_are_noted() {
     for (depth, args, note) in [
         (
             "150",
@@ -612,8 +603,7 @@ fn the_limits_of_a_vectorize_query_are_noted() {
 /// The shared corpora (copied), deployed: questions of several sites, a Coptic date, a domain,
 /// answer from the deployed version as from the build (hundreds of vectors, lexical shards by
 /// the dozen).
-#[test]
-fn the_deployed_shared_corpora_answer_as_their_build() {
+pub(crate) fn the_deployed_shared_corpora_answer_as_their_build() {
     let Some(corpora) = shared_corpora("the_deployed_shared_corpora_answer_as_their_build") else {
         return;
     };
@@ -689,8 +679,7 @@ fn the_deployed_shared_corpora_answer_as_their_build() {
 /// A vector in the live index that the live version does not name (written there outside
 /// askzico) is left out of the answer and named with the way to remove it; the question is
 /// still answered from the rest of the index, as the local build answers it.
-#[test]
-fn a_stale_vector_in_the_live_index_is_named_and_left_out_not_fatal() {
+pub(crate) fn a_stale_vector_in_the_live_index_is_named_and_left_out_not_fatal() {
     let p = project();
     let m = mock();
     assert!(deploy(p.path(), Some(&m), &[]).status.success());

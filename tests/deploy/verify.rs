@@ -47,8 +47,7 @@ fn only_while_it_was_gone(m: &Mock) {
     s.problems.clear();
 }
 
-#[test]
-fn a_value_the_registry_names_but_kv_lacks_is_sent_again() {
+pub(crate) fn a_value_the_registry_names_but_kv_lacks_is_sent_again() {
     let p = project();
     let m = mock();
     deployed(p.path(), &m, &[], &[]);
@@ -92,8 +91,7 @@ fn a_value_the_registry_names_but_kv_lacks_is_sent_again() {
     assert_consistent(&m);
 }
 
-#[test]
-fn a_bulk_write_answered_with_a_short_count_confirms_nothing() {
+pub(crate) fn a_bulk_write_answered_with_a_short_count_confirms_nothing() {
     let p = project();
     let m = mock();
     m.state.lock().unwrap().short_count = true;
@@ -110,8 +108,8 @@ fn a_bulk_write_answered_with_a_short_count_confirms_nothing() {
     assert_consistent(&m);
 }
 
-#[test]
-fn values_kv_drops_are_written_again_and_a_store_that_keeps_dropping_them_stops_the_flip() {
+pub(crate) fn values_kv_drops_are_written_again_and_a_store_that_keeps_dropping_them_stops_the_flip()
+ {
     let p = project();
     let m = mock();
     let v1 = version(p.path());
@@ -150,8 +148,7 @@ fn values_kv_drops_are_written_again_and_a_store_that_keeps_dropping_them_stops_
     assert_consistent(&m);
 }
 
-#[test]
-fn vectors_deleted_from_the_inactive_index_are_upserted_again() {
+pub(crate) fn vectors_deleted_from_the_inactive_index_are_upserted_again() {
     let p = project();
     let m = mock();
     deployed(p.path(), &m, &[], &[]);
@@ -183,8 +180,7 @@ fn vectors_deleted_from_the_inactive_index_are_upserted_again() {
     assert_consistent(&m);
 }
 
-#[test]
-fn vectors_lost_during_a_deploy_are_upserted_again_before_the_flip() {
+pub(crate) fn vectors_lost_during_a_deploy_are_upserted_again_before_the_flip() {
     let p = project();
     let m = mock();
     let v1 = version(p.path());
@@ -202,8 +198,7 @@ fn vectors_lost_during_a_deploy_are_upserted_again_before_the_flip() {
     assert_consistent(&m);
 }
 
-#[test]
-fn an_emptied_and_recreated_target_recovers_on_rerun() {
+pub(crate) fn an_emptied_and_recreated_target_recovers_on_rerun() {
     let p = project();
     let m = mock();
     deployed(p.path(), &m, &[], &[]);
@@ -221,8 +216,7 @@ fn an_emptied_and_recreated_target_recovers_on_rerun() {
     assert_consistent(&m);
 }
 
-#[test]
-fn a_mutation_never_reported_processed_is_sent_again_by_the_rerun() {
+pub(crate) fn a_mutation_never_reported_processed_is_sent_again_by_the_rerun() {
     let p = project();
     let m = mock();
     let wait = [("ASKZICO_DEPLOY_WAIT_SECS", "1")];
@@ -248,8 +242,7 @@ fn a_mutation_never_reported_processed_is_sent_again_by_the_rerun() {
     assert_consistent(&m);
 }
 
-#[test]
-fn a_live_index_that_lost_vectors_gets_the_version_deployed_again_into_the_other() {
+pub(crate) fn a_live_index_that_lost_vectors_gets_the_version_deployed_again_into_the_other() {
     let p = project();
     let m = mock();
     deployed(p.path(), &m, &[], &[]);
@@ -274,8 +267,7 @@ fn a_live_index_that_lost_vectors_gets_the_version_deployed_again_into_the_other
     assert_consistent(&m);
 }
 
-#[test]
-fn a_check_verifies_hashes_the_version_of_its_tables_and_the_pointer_layout() {
+pub(crate) fn a_check_verifies_hashes_the_version_of_its_tables_and_the_pointer_layout() {
     let p = project();
     let m = mock();
     deployed(p.path(), &m, &[], &[]);
@@ -334,8 +326,7 @@ fn a_check_verifies_hashes_the_version_of_its_tables_and_the_pointer_layout() {
     assert!(check().status.success());
 }
 
-#[test]
-fn a_rollback_reads_back_the_index_it_moves_to() {
+pub(crate) fn a_rollback_reads_back_the_index_it_moves_to() {
     let p = project();
     let m = mock();
     deployed(p.path(), &m, &[], &[]);
@@ -360,8 +351,7 @@ fn a_rollback_reads_back_the_index_it_moves_to() {
     assert_eq!(live(&m).unwrap().0, v2);
 }
 
-#[test]
-fn a_second_deploy_of_a_target_is_refused_while_the_first_runs() {
+pub(crate) fn a_second_deploy_of_a_target_is_refused_while_the_first_runs() {
     use std::io::Write;
     let p = project();
     let m = mock();
@@ -397,8 +387,7 @@ fn a_second_deploy_of_a_target_is_refused_while_the_first_runs() {
     assert_consistent(&m);
 }
 
-#[test]
-fn a_prefix_that_pushes_keys_past_kv_limit_is_named_not_the_chunking() {
+pub(crate) fn a_prefix_that_pushes_keys_past_kv_limit_is_named_not_the_chunking() {
     let p = project();
     let cfg = p.path().join("corpus.toml");
     let long = "p".repeat(480) + "/";
@@ -418,8 +407,7 @@ fn a_prefix_that_pushes_keys_past_kv_limit_is_named_not_the_chunking() {
     );
 }
 
-#[test]
-fn a_target_whose_indexes_were_renamed_says_how_to_move_to_the_new_ones() {
+pub(crate) fn a_target_whose_indexes_were_renamed_says_how_to_move_to_the_new_ones() {
     let p = project();
     let m = mock();
     deployed(p.path(), &m, &[], &[]);
@@ -460,8 +448,7 @@ fn a_target_whose_indexes_were_renamed_says_how_to_move_to_the_new_ones() {
 /// fills (another corpus name) or that this config's settings no longer describe (edited since
 /// the build) is refused before any request, with the build that fixes it; `query` and `verify`
 /// refuse the other corpus's build too.
-#[test]
-fn a_build_of_another_config_or_of_other_settings_is_not_deployed() {
+pub(crate) fn a_build_of_another_config_or_of_other_settings_is_not_deployed() {
     let p = project();
     let cfg = p.path().join("corpus.toml");
     let ours = std::fs::read_to_string(&cfg).unwrap();
@@ -526,8 +513,7 @@ fn a_build_of_another_config_or_of_other_settings_is_not_deployed() {
 
 /// An index that keeps losing a version's vectors stops the deploy before the flip, and the
 /// registry never calls that version complete: the registry's word follows the read-back.
-#[test]
-fn a_version_whose_vectors_cannot_be_read_back_is_never_registered_complete() {
+pub(crate) fn a_version_whose_vectors_cannot_be_read_back_is_never_registered_complete() {
     let p = project();
     let m = mock();
     m.state.lock().unwrap().drop_vectors = usize::MAX;

@@ -6,7 +6,6 @@ mod common;
 
 use common::*;
 
-#[test]
 fn bench_reports_cold_noop_and_edit_runs_with_stage_times() {
     let Some(corpora) = shared_corpora("bench_reports_cold_noop_and_edit_runs_with_stage_times")
     else {
@@ -105,7 +104,6 @@ fn bench_reports_cold_noop_and_edit_runs_with_stage_times() {
 
 /// A bench stopped during its edit runs leaves the edited source and the saved original behind;
 /// the next bench puts the original back before it measures anything.
-#[test]
 fn bench_restores_a_source_left_edited_by_a_stopped_bench() {
     let Some(corpora) = shared_corpora("bench_restores_a_source_left_edited_by_a_stopped_bench")
     else {
@@ -164,7 +162,6 @@ fn bench_restores_a_source_left_edited_by_a_stopped_bench() {
 
 /// A corpus kept from an older generator is made again before it is measured: a bench of
 /// today's binary never times yesterday's documents under today's name.
-#[test]
 fn bench_regenerates_a_corpus_an_older_generator_made() {
     let Some(corpora) = shared_corpora("bench_regenerates_a_corpus_an_older_generator_made") else {
         return;
@@ -227,7 +224,6 @@ fn bench_regenerates_a_corpus_an_older_generator_made() {
 
 /// `bench --micro` on a small generated corpus: every component on every set of documents,
 /// single-threaded, with sizes that add up. No timing is asserted.
-#[test]
 fn bench_micro_reports_every_component_per_set() {
     let Some(corpora) = shared_corpora("bench_micro_reports_every_component_per_set") else {
         return;
@@ -298,7 +294,6 @@ fn bench_micro_reports_every_component_per_set() {
     }
 }
 
-#[test]
 fn bench_micro_usage_errors() {
     let out = run(bin().args(["micro", "--runs", "0"]));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -355,7 +350,6 @@ fn out_tree(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-#[test]
 fn bench_refuses_zero_runs() {
     let dir = tempfile::tempdir().unwrap();
     let out = run(bin()
@@ -368,7 +362,6 @@ fn bench_refuses_zero_runs() {
 /// The generator writes only into a new or empty folder, or one it made: a folder holding a
 /// file it did not write, or one it made whose `sources` is a link, is refused (exit 2), named,
 /// and left as it was.
-#[test]
 fn corpus_refuses_a_folder_it_did_not_make_and_a_linked_one() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
@@ -421,4 +414,36 @@ fn corpus_refuses_a_folder_it_did_not_make_and_a_linked_one() {
         stderr(&out)
     );
     assert_eq!(std::fs::read_dir(p.join("elsewhere")).unwrap().count(), 0);
+}
+
+fn main() -> std::process::ExitCode {
+    use common::harness::test;
+    common::harness::run(vec![
+        test(
+            "bench_reports_cold_noop_and_edit_runs_with_stage_times",
+            bench_reports_cold_noop_and_edit_runs_with_stage_times,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "bench_restores_a_source_left_edited_by_a_stopped_bench",
+            bench_restores_a_source_left_edited_by_a_stopped_bench,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "bench_regenerates_a_corpus_an_older_generator_made",
+            bench_regenerates_a_corpus_an_older_generator_made,
+        )
+        .needs(common::harness::shared_corpora),
+        test(
+            "bench_micro_reports_every_component_per_set",
+            bench_micro_reports_every_component_per_set,
+        )
+        .needs(common::harness::shared_corpora),
+        test("bench_micro_usage_errors", bench_micro_usage_errors),
+        test("bench_refuses_zero_runs", bench_refuses_zero_runs),
+        test(
+            "corpus_refuses_a_folder_it_did_not_make_and_a_linked_one",
+            corpus_refuses_a_folder_it_did_not_make_and_a_linked_one,
+        ),
+    ])
 }

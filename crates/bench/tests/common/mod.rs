@@ -4,6 +4,9 @@
 use std::path::PathBuf;
 use std::process::Output;
 
+#[path = "../../../../tests/common/harness.rs"]
+pub mod harness;
+
 /// The workspace root.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
