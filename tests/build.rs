@@ -424,12 +424,23 @@ fn init_in_a_site_points_the_library_at_its_content() {
     .unwrap();
     std::fs::write(site.join("docs/index.md"), "# الرئيسية\n\nأهلا بك.\n").unwrap();
     std::fs::write(site.join("package.json"), "{}").unwrap();
+    // What the site does not publish: an ignored page and a package's README.
+    std::fs::write(site.join(".gitignore"), "docs/scratch.md\n").unwrap();
+    std::fs::write(site.join("docs/scratch.md"), "# مسودة\n\nلا تنشر.\n").unwrap();
+    std::fs::create_dir_all(site.join("docs/node_modules/pkg")).unwrap();
+    std::fs::write(
+        site.join("docs/node_modules/pkg/README.md"),
+        "# pkg\n\ntext\n",
+    )
+    .unwrap();
     let o = run(bin().arg("init").arg(&site));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!site.join("sources").exists(), "no sample in a site");
     let config = std::fs::read_to_string(site.join("corpus.toml")).unwrap();
     assert!(config.contains("root = \"docs\""), "{config}");
     assert!(config.contains("anchors = \"vitepress\""), "{config}");
+    assert!(config.contains("\"scratch.md\""), "{config}");
+    assert!(config.contains("\"**/node_modules/**\""), "{config}");
     let o = run(bin().current_dir(&site).arg("build"));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("2 docs"), "{}", stdout(&o));

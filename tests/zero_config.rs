@@ -292,7 +292,7 @@ fn a_directory_of_json_only_is_refused_with_the_records_mapping_to_write() {
         err["message"]
             .as_str()
             .unwrap()
-            .contains("2 JSON file(s) (records/items.json, records/more.json)"),
+            .contains("2 JSON files (records/items.json, records/more.json)"),
         "{err}"
     );
     let help = err["help"].as_str().unwrap();
@@ -467,7 +467,7 @@ fn the_output_directory_inside_the_sources_is_never_read() {
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert!(
-        err.contains("holds 1 JSON file(s) (data/records.json)"),
+        err.contains("holds 1 JSON file (data/records.json)"),
         "{err}"
     );
     assert!(err.contains("root = \\\"data\\\""), "{err}");

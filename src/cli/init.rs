@@ -128,10 +128,20 @@ fn site_library(cfg: &crate::config::Config) -> (String, String) {
         toml_string(&lib.root_display)
     ));
     t.push_str(&format!("include = [{}]\n", list(&lib.include_patterns)));
-    if lib.exclude_patterns.is_empty() {
+    // A written config reads every file its globs select: what the site's generator would
+    // not publish (ignore files, hidden folders, `node_modules`, Jekyll's own folders and
+    // drafts), which zero config left out, is excluded by name.
+    let (mut exclude, more) = left_out_globs(lib);
+    exclude.splice(0..0, lib.exclude_patterns.iter().cloned());
+    if exclude.is_empty() {
         t.push_str("# exclude = [\"drafts/**\"]\n");
     } else {
-        t.push_str(&format!("exclude = [{}]\n", list(&lib.exclude_patterns)));
+        t.push_str(&format!("exclude = [{}]\n", list(&exclude)));
+    }
+    if more > 0 {
+        t.push_str(&format!(
+            "# (and {more} more files its ignore files leave out: add them here to leave them out too)\n"
+        ));
     }
     if lib.liquid {
         t.push_str("liquid = true          # Jekyll: Markdown read as the Liquid template it is\n");
@@ -149,6 +159,51 @@ fn site_library(cfg: &crate::config::Config) -> (String, String) {
          # (without it, links read /<library>/<page path>)\n",
     );
     (t, lib.id.clone())
+}
+
+/// At most this many files left out by name in a written config's `exclude`.
+const MAX_NAMED_EXCLUDES: usize = 40;
+
+/// The `exclude` globs (relative to the library's root) for what zero config left out of the
+/// folder, and how many files were too many to name.
+fn left_out_globs(lib: &crate::config::Library) -> (Vec<String>, usize) {
+    let Some(zc) = &lib.zero_config else {
+        return (Vec::new(), 0);
+    };
+    let root = match lib.root_display.as_str() {
+        "." => String::new(),
+        r => format!("{}/", r.trim_end_matches('/')),
+    };
+    let mut globs: Vec<String> = Vec::new();
+    let mut named = 0;
+    let mut more = 0;
+    let add = |g: String, globs: &mut Vec<String>| {
+        if !globs.contains(&g) {
+            globs.push(g);
+        }
+    };
+    for entry in zc.left_out.iter().chain(&zc.unpublished).chain(&zc.drafts) {
+        let Some(rel) = entry.strip_prefix(root.as_str()) else {
+            continue;
+        };
+        if rel.split('/').any(|part| part == "node_modules") {
+            add("**/node_modules/**".to_string(), &mut globs);
+        } else if rel.split('/').any(|part| part.starts_with('.')) {
+            add("**/.*/**".to_string(), &mut globs);
+            add("**/.*".to_string(), &mut globs);
+        } else if named < MAX_NAMED_EXCLUDES {
+            named += 1;
+            let g = if rel.ends_with('/') {
+                format!("{rel}**")
+            } else {
+                globset::escape(rel)
+            };
+            add(g, &mut globs);
+        } else {
+            more += 1;
+        }
+    }
+    (globs, more)
 }
 
 /// Whether `dir` holds anything but hidden entries (a folder of a site, not a new project).

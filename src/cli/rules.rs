@@ -165,7 +165,8 @@ fn check(args: CheckArgs) -> Outcome {
     }
     if violations > 0 {
         eprintln!(
-            "rules check failed: {violations} collision pair(s) merged without `accept = true`"
+            "rules check failed: {} merged without `accept = true`",
+            crate::term::count(violations, "collision pair", "collision pairs")
         );
         return Err(Failure::said(EXIT_ERRORS));
     }

@@ -67,8 +67,8 @@ pub(super) fn run(args: VerifyArgs) -> Outcome {
             );
         } else {
             eprintln!(
-                "verify failed: {} problem(s) in {}",
-                problems.0.len(),
+                "verify failed: {} in {}",
+                crate::term::count(problems.0.len(), "problem", "problems"),
                 manifest.corpus_version
             );
         }
@@ -112,18 +112,18 @@ pub(super) fn gc(args: GcArgs) -> Outcome {
             } else {
                 let verb = if dry_run { "would remove" } else { "removed" };
                 eprintln!(
-                    "gc: kept {} version(s); {verb} {} version manifest(s) and {} file(s), {:.1} MB",
-                    r.versions_kept.len(),
-                    r.versions_removed,
-                    r.files_removed,
+                    "gc: kept {}; {verb} {} and {}, {:.1} MB",
+                    crate::term::count(r.versions_kept.len(), "version", "versions"),
+                    crate::term::count(r.versions_removed, "version manifest", "version manifests"),
+                    crate::term::count(r.files_removed, "file", "files"),
                     r.bytes_removed as f64 / 1e6
                 );
                 if !r.left_in_place.is_empty() {
                     let shown: Vec<&str> =
                         r.left_in_place.iter().take(5).map(String::as_str).collect();
                     eprintln!(
-                        "gc: left {} file(s) no manifest names and askzico cannot prove it wrote (e.g. {}); remove them yourself if they are not needed",
-                        r.left_in_place.len(),
+                        "gc: left {} no manifest names and askzico cannot prove it wrote (e.g. {}); remove them yourself if they are not needed",
+                        crate::term::count(r.left_in_place.len(), "file", "files"),
                         shown.join(", ")
                     );
                 }

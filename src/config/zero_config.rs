@@ -411,9 +411,9 @@ fn json_only(dir: &Path, shown: &str, json: &[String]) -> Problem {
     Problem::error(
         "sources-json",
         format!(
-            "{} holds {} JSON file(s) ({example}{more}) and no Markdown, MDX or HTML: JSON is read as records, which needs a mapping from its fields",
+            "{} holds {} ({example}{more}) and no Markdown, MDX or HTML: JSON is read as records, which needs a mapping from its fields",
             dir.display(),
-            json.len()
+            crate::term::count(json.len(), "JSON file", "JSON files")
         ),
     )
     .in_file(shown.to_string())

@@ -337,8 +337,8 @@ impl Client {
     /// `POST …/get_by_ids` `{"ids": [...]}`: the vectors the index returns (`id`, `values`, `metadata`).
     pub(crate) fn get_by_ids(&self, index: &str, ids: &[String]) -> Result<Vec<Value>, Redacted> {
         let what = format!(
-            "reading {} vectors back from Vectorize index {index}",
-            ids.len()
+            "reading {} back from Vectorize index {index}",
+            crate::term::count(ids.len(), "vector", "vectors")
         );
         let body = serde_json::to_vec(&serde_json::json!({ "ids": ids })).expect("serializes");
         let (status, text) = self.call(

@@ -56,7 +56,7 @@ pub enum DeployError {
     #[error("{0}")]
     Build(Box<Problem>),
     /// The plan breaks Cloudflare limits; nothing was sent.
-    #[error("deploy refused: the plan breaks {} Cloudflare limit(s); nothing was sent:{}", .breaks.len(), lines(.breaks))]
+    #[error("deploy refused: the plan breaks {}; nothing was sent:{}", crate::term::count(.breaks.len(), "Cloudflare limit", "Cloudflare limits"), lines(.breaks))]
     PlanBreaksLimits { breaks: Vec<String> },
     /// The target's `prefix` makes KV keys longer than KV takes.
     #[error(
@@ -175,10 +175,10 @@ pub enum DeployError {
         cause: Box<DeployError>,
     },
     /// GC failed for some versions (the others were collected and recorded).
-    #[error("gc failed for {} version(s); rerun `askzico deploy --gc` to retry:{}", .errors.len(), lines(.errors))]
+    #[error("gc failed for {}; rerun `askzico deploy --gc` to retry:{}", crate::term::count(.errors.len(), "version", "versions"), lines(.errors))]
     GcFailed { errors: Vec<DeployError> },
     /// `--check`: chunks of the live version do not resolve.
-    #[error("check of {target}: version {version} (layout {layout}) has {} problem(s):{}", .problems.len(), first_lines(.problems))]
+    #[error("check of {target}: version {version} (layout {layout}) has {}:{}", crate::term::count(.problems.len(), "problem", "problems"), first_lines(.problems))]
     CheckFailed {
         target: String,
         version: String,
@@ -273,7 +273,8 @@ pub enum NoRollback {
     )]
     Collected { version: String, index: String },
     #[error(
-        "index {index} no longer holds version {version} whole: {problems} problem(s), e.g. {first}; the pointer was not moved"
+        "index {index} no longer holds version {version} whole: {}, e.g. {first}; the pointer was not moved",
+        crate::term::count(*.problems, "problem", "problems")
     )]
     IndexLacks {
         version: String,
@@ -546,7 +547,7 @@ mod tests {
         });
         assert_eq!(
             p.message,
-            "deploy refused: the plan breaks 2 Cloudflare limit(s); nothing was sent:\n  duplicate vector ID a\n  KV key x is written twice"
+            "deploy refused: the plan breaks 2 Cloudflare limits; nothing was sent:\n  duplicate vector ID a\n  KV key x is written twice"
         );
     }
 
@@ -613,7 +614,7 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            "gc failed for 2 version(s); rerun `askzico deploy --gc` to retry:\n  \
+            "gc failed for 2 versions; rerun `askzico deploy --gc` to retry:\n  \
              zico/v1/manifest names version v2, not v1; GC leaves version v1 alone\n  \
              cannot tell which values kept version v3 names (record table zico/t/ab is missing); \
              no shared value is deleted"

@@ -169,7 +169,11 @@ fn delete(
     let batches = super::delete_batches(keys, limits);
     let n = batches.len();
     for (i, b) in batches.iter().enumerate() {
-        let what = format!("{what}: bulk delete {}/{n} ({} keys)", i + 1, b.items.len());
+        let what = format!(
+            "{what}: bulk delete {}/{n} ({})",
+            i + 1,
+            crate::term::count(b.items.len(), "key", "keys")
+        );
         c.until_all_succeed(
             &b.items,
             |k| k.as_str(),

@@ -439,9 +439,9 @@ impl VersionStore for KvStore {
                 .map(|id| crate::term::line(id).into_owned())
                 .collect();
             eprintln!(
-                "warning: index `{}` holds {} vector(s) that version {} does not name ({}); they were left out of this answer. Remove them with `wrangler vectorize delete-vectors {} --ids {}`, or deploy the next build: a deploy lists the index it writes and deletes what its version does not name",
+                "warning: index `{}` holds {} that version {} does not name ({}); they were left out of this answer. Remove them with `wrangler vectorize delete-vectors {} --ids {}`, or deploy the next build: a deploy lists the index it writes and deletes what its version does not name",
                 self.index,
-                stale.len(),
+                crate::term::count(stale.len(), "vector", "vectors"),
                 self.version,
                 stale.join(", "),
                 self.index,

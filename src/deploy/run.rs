@@ -534,7 +534,8 @@ impl<'a> Deploy<'a> {
             }
             let done = self.j.pending.as_ref().map_or(0, |p| p.done.len());
             eprintln!(
-                "resuming the unfinished deploy of {version} into {index}: {done} batches already confirmed"
+                "resuming the unfinished deploy of {version} into {index}: {} already confirmed",
+                crate::term::count(done, "batch", "batches")
             );
             return Ok(());
         }

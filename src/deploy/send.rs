@@ -34,9 +34,9 @@ pub(super) fn send_vectors(
             index,
             &body,
             &format!(
-                "upsert batch {}/{n} ({} vectors) into {index}",
+                "upsert batch {}/{n} ({}) into {index}",
                 i + 1,
-                b.items.len()
+                crate::term::count(b.items.len(), "vector", "vectors")
             ),
         )?;
         confirm_mutation(j, jpath, &b.id, mutation)?;
@@ -76,7 +76,11 @@ pub(super) fn send_kv(
         if is_done(j, &b.id) {
             continue;
         }
-        let what = format!("KV bulk batch {}/{n} ({} pairs)", i + 1, b.items.len());
+        let what = format!(
+            "KV bulk batch {}/{n} ({})",
+            i + 1,
+            crate::term::count(b.items.len(), "pair", "pairs")
+        );
         put_batch(c, &t.kv_namespace_id, &b.items, &what)?;
         j.pending
             .as_mut()
@@ -138,7 +142,11 @@ pub(super) fn write_pairs(
     let batches = super::kv_batches(&recs, limits);
     let n = batches.len();
     for (i, b) in batches.iter().enumerate() {
-        let what = format!("KV bulk rewrite {}/{n} ({} pairs)", i + 1, b.items.len());
+        let what = format!(
+            "KV bulk rewrite {}/{n} ({})",
+            i + 1,
+            crate::term::count(b.items.len(), "pair", "pairs")
+        );
         put_batch(c, ns, &b.items, &what)?;
     }
     Ok(n)

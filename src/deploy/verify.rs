@@ -289,9 +289,9 @@ impl Deploy<'_> {
         let mut last = None;
         for (i, b) in batches.iter().enumerate() {
             let what = format!(
-                "upsert again {}/{n} ({} vectors) into {index}",
+                "upsert again {}/{n} ({}) into {index}",
                 i + 1,
-                b.items.len()
+                crate::term::count(b.items.len(), "vector", "vectors")
             );
             last = Some(c.upsert(&index, &b.items.join("\n"), &what)?);
         }

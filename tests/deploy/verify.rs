@@ -343,7 +343,7 @@ pub(crate) fn a_rollback_reads_back_the_index_it_moves_to() {
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(
         stderr(&o).contains(&format!(
-            "index corpus-blue no longer holds version {v1} whole: 1 problem(s), e.g. Vectorize index corpus-blue: vector "
+            "index corpus-blue no longer holds version {v1} whole: 1 problem, e.g. Vectorize index corpus-blue: vector "
         )) && stderr(&o).contains("deploy that version's build instead"),
         "{}",
         stderr(&o)

@@ -378,11 +378,11 @@ pub(super) fn say_replaced(
         return;
     };
     eprintln!(
-        "replaced the earlier {} export of version {} in {} ({} files)",
+        "replaced the earlier {} export of version {} in {} ({})",
         format_name(format),
         crate::term::line(&part.corpus_version),
         dest.display(),
-        part.files.len()
+        crate::term::count(part.files.len(), "file", "files")
     );
     for f in part.files.iter().filter(|f| !names.contains(f)) {
         eprintln!(
