@@ -371,7 +371,7 @@ fn an_output_directory_inside_a_library_root_is_not_listed() {
     let again = run(bin().current_dir(dir.path()).arg("build"));
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(
-        stdout(&first).contains("1 docs") && stdout(&again).contains("1 docs"),
+        stdout(&first).contains("1 doc,") && stdout(&again).contains("1 doc,"),
         "{}\n{}",
         stdout(&first),
         stdout(&again)
