@@ -235,8 +235,11 @@ fn inspect_lists_every_build_warning_by_kind() {
     assert!(v["warnings"].is_null(), "{}", v["warnings"]);
 }
 
-/// The first build of `build --watch [extra]`: its stderr, once its stats line is out.
-fn watch_first_build(root: &Path, extra: &[&str]) -> String {
+/// `build --watch --stats-json [extra]` started in `root`, and its stats lines as they come.
+fn spawn_watch(
+    root: &Path,
+    extra: &[&str],
+) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
         .current_dir(root)
         .args(["build", "--watch", "--stats-json"])
@@ -255,6 +258,12 @@ fn watch_first_build(root: &Path, extra: &[&str]) -> String {
             let _ = tx.send(line);
         }
     });
+    (child, rx)
+}
+
+/// The first build of `build --watch [extra]`: its stderr, once its stats line is out.
+fn watch_first_build(root: &Path, extra: &[&str]) -> String {
+    let (mut child, rx) = spawn_watch(root, extra);
     let first = rx.recv_timeout(Duration::from_secs(60));
     let _ = child.kill();
     let out = child.wait_with_output().unwrap();
@@ -278,23 +287,7 @@ fn watch_groups_warnings_unless_verbose() {
 #[test]
 fn watch_names_each_save_and_repeats_warnings_only_when_they_change() {
     let p = project();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
-        .current_dir(p.path())
-        .args(["build", "--watch", "--stats-json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = tx.send(line);
-        }
-    });
+    let (mut child, rx) = spawn_watch(p.path(), &[]);
     let next = |what: &str| {
         rx.recv_timeout(Duration::from_secs(60))
             .unwrap_or_else(|e| panic!("no stats line after {what}: {e}"));

@@ -267,24 +267,9 @@ pub(super) fn run(args: InitArgs) -> Outcome {
     }
     let sample = dir.join("sources/articles/welcome.md");
     let sample_there = std::fs::symlink_metadata(&sample).is_ok();
-    // Never into the sources or the output of the project in the current directory, nor into
-    // any askzico output directory.
-    let here = Path::new("corpus.toml");
-    let project = here
-        .is_file()
-        .then(|| crate::config::Config::load(here).ok())
-        .flatten();
-    let out = project.as_ref().map(|c| c.out_dir.clone());
     let new_files = std::iter::once(&config).chain((!sample_there).then_some(&sample));
     for path in new_files {
-        if let Err(p) = crate::paths::guard_output(
-            path,
-            crate::paths::Output::Init,
-            project.as_ref(),
-            out.as_deref(),
-        ) {
-            return Err(Failure::usage(p, false));
-        }
+        guard(path)?;
     }
     // The sample's folders are real directories of the project: a link there would lead the
     // write into another folder.
@@ -346,6 +331,24 @@ pub(super) fn run(args: InitArgs) -> Outcome {
     Ok(())
 }
 
+/// Refuses a file `init` would write into the sources or the output of the project in the
+/// current directory, or into any askzico output directory.
+fn guard(path: &Path) -> Result<(), Failure> {
+    let here = Path::new("corpus.toml");
+    let project = here
+        .is_file()
+        .then(|| crate::config::Config::load(here).ok())
+        .flatten();
+    let out = project.as_ref().map(|c| c.out_dir.clone());
+    crate::paths::guard_output(
+        path,
+        crate::paths::Output::Init,
+        project.as_ref(),
+        out.as_deref(),
+    )
+    .map_err(|p| Failure::usage(p, false))
+}
+
 /// `init` in a folder that holds a site: the config alone, beside the site, its library
 /// surveyed as `build --sources` surveys the folder.
 fn init_site(dir: &Path, config: &Path) -> Outcome {
@@ -353,20 +356,7 @@ fn init_site(dir: &Path, config: &Path) -> Outcome {
         Ok(cfg) => cfg,
         Err(ps) => return Err(Failure::usage(ps, false)),
     };
-    let here = Path::new("corpus.toml");
-    let project = here
-        .is_file()
-        .then(|| crate::config::Config::load(here).ok())
-        .flatten();
-    let out = project.as_ref().map(|c| c.out_dir.clone());
-    if let Err(p) = crate::paths::guard_output(
-        config,
-        crate::paths::Output::Init,
-        project.as_ref(),
-        out.as_deref(),
-    ) {
-        return Err(Failure::usage(p, false));
-    }
+    guard(config)?;
     let (library, id) = site_library(&cfg);
     let text = config_text(&cfg.name, &library, &id);
     if let Err(e) = create(config, &text) {
