@@ -573,6 +573,7 @@ fn default_settings() -> String {
             dims: 256,
             model: None,
         },
+        native_words: askzico::normalize::native_words::SOURCE.into(),
     }
     .to_json()
 }

@@ -150,6 +150,12 @@ pub(super) fn run(args: InspectArgs) -> Outcome {
         warnings,
         sample: inspect::sample(&records, args.sample, args.seed),
         diff,
+        loanword_keys: crate::inspect::key_collisions::key_collisions(
+            records.iter().map(|r| r.text.as_str()),
+            &cfg.normalize,
+            &cfg.glossary,
+            LOANWORD_EXAMPLES,
+        ),
     };
     if let Some(path) = &args.html
         && let Err(p) = write_html(path, &rep)
@@ -216,6 +222,7 @@ fn print_text(r: &Report, args: &InspectArgs) {
         print_diff(d);
     }
     print_checks(r);
+    print_loanword_keys(r);
     print_warnings_and_determinism(r);
     let failed: Vec<&str> = r
         .checks
@@ -324,6 +331,31 @@ fn print_checks(r: &Report) {
                 }
             }
         }
+    }
+}
+
+/// Loanword key matches listed in the text report (the JSON report lists every one).
+const LOANWORD_EXAMPLES: usize = 10;
+
+/// The site's words whose loanword keys a question drops, the most frequent first.
+fn print_loanword_keys(r: &Report) {
+    let mut dropped: Vec<_> = r.loanword_keys.dropped().collect();
+    dropped.sort_by(|a, b| b.chunks.cmp(&a.chunks).then(a.word.cmp(&b.word)));
+    println!(
+        "\nloanword keys dropped: {} whose consonants spell other words are matched only as themselves",
+        term::count(dropped.len(), "word", "words")
+    );
+    for m in dropped.iter().take(LOANWORD_EXAMPLES) {
+        let reach: Vec<&str> = m.reaches.iter().take(3).map(|(w, _)| w.as_str()).collect();
+        println!(
+            "  {} ({}): not {}",
+            term::line(&m.word),
+            m.dropped.unwrap_or_default(),
+            term::line(&reach.join(", "))
+        );
+    }
+    if dropped.len() > LOANWORD_EXAMPLES {
+        println!("  … `--json` lists all of them; `askzico rules check` with the bridges kept");
     }
 }
 

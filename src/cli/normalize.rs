@@ -61,15 +61,33 @@ pub(super) fn run(args: NormalizeArgs) -> Outcome {
                     })
                     .cloned()
                     .unwrap_or_else(|| to.clone());
+            let why = match a.source.as_deref() {
+                Some(source) if a.case.is_empty() => format!("source {source}"),
+                _ => format!("case {}", a.case),
+            };
             println!(
-                "alias: {from} → {shown} (search form {to}; direction {}; case {})",
-                a.direction, a.case
+                "alias: {from} → {shown} (search form {to}; direction {}; {why})",
+                a.direction
             );
         }
         for t in primary.split(' ') {
             let other = glossary.expand(t);
             if !other.is_empty() {
                 println!("glossary: {t} → {}", other.join(", "));
+            }
+            if crate::normalize::native_words::is_native(t) {
+                continue;
+            }
+            let keys = crate::normalize::loanword::arabic_keys(t);
+            if !keys.is_empty() {
+                println!(
+                    "loanword: {t} → {} (Latin words with these consonants)",
+                    keys.join(", ")
+                );
+            }
+            let keyed = glossary.expand_by_key(t);
+            if !keyed.is_empty() {
+                println!("glossary (by loanword key): {t} → {}", keyed.join(", "));
             }
         }
         if stems {

@@ -16,6 +16,7 @@ use crate::eval::rules_check::{
     case_prefix, collisions, is_on, pairs, stem_collisions, vocabulary, with_rule,
 };
 use crate::eval::{Case, load_fixtures, run as run_eval};
+use crate::inspect::key_collisions::{KeyCollisions, KeyMatch, key_collisions};
 use crate::normalize::ALL_RULE_NAMES;
 use crate::normalize::aliases::AliasTable;
 use crate::retrieve::{Mode, Searcher};
@@ -135,7 +136,8 @@ fn check(args: CheckArgs) -> Outcome {
     let env = at.env.as_deref();
     let manifest = read_manifest(&out, env).map_err(|p| Failure::errors(p, false))?;
     let cases = load_cases(&cfg, fixtures).map_err(|ps| Failure::usage(ps, false))?;
-    let vocab = built_vocabulary(&out, &manifest);
+    let texts = built_texts(&out, &manifest);
+    let vocab = vocabulary(texts.iter().map(String::as_str));
     let with = ranks(&cfg, &out, env, &cases).map_err(|p| Failure::errors(p, false))?;
     println!(
         "rules check over {} ({} distinct words, {} focused cases)\n",
@@ -159,6 +161,16 @@ fn check(args: CheckArgs) -> Outcome {
     println!();
     run.print_aliases(&mut unjustified);
     println!();
+    print_key_collisions(
+        &key_collisions(
+            texts.iter().map(String::as_str),
+            &cfg.normalize,
+            &cfg.glossary,
+            examples,
+        ),
+        examples,
+    );
+    println!();
     let violations = print_collision_pairs(&cfg);
     if !unjustified.is_empty() {
         println!("\nwithout a focused case: {}", unjustified.join(", "));
@@ -173,6 +185,62 @@ fn check(args: CheckArgs) -> Outcome {
     Ok(())
 }
 
+/// The loanword keys of the site's words that reach other words: the words whose keys are
+/// dropped (and why), the bridges kept, and the everyday words the list keeps apart.
+fn print_key_collisions(c: &KeyCollisions, examples: usize) {
+    let by_chunks =
+        |a: &&KeyMatch, b: &&KeyMatch| b.chunks.cmp(&a.chunks).then(a.word.cmp(&b.word));
+    let mut dropped: Vec<&KeyMatch> = c.dropped().collect();
+    dropped.sort_by(by_chunks);
+    println!(
+        "loanword keys: {} whose keys spell other words, kept to their own matches",
+        crate::term::count(dropped.len(), "site word", "site words")
+    );
+    for m in &dropped {
+        println!(
+            "  {} ({}, {}): {}",
+            m.word,
+            crate::term::count(m.chunks, "chunk", "chunks"),
+            m.dropped.unwrap_or_default(),
+            reaches(&m.reaches)
+        );
+    }
+    let mut kept: Vec<&KeyMatch> = c.words.iter().filter(|w| w.dropped.is_none()).collect();
+    kept.sort_by(by_chunks);
+    println!(
+        "  bridges kept (words the site uses less often than what their keys reach): {}{}",
+        kept.len(),
+        if kept.len() > examples {
+            format!(", the {examples} most frequent:")
+        } else {
+            String::new()
+        }
+    );
+    for m in kept.iter().take(examples) {
+        println!(
+            "  {} ({}) → {}",
+            m.word,
+            crate::term::count(m.chunks, "chunk", "chunks"),
+            reaches(&m.reaches)
+        );
+    }
+    println!(
+        "  everyday words the site does not use whose keys spell its Latin words (never bridged): {}",
+        c.everyday_elsewhere
+    );
+    for (w, latin) in &c.everyday_examples {
+        println!("    {w}: {}", latin.join(", "));
+    }
+}
+
+/// What a word's keys reach, with chunk counts.
+fn reaches(r: &[(String, usize)]) -> String {
+    r.iter()
+        .map(|(w, n)| format!("{w} ({n})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The fixtures' cases: the given files, or the config's `fixtures.toml` when there is one.
 fn load_cases(cfg: &Config, fixtures: Vec<PathBuf>) -> Result<Vec<Case>, Vec<Problem>> {
     let fixtures = if fixtures.is_empty() {
@@ -184,8 +252,8 @@ fn load_cases(cfg: &Config, fixtures: Vec<PathBuf>) -> Result<Vec<Case>, Vec<Pro
     load_fixtures(&fixtures)
 }
 
-/// The distinct words of the built evidence (every chunk's text) and their counts.
-fn built_vocabulary(out: &Path, manifest: &Manifest) -> BTreeMap<String, usize> {
+/// The built evidence: every chunk's text.
+fn built_texts(out: &Path, manifest: &Manifest) -> Vec<String> {
     let mut texts = Vec::new();
     for a in manifest.artifacts_of(Kind::Chunks) {
         if let Ok(t) = crate::artifacts::store::read_artifact_text(out, a) {
@@ -196,7 +264,7 @@ fn built_vocabulary(out: &Path, manifest: &Manifest) -> BTreeMap<String, usize> 
             );
         }
     }
-    vocabulary(texts.iter().map(String::as_str))
+    texts
 }
 
 impl Check<'_> {
@@ -340,7 +408,9 @@ impl Check<'_> {
                 a.to.join("/"),
                 a.direction
             );
-            if served.is_empty() {
+            if let Some(source) = a.source.as_deref().filter(|_| a.case.is_empty()) {
+                println!("    source: {source}");
+            } else if served.is_empty() {
                 println!("    no focused case `{}` in the fixtures", a.case);
                 unjustified.push(format!("alias {}", a.from.join("/")));
             }

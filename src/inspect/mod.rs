@@ -5,6 +5,7 @@
 
 mod diff;
 pub(crate) mod html;
+pub(crate) mod key_collisions;
 mod sample;
 
 pub(crate) use diff::{Diff, diff};
@@ -691,6 +692,9 @@ pub(crate) struct Report {
     pub warnings: Option<Vec<WarningGroup>>,
     pub sample: Vec<SampleItem>,
     pub diff: Option<Diff>,
+    /// The site's words whose loanword keys spell other words: those whose keys a question
+    /// drops (and why), and the bridges kept (`rules check` prints the same).
+    pub loanword_keys: key_collisions::KeyCollisions,
 }
 
 /// One kind of build warning (its code) and every warning of that kind.

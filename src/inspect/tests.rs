@@ -323,6 +323,7 @@ fn html_escapes_everything_shown() {
         }]),
         sample: sample(std::slice::from_ref(&r), 1, 0),
         diff: Some(diff(&[], std::slice::from_ref(&r), "a", "b")),
+        loanword_keys: Default::default(),
     };
     let h = html::render(&rep);
     assert!(!h.contains("<script"), "{h}");

@@ -142,6 +142,10 @@ pub struct QuerySettings {
     pub article_stems: bool,
     pub glossary: Vec<Term>,
     pub embedding: EmbedderSpec,
+    /// The everyday-word list whose words get no loanword keys
+    /// (`normalize::native_words::SOURCE`: its source, version and license).
+    #[serde(default)]
+    pub native_words: String,
 }
 
 /// The embedder of a version's vectors, as a runtime must reproduce it for a question.
@@ -166,6 +170,7 @@ impl QuerySettings {
             article_stems: s.article_stems,
             glossary: s.glossary.terms().to_vec(),
             embedding,
+            native_words: crate::normalize::native_words::SOURCE.to_string(),
         }
     }
 

@@ -34,8 +34,13 @@ pub struct Alias {
     pub from: Vec<String>,
     pub to: Vec<String>,
     pub direction: Direction,
-    /// The focused fixture case that justifies this alias.
+    /// The focused fixture case that justifies this alias (empty for one taken from a
+    /// published lexicon or grammar, which names its `source`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub case: String,
+    /// The published lexicon, grammar or reference list the alias comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -486,10 +491,36 @@ mod tests {
     }
 
     #[test]
-    fn every_shipped_alias_names_a_case() {
+    fn every_shipped_alias_names_a_case_or_a_published_source() {
         for a in shipped() {
-            assert!(a.case.starts_with("alias-"), "{a:?}");
+            assert!(
+                a.case.starts_with("alias-") || a.source.as_deref().is_some_and(|s| s.len() > 10),
+                "{a:?}"
+            );
             assert!(!a.from.is_empty() && !a.to.is_empty());
+        }
+    }
+
+    #[test]
+    fn every_shipped_alias_target_is_one_search_word_and_no_from_word_is_everyday_arabic() {
+        let rules = Rules::default();
+        for a in shipped() {
+            for t in &a.to {
+                let n = normalize(t, &rules);
+                assert!(!n.is_empty() && !n.contains(' '), "{a:?}");
+            }
+            // A dialect word that is also an everyday word of the written language with
+            // another sense (the loanword keys' collision check) is only a query-side alias.
+            for f in &a.from {
+                let n = normalize(f, &rules);
+                if super::super::native_words::is_native(&n) {
+                    assert_eq!(
+                        a.direction,
+                        Direction::Query,
+                        "{f} is everyday Arabic: {a:?}"
+                    );
+                }
+            }
         }
     }
 

@@ -93,8 +93,19 @@ impl Glossary {
 
     /// What a question's search token adds in the other language: the Arabic forms of an
     /// English term (each also with the article), or the English words of an Arabic one. Empty
-    /// for most tokens.
+    /// for most tokens, and for a loanword in Arabic letters ([`Glossary::expand_by_key`]).
     pub fn expand(&self, token: &str) -> Vec<String> {
+        self.expansions(token, false)
+    }
+
+    /// The Arabic forms of the terms whose English word has one of the loanword keys of
+    /// `token` (السيرفر → خادم), when `token` names no term otherwise: what a question word
+    /// that cannot be a native word adds ([`super::native_words`]).
+    pub fn expand_by_key(&self, token: &str) -> Vec<String> {
+        self.expansions(token, true)
+    }
+
+    fn expansions(&self, token: &str, by_key: bool) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         let mut push = |w: String| {
             if w != token && !out.contains(&w) {
@@ -110,17 +121,24 @@ impl Glossary {
             }
         };
         if let Some(base) = latin::latin_stem(token) {
-            for &i in self.by_english.get(&base).into_iter().flatten() {
-                arabic_forms(i, &mut push);
+            if !by_key {
+                for &i in self.by_english.get(&base).into_iter().flatten() {
+                    arabic_forms(i, &mut push);
+                }
             }
             return out;
         }
         if let Some(terms) = self.by_arabic.get(bare(token)) {
-            for &i in terms {
-                for e in &self.terms[i].0 {
-                    push(e.clone());
+            if !by_key {
+                for &i in terms {
+                    for e in &self.terms[i].0 {
+                        push(e.clone());
+                    }
                 }
             }
+            return out;
+        }
+        if !by_key {
             return out;
         }
         for key in loanword::arabic_keys(token) {
@@ -165,7 +183,8 @@ mod tests {
 
     #[test]
     fn a_loanword_in_arabic_letters_finds_the_arabic_term() {
-        let e = g().expand("السيرفر");
+        assert!(g().expand("السيرفر").is_empty());
+        let e = g().expand_by_key("السيرفر");
         assert!(e.contains(&"خادم".to_string()), "{e:?}");
     }
 

@@ -6,6 +6,7 @@ pub mod aliases;
 pub mod glossary;
 pub mod latin;
 pub mod loanword;
+pub mod native_words;
 pub mod query_words;
 mod rules;
 pub mod stem;

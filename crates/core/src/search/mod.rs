@@ -246,10 +246,11 @@ impl<'a> Ranker<'a> {
     /// Step 2: the lexical ranking from the shards the plan named, and the vector ranking
     /// (the `depth` nearest chunks among those [`Ranker::keeps`] accepts; empty when the plan
     /// embeds nothing).
-    pub fn rank(&self, plan: Plan, shards: &Shards, vector: Ranking) -> Result<Scored, Error> {
+    pub fn rank(&self, mut plan: Plan, shards: &Shards, vector: Ranking) -> Result<Scored, Error> {
         let (lex, idfs) = if plan.mode == Mode::Vector {
             (Vec::new(), Vec::new())
         } else {
+            self.drop_keys_of_site_words(&mut plan.words, &plan.domains, shards)?;
             let (mut lex, idfs) = self.lexical(&plan.words, &plan.domains, shards)?;
             if plan.narrows() {
                 lex.retain(|(id, _)| plan.keeps(self.tables.chunks.get(id)));
@@ -359,6 +360,52 @@ impl<'a> Ranker<'a> {
             .collect()
     }
 
+    /// Drops the terms a question word reached through a loanword key ([`QueryTerm::keyed`]) when
+    /// the site uses the word itself as an ordinary word: in at least as many chunks (texts,
+    /// titles or headings of the searched domains, the word or the word without its article) as
+    /// the most frequent of its keyed terms. A word the site writes more often than what its
+    /// consonants could stand for is the site's own word, found by itself (نفسه on a site that
+    /// names an invoice once); a loanword the site writes now and then in Arabic letters, and
+    /// mostly in Latin ones (السيرفر beside "server"), keeps its bridge.
+    fn drop_keys_of_site_words(
+        &self,
+        words: &mut [QueryWord],
+        domains: &[String],
+        shards: &Shards,
+    ) -> Result<(), Error> {
+        let metas = self.metas(domains);
+        let chunks = |term: &str, is_stem: bool| -> Result<usize, Error> {
+            let fields = postings(term, is_stem, &metas, shards)?;
+            Ok(fields.iter().map(|f| f.len()).max().unwrap_or(0))
+        };
+        for w in words.iter_mut().filter(|w| w.terms.iter().any(|t| t.keyed)) {
+            let token = w.token.clone();
+            let forms = std::iter::once(token.as_str())
+                .chain(crate::normalize::aliases::article_stem(&token));
+            let mut own = 0;
+            for form in forms {
+                // Only a form the plan looked up has its shard read.
+                if w.terms
+                    .iter()
+                    .any(|t| t.term == form && !t.is_stem && !t.keyed)
+                {
+                    own = own.max(chunks(form, false)?);
+                }
+            }
+            if own == 0 {
+                continue;
+            }
+            let mut keyed = 0;
+            for t in w.terms.iter().filter(|t| t.keyed) {
+                keyed = keyed.max(chunks(&t.term, t.is_stem)?);
+            }
+            if own >= keyed {
+                w.terms.retain(|t| !t.keyed);
+            }
+        }
+        Ok(())
+    }
+
     /// BM25 ranking over the domains (all when empty), best first, with statistics pooled over
     /// the domains searched so scores from different domains compare. Each question word counts
     /// once: its expansions' field contributions are combined by [`word_score`] (DisMax with a
@@ -415,7 +462,14 @@ impl<'a> Ranker<'a> {
                     if field_weight <= 0.0 || t.weight <= 0.0 {
                         continue;
                     }
-                    let idf = bm25::idf(n, fields[i].len());
+                    // A title or heading word weighs by its idf among titles and over the
+                    // texts alike (their mean): a frequent word that one title holds is still
+                    // a frequent word, and wins no unrelated question by that title alone.
+                    let idf = if i == 2 {
+                        (bm25::idf(n, fields[2].len()) + bm25::idf(n, fields[0].len())) / 2.0
+                    } else {
+                        bm25::idf(n, fields[i].len())
+                    };
                     // A title does not grow with its chunk: the context field has its own `b`.
                     let b = if i == 2 { s.context_b } else { s.bm25_b };
                     for (id, (tf, dl)) in &fields[i] {

@@ -49,17 +49,24 @@ impl Ranker<'_> {
                 }
             }
         }
-        if s.loanword_weight > 0.0 {
-            for w in &mut words {
+        // Loanword keys, and the glossary terms found through them, only for a word that
+        // cannot be an everyday Arabic word (`native_words`; `rank` also drops them for a word
+        // the site itself uses).
+        for w in &mut words {
+            let keyed = !crate::normalize::native_words::is_native(&w.token);
+            if keyed && s.loanword_weight > 0.0 {
                 for key in crate::normalize::loanword::arabic_keys(&w.token.clone()) {
-                    w.add(&key, s.loanword_weight, false);
+                    w.add_keyed(&key, s.loanword_weight);
                 }
             }
-        }
-        if s.glossary_weight > 0.0 {
-            for w in &mut words {
+            if s.glossary_weight > 0.0 {
                 for t in self.cfg.glossary.expand(&w.token) {
                     w.add(&t, s.glossary_weight, false);
+                }
+                if keyed {
+                    for t in self.cfg.glossary.expand_by_key(&w.token) {
+                        w.add_keyed(&t, s.glossary_weight);
+                    }
                 }
             }
         }
@@ -97,7 +104,7 @@ impl Ranker<'_> {
                 let surface: Vec<(String, f64)> = w
                     .terms
                     .iter()
-                    .filter(|t| !t.is_stem)
+                    .filter(|t| !t.is_stem && !t.keyed)
                     .map(|t| (t.term.clone(), t.weight))
                     .collect();
                 for (t, weight) in surface {
@@ -131,11 +138,24 @@ pub struct QueryTerm {
     pub weight: f64,
     /// A stem key, matched in `stem_terms` (and titles), not in the other fields.
     pub is_stem: bool,
+    /// Reached through a loanword key (the key itself, or a glossary term found by it): dropped
+    /// when the question word turns out to be one the site uses (`Ranker::rank`).
+    pub keyed: bool,
 }
 
 impl QueryWord {
     /// Adds a term, keeping the higher weight when it is already there.
     fn add(&mut self, term: &str, weight: f64, is_stem: bool) {
+        self.push(term, weight, is_stem, false);
+    }
+
+    /// Adds a term reached through a loanword key ([`QueryTerm::keyed`]); a term the word also
+    /// reaches otherwise stays unkeyed.
+    fn add_keyed(&mut self, term: &str, weight: f64) {
+        self.push(term, weight, false, true);
+    }
+
+    fn push(&mut self, term: &str, weight: f64, is_stem: bool, keyed: bool) {
         if term.is_empty() {
             return;
         }
@@ -144,11 +164,15 @@ impl QueryWord {
             .iter_mut()
             .find(|t| t.term == term && t.is_stem == is_stem)
         {
-            Some(t) => t.weight = t.weight.max(weight),
+            Some(t) => {
+                t.weight = t.weight.max(weight);
+                t.keyed &= keyed;
+            }
             None => self.terms.push(QueryTerm {
                 term: term.to_string(),
                 weight,
                 is_stem,
+                keyed,
             }),
         }
     }

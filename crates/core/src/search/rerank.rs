@@ -193,12 +193,14 @@ mod tests {
             term: token.into(),
             weight: 1.0,
             is_stem: false,
+            keyed: false,
         }];
         if let Some(k) = stem_key {
             terms.push(QueryTerm {
                 term: k.into(),
                 weight: 1.0,
                 is_stem: true,
+                keyed: false,
             });
         }
         QueryWord {
@@ -269,7 +271,7 @@ mod tests {
                 token: terms[0].0.clone(),
                 terms: terms
                     .iter()
-                    .map(|(t, is_stem)| QueryTerm { term: t.clone(), weight: 1.0, is_stem: *is_stem })
+                    .map(|(t, is_stem)| QueryTerm { term: t.clone(), weight: 1.0, is_stem: *is_stem, keyed: false })
                     .collect(),
             };
             let search = normalize(&format!("t\n{text}"), &rules);
@@ -306,6 +308,7 @@ mod tests {
                 term: key,
                 weight: 2.0,
                 is_stem: false,
+                keyed: false,
             });
         }
         let url = UrlWords::of("https://gin-gonic.com/ar/docs/server-config/database/");

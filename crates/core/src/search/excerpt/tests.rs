@@ -10,12 +10,14 @@ fn word(token: &str) -> QueryWord {
         term: token.to_string(),
         weight: 1.0,
         is_stem: false,
+        keyed: false,
     }];
     if let Some(k) = crate::normalize::stem::stem(token) {
         terms.push(QueryTerm {
             term: k,
             weight: 1.0,
             is_stem: true,
+            keyed: false,
         });
     }
     QueryWord {
