@@ -33,8 +33,22 @@ fn normalize_prints_the_search_form_first() {
     assert!(
         glossary
             .iter()
-            .any(|l| l.starts_with("glossary: السيرفر → ") && l.contains("خادم")),
+            .any(|l| l.starts_with("glossary (by loanword key): السيرفر → ") && l.contains("خادم")),
         "{glossary:?}"
+    );
+    assert!(
+        glossary
+            .iter()
+            .any(|l| l.starts_with("loanword: السيرفر → ~SRFR")),
+        "{glossary:?}"
+    );
+    // An everyday word gets no loanword key, whatever English word its consonants spell.
+    let native = normalize(&["--aliases", "نفسه"]);
+    assert!(
+        !native
+            .iter()
+            .any(|l| l.starts_with("loanword:") || l.starts_with("glossary")),
+        "{native:?}"
     );
     let uthmani = normalize(&["تَبَٰرَكَ"]);
     assert!(uthmani.iter().any(|l| l == "variant: تبارك"), "{uthmani:?}");
