@@ -168,6 +168,55 @@ fn loanword_keys_bridge_arabic_spellings_of_english_terms() {
     );
 }
 
+/// An everyday Arabic word whose consonants spell an English word (نفسه and "invoice") never
+/// reaches the English page by its loanword key, while a loanword of the same consonants does.
+#[test]
+fn an_everyday_word_gets_no_loanword_key_and_a_loanword_does() {
+    let files = [
+        (
+            "invoice.md",
+            "# Invoices\n\nCreate an invoice for each order and send the invoice by email.\n",
+        ),
+        (
+            "self.md",
+            "# الاعتماد على النفس\n\nيعتمد المتعلم على نفسه في تعلم البرمجة خطوة بخطوة.\n",
+        ),
+    ];
+    let native = top("", &files, "يعتمد على نفسه");
+    assert_eq!(native[0], "docs:self");
+    assert!(!native.contains(&"docs:invoice".to_string()), "{native:?}");
+    let loanword = top("", &files, "ازاي اعمل انفويس");
+    assert_eq!(loanword[0], "docs:invoice", "{loanword:?}");
+}
+
+/// A word the site uses at least as often as what its loanword key reaches is the site's own
+/// word and is matched only as itself; one the site uses less often keeps its bridge.
+#[test]
+fn a_word_the_site_uses_as_its_own_keeps_no_loanword_key() {
+    let fruit = "# الحديقة\n\nتنضج ثمار الشجر في الصيف.\n";
+    let timer = "# Timers\n\nSet a timer before the request starts.\n";
+    let own = top(
+        "",
+        &[
+            ("fruit1.md", fruit),
+            ("fruit2.md", fruit),
+            ("timer.md", timer),
+        ],
+        "ثمار",
+    );
+    assert!(!own.contains(&"docs:timer".to_string()), "{own:?}");
+    let bridged = top(
+        "",
+        &[
+            ("fruit1.md", fruit),
+            ("timer.md", timer),
+            ("timer2.md", timer),
+        ],
+        "ثمار",
+    );
+    assert!(bridged.contains(&"docs:timer".to_string()), "{bridged:?}");
+}
+
 /// Arabic pages translate technical terms (function → الدالة, server → الخادم) while a visitor types
 /// the English word or writes it in Arabic letters (السيرفر): the glossary bridges both, and without
 /// it the page that shares only the question's other words wins.
