@@ -146,7 +146,7 @@ fn sample_corpus_passes_with_a_deterministic_rebuild() {
     let o = inspect(dir.path(), &["--json", "--seed", "3"]);
     assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(&o), stderr(&o));
     let v = checks(&o);
-    assert_eq!(v["checks"].as_array().unwrap().len(), 18);
+    assert_eq!(v["checks"].as_array().unwrap().len(), 19);
     assert_eq!(v["determinism"]["equal"], true, "{}", v["determinism"]);
     assert_eq!(v["determinism"]["built"], v["corpus_version"]);
     let sample = v["sample"].as_array().unwrap();
@@ -312,7 +312,7 @@ fn shared_corpora_inspect_clean() {
     );
     assert_eq!(
         v["checks"].as_array().unwrap().len(),
-        18,
+        19,
         "every check listed"
     );
     let b = v["checks"]

@@ -139,6 +139,14 @@ fn print_content_roots(cfg: &crate::config::Config) {
         if let Some(layout) = zc.layout {
             eprintln!("content root: {} ({layout} layout)", lib.root_display);
         }
+        if lib.generator != crate::extract::Generator::Plain {
+            let key = serde_json::to_value(lib.generator).unwrap_or_default();
+            eprintln!(
+                "markdown: {} syntax read as the site shows it (`generator = \"{}\"` in a corpus.toml)",
+                zc.generator.unwrap_or("site generator"),
+                key.as_str().unwrap_or_default()
+            );
+        }
         if lib.anchors != crate::chunk::AnchorRule::Explicit {
             // Citations link sections by these ids: say which generator's they are.
             let rule = serde_json::to_value(lib.anchors).unwrap_or_default();
@@ -164,7 +172,7 @@ fn print_content_roots(cfg: &crate::config::Config) {
         if !zc.tables_of_contents.is_empty() {
             let (n, shown) = examples(&zc.tables_of_contents);
             eprintln!(
-                "left out: {n} GitBook table{} of contents ({shown}): links only, navigation rather than content",
+                "left out: {n} table{} of contents ({shown}): links only, navigation rather than content",
                 if n == 1 { "" } else { "s" },
             );
         }

@@ -146,6 +146,13 @@ fn site_library(cfg: &crate::config::Config) -> (String, String) {
     if lib.liquid {
         t.push_str("liquid = true          # Jekyll: Markdown read as the Liquid template it is\n");
     }
+    if lib.generator != crate::extract::Generator::Plain {
+        let g = serde_json::to_value(lib.generator).unwrap_or_default();
+        t.push_str(&format!(
+            "generator = {}   # its Markdown syntax read as the site shows it\n",
+            toml_string(g.as_str().unwrap_or_default())
+        ));
+    }
     if lib.anchors != crate::chunk::AnchorRule::Explicit {
         let rule = serde_json::to_value(lib.anchors).unwrap_or_default();
         t.push_str(&format!(

@@ -273,6 +273,7 @@ fn library(
         records: records.flatten(),
         frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
         liquid: lib.liquid.unwrap_or(false),
+        generator: lib.generator.unwrap_or_default(),
         anchors: lib.anchors.unwrap_or_default(),
         filterable: lib.filterable.unwrap_or_default(),
         allow_outside_root: allow_outside,

@@ -58,6 +58,8 @@ pub struct Library {
     pub frontmatter_metadata: Vec<String>,
     /// Markdown sources are Liquid templates (Jekyll, Eleventy): template code is not evidence.
     pub liquid: bool,
+    /// The site generator whose Markdown dialect the pages are written in.
+    pub generator: crate::extract::Generator,
     pub allow_outside_root: bool,
     /// Set for the library of `build --sources DIR` (zero config) only: discovery then skips
     /// what the site's ignore files say, as a site generator would (`discover::site_walk`).
@@ -86,7 +88,7 @@ pub struct ZeroConfig {
     /// The directory's name has no ASCII letter or digit: the library id was transliterated from
     /// it, with a hash of the name.
     pub id_transliterated: bool,
-    /// The site generator found at `dir` whose rules leave files out (`Jekyll`), if any.
+    /// The site generator `dir` shows by its own files (`Jekyll`, `mdBook`, `Quartz`, …), if any.
     pub generator: Option<&'static str>,
     /// Markdown, MDX and HTML files under `dir` that `generator` does not publish as pages (its
     /// layouts, includes and data, its config's `exclude:`), paths relative to `dir`.
@@ -171,6 +173,7 @@ impl Library {
                 frontmatter_metadata: &self.frontmatter_metadata,
                 records: self.records.as_ref(),
                 liquid: self.liquid,
+                generator: self.generator,
             },
         }
     }
@@ -192,6 +195,7 @@ impl Library {
             records,
             frontmatter_metadata,
             liquid,
+            generator,
             anchors,
             filterable,
             // Which files are read: every build lists them again, and each one's library,
@@ -221,6 +225,9 @@ impl Library {
         }
         if *liquid {
             shape["liquid"] = true.into();
+        }
+        if *generator != crate::extract::Generator::Plain {
+            shape["generator"] = serde_json::json!(generator);
         }
         if *anchors != crate::chunk::AnchorRule::Explicit {
             shape["anchors"] = serde_json::json!(anchors);
@@ -373,6 +380,12 @@ impl Config {
                 .iter()
                 .flat_map(|l| l.domains.iter().cloned())
                 .chain(self.inspect.domains.iter().cloned())
+                .collect(),
+            mdbook_libraries: self
+                .libraries
+                .iter()
+                .filter(|l| l.generator == crate::extract::Generator::Mdbook)
+                .map(|l| l.id.clone())
                 .collect(),
             settings: self.inspect.clone(),
         }

@@ -205,6 +205,8 @@ pub(super) struct RawLibrary {
     pub frontmatter_metadata: Option<Vec<String>>,
     /// Markdown sources are Liquid templates (Jekyll, Eleventy).
     pub liquid: Option<bool>,
+    /// The site generator whose Markdown dialect the pages are written in.
+    pub generator: Option<crate::extract::Generator>,
     /// How the site names headings without an explicit id (`chunk::AnchorRule`).
     pub anchors: Option<crate::chunk::AnchorRule>,
     /// Top-level metadata fields a query may filter on (`query --where KEY=VALUE`).

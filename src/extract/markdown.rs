@@ -17,7 +17,17 @@ pub(super) fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> F
     if let Err(p) = frontmatter::apply(&mut doc, split.fields, lib) {
         return FileExtraction::error(file, p.at_line(1));
     }
-    doc.body = render(&preprocess_with(split.body, lib.liquid));
+    let page = super::generator::rewrite(split.body, lib.generator);
+    for (key, value) in page.fields {
+        doc.metadata.entry(key).or_insert(value.into());
+    }
+    if lib.generator == super::Generator::Obsidian && doc.title.is_none() {
+        // A note's title is its file's name, as Obsidian and Quartz show it.
+        let name = file.rsplit('/').next().unwrap_or(file);
+        let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+        doc.title = Some(stem.to_string()).filter(|t| !t.trim().is_empty());
+    }
+    doc.body = render(&preprocess_with(&page.text, lib.liquid));
     super::finish(file, doc, Vec::new())
 }
 

@@ -7,12 +7,14 @@
 pub(crate) use crate::coptic;
 mod encoding;
 mod frontmatter;
+mod generator;
 mod guard;
 pub(crate) mod html;
 mod json;
 mod liquid;
 pub(crate) use encoding::{decode, decode_html};
 pub(crate) use frontmatter::yaml_budget_reason;
+pub(crate) use generator::Generator;
 pub(crate) use json::{IdMatch, RecordMapping, SectionMapping};
 mod markdown;
 mod mdx;
@@ -57,6 +59,8 @@ pub struct ExtractSettings<'a> {
     pub records: Option<&'a RecordMapping>,
     /// Markdown is a Liquid template (Jekyll, Eleventy): its tags and output are dropped.
     pub liquid: bool,
+    /// The generator whose Markdown dialect the pages are written in.
+    pub generator: Generator,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

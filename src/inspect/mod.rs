@@ -6,9 +6,11 @@
 mod diff;
 pub(crate) mod html;
 pub(crate) mod key_collisions;
+mod patterns;
 mod sample;
 
 pub(crate) use diff::{Diff, diff};
+pub(crate) use patterns::{escaped, generator_syntax, markup};
 pub(crate) use sample::{SampleItem, sample};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,6 +45,10 @@ pub(crate) const CHECKS: &[(&str, &str)] = &[
     (
         "markup",
         "markup remnants outside code: :::, {#, {/*, {{<, Liquid {% … %}, {{ site.… }} and {{ … | filter }}, HTML/JSX tags, import/export lines",
+    ),
+    (
+        "generator-syntax",
+        "site generator syntax outside code: {{#, [[, ![[, key:: lines, :::, !!! and > [! lines, {% (and {{#include anywhere in an mdBook library)",
     ),
     (
         "too-short",
@@ -141,6 +147,9 @@ pub struct Context {
     pub max_chars: usize,
     pub libraries: BTreeSet<String>,
     pub domains: BTreeSet<String>,
+    /// The libraries written for mdBook (`generator = "mdbook"`), where a directive in code is
+    /// one too.
+    pub mdbook_libraries: BTreeSet<String>,
     pub settings: InspectSettings,
 }
 
@@ -207,11 +216,22 @@ pub(crate) fn excerpt(s: &str) -> String {
     excerpt_at(s, 0, 80)
 }
 
-/// The prose of a chunk text: fenced code blocks and inline code spans removed.
+/// The prose of a chunk text: fenced code blocks and inline code spans removed. A chunk cut
+/// from inside a long code block starts in code: when its fence lines are odd in number and
+/// the first is a bare one, that first one closes code that began before the chunk.
 pub(crate) fn prose(text: &str) -> String {
     static INLINE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"``[^`]*``|`[^`\n]*`").unwrap());
+    let fence_lines: Vec<(usize, bool)> = text
+        .lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            let ticks = t.chars().take_while(|c| *c == '`').count();
+            (ticks >= 3).then(|| (ticks, t[ticks..].trim().is_empty()))
+        })
+        .collect();
+    let starts_in_code = fence_lines.len() % 2 == 1 && fence_lines.first().is_some_and(|f| f.1);
     let mut out = String::new();
-    let mut fence: Option<usize> = None;
+    let mut fence: Option<usize> = starts_in_code.then(|| fence_lines[0].0);
     for line in text.lines() {
         let t = line.trim_start();
         let ticks = t.chars().take_while(|c| *c == '`').count();
@@ -273,33 +293,6 @@ pub(crate) fn mojibake(s: &str) -> Option<usize> {
         return arabic.first().copied();
     }
     None
-}
-
-static ESCAPED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|&#[0-9]{2,7};|&#[xX][0-9A-Fa-f]{2,6};|&(?:quot|amp|lt|gt|apos|nbsp|laquo|raquo|hellip|mdash|ndash|lsquo|rsquo|ldquo|rdquo|copy|reg|shy|zwj|zwnj|rlm|lrm);").unwrap()
-});
-
-pub(crate) fn escaped(prose: &str) -> Option<usize> {
-    ESCAPED.find(prose).map(|m| m.start())
-}
-
-static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?m):::|\{#|\{/\*|\{\{[<%]",
-        // Liquid (Jekyll) tags and output: `{% if %}`, `{{ site.x }}`, `{{ x | filter }}`.
-        // A bare `{{ name }}` is not flagged: VitePress pages show Vue's own interpolations.
-        r"|\{%-?\s*[A-Za-z][^\n]*?%\}",
-        r"|\{\{-?\s*(?:(?:site|page|post|include|layout|paginator|jekyll|forloop|content)\b[^{}\n]*|[^{}\n]*\|[^{}\n]*)\}\}",
-        r"|</?[A-Za-z][A-Za-z0-9.-]*(?:\s+[A-Za-z_:@][^<>]*)?/?>",
-        // ESM lines: an identifier, `*`, `{` or a string after `import` (an ASCII one: a page
-        // about the `import` command, followed by its Arabic description, is prose).
-        r"|^\s*(?:import\s+(?:[A-Za-z_$*{]|'|\x22)|export\s+(?:default|const|function|let|var|class|\{))",
-    ))
-    .unwrap()
-});
-
-pub(crate) fn markup(prose: &str) -> Option<usize> {
-    MARKUP.find(prose).map(|m| m.start())
 }
 
 /// Lines and sentences of a text that are long enough to be chrome, trimmed.
@@ -438,6 +431,20 @@ impl<'a> CheckRun<'a> {
         }
         if let Some(i) = markup(&p) {
             self.hit("markup", &r.chunk_id, excerpt_at(&p, i, 80));
+        }
+        let in_code = || {
+            self.cx
+                .mdbook_libraries
+                .contains(&r.library)
+                .then(|| text.find("{{#"))
+                .flatten()
+                .map(|i| excerpt_at(text, i, 80))
+        };
+        if let Some(ex) = generator_syntax(&p)
+            .map(|i| excerpt_at(&p, i, 80))
+            .or_else(in_code)
+        {
+            self.hit("generator-syntax", &r.chunk_id, ex);
         }
     }
 

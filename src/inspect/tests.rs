@@ -26,6 +26,7 @@ fn cx() -> Context {
         max_chars: 1000,
         libraries: ["lib".to_string()].into(),
         domains: ["d".to_string()].into(),
+        mdbook_libraries: BTreeSet::new(),
         settings: InspectSettings::default(),
     }
 }
@@ -110,6 +111,46 @@ fn escapes_and_markup_outside_code_only() {
 }
 
 #[test]
+fn generator_syntax_outside_code_and_in_an_mdbook_library_anywhere() {
+    for bad in [
+        "انظر [[ملاحظة|الملاحظة]]",
+        "صورة ![[a.png]]",
+        "{{#include ../listings/a.rs}}",
+        "الحالة:: مسودة",
+        "- المؤلف:: أحمد",
+        "::: tip",
+        "!!! note \"عنوان\"",
+        "??? tip",
+        "> [!NOTE]",
+        "[!warning] انتبه",
+        "{% include x.html %}",
+    ] {
+        assert!(generator_syntax(&prose(bad)).is_some(), "{bad}");
+    }
+    for good in [
+        "{% if x %}\n```\nنص",
+        "رائع!!! جدا",
+        "الساعة 10:30 و std::vector",
+        "مصفوفة `[[1, 2]]` في الشيفرة",
+        "```\n{% raw %}\n```",
+        "قائمة [1] و[2]",
+    ] {
+        assert!(generator_syntax(&prose(good)).is_none(), "{good}");
+    }
+    // In code, a directive is the mdBook library's only.
+    let code = "```rust\n{{#include a.rs}}\n```";
+    let rs = vec![rec("lib", "a", 0, "a", "/a", code)];
+    assert_eq!(counts(&rs)["generator-syntax"], 0);
+    let mut c = cx();
+    c.mdbook_libraries.insert("lib".into());
+    let hit = check(&rs, &[], &c)
+        .into_iter()
+        .find(|r| r.name == "generator-syntax")
+        .unwrap();
+    assert_eq!(hit.count, 1);
+}
+
+#[test]
 fn each_check_fires_on_a_bad_record() {
     let mut rs = good(5);
     rs.push(rec("lib", "moj", 0, "م", "/m", "Ø§Ù„ÙƒØªØ§Ø¨ Ø§Ù„ÙƒØªØ§Ø¨"));
@@ -117,6 +158,7 @@ fn each_check_fires_on_a_bad_record() {
     rs.push(rec("lib", "rep", 0, "r", "/r", "نص \u{FFFD} مكسور"));
     rs.push(rec("lib", "num", 0, "n", "/n", "123 456 — 789"));
     rs.push(rec("lib", "tag", 0, "t", "/t", "نص <span>هنا</span>"));
+    rs.push(rec("lib", "wiki", 0, "w", "/w", "انظر [[ملاحظة]] هنا"));
     rs.push(rec("lib", "two", 0, "two", "/two", "قصير"));
     rs.push(rec(
         "lib",

@@ -1,0 +1,233 @@
+//! Sites as their generators publish them, in zero config: the content root each generator
+//! reads, and the syntax of its Markdown dialect read as the published page shows it (never
+//! evidence), with `inspect`'s `generator-syntax` check at zero.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+const PROSE: &str = "الصوم في الكنيسة القبطية فترة طويلة من الصلاة والتأمل، يتدرب فيها المؤمن على ضبط النفس ومحبة القريب.";
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// Builds `dir` with `--sources`; stderr, and the chunk records by chunk ID.
+fn build(dir: &Path) -> (String, PathBuf, Vec<serde_json::Value>) {
+    let out = dir.parent().unwrap().join("out");
+    let o = run(bin()
+        .current_dir(dir.parent().unwrap())
+        .arg("build")
+        .arg("--sources")
+        .arg(dir)
+        .arg("--out")
+        .arg(&out));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut records = chunk_records(&out, "manifest.json");
+    records.sort_by(|a, b| a["chunk_id"].as_str().cmp(&b["chunk_id"].as_str()));
+    (stderr(&o), out, records)
+}
+
+/// The count of `inspect`'s `generator-syntax` check over the build of `dir` in `out`.
+fn generator_syntax(dir: &Path, out: &Path) -> u64 {
+    let o = run(bin()
+        .current_dir(dir.parent().unwrap())
+        .args(["inspect", "--json", "--no-rebuild", "--sources"])
+        .arg(dir)
+        .arg("--out")
+        .arg(out));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("inspect JSON");
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "generator-syntax")
+        .expect("the check runs")["count"]
+        .as_u64()
+        .unwrap()
+}
+
+fn text_of<'a>(records: &'a [serde_json::Value], source: &str) -> String {
+    records
+        .iter()
+        .filter(|r| r["source"].as_str().unwrap().ends_with(source))
+        .map(|r| r["text"].as_str().unwrap())
+        .collect::<Vec<&'a str>>()
+        .join("\n")
+}
+
+fn sources(records: &[serde_json::Value]) -> Vec<String> {
+    let mut s: Vec<String> = records
+        .iter()
+        .map(|r| r["source"].as_str().unwrap().to_string())
+        .collect();
+    s.dedup();
+    s
+}
+
+#[test]
+fn an_mdbook_reads_its_src_without_summary_directives_or_hidden_lines() {
+    let t = tempfile::tempdir().unwrap();
+    let book = t.path().join("book");
+    write(
+        &book,
+        "book.toml",
+        "[book]\ntitle = \"كتاب\"\nsrc = \"src\"\n",
+    );
+    write(&book, "README.md", "# عن المستودع\n\nكيف تبني الكتاب.\n");
+    // A prefix chapter outside the list: still the book's navigation.
+    write(
+        &book,
+        "src/SUMMARY.md",
+        "# الفهرس\n\n[مقدمة](intro.md)\n\n- [الفصل الأول](ch01.md)\n",
+    );
+    write(&book, "src/intro.md", &format!("# مقدمة\n\n{PROSE}\n"));
+    write(
+        &book,
+        "src/ch01.md",
+        &format!(
+            "{{{{#title الفصل الأول}}}}\n# الفصل الأول\n\n{PROSE}\n\n```rust\n{{{{#rustdoc_include ../listings/ch01/main.rs:here}}}}\n```\n\n```rust,editable\n# use std::io;\nfn main() {{\n    println!(\"hi\");\n}}\n```\n\nانظر {{{{#include ../listings/note.md}}}} هنا.\n"
+        ),
+    );
+    write(&book, "listings/ch01/main.rs", "fn main() {}\n");
+    let (err, out, records) = build(&book);
+    assert!(err.contains("content root: src (mdBook layout)"), "{err}");
+    assert!(err.contains("table of contents (src/SUMMARY.md)"), "{err}");
+    assert_eq!(sources(&records), ["book/ch01.md", "book/intro.md"]);
+    let ch = text_of(&records, "ch01.md");
+    assert!(!ch.contains("{{#"), "{ch}");
+    assert!(!ch.contains("use std::io"), "{ch}");
+    assert!(ch.contains("```rust,editable\nfn main() {"), "{ch}");
+    assert!(ch.contains("انظر  هنا."), "{ch}");
+    assert_eq!(records[0]["chunk_id"].as_str().unwrap(), "book:ch01:000");
+    assert_eq!(generator_syntax(&book, &out), 0);
+}
+
+#[test]
+fn an_obsidian_vault_reads_links_as_labels_and_fields_as_metadata() {
+    let t = tempfile::tempdir().unwrap();
+    let vault = t.path().join("vault");
+    write(&vault, ".obsidian/app.json", "{}\n");
+    write(
+        &vault,
+        "ملاحظات/الصوم.md",
+        &format!(
+            "status:: منشور\n\n{PROSE}\n\nانظر [[الأعياد|الأعياد الكبرى]] و[[الصلاة#السواعي]] ![[صورة.png]]\n\n> [!note] تنبيه\n> الصوم [مدة:: أربعون يوما] يسبق العيد.\n\n%% مسودة لم تنشر %%\n\n```dataview\nLIST FROM \"ملاحظات\"\n```\n"
+        ),
+    );
+    write(&vault, "الأعياد.md", &format!("{PROSE}\n"));
+    let (err, out, records) = build(&vault);
+    assert!(err.contains("generator = \"obsidian\""), "{err}");
+    let note = records
+        .iter()
+        .find(|r| r["source"].as_str().unwrap().ends_with("ملاحظات/الصوم.md"))
+        .unwrap();
+    let text = note["text"].as_str().unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "الصوم\n\n{PROSE}\n\nانظر الأعياد الكبرى والصلاة > السواعي\n\nتنبيه الصوم يسبق العيد."
+        )
+    );
+    // The note's title is its file name; its fields are metadata, not evidence.
+    assert_eq!(note["title"], "الصوم");
+    assert_eq!(note["metadata"]["status"], "منشور");
+    assert_eq!(note["metadata"]["مدة"], "أربعون يوما");
+    assert_eq!(generator_syntax(&vault, &out), 0);
+
+    // A written config without the key reads the page as plain Markdown.
+    write(
+        t.path(),
+        "corpus.toml",
+        "[corpus]\nname = \"v\"\n\n[[library]]\nid = \"v\"\nroot = \"vault\"\ninclude = [\"**/*.md\"]\n",
+    );
+    let o = run(bin().current_dir(t.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plain = chunk_records(&t.path().join("out"), "manifest.json");
+    assert!(plain.iter().any(|r| {
+        r["text"]
+            .as_str()
+            .unwrap()
+            .contains("[[الأعياد|الأعياد الكبرى]]")
+    }));
+}
+
+#[test]
+fn mkdocs_admonitions_and_tabs_read_as_their_content_under_docs_dir() {
+    let t = tempfile::tempdir().unwrap();
+    let site = t.path().join("site");
+    write(
+        &site,
+        "mkdocs.yml",
+        "site_name: دليل\ndocs_dir: pages\ntheme:\n  name: material\n",
+    );
+    write(&site, "README.md", "# المستودع\n");
+    write(
+        &site,
+        "pages/index.md",
+        &format!(
+            "# دليل\n\n!!! warning \"تحذير\"\n    {PROSE}\n\n    ```sh\n    echo 1\n    ```\n\n=== \":material-apple: ماك\"\n\n    على ماك.\n\n??? tip\n    نصيحة مطوية.\n\nخاتمة.\n"
+        ),
+    );
+    let (err, out, records) = build(&site);
+    assert!(err.contains("content root: pages (MkDocs layout)"), "{err}");
+    assert_eq!(
+        text_of(&records, "index.md"),
+        format!(
+            "دليل\n\nتحذير\n\n{PROSE}\n\n```sh\necho 1\n```\n\nماك\n\nعلى ماك.\n\nنصيحة مطوية.\n\nخاتمة."
+        )
+    );
+    assert_eq!(generator_syntax(&site, &out), 0);
+}
+
+#[test]
+fn vitepress_reads_its_src_dir_and_docusaurus_its_arabic_translation() {
+    let t = tempfile::tempdir().unwrap();
+    let site = t.path().join("site");
+    write(
+        &site,
+        ".vitepress/config.ts",
+        "export default defineConfig({\n  srcDir: 'src',\n  title: 'Docs',\n})\n",
+    );
+    write(&site, "README.md", "# repo\n");
+    write(
+        &site,
+        "src/guide/start.md",
+        &format!("# البداية\n\n[[toc]]\n\n::: tip نصيحة\n{PROSE}\n:::\n"),
+    );
+    let (err, out, records) = build(&site);
+    assert!(
+        err.contains("content root: src (VitePress layout)"),
+        "{err}"
+    );
+    assert_eq!(records[0]["chunk_id"], "site:guide/start:000");
+    assert_eq!(records[0]["url"], "/site/guide/start");
+    assert_eq!(
+        records[0]["text"].as_str().unwrap(),
+        format!("البداية\n\nنصيحة\n\n{PROSE}")
+    );
+    assert_eq!(generator_syntax(&site, &out), 0);
+
+    let t = tempfile::tempdir().unwrap();
+    let site = t.path().join("site");
+    write(&site, "docusaurus.config.js", "module.exports = {};\n");
+    write(&site, "docs/intro.md", "# Intro\n\nThe English page.\n");
+    write(
+        &site,
+        "i18n/ar/docusaurus-plugin-content-docs/current/intro.md",
+        &format!("# مقدمة\n\n:::note\n{PROSE}\n:::\n"),
+    );
+    let (err, _, records) = build(&site);
+    assert!(
+        err.contains(
+            "content root: i18n/ar/docusaurus-plugin-content-docs/current (Docusaurus layout)"
+        ),
+        "{err}"
+    );
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["chunk_id"], "site:intro:000");
+}
