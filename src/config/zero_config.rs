@@ -262,11 +262,9 @@ fn wikilinked(dir: &Path, sources: &[String]) -> bool {
         .iter()
         .filter(|p| {
             crate::fsio::read_capped(&dir.join(p), crate::fsio::cap::CONFIG).is_ok_and(|b| {
-                String::from_utf8_lossy(&b).lines().any(|l| {
-                    l.find("[[").is_some_and(|i| {
-                        l[i + 2..].contains("]]") && !l.trim_start().starts_with("    ")
-                    })
-                })
+                String::from_utf8_lossy(&b)
+                    .lines()
+                    .any(|l| l.find("[[").is_some_and(|i| l[i + 2..].contains("]]")))
             })
         })
         .count();
