@@ -102,7 +102,8 @@ pub(crate) fn chunk_linked(
             p.section_start = true;
         }
     }
-    let bounds = boundaries(body, &sections, &pieces, max);
+    // Only a small chunk that fits no neighbour needs them: most documents never do.
+    let bounds = std::cell::LazyCell::new(|| boundaries(body, &sections, &pieces, max));
     pack(text, &pieces, &sections, max, settings.min_chars, &bounds)
         .into_iter()
         .map(|c| {
@@ -421,7 +422,7 @@ fn pack(
     sections: &[Section],
     max: usize,
     min: usize,
-    bounds: &[(usize, usize)],
+    bounds: &std::cell::LazyCell<Vec<(usize, usize)>, impl FnOnce() -> Vec<(usize, usize)>>,
 ) -> Vec<Packed> {
     let mut chunks: Vec<Packed> = Vec::new();
     let mut cur: Option<Packed> = None;
@@ -510,7 +511,7 @@ fn merge_small(
     chunks: &mut Vec<Packed>,
     max: usize,
     min: usize,
-    bounds: &[(usize, usize)],
+    bounds: &std::cell::LazyCell<Vec<(usize, usize)>, impl FnOnce() -> Vec<(usize, usize)>>,
 ) {
     let mut i = 0;
     while chunks.len() > 1 && i < chunks.len() {
