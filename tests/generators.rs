@@ -16,7 +16,8 @@ fn write(dir: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
-/// Builds `dir` with `--sources`; stderr, and the chunk records by chunk ID.
+/// Builds `dir` with `--sources`; what it printed (stderr, then stdout), and the chunk records
+/// by chunk ID.
 fn build(dir: &Path) -> (String, PathBuf, Vec<serde_json::Value>) {
     let out = dir.parent().unwrap().join("out");
     let o = run(bin()
@@ -29,7 +30,7 @@ fn build(dir: &Path) -> (String, PathBuf, Vec<serde_json::Value>) {
     assert!(o.status.success(), "{}", stderr(&o));
     let mut records = chunk_records(&out, "manifest.json");
     records.sort_by(|a, b| a["chunk_id"].as_str().cmp(&b["chunk_id"].as_str()));
-    (stderr(&o), out, records)
+    (stderr(&o) + &stdout(&o), out, records)
 }
 
 /// The count of `inspect`'s `generator-syntax` check over the build of `dir` in `out`.
@@ -138,8 +139,22 @@ fn an_obsidian_vault_reads_links_as_labels_and_fields_as_metadata() {
     assert_eq!(note["metadata"]["status"], "منشور");
     assert_eq!(note["metadata"]["مدة"], "أربعون يوما");
     assert_eq!(generator_syntax(&vault, &out), 0);
+    // Arabic file names give readable ASCII IDs, with a hash of the name; the URL keeps the
+    // path as it is, and the build says how many IDs the setting spelled.
+    let id = note["chunk_id"].as_str().unwrap();
+    let (doc, hash) = id.split_once(":mlahzat/alswm~t").expect(id);
+    assert_eq!(doc, "vault");
+    assert!(hash.starts_with(|c: char| c.is_ascii_hexdigit()), "{id}");
+    assert!(
+        note["url"].as_str().unwrap().ends_with("/ملاحظات/الصوم"),
+        "{note}"
+    );
+    assert!(
+        err.contains("vault: 2 IDs spelled in ASCII by `slugs = \"transliterate\"`"),
+        "{err}"
+    );
 
-    // A written config without the key reads the page as plain Markdown.
+    // A written config without the key reads the page as plain Markdown, and escapes names.
     write(
         t.path(),
         "corpus.toml",
@@ -154,6 +169,25 @@ fn an_obsidian_vault_reads_links_as_labels_and_fields_as_metadata() {
             .unwrap()
             .contains("[[الأعياد|الأعياد الكبرى]]")
     }));
+    assert!(
+        plain
+            .iter()
+            .any(|r| r["chunk_id"].as_str().unwrap().starts_with("v:~D9~85"))
+    );
+    // `slugs` set with the generator's default: the same transliterated IDs.
+    write(
+        t.path(),
+        "corpus.toml",
+        "[corpus]\nname = \"v\"\n\n[[library]]\nid = \"v\"\nroot = \"vault\"\ninclude = [\"**/*.md\"]\nslugs = \"transliterate\"\n",
+    );
+    let o = run(bin().current_dir(t.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let spelled = chunk_records(&t.path().join("out"), "manifest.json");
+    assert!(
+        spelled
+            .iter()
+            .any(|r| r["chunk_id"].as_str().unwrap() == id.replacen("vault:", "v:", 1))
+    );
 }
 
 #[test]

@@ -33,6 +33,10 @@ pub struct LibraryEntry {
     /// it is (`identity::map_doc_id`); absent when none were.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub mapped_ids: usize,
+    /// Of those, the ones `[[library]] slugs = "transliterate"` spelled in ASCII (each would
+    /// have had another ID with `"escape"`); absent when none were.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub transliterated_ids: usize,
     /// The top-level metadata fields a query may filter on (`[[library]] filterable`), which the
     /// version's tables hold per document.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -267,6 +267,13 @@ fn summary(at: &BuildLocation, rep: &BuildReport, ok: bool) -> serde_json::Value
                 .map(|l| (l.id.clone(), serde_json::Value::from(l.mapped_ids)))
                 .collect::<serde_json::Map<_, _>>()
         }),
+        "transliterated_ids": rep.manifest.as_ref().map(|m| {
+            m.libraries
+                .iter()
+                .filter(|l| l.transliterated_ids > 0)
+                .map(|l| (l.id.clone(), serde_json::Value::from(l.transliterated_ids)))
+                .collect::<serde_json::Map<_, _>>()
+        }),
         "errors": rep.problems.errors(),
         "warnings": rep.problems.warnings(),
         "diagnostics": rep.problems.0.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
@@ -296,6 +303,13 @@ fn print_human(rep: &BuildReport, verbose: bool) {
                 "  {} mapped from file names or slugs that are not IDs as they are \
                  (`askzico inspect` lists them; `strict_ids = true` under [corpus] refuses them)",
                 count(mapped, "ID", "IDs")
+            );
+        }
+        for l in m.libraries.iter().filter(|l| l.transliterated_ids > 0) {
+            println!(
+                "  {}: {} spelled in ASCII by `slugs = \"transliterate\"` (`\"escape\"` would give `~XX` escapes)",
+                l.id,
+                count(l.transliterated_ids, "ID", "IDs")
             );
         }
         // Without `--verbose` the warnings' lines above already count them by kind.

@@ -56,6 +56,8 @@ pub struct LibrarySettings<'a> {
     pub url_index: &'a [String],
     /// How the site names headings without an explicit id (the sections' links).
     pub anchors: crate::chunk::AnchorRule,
+    /// How a slug that is not an ID as it is becomes one.
+    pub slugs: identity::SlugStyle,
     /// The domains of a document that names none.
     pub domains: &'a [String],
     pub extract: ExtractSettings<'a>,
@@ -254,16 +256,17 @@ fn doc_id(
 ) -> Result<identity::DocId, Problem> {
     let digits = identity::index_digits(chunks, cfg.id_width);
     let reserve = identity::index_digits(cfg.max_chunks, cfg.id_width);
-    let (doc_id, form) = identity::map_doc_id(lib.id, slug, digits, reserve).map_err(|e| {
-        fail(
-            format!("cannot make a doc_id from slug `{slug}`: {e}"),
-            if doc.record_slug.is_some() {
-                "make the records `id` template give every record a non-empty value"
-            } else {
-                "give the library a shorter `id` in corpus.toml"
-            },
-        )
-    })?;
+    let (doc_id, form) =
+        identity::map_doc_id(lib.id, slug, digits, reserve, lib.slugs).map_err(|e| {
+            fail(
+                format!("cannot make a doc_id from slug `{slug}`: {e}"),
+                if doc.record_slug.is_some() {
+                    "make the records `id` template give every record a non-empty value"
+                } else {
+                    "give the library a shorter `id` in corpus.toml"
+                },
+            )
+        })?;
     if cfg.strict_ids && form != identity::SlugForm::Same {
         let why = match identity::check_slug(slug) {
             Err(e) => e.to_string(),

@@ -274,6 +274,10 @@ fn library(
         frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
         liquid: lib.liquid.unwrap_or(false),
         generator: lib.generator.unwrap_or_default(),
+        slugs: lib.slugs.unwrap_or(match lib.generator {
+            Some(crate::extract::Generator::Obsidian) => crate::identity::SlugStyle::Transliterate,
+            _ => crate::identity::SlugStyle::Escape,
+        }),
         anchors: lib.anchors.unwrap_or_default(),
         filterable: lib.filterable.unwrap_or_default(),
         allow_outside_root: allow_outside,

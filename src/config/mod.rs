@@ -60,6 +60,9 @@ pub struct Library {
     pub liquid: bool,
     /// The site generator whose Markdown dialect the pages are written in.
     pub generator: crate::extract::Generator,
+    /// How a slug that is not an ID as it is becomes one: `transliterate` by default for an
+    /// Obsidian or Quartz vault, `escape` elsewhere.
+    pub slugs: crate::identity::SlugStyle,
     pub allow_outside_root: bool,
     /// Set for the library of `build --sources DIR` (zero config) only: discovery then skips
     /// what the site's ignore files say, as a site generator would (`discover::site_walk`).
@@ -167,6 +170,7 @@ impl Library {
             url_strip_order: self.url_strip_order,
             url_index: &self.url_index,
             anchors: self.anchors,
+            slugs: self.slugs,
             domains: &self.domains,
             extract: crate::extract::ExtractSettings {
                 library: &self.id,
@@ -196,6 +200,7 @@ impl Library {
             frontmatter_metadata,
             liquid,
             generator,
+            slugs,
             anchors,
             filterable,
             // Which files are read: every build lists them again, and each one's library,
@@ -228,6 +233,9 @@ impl Library {
         }
         if *generator != crate::extract::Generator::Plain {
             shape["generator"] = serde_json::json!(generator);
+        }
+        if *slugs != crate::identity::SlugStyle::Escape {
+            shape["slugs"] = serde_json::json!(slugs);
         }
         if *anchors != crate::chunk::AnchorRule::Explicit {
             shape["anchors"] = serde_json::json!(anchors);

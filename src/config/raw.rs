@@ -207,6 +207,8 @@ pub(super) struct RawLibrary {
     pub liquid: Option<bool>,
     /// The site generator whose Markdown dialect the pages are written in.
     pub generator: Option<crate::extract::Generator>,
+    /// How a file name that is not an ID as it is becomes one (`identity::SlugStyle`).
+    pub slugs: Option<crate::identity::SlugStyle>,
     /// How the site names headings without an explicit id (`chunk::AnchorRule`).
     pub anchors: Option<crate::chunk::AnchorRule>,
     /// Top-level metadata fields a query may filter on (`query --where KEY=VALUE`).

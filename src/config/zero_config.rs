@@ -654,47 +654,15 @@ fn id_of(pieces: impl Iterator<Item = String>) -> String {
     short_id(&id).trim_end_matches('-').to_string()
 }
 
-/// A character's ASCII spelling for a library id: an ASCII character itself, an Arabic letter
-/// (and the Persian and Urdu ones) by a common Latin transliteration without vowels, an
-/// Arabic-Indic digit as its digit; nothing for harakat and tatweel (so a word is not split),
-/// a space for anything else.
+/// A character's ASCII spelling for a library id: an ASCII character itself, an Arabic-script
+/// one as `identity::arabic_spelling` gives it, a space for anything else.
 fn ascii_letters(c: char) -> String {
-    let s = match c {
-        c if c.is_ascii() => return c.to_string(),
-        'ا' | 'أ' | 'إ' | 'آ' | 'ٱ' | 'ى' | 'ع' => "a",
-        'ب' => "b",
-        'پ' => "p",
-        'ت' | 'ط' => "t",
-        'ث' => "th",
-        'ج' => "j",
-        'چ' => "ch",
-        'ح' | 'ه' | 'ة' | 'ۀ' | 'ھ' => "h",
-        'خ' => "kh",
-        'د' | 'ض' => "d",
-        'ذ' => "dh",
-        'ر' => "r",
-        'ز' | 'ظ' => "z",
-        'ژ' => "zh",
-        'س' | 'ص' => "s",
-        'ش' => "sh",
-        'غ' => "gh",
-        'ف' => "f",
-        'ق' => "q",
-        'ك' | 'ک' => "k",
-        'گ' => "g",
-        'ل' => "l",
-        'م' => "m",
-        'ن' => "n",
-        'و' | 'ؤ' => "w",
-        'ي' | 'ئ' | 'ی' | 'ې' => "y",
-        'ء' => "",
-        '\u{0660}'..='\u{0669}' => return char::from(b'0' + (c as u32 - 0x0660) as u8).to_string(),
-        '\u{06F0}'..='\u{06F9}' => return char::from(b'0' + (c as u32 - 0x06F0) as u8).to_string(),
-        // Harakat, Quranic marks, superscript alef, tatweel: part of the word, not a letter.
-        '\u{064B}'..='\u{065F}' | '\u{0670}' | '\u{0640}' | '\u{06D6}'..='\u{06ED}' => "",
-        _ => " ",
-    };
-    s.to_string()
+    if c.is_ascii() {
+        return c.to_string();
+    }
+    crate::identity::arabic_spelling(c)
+        .unwrap_or(" ")
+        .to_string()
 }
 
 /// Longest zero-config library id: it starts every chunk ID, which must fit in 64 bytes with the

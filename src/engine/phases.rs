@@ -407,6 +407,7 @@ pub(super) fn manifest_of(
             chunks: 0,
             domains: Vec::new(),
             mapped_ids: 0,
+            transliterated_ids: 0,
             filterable: l.filterable.clone(),
         })
         .collect();
@@ -414,6 +415,8 @@ pub(super) fn manifest_of(
         if let Some(e) = libraries.iter_mut().find(|e| e.id == d.library) {
             e.docs += 1;
             e.mapped_ids += usize::from(crate::identity::is_mapped(d.doc_id.as_str()));
+            e.transliterated_ids +=
+                usize::from(crate::identity::is_transliterated(d.doc_id.as_str()));
             e.chunks += d.chunks.len();
             e.domains.extend(d.domains.iter().cloned());
         }

@@ -546,21 +546,28 @@ impl Engine {
         Some(patches)
     }
 
-    /// Moves the manifest's per-library counts (docs, chunks, mapped IDs) from the edited files'
-    /// old documents to their new ones.
+    /// Moves the manifest's per-library counts (docs, chunks, mapped and transliterated IDs)
+    /// from the edited files' old documents to their new ones.
     fn count_edit(&self, manifest: &mut Manifest, files: &[SourceFile], edit: &Edit) -> Option<()> {
-        let mapped = |ds: &mut dyn Iterator<Item = &crate::identity::DocId>| {
-            ds.filter(|id| crate::identity::is_mapped(id.as_str()))
-                .count()
-        };
+        use crate::identity::{is_mapped, is_transliterated};
+        fn count<'a>(
+            ds: impl Iterator<Item = &'a crate::identity::DocId>,
+            f: fn(&str) -> bool,
+        ) -> usize {
+            ds.filter(|id| f(id.as_str())).count()
+        }
         for ((&i, o), n) in edit.files.iter().zip(&edit.old).zip(&edit.new) {
             let lib = &self.cfg.libraries[files[i].library].id;
             let e = manifest.libraries.iter_mut().find(|e| &e.id == lib)?;
             e.docs = (e.docs + n.docs.len()).checked_sub(o.len())?;
             e.chunks = (e.chunks + n.docs.iter().map(|d| d.chunks.len()).sum::<usize>())
                 .checked_sub(o.iter().map(|d| d.chunks.len()).sum())?;
-            e.mapped_ids = (e.mapped_ids + mapped(&mut n.docs.iter().map(|d| &d.doc_id)))
-                .checked_sub(mapped(&mut o.iter().map(|d| &d.doc_id)))?;
+            let new = || n.docs.iter().map(|d| &d.doc_id);
+            let old = || o.iter().map(|d| &d.doc_id);
+            e.mapped_ids =
+                (e.mapped_ids + count(new(), is_mapped)).checked_sub(count(old(), is_mapped))?;
+            e.transliterated_ids = (e.transliterated_ids + count(new(), is_transliterated))
+                .checked_sub(count(old(), is_transliterated))?;
         }
         Some(())
     }

@@ -3,9 +3,13 @@
 //! the types can only be built here, through the checks. Also the names a user gives that become
 //! one file-name component (`component`), and a path segment's ordering prefix (`strip_order`).
 
+mod translit;
+
 use std::fmt;
 
 use serde::Serialize;
+
+pub(crate) use translit::{arabic_spelling, is_transliterated};
 
 /// The Vectorize vector-ID limit, which every chunk ID must meet.
 pub(crate) const MAX_ID_BYTES: usize = 64;
@@ -116,6 +120,18 @@ pub(crate) const ESCAPE: char = '~';
 const HASH_MARK: &str = "~h";
 const HASH_HEX: usize = 16;
 
+/// How a library makes IDs of slugs that are not IDs as they are (`[[library]] slugs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SlugStyle {
+    /// Each byte outside the ID alphabet escaped as `~XX`: exact, and what every ID was before
+    /// the key existed.
+    #[default]
+    Escape,
+    /// Spelled in ASCII (`notes/مسألة` → `notes/msalh~t…`) with a hash of the name: readable.
+    Transliterate,
+}
+
 /// How a source's slug became the slug part of its ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SlugForm {
@@ -127,6 +143,8 @@ pub(crate) enum SlugForm {
     /// Too long for 64-byte chunk IDs: a prefix (cut at a `/` where there is one) plus `~h` and
     /// a hash of the whole slug.
     Shortened,
+    /// Spelled in ASCII, with `~t` and a hash of the whole slug (`SlugStyle::Transliterate`).
+    Transliterated,
 }
 
 /// Why no ID can be made at all.
@@ -166,12 +184,15 @@ pub(crate) fn index_digits(chunks: usize, width: usize) -> usize {
 /// (DESIGN §4). A valid slug whose chunk IDs fit (`digits`: the document's own index digits)
 /// maps to itself, so no existing ID changes. Any other slug is put in NFC and escaped; if that
 /// does not fit with `reserve` index digits (the most a document may need, so a mapped ID does
-/// not move when a document grows), it is shortened. A pure function of its arguments.
+/// not move when a document grows), it is shortened. With `SlugStyle::Transliterate`, a slug
+/// that is not valid is spelled in ASCII instead (`translit::transliterate`). A pure function of
+/// its arguments.
 pub(crate) fn map_doc_id(
     library: &str,
     slug: &str,
     digits: usize,
     reserve: usize,
+    style: SlugStyle,
 ) -> Result<(DocId, SlugForm), MapError> {
     if slug.is_empty() {
         return Err(MapError::Empty);
@@ -181,6 +202,14 @@ pub(crate) fn map_doc_id(
         return Ok((DocId(format!("{library}:{slug}")), SlugForm::Same));
     }
     let room = MAX_ID_BYTES.saturating_sub(fixed + reserve);
+    if style == SlugStyle::Transliterate && check_slug(slug).is_err() {
+        let spelled =
+            translit::transliterate(slug, room).ok_or(MapError::LibraryTooLong { room })?;
+        return Ok((
+            DocId(format!("{library}:{spelled}")),
+            SlugForm::Transliterated,
+        ));
+    }
     let escaped = if check_slug(slug).is_ok() {
         slug.to_string()
     } else {
@@ -417,8 +446,33 @@ mod tests {
         assert_eq!(longest_chunk_id_len(&d, 3, 3), "seneksar:3-15-1:000".len());
     }
 
+    #[test]
+    fn transliterated_only_when_not_an_id_as_it_is() {
+        let t = |slug: &str| {
+            map_doc_id("notes", slug, 3, 4, SlugStyle::Transliterate)
+                .map(|(id, form)| (id.0, form))
+                .unwrap()
+        };
+        assert_eq!(
+            t("guide/intro"),
+            ("notes:guide/intro".into(), SlugForm::Same)
+        );
+        let (id, form) = t("ملاحظات/الصلاة");
+        assert_eq!(form, SlugForm::Transliterated);
+        assert!(id.starts_with("notes:mlahzat/alslah~t"), "{id}");
+        assert!(is_mapped(&id) && is_transliterated(&id));
+        // Escaped and shortened IDs never read as transliterated.
+        let (escaped, _) = mapped("notes", "الصلاة");
+        assert!(!is_transliterated(&escaped));
+        assert!(!is_transliterated(&mapped("notes", &"a".repeat(80)).0));
+        // A valid slug that is too long is shortened as with escapes.
+        assert_eq!(t(&"a".repeat(80)).1, SlugForm::Shortened);
+        let (long, _) = t(&"ملاحظة طويلة ".repeat(10));
+        assert!(long.len() + 1 + 4 <= MAX_ID_BYTES, "{long}");
+    }
+
     fn mapped(library: &str, slug: &str) -> (String, SlugForm) {
-        let (id, form) = map_doc_id(library, slug, 3, 4).unwrap();
+        let (id, form) = map_doc_id(library, slug, 3, 4, SlugStyle::Escape).unwrap();
         (id.as_str().to_string(), form)
     }
 
@@ -531,9 +585,12 @@ mod tests {
             );
         }
         assert_eq!(
-            map_doc_id(&"l".repeat(50), "a b c d e", 3, 4),
+            map_doc_id(&"l".repeat(50), "a b c d e", 3, 4, SlugStyle::Escape),
             Err(MapError::LibraryTooLong { room: 8 })
         );
-        assert_eq!(map_doc_id("l", "", 3, 4), Err(MapError::Empty));
+        assert_eq!(
+            map_doc_id("l", "", 3, 4, SlugStyle::Escape),
+            Err(MapError::Empty)
+        );
     }
 }
