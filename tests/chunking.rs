@@ -24,7 +24,13 @@ fn chunk_invariants_hold_on_every_shared_document() {
     for f in &files {
         let lib = &cfg.libraries[f.library];
         let bytes = std::fs::read(&f.path).unwrap();
-        let ex = extract(&f.rel, &bytes, f.format, &lib.compile_settings().extract);
+        let ex = extract(
+            &f.rel,
+            &f.rel,
+            &bytes,
+            f.format,
+            &lib.compile_settings().extract,
+        );
         for doc in ex.docs {
             docs += 1;
             let body = &doc.body;
@@ -124,6 +130,7 @@ fn react_components_keep_their_prose_and_code_blocks_stay_whole() {
     let src = std::fs::read_to_string(&path).unwrap();
     let ex = extract(
         "learn/your-first-component.md",
+        "learn/your-first-component.md",
         src.as_bytes(),
         askzico::Format::Mdx,
         &lib.compile_settings().extract,
@@ -207,6 +214,7 @@ fn eis1600_article_chunks_hold_the_body_and_no_chrome() {
     )
     .unwrap();
     let ex = extract(
+        "p/description-of-the-project/index.html",
         "p/description-of-the-project/index.html",
         src.as_bytes(),
         askzico::Format::Html,

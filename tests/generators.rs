@@ -265,3 +265,110 @@ fn vitepress_reads_its_src_dir_and_docusaurus_its_arabic_translation() {
     assert_eq!(records.len(), 1);
     assert_eq!(records[0]["chunk_id"], "site:intro:000");
 }
+
+/// A collection with one file per book, chapters of numbered items, the book named by the file
+/// or by a field above the records.
+fn write_books(dir: &Path) {
+    let item = |n: u32, text: &str| format!("{{\"n\": {n}, \"text\": \"{text}\"}}");
+    let chapter = |c: u32, items: &[String]| {
+        format!("{{\"chapter\": {c}, \"items\": [{}]}}", items.join(", "))
+    };
+    let one = chapter(
+        1,
+        &[
+            item(
+                1,
+                "في البدء كان الحديث عن السماء والنور والظلمة في أول الأيام.",
+            ),
+            item(2, "وكانت الأرض خالية وعلى وجه الماء ظلمة شديدة."),
+            item(3, "وقيل ليكن نور فكان نور يملأ المكان كله."),
+        ],
+    );
+    let two = chapter(
+        1,
+        &[item(1, "وهذه أسماء الذين جاءوا إلى المدينة مع أبيهم.")],
+    );
+    write(
+        dir,
+        "books/genesis.json",
+        &format!("{{\"name\": \"التكوين\", \"chapters\": [{one}]}}"),
+    );
+    write(
+        dir,
+        "books/exodus.json",
+        &format!("{{\"name\": \"الخروج\", \"chapters\": [{two}]}}"),
+    );
+}
+
+#[test]
+fn nested_json_records_read_their_file_and_ancestors_and_cite_their_items() {
+    let t = tempfile::tempdir().unwrap();
+    write_books(t.path());
+    let config = r#"[corpus]
+name = "scripture"
+
+[[library]]
+id = "bible"
+root = "books"
+include = ["*.json"]
+format = "json"
+
+[library.records]
+select = "chapters.*"
+id = "{$file}/{chapter}"
+title = "{..name} {chapter}"
+url = "https://example.org/{$file}/{chapter}"
+text = "items"
+item_label = "n"
+item_anchor = "v{n}"
+"#;
+    write(t.path(), "corpus.toml", config);
+    let o = run(bin().current_dir(t.path()).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let records = chunk_records(&t.path().join("out"), "manifest.json");
+    let genesis = records
+        .iter()
+        .find(|r| r["chunk_id"] == "bible:genesis/1:000")
+        .expect("one ID per book and chapter");
+    assert!(
+        records
+            .iter()
+            .any(|r| r["chunk_id"] == "bible:exodus/1:000")
+    );
+    assert_eq!(genesis["title"], "التكوين 1");
+    let text = genesis["text"].as_str().unwrap();
+    assert!(
+        text.contains("\n\n3: وقيل ليكن نور"),
+        "item labels kept: {text}"
+    );
+    // The verse that answers is linked, not the page's top nor the first stray match.
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["query", "ليكن نور", "--json"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        answer["hits"][0]["section_url"],
+        "https://example.org/genesis/1#v3"
+    );
+
+    // Without the file in the ID, two books' chapter 1 collide: the help says how to tell them
+    // apart in a records mapping, not with a frontmatter `id`.
+    write(
+        t.path(),
+        "corpus.toml",
+        &config.replace("id = \"{$file}/{chapter}\"", "id = \"{chapter}\""),
+    );
+    let o = run(bin().current_dir(t.path()).arg("build"));
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("doc_id `bible:1` is produced by 2 sources"),
+        "{err}"
+    );
+    assert!(
+        err.contains("{$file}/{chapter}") && err.contains("{..name}"),
+        "{err}"
+    );
+    assert!(!err.contains("frontmatter"), "{err}");
+}

@@ -22,6 +22,7 @@ fn extraction_and_chunking_of_every_sample_source() {
         let lib = &cfg.libraries[f.library];
         let ex = extract(
             &f.rel,
+            &f.rel,
             &std::fs::read(&f.path).unwrap(),
             f.format,
             &lib.compile_settings().extract,

@@ -113,6 +113,7 @@ pub(crate) fn chunk_linked(
             let first = body.blocks.partition_point(|b| b.start < s);
             for b in body.blocks[first..].iter().take_while(|b| b.start < e) {
                 if let Some(a) = &b.anchor
+                    && matches!(b.kind, BlockKind::Heading(_))
                     && !anchors.contains(a)
                 {
                     anchors.push(a.clone());
@@ -237,7 +238,9 @@ fn trim(text: &str, s: usize, e: usize) -> (usize, usize) {
 
 /// Sections with their heading paths and links; heading-only sections merge into the next
 /// section. A level-1 heading links only by an id written in the source: a generated one would
-/// link the top of its own page.
+/// link the top of its own page. A block other than a heading that has an id (an item of a JSON
+/// record: a verse, an entry) begins a section of its own that links that id, under the same
+/// headings.
 fn sections(body: &Body, anchors: AnchorRule) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();
     let mut slugs = slug::Slugger::new(anchors);
@@ -248,6 +251,9 @@ fn sections(body: &Body, anchors: AnchorRule) -> Vec<Section> {
     while i < blocks.len() {
         let b = &blocks[i];
         let begin = i;
+        let item = (!matches!(b.kind, BlockKind::Heading(_)))
+            .then(|| b.anchor.clone())
+            .flatten();
         if let BlockKind::Heading(level) = b.kind {
             while stack.last().is_some_and(|(l, ..)| *l >= level) {
                 stack.pop();
@@ -259,7 +265,10 @@ fn sections(body: &Body, anchors: AnchorRule) -> Vec<Section> {
             stack.push((level, title, b.anchor.as_deref(), link));
         }
         i += 1;
-        while i < blocks.len() && !matches!(blocks[i].kind, BlockKind::Heading(_)) {
+        while i < blocks.len()
+            && !matches!(blocks[i].kind, BlockKind::Heading(_))
+            && blocks[i].anchor.is_none()
+        {
             i += 1;
         }
         let heading_only = matches!(b.kind, BlockKind::Heading(_)) && i == begin + 1;
@@ -277,11 +286,13 @@ fn sections(body: &Body, anchors: AnchorRule) -> Vec<Section> {
                 .iter()
                 .filter_map(|(_, _, a, _)| a.map(str::to_string))
                 .collect(),
-            link: stack
-                .iter()
-                .rev()
-                .find_map(|(.., l)| l.clone())
-                .unwrap_or_default(),
+            link: item.unwrap_or_else(|| {
+                stack
+                    .iter()
+                    .rev()
+                    .find_map(|(.., l)| l.clone())
+                    .unwrap_or_default()
+            }),
         });
     }
     out

@@ -92,7 +92,7 @@ pub fn compile_file(
 ) -> (Vec<BuiltDoc>, Vec<Problem>) {
     let display = lib.display_name(rel);
     let ex = timed(Stage::Extract, || {
-        extract::extract(&display, bytes, format, &lib.extract)
+        extract::extract(&display, rel, bytes, format, &lib.extract)
     });
     let mut problems = ex.problems;
     let mut docs: Vec<BuiltDoc> = Vec::with_capacity(ex.docs.len());
@@ -520,9 +520,17 @@ pub(crate) fn duplicate_problems<'a>(
         .into_iter()
         .map(|(id, mut sources)| {
             sources.sort();
+            // JSON records are named `file#record`: their IDs come from the records mapping.
+            let help = if sources.iter().all(|s| s.contains('#')) {
+                "IDs must be unique: records of several files give this one, so make the records `id` template name the file (`{$file}/{chapter}`) or a field of the object the records lie in (`{..name}/{chapter}`)"
+            } else if sources.iter().any(|s| s.contains('#')) {
+                "IDs must be unique: give the page a frontmatter `id`, or change the records `id` template"
+            } else {
+                "IDs must be unique: give one of the pages a frontmatter `id`, or rename a file"
+            };
             Problem::error("duplicate-id", format!("doc_id `{id}` is produced by {} sources: {}", sources.len(), sources.join(", ")))
                 .in_file(sources[0].split('#').next().unwrap_or_default().to_string())
-                .help("IDs must be unique: give one source a frontmatter `id`, or make the records `id` template include a distinguishing field (e.g. the url's fragment)")
+                .help(help)
         })
         .collect()
 }

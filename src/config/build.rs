@@ -8,8 +8,8 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use toml::Spanned;
 
 use super::{
-    ChunkSettings, Config, Cx, DeployTarget, EmbedSettings, Format, Library, RecordMapping,
-    SectionMapping, Template, default_url_index, out_dir_problem, raw,
+    ChunkSettings, Config, Cx, DeployTarget, EmbedSettings, Format, Library, Template,
+    default_url_index, out_dir_problem, raw,
 };
 use crate::normalize::Rules;
 
@@ -249,7 +249,7 @@ fn library(
     let exclude = globs(cx, &exclude_patterns);
     let domains = library_domains(cx, &id, lib.id.span(), lib.domains);
     let url = lib.url.map(|t| template_or_error(cx, t));
-    let records = lib.records.map(|r| records(cx, r));
+    let records = lib.records.map(|r| super::records::records(cx, r));
     check_records_format(cx, &id, lib.format.as_ref(), records.is_some());
     Library {
         id,
@@ -712,7 +712,7 @@ fn within_root(cx: &mut Cx, key: &str, patterns: &[Spanned<String>]) {
     }
 }
 
-fn template_or_error(cx: &mut Cx, t: Spanned<String>) -> Option<Template> {
+pub(super) fn template_or_error(cx: &mut Cx, t: Spanned<String>) -> Option<Template> {
     match Template::parse(t.get_ref()) {
         Ok(tpl) => Some(tpl),
         Err(e) => {
@@ -725,54 +725,4 @@ fn template_or_error(cx: &mut Cx, t: Spanned<String>) -> Option<Template> {
             None
         }
     }
-}
-
-fn path_steps(s: &str) -> Vec<String> {
-    if s.is_empty() || s == "$" {
-        return Vec::new();
-    }
-    s.split('.').map(str::to_string).collect()
-}
-
-fn records(cx: &mut Cx, r: raw::RawRecords) -> Option<RecordMapping> {
-    let id = r.id.and_then(|t| template_or_error(cx, t));
-    let url = r.url.and_then(|t| template_or_error(cx, t));
-    let id_match = match r.id_match {
-        None => None,
-        Some(m) => match regex::Regex::new(m.pattern.get_ref()) {
-            Ok(pattern) => Some(crate::extract::IdMatch {
-                field: m.field,
-                pattern,
-            }),
-            Err(e) => {
-                cx.error(
-                    "regex",
-                    m.pattern.span(),
-                    format!("bad pattern: {e}"),
-                    "id_match.pattern is a Rust regex with named groups (?<name>..)",
-                );
-                None
-            }
-        },
-    };
-    if let Some(d) = &r.date {
-        let _ = d; // validated per record: the date's value comes from the data
-    }
-    Some(RecordMapping {
-        select: path_steps(&r.select),
-        id,
-        id_match,
-        title: r.title,
-        text: r.text.map(|t| t.into_vec()).unwrap_or_default(),
-        url,
-        date: r.date,
-        sections: r.sections.map(|s| SectionMapping {
-            select: path_steps(&s.select),
-            title: s.title,
-            text: s.text.map(|t| t.into_vec()).unwrap_or_default(),
-            item_text: s.item_text.unwrap_or_else(|| "text".to_string()),
-            item_label: s.item_label,
-        }),
-        metadata: r.metadata.unwrap_or_default(),
-    })
 }

@@ -6,6 +6,7 @@ mod build;
 mod jekyll;
 pub(crate) mod keys;
 mod raw;
+mod records;
 mod zero_config;
 
 use std::collections::BTreeMap;

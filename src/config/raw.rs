@@ -246,12 +246,15 @@ pub(super) struct RawRecords {
     pub select: String,
     pub id: Option<Spanned<String>>,
     pub id_match: Option<RawIdMatch>,
-    pub title: Option<String>,
+    pub title: Option<Spanned<String>>,
     pub text: Option<OneOrMany>,
     pub url: Option<Spanned<String>>,
     pub date: Option<String>,
     pub sections: Option<RawSections>,
     pub metadata: Option<BTreeMap<String, String>>,
+    pub item_text: Option<String>,
+    pub item_label: Option<String>,
+    pub item_anchor: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -269,6 +272,7 @@ pub(super) struct RawSections {
     pub text: Option<OneOrMany>,
     pub item_text: Option<String>,
     pub item_label: Option<String>,
+    pub item_anchor: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

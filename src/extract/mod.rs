@@ -157,6 +157,12 @@ impl Body {
         self.push_anchored(BlockKind::Heading(level), s, id.and_then(anchor));
     }
 
+    /// Appends a paragraph that an id links (an item of a JSON record): a section of its own
+    /// (`chunk`), whose citations link `#id`.
+    pub(crate) fn push_item(&mut self, s: &str, id: Option<&str>) {
+        self.push_anchored(BlockKind::Paragraph, s, id);
+    }
+
     fn push_anchored(&mut self, kind: BlockKind, s: &str, anchor: Option<&str>) {
         // Control characters (ESC, BEL, C1) are never readable evidence, and would reach a
         // reviewer's terminal through `show` and `query`.
@@ -289,8 +295,15 @@ impl FileExtraction {
     }
 }
 
-/// Extracts the documents of one file. `file` names it in messages.
-pub fn extract(file: &str, bytes: &[u8], format: Format, lib: &ExtractSettings) -> FileExtraction {
+/// Extracts the documents of one file. `file` names it in messages; `rel` is its path relative
+/// to the library root (JSON records read its slug as `{$file}`).
+pub fn extract(
+    file: &str,
+    rel: &str,
+    bytes: &[u8],
+    format: Format,
+    lib: &ExtractSettings,
+) -> FileExtraction {
     let decoded = if format == Format::Html {
         decode_html(bytes)
     } else {
@@ -305,7 +318,7 @@ pub fn extract(file: &str, bytes: &[u8], format: Format, lib: &ExtractSettings) 
         Format::Mdx => mdx::extract(file, &text, lib),
         Format::Html if lib.liquid => html::extract(file, &liquid::strip_html(&text)),
         Format::Html => html::extract(file, &text),
-        Format::Json => json::extract(file, &text, lib),
+        Format::Json => json::extract(file, &crate::identity::file_slug(rel), &text, lib),
     };
     for p in &mut out.problems {
         if p.file.is_none() {

@@ -36,7 +36,7 @@ pub fn settings() -> Vec<ChunkSettings> {
 pub fn check_file(library: &str, rel: &str, format: Format, bytes: &[u8]) {
     let cfg = &*CONFIG;
     let lib = cfg.library(library).expect("library in corpus.toml").compile_settings();
-    let ex = extract(rel, bytes, format, &lib.extract);
+    let ex = extract(rel, rel, bytes, format, &lib.extract);
     for doc in &ex.docs {
         check_body(&doc.body);
         for s in settings() {

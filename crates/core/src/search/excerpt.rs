@@ -153,7 +153,7 @@ pub fn excerpt<'t>(
     }
     let mut out = String::new();
     let mut at = spans[start].0;
-    let shown = matched.first().map_or(at, |&i| spans[i].0);
+    let shown = densest(&masks, &matched).map_or(at, |i| spans[i].0);
     for i in start..start + size {
         let (s, e) = spans[i];
         escape_into(&text[at..s], &mut out);
@@ -172,8 +172,31 @@ pub fn excerpt<'t>(
     }
 }
 
-/// An excerpt and where in `text` what it shows begins: its first marked word, or its first
-/// word when nothing is marked (a UTF-8 byte offset).
+/// How many words after a marked word still count as near it, for [`densest`].
+const NEAR: usize = 12;
+
+/// The marked word (an index into `masks`, one of `matched`) that begins the run of `NEAR`
+/// words matching the most distinct question words, the first such: where what answers begins
+/// (a word matched alone earlier, by its stem, does not take the link from the sentence that
+/// holds the question's words together).
+fn densest(masks: &[u64], matched: &[usize]) -> Option<usize> {
+    let mut best: Option<(usize, u32)> = None;
+    for (k, &i) in matched.iter().enumerate() {
+        let distinct = matched[k..]
+            .iter()
+            .take_while(|&&j| j < i + NEAR)
+            .fold(0u64, |a, &j| a | masks[j])
+            .count_ones();
+        if best.is_none_or(|(_, d)| distinct > d) {
+            best = Some((i, distinct));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// An excerpt and where in `text` what it shows begins: the marked word that begins its
+/// densest run of matches ([`densest`]), or its first word when nothing is marked (a UTF-8 byte
+/// offset).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Excerpt {
     pub html: String,

@@ -187,3 +187,17 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_link_goes_to_the_words_matched_together_not_a_stray_first_match() {
+    // Word 2 matches question word A alone; words 30 and 32 match A and B together.
+    let mut masks = vec![0u64; 40];
+    masks[2] = 0b01;
+    masks[30] = 0b10;
+    masks[32] = 0b01;
+    assert_eq!(densest(&masks, &[2, 30, 32]), Some(30));
+    // Equally dense: the first.
+    masks[3] = 0b10;
+    assert_eq!(densest(&masks, &[2, 3, 30, 32]), Some(2));
+    assert_eq!(densest(&masks, &[]), None);
+}

@@ -1,6 +1,9 @@
 //! JSON records: a declarative mapping (`[library.records]` in corpus.toml) from one JSON file to
 //! one or many documents — which values are records, and which fields give id, title, text, url,
-//! date and metadata. Nested sections become headings with their content.
+//! date and metadata. Nested sections become headings with their content; a record's templates
+//! read its own fields, its ancestors' (`{..name}`) and its file's slug (`{$file}`).
+
+mod unique;
 
 use serde_json::{Map, Value};
 
@@ -11,6 +14,7 @@ use serde::Serialize;
 use super::{BlockKind, Body, Document, ExtractSettings, FileExtraction, coptic, decode_entities};
 use crate::diag::Problem;
 use crate::template::Template;
+use unique::{Invalid, parse_unique};
 
 /// How a JSON file maps to documents.
 #[derive(Debug, Clone, Serialize)]
@@ -22,12 +26,32 @@ pub struct RecordMapping {
     /// it is part of the settings (absent when unset: configs without it keep their fingerprint).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id_match: Option<IdMatch>,
+    /// The path of the title field, or a template like `id` when it holds a `{`
+    /// (`title_template`).
     pub title: Option<String>,
+    /// `title` as a template (`"{..name} {chapter}"`), when it is one.
+    #[serde(skip)]
+    pub title_template: Option<Template>,
     pub text: Vec<String>,
     pub url: Option<Template>,
     pub date: Option<String>,
     pub sections: Option<SectionMapping>,
     pub metadata: BTreeMap<String, String>,
+    // The item keys are recorded only when set, so a mapping that does not use them keeps the
+    // fingerprint (and corpus version) it had before they existed.
+    /// When an item of `text` is an object, the field holding its text.
+    #[serde(skip_serializing_if = "is_text")]
+    pub item_text: String,
+    /// When an item of `text` is an object, a field shown as a label before its text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item_label: Option<String>,
+    /// The id an item's citations link (`{url}#…`), a template over the item's fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item_anchor: Option<Template>,
+}
+
+fn is_text(field: &str) -> bool {
+    field == "text"
 }
 
 /// `records.id_match`: a regex with named groups, run over one field of each record.
@@ -59,16 +83,102 @@ pub struct SectionMapping {
     pub item_text: String,
     /// When an item of `text` is an object, a field shown as a label before its text.
     pub item_label: Option<String>,
+    /// The id an item's citations link, a template over the item's fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item_anchor: Option<Template>,
 }
 
-/// Where a record sits: the object key and array index of the last `*` steps that reached it.
+/// How the items of a text list read: the field of an object item that holds its text, the
+/// field shown before it as a label, the template of the id its citations link.
+#[derive(Clone, Copy)]
+struct Items<'m> {
+    text: &'m str,
+    label: Option<&'m str>,
+    anchor: Option<&'m Template>,
+}
+
+/// Where a value sits: the object key and array index of the last `*` steps that reached it,
+/// and the objects it lies in, the nearest last (what `{..field}` reads).
 #[derive(Debug, Clone, Default)]
-struct Place {
+struct Place<'a> {
     key: Option<String>,
     index: Option<usize>,
+    parents: Vec<&'a Value>,
 }
 
-pub(super) fn extract(file: &str, text: &str, lib: &ExtractSettings) -> FileExtraction {
+impl<'a> Place<'a> {
+    /// The place of a child of `v`, which lies in it.
+    fn child(&self, v: &'a Value, key: Option<String>, index: Option<usize>) -> Place<'a> {
+        let mut parents = self.parents.clone();
+        if v.is_object() {
+            parents.push(v);
+        }
+        Place {
+            key,
+            index,
+            parents,
+        }
+    }
+}
+
+/// What a record's templates and paths read: the record, its place, the named groups of
+/// `id_match`, and its file's slug.
+struct Scope<'a, 'r> {
+    rec: &'a Value,
+    place: &'r Place<'a>,
+    caps: &'r Map<String, Value>,
+    file: &'r str,
+}
+
+impl Scope<'_, '_> {
+    /// A template variable's value: `$key`, `$index`, `$file`, `..path` (the nearest object the
+    /// value lies in that has the path), a group of `id_match`, or a path in the record.
+    fn var(&self, name: &str) -> Option<String> {
+        match self.value(name)? {
+            Value::String(s) if name == "$key" || name == "$file" => Some(s),
+            v => scalar(&v),
+        }
+    }
+
+    /// The value of a path, as `var` finds it.
+    fn value(&self, path: &str) -> Option<Value> {
+        match path {
+            "$key" => self.place.key.clone().map(Value::String),
+            "$index" => self.place.index.map(|i| Value::from(i as u64)),
+            "$file" => Some(Value::String(self.file.to_string())),
+            _ => {
+                if let Some(up) = path.strip_prefix("..") {
+                    return self.place.parents.iter().rev().find_map(|p| {
+                        resolve(p, up)
+                            .first()
+                            .filter(|v| !v.is_null())
+                            .map(|v| (*v).clone())
+                    });
+                }
+                self.caps
+                    .get(path)
+                    .cloned()
+                    .or_else(|| resolve(self.rec, path).first().map(|v| (*v).clone()))
+            }
+        }
+    }
+
+    fn render(&self, t: &Template, what: &str) -> Result<String, Fail> {
+        t.render(|name| self.var(name)).map_err(|missing| {
+            Fail::new(
+                format!(
+                    "{what} template `{}` needs `{}`, which the record lacks",
+                    t.source(),
+                    missing.variable
+                ),
+                format!("fix records.{what} in corpus.toml"),
+            )
+        })
+    }
+}
+
+/// The documents of the records file `file` (as messages name it) whose slug is `slug`.
+pub(super) fn extract(file: &str, slug: &str, text: &str, lib: &ExtractSettings) -> FileExtraction {
     let Some(map) = lib.records else {
         return FileExtraction::error(
             file,
@@ -115,7 +225,7 @@ pub(super) fn extract(file: &str, text: &str, lib: &ExtractSettings) -> FileExtr
     let multi = !map.select.is_empty();
     for (i, (rec, place)) in recs.into_iter().enumerate() {
         let at = describe(i, &place);
-        match record(rec, &place, map, multi) {
+        match record(rec, &place, map, multi, slug) {
             Ok(Some(doc)) => out.docs.push(titled(file, &at, doc, &mut out.problems)),
             Ok(None) => out.problems.push(
                 Problem::warning("empty", format!("record {at} has no text: no document"))
@@ -188,102 +298,7 @@ fn titled(file: &str, at: &str, mut doc: Document, problems: &mut Vec<Problem>) 
     doc
 }
 
-/// Why a records file is not JSON askzico reads.
-enum Invalid {
-    Syntax(serde_json::Error),
-    /// A key an object holds twice (shown escaped, at most 80 characters), at the line of its
-    /// second occurrence.
-    Duplicate {
-        key: String,
-        line: usize,
-    },
-}
-
-/// `serde_json::from_str::<Value>`, except that a key repeated within one object is an error:
-/// serde_json keeps the last value silently, and the first one's text would be lost.
-fn parse_unique(text: &str) -> Result<Value, Invalid> {
-    let dup = std::cell::RefCell::new(None);
-    let mut de = serde_json::Deserializer::from_str(text);
-    let parsed = serde::de::DeserializeSeed::deserialize(Unique(&dup), &mut de)
-        .and_then(|v| de.end().map(|()| v));
-    parsed.map_err(|e| match dup.into_inner() {
-        Some(key) => Invalid::Duplicate {
-            key,
-            line: e.line(),
-        },
-        None => Invalid::Syntax(e),
-    })
-}
-
-/// Builds a `Value` as serde_json's own visitor does, refusing a repeated key; the key is left
-/// in the cell so that the caller can tell this error from a syntax error. The error is raised
-/// right after the key is read, so serde_json places it at the key's line.
-#[derive(Clone, Copy)]
-struct Unique<'a>(&'a std::cell::RefCell<Option<String>>);
-
-impl<'de> serde::de::DeserializeSeed<'de> for Unique<'_> {
-    type Value = Value;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Unique<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_string()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        serde::de::DeserializeSeed::deserialize(self, d)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(v) = seq.next_element_seed(self)? {
-            items.push(v);
-        }
-        Ok(Value::Array(items))
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut m = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if m.contains_key(&key) {
-                let shown: String = key.chars().take(80).flat_map(char::escape_debug).collect();
-                *self.0.borrow_mut() = Some(shown);
-                return Err(serde::de::Error::custom("duplicate key"));
-            }
-            let v = map.next_value_seed(self)?;
-            m.insert(key, v);
-        }
-        Ok(Value::Object(m))
-    }
-}
-
-fn describe(i: usize, place: &Place) -> String {
+fn describe(i: usize, place: &Place<'_>) -> String {
     match (&place.key, place.index) {
         (Some(k), Some(ix)) => format!("#{i} (`{k}`[{ix}])"),
         (Some(k), None) => format!("#{i} (`{k}`)"),
@@ -292,7 +307,12 @@ fn describe(i: usize, place: &Place) -> String {
     }
 }
 
-fn select<'a>(v: &'a Value, steps: &[String], place: Place, out: &mut Vec<(&'a Value, Place)>) {
+fn select<'a>(
+    v: &'a Value,
+    steps: &[String],
+    place: Place<'a>,
+    out: &mut Vec<(&'a Value, Place<'a>)>,
+) {
     let Some((step, rest)) = steps.split_first() else {
         out.push((v, place));
         return;
@@ -303,30 +323,20 @@ fn select<'a>(v: &'a Value, steps: &[String], place: Place, out: &mut Vec<(&'a V
                 select(
                     child,
                     rest,
-                    Place {
-                        key: Some(k.clone()),
-                        index: place.index,
-                    },
+                    place.child(v, Some(k.clone()), place.index),
                     out,
                 );
             }
         }
         ("*", Value::Array(a)) => {
             for (i, child) in a.iter().enumerate() {
-                select(
-                    child,
-                    rest,
-                    Place {
-                        key: place.key.clone(),
-                        index: Some(i),
-                    },
-                    out,
-                );
+                select(child, rest, place.child(v, place.key.clone(), Some(i)), out);
             }
         }
         (name, Value::Object(m)) => {
             if let Some(child) = m.get(name) {
-                select(child, rest, place, out);
+                let child_place = place.child(v, place.key.clone(), place.index);
+                select(child, rest, child_place, out);
             }
         }
         _ => {}
@@ -410,49 +420,33 @@ impl Fail {
     }
 }
 
-fn var(rec: &Value, place: &Place, caps: &Map<String, Value>, name: &str) -> Option<String> {
-    match name {
-        "$key" => place.key.clone(),
-        "$index" => place.index.map(|i| i.to_string()),
-        _ => caps
-            .get(name)
-            .and_then(scalar)
-            .or_else(|| resolve(rec, name).first().and_then(|v| scalar(v))),
-    }
-}
-
-fn place_value(place: &Place, path: &str) -> Option<Value> {
-    match path {
-        "$key" => place.key.clone().map(Value::String),
-        "$index" => place.index.map(|i| Value::from(i as u64)),
-        _ => None,
-    }
-}
-
 /// One record's document (`None` when it has no text): its slug, title and URL from the
 /// mapping's templates and fields, its body, its date and metadata.
 fn record(
     rec: &Value,
-    place: &Place,
+    place: &Place<'_>,
     map: &RecordMapping,
     multi: bool,
+    file: &str,
 ) -> Result<Option<Document>, Fail> {
-    let caps = id_captures(rec, place, map)?;
-    let render = |t: &Template, what: &str| {
-        t.render(|name| var(rec, place, &caps, name))
-            .map_err(|missing| {
-                Fail::new(
-                    format!(
-                        "{what} template `{}` needs `{}`, which the record lacks",
-                        t.source(),
-                        missing.variable
-                    ),
-                    format!("fix records.{what} in corpus.toml"),
-                )
-            })
+    let no_caps = Map::new();
+    let caps = id_captures(
+        &Scope {
+            rec,
+            place,
+            caps: &no_caps,
+            file,
+        },
+        map,
+    )?;
+    let scope = Scope {
+        rec,
+        place,
+        caps: &caps,
+        file,
     };
     let slug = match &map.id {
-        Some(t) => Some(render(t, "id")?),
+        Some(t) => Some(scope.render(t, "id")?),
         None if multi => Some(match (&place.key, place.index) {
             (Some(k), Some(i)) => format!("{k}-{i}"),
             (Some(k), None) => k.clone(),
@@ -461,13 +455,20 @@ fn record(
         }),
         None => None,
     };
-    let title = record_title(rec, map)?;
-    let url = map.url.as_ref().map(|t| render(t, "url")).transpose()?;
-    let body = record_body(rec, map)?;
+    let title = match &map.title_template {
+        Some(t) => Some(super::without_controls(&scope.render(t, "title")?).into_owned()),
+        None => record_title(rec, map)?,
+    };
+    let url = map
+        .url
+        .as_ref()
+        .map(|t| scope.render(t, "url"))
+        .transpose()?;
+    let body = record_body(&scope, map)?;
     if body.is_empty() {
         return Ok(None);
     }
-    let metadata = record_metadata(rec, place, map)?;
+    let metadata = record_metadata(&scope, map)?;
     let title_text = title
         .clone()
         .or_else(|| body.first_heading(1).map(str::to_string))
@@ -496,28 +497,24 @@ fn record(
 /// What a value mapped to `text` is when it holds no text `push_text` reads: a boolean, or an
 /// object without a `text` string (in a list too); `None` for text, numbers, nulls and lists of
 /// them.
-fn not_text(v: &Value) -> Option<&'static str> {
+fn not_text(v: &Value, item_text: &str) -> Option<String> {
     match v {
-        Value::Bool(_) => Some("a boolean"),
-        Value::Object(m) if !m.get("text").is_some_and(Value::is_string) => {
-            Some("an object without a `text` string")
+        Value::Bool(_) => Some("a boolean".into()),
+        Value::Object(m) if !m.get(item_text).is_some_and(Value::is_string) => {
+            Some(format!("an object without a `{item_text}` string"))
         }
-        Value::Array(items) => items.iter().find_map(not_text),
+        Value::Array(items) => items.iter().find_map(|i| not_text(i, item_text)),
         _ => None,
     }
 }
 
 /// The named groups of `records.id_match` over the record's field, as template variables.
-fn id_captures(
-    rec: &Value,
-    place: &Place,
-    map: &RecordMapping,
-) -> Result<Map<String, Value>, Fail> {
+fn id_captures(scope: &Scope<'_, '_>, map: &RecordMapping) -> Result<Map<String, Value>, Fail> {
     let mut caps = Map::new();
     let Some(IdMatch { field, pattern }) = &map.id_match else {
         return Ok(caps);
     };
-    let value = var(rec, place, &caps, field).ok_or_else(|| {
+    let value = scope.var(field).ok_or_else(|| {
         Fail::new(
             format!("`id_match` reads field `{field}`, which the record lacks"),
             "point id_match.field at a string field every record has",
@@ -556,35 +553,40 @@ fn record_title(rec: &Value, map: &RecordMapping) -> Result<Option<String>, Fail
 }
 
 /// The record's text fields and sections as one body.
-fn record_body(rec: &Value, map: &RecordMapping) -> Result<Body, Fail> {
+fn record_body(scope: &Scope<'_, '_>, map: &RecordMapping) -> Result<Body, Fail> {
     let mut body = Body::default();
+    let items = Items {
+        text: &map.item_text,
+        label: map.item_label.as_deref(),
+        anchor: map.item_anchor.as_ref(),
+    };
+    // An item's anchor reads the item's fields, and through `..` the record's and above.
+    let within = scope.place.child(scope.rec, None, None);
     for path in &map.text {
-        for v in resolve(rec, path) {
-            if let Some(shape) = not_text(v) {
+        for v in resolve(scope.rec, path) {
+            if let Some(shape) = not_text(v, items.text) {
                 return Err(Fail::new(
                     format!("field `{path}` (text) is {shape}"),
-                    "map `text` to string fields, lists of strings, or objects with a `text` string",
+                    format!(
+                        "map `text` to string fields, lists of strings, or objects with a `{}` string (`item_text` names another field)",
+                        items.text
+                    ),
                 ));
             }
-            push_text(&mut body, v, "text", None);
+            push_text(&mut body, v, items, &within, scope.file);
         }
     }
     if let Some(sections) = &map.sections {
-        push_sections(&mut body, rec, sections);
+        push_sections(&mut body, scope, sections);
     }
     Ok(body)
 }
 
 /// The record's metadata: its Coptic `date` (when mapped) and the mapped metadata fields.
-fn record_metadata(
-    rec: &Value,
-    place: &Place,
-    map: &RecordMapping,
-) -> Result<Map<String, Value>, Fail> {
+fn record_metadata(scope: &Scope<'_, '_>, map: &RecordMapping) -> Result<Map<String, Value>, Fail> {
     let mut metadata = Map::new();
     if let Some(path) = &map.date {
-        let raw =
-            place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
+        let raw = scope.value(path);
         let text = raw.as_ref().and_then(scalar).unwrap_or_default();
         let date = coptic::parse(&text).ok_or_else(|| {
             Fail::new(
@@ -598,9 +600,7 @@ fn record_metadata(
         );
     }
     for (name, path) in &map.metadata {
-        let v =
-            place_value(place, path).or_else(|| resolve(rec, path).first().map(|v| (*v).clone()));
-        if let Some(v) = v {
+        if let Some(v) = scope.value(path) {
             let v = match v {
                 Value::String(s) => Value::String(decode_entities(&s).into_owned()),
                 other => other,
@@ -611,7 +611,9 @@ fn record_metadata(
     Ok(metadata)
 }
 
-fn push_text(body: &mut Body, v: &Value, item_text: &str, item_label: Option<&str>) {
+/// Appends a text value: a string's paragraphs, a number, a list's items in order, an object
+/// item's `items.text` field, after its label and linked by its anchor when `items` names them.
+fn push_text(body: &mut Body, v: &Value, items: Items<'_>, place: &Place<'_>, file: &str) {
     match v {
         Value::String(s) => {
             let s = decode_entities(s);
@@ -620,32 +622,71 @@ fn push_text(body: &mut Body, v: &Value, item_text: &str, item_label: Option<&st
             }
         }
         Value::Number(n) => body.push(BlockKind::Paragraph, &n.to_string()),
-        Value::Array(items) => {
-            for item in items {
-                push_text(body, item, item_text, item_label);
+        Value::Array(list) => {
+            for (i, item) in list.iter().enumerate() {
+                push_text(
+                    body,
+                    item,
+                    items,
+                    &Place {
+                        index: Some(i),
+                        ..place.clone()
+                    },
+                    file,
+                );
             }
         }
         Value::Object(m) => {
-            let Some(Value::String(t)) = m.get(item_text) else {
+            let Some(Value::String(t)) = m.get(items.text) else {
                 return;
             };
             let t = decode_entities(t);
-            match item_label.and_then(|l| m.get(l)).and_then(|l| l.as_str()) {
-                Some(label) => body.push(
-                    BlockKind::Paragraph,
-                    &format!("{}: {t}", decode_entities(label)),
-                ),
-                None => body.push(BlockKind::Paragraph, &t),
-            }
+            let label = items.label.and_then(|l| m.get(l)).and_then(scalar);
+            let text = match label {
+                Some(label) => format!("{label}: {t}"),
+                None => t.into_owned(),
+            };
+            let no_caps = Map::new();
+            let scope = Scope {
+                rec: v,
+                place,
+                caps: &no_caps,
+                file,
+            };
+            let anchor = items
+                .anchor
+                .and_then(|a| a.render(|name| scope.var(name)).ok())
+                .filter(|a| item_anchor(a));
+            body.push_item(&text, anchor.as_deref());
         }
         _ => {}
     }
 }
 
-fn push_sections(body: &mut Body, rec: &Value, map: &SectionMapping) {
+/// An item's id is a URL fragment as it is: 1 to 100 characters, none of them a space, a
+/// control or `#`. Another value (or a missing field) links no section of its own.
+fn item_anchor(id: &str) -> bool {
+    !id.is_empty()
+        && id.chars().count() <= 100
+        && !id
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '#')
+}
+
+fn push_sections(body: &mut Body, scope: &Scope<'_, '_>, map: &SectionMapping) {
     let mut secs = Vec::new();
-    select(rec, &map.select, Place::default(), &mut secs);
-    for (sec, _) in secs {
+    select(
+        scope.rec,
+        &map.select,
+        scope.place.child(scope.rec, None, None),
+        &mut secs,
+    );
+    let items = Items {
+        text: &map.item_text,
+        label: map.item_label.as_deref(),
+        anchor: map.item_anchor.as_ref(),
+    };
+    for (sec, place) in secs {
         if let Some(title) = map
             .title
             .as_deref()
@@ -653,9 +694,10 @@ fn push_sections(body: &mut Body, rec: &Value, map: &SectionMapping) {
         {
             body.push(BlockKind::Heading(2), &title);
         }
+        let within = place.child(sec, None, None);
         for path in &map.text {
             for v in resolve(sec, path) {
-                push_text(body, v, &map.item_text, map.item_label.as_deref());
+                push_text(body, v, items, &within, scope.file);
             }
         }
     }
@@ -665,53 +707,38 @@ fn push_sections(body: &mut Body, rec: &Value, map: &SectionMapping) {
 mod tests {
     use super::*;
 
-    fn duplicate(text: &str) -> Option<(String, usize)> {
-        match parse_unique(text) {
-            Err(Invalid::Duplicate { key, line }) => Some((key, line)),
-            _ => None,
-        }
-    }
-
     #[test]
-    fn a_repeated_key_is_named_with_its_line_at_any_depth() {
-        assert_eq!(
-            duplicate("{\"c\": [1],\n \"c\": [2]}"),
-            Some(("c".into(), 2))
-        );
-        let nested = "[\n {\"a\": {\"x\": 1,\n\n   \"y\": 2, \"x\": 3}}\n]";
-        assert_eq!(duplicate(nested), Some(("x".into(), 4)));
-        // The same key in two objects, or escaped differently but equal, is one key each.
-        assert!(parse_unique("[{\"a\": 1}, {\"a\": 2}]").is_ok());
-        assert_eq!(
-            duplicate("{\"\\u0061\": 1, \"a\": 2}"),
-            Some(("a".into(), 1))
-        );
-    }
-
-    #[test]
-    fn values_equal_serde_json_s_own() {
-        let text = r#"{"n": [0, -1, 18446744073709551615, 1.5e300, -0.0, 3.25], "s": "a\"\u00e9\ud83d\ude00",
-            "t": true, "f": false, "z": null, "o": {"k": {"deep": [[], {}]}}, "e": ""}"#;
-        let ours = parse_unique(text).ok().expect("valid JSON");
-        let theirs: Value = serde_json::from_str(text).unwrap();
-        assert_eq!(ours, theirs);
-        assert_eq!(
-            serde_json::to_string(&ours).unwrap(),
-            serde_json::to_string(&theirs).unwrap(),
-            "key order kept"
-        );
-    }
-
-    #[test]
-    fn syntax_errors_stay_syntax_errors() {
-        for bad in ["{\"a\": 1,}", "[1, 2", "{\"a\" 1}", "{} {}", ""] {
-            assert!(
-                matches!(parse_unique(bad), Err(Invalid::Syntax(_))),
-                "{bad:?}"
-            );
-        }
-        // serde_json's recursion limit still holds (no stack overflow on deep input).
-        let deep = "[".repeat(100_000);
-        assert!(matches!(parse_unique(&deep), Err(Invalid::Syntax(_))));
+    fn a_record_reads_the_nearest_ancestor_with_the_field_and_its_file() {
+        let root: Value = serde_json::from_str(
+            r#"{"name": "book", "parts": [{"name": "part", "chapters": [{"c": 1}]}, {"chapters": [{"c": 2}]}]}"#,
+        )
+        .unwrap();
+        let steps: Vec<String> = ["parts", "*", "chapters", "*"].map(String::from).to_vec();
+        let mut recs = Vec::new();
+        select(&root, &steps, Place::default(), &mut recs);
+        let caps = Map::new();
+        let names: Vec<Option<String>> = recs
+            .iter()
+            .map(|(rec, place)| {
+                let scope = Scope {
+                    rec,
+                    place,
+                    caps: &caps,
+                    file: "ot/genesis",
+                };
+                assert_eq!(scope.var("$file").as_deref(), Some("ot/genesis"));
+                scope.var("..name")
+            })
+            .collect();
+        assert_eq!(names, [Some("part".into()), Some("book".into())]);
+        let scope = Scope {
+            rec: recs[0].0,
+            place: &recs[0].1,
+            caps: &caps,
+            file: "",
+        };
+        assert_eq!(scope.var("..missing"), None);
+        assert_eq!(scope.var("c").as_deref(), Some("1"));
+        assert_eq!(scope.var("$index").as_deref(), Some("0"));
     }
 }
