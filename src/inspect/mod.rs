@@ -40,7 +40,7 @@ pub(crate) const CHECKS: &[(&str, &str)] = &[
     ("no-letters", "chunks without a single letter"),
     (
         "boilerplate",
-        "the same line (≥ 20 chars) in more than boilerplate_percent of a library's chunks: leaked chrome",
+        "the same line (≥ 20 chars) in more than boilerplate_percent of a library's chunks, mostly at the top or bottom of its pages: leaked chrome (a line that recurs inside page bodies is content)",
     ),
     (
         "markup",
@@ -297,8 +297,35 @@ pub(crate) fn mojibake(s: &str) -> Option<usize> {
 
 /// Lines and sentences of a text that are long enough to be chrome, trimmed.
 fn repeatable_units(text: &str) -> BTreeSet<String> {
+    units_of_lines(text.lines())
+}
+
+/// How many of a page's first and last non-empty lines are its edges, where site chrome
+/// (navigation, breadcrumbs, share and "next page" links) sits.
+const EDGE_LINES: usize = 4;
+
+/// The repeatable units of the lines at a page's edges that `text` holds: its first
+/// `EDGE_LINES` when it is the page's first chunk, its last when it is the page's last.
+fn edge_units(text: &str, first: bool, last: bool) -> BTreeSet<String> {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let head = if first {
+        EDGE_LINES.min(lines.len())
+    } else {
+        0
+    };
+    let tail = if last {
+        lines.len().saturating_sub(EDGE_LINES).max(head)
+    } else {
+        lines.len()
+    };
+    units_of_lines(lines[..head].iter().chain(&lines[tail..]).copied())
+}
+
+/// The lines of at least 20 characters (whitespace collapsed) and their sentences of at least
+/// 20 characters.
+fn units_of_lines<'a>(lines: impl Iterator<Item = &'a str>) -> BTreeSet<String> {
     let mut units = BTreeSet::new();
-    for line in text.lines() {
+    for line in lines {
         let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
         if line.chars().count() >= 20 {
             for sentence in line.split_inclusive(['.', '!', '?', '؟', '۔']) {
@@ -633,7 +660,10 @@ fn first_chunks(records: &[ChunkRecord]) -> BTreeMap<&str, &ChunkRecord> {
 }
 
 /// The repeated units of one library's chunks over its limits, as (chunks, unit, first chunk
-/// ID), the most frequent first, without the units its allowlist accepts.
+/// ID), the most frequent first, without the units its allowlist accepts. A unit is chrome when
+/// most chunks that hold it hold it at an edge of their page (`edge_units`): the same block at
+/// the same place of every page. One that recurs inside the bodies (a formula, a refrain) is
+/// the pages' content.
 fn boilerplate_of_library<'r>(
     lib: &str,
     rs: &[&'r ChunkRecord],
@@ -644,21 +674,41 @@ fn boilerplate_of_library<'r>(
         .get(lib)
         .map(|v| v.iter().map(|s| collapse(s)).collect())
         .unwrap_or_default();
-    let mut seen: BTreeMap<String, (usize, BTreeSet<&str>, &str)> = BTreeMap::new();
+    let mut last: BTreeMap<&str, usize> = BTreeMap::new();
     for r in rs {
-        for u in repeatable_units(&prose(&r.text)) {
-            let e = seen.entry(u).or_insert((0, BTreeSet::new(), &r.chunk_id));
+        let e = last.entry(&r.doc_id).or_default();
+        *e = (*e).max(r.chunk_index);
+    }
+    // Per unit: the chunks that hold it, those that hold it at a page edge, the documents, the
+    // first chunk.
+    let mut seen: BTreeMap<String, (usize, usize, BTreeSet<&str>, &str)> = BTreeMap::new();
+    for r in rs {
+        let text = prose(&r.text);
+        let edges = edge_units(
+            &text,
+            r.chunk_index == 0,
+            r.chunk_index == last[r.doc_id.as_str()],
+        );
+        for u in repeatable_units(&text) {
+            let at_edge = edges.contains(&u);
+            let e = seen
+                .entry(u)
+                .or_insert((0, 0, BTreeSet::new(), &r.chunk_id));
             e.0 += 1;
-            e.1.insert(&r.doc_id);
+            e.1 += usize::from(at_edge);
+            e.2.insert(&r.doc_id);
         }
     }
     let limit = rs.len() as f64 * settings.boilerplate_percent / 100.0;
     let mut found: Vec<(usize, String, &str)> = seen
         .into_iter()
-        .filter(|(_, (n, docs, _))| {
-            (*n as f64) > limit && *n >= settings.boilerplate_min_chunks && docs.len() > 1
+        .filter(|(_, (n, edge, docs, _))| {
+            (*n as f64) > limit
+                && *n >= settings.boilerplate_min_chunks
+                && docs.len() > 1
+                && 2 * edge > *n
         })
-        .map(|(u, (n, _, id))| (n, u, id))
+        .map(|(u, (n, _, _, id))| (n, u, id))
         .collect();
     // A repeated line also repeats its sentences: keep the longest unit only, then drop the
     // units the library's allowlist accepts (with the sentences inside them).

@@ -212,6 +212,57 @@ fn each_check_fires_on_a_bad_record() {
 }
 
 #[test]
+fn a_line_repeated_inside_page_bodies_is_content_and_at_their_edges_chrome() {
+    let formula = "ونسجد له ونمجده ونباركه الآن وكل أوان";
+    let body = |i: usize, at_top: bool| {
+        let mut lines: Vec<String> = (0..12)
+            .map(|j| format!("سطر من متن الفصل {i} رقم {j} يختلف عن غيره"))
+            .collect();
+        lines.insert(if at_top { 1 } else { 6 }, formula.to_string());
+        lines.join("\n")
+    };
+    for (at_top, flagged) in [(false, 0), (true, 1)] {
+        let rs: Vec<ChunkRecord> = (0..6)
+            .map(|i| {
+                rec(
+                    "lib",
+                    &format!("d{i}"),
+                    0,
+                    &format!("t{i}"),
+                    &format!("/p{i}"),
+                    &body(i, at_top),
+                )
+            })
+            .collect();
+        let res = check(&rs, &[], &cx());
+        let b = res.iter().find(|c| c.name == "boilerplate").unwrap();
+        assert_eq!(b.count, flagged, "at the top: {at_top}: {b:?}");
+    }
+    // The same line closing each page's last chunk is chrome too (a "next page" block).
+    let rs: Vec<ChunkRecord> = (0..6)
+        .flat_map(|i| {
+            let first = rec(
+                "lib",
+                &format!("d{i}"),
+                0,
+                "t",
+                "/p",
+                &format!("بداية الصفحة {i} بكلام طويل يكفي"),
+            );
+            let mut text = body(i, false).replace(formula, "سطر آخر مختلف في كل صفحة");
+            text.push_str(&format!("\n{formula}"));
+            let second = rec("lib", &format!("d{i}"), 1, "t", "/p", &text);
+            [first, second]
+        })
+        .collect();
+    let b = check(&rs, &[], &cx())
+        .into_iter()
+        .find(|c| c.name == "boilerplate")
+        .unwrap();
+    assert_eq!(b.count, 1, "{b:?}");
+}
+
+#[test]
 fn boilerplate_needs_share_and_count_and_honours_the_allowlist() {
     let nav = "الرئيسية | المقالات | من نحن | اتصل بنا";
     let mut rs: Vec<ChunkRecord> = (0..5)
