@@ -264,6 +264,35 @@ fn vitepress_reads_its_src_dir_and_docusaurus_its_arabic_translation() {
     );
     assert_eq!(records.len(), 1);
     assert_eq!(records[0]["chunk_id"], "site:intro:000");
+
+    // Front matter as Docusaurus reads it: `id` names the page within its folder, so two
+    // folders may both say `id: overview`; `slug` sets the URL, in the folder or from the root.
+    let current = "i18n/ar/docusaurus-plugin-content-docs/current";
+    for (dir, slug) in [("guide", "start"), ("api", "/reference/")] {
+        write(
+            &site,
+            &format!("{current}/{dir}/01-overview.md"),
+            &format!(
+                "---\nid: overview\nslug: {slug}\nsidebar_label: نظرة\n---\n# نظرة عامة\n\n{PROSE}\n"
+            ),
+        );
+    }
+    let (err, _, records) = build(&site);
+    assert!(err.contains("generator = \"docusaurus\""), "{err}");
+    let url = |id: &str| {
+        records
+            .iter()
+            .find(|r| r["chunk_id"] == id)
+            .map(|r| r["url"].as_str().unwrap().to_string())
+    };
+    assert_eq!(
+        url("site:guide/overview:000").as_deref(),
+        Some("/site/guide/start")
+    );
+    assert_eq!(
+        url("site:api/overview:000").as_deref(),
+        Some("/site/reference")
+    );
 }
 
 /// A collection with one file per book, chapters of numbered items, the book named by the file

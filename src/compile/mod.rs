@@ -181,9 +181,17 @@ fn build_doc(
         line: doc.line,
     };
     let fail = |msg: String, help: &str| fail.problem(msg, help);
-    let from_path = doc.record_slug.is_none() && doc.slug_override.is_none();
+    let docusaurus = lib.extract.generator == crate::extract::Generator::Docusaurus;
+    // A Docusaurus page's URL comes from its path (or its `slug`), never from its `id`.
+    let from_path = doc.record_slug.is_none() && (doc.slug_override.is_none() || docusaurus);
     let slug = match (&doc.record_slug, &doc.slug_override) {
-        (Some(s), _) | (None, Some(s)) => s.clone(),
+        (Some(s), _) => s.clone(),
+        // Docusaurus names a document by its folder and its front matter `id`.
+        (None, Some(id)) if docusaurus && !id.contains('/') => match rel.rsplit_once('/') {
+            Some((dir, _)) => format!("{dir}/{id}"),
+            None => id.clone(),
+        },
+        (None, Some(s)) => s.clone(),
         (None, None) => file_slug(rel),
     };
     // Chunk first: a valid slug keeps its ID exactly when its chunk IDs fit, as they always did.
@@ -312,7 +320,21 @@ fn doc_url(
         )?,
         (None, None) if let Some(p) = plain_permalink(&doc.fields) => p.to_string(),
         (None, None) => {
-            let page = url::PathParts::new(rel, lib).page;
+            let parts = url::PathParts::new(rel, lib);
+            let mut page = parts.page;
+            // Docusaurus's front matter `slug`: from the docs root when it starts with `/`,
+            // else in the page's folder.
+            if lib.extract.generator == crate::extract::Generator::Docusaurus
+                && let Some(s) = doc.fields.get("slug").and_then(|v| v.as_str())
+                && !s.trim().is_empty()
+            {
+                let s = s.trim().trim_end_matches('/');
+                page = match s.strip_prefix('/') {
+                    Some(abs) => abs.to_string(),
+                    None if parts.dir.is_empty() => s.to_string(),
+                    None => format!("{}/{s}", parts.dir),
+                };
+            }
             let slug = if from_path { page.as_str() } else { slug };
             format!("/{}/{}", lib.id, url_path(slug))
         }

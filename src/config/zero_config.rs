@@ -243,7 +243,7 @@ fn generator_site(dir: &Path, sources: &[String]) -> Option<GeneratorSite> {
         return Some(GeneratorSite {
             name: "Docusaurus",
             root: holds("i18n/ar/docusaurus-plugin-content-docs/current").or_else(|| holds("docs")),
-            dialect: None,
+            dialect: Some("docusaurus"),
         });
     }
     None

@@ -27,6 +27,9 @@ pub enum Generator {
     /// Obsidian vaults and the Quartz sites published from them.
     #[serde(alias = "quartz")]
     Obsidian,
+    /// Docusaurus: its Markdown is the shared dialect; its front matter `id` names a document
+    /// within its folder, and `slug` sets its URL (`compile`).
+    Docusaurus,
 }
 
 /// A page's Markdown as its generator shows it, and the Dataview fields it held (in order).
@@ -115,7 +118,7 @@ pub(super) fn rewrite(text: &str, generator: Generator) -> Rewritten<'_> {
         }
         let line = callout(line);
         let line = match generator {
-            Generator::Plain => line,
+            Generator::Plain | Generator::Docusaurus => line,
             Generator::Mdbook => match mdbook_line(&line) {
                 Some(l) => l,
                 None => continue,
@@ -147,7 +150,7 @@ fn might_rewrite(text: &str, generator: Generator) -> bool {
         || text.contains("[TOC]")
         || text.contains("[[toc]]")
         || match generator {
-            Generator::Plain => false,
+            Generator::Plain | Generator::Docusaurus => false,
             Generator::Mdbook => text.contains("{{#") || text.contains("```rust"),
             Generator::Obsidian => {
                 text.contains("[[")
@@ -376,7 +379,7 @@ fn is_hidden_rust_line(line: &str) -> bool {
 fn close_fence(out: &mut String, f: Fence, closing: &str, generator: Generator) {
     let body = &f.lines[1..];
     match generator {
-        Generator::Plain => {}
+        Generator::Plain | Generator::Docusaurus => {}
         Generator::Mdbook => {
             let rust = f.lang == "rust";
             let kept: Vec<&String> = body
