@@ -1,3 +1,4 @@
+use super::boilerplate::allowed;
 use super::*;
 
 fn rec(lib: &str, doc: &str, i: usize, title: &str, url: &str, text: &str) -> ChunkRecord {
