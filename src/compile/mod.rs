@@ -188,10 +188,13 @@ fn build_doc(
         (Some(s), _) => s.clone(),
         // Docusaurus names a document by its folder and its front matter `id`.
         (None, Some(id)) if docusaurus && !id.contains('/') => match rel.rsplit_once('/') {
-            Some((dir, _)) => format!("{dir}/{id}"),
+            Some((dir, _)) => format!("{}/{id}", without_order(dir)),
             None => id.clone(),
         },
         (None, Some(s)) => s.clone(),
+        // Docusaurus names a page by its path without ordering prefixes (`01-guide/02-intro`
+        // is `guide/intro`).
+        (None, None) if docusaurus => without_order(&file_slug(rel)),
         (None, None) => file_slug(rel),
     };
     // Chunk first: a valid slug keeps its ID exactly when its chunk IDs fit, as they always did.
@@ -294,6 +297,14 @@ fn doc_id(
     Ok(doc_id)
 }
 
+/// `path` with each segment's ordering prefix dropped (`identity::strip_order`).
+fn without_order(path: &str) -> String {
+    path.split('/')
+        .map(crate::identity::strip_order)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// A document's URL: its own (frontmatter, record), its library's template, or
 /// `/<library>/<page path>`; absolute or site-relative, without spaces, at most 2048 bytes.
 fn doc_url(
@@ -328,11 +339,11 @@ fn doc_url(
                 && let Some(s) = doc.fields.get("slug").and_then(|v| v.as_str())
                 && !s.trim().is_empty()
             {
-                let s = s.trim().trim_end_matches('/');
+                let s = s.trim();
                 page = match s.strip_prefix('/') {
-                    Some(abs) => abs.to_string(),
-                    None if parts.dir.is_empty() => s.to_string(),
-                    None => format!("{}/{s}", parts.dir),
+                    Some(abs) => abs.trim_end_matches('/').to_string(),
+                    None if parts.dir.is_empty() => s.trim_end_matches('/').to_string(),
+                    None => format!("{}/{}", parts.dir, s.trim_end_matches('/')),
                 };
             }
             let slug = if from_path { page.as_str() } else { slug };

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::LibrarySettings;
 use super::url_path;
+use crate::extract::Generator;
 use crate::identity::strip_order;
 use crate::template::{Missing, Template};
 
@@ -33,16 +34,22 @@ impl PathParts {
             }
             _ => rel,
         };
-        let segs: Vec<&str> = no_ext
+        let generator = lib.extract.generator;
+        // Docusaurus drops ordering prefixes from every route; Quartz writes a note's path as a
+        // slug (`My Note` → `My-Note`).
+        let strip = lib.url_strip_order || generator == Generator::Docusaurus;
+        let owned: Vec<String> = no_ext
             .split('/')
             .map(|s| {
-                if lib.url_strip_order {
-                    strip_order(s)
+                let s = if strip { strip_order(s) } else { s };
+                if generator == Generator::Obsidian {
+                    quartz_slug(s)
                 } else {
-                    s
+                    s.to_string()
                 }
             })
             .collect();
+        let segs: Vec<&str> = owned.iter().map(String::as_str).collect();
         let (stem, dirs) = segs.split_last().expect("split yields one item");
         let dir = dirs.join("/");
         let index = lib.url_index.iter().any(|n| n.eq_ignore_ascii_case(stem))
@@ -56,6 +63,22 @@ impl PathParts {
             dir,
         }
     }
+}
+
+/// A path segment as Quartz publishes it (its `slugifyFilePath`): whitespace as `-`, `&` as
+/// `-and-`, `%` as `-percent`, `?` and `#` dropped.
+fn quartz_slug(seg: &str) -> String {
+    let mut out = String::with_capacity(seg.len());
+    for c in seg.chars() {
+        match c {
+            c if c.is_whitespace() => out.push('-'),
+            '&' => out.push_str("-and-"),
+            '%' => out.push_str("-percent"),
+            '?' | '#' => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The value of one placeholder, `None` when this document has none.

@@ -131,16 +131,21 @@ struct Scope<'a, 'r> {
 }
 
 impl Scope<'_, '_> {
-    /// A template variable's value: `$key`, `$index`, `$file`, `..path` (the nearest object the
-    /// value lies in that has the path), a group of `id_match`, or a path in the record.
+    /// A template variable's value: a group of `id_match`, or the scalar at the path
+    /// (`value`).
     fn var(&self, name: &str) -> Option<String> {
+        if let Some(v) = self.caps.get(name).and_then(scalar) {
+            return Some(v);
+        }
         match self.value(name)? {
             Value::String(s) if name == "$key" || name == "$file" => Some(s),
             v => scalar(&v),
         }
     }
 
-    /// The value of a path, as `var` finds it.
+    /// The value of a path (what `metadata` and `date` read): `$key`, `$index`, `$file`,
+    /// `..path` (the nearest object the value lies in that has the path), or a path in the
+    /// record.
     fn value(&self, path: &str) -> Option<Value> {
         match path {
             "$key" => self.place.key.clone().map(Value::String),
@@ -155,10 +160,7 @@ impl Scope<'_, '_> {
                             .map(|v| (*v).clone())
                     });
                 }
-                self.caps
-                    .get(path)
-                    .cloned()
-                    .or_else(|| resolve(self.rec, path).first().map(|v| (*v).clone()))
+                resolve(self.rec, path).first().map(|v| (*v).clone())
             }
         }
     }
@@ -201,11 +203,11 @@ pub(super) fn extract(file: &str, slug: &str, text: &str, lib: &ExtractSettings)
     let mut out = FileExtraction::default();
     let mut wrong = Vec::new();
     shape_mismatches(&root, &map.select, String::from("$"), &mut wrong);
-    for (path, found) in wrong {
+    for (path, found, needed) in wrong {
         out.problems.push(
-            Problem::error("json-shape", format!("`{path}` is {found}, but `records.select = \"{}\"` needs an object or a list there", map.select.join(".")))
+            Problem::error("json-shape", format!("`{path}` is {found}, but `records.select = \"{}\"` needs {needed} there", map.select.join(".")))
                 .in_file(file.to_string())
-                .help("fix the data, or change `records.select` to match the file's shape"),
+                .help("fix the data, change `records.select` to match the file's shape, or leave the file out with the library's `exclude`"),
         );
     }
     if recs.is_empty() {
@@ -348,7 +350,7 @@ fn shape_mismatches(
     v: &Value,
     steps: &[String],
     path: String,
-    out: &mut Vec<(String, &'static str)>,
+    out: &mut Vec<(String, &'static str, String)>,
 ) {
     let Some((step, rest)) = steps.split_first() else {
         return;
@@ -370,7 +372,8 @@ fn shape_mismatches(
             }
         }
         (_, Value::Null) => {}
-        (_, other) => out.push((path, kind(other))),
+        ("*", other) => out.push((path, kind(other), "an object or a list".to_string())),
+        (name, other) => out.push((path, kind(other), format!("an object with `{name}`"))),
     }
 }
 
