@@ -254,6 +254,8 @@ struct Walker {
     table: bool,
     cell: usize,
     heading: Option<u8>,
+    /// A heading open inside a list item (`- ##### Step`): read as the item's first line.
+    item_heading: bool,
     /// The open heading's explicit id (`{#id}`).
     heading_id: Option<String>,
     /// An open code block: its language and where its text starts in `buf`.
@@ -351,6 +353,14 @@ impl Walker {
                     self.flush(BlockKind::Paragraph);
                 }
             }
+            // A heading inside a list item is the item's first line, not a section: flushing
+            // here would leave the item's marker alone on a line.
+            Tag::Heading { .. } if !self.lists.is_empty() => {
+                if !self.buf.is_empty() && !self.buf.ends_with([' ', '\n']) {
+                    self.buf.push('\n');
+                }
+                self.item_heading = true;
+            }
             Tag::Heading { level, id, .. } => {
                 self.flush(BlockKind::Paragraph);
                 self.heading = Some(level as u8);
@@ -435,6 +445,10 @@ impl Walker {
         match tag {
             TagEnd::Paragraph if !self.contained() => {
                 self.flush(BlockKind::Paragraph);
+            }
+            TagEnd::Heading(_) if self.item_heading => {
+                self.item_heading = false;
+                self.buf.push('\n');
             }
             TagEnd::Heading(_) => {
                 let level = self.heading.take().unwrap_or(1);
@@ -593,6 +607,18 @@ mod tests {
 
     /// An explicit heading id is the heading's anchor, never its text; an id that is no ASCII
     /// slug is dropped.
+    #[test]
+    fn a_heading_inside_a_list_item_is_the_item_s_first_line() {
+        let t = texts("- ##### أوجد القيم\n  ثم الشرح.\n- ```\n  x\n  ```\n  ## بعد الكود\n");
+        assert_eq!(
+            t,
+            [(
+                BlockKind::List,
+                "- أوجد القيم\nثم الشرح.\n- \n```\nx\n```\nبعد الكود".to_string()
+            )]
+        );
+    }
+
     #[test]
     fn a_heading_id_is_its_anchor() {
         let b = render(&preprocess(
