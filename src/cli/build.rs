@@ -260,25 +260,23 @@ fn summary(at: &BuildLocation, rep: &BuildReport, ok: bool) -> serde_json::Value
         "files_reused": rep.stats.write.files_reused,
         "bytes_written": rep.stats.write.bytes_written,
         "ms": rep.stats.ms,
-        "mapped_ids": per_library(rep, |l| l.mapped_ids),
-        "transliterated_ids": per_library(rep, |l| l.transliterated_ids),
+        "mapped_ids": rep.manifest.as_ref().map(|m| {
+            m.libraries
+                .iter()
+                .filter(|l| l.mapped_ids > 0)
+                .map(|l| (l.id.clone(), serde_json::Value::from(l.mapped_ids)))
+                .collect::<serde_json::Map<_, _>>()
+        }),
+        "transliterated_ids": rep.manifest.as_ref().map(|m| {
+            m.libraries
+                .iter()
+                .filter(|l| l.transliterated_ids > 0)
+                .map(|l| (l.id.clone(), serde_json::Value::from(l.transliterated_ids)))
+                .collect::<serde_json::Map<_, _>>()
+        }),
         "errors": rep.problems.errors(),
         "warnings": rep.problems.warnings(),
         "diagnostics": rep.problems.0.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
-    })
-}
-
-/// A per-library count of the manifest, for libraries where it is not zero.
-fn per_library(
-    rep: &BuildReport,
-    count: fn(&crate::artifacts::manifest::LibraryEntry) -> usize,
-) -> Option<serde_json::Map<String, serde_json::Value>> {
-    rep.manifest.as_ref().map(|m| {
-        m.libraries
-            .iter()
-            .filter(|l| count(l) > 0)
-            .map(|l| (l.id.clone(), count(l).into()))
-            .collect()
     })
 }
 

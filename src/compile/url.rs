@@ -38,18 +38,18 @@ impl PathParts {
         // Docusaurus drops ordering prefixes from every route; Quartz writes a note's path as a
         // slug (`My Note` → `My-Note`).
         let strip = lib.url_strip_order || generator == Generator::Docusaurus;
-        let owned: Vec<std::borrow::Cow<str>> = no_ext
+        let owned: Vec<String> = no_ext
             .split('/')
             .map(|s| {
                 let s = if strip { strip_order(s) } else { s };
                 if generator == Generator::Obsidian {
-                    quartz_slug(s).into()
+                    quartz_slug(s)
                 } else {
-                    s.into()
+                    s.to_string()
                 }
             })
             .collect();
-        let segs: Vec<&str> = owned.iter().map(|s| s.as_ref()).collect();
+        let segs: Vec<&str> = owned.iter().map(String::as_str).collect();
         let (stem, dirs) = segs.split_last().expect("split yields one item");
         let dir = dirs.join("/");
         let index = lib.url_index.iter().any(|n| n.eq_ignore_ascii_case(stem))

@@ -98,40 +98,25 @@ struct Items<'m> {
 }
 
 /// Where a value sits: the object key and array index of the last `*` steps that reached it,
-/// and, when `track` is set, the objects it lies in, the nearest last (what `{..field}` reads).
-/// A path read inside a record (`resolve`) needs no ancestors, so it collects none.
+/// and the objects it lies in, the nearest last (what `{..field}` reads).
 #[derive(Debug, Clone, Default)]
 struct Place<'a> {
     key: Option<String>,
     index: Option<usize>,
     parents: Vec<&'a Value>,
-    track: bool,
 }
 
 impl<'a> Place<'a> {
-    /// The place of the file's top value, whose descendants keep their ancestors.
-    fn tracked() -> Place<'a> {
-        Place {
-            track: true,
-            ..Place::default()
-        }
-    }
-
     /// The place of a child of `v`, which lies in it.
     fn child(&self, v: &'a Value, key: Option<String>, index: Option<usize>) -> Place<'a> {
-        let mut parents = Vec::new();
-        if self.track {
-            parents.reserve(self.parents.len() + 1);
-            parents.extend_from_slice(&self.parents);
-            if v.is_object() {
-                parents.push(v);
-            }
+        let mut parents = self.parents.clone();
+        if v.is_object() {
+            parents.push(v);
         }
         Place {
             key,
             index,
             parents,
-            track: self.track,
         }
     }
 }
@@ -214,7 +199,7 @@ pub(super) fn extract(file: &str, slug: &str, text: &str, lib: &ExtractSettings)
         Err(ex) => return ex,
     };
     let mut recs = Vec::new();
-    select(&root, &map.select, Place::tracked(), &mut recs);
+    select(&root, &map.select, Place::default(), &mut recs);
     let mut out = FileExtraction::default();
     let mut wrong = Vec::new();
     shape_mismatches(&root, &map.select, String::from("$"), &mut wrong);
@@ -642,16 +627,16 @@ fn push_text(body: &mut Body, v: &Value, items: Items<'_>, place: &Place<'_>, fi
         Value::Number(n) => body.push(BlockKind::Paragraph, &n.to_string()),
         Value::Array(list) => {
             for (i, item) in list.iter().enumerate() {
-                // Only an item's anchor reads its `$index`.
-                if items.anchor.is_some() {
-                    let at = Place {
+                push_text(
+                    body,
+                    item,
+                    items,
+                    &Place {
                         index: Some(i),
                         ..place.clone()
-                    };
-                    push_text(body, item, items, &at, file);
-                } else {
-                    push_text(body, item, items, place, file);
-                }
+                    },
+                    file,
+                );
             }
         }
         Value::Object(m) => {
@@ -733,7 +718,7 @@ mod tests {
         .unwrap();
         let steps: Vec<String> = ["parts", "*", "chapters", "*"].map(String::from).to_vec();
         let mut recs = Vec::new();
-        select(&root, &steps, Place::tracked(), &mut recs);
+        select(&root, &steps, Place::default(), &mut recs);
         let caps = Map::new();
         let names: Vec<Option<String>> = recs
             .iter()
