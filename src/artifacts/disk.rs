@@ -151,11 +151,43 @@ fn refuses_direct(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::EINVAL | libc::EOPNOTSUPP))
 }
 
+/// An unnamed file in `dir` (made if missing) that a large artifact is rendered into while it
+/// is made (`artifacts::Body::Spilled`); `link_spilled` gives it its name.
+pub(crate) fn spill_file(dir: &Path) -> io::Result<std::fs::File> {
+    std::fs::create_dir_all(dir)?;
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .mode(0o666)
+            .custom_flags(libc::O_TMPFILE)
+            .open(dir)
+    }
+    #[cfg(not(target_os = "linux"))]
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// Gives a spilled file its name, whole, as `write_new` does; `Ok(false)` when it cannot (a
+/// filesystem without unnamed files, no `/proc`, or the name taken by a torn copy): the caller
+/// then writes its bytes with `write_new`.
+pub(crate) fn link_spilled(f: &std::fs::File, path: &Path) -> io::Result<bool> {
+    let _t = crate::timings::start(crate::timings::Stage::Write);
+    injected_failure()?;
+    injected_kill();
+    #[cfg(target_os = "linux")]
+    return link_fd(f, path);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (f, path);
+        Ok(false)
+    }
+}
+
 /// `write_new`'s Linux path; `Ok(false)` when it cannot be used (nothing was written).
 #[cfg(target_os = "linux")]
 fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::OpenOptionsExt;
     let _t = crate::timings::start(crate::timings::Stage::Write);
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -215,6 +247,14 @@ fn write_linked(path: &Path, bytes: &[u8], mut direct: Option<&mut Aligned>) -> 
         None => f.write_all(bytes)?,
     }
     injected_kill();
+    link_fd(&f, path)
+}
+
+/// Links an unnamed file (`O_TMPFILE`) under `path`; `Ok(false)` when it cannot.
+#[cfg(target_os = "linux")]
+fn link_fd(f: &std::fs::File, path: &Path) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
     let from = std::ffi::CString::new(format!("/proc/self/fd/{}", f.as_raw_fd()))
         .map_err(io::Error::other)?;
     let to = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;

@@ -229,15 +229,9 @@ fn write_anchors(out: &mut Vec<u8>, anchors: &[(usize, String)]) {
 
 /// The chunks and lookup JSON lines of `docs`, with their record count.
 pub(super) fn chunks_and_lookup(docs: &[&BuiltDoc]) -> (Vec<u8>, Vec<u8>, usize) {
-    // Text is most of both files (search text only of chunks): reserve it and a margin.
-    let (mut text, mut search, mut n) = (0, 0, 0);
-    for c in docs.iter().flat_map(|d| &d.chunks) {
-        text += c.text.as_str().len();
-        search += c.search_text.as_str().len();
-        n += 1;
-    }
-    let mut chunks = Vec::with_capacity(text + search + n * 512);
-    let mut lookup = Vec::with_capacity(text + n * 384);
+    let (chunks_len, lookup_len, n) = estimates(docs);
+    let mut chunks = Vec::with_capacity(chunks_len);
+    let mut lookup = Vec::with_capacity(lookup_len);
     for d in docs {
         let p = DocParts::new(d);
         for c in &d.chunks {
@@ -245,6 +239,45 @@ pub(super) fn chunks_and_lookup(docs: &[&BuiltDoc]) -> (Vec<u8>, Vec<u8>, usize)
         }
     }
     (chunks, lookup, n)
+}
+
+/// About how long both files of these documents are (text is most of both, search text only
+/// of chunks; plus a margin per record), and how many records they hold.
+pub(super) fn estimates(docs: &[&BuiltDoc]) -> (usize, usize, usize) {
+    let (mut text, mut search, mut n) = (0, 0, 0);
+    for c in docs.iter().flat_map(|d| &d.chunks) {
+        text += c.text.as_str().len();
+        search += c.search_text.as_str().len();
+        n += 1;
+    }
+    (text + search + n * 512, text + n * 384, n)
+}
+
+/// `chunks_and_lookup` written to `chunks` and `lookup` as it is made, a few megabytes at a
+/// time, for files too large to hold (`Spill`).
+pub(super) fn chunks_and_lookup_into(
+    docs: &[&BuiltDoc],
+    chunks: &mut impl std::io::Write,
+    lookup: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    const PIECE: usize = 4 << 20;
+    let (mut c_buf, mut l_buf) = (Vec::with_capacity(PIECE * 2), Vec::with_capacity(PIECE * 2));
+    for d in docs {
+        let p = DocParts::new(d);
+        for c in &d.chunks {
+            chunk_line(&mut c_buf, &mut l_buf, &p, c);
+        }
+        if c_buf.len() >= PIECE {
+            chunks.write_all(&c_buf)?;
+            c_buf.clear();
+        }
+        if l_buf.len() >= PIECE {
+            lookup.write_all(&l_buf)?;
+            l_buf.clear();
+        }
+    }
+    chunks.write_all(&c_buf)?;
+    lookup.write_all(&l_buf)
 }
 
 /// Where `write` put its bytes in `out`.
@@ -293,7 +326,7 @@ fn chunk_line(chunks: &mut Vec<u8>, lookup: &mut Vec<u8>, p: &DocParts, c: &Buil
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::identity::{ChunkId, DocId, chunk_id, doc_id};
     use crate::text::{SearchText, Text, Tokens};
@@ -409,7 +442,7 @@ mod tests {
         (chunks, lookup)
     }
 
-    fn doc(slug: &str, metadata: Value, texts: &[&str]) -> BuiltDoc {
+    pub(in crate::artifacts) fn doc(slug: &str, metadata: Value, texts: &[&str]) -> BuiltDoc {
         let id = doc_id("lib", slug).unwrap();
         let chunks = texts
             .iter()

@@ -98,7 +98,7 @@ impl Kind {
 }
 
 /// One rendered artifact file. Its blake3 is computed once, when rendered; its bytes are held
-/// only until the store writes them (`take_bytes`), so a build never keeps every artifact in
+/// only until the store writes them (`take_body`), so a build never keeps every artifact in
 /// memory, and memoized renders stay small.
 #[derive(Debug)]
 pub(crate) struct Rendered {
@@ -106,12 +106,43 @@ pub(crate) struct Rendered {
     /// Name before the content hash, e.g. `chunks/seneksar/000` or `lexical/faith/0003`.
     pub stem: String,
     pub ext: &'static str,
-    body: std::sync::Mutex<Option<Vec<u8>>>,
+    body: std::sync::Mutex<Option<Body>>,
     pub len: u64,
     pub records: usize,
     pub domain: Option<String>,
     pub library: Option<String>,
     hash: String,
+}
+
+/// A rendered artifact's bytes until the store takes them: in memory, or, for a large vectors
+/// file, in an unnamed file of the directory it is stored in, written as it was rendered
+/// (`render_library`), which the store links under its name.
+#[derive(Debug)]
+pub(crate) enum Body {
+    Bytes(Vec<u8>),
+    Spilled(std::fs::File),
+}
+
+impl Body {
+    fn try_clone(&self) -> Option<Body> {
+        match self {
+            Body::Bytes(b) => Some(Body::Bytes(b.clone())),
+            Body::Spilled(f) => f.try_clone().ok().map(Body::Spilled),
+        }
+    }
+
+    /// The bytes, read back from a spilled file.
+    pub(crate) fn into_bytes(self, len: u64) -> std::io::Result<Vec<u8>> {
+        match self {
+            Body::Bytes(b) => Ok(b),
+            Body::Spilled(f) => {
+                use std::os::unix::fs::FileExt;
+                let mut b = vec![0; usize::try_from(len).map_err(std::io::Error::other)?];
+                f.read_exact_at(&mut b, 0)?;
+                Ok(b)
+            }
+        }
+    }
 }
 
 impl Clone for Rendered {
@@ -120,7 +151,12 @@ impl Clone for Rendered {
             kind: self.kind,
             stem: self.stem.clone(),
             ext: self.ext,
-            body: std::sync::Mutex::new(self.bytes()),
+            body: std::sync::Mutex::new(
+                self.body
+                    .lock()
+                    .ok()
+                    .and_then(|b| b.as_ref().and_then(Body::try_clone)),
+            ),
             len: self.len,
             records: self.records,
             domain: self.domain.clone(),
@@ -172,7 +208,7 @@ impl Rendered {
             kind,
             stem,
             ext,
-            body: std::sync::Mutex::new(Some(bytes)),
+            body: std::sync::Mutex::new(Some(Body::Bytes(bytes))),
             len,
             records,
             domain,
@@ -190,63 +226,245 @@ impl Rendered {
     }
 
     /// A copy of the bytes, if the store has not taken them yet.
+    #[cfg(test)]
     pub(crate) fn bytes(&self) -> Option<Vec<u8>> {
-        self.body.lock().map(|b| b.clone()).unwrap_or(None)
+        let body = self.body.lock().ok()?.as_ref()?.try_clone()?;
+        body.into_bytes(self.len).ok()
     }
 
     /// The bytes, handed over once (to the store, which writes them).
-    pub(crate) fn take_bytes(&self) -> Option<Vec<u8>> {
+    pub(crate) fn take_body(&self) -> Option<Body> {
         self.body.lock().ok().and_then(|mut b| b.take())
     }
 }
 
+/// Where the vectors of a shard's chunks come from.
+#[derive(Clone, Copy)]
+pub(crate) enum VectorSource<'a> {
+    /// The inline `hash` embedder: a chunk's own vector when it was made at compile (an engine
+    /// that builds again keeps them, so an edit embeds only its own chunks), else made here.
+    Hash(&'a askzico_core::embed::HashEmbedder),
+    /// A non-inline provider's, one per chunk in order (`db::shard_vectors`).
+    Given(&'a [Vec<f32>]),
+}
+
+/// Where a large vectors file is rendered instead of memory (`Body::Spilled`): the output
+/// directory, and the size from which a file goes there.
+#[derive(Clone, Copy)]
+pub(crate) struct Spill<'a> {
+    pub out: &'a std::path::Path,
+    pub min: usize,
+}
+
+impl<'a> Spill<'a> {
+    /// From 64 MiB: a shard of many small records would otherwise hold hundreds of megabytes
+    /// of vectors at once, per thread; a shard of pages (≈100 KB of vectors) never spills.
+    pub(crate) fn at(out: &'a std::path::Path) -> Self {
+        Spill { out, min: 64 << 20 }
+    }
+}
+
 /// Renders the chunks, lookup and vectors artifacts of one shard of a library's documents;
-/// `shard` names it (`seneksar/003`), so an edit rewrites only its own shard's files.
+/// `shard` names it (`seneksar/003`), so an edit rewrites only its own shard's files. A large
+/// vectors file is written as it is rendered to an unnamed file of `spill`, when given.
 pub(crate) fn render_library(
     library: &str,
     shard: &str,
     docs: &[&BuiltDoc],
     dims: usize,
+    vectors: VectorSource<'_>,
+    spill: Option<Spill<'_>>,
 ) -> Vec<Rendered> {
     let _t = crate::timings::start(crate::timings::Stage::Serialize);
-    let (chunks, lookup, n) = jsonl::chunks_and_lookup(docs);
-    let ids_and_vectors: Vec<(&str, &[f32])> = docs
-        .iter()
-        .flat_map(|d| {
-            d.chunks
-                .iter()
-                .map(|c| (c.chunk_id.as_str(), c.vector.as_slice()))
-        })
-        .collect();
-    let vecs = vectors::encode(dims, ids_and_vectors.into_iter());
     let lib = Some(library.to_string());
-    vec![
-        Rendered::new(
-            Kind::Chunks,
-            format!("chunks/{shard}"),
-            "jsonl",
-            chunks,
-            n,
-            None,
-            lib.clone(),
-        ),
-        Rendered::new(
-            Kind::Lookup,
-            format!("lookup/{shard}"),
-            "jsonl",
-            lookup,
-            n,
-            None,
-            lib.clone(),
-        ),
-        Rendered::new(
-            Kind::Vectors,
-            format!("vectors/{shard}"),
-            "bin",
-            vecs.0,
-            vecs.1,
-            None,
-            lib,
-        ),
-    ]
+    let all: Vec<&BuiltChunk> = docs.iter().flat_map(|d| &d.chunks).collect();
+    let vector = |i: usize| -> Option<(&str, std::borrow::Cow<'_, [f32]>)> {
+        let c = all.get(i)?;
+        let v = match vectors {
+            VectorSource::Hash(_) if !c.vector.is_empty() => {
+                std::borrow::Cow::Borrowed(&c.vector[..])
+            }
+            VectorSource::Hash(h) => {
+                let _t = crate::timings::start(crate::timings::Stage::Embed);
+                std::borrow::Cow::Owned(h.embed(c.search_text.as_str()))
+            }
+            VectorSource::Given(v) => {
+                std::borrow::Cow::Borrowed(v.get(i).map_or(&[][..], |v| &v[..]))
+            }
+        };
+        Some((c.chunk_id.as_str(), v))
+    };
+    let (chunks_len, lookup_len, n) = jsonl::estimates(docs);
+    let vectors_len = vectors::encoded_len(dims, all.iter().map(|c| c.chunk_id.as_str().len()));
+    let big = |len: usize| spill.filter(|s| len >= s.min);
+    let stems = [
+        format!("chunks/{shard}"),
+        format!("lookup/{shard}"),
+        format!("vectors/{shard}"),
+    ];
+    // Spilling only saves memory: where it fails, the file is rendered in memory (and the
+    // store then reports what is wrong with the output directory).
+    let jsonl = big(chunks_len.max(lookup_len))
+        .and_then(|s| {
+            let (mut c, mut l) = (
+                SpillWriter::open(s, &stems[0])?,
+                SpillWriter::open(s, &stems[1])?,
+            );
+            jsonl::chunks_and_lookup_into(docs, &mut c, &mut l).ok()?;
+            Some([
+                c.finish(Kind::Chunks, &stems[0], "jsonl", n, &lib)?,
+                l.finish(Kind::Lookup, &stems[1], "jsonl", n, &lib)?,
+            ])
+        })
+        .unwrap_or_else(|| {
+            let (chunks, lookup, n) = jsonl::chunks_and_lookup(docs);
+            [
+                Rendered::new(
+                    Kind::Chunks,
+                    stems[0].clone(),
+                    "jsonl",
+                    chunks,
+                    n,
+                    None,
+                    lib.clone(),
+                ),
+                Rendered::new(
+                    Kind::Lookup,
+                    stems[1].clone(),
+                    "jsonl",
+                    lookup,
+                    n,
+                    None,
+                    lib.clone(),
+                ),
+            ]
+        });
+    let vecs = big(vectors_len)
+        .and_then(|s| {
+            let mut w = SpillWriter::open(s, &stems[2])?;
+            vectors::encode_into(&mut w, dims, all.len(), &vector).ok()?;
+            w.finish(Kind::Vectors, &stems[2], "bin", all.len(), &lib)
+        })
+        .unwrap_or_else(|| {
+            let mut bytes = Vec::with_capacity(vectors_len);
+            vectors::encode_into(&mut bytes, dims, all.len(), &vector)
+                .expect("writing to memory cannot fail");
+            Rendered::new(
+                Kind::Vectors,
+                stems[2].clone(),
+                "bin",
+                bytes,
+                all.len(),
+                None,
+                lib.clone(),
+            )
+        });
+    let [chunks, lookup] = jsonl;
+    vec![chunks, lookup, vecs]
+}
+
+/// A file written through a blake3 hasher: a spilled artifact's bytes and their hash in one pass.
+struct SpillWriter {
+    out: std::io::BufWriter<std::fs::File>,
+    hasher: blake3::Hasher,
+    len: u64,
+}
+
+impl SpillWriter {
+    /// A writer into an unnamed file of the folder `stem`'s artifact is stored in; `None` where
+    /// one cannot be made.
+    fn open(spill: Spill<'_>, stem: &str) -> Option<Self> {
+        let path = spill.out.join(stem);
+        let file = disk::spill_file(path.parent()?).ok()?;
+        Some(SpillWriter {
+            out: std::io::BufWriter::with_capacity(1 << 20, file),
+            hasher: blake3::Hasher::new(),
+            len: 0,
+        })
+    }
+
+    /// The rendered artifact whose bytes this wrote; `None` when the last write fails.
+    fn finish(
+        self,
+        kind: Kind,
+        stem: &str,
+        ext: &'static str,
+        records: usize,
+        library: &Option<String>,
+    ) -> Option<Rendered> {
+        let file = self.out.into_inner().ok()?;
+        Some(Rendered {
+            kind,
+            stem: stem.to_string(),
+            ext,
+            body: std::sync::Mutex::new(Some(Body::Spilled(file))),
+            len: self.len,
+            records,
+            domain: None,
+            library: library.clone(),
+            hash: self.hasher.finalize().to_hex().to_string(),
+        })
+    }
+}
+
+impl std::io::Write for SpillWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files rendered into unnamed files are stored under the names, and with the bytes, of
+    /// the same files rendered in memory.
+    #[test]
+    fn spilled_files_are_stored_as_the_ones_rendered_in_memory() {
+        let docs = [
+            jsonl::tests::doc("a", serde_json::json!({"n": 1}), &["واحد", "اثنان"]),
+            jsonl::tests::doc("b", serde_json::json!({}), &["ثلاثة"]),
+        ];
+        let refs: Vec<&BuiltDoc> = docs.iter().collect();
+        let given = [vec![0.5f32, -0.25], vec![1.0, 0.0], vec![0.0, 1.0]];
+        let t = tempfile::tempdir().unwrap();
+        let render = |spill| {
+            render_library(
+                "lib",
+                "lib/000",
+                &refs,
+                2,
+                VectorSource::Given(&given),
+                spill,
+            )
+        };
+        let in_memory = render(None);
+        let spilled = render(Some(Spill {
+            out: t.path(),
+            min: 0,
+        }));
+        assert_eq!(spilled, in_memory);
+        let known = store::Known::default();
+        for (s, m) in spilled.iter().zip(&in_memory) {
+            assert!(matches!(*s.body.lock().unwrap(), Some(Body::Spilled(_))));
+            assert!(matches!(*m.body.lock().unwrap(), Some(Body::Bytes(_))));
+            let bytes = m.bytes().unwrap();
+            assert_eq!(s.bytes().unwrap(), bytes);
+            let (entry, w) = store::store_one(t.path(), s, &known).unwrap();
+            assert_eq!((w.files_written, entry.bytes), (1, bytes.len() as u64));
+            assert_eq!(std::fs::read(t.path().join(&entry.path)).unwrap(), bytes);
+        }
+        // Only the named files are left.
+        for dir in ["chunks", "lookup", "vectors"] {
+            let dir = t.path().join(dir).join("lib");
+            assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1);
+        }
+    }
 }

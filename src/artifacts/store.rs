@@ -8,12 +8,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::Rendered;
 pub use super::disk::write_atomic;
 pub(crate) use super::disk::{
     LockNotAFile, OutLock, remove_stale_temp_files, write_atomic_durable, write_new,
 };
 use super::manifest::{ArtifactEntry, Manifest, manifest_file_name};
+use super::{Body, Rendered};
 use crate::diag::Problem;
 
 /// What storing a build did.
@@ -38,6 +38,26 @@ fn store_new(path: PathBuf, bytes: Vec<u8>, key: String, known: &Known) -> io::R
     ) {
         write_new(&path, &bytes)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    }
+    if let Ok(mut k) = known.current.lock() {
+        k.insert(key);
+    }
+    Ok(())
+}
+
+/// Stores an artifact rendered into an unnamed file (`Body::Spilled`): linked under its name,
+/// or, where that cannot be done, its bytes read back and written as `store_new` does.
+fn store_spilled(
+    path: PathBuf,
+    file: std::fs::File,
+    len: u64,
+    key: String,
+    known: &Known,
+) -> io::Result<()> {
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    if !super::disk::link_spilled(&file, &path).map_err(named)? {
+        let bytes = Body::Spilled(file).into_bytes(len).map_err(named)?;
+        write_new(&path, &bytes).map_err(named)?;
     }
     if let Ok(mut k) = known.current.lock() {
         k.insert(key);
@@ -160,12 +180,12 @@ pub(crate) fn store_one(
         known.previous.contains(&key) || known.current.lock().is_ok_and(|k| k.contains(&key));
     if stored || has_content(&path, &hash, r.len as usize, known.sealed_at) {
         stats.files_reused += 1;
-        let _ = r.take_bytes();
+        let _ = r.take_body();
         if let Ok(mut k) = known.current.lock() {
             k.insert(key);
         }
     } else {
-        let bytes = r.take_bytes().ok_or_else(|| {
+        let body = r.take_body().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::NotFound,
                 Gone {
@@ -174,8 +194,11 @@ pub(crate) fn store_one(
             )
         })?;
         stats.files_written += 1;
-        stats.bytes_written += bytes.len() as u64;
-        store_new(path, bytes, key, known)?;
+        stats.bytes_written += r.len;
+        match body {
+            Body::Bytes(bytes) => store_new(path, bytes, key, known)?,
+            Body::Spilled(file) => store_spilled(path, file, r.len, key, known)?,
+        }
     }
     let entry = ArtifactEntry {
         kind: r.kind,

@@ -4,29 +4,59 @@
 //! u8 id length, the id's ASCII bytes, `dims` f32 values. `askzico export --format vectorize`
 //! turns it into Vectorize NDJSON.
 
+use std::borrow::Cow;
+
 const MAGIC: &[u8; 8] = b"AZVEC001";
 
-/// Encodes the records into one buffer, sized up front from the iterator's lower bound.
+/// Encodes the records into one buffer.
+#[cfg(test)]
 pub(crate) fn encode<'a>(
     dims: usize,
     items: impl Iterator<Item = (&'a str, &'a [f32])>,
 ) -> (Vec<u8>, usize) {
-    let mut out = Vec::with_capacity(16 + items.size_hint().0 * (1 + 64 + dims * 4));
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&(dims as u32).to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes()); // the count, written below
-    let mut n = 0u32;
-    for (id, values) in items {
+    let items: Vec<(&str, &[f32])> = items.collect();
+    let mut out = Vec::with_capacity(encoded_len(dims, items.iter().map(|(id, _)| id.len())));
+    let n = items.len();
+    let mut records = items.into_iter();
+    encode_into(&mut out, dims, n, |_| {
+        records.next().map(|(id, v)| (id, Cow::Borrowed(v)))
+    })
+    .expect("writing to memory cannot fail");
+    (out, n)
+}
+
+/// The length of the encoding of records with these ID lengths.
+pub(crate) fn encoded_len(dims: usize, id_lens: impl Iterator<Item = usize>) -> usize {
+    16 + id_lens.map(|l| 1 + l + dims * 4).sum::<usize>()
+}
+
+/// Writes `count` records to `out` as they are made: the count is known up front, so the bytes
+/// stream in order (nothing is written back), and a large file need never be in memory.
+/// `next(i)` gives record `i`.
+pub(crate) fn encode_into<'a>(
+    out: &mut impl std::io::Write,
+    dims: usize,
+    count: usize,
+    mut next: impl FnMut(usize) -> Option<(&'a str, Cow<'a, [f32]>)>,
+) -> std::io::Result<()> {
+    let count32 = u32::try_from(count).map_err(std::io::Error::other)?;
+    out.write_all(MAGIC)?;
+    out.write_all(&(dims as u32).to_le_bytes())?;
+    out.write_all(&count32.to_le_bytes())?;
+    let mut record = Vec::with_capacity(1 + 64 + dims * 4);
+    for i in 0..count {
+        let (id, values) =
+            next(i).ok_or_else(|| std::io::Error::other("fewer records than counted"))?;
         debug_assert_eq!(values.len(), dims);
-        out.push(id.len() as u8);
-        out.extend_from_slice(id.as_bytes());
-        for v in values {
-            out.extend_from_slice(&v.to_le_bytes());
+        record.clear();
+        record.push(id.len() as u8);
+        record.extend_from_slice(id.as_bytes());
+        for v in values.iter() {
+            record.extend_from_slice(&v.to_le_bytes());
         }
-        n += 1;
+        out.write_all(&record)?;
     }
-    out[12..16].copy_from_slice(&n.to_le_bytes());
-    (out, n as usize)
+    Ok(())
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use crate::artifacts::lexical::{Order, Postings, postings, postings_in};
-use crate::artifacts::{BuiltDoc, Rendered, render_library};
+use crate::artifacts::{BuiltDoc, Rendered, VectorSource, render_library};
 use crate::config::{Config, Format};
 use crate::diag::Problem;
 use crate::embed::{CachedEmbedder, Embedder};
@@ -73,6 +73,9 @@ pub(crate) struct Db {
     /// Whether `compiled` releases a source's bytes once done (one-shot builds; a watch keeps
     /// them).
     pub release_sources: bool,
+    /// The output directory, set by the engine: a large vectors file is rendered into an
+    /// unnamed file there rather than memory (`artifacts::render_library`).
+    pub artifact_dir: Arc<std::sync::RwLock<Option<std::path::PathBuf>>>,
 }
 
 impl Default for Db {
@@ -83,6 +86,7 @@ impl Default for Db {
             embedder: Arc::default(),
             compile_cache: Arc::default(),
             release_sources: false,
+            artifact_dir: Arc::default(),
         }
     }
 }
@@ -97,6 +101,7 @@ pub(crate) trait AskDb: salsa::Database {
     fn embedder(&self) -> Option<OpenedEmbedder>;
     fn compile_cache(&self) -> Option<Arc<cache::CompileCache>>;
     fn release_sources(&self) -> bool;
+    fn artifact_dir(&self) -> Option<std::path::PathBuf>;
 }
 
 #[salsa::db]
@@ -113,6 +118,9 @@ impl AskDb for Db {
     }
     fn release_sources(&self) -> bool {
         self.release_sources
+    }
+    fn artifact_dir(&self) -> Option<std::path::PathBuf> {
+        self.artifact_dir.read().ok().and_then(|d| d.clone())
     }
 }
 
@@ -240,7 +248,10 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
             problems: Vec::new(),
         });
     }
-    let hash = crate::embed::inline_hash(&cfg.embedding);
+    // An engine that builds again keeps each chunk's vector in this memo, so an edit embeds only
+    // its own chunks; a one-shot build makes them as it writes the vectors file instead
+    // (`render_library`), so it never holds every vector at once.
+    let hash = crate::embed::inline_hash(&cfg.embedding).filter(|_| !db.release_sources());
     let source = file.bytes(db);
     let bytes = match source.get() {
         Some(b) => b,
@@ -359,25 +370,35 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
     let cfg = settings.config(db);
     let lib = &cfg.libraries[shard.library(db)];
     let compiled = shard_compiled(db, settings, shard);
-    let mut refs = docs_of(&compiled);
-    // A non-inline provider's vectors are filled into copies of the documents.
-    let filled: Vec<BuiltDoc>;
-    if let Ok(vectors) = shard_vectors(db, settings, shard).as_ref()
-        && !vectors.is_empty()
-    {
-        let mut copies: Vec<BuiltDoc> = refs.iter().map(|d| (*d).clone()).collect();
-        let mut it = vectors.iter();
-        for c in copies.iter_mut().flat_map(|d| d.chunks.iter_mut()) {
-            c.vector = it.next().cloned().unwrap_or_default();
-        }
-        filled = copies;
-        refs = filled.iter().collect();
-    }
+    let refs = docs_of(&compiled);
     if refs.is_empty() {
         return Arc::new(Vec::new());
     }
+    let hash = crate::embed::inline_hash(&cfg.embedding);
+    let given = shard_vectors(db, settings, shard);
+    let vectors = match (&hash, given.as_ref()) {
+        (Some(h), _) => VectorSource::Hash(h),
+        (None, Ok(v)) => VectorSource::Given(v),
+        // Not rendered: the build fails with the embedder's problem first.
+        (None, Err(_)) => VectorSource::Given(&[]),
+    };
     let name = format!("{}/{:03}", lib.id, shard.index(db));
-    Arc::new(render_library(&lib.id, &name, &refs, cfg.embedding.dims))
+    let spill = db.artifact_dir();
+    let rendered = render_library(
+        &lib.id,
+        &name,
+        &refs,
+        cfg.embedding.dims,
+        vectors,
+        spill.as_deref().map(crate::artifacts::Spill::at),
+    );
+    if hash.is_some() && db.release_sources() {
+        let chunks: usize = refs.iter().map(|d| d.chunks.len()).sum();
+        db.counters()
+            .vectors_embedded
+            .fetch_add(chunks, Ordering::Relaxed);
+    }
+    Arc::new(rendered)
 }
 
 /// The lexical postings of a domain in about `parts` parts, not memoized (a one-shot build makes

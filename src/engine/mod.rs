@@ -298,6 +298,10 @@ impl Engine {
             )));
         }
 
+        if let Ok(mut d) = self.db.artifact_dir.write() {
+            *d = Some(req.out.clone());
+        }
+
         let taken_at = statcache::now_ns();
         let unreadable = self.read_sources(
             &cfg,

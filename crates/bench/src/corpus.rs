@@ -203,6 +203,47 @@ pub(crate) fn generate(
     Ok(bytes)
 }
 
+/// Writes `records` small JSON records (`{"n", "title", "text"}`: a few words of the paragraph
+/// pool each) in files of 10,000 under `sources/records/`, and a corpus.toml mapping them, into
+/// `dest` (claimed as `generate` claims it). Returns the sources' bytes.
+pub(crate) fn generate_records(
+    corpora: &Path,
+    dest: &Path,
+    records: usize,
+    seed: u64,
+) -> Result<u64, BenchError> {
+    const PER_FILE: usize = 10_000;
+    claim_corpus_dir(dest)?;
+    askzico::real_dirs_under(dest, &Path::new("sources").join("records")).map_err(|path| {
+        BenchError::NotOurs {
+            path,
+            why: "is not a real folder (a symbolic link or a file): the generator writes only into real folders of its corpus",
+        }
+    })?;
+    let pool = paragraph_pool(corpora)?;
+    let mut g = Generator {
+        pool: &pool,
+        rng: Rng(seed.max(1) ^ 0x9E3779B97F4A7C15),
+    };
+    let mut bytes = 0u64;
+    for (f, start) in (0..records).step_by(PER_FILE).enumerate() {
+        let list: Vec<serde_json::Value> = (start..records.min(start + PER_FILE))
+            .map(|n| {
+                let words = 2 + g.rng.below(6);
+                serde_json::json!({"n": n, "title": g.words(2), "text": g.words(words)})
+            })
+            .collect();
+        let content = serde_json::to_vec(&list)
+            .map_err(std::io::Error::other)
+            .map_err(BenchError::file(dest))?;
+        bytes += content.len() as u64;
+        write_file(&dest.join(format!("sources/records/{f:04}.json")), &content)?;
+    }
+    let cfg = "[corpus]\nname = \"bench-records\"\nout = \"out\"\n\n[[library]]\nid = \"records\"\nroot = \"sources/records\"\nformat = \"json\"\ndomains = [\"records\"]\n\n[library.records]\nselect = \"*\"\nid = \"r{n}\"\ntitle = \"title\"\ntext = \"text\"\n";
+    write_file(&dest.join("corpus.toml"), cfg.as_bytes())?;
+    Ok(bytes)
+}
+
 /// The file that makes a folder a generated corpus: `generate` writes there only when the
 /// folder is new, empty or holds this file with this text.
 pub(crate) const CORPUS_MARKER: &str = ".askzico-bench-corpus";

@@ -96,6 +96,10 @@ struct MicroArgs {
 struct CorpusArgs {
     #[arg(long, default_value_t = 1000)]
     docs: usize,
+    /// Instead of documents, this many small JSON records (a title and a sentence each), in
+    /// files of 10,000: the shape of a dataset rather than a site.
+    #[arg(long, conflicts_with = "docs")]
+    records: Option<usize>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Where the shared corpora are.
@@ -110,7 +114,7 @@ fn main() -> ExitCode {
     let code = match Cli::parse().command {
         Command::Builds(a) => builds(a),
         Command::Micro(a) => micro(a),
-        Command::Corpus(a) => corpus(&a.corpora, &a.dest, a.docs, a.seed),
+        Command::Corpus(a) => corpus(&a.corpora, &a.dest, a.records.ok_or(a.docs), a.seed),
     };
     ExitCode::from(code)
 }
@@ -213,11 +217,19 @@ fn micro(a: MicroArgs) -> u8 {
 
 /// A generated corpus written into `dest`, a new or empty folder or one an earlier `corpus`
 /// made; any other is refused (exit 2) and left as it is.
-fn corpus(corpora: &Path, dest: &Path, docs: usize, seed: u64) -> u8 {
-    match corpus::generate(corpora, dest, docs, seed) {
+fn corpus(corpora: &Path, dest: &Path, size: Result<usize, usize>, seed: u64) -> u8 {
+    let made = match size {
+        Ok(records) => corpus::generate_records(corpora, dest, records, seed),
+        Err(docs) => corpus::generate(corpora, dest, docs, seed),
+    };
+    match made {
         Ok(bytes) => {
+            let (n, what) = match size {
+                Ok(n) => (n, "records"),
+                Err(n) => (n, "documents"),
+            };
             println!(
-                "{docs} documents, {:.1} MB, in {}",
+                "{n} {what}, {:.1} MB, in {}",
                 bytes as f64 / 1e6,
                 dest.display()
             );
