@@ -416,6 +416,47 @@ fn corpus_refuses_a_folder_it_did_not_make_and_a_linked_one() {
     assert_eq!(std::fs::read_dir(p.join("elsewhere")).unwrap().count(), 0);
 }
 
+/// `corpus --records` writes files of 10,000 records and the mapping that reads them: askzico
+/// builds one document per record, under the record's ID.
+fn corpus_records_build_one_document_per_record() {
+    let Some(corpora) = shared_corpora("corpus_records_build_one_document_per_record") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("gen");
+    let out = run(bin()
+        .args(["corpus", "--records", "10005", "--corpora"])
+        .arg(&corpora)
+        .arg("--dest")
+        .arg(&dest));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("10005 records"),
+        "{}",
+        stdout(&out)
+    );
+    let files = std::fs::read_dir(dest.join("sources/records"))
+        .unwrap()
+        .count();
+    assert_eq!(files, 2, "files of 10,000 records");
+    let askzico =
+        std::path::Path::new(env!("CARGO_BIN_EXE_askzico-bench")).with_file_name("askzico");
+    let mut build = assert_cmd::Command::new(askzico);
+    let out = run(build
+        .args(["build", "--json", "--config"])
+        .arg(dest.join("corpus.toml"))
+        .arg("--out")
+        .arg(dest.join("out")));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dest.join("out/manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        manifest["libraries"][0]["docs"], 10005,
+        "{}",
+        manifest["libraries"]
+    );
+}
+
 fn main() -> std::process::ExitCode {
     use common::harness::test;
     common::harness::run(vec![
@@ -441,6 +482,11 @@ fn main() -> std::process::ExitCode {
         .needs(common::harness::shared_corpora),
         test("bench_micro_usage_errors", bench_micro_usage_errors),
         test("bench_refuses_zero_runs", bench_refuses_zero_runs),
+        test(
+            "corpus_records_build_one_document_per_record",
+            corpus_records_build_one_document_per_record,
+        )
+        .needs(common::harness::shared_corpora),
         test(
             "corpus_refuses_a_folder_it_did_not_make_and_a_linked_one",
             corpus_refuses_a_folder_it_did_not_make_and_a_linked_one,
