@@ -120,10 +120,20 @@ fn an_obsidian_vault_reads_links_as_labels_and_fields_as_metadata() {
             "status:: منشور\n\n{PROSE}\n\nانظر [[الأعياد|الأعياد الكبرى]] و[[الصلاة#السواعي]] ![[صورة.png]]\n\n> [!note] تنبيه\n> الصوم [مدة:: أربعون يوما] يسبق العيد.\n\n%% مسودة لم تنشر %%\n\n```dataview\nLIST FROM \"ملاحظات\"\n```\n"
         ),
     );
-    write(&vault, "الأعياد.md", &format!("{PROSE}\n"));
+    write(
+        &vault,
+        "الأعياد.md",
+        &format!("{PROSE}\n\nالنسبة $a\\,b \\times 2$ ثابتة.\n\n$$\n\\frac{{1}}{{2}}\\;x\n$$\n"),
+    );
     write(&vault, "قسم عام/ملاحظة أولى.md", &format!("{PROSE}\n"));
     let (err, out, records) = build(&vault);
     assert!(err.contains("generator = \"obsidian\""), "{err}");
+    // TeX is kept as written: its backslashes are not Markdown escapes.
+    let feasts = text_of(&records, "vault/الأعياد.md");
+    assert!(
+        feasts.contains("النسبة a\\,b \\times 2 ثابتة.") && feasts.contains("\\frac{1}{2}\\;x"),
+        "{feasts}"
+    );
     let note = records
         .iter()
         .find(|r| r["source"].as_str().unwrap().ends_with("ملاحظات/الصوم.md"))

@@ -27,7 +27,10 @@ pub(super) fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> F
         let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
         doc.title = Some(stem.to_string()).filter(|t| !t.trim().is_empty());
     }
-    doc.body = render(&preprocess_with(&page.text, lib.liquid));
+    // Obsidian reads `$…$` and `$$…$$` as TeX: without math parsing, the Markdown escapes in
+    // it would be unescaped (`\,` read as `,`).
+    let math = lib.generator == super::Generator::Obsidian;
+    doc.body = render_with(&preprocess_with(&page.text, lib.liquid), math);
     super::finish(file, doc, Vec::new())
 }
 
@@ -237,8 +240,17 @@ fn options() -> Options {
 
 /// Markdown body → evidence blocks.
 pub(super) fn render(md: &str) -> Body {
+    render_with(md, false)
+}
+
+/// `render`, with `$…$` and `$$…$$` read as TeX (kept as written) when `math`.
+fn render_with(md: &str, math: bool) -> Body {
+    let mut opts = options();
+    if math {
+        opts |= Options::ENABLE_MATH;
+    }
     let mut w = Walker::default();
-    for ev in Parser::new_ext(md, options()) {
+    for ev in Parser::new_ext(md, opts) {
         w.event(ev);
     }
     w.flush(BlockKind::Paragraph);
