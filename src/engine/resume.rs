@@ -217,6 +217,7 @@ pub(super) fn patch_domain(
         return None; // the domain is gone: the full build drops it
     }
     let mut rendered = vec![lexical::render_patched_meta(&meta)];
+    let slots = lexical::doc_slots(&meta, &op, &np)?;
     let changed = lexical::changed_terms(&op, &np);
     let mut by_shard: BTreeMap<usize, [Vec<&String>; FIELDS]> = BTreeMap::new();
     for (f, terms) in changed.iter().enumerate() {
@@ -241,7 +242,7 @@ pub(super) fn patch_domain(
         if shard.shard != k || shard.domain != domain {
             return None;
         }
-        lexical::patch_shard(&mut shard, &terms, &meta, &op, &np)?;
+        lexical::patch_shard(&mut shard, &terms, &slots, &np)?;
         let r = lexical::render_patched(&shard);
         if cache.len() >= CACHED_SHARDS {
             cache.clear();

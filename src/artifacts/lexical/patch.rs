@@ -81,27 +81,51 @@ fn sorted_docs(p: &Postings) -> Vec<&str> {
     v
 }
 
+/// The slots of the documents a patch replaces, found once per domain (`doc_slots`).
+pub(crate) struct DocSlots {
+    /// The slots of the old postings' documents: their postings go.
+    gone: rustc_hash::FxHashSet<u32>,
+    /// The slot of each document of the new postings, in their order.
+    ords: Vec<u32>,
+}
+
+/// Each of `docs`' slot in the meta's table, in order: one pass over the table, so a patch of a
+/// file of many records costs the table once, not once per record. `None` when one is not there.
+fn slots_in(meta: &LexMeta, docs: &[String]) -> Option<Vec<u32>> {
+    let want: FxHashMap<&str, usize> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.as_str(), i))
+        .collect();
+    let mut slots = vec![None; docs.len()];
+    for (slot, id, _) in &meta.docs {
+        if let Some(&i) = want.get(id.as_str()) {
+            slots[i] = Some(*slot);
+        }
+    }
+    slots.into_iter().collect()
+}
+
+/// The slots a patch of `old` by `new` works with; `None` when a document is not in the meta's
+/// table.
+pub(crate) fn doc_slots(meta: &LexMeta, old: &Postings, new: &Postings) -> Option<DocSlots> {
+    Some(DocSlots {
+        gone: slots_in(meta, &old.docs)?.into_iter().collect(),
+        ords: slots_in(meta, &new.docs)?,
+    })
+}
+
 /// Patches a term shard of the previous build: for each term of `terms` (per field), the
-/// postings of the documents of `old` are replaced by those of `new` (the same documents);
-/// a term left without postings goes. `None` when a document is not in the meta's table or
-/// the shard is malformed. The bytes equal those of a full render of the same chunks.
+/// postings of the documents of `old` are replaced by those of `new` (the same documents, at
+/// `slots`); a term left without postings goes. `None` when the shard is malformed. The bytes
+/// equal those of a full render of the same chunks.
 pub(crate) fn patch_shard(
     shard: &mut LexShard,
     terms: &[Vec<&String>; FIELDS],
-    meta: &LexMeta,
-    old: &Postings,
+    slots: &DocSlots,
     new: &Postings,
 ) -> Option<()> {
-    let gone: rustc_hash::FxHashSet<u32> = old
-        .docs
-        .iter()
-        .map(|d| meta.slot_of(d))
-        .collect::<Option<_>>()?;
-    let ords: Vec<u32> = new
-        .docs
-        .iter()
-        .map(|d| meta.slot_of(d))
-        .collect::<Option<_>>()?;
+    let DocSlots { gone, ords } = slots;
     for (f, list) in terms.iter().enumerate() {
         for t in list {
             let mut v: Vec<Posting> = shard
@@ -155,11 +179,7 @@ pub(crate) fn patch_meta(meta: &mut LexMeta, old: &Postings, new: &Postings) -> 
     if sorted_docs(old) != sorted_docs(new) {
         return None;
     }
-    let slots: Vec<u32> = new
-        .docs
-        .iter()
-        .map(|d| meta.slot_of(d))
-        .collect::<Option<_>>()?;
+    let slots = slots_in(meta, &new.docs)?;
     let mut lens: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
     for (&(d, index), len) in new.refs.iter().zip(&new.lens) {
         let l = lens.entry(slots[d as usize]).or_default();
