@@ -605,6 +605,9 @@ fn a_fresh_process_recompiles_only_changed_files() {
     let first = stats(&run(bin()
         .current_dir(p.path())
         .args(["build", "--stats-json"])));
+    // A one-shot build embeds every chunk as it writes the vectors (the `hash` embedder).
+    assert_eq!(first["vectors_embedded"], first["chunks_built"], "{first}");
+    assert!(first["chunks_built"].as_u64().unwrap() > 0, "{first}");
     let again = stats(&run(bin()
         .current_dir(p.path())
         .args(["build", "--stats-json"])));

@@ -114,7 +114,7 @@ pub(crate) struct Rendered {
     hash: String,
 }
 
-/// A rendered artifact's bytes until the store takes them: in memory, or, for a large vectors
+/// A rendered artifact's bytes until the store takes them: in memory, or, for a large shard
 /// file, in an unnamed file of the directory it is stored in, written as it was rendered
 /// (`render_library`), which the store links under its name.
 #[derive(Debug)]
@@ -248,8 +248,8 @@ pub(crate) enum VectorSource<'a> {
     Given(&'a [Vec<f32>]),
 }
 
-/// Where a large vectors file is rendered instead of memory (`Body::Spilled`): the output
-/// directory, and the size from which a file goes there.
+/// Where a large chunks, lookup or vectors file is rendered instead of memory
+/// (`Body::Spilled`): the output directory, and the size from which a file goes there.
 #[derive(Clone, Copy)]
 pub(crate) struct Spill<'a> {
     pub out: &'a std::path::Path,
@@ -258,7 +258,8 @@ pub(crate) struct Spill<'a> {
 
 impl<'a> Spill<'a> {
     /// From 64 MiB: a shard of many small records would otherwise hold hundreds of megabytes
-    /// of vectors at once, per thread; a shard of pages (≈100 KB of vectors) never spills.
+    /// of records and vectors at once, per thread; a shard of pages (≈100 KB of vectors)
+    /// never spills.
     pub(crate) fn at(out: &'a std::path::Path) -> Self {
         Spill { out, min: 64 << 20 }
     }
@@ -266,7 +267,7 @@ impl<'a> Spill<'a> {
 
 /// Renders the chunks, lookup and vectors artifacts of one shard of a library's documents;
 /// `shard` names it (`seneksar/003`), so an edit rewrites only its own shard's files. A large
-/// vectors file is written as it is rendered to an unnamed file of `spill`, when given.
+/// file is written as it is rendered to an unnamed file of `spill`, when given.
 pub(crate) fn render_library(
     library: &str,
     shard: &str,

@@ -73,8 +73,8 @@ pub(crate) struct Db {
     /// Whether `compiled` releases a source's bytes once done (one-shot builds; a watch keeps
     /// them).
     pub release_sources: bool,
-    /// The output directory, set by the engine: a large vectors file is rendered into an
-    /// unnamed file there rather than memory (`artifacts::render_library`).
+    /// The output directory, set by the engine: a large shard file is rendered into an unnamed
+    /// file there rather than memory (`artifacts::Spill`).
     pub artifact_dir: Arc<std::sync::RwLock<Option<std::path::PathBuf>>>,
 }
 
@@ -392,8 +392,13 @@ pub fn shard_artifacts(db: &dyn AskDb, settings: Settings, shard: Shard) -> Arc<
         vectors,
         spill.as_deref().map(crate::artifacts::Spill::at),
     );
-    if hash.is_some() && db.release_sources() {
-        let chunks: usize = refs.iter().map(|d| d.chunks.len()).sum();
+    if hash.is_some() {
+        // The chunks whose vectors the render made (not kept from their compile).
+        let chunks = refs
+            .iter()
+            .flat_map(|d| &d.chunks)
+            .filter(|c| c.vector.is_empty())
+            .count();
         db.counters()
             .vectors_embedded
             .fetch_add(chunks, Ordering::Relaxed);

@@ -451,6 +451,12 @@ impl Engine {
             }
             Err(e) => return at.failed(write_failure(&req.out, e)),
         };
+        // The `hash` vectors made as their files were written (a one-shot build's).
+        at.run.vectors_embedded += self
+            .db
+            .counters
+            .vectors_embedded
+            .swap(0, std::sync::atomic::Ordering::Relaxed);
         let manifest = phases::manifest_of(&cfg, build.libs, req, build.outputs, artifacts);
         at.run.shards_written = at.stats.write.files_written;
         let path = match self.write_manifest(req, &manifest, &mut at.stats) {
