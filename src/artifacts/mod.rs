@@ -373,9 +373,9 @@ struct SpillWriter {
 
 impl SpillWriter {
     /// A writer into an unnamed file of the folder `stem`'s artifact is stored in; `None` where
-    /// one cannot be made.
+    /// one cannot be made, or the folder is not a real one inside `out/` (`store::out_path`).
     fn open(spill: Spill<'_>, stem: &str) -> Option<Self> {
-        let path = spill.out.join(stem);
+        let path = store::out_path(spill.out, stem).ok()?;
         let file = disk::spill_file(path.parent()?).ok()?;
         Some(SpillWriter {
             out: std::io::BufWriter::with_capacity(1 << 20, file),
