@@ -61,6 +61,6 @@ pub use discover::discover;
 pub use embed::HashEmbedder;
 pub use engine::{BuildReport, BuildRequest, Engine};
 pub use extract::html::readable::{HtmlOutcome, arabic_script_majority, doc_text, extract_html};
-pub use extract::{BlockKind, Body, Document, Format, decode_entities, extract};
+pub use extract::{BlockKind, Body, Document, Format, Includes, decode_entities, extract};
 pub use fsio::{ReadError, cap, read_capped, read_capped_string};
 pub use timings::{ENV as TIMINGS_ENV, STAGES as TIMING_STAGES};

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use crate::config::{Config, Library};
 use crate::diag::Problem;
+use crate::extract::{Includes, include};
+use crate::timings::{Stage, timed};
 
 /// Test hook: `ASKZICO_TEST_DELETE_BEFORE_READ=<library>/<rel>` deletes that source file after
 /// discovery listed it and right before it is read, so a test meets the race of a file removed
@@ -22,13 +24,35 @@ fn test_delete_before_read(lib: &Library, rel: &str, path: &Path) {
 #[cfg(not(feature = "test-hooks"))]
 fn test_delete_before_read(_: &Library, _: &str, _: &Path) {}
 
-pub(crate) fn read_source(
+/// A source as a build reads it: its bytes, the files it includes, and its content hash, which
+/// covers both (`Includes::digest`).
+pub(crate) struct PageRead {
+    pub bytes: Arc<[u8]>,
+    pub includes: Includes,
+    /// The canonical paths of the included files.
+    pub included: Vec<std::path::PathBuf>,
+    pub hash: [u8; 32],
+    pub meta: std::fs::Metadata,
+}
+
+/// Reads a source, then the files it includes (`read_includes`), and hashes them.
+pub(crate) fn read_page(
     cfg: &Config,
     lib: &Library,
     path: &Path,
     rel: &str,
-) -> Result<Arc<[u8]>, Problem> {
-    read_source_meta(cfg, lib, path, rel).map(|(bytes, _)| bytes)
+) -> Result<PageRead, Problem> {
+    let (bytes, meta) = timed(Stage::Read, || read_source_meta(cfg, lib, path, rel))?;
+    let own = *timed(Stage::Hash, || blake3::hash(&bytes)).as_bytes();
+    let (includes, included) = timed(Stage::Read, || read_includes(cfg, lib, rel, &bytes));
+    let hash = includes.digest(own);
+    Ok(PageRead {
+        bytes,
+        includes,
+        included,
+        hash,
+        meta,
+    })
 }
 
 /// `read_source`, with the file's metadata as it was before it was read.
@@ -103,6 +127,67 @@ pub(crate) fn read_source_meta(
         shared = Arc::from(bytes);
     }
     Ok((shared, meta))
+}
+
+/// The files a page of an mdBook library includes (`extract::include`), read, and their
+/// canonical paths (a watch maps an event on one to the pages that include it). Only files
+/// inside the folder that holds the library's root are read (a book's `src/` includes from
+/// `../listings/`), each and all together within `[corpus] max_file_mb`; a file that cannot be
+/// read, or is not UTF-8, is left out, and the page notes its include as left out.
+pub(crate) fn read_includes(
+    cfg: &Config,
+    lib: &Library,
+    rel: &str,
+    bytes: &[u8],
+) -> (Includes, Vec<std::path::PathBuf>) {
+    let mut inc = Includes::default();
+    let mut paths = Vec::new();
+    if lib.generator != crate::extract::Generator::Mdbook {
+        return (inc, paths);
+    }
+    let Ok(page) = std::str::from_utf8(bytes) else {
+        return (inc, paths);
+    };
+    let root = lib.root.canonicalize().ok();
+    let Some(book) = root
+        .as_deref()
+        .map(|r| r.parent().unwrap_or(r).to_path_buf())
+    else {
+        return (inc, paths);
+    };
+    let mut budget = cfg.max_file_bytes;
+    let mut tried = std::collections::BTreeSet::new();
+    let mut queue: Vec<(String, usize)> = include::wanted(page, include::dir_of(rel))
+        .into_iter()
+        .map(|k| (k, 1))
+        .collect();
+    while let Some((key, depth)) = queue.pop() {
+        if depth > include::MAX_DEPTH || !tried.insert(key.clone()) {
+            continue;
+        }
+        let Some(path) = lib.root.join(&key).canonicalize().ok() else {
+            continue;
+        };
+        if !path.starts_with(&book) {
+            continue; // a symlink out of the book
+        }
+        let text = std::fs::metadata(&path)
+            .ok()
+            .filter(|m| m.is_file() && m.len() <= budget)
+            .and_then(|_| std::fs::read(&path).ok())
+            .and_then(|b| String::from_utf8(b).ok());
+        let Some(text) = text else { continue };
+        budget = budget.saturating_sub(text.len() as u64);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        queue.extend(
+            include::wanted(text, include::dir_of(&key))
+                .into_iter()
+                .map(|k| (k, depth + 1)),
+        );
+        inc.insert(key, Arc::from(text));
+        paths.push(path);
+    }
+    (inc, paths)
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ fn chunk_invariants_hold_on_every_shared_document() {
             &bytes,
             f.format,
             &lib.compile_settings().extract,
+            &askzico::Includes::default(),
         );
         for doc in ex.docs {
             docs += 1;
@@ -134,6 +135,7 @@ fn react_components_keep_their_prose_and_code_blocks_stay_whole() {
         src.as_bytes(),
         askzico::Format::Mdx,
         &lib.compile_settings().extract,
+        &askzico::Includes::default(),
     );
     assert!(
         ex.problems.iter().all(|p| !p.is_error()),
@@ -219,6 +221,7 @@ fn eis1600_article_chunks_hold_the_body_and_no_chrome() {
         src.as_bytes(),
         askzico::Format::Html,
         &lib.compile_settings().extract,
+        &askzico::Includes::default(),
     );
     let doc = &ex.docs[0];
     let text: String = chunk(&doc.body, &cfg.chunking)

@@ -39,7 +39,14 @@ fn fuzz_regressions_extract_and_chunk_with_invariants() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(&path).unwrap();
         let lib = cfg.library(lib).unwrap().compile_settings();
-        let ex = extract(&name, &name, &bytes, format, &lib.extract);
+        let ex = extract(
+            &name,
+            &name,
+            &bytes,
+            format,
+            &lib.extract,
+            &askzico::Includes::default(),
+        );
         for doc in &ex.docs {
             let body = &doc.body;
             for s in [
@@ -124,7 +131,14 @@ fn mdx_that_crashes_the_mdx_parser_is_read_as_markdown_with_a_warning() {
         std::fs::read(repo().join("tests/fuzz_regressions/mdx-adjacent-setext-underlines.mdx"))
             .unwrap();
     let lib = cfg.library("guides").unwrap().compile_settings();
-    let ex = extract("x.mdx", "x.mdx", &bytes, Format::Mdx, &lib.extract);
+    let ex = extract(
+        "x.mdx",
+        "x.mdx",
+        &bytes,
+        Format::Mdx,
+        &lib.extract,
+        &askzico::Includes::default(),
+    );
     assert!(
         ex.problems.iter().any(|p| p.code == "mdx-fallback"
             && p.message.contains("markdown-rs bug")

@@ -33,8 +33,9 @@ fn build(dir: &Path) -> (String, PathBuf, Vec<serde_json::Value>) {
     (stderr(&o) + &stdout(&o), out, records)
 }
 
-/// The count of `inspect`'s `generator-syntax` check over the build of `dir` in `out`.
-fn generator_syntax(dir: &Path, out: &Path) -> u64 {
+/// The count of `inspect`'s `generator-syntax` check over the build of `dir` in `out`, and of
+/// the hits the sources show as written (counted apart).
+fn generator_syntax(dir: &Path, out: &Path) -> (u64, u64) {
     let o = run(bin()
         .current_dir(dir.parent().unwrap())
         .args(["inspect", "--json", "--no-rebuild", "--sources"])
@@ -42,14 +43,17 @@ fn generator_syntax(dir: &Path, out: &Path) -> u64 {
         .arg("--out")
         .arg(out));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("inspect JSON");
-    report["checks"]
+    let check = report["checks"]
         .as_array()
         .unwrap()
         .iter()
         .find(|c| c["name"] == "generator-syntax")
-        .expect("the check runs")["count"]
-        .as_u64()
-        .unwrap()
+        .expect("the check runs")
+        .clone();
+    (
+        check["count"].as_u64().unwrap(),
+        check["upstream"].as_u64().unwrap(),
+    )
 }
 
 fn text_of<'a>(records: &'a [serde_json::Value], source: &str) -> String {
@@ -91,21 +95,67 @@ fn an_mdbook_reads_its_src_without_summary_directives_or_hidden_lines() {
         &book,
         "src/ch01.md",
         &format!(
-            "{{{{#title الفصل الأول}}}}\n# الفصل الأول\n\n{PROSE}\n\n```rust\n{{{{#rustdoc_include ../listings/ch01/main.rs:here}}}}\n```\n\n```rust,editable\n# use std::io;\nfn main() {{\n    println!(\"hi\");\n}}\n```\n\nانظر {{{{#include ../listings/note.md}}}} هنا.\n"
+            "{{{{#title الفصل الأول}}}}\n# الفصل الأول\n\n{PROSE}\n\n```rust\n{{{{#rustdoc_include ../listings/ch01/main.rs:here}}}}\n```\n\n```rust,editable\n# use std::io;\nfn main() {{\n    println!(\"hi\");\n}}\n```\n\nانظر {{{{#include ../listings/note.md}}}} هنا.\n\n```rust\n{{{{#include ../listings/gone.rs}}}}\n```\n\nاكتب \\{{{{#include file.rs}}}} لتضمين ملف.\n"
         ),
     );
-    write(&book, "listings/ch01/main.rs", "fn main() {}\n");
+    let listing = |says: &str| {
+        format!(
+            "use std::cmp::Ordering;\n// ANCHOR: here\nfn main() {{\n    println!(\"{says}\");\n}}\n// ANCHOR_END: here\n"
+        )
+    };
+    write(&book, "listings/ch01/main.rs", &listing("guess"));
+    write(
+        &book,
+        "listings/note.md",
+        "ملاحظة {{#include ch01/part.md}}\n",
+    );
+    write(&book, "listings/ch01/part.md", "مضمنة");
     let (err, out, records) = build(&book);
     assert!(err.contains("content root: src (mdBook layout)"), "{err}");
     assert!(err.contains("table of contents (src/SUMMARY.md)"), "{err}");
     assert_eq!(sources(&records), ["book/ch01.md", "book/intro.md"]);
     let ch = text_of(&records, "ch01.md");
-    assert!(!ch.contains("{{#"), "{ch}");
+    // Includes read as mdBook shows them: the anchor's lines, the rest of the listing hidden,
+    // included Markdown (itself including) in the prose; a missing file's include left out.
+    assert!(
+        ch.contains("```rust\nfn main() {\n    println!(\"guess\");\n}\n```"),
+        "{ch}"
+    );
+    assert!(!ch.contains("Ordering") && !ch.contains("ANCHOR"), "{ch}");
+    assert!(ch.contains("انظر ملاحظة مضمنة هنا."), "{ch}");
+    assert!(!ch.contains("{{#include ../"), "{ch}");
+    assert!(
+        err.contains("`../listings/gone.rs` is not in the book"),
+        "{err}"
+    );
     assert!(!ch.contains("use std::io"), "{ch}");
     assert!(ch.contains("```rust,editable\nfn main() {"), "{ch}");
-    assert!(ch.contains("انظر  هنا."), "{ch}");
     assert_eq!(records[0]["chunk_id"].as_str().unwrap(), "book:ch01:000");
-    assert_eq!(generator_syntax(&book, &out), 0);
+    // An escaped directive is what the page shows: the check counts it apart, as the source's.
+    assert!(ch.contains("اكتب {{#include file.rs}} لتضمين ملف."), "{ch}");
+    assert_eq!(generator_syntax(&book, &out), (0, 1));
+
+    // An included file is an input of the page that includes it: an edit to it alone builds
+    // the page again, and the build equals a clean one.
+    write(&book, "listings/ch01/main.rs", &listing("edited"));
+    let (_, _, records) = build(&book);
+    let ch = text_of(&records, "ch01.md");
+    assert!(ch.contains("println!(\"edited\")"), "{ch}");
+    let manifest = |out: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap()
+    };
+    let clean = t.path().join("clean");
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--sources"])
+        .arg(&book)
+        .arg("--out")
+        .arg(&clean));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        manifest(&out)["corpus_version"],
+        manifest(&clean)["corpus_version"]
+    );
 }
 
 #[test]
@@ -149,7 +199,7 @@ fn an_obsidian_vault_reads_links_as_labels_and_fields_as_metadata() {
     assert_eq!(note["title"], "الصوم");
     assert_eq!(note["metadata"]["status"], "منشور");
     assert_eq!(note["metadata"]["مدة"], "أربعون يوما");
-    assert_eq!(generator_syntax(&vault, &out), 0);
+    assert_eq!(generator_syntax(&vault, &out), (0, 0));
     // Arabic file names give readable ASCII IDs, with a hash of the name; the URL keeps the
     // path as it is, and the build says how many IDs the setting spelled.
     let id = note["chunk_id"].as_str().unwrap();
@@ -233,7 +283,7 @@ fn mkdocs_admonitions_and_tabs_read_as_their_content_under_docs_dir() {
             "دليل\n\nتحذير\n\n{PROSE}\n\n```sh\necho 1\n```\n\nماك\n\nعلى ماك.\n\nنصيحة مطوية.\n\nخاتمة."
         )
     );
-    assert_eq!(generator_syntax(&site, &out), 0);
+    assert_eq!(generator_syntax(&site, &out), (0, 0));
 }
 
 #[test]
@@ -262,16 +312,28 @@ fn vitepress_reads_its_src_dir_and_docusaurus_its_arabic_translation() {
         records[0]["text"].as_str().unwrap(),
         format!("البداية\n\nنصيحة\n\n{PROSE}")
     );
-    assert_eq!(generator_syntax(&site, &out), 0);
+    assert_eq!(generator_syntax(&site, &out), (0, 0));
 
     let t = tempfile::tempdir().unwrap();
     let site = t.path().join("site");
-    write(&site, "docusaurus.config.js", "module.exports = {};\n");
+    write(
+        &site,
+        "docusaurus.config.js",
+        "module.exports = {\n  i18n: { defaultLocale: 'en', locales: ['en', 'ar'] },\n};\n",
+    );
     write(&site, "docs/intro.md", "# Intro\n\nThe English page.\n");
     write(
         &site,
         "i18n/ar/docusaurus-plugin-content-docs/current/intro.md",
-        &format!("# مقدمة\n\n:::note\n{PROSE}\n:::\n"),
+        &format!(
+            "import Tabs from '@theme/Tabs';\nimport {{\n  Note,\n}} from './_note.mdx';\n\n# مقدمة\n\n:::note\n{PROSE}\n:::\n\n```js\nimport x from 'y';\n```\n"
+        ),
+    );
+    // A partial: pages import it, Docusaurus never publishes it.
+    write(
+        &site,
+        "i18n/ar/docusaurus-plugin-content-docs/current/_note.mdx",
+        "ملاحظة مشتركة.\n",
     );
     let (err, _, records) = build(&site);
     assert!(
@@ -282,6 +344,13 @@ fn vitepress_reads_its_src_dir_and_docusaurus_its_arabic_translation() {
     );
     assert_eq!(records.len(), 1);
     assert_eq!(records[0]["chunk_id"], "site:intro:000");
+    // `.md` pages are MDX to Docusaurus: their imports are code, never shown (but in a fence).
+    let text = records[0]["text"].as_str().unwrap();
+    assert!(
+        !text.contains("@theme") && !text.contains("Note,"),
+        "{text}"
+    );
+    assert!(text.contains("import x from 'y';"), "{text}");
 
     // Front matter as Docusaurus reads it: `id` names the page within its folder, so two
     // folders may both say `id: overview`; `slug` sets the URL, in the folder or from the root.
@@ -317,6 +386,25 @@ fn vitepress_reads_its_src_dir_and_docusaurus_its_arabic_translation() {
         Some("/site/reference")
     );
     assert_eq!(url("site:home/overview:000").as_deref(), Some("/site/"));
+    assert!(!err.contains("docusaurus-locale"), "{err}");
+
+    // Without an Arabic translation, a site whose default locale is another language is read
+    // from docs/, and the build says which language that is.
+    std::fs::remove_dir_all(site.join("i18n")).unwrap();
+    let (err, _, records) = build(&site);
+    assert!(
+        err.contains("content root: docs (Docusaurus layout)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("docusaurus-locale: docusaurus.config.js: this site's default locale is `en`"),
+        "{err}"
+    );
+    assert!(
+        records
+            .iter()
+            .any(|r| r["text"].as_str().unwrap().contains("The English page"))
+    );
 }
 
 /// A collection with one file per book, chapters of numbered items, the book named by the file

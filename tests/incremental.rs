@@ -111,6 +111,114 @@ fn a_one_file_edit_redoes_only_that_file() {
     assert!(ours == theirs, "artifact bytes differ from a clean build");
 }
 
+/// A book whose two pages each include a listing from `listings/`, outside the library's root.
+fn book_project() -> tempfile::TempDir {
+    let p = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = p.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "corpus.toml",
+        "[corpus]\nname = \"book\"\n\n[[library]]\nid = \"book\"\nroot = \"src\"\ngenerator = \"mdbook\"\n",
+    );
+    let page = |title: &str, listing: &str| {
+        format!(
+            "# {title}\n\nيشرح هذا الفصل كيف يقرأ البرنامج مدخلات المستخدم ويطبعها على الشاشة.\n\n```rust\n{{{{#include ../listings/{listing}}}}}\n```\n"
+        )
+    };
+    write("src/one.md", &page("الأول", "one.rs"));
+    write("src/two.md", &page("الثاني", "two.rs"));
+    write("listings/one.rs", "fn main() { println!(\"one\"); }\n");
+    write("listings/two.rs", "fn main() { println!(\"two\"); }\n");
+    p
+}
+
+/// A file an mdBook page includes is an input of that page, though it lies outside the
+/// library's root: a watch engine told of an edit to it reads and compiles that page alone
+/// again, and the build equals a clean one.
+fn an_edit_to_an_included_file_builds_the_pages_that_include_it() {
+    let p = book_project();
+    let out = p.path().join("out");
+    let mut engine = Engine::new(Config::load(&p.path().join("corpus.toml")).unwrap());
+    let first = engine.build(&request(&out));
+    let first = first.manifest.expect("builds").corpus_version;
+
+    let listing = p.path().join("listings/one.rs").canonicalize().unwrap();
+    std::fs::write(&listing, "fn main() { println!(\"edited\"); }\n").unwrap();
+    let changed: BTreeSet<PathBuf> = [listing].into();
+    let rep = engine.build_from(&request(&out), Instant::now(), Some(&changed));
+    let m = rep.manifest.expect("edit builds");
+    assert_eq!(
+        (rep.run.files_read, rep.run.docs_extracted),
+        (1, 1),
+        "{:?}",
+        rep.run
+    );
+    assert_ne!(m.corpus_version, first);
+    assert_eq!(m.corpus_version, clean_build(p.path()).0);
+    let chunks = chunk_records(&out, "manifest.json");
+    assert!(
+        chunks
+            .iter()
+            .any(|c| c["text"].as_str().unwrap().contains("println!(\"edited\")")),
+        "{chunks:?}"
+    );
+}
+
+/// `askzico build --watch --stats-json` in `dir`, and its stdout's lines as they come.
+fn spawn_watch(dir: &Path) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
+        .current_dir(dir)
+        .args(["build", "--watch", "--stats-json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    (child, rx)
+}
+
+/// `build --watch` watches the folders of included files too: saving a listing builds the page
+/// that includes it, and only that page.
+fn a_watch_builds_a_page_again_when_a_file_it_includes_is_saved() {
+    let p = book_project();
+    let (mut child, rx) = spawn_watch(p.path());
+    let next = || -> Option<serde_json::Value> {
+        let line = rx.recv_timeout(Duration::from_secs(30)).ok()?;
+        Some(serde_json::from_str(&line).unwrap())
+    };
+    let first = next().expect("the first build");
+    std::fs::write(
+        p.path().join("listings/two.rs"),
+        "fn main() { println!(\"saved\"); }\n",
+    )
+    .unwrap();
+    let second = next();
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let second = second.expect("a build after the save");
+    assert_eq!(second["docs_extracted"], 1, "{second}");
+    assert_ne!(second["corpus_version"], first["corpus_version"]);
+    assert_eq!(
+        second["corpus_version"].as_str().unwrap(),
+        clean_build(p.path()).0
+    );
+}
+
 /// The build-wide ID check reads each shard's IDs from a memo: in a long-lived engine, an edit
 /// that makes a duplicate ID is refused, naming both sources, and undoing it builds again.
 fn an_edit_that_duplicates_a_doc_id_is_refused_and_undoing_it_builds() {
@@ -449,23 +557,7 @@ fn edit_op() -> impl Strategy<Value = Op> {
 
 fn watch_rebuilds_on_save_and_stops_cleanly() {
     let p = sample_project();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
-        .current_dir(p.path())
-        .args(["build", "--watch", "--stats-json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = tx.send(line);
-        }
-    });
+    let (mut child, rx) = spawn_watch(p.path());
     let next = |what: &str| -> serde_json::Value {
         let line = rx
             .recv_timeout(Duration::from_secs(30))
@@ -1084,6 +1176,14 @@ fn main() -> std::process::ExitCode {
         test(
             "a_one_file_edit_redoes_only_that_file",
             a_one_file_edit_redoes_only_that_file,
+        ),
+        test(
+            "an_edit_to_an_included_file_builds_the_pages_that_include_it",
+            an_edit_to_an_included_file_builds_the_pages_that_include_it,
+        ),
+        test(
+            "a_watch_builds_a_page_again_when_a_file_it_includes_is_saved",
+            a_watch_builds_a_page_again_when_a_file_it_includes_is_saved,
         ),
         test(
             "an_edit_that_duplicates_a_doc_id_is_refused_and_undoing_it_builds",

@@ -94,6 +94,7 @@ fn shared_corpora_urls_are_the_live_pages() {
             rel,
             &bytes,
             format,
+            &askzico::Includes::default(),
             None,
         );
         let errors: Vec<_> = problems.iter().filter(|p| p.is_error()).collect();

@@ -26,6 +26,7 @@ fn extraction_and_chunking_of_every_sample_source() {
             &std::fs::read(&f.path).unwrap(),
             f.format,
             &lib.compile_settings().extract,
+            &askzico::Includes::default(),
         );
         let mut snap = String::new();
         for p in &ex.problems {

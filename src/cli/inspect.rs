@@ -124,7 +124,13 @@ pub(super) fn run(args: InspectArgs) -> Outcome {
         .map_err(|p| Failure::errors(p, json))?;
     let records = inspect::load_records(&out, &manifest);
     let verify_problems = verify(&out, &manifest);
-    let checks = inspect::check(&records, &verify_problems, &cfg.inspect_context());
+    let sources = SourceTexts::new(&cfg);
+    let checks = inspect::check_sources(
+        &records,
+        &verify_problems,
+        &cfg.inspect_context(),
+        &|r, token| sources.shows(r, token),
+    );
     let diff = args
         .against
         .as_deref()
@@ -174,6 +180,53 @@ pub(super) fn run(args: InspectArgs) -> Outcome {
         Ok(())
     } else {
         Err(Failure::said(EXIT_ERRORS))
+    }
+}
+
+/// The sources of a build's chunks, read once each on first use, to ask `shown_as_written`.
+struct SourceTexts<'a> {
+    cfg: &'a crate::config::Config,
+    read: std::cell::RefCell<std::collections::HashMap<String, Option<std::rc::Rc<str>>>>,
+}
+
+impl<'a> SourceTexts<'a> {
+    fn new(cfg: &'a crate::config::Config) -> Self {
+        SourceTexts {
+            cfg,
+            read: Default::default(),
+        }
+    }
+
+    /// Whether the source of `r` shows `token` as written. A source that cannot be read, is not
+    /// UTF-8, or is not the one the chunk names any more, shows nothing.
+    fn shows(&self, r: &crate::artifacts::ChunkRecord, token: &str) -> bool {
+        let Some(lib) = self.cfg.libraries.iter().find(|l| l.id == r.library) else {
+            return false;
+        };
+        // A record's source is its library's ID and its path in the library's root.
+        let Some(rel) = r
+            .source
+            .strip_prefix(lib.id.as_str())
+            .and_then(|s| s.strip_prefix('/'))
+        else {
+            return false;
+        };
+        let text = self
+            .read
+            .borrow_mut()
+            .entry(r.source.clone())
+            .or_insert_with(|| {
+                let path = lib.root.join(rel);
+                let meta = std::fs::metadata(&path).ok()?;
+                if meta.len() > self.cfg.max_file_bytes {
+                    return None;
+                }
+                let bytes = std::fs::read(&path).ok()?;
+                String::from_utf8(bytes).ok().map(Into::into)
+            })
+            .clone();
+        let json = rel.ends_with(".json") || rel.ends_with(".jsonl");
+        text.is_some_and(|t| inspect::upstream::shown_as_written(&t, token, json))
     }
 }
 
@@ -318,13 +371,27 @@ fn print_checks(r: &Report) {
             c.max_shown(),
             if c.ok { "ok" } else { "FAIL" }
         );
-        if c.count > 0 {
+        if c.upstream > 0 {
+            let (n, one) = (c.upstream, c.upstream == 1);
+            println!(
+                "      ⚠ {n} more as {} (escaped for display, or a record's own text): the published page shows {} too, so {} not counted",
+                if one {
+                    "its source writes it"
+                } else {
+                    "their sources write them"
+                },
+                if one { "it" } else { "them" },
+                if one { "it is" } else { "they are" },
+            );
+        }
+        if c.count > 0 || c.upstream > 0 {
             for e in &c.examples {
+                let mark = if e.upstream { "⚠ " } else { "" };
                 if e.chunk_id.is_empty() {
-                    println!("      {}", term::line(&e.excerpt));
+                    println!("      {mark}{}", term::line(&e.excerpt));
                 } else {
                     println!(
-                        "      {}  {}",
+                        "      {mark}{}  {}",
                         term::line(&e.chunk_id),
                         term::line(&e.excerpt)
                     );

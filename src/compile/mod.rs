@@ -88,11 +88,12 @@ pub fn compile_file(
     rel: &str,
     bytes: &[u8],
     format: Format,
+    includes: &extract::Includes,
     hash: Option<&HashEmbedder>,
 ) -> (Vec<BuiltDoc>, Vec<Problem>) {
     let display = lib.display_name(rel);
     let ex = timed(Stage::Extract, || {
-        extract::extract(&display, rel, bytes, format, &lib.extract)
+        extract::extract(&display, rel, bytes, format, &lib.extract, includes)
     });
     let mut problems = ex.problems;
     let mut docs: Vec<BuiltDoc> = Vec::with_capacity(ex.docs.len());

@@ -3,6 +3,7 @@
 //! config file's directory.
 
 mod build;
+mod generator_site;
 mod jekyll;
 pub(crate) mod keys;
 mod raw;

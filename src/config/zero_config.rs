@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::generator_site::generator_site;
 use super::{Config, ZeroConfig};
 use crate::diag::{Problem, Problems};
 
@@ -62,7 +63,13 @@ impl Config {
             contents.push(summary);
         }
         let mut text = sources_config_text(&name, &out_default, root_folder);
-        text.push_str(&site_keys(root_folder, &contents, jekyll.as_ref()));
+        let docusaurus = site.as_ref().is_some_and(|s| s.name == "Docusaurus");
+        text.push_str(&site_keys(
+            root_folder,
+            &contents,
+            jekyll.as_ref(),
+            docusaurus,
+        ));
         if let Some(g) = site.as_ref().and_then(|s| s.dialect) {
             text.push_str(&format!("generator = \"{g}\"\n"));
         }
@@ -94,7 +101,11 @@ impl Config {
                 .as_ref()
                 .map_or_else(Vec::new, |j| j.left_out.clone()),
             drafts: jekyll.as_ref().map_or_else(Vec::new, |j| j.drafts.clone()),
-            warnings: jekyll.map_or_else(Vec::new, |j| j.warnings),
+            warnings: match (jekyll, site) {
+                (Some(j), _) => j.warnings,
+                (None, Some(site)) => site.warnings,
+                (None, None) => Vec::new(),
+            },
         };
         for lib in &mut cfg.libraries {
             lib.zero_config = Some(zc.clone());
@@ -121,12 +132,14 @@ fn not_a_directory(dir: &Path, shown: &str) -> Option<Problem> {
 }
 
 /// The library keys a site's own files add to its zero config: a GitBook table of contents at
-/// the content root and a Jekyll site's unpublished files excluded, and Jekyll's Markdown read
-/// as Liquid.
+/// the content root, a Jekyll site's unpublished files and a Docusaurus site's partials (files
+/// and folders whose name starts with `_`, which its pages import but it never publishes)
+/// excluded, and Jekyll's Markdown read as Liquid.
 fn site_keys(
     root_folder: &str,
     contents: &[String],
     jekyll: Option<&super::jekyll::Jekyll>,
+    docusaurus: bool,
 ) -> String {
     let mut keys = String::new();
     let mut exclude: Vec<String> = Vec::new();
@@ -140,6 +153,9 @@ fn site_keys(
         keys.push_str("liquid = true\n");
         exclude.extend(j.exclude.iter().cloned());
     }
+    if docusaurus {
+        exclude.extend(["**/_*.{md,mdx}".to_string(), "**/_*/**".to_string()]);
+    }
     if !exclude.is_empty() {
         let globs: Vec<String> = exclude
             .iter()
@@ -148,141 +164,6 @@ fn site_keys(
         keys.push_str(&format!("exclude = [{}]\n", globs.join(", ")));
     }
     keys
-}
-
-/// A site whose generator `--sources` recognises by its own files.
-struct GeneratorSite {
-    /// The generator's name, as messages show it.
-    name: &'static str,
-    /// The folder its pages are in, relative to the sources directory, when it holds sources.
-    root: Option<String>,
-    /// The `[[library]] generator` its Markdown dialect takes.
-    dialect: Option<&'static str>,
-}
-
-/// The site generator `dir` shows by its own files, and the folder it reads pages from:
-/// mdBook (`book.toml`, its `[book] src`, `src` by default), Quartz (`quartz.config.ts`,
-/// `content/`), an Obsidian vault (`.obsidian/`), VitePress (`.vitepress/` at `dir` or in
-/// `docs/`, its config's `srcDir`), MkDocs (`mkdocs.yml`, its `docs_dir`, `docs` by default),
-/// and Docusaurus (its config; the Arabic translation's docs under
-/// `i18n/ar/docusaurus-plugin-content-docs/current` when the site has one, else `docs/`). A
-/// folder that holds no source is not a root.
-fn generator_site(dir: &Path, sources: &[String]) -> Option<GeneratorSite> {
-    let has = |p: &str| dir.join(p).exists();
-    let holds = |folder: &str| {
-        let folder = folder.trim_matches('/');
-        if folder.is_empty() || folder == "." {
-            return None;
-        }
-        let prefix = format!("{folder}/");
-        sources
-            .iter()
-            .any(|s| s.starts_with(&prefix))
-            .then(|| folder.to_string())
-    };
-    let read = |p: &str| std::fs::read_to_string(dir.join(p)).unwrap_or_default();
-    if has("book.toml") {
-        let src = toml::from_str::<toml::Table>(&read("book.toml"))
-            .ok()
-            .and_then(|t| t.get("book")?.get("src")?.as_str().map(str::to_string))
-            .unwrap_or_else(|| "src".to_string());
-        return Some(GeneratorSite {
-            name: "mdBook",
-            root: holds(&src),
-            dialect: Some("mdbook"),
-        });
-    }
-    if ["ts", "js", "mjs"]
-        .iter()
-        .any(|e| has(&format!("quartz.config.{e}")))
-    {
-        return Some(GeneratorSite {
-            name: "Quartz",
-            root: holds("content"),
-            dialect: Some("obsidian"),
-        });
-    }
-    if has(".obsidian") || wikilinked(dir, sources) {
-        return Some(GeneratorSite {
-            name: "Obsidian",
-            root: None,
-            dialect: Some("obsidian"),
-        });
-    }
-    for base in ["", "docs/"] {
-        if !has(&format!("{base}.vitepress")) {
-            continue;
-        }
-        let config = ["ts", "mts", "js", "mjs"]
-            .iter()
-            .map(|e| read(&format!("{base}.vitepress/config.{e}")))
-            .find(|t| !t.is_empty())
-            .unwrap_or_default();
-        let src_dir = quoted_value(&config, "srcDir").unwrap_or_default();
-        let folder = format!("{base}{src_dir}");
-        return Some(GeneratorSite {
-            name: "VitePress",
-            root: holds(&folder).or_else(|| holds(base)),
-            dialect: None,
-        });
-    }
-    for name in ["mkdocs.yml", "mkdocs.yaml"] {
-        if has(name) {
-            let docs = quoted_value(&read(name), "docs_dir").unwrap_or_else(|| "docs".into());
-            return Some(GeneratorSite {
-                name: "MkDocs",
-                root: holds(&docs),
-                dialect: None,
-            });
-        }
-    }
-    if ["js", "ts", "mjs"]
-        .iter()
-        .any(|e| has(&format!("docusaurus.config.{e}")))
-    {
-        return Some(GeneratorSite {
-            name: "Docusaurus",
-            root: holds("i18n/ar/docusaurus-plugin-content-docs/current").or_else(|| holds("docs")),
-            dialect: Some("docusaurus"),
-        });
-    }
-    None
-}
-
-/// Whether the Markdown pages at `dir` are an Obsidian vault's notes without the vault's own
-/// `.obsidian/` (often left out of a repository): at least a fifth of them (of the first 200)
-/// link with `[[wikilinks]]`, two at least.
-fn wikilinked(dir: &Path, sources: &[String]) -> bool {
-    let pages: Vec<&String> = sources
-        .iter()
-        .filter(|s| s.to_ascii_lowercase().ends_with(".md"))
-        .take(200)
-        .collect();
-    let linked = pages
-        .iter()
-        .filter(|p| {
-            crate::fsio::read_capped(&dir.join(p), crate::fsio::cap::CONFIG).is_ok_and(|b| {
-                String::from_utf8_lossy(&b)
-                    .lines()
-                    .any(|l| l.find("[[").is_some_and(|i| l[i + 2..].contains("]]")))
-            })
-        })
-        .count();
-    linked >= 2 && linked * 5 >= pages.len()
-}
-
-/// The value of `key` in a config file's text (`srcDir: 'src'`, `docs_dir: pages`), quoted or
-/// bare, as a line of its own states it; `None` when no line does.
-fn quoted_value(text: &str, key: &str) -> Option<String> {
-    text.lines().find_map(|line| {
-        let t = line.trim_start();
-        let rest = t.strip_prefix(key)?.trim_start();
-        let rest = rest.strip_prefix(':')?.trim();
-        let rest = rest.trim_end_matches(',').trim();
-        let v = rest.trim_matches(|c| c == '\'' || c == '"' || c == '`');
-        let v = v.trim_start_matches("./").trim_end_matches('/');
-        (!v.is_empty() && !v.contains(char::is_whitespace)).then(|| v.to_string())
-    })
 }
 
 /// How the site's generator names headings without an explicit id (`[[library]] anchors`),

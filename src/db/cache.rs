@@ -300,6 +300,7 @@ mod tests {
             rel,
             md.as_bytes(),
             Format::Markdown,
+            &crate::extract::Includes::default(),
             hash.as_ref(),
         );
         assert!(problems.is_empty() && !docs.is_empty(), "{problems:?}");

@@ -16,6 +16,7 @@ use crate::artifacts::{BuiltDoc, Rendered, VectorSource, render_library};
 use crate::config::{Config, Format};
 use crate::diag::Problem;
 use crate::embed::{CachedEmbedder, Embedder};
+use crate::extract::Includes;
 
 /// Work actually done, counted where it happens (a memoized query that does not re-run adds nothing).
 #[derive(Debug, Default)]
@@ -150,22 +151,26 @@ pub struct Source {
 /// The message of a source whose bytes, read again, are not those its hash was taken from.
 pub(crate) const CHANGED_DURING_BUILD: &str = "the file changed during the build";
 
-/// A source's bytes and where they were read. A one-shot build releases them once the file is
-/// compiled (`Db::release_sources`): the compiled documents are what later queries read, and
-/// 10k documents' sources are ~130 MB of a build's peak memory. Should the file be compiled
-/// again, the bytes are read again and must match the input's hash.
+/// A source's bytes, the files it includes (`extract::Includes`: an mdBook page's), and where
+/// it was read. A one-shot build releases them once the file is compiled
+/// (`Db::release_sources`): the compiled documents are what later queries read, and 10k
+/// documents' sources are ~130 MB of a build's peak memory. Should the file be compiled again,
+/// it is read again and must match the input's hash.
 // `pub`: the accessors the salsa input generates for `Source` name it.
 #[allow(unreachable_pub)]
 pub struct SourceBytes {
     path: std::path::PathBuf,
-    bytes: std::sync::Mutex<Option<Arc<[u8]>>>,
+    bytes: std::sync::Mutex<Option<Page>>,
 }
 
+/// A source's bytes and the files it includes.
+type Page = (Arc<[u8]>, Arc<Includes>);
+
 impl SourceBytes {
-    pub(crate) fn new(path: std::path::PathBuf, bytes: Arc<[u8]>) -> Self {
+    pub(crate) fn new(path: std::path::PathBuf, bytes: Arc<[u8]>, includes: Includes) -> Self {
         SourceBytes {
             path,
-            bytes: std::sync::Mutex::new(Some(bytes)),
+            bytes: std::sync::Mutex::new(Some((bytes, Arc::new(includes)))),
         }
     }
 
@@ -180,6 +185,11 @@ impl SourceBytes {
 
     /// The bytes, unless released (or not read).
     pub(crate) fn get(&self) -> Option<Arc<[u8]>> {
+        self.page().map(|(b, _)| b)
+    }
+
+    /// The bytes and the files they include, unless released (or not read).
+    fn page(&self) -> Option<Page> {
         self.bytes.lock().ok().and_then(|b| b.clone())
     }
 
@@ -253,11 +263,11 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
     // (`render_library`), so it never holds every vector at once.
     let hash = crate::embed::inline_hash(&cfg.embedding).filter(|_| !db.release_sources());
     let source = file.bytes(db);
-    let bytes = match source.get() {
-        Some(b) => b,
+    let (bytes, includes) = match source.page() {
+        Some(page) => page,
         // Released by an earlier compile of this process: read again, and only the same bytes.
-        None => match crate::sources::read_source(cfg, lib, &source.path, file.rel(db)) {
-            Ok(b) if *blake3::hash(&b).as_bytes() == file.hash(db) => b,
+        None => match crate::sources::read_page(cfg, lib, &source.path, file.rel(db)) {
+            Ok(read) if read.hash == file.hash(db) => (read.bytes, Arc::new(read.includes)),
             Ok(_) => {
                 let p = Problem::error("read", CHANGED_DURING_BUILD.to_string())
                     .because(crate::diag::Cause::ChangedDuringBuild)
@@ -282,9 +292,10 @@ pub fn compiled(db: &dyn AskDb, settings: Settings, file: Source) -> Arc<Compile
         file.rel(db),
         &bytes,
         file.format(db),
+        &includes,
         hash.as_ref(),
     );
-    drop(bytes);
+    drop((bytes, includes));
     if db.release_sources() {
         source.release();
     }
@@ -625,7 +636,7 @@ mod tests {
             "a.md".to_string(),
             0,
             Format::Markdown,
-            SourceBytes::new(file.clone(), bytes),
+            SourceBytes::new(file.clone(), bytes, Includes::default()),
             *blake3::hash(body.as_bytes()).as_bytes(),
         );
         let first = compiled(&db, settings, src);

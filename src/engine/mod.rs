@@ -4,7 +4,7 @@
 //! rewritten. Used once by `askzico build`, and kept alive across edits by `build --watch`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -72,6 +72,9 @@ enum SourceRead {
     /// Its bytes, their blake3 and its stat before the read (none when it could not be taken).
     Read {
         bytes: Arc<[u8]>,
+        /// The files it includes, and their canonical paths.
+        includes: crate::extract::Includes,
+        included: Vec<PathBuf>,
         hash: [u8; 32],
         stat: Option<statcache::FileStat>,
     },
@@ -145,6 +148,9 @@ pub struct Engine {
     /// change a few files, which a fresh process then reads again, and rewriting every entry
     /// per save would cost what the corpus costs, not what the edit does).
     stats_saved: bool,
+    /// Per file a source includes (an mdBook page's `{{#include}}`), by canonical path, the
+    /// sources that include it: an event on it reads them again.
+    included_by: rustc_hash::FxHashMap<PathBuf, BTreeSet<PathBuf>>,
 }
 
 impl Engine {
@@ -169,6 +175,7 @@ impl Engine {
             last: None,
             stats: Default::default(),
             stats_saved: false,
+            included_by: Default::default(),
         }
     }
 
@@ -202,6 +209,15 @@ impl Engine {
             .set_config(&mut self.db)
             .with_durability(salsa::Durability::HIGH)
             .to(self.cfg.clone());
+    }
+
+    /// The folders of the files that sources include (`{{#include}}`): a watch watches them too,
+    /// since an included file may lie outside every library's root.
+    pub(crate) fn include_dirs(&self) -> BTreeSet<PathBuf> {
+        self.included_by
+            .keys()
+            .filter_map(|p| p.parent().map(Path::to_path_buf))
+            .collect()
     }
 
     /// A full build: every file is read and compared with what the database holds.
@@ -251,7 +267,10 @@ impl Engine {
         started: Instant,
         changed: &BTreeSet<PathBuf>,
     ) -> BuildReport {
-        if !changed.iter().all(|p| self.sources.contains_key(p)) {
+        if !changed
+            .iter()
+            .all(|p| self.sources.contains_key(p) || self.included_by.contains_key(p))
+        {
             self.listed = None;
         }
         let rep = self.build_once(req, started, Some(changed), false);

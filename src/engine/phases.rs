@@ -23,7 +23,8 @@ use crate::db::{
 use crate::diag::{Problem, Problems};
 use crate::discover::SourceFile;
 use crate::embed::CachedEmbedder;
-use crate::sources::read_source_meta;
+use crate::extract::{Generator, Includes};
+use crate::sources::read_page;
 use crate::timings::{Stage, timed};
 
 impl Engine {
@@ -39,10 +40,19 @@ impl Engine {
         run: &mut Stats,
         problems: &mut Problems,
     ) -> HashSet<PathBuf> {
+        // A changed file that sources include reads those sources again.
+        let includers: HashSet<&PathBuf> = changed
+            .iter()
+            .flat_map(|c| c.iter())
+            .filter_map(|p| self.included_by.get(p))
+            .flatten()
+            .collect();
         let to_read: Vec<&SourceFile> = files
             .iter()
             .filter(|f| {
-                changed.is_none_or(|c| c.contains(&f.path)) || !self.sources.contains_key(&f.path)
+                changed.is_none_or(|c| c.contains(&f.path))
+                    || includers.contains(&f.path)
+                    || !self.sources.contains_key(&f.path)
             })
             .collect();
         let read = self.read_all(cfg, req, &to_read);
@@ -63,13 +73,31 @@ impl Engine {
                     self.sources.insert(f.path.clone(), src);
                     self.stats.insert(f.path.as_os_str().to_owned(), stat);
                 }
-                Ok(SourceRead::Read { bytes, hash, stat }) => {
+                Ok(SourceRead::Read {
+                    bytes,
+                    includes,
+                    included,
+                    hash,
+                    stat,
+                }) => {
                     run.files_read += 1;
                     match stat {
                         Some(stat) => self.stats.insert(f.path.as_os_str().to_owned(), stat),
                         None => self.stats.remove(f.path.as_os_str()),
                     };
-                    self.set_source(f, bytes, hash);
+                    self.set_source(f, bytes, includes, hash);
+                    // What it includes now, in place of what it included before.
+                    if !self.included_by.is_empty() {
+                        for by in self.included_by.values_mut() {
+                            by.remove(&f.path);
+                        }
+                    }
+                    for p in included {
+                        self.included_by
+                            .entry(p)
+                            .or_default()
+                            .insert(f.path.clone());
+                    }
                 }
                 Err(p) => {
                     unreadable.insert(f.path.clone());
@@ -81,6 +109,10 @@ impl Engine {
             files.iter().map(|f| f.path.as_os_str()).collect();
         self.sources.retain(|p, _| present.contains(p.as_os_str()));
         self.stats.retain(|p, _| present.contains(p.as_os_str()));
+        self.included_by.retain(|_, by| {
+            by.retain(|p| present.contains(p.as_os_str()));
+            !by.is_empty()
+        });
         unreadable
     }
 
@@ -105,7 +137,10 @@ impl Engine {
                 .par_iter()
                 .with_max_len(FILES_PER_TASK)
                 .map(|f| {
+                    let lib = &cfg.libraries[f.library];
+                    // An mdBook page is always read: its text depends on the files it includes.
                     if !statted.is_empty()
+                        && lib.generator != Generator::Mdbook
                         && !sources.contains_key(&f.path)
                         && let Some((stat, hash)) = timed(Stage::Read, || statted.hash_of(&f.path))
                         // A limit lowered since: read, so the file is reported as too large.
@@ -113,14 +148,18 @@ impl Engine {
                     {
                         return Ok(SourceRead::Unread { hash, stat });
                     }
-                    let (bytes, meta) = timed(Stage::Read, || {
-                        read_source_meta(cfg, &cfg.libraries[f.library], &f.path, &f.rel)
-                    })?;
-                    let hash = *timed(Stage::Hash, || blake3::hash(&bytes)).as_bytes();
+                    let read = read_page(cfg, lib, &f.path, &f.rel)?;
                     Ok(SourceRead::Read {
-                        bytes,
-                        hash,
-                        stat: statcache::FileStat::of(&meta),
+                        // The stat cache records a hash of the file's own bytes only.
+                        stat: if read.includes.is_empty() {
+                            statcache::FileStat::of(&read.meta)
+                        } else {
+                            None
+                        },
+                        bytes: read.bytes,
+                        includes: read.includes,
+                        included: read.included,
+                        hash: read.hash,
                     })
                 })
                 .collect()
@@ -129,7 +168,7 @@ impl Engine {
 
     /// The input of a source just read: set when its bytes differ from the input's at the same
     /// place (library, path, format), else made anew.
-    fn set_source(&mut self, f: &SourceFile, bytes: Arc<[u8]>, hash: [u8; 32]) {
+    fn set_source(&mut self, f: &SourceFile, bytes: Arc<[u8]>, includes: Includes, hash: [u8; 32]) {
         let same_place = self
             .sources
             .get(&f.path)
@@ -148,8 +187,11 @@ impl Engine {
                         .get()
                         .is_none_or(|b| b.as_ref() != bytes.as_ref())
                 {
-                    src.set_bytes(&mut self.db)
-                        .to(SourceBytes::new(f.path.clone(), bytes));
+                    src.set_bytes(&mut self.db).to(SourceBytes::new(
+                        f.path.clone(),
+                        bytes,
+                        includes,
+                    ));
                     src.set_hash(&mut self.db).to(hash);
                 }
             }
@@ -159,7 +201,7 @@ impl Engine {
                     f.rel.clone(),
                     f.library,
                     f.format,
-                    SourceBytes::new(f.path.clone(), bytes),
+                    SourceBytes::new(f.path.clone(), bytes, includes),
                     hash,
                 );
                 self.sources.insert(f.path.clone(), src);

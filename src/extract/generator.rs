@@ -5,9 +5,9 @@
 //! Every library: callout markers (`> [!note] Title`, GitHub's alerts and Obsidian's callouts)
 //! leave their title, and MkDocs admonitions (`!!! note "Title"`, collapsible `???` and `???+`)
 //! leave their title and their indented body, which would otherwise read as indented code.
-//! `generator = "mdbook"`: `{{#include …}}`, `{{#rustdoc_include …}}`, `{{#playground …}}` and
-//! `{{#title …}}` are left out (a code block holding nothing else goes whole), and so are the
-//! hidden `# ` lines of Rust listings. `generator = "obsidian"` (Obsidian and Quartz):
+//! `generator = "mdbook"`: the includes `extract::include` could not resolve and `{{#title …}}`
+//! are left out (a code block holding nothing else goes whole), and so are the hidden `# `
+//! lines of Rust listings; an escaped `\{{#…}}` shows without its backslash. `generator = "obsidian"` (Obsidian and Quartz):
 //! `[[target|label]]` reads as its label, `[[target#heading]]` as `target > heading`,
 //! `![[embeds]]` and `%%comments%%` go, Dataview fields (`key:: value` lines, inline
 //! `[key:: value]` and `(key:: value)`) become the document's metadata, and query blocks
@@ -350,7 +350,13 @@ fn mdbook_line(line: &str) -> Option<Cow<'_, str>> {
             let Some(end) = rest[at..].find("}}") else {
                 break;
             };
-            s.push_str(&rest[..at]);
+            if let Some(before) = rest[..at].strip_suffix('\\') {
+                // mdBook's escape: the directive shows as written.
+                s.push_str(before);
+                s.push_str(&rest[at..at + end + 2]);
+            } else {
+                s.push_str(&rest[..at]);
+            }
             rest = &rest[at + end + 2..];
         }
         s.push_str(rest);
@@ -368,6 +374,18 @@ fn is_mdbook_directive(line: &str) -> bool {
     MDBOOK_DIRECTIVES.iter().any(|d| t.starts_with(d)) && t.ends_with("}}")
 }
 
+/// A line of code without the backslash of an escaped directive (`\{{#include f}}`).
+fn unescape_directive(line: &str) -> &str {
+    let t = line.trim_start();
+    match t.strip_prefix('\\') {
+        Some(rest) if MDBOOK_DIRECTIVES.iter().any(|d| rest.starts_with(d)) => {
+            // Only a line that starts with it: its indent goes too, rare enough in a listing.
+            &line[line.len() - rest.len()..]
+        }
+        _ => line,
+    }
+}
+
 /// Whether a line of a Rust listing is one mdBook hides (`# use std::io;`, a lone `#`).
 fn is_hidden_rust_line(line: &str) -> bool {
     let t = line.trim_start();
@@ -382,9 +400,10 @@ fn close_fence(out: &mut String, f: Fence, closing: &str, generator: Generator) 
         Generator::Plain | Generator::Docusaurus => {}
         Generator::Mdbook => {
             let rust = f.lang == "rust";
-            let kept: Vec<&String> = body
+            let kept: Vec<&str> = body
                 .iter()
                 .filter(|l| !(is_mdbook_directive(l) || rust && is_hidden_rust_line(l)))
+                .map(|l| unescape_directive(l))
                 .collect();
             if kept.iter().all(|l| l.trim().is_empty()) {
                 return;
@@ -693,8 +712,13 @@ mod tests {
             book("{{#title عنوان}}\nنص {{#include a.md}} هنا\n"),
             "نص  هنا\n"
         );
-        // A code span keeps what it shows.
+        // A code span keeps what it shows; an escaped directive shows as written.
         assert_eq!(book("اكتب `{{#include f}}`\n"), "اكتب `{{#include f}}`\n");
+        assert_eq!(book("اكتب \\{{#include f}}\n"), "اكتب {{#include f}}\n");
+        assert_eq!(
+            book("```hbs\n\\{{#include file.rs}}\n```\n"),
+            "```hbs\n{{#include file.rs}}\n```\n"
+        );
         // Other libraries keep the text as written.
         assert_eq!(plain("{{#include a.rs}}\n"), "{{#include a.rs}}\n");
     }

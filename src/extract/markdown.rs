@@ -2,13 +2,21 @@
 //! parser rejects. Dropped from evidence: frontmatter, HTML tags and `<script>`/`<style>` blocks,
 //! HTML comments, heading `{#anchor}` ids (kept as the heading's `Block::anchor`), VitePress `:::`
 //! container markers, Hugo shortcodes, Liquid tags and output in a Liquid library (`liquid`),
-//! link and image URLs (link text kept). Fenced code is kept, fenced.
+//! link and image URLs (link text kept), a Docusaurus page's MDX `import`/`export` lines. An
+//! mdBook page's includes are expanded first (`include`). Fenced code is kept, fenced.
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use super::{BlockKind, Body, Document, FileExtraction, frontmatter, is_script_url};
+use crate::diag::Problem;
 
-pub(super) fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> FileExtraction {
+pub(super) fn extract(
+    file: &str,
+    rel: &str,
+    text: &str,
+    lib: &super::ExtractSettings,
+    includes: &super::Includes,
+) -> FileExtraction {
     let split = match frontmatter::split(text) {
         Ok(s) => s,
         Err(p) => return FileExtraction::error(file, p),
@@ -17,7 +25,32 @@ pub(super) fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> F
     if let Err(p) = frontmatter::apply(&mut doc, split.fields, lib) {
         return FileExtraction::error(file, p.at_line(1));
     }
-    let page = super::generator::rewrite(split.body, lib.generator);
+    let mut problems = Vec::new();
+    let body = match lib.generator {
+        super::Generator::Mdbook => {
+            let mut missing = Vec::new();
+            let body = super::include::expand(split.body, rel, includes, &mut missing);
+            for (at, path) in missing {
+                let line = split.lines + split.body[..at].matches('\n').count() + 1;
+                problems.push(
+                    Problem::warning(
+                        "include",
+                        format!("`{path}` is not in the book: its include is left out"),
+                    )
+                    .at_line(line)
+                    .help("add the file, or fix the path (relative to this page)"),
+                );
+            }
+            body
+        }
+        _ => std::borrow::Cow::Borrowed(split.body),
+    };
+    // Docusaurus reads `.md` pages as MDX: their ESM lines are code, never shown.
+    let body = match lib.generator {
+        super::Generator::Docusaurus => strip_esm(body),
+        _ => body,
+    };
+    let page = super::generator::rewrite(&body, lib.generator);
     for (key, value) in page.fields {
         doc.metadata.entry(key).or_insert(value.into());
     }
@@ -31,7 +64,48 @@ pub(super) fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> F
     // it would be unescaped (`\,` read as `,`).
     let math = lib.generator == super::Generator::Obsidian;
     doc.body = render_with(&preprocess_with(&page.text, lib.liquid), math);
-    super::finish(file, doc, Vec::new())
+    super::finish(file, doc, problems)
+}
+
+/// `text` without its MDX ESM statements (`import … from '…';`, `export const …`), each from a
+/// line that starts with `import ` or `export ` outside fenced code to the line that ends it
+/// (a `;`, a `from '…'` or a blank line).
+fn strip_esm(text: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
+    if !text.contains("import ") && !text.contains("export ") {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<(char, usize)> = None;
+    let mut in_esm = false;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_end();
+        if in_esm {
+            in_esm = !(t.is_empty() || t.ends_with(';') || ends_with_from(t));
+            out.push('\n');
+            continue;
+        }
+        let lead = line.trim_start();
+        let c = lead.chars().next().unwrap_or(' ');
+        let run = lead.chars().take_while(|&x| x == c).count();
+        if matches!(c, '`' | '~') && run >= 3 {
+            fence = match fence {
+                Some((fc, n)) if fc == c && run >= n && lead[run..].trim().is_empty() => None,
+                Some(f) => Some(f),
+                None => Some((c, run)),
+            };
+        } else if fence.is_none() && (line.starts_with("import ") || line.starts_with("export ")) {
+            in_esm = !(t.ends_with(';') || ends_with_from(t) || t.ends_with('}'));
+            out.push('\n');
+            continue;
+        }
+        out.push_str(line);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether an import line ends with its module (`from '…'` or `from "…"`).
+fn ends_with_from(line: &str) -> bool {
+    (line.ends_with('\'') || line.ends_with('"')) && line.contains(" from ")
 }
 
 /// Removes syntax that CommonMark does not know and that would otherwise leak into evidence:

@@ -10,11 +10,13 @@ mod frontmatter;
 mod generator;
 mod guard;
 pub(crate) mod html;
+pub(crate) mod include;
 mod json;
 mod liquid;
 pub(crate) use encoding::{decode, decode_html};
 pub(crate) use frontmatter::yaml_budget_reason;
 pub(crate) use generator::Generator;
+pub use include::Includes;
 pub(crate) use json::{IdMatch, RecordMapping, SectionMapping};
 mod markdown;
 mod mdx;
@@ -303,6 +305,7 @@ pub fn extract(
     bytes: &[u8],
     format: Format,
     lib: &ExtractSettings,
+    includes: &Includes,
 ) -> FileExtraction {
     let decoded = if format == Format::Html {
         decode_html(bytes)
@@ -314,7 +317,7 @@ pub fn extract(
         Err(p) => return FileExtraction::error(file, p),
     };
     let mut out = match format {
-        Format::Markdown => markdown::extract(file, &text, lib),
+        Format::Markdown => markdown::extract(file, rel, &text, lib, includes),
         Format::Mdx => mdx::extract(file, &text, lib),
         Format::Html if lib.liquid => html::extract(file, &liquid::strip_html(&text)),
         Format::Html => html::extract(file, &text),

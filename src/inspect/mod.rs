@@ -9,6 +9,7 @@ pub(crate) mod html;
 pub(crate) mod key_collisions;
 mod patterns;
 mod sample;
+pub(crate) mod upstream;
 
 pub(crate) use diff::{Diff, diff};
 pub(crate) use patterns::{escaped, generator_syntax, markup};
@@ -154,6 +155,9 @@ pub struct Context {
 pub(crate) struct Example {
     pub chunk_id: String,
     pub excerpt: String,
+    /// The source shows this as written (`upstream`): not counted against the check.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub upstream: bool,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -161,6 +165,9 @@ pub(crate) struct CheckResult {
     pub name: String,
     pub description: String,
     pub count: usize,
+    /// Hits the sources show as written (`upstream`: the published page shows them too):
+    /// counted apart, a warning, never a failure.
+    pub upstream: usize,
     /// The most this check allows; `usize::MAX` (shown as `-`, `null` in JSON) for a report
     /// without a limit.
     #[serde(serialize_with = "max_or_null")]
@@ -316,6 +323,7 @@ fn url_ok(u: &str) -> bool {
 struct Tally {
     name: &'static str,
     count: usize,
+    upstream: usize,
     examples: Vec<Example>,
 }
 
@@ -324,29 +332,51 @@ impl Tally {
         Tally {
             name,
             count: 0,
+            upstream: 0,
             examples: Vec::new(),
         }
     }
-    fn hit(&mut self, chunk_id: &str, excerpt: String) {
-        self.count += 1;
+    fn hit(&mut self, chunk_id: &str, excerpt: String, upstream: bool) {
+        if upstream {
+            self.upstream += 1;
+        } else {
+            self.count += 1;
+        }
         // Mapped IDs are listed in full: a reviewer looks each one up.
         if self.examples.len() < EXAMPLES || self.name == "mapped-id" {
             self.examples.push(Example {
                 chunk_id: chunk_id.to_string(),
                 excerpt,
+                upstream,
             });
         }
     }
 }
 
-/// Runs every check over the records of one build. `verify_problems` is what
-/// `artifacts::verify::verify` reported for it.
+/// Whether the source of a chunk shows a text as written (`upstream::SourceTexts::shows`):
+/// the chunk and the text.
+pub(crate) type Shows<'a> = &'a dyn Fn(&ChunkRecord, &str) -> bool;
+
+/// `check_sources` without the sources: every hit counts.
+#[cfg(test)]
 pub(crate) fn check(
     records: &[ChunkRecord],
     verify_problems: &[Problem],
     cx: &Context,
 ) -> Vec<CheckResult> {
-    let mut run = CheckRun::new(cx);
+    check_sources(records, verify_problems, cx, &|_, _| false)
+}
+
+/// Runs every check over the records of one build. `verify_problems` is what
+/// `artifacts::verify::verify` reported for it; `shows` tells a text hit the source shows as
+/// written (counted apart) from one the extraction let through.
+pub(crate) fn check_sources(
+    records: &[ChunkRecord],
+    verify_problems: &[Problem],
+    cx: &Context,
+    shows: Shows<'_>,
+) -> Vec<CheckResult> {
+    let mut run = CheckRun::new(cx, shows);
     run.check_chunks(records);
     let docs = first_chunks(records);
     run.check_documents(&docs);
@@ -360,19 +390,36 @@ pub(crate) fn check(
 /// One run of the checks: the config's context and a tally per check.
 struct CheckRun<'a> {
     cx: &'a Context,
+    shows: Shows<'a>,
     tallies: BTreeMap<&'static str, Tally>,
 }
 
 impl<'a> CheckRun<'a> {
-    fn new(cx: &'a Context) -> Self {
+    fn new(cx: &'a Context, shows: Shows<'a>) -> Self {
         CheckRun {
             cx,
+            shows,
             tallies: CHECKS.iter().map(|(n, _)| (*n, Tally::new(n))).collect(),
         }
     }
 
     fn hit(&mut self, name: &'static str, id: &str, ex: String) {
-        self.tallies.get_mut(name).expect("known check").hit(id, ex)
+        self.tallies
+            .get_mut(name)
+            .expect("known check")
+            .hit(id, ex, false)
+    }
+
+    /// A hit of a syntax check at byte `at` of `text` (the chunk's text or its prose): counted
+    /// apart when the source shows it as written.
+    fn text_hit(&mut self, name: &'static str, r: &ChunkRecord, text: &str, at: usize) {
+        let token = upstream::token_at(text, at);
+        let upstream = (self.shows)(r, token);
+        self.tallies.get_mut(name).expect("known check").hit(
+            &r.chunk_id,
+            excerpt_at(text, at, 80),
+            upstream,
+        )
     }
 
     /// The checks of each chunk on its own: its text, its size, its end, its IDs and scope.
@@ -395,12 +442,13 @@ impl<'a> CheckRun<'a> {
     /// Encoding damage, escapes, markup remnants and letterless chunks.
     fn check_text(&mut self, r: &ChunkRecord) {
         let text = &r.text;
+        // Damaged characters count wherever they come from: they are never good evidence.
         if let Some(i) = mojibake(text) {
             self.hit("mojibake", &r.chunk_id, excerpt_at(text, i, 80));
         }
         let p = prose(text);
         if let Some(i) = escaped(&p) {
-            self.hit("escaped-prose", &r.chunk_id, excerpt_at(&p, i, 80));
+            self.text_hit("escaped-prose", r, &p, i);
         }
         if let Some(i) = text.find('\u{FFFD}') {
             self.hit("replacement-char", &r.chunk_id, excerpt_at(text, i, 80));
@@ -409,7 +457,7 @@ impl<'a> CheckRun<'a> {
             self.hit("no-letters", &r.chunk_id, excerpt(text));
         }
         if let Some(i) = markup(&p) {
-            self.hit("markup", &r.chunk_id, excerpt_at(&p, i, 80));
+            self.text_hit("markup", r, &p, i);
         }
         let in_code = || {
             self.cx
@@ -417,13 +465,11 @@ impl<'a> CheckRun<'a> {
                 .contains(&r.library)
                 .then(|| text.find("{{#"))
                 .flatten()
-                .map(|i| excerpt_at(text, i, 80))
         };
-        if let Some(ex) = generator_syntax(&p)
-            .map(|i| excerpt_at(&p, i, 80))
-            .or_else(in_code)
-        {
-            self.hit("generator-syntax", &r.chunk_id, ex);
+        if let Some(i) = generator_syntax(&p) {
+            self.text_hit("generator-syntax", r, &p, i);
+        } else if let Some(i) = in_code() {
+            self.text_hit("generator-syntax", r, text, i);
         }
     }
 
@@ -590,6 +636,7 @@ impl<'a> CheckRun<'a> {
                     name: tally.name.to_string(),
                     description: description.to_string(),
                     count: tally.count,
+                    upstream: tally.upstream,
                     max,
                     ok: tally.count <= max,
                     examples: tally.examples,

@@ -157,6 +157,7 @@ pub(crate) fn run(
     let mut state = State {
         engine: None,
         watched: BTreeSet::new(),
+        included: BTreeSet::new(),
         out_dir: PathBuf::new(),
         // The first build counts from process start.
         pending: Some(Pending {
@@ -171,7 +172,7 @@ pub(crate) fn run(
         if state.reload_config {
             state.reload(opts, &mut debouncer)?;
         }
-        state.build(opts, &report);
+        state.build(opts, &report, &mut debouncer);
         // Wait for the next change, then coalesce everything that arrived meanwhile.
         let first = match rx.recv() {
             Ok(m) => m,
@@ -185,6 +186,7 @@ pub(crate) fn run(
             config_path: config_path.as_deref(),
             config_dir: config_dir.as_deref(),
             watched: &state.watched,
+            included: &state.included,
             out_dir: &state.out_dir,
         };
         let Some(batch) = batch(msgs, &places) else {
@@ -228,6 +230,8 @@ type Watcher = notify_debouncer_full::Debouncer<
 struct State {
     engine: Option<Engine>,
     watched: BTreeSet<PathBuf>,
+    /// The folders of included files outside `watched`, watched one level deep.
+    included: BTreeSet<PathBuf>,
     out_dir: PathBuf,
     pending: Option<Pending>,
     /// The config changed (or was never loaded): load it before the next build.
@@ -307,11 +311,13 @@ impl State {
         Ok(())
     }
 
-    /// Runs the pending build, if any (and once a config loaded), and reports it.
+    /// Runs the pending build, if any (and once a config loaded), watches the folders of the
+    /// files it included, and reports it.
     fn build(
         &mut self,
         opts: &WatchOptions,
         report: &impl Fn(&crate::engine::BuildReport, &Trigger),
+        debouncer: &mut Watcher,
     ) {
         let (
             Some(Pending {
@@ -334,7 +340,29 @@ impl State {
             (Some(c), true) => eng.build_contents(&req, started, c),
             _ => eng.build_from(&req, started, changed.as_ref()),
         };
+        // Before the report: an edit made once the build is reported is seen.
+        self.watch_included(debouncer);
         report(&rep, &trigger);
+    }
+
+    /// Watches the folders of the files the sources include that no library root holds, and
+    /// stops watching those no source includes any more.
+    fn watch_included(&mut self, debouncer: &mut Watcher) {
+        let Some(eng) = &self.engine else { return };
+        let dirs: BTreeSet<PathBuf> = eng
+            .include_dirs()
+            .into_iter()
+            .filter(|d| !self.watched.iter().any(|r| d.starts_with(r)))
+            .collect();
+        for d in self.included.difference(&dirs) {
+            let _ = debouncer.unwatch(d);
+        }
+        for d in dirs.difference(&self.included) {
+            if let Err(e) = debouncer.watch(d, RecursiveMode::NonRecursive) {
+                eprintln!("cannot watch {}: {e}", d.display());
+            }
+        }
+        self.included = dirs;
     }
 
     /// What a batch of messages asks for: a config reload, a build of the changed paths, or a
@@ -386,6 +414,7 @@ struct Places<'a> {
     config_path: Option<&'a Path>,
     config_dir: Option<&'a Path>,
     watched: &'a BTreeSet<PathBuf>,
+    included: &'a BTreeSet<PathBuf>,
     out_dir: &'a Path,
 }
 
@@ -431,6 +460,7 @@ fn batch(msgs: Vec<Msg>, at: &Places) -> Option<Batch> {
                 } else if at.config_dir.is_some()
                     && p.parent() == at.config_dir
                     && !at.watched.iter().any(|r| p.starts_with(r))
+                    && !p.parent().is_some_and(|d| at.included.contains(d))
                 {
                     continue; // another file beside the config
                 }
@@ -500,6 +530,7 @@ mod tests {
             config_path: Some(&config),
             config_dir: Some(&base),
             watched: &watched,
+            included: &BTreeSet::new(),
             out_dir: &out,
         };
         let t0 = Instant::now();

@@ -178,7 +178,16 @@ fn load(cfg: &Config) -> Result<Vec<Doc>, BenchError> {
         })?;
         let display = lib.display_name(&f.rel);
         let settings = lib.compile_settings();
-        for doc in askzico::extract(&display, &f.rel, &bytes, f.format, &settings.extract).docs {
+        for doc in askzico::extract(
+            &display,
+            &f.rel,
+            &bytes,
+            f.format,
+            &settings.extract,
+            &askzico::Includes::default(),
+        )
+        .docs
+        {
             let spans = askzico::chunk(&doc.body, &cfg.chunking);
             let distinct = spans
                 .iter()

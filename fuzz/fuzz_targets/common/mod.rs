@@ -9,7 +9,7 @@ use askzico::compile_file;
 use askzico::{ChunkSettings, ChunkSpan, chunk};
 use askzico::Config;
 use askzico::HashEmbedder;
-use askzico::{Body, BlockKind, Format, extract};
+use askzico::{Body, BlockKind, Format, Includes, extract};
 
 /// The sample project's config (its library roots must exist: they are the repo's `sources/`).
 pub static CONFIG: LazyLock<Config> = LazyLock::new(|| {
@@ -36,14 +36,22 @@ pub fn settings() -> Vec<ChunkSettings> {
 pub fn check_file(library: &str, rel: &str, format: Format, bytes: &[u8]) {
     let cfg = &*CONFIG;
     let lib = cfg.library(library).expect("library in corpus.toml").compile_settings();
-    let ex = extract(rel, rel, bytes, format, &lib.extract);
+    let ex = extract(rel, rel, bytes, format, &lib.extract, &Includes::default());
     for doc in &ex.docs {
         check_body(&doc.body);
         for s in settings() {
             check_chunks(&doc.body, &chunk(&doc.body, &s), &s);
         }
     }
-    let _ = compile_file(&cfg.compile_settings(), &lib, rel, bytes, format, Some(&HASH));
+    let _ = compile_file(
+        &cfg.compile_settings(),
+        &lib,
+        rel,
+        bytes,
+        format,
+        &Includes::default(),
+        Some(&HASH),
+    );
 }
 
 /// A body's blocks are ordered, non-overlapping, non-empty ranges on char boundaries.

@@ -72,7 +72,7 @@ impl Status {
     fn of(c: &CheckResult) -> Status {
         if !c.ok {
             Status::Fail
-        } else if c.count > 0 {
+        } else if c.count > 0 || c.upstream > 0 {
             Status::Warn
         } else {
             Status::Pass
@@ -155,7 +155,11 @@ fn count_and_max(c: &CheckResult) -> String {
     } else {
         format!("الحد {}", c.max)
     };
-    format!("{} ({limit})", count_phrase(c.count, &FINDING))
+    let upstream = match c.upstream {
+        0 => String::new(),
+        n => format!("، و{n} كما يعرضها المصدر نفسه"),
+    };
+    format!("{} ({limit}){upstream}", count_phrase(c.count, &FINDING))
 }
 
 /// The verdict, how many checks failed, warned and passed, each check in one row (failing
