@@ -1,15 +1,16 @@
 //! include: mdBook's `{{#include}}`, `{{#rustdoc_include}}` and `{{#playground}}`, replaced by
 //! the text they name, as mdBook replaces them before it renders a page: a path relative to the
 //! page that holds the directive, then a line range (`:2`, `:2:`, `::10`, `:2:10`, counted
-//! from one) or an anchor (`:name`, the lines between `ANCHOR: name` and `ANCHOR_END: name`; anchor
-//! lines themselves never show). `rustdoc_include` keeps the lines outside its range as hidden
-//! Rust lines (`# `), which the page does not show (`generator::rewrite` drops them);
+//! from one) or an anchor (`:name`, the lines between `ANCHOR: name` and `ANCHOR_END: name`;
+//! anchor lines themselves never show). `rustdoc_include` keeps the lines outside its range as
+//! hidden Rust lines (`# `), which the page does not show (`generator::rewrite` drops them);
 //! `playground` puts the whole file in a Rust code block. Included text is expanded in turn, up
 //! to `MAX_DEPTH` files deep. A `\{{#…}}` is mdBook's escape and is left as written.
 //!
 //! Pure: the included files' texts come in an `Includes`, read by the build beforehand
 //! (`sources::read_page`), which makes them inputs of the page that includes them. A directive
-//! whose file is not there is left for `generator::rewrite` to leave out, with a note.
+//! whose file is not there is named to the caller (an `include` warning) and left for
+//! `generator::rewrite` to leave out.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
