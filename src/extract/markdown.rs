@@ -47,7 +47,7 @@ pub(super) fn extract(
     };
     // Docusaurus reads `.md` pages as MDX: their ESM lines are code, never shown.
     let body = match lib.generator {
-        super::Generator::Docusaurus => strip_esm(body),
+        super::Generator::Docusaurus => super::mdx::strip_esm(body),
         _ => body,
     };
     let page = super::generator::rewrite(&body, lib.generator);
@@ -65,47 +65,6 @@ pub(super) fn extract(
     let math = lib.generator == super::Generator::Obsidian;
     doc.body = render_with(&preprocess_with(&page.text, lib.liquid), math);
     super::finish(file, doc, problems)
-}
-
-/// `text` without its MDX ESM statements (`import … from '…';`, `export const …`), each from a
-/// line that starts with `import ` or `export ` outside fenced code to the line that ends it
-/// (a `;`, a `from '…'` or a blank line).
-fn strip_esm(text: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
-    if !text.contains("import ") && !text.contains("export ") {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut fence: Option<(char, usize)> = None;
-    let mut in_esm = false;
-    for line in text.split_inclusive('\n') {
-        let t = line.trim_end();
-        if in_esm {
-            in_esm = !(t.is_empty() || t.ends_with(';') || ends_with_from(t));
-            out.push('\n');
-            continue;
-        }
-        let lead = line.trim_start();
-        let c = lead.chars().next().unwrap_or(' ');
-        let run = lead.chars().take_while(|&x| x == c).count();
-        if matches!(c, '`' | '~') && run >= 3 {
-            fence = match fence {
-                Some((fc, n)) if fc == c && run >= n && lead[run..].trim().is_empty() => None,
-                Some(f) => Some(f),
-                None => Some((c, run)),
-            };
-        } else if fence.is_none() && (line.starts_with("import ") || line.starts_with("export ")) {
-            in_esm = !(t.ends_with(';') || ends_with_from(t) || t.ends_with('}'));
-            out.push('\n');
-            continue;
-        }
-        out.push_str(line);
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// Whether an import line ends with its module (`from '…'` or `from "…"`).
-fn ends_with_from(line: &str) -> bool {
-    (line.ends_with('\'') || line.ends_with('"')) && line.contains(" from ")
 }
 
 /// Removes syntax that CommonMark does not know and that would otherwise leak into evidence:

@@ -162,6 +162,47 @@ fn too_nested_for_mdx(text: &str) -> Option<String> {
 /// The bytes `too_nested_for_mdx` counts.
 const NESTING: [bool; 256] = super::byte_set(b"[]</");
 
+/// `text` without its MDX ESM statements (`import … from '…';`, `export const …`), each from a
+/// line that starts with `import ` or `export ` outside fenced code to the line that ends it
+/// (a `;`, a `from '…'` or a blank line).
+pub(super) fn strip_esm(text: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
+    if !text.contains("import ") && !text.contains("export ") {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<(char, usize)> = None;
+    let mut in_esm = false;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_end();
+        if in_esm {
+            in_esm = !(t.is_empty() || t.ends_with(';') || ends_with_from(t));
+            out.push('\n');
+            continue;
+        }
+        let lead = line.trim_start();
+        let c = lead.chars().next().unwrap_or(' ');
+        let run = lead.chars().take_while(|&x| x == c).count();
+        if matches!(c, '`' | '~') && run >= 3 {
+            fence = match fence {
+                Some((fc, n)) if fc == c && run >= n && lead[run..].trim().is_empty() => None,
+                Some(f) => Some(f),
+                None => Some((c, run)),
+            };
+        } else if fence.is_none() && (line.starts_with("import ") || line.starts_with("export ")) {
+            in_esm = !(t.ends_with(';') || ends_with_from(t) || t.ends_with('}'));
+            out.push('\n');
+            continue;
+        }
+        out.push_str(line);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether an import line ends with its module (`from '…'` or `from "…"`).
+fn ends_with_from(line: &str) -> bool {
+    (line.ends_with('\'') || line.ends_with('"')) && line.contains(" from ")
+}
+
 /// MDX syntax that plain Markdown would keep as text: ESM lines and `{expressions}` outside
 /// code. Used when a file is read as Markdown after all, so it must keep every word of the prose:
 /// only a brace pair that closes within its paragraph is dropped (an expression), while an
