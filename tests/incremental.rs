@@ -4,7 +4,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -167,33 +166,11 @@ fn an_edit_to_an_included_file_builds_the_pages_that_include_it() {
     );
 }
 
-/// `askzico build --watch --stats-json` in `dir`, and its stdout's lines as they come.
-fn spawn_watch(dir: &Path) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
-        .current_dir(dir)
-        .args(["build", "--watch", "--stats-json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = tx.send(line);
-        }
-    });
-    (child, rx)
-}
-
 /// `build --watch` watches the folders of included files too: saving a listing builds the page
 /// that includes it, and only that page.
 fn a_watch_builds_a_page_again_when_a_file_it_includes_is_saved() {
     let p = book_project();
-    let (mut child, rx) = spawn_watch(p.path());
+    let (mut child, rx) = spawn_watch(p.path(), &[]);
     let next = || -> Option<serde_json::Value> {
         let line = rx.recv_timeout(Duration::from_secs(30)).ok()?;
         Some(serde_json::from_str(&line).unwrap())
@@ -557,7 +534,7 @@ fn edit_op() -> impl Strategy<Value = Op> {
 
 fn watch_rebuilds_on_save_and_stops_cleanly() {
     let p = sample_project();
-    let (mut child, rx) = spawn_watch(p.path());
+    let (mut child, rx) = spawn_watch(p.path(), &[]);
     let next = |what: &str| -> serde_json::Value {
         let line = rx
             .recv_timeout(Duration::from_secs(30))

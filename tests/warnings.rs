@@ -5,7 +5,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
 use std::path::Path;
 use std::time::Duration;
 
@@ -233,32 +232,6 @@ fn inspect_lists_every_build_warning_by_kind() {
     ]));
     let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert!(v["warnings"].is_null(), "{}", v["warnings"]);
-}
-
-/// `build --watch --stats-json [extra]` started in `root`, and its stats lines as they come.
-fn spawn_watch(
-    root: &Path,
-    extra: &[&str],
-) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
-        .current_dir(root)
-        .args(["build", "--watch", "--stats-json"])
-        .args(extra)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = tx.send(line);
-        }
-    });
-    (child, rx)
 }
 
 /// The first build of `build --watch [extra]`: its stderr, once its stats line is out.

@@ -121,3 +121,26 @@ pub fn test_hooks() {
         );
     }
 }
+
+/// `build --watch --stats-json [extra]` started in `root`, and its stats lines as they come.
+pub fn spawn_watch(
+    root: &Path,
+    extra: &[&str],
+) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
+        .current_dir(root)
+        .args(["build", "--watch", "--stats-json"])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    (child, rx)
+}
