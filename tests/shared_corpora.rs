@@ -531,6 +531,21 @@ fn eval_reports_the_stock_baseline_beside_askzico() {
         let theirs: Vec<&String> = stock[key].as_object().unwrap().keys().collect();
         assert_eq!(ours, theirs, "{key}");
     }
+    // The paired comparison counts, question by question, what each ranks first alone.
+    let (mut wins, mut losses) = (0, 0);
+    for c in v["cases"].as_array().unwrap() {
+        let ours = c["rank"].as_u64() == Some(1);
+        let theirs = stock["ranks"][c["id"].as_str().unwrap()].as_u64() == Some(1);
+        wins += u64::from(ours && !theirs);
+        losses += u64::from(theirs && !ours);
+    }
+    let hit1 = &stock["paired"]["hit1"];
+    assert_eq!(
+        (hit1["wins"].as_u64(), hit1["losses"].as_u64()),
+        (Some(wins), Some(losses))
+    );
+    assert!(hit1["low"].as_f64().unwrap() <= hit1["gain"].as_f64().unwrap());
+    assert!(hit1["p"].as_f64().unwrap() <= 1.0);
     for lib in ["tldr", "gin"] {
         assert!(
             v["libraries"][lib]["cases"].as_u64().unwrap() >= 30,
@@ -549,6 +564,13 @@ fn eval_reports_the_stock_baseline_beside_askzico() {
         .arg("--fixtures")
         .arg(&blind));
     assert!(stdout(&o).contains("stock:"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(&format!(
+            "hit@1 against stock: {wins} answered by askzico alone, {losses} by stock alone"
+        )),
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// Whether an `expect` entry names a hit, as `eval` matches them.

@@ -283,6 +283,15 @@ fn print_summary(label: &str, r: &Report) {
     );
 }
 
+/// One depth of askzico against the stock baseline, question by question.
+fn versus_line(name: &str, p: &crate::eval::paired::Paired) -> String {
+    format!(
+        "{name} against stock: {} answered by askzico alone, {} by stock alone; gain {:+.3} \
+         (95 % interval {:+.3} to {:+.3}), sign test p = {:.4}",
+        p.wins, p.losses, p.gain, p.low, p.high, p.p
+    )
+}
+
 fn print_report(r: &Report, embedder: &str) {
     println!(
         "corpus_version {}  mode {}\nembedder {}\n",
@@ -321,11 +330,16 @@ fn print_report(r: &Report, embedder: &str) {
     for (k, m) in &r.libraries {
         row(k, m, stock.and_then(|s| s.libraries.get(k)));
     }
-    if stock.is_some() {
+    if let Some(s) = stock {
         println!(
             "\nstock: BM25 (k1 1.2, b 0.75) over title + search_text, Unicode words, lowercased, \
              Snowball Arabic stems; a document ranked by its best chunk"
         );
+        if let Some(v) = &s.paired {
+            for (name, p) in [("hit@1", &v.hit1), ("hit@5", &v.hit5)] {
+                println!("{}", versus_line(name, p));
+            }
+        }
     }
     let missed: Vec<_> = r
         .cases

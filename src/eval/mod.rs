@@ -2,6 +2,7 @@
 //! MRR@10 per set and per library, compared with a stored baseline so that no ingestion change
 //! can silently regress retrieval.
 
+pub(crate) mod paired;
 pub(crate) mod rules_check;
 pub(crate) mod stock;
 
@@ -272,6 +273,9 @@ pub(crate) struct StockReport {
     pub libraries: BTreeMap<String, Metrics>,
     /// Case id → rank of the first matching document within the top 10.
     pub ranks: BTreeMap<String, Option<usize>>,
+    /// askzico against it, question by question (absent in reports written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<paired::Versus>,
 }
 
 /// Scores the cases of `report` with the stock baseline over `records` (every chunk of the same
@@ -313,11 +317,17 @@ pub(crate) fn stock_report(
             libs.entry(l.clone()).or_default().push(rank);
         }
     }
+    let both: Vec<(Option<usize>, Option<usize>)> = report
+        .cases
+        .iter()
+        .map(|c| (c.rank, ranks[&c.id]))
+        .collect();
     StockReport {
         overall: Metrics::of(ranks.values()),
         sets: metrics_by(sets),
         libraries: metrics_by(libs),
         ranks,
+        paired: Some(paired::Versus::of(&both)),
     }
 }
 
