@@ -285,10 +285,15 @@ fn print_summary(label: &str, r: &Report) {
 
 /// One depth of askzico against the stock baseline, question by question.
 fn versus_line(name: &str, p: &crate::eval::paired::Paired) -> String {
+    let pv = if p.p < 0.001 {
+        format!("{:.1e}", p.p)
+    } else {
+        format!("{:.3}", p.p)
+    };
     format!(
         "{name} against stock: {} answered by askzico alone, {} by stock alone; gain {:+.3} \
-         (95 % interval {:+.3} to {:+.3}), sign test p = {:.4}",
-        p.wins, p.losses, p.gain, p.low, p.high, p.p
+         (95 % interval {:+.3} to {:+.3}), sign test p = {pv}",
+        p.wins, p.losses, p.gain, p.low, p.high
     )
 }
 
