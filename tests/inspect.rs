@@ -611,16 +611,19 @@ fn html_report_screenshot_in_headless_chromium() {
 }
 
 /// Whether `s` holds a terminal control sequence a source smuggled in: a screen clear or an
-/// OSC (window title) sequence, or a bell.
+/// OSC (window title) sequence, a bell, or a right-to-left override.
 fn raw_control(s: &str) -> bool {
-    s.contains("\u{1b}[2J") || s.contains("\u{1b}]0;") || s.contains('\u{7}')
+    s.contains("\u{1b}[2J")
+        || s.contains("\u{1b}]0;")
+        || s.contains('\u{7}')
+        || s.contains('\u{202e}')
 }
 
-/// A title holding ESC `[2J` and an OSC sequence reaches no terminal raw: `show`, `inspect`'s
-/// sample, a local `query`, and a diagnostic quoting a value or a source line show control
-/// characters as text.
+/// A title holding ESC `[2J`, an OSC sequence and a right-to-left override reaches no terminal
+/// raw: `show`, `inspect`'s sample, a local `query`, and a diagnostic quoting a value or a
+/// source line show them as text.
 fn control_characters_from_sources_never_reach_the_terminal() {
-    let title = "\\e[2Jصفحة\\e]0;pwned\\a";
+    let title = "\\e[2Jصفحة\\e]0;pwned\\a\\u202Eمقلوب";
     let dir = project(&[("a.md", doc(title, PROSE))], "");
     build(dir.path());
     let cfg = dir.path().join("corpus.toml");
@@ -650,6 +653,10 @@ fn control_characters_from_sources_never_reach_the_terminal() {
         } else {
             assert!(o.status.success(), "{what}: {err}");
             assert!(out.contains("صفحة"), "{what} shows the title: {out}");
+        }
+        if what == "show" {
+            // Kept in the title as the source wrote it, and shown as text.
+            assert!(out.contains("\\u{202e}مقلوب"), "{what}: {out}");
         }
     }
     // A source line a diagnostic quotes: its control characters shown as control pictures.
