@@ -221,22 +221,8 @@ fn watch_first_build(cwd: &Path, args: &[&str]) -> (String, String) {
 
 /// The first stdout line of `build --watch FLAG [args]` in `cwd`, and stderr once it is out.
 fn watch_first_line(cwd: &Path, flag: &str, args: &[&str]) -> (String, String) {
-    use std::io::BufRead;
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
-        .current_dir(cwd)
-        .args(["build", "--watch", flag])
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let args: Vec<&str> = std::iter::once(flag).chain(args.iter().copied()).collect();
+    let (mut child, rx) = spawn_watch_with(cwd, &args);
     let first = rx.recv_timeout(std::time::Duration::from_secs(60));
     let _ = child.kill();
     let o = child.wait_with_output().unwrap();

@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::round4;
+
 /// One depth's paired comparison.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub(crate) struct Paired {
@@ -87,10 +89,6 @@ fn sign_test(a: usize, b: usize) -> f64 {
         tail += (ln_choose - ln2n).exp();
     }
     (2.0 * tail).min(1.0)
-}
-
-fn round4(x: f64) -> f64 {
-    (x * 10000.0).round() / 10000.0
 }
 
 #[cfg(test)]

@@ -127,10 +127,21 @@ pub fn spawn_watch(
     root: &Path,
     extra: &[&str],
 ) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    let args: Vec<&str> = std::iter::once("--stats-json")
+        .chain(extra.iter().copied())
+        .collect();
+    spawn_watch_with(root, &args)
+}
+
+/// `build --watch [args]` started in `root`, and its stdout lines as they come.
+pub fn spawn_watch_with(
+    root: &Path,
+    args: &[&str],
+) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("askzico"))
         .current_dir(root)
-        .args(["build", "--watch", "--stats-json"])
-        .args(extra)
+        .args(["build", "--watch"])
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
