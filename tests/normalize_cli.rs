@@ -50,6 +50,25 @@ fn normalize_prints_the_search_form_first() {
             .any(|l| l.starts_with("loanword:") || l.starts_with("glossary")),
         "{native:?}"
     );
+    // A colloquial verb shows the written forms a question also looks for; an everyday word
+    // that begins with the same letters shows none.
+    let verbs = normalize(&["--aliases", "مبيشتغلش هيفتح بيان"]);
+    assert!(
+        verbs
+            .iter()
+            .any(|l| l.starts_with("dialect verb: مبيشتغلش → بيشتغل, يشتغل ")),
+        "{verbs:?}"
+    );
+    assert!(
+        verbs
+            .iter()
+            .any(|l| l.starts_with("dialect verb: هيفتح → يفتح ")),
+        "{verbs:?}"
+    );
+    assert!(
+        !verbs.iter().any(|l| l.starts_with("dialect verb: بيان")),
+        "{verbs:?}"
+    );
     let uthmani = normalize(&["تَبَٰرَكَ"]);
     assert!(uthmani.iter().any(|l| l == "variant: تبارك"), "{uthmani:?}");
     let explained = normalize(&["--explain", "كـتاب"]);

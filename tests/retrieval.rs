@@ -322,6 +322,38 @@ fn a_dialect_spelling_finds_the_msa_interdental() {
     );
 }
 
+/// A colloquial future (هيشتغل "will it run") finds the page that writes the written language's
+/// imperfect (يشتغل) once colloquial verb forms count, and not without them.
+#[test]
+fn a_colloquial_verb_finds_the_written_form() {
+    let files = [
+        (
+            "runs.md",
+            "# المنصات\n\nيشتغل الخادم على لينكس وعلى أنظمة أخرى كثيرة يعرفها الناس ويستعملونها كل يوم في أعمالهم.\n",
+        ),
+        (
+            "list.md",
+            "# المنصات\n\nقائمة المنصات على الموقع: لينكس، ونسخ لينكس المختلفة، وتوزيعات لينكس.\n",
+        ),
+        (
+            "prices.md",
+            "# الأسعار\n\nالأسعار الشهرية للخطة المجانية والخطة المدفوعة.\n",
+        ),
+        (
+            "support.md",
+            "# الدعم\n\nراسل فريق الدعم بالبريد في أي وقت.\n",
+        ),
+    ];
+    let q = "هيشتغل على لينكس؟";
+    knob_decides(
+        "dialect_verb_weight",
+        0.6,
+        &files,
+        q,
+        ["docs:list", "docs:runs"],
+    );
+}
+
 /// A translated site keeps the original heading as the heading's id (`{#static-hoisting}`): a
 /// question naming the English term finds that section, and does not once the id is gone.
 #[test]

@@ -75,6 +75,13 @@ pub(super) fn run(args: NormalizeArgs) -> Outcome {
             if !other.is_empty() {
                 println!("glossary: {t} → {}", other.join(", "));
             }
+            let bases = crate::normalize::dialect::verb_bases(t);
+            if !bases.is_empty() {
+                println!(
+                    "dialect verb: {t} → {} (without its present, future, negation or mediopassive affix)",
+                    bases.join(", ")
+                );
+            }
             if crate::normalize::native_words::is_native(t) {
                 continue;
             }

@@ -125,8 +125,13 @@ pub struct DocEntry {
     pub fields: BTreeMap<String, String>,
 }
 
-/// The format of [`QuerySettings`] this askzico writes and reads.
-pub const SETTINGS_FORMAT: u32 = 1;
+/// The format of [`QuerySettings`] this askzico writes. Format 2 added
+/// `retrieval.dialect_verb_weight`; a format-1 value (a version deployed before it) is read with
+/// that weight 0, so it answers as it did.
+pub const SETTINGS_FORMAT: u32 = 2;
+
+/// The formats of [`QuerySettings`] this askzico reads.
+pub const SETTINGS_FORMATS_READ: [u32; 2] = [1, 2];
 
 /// Everything that changes an answer and is not in the corpus version: the ranking's weights,
 /// the normalization rules, the recall aliases and glossary as configured, and the embedder
@@ -187,17 +192,22 @@ impl QuerySettings {
         let format = serde_json::from_str::<Format>(text)
             .map_err(|e| Error::deployed(format!("the query settings do not parse: {e}")))?
             .format;
-        if format != SETTINGS_FORMAT {
+        if !SETTINGS_FORMATS_READ.contains(&format) {
             return Err(Error {
                 code: "settings-format",
                 message: format!(
-                    "the query settings are of format {format}; this askzico reads format {SETTINGS_FORMAT}"
+                    "the query settings are of format {format}; this askzico reads formats {}",
+                    SETTINGS_FORMATS_READ.map(|f| f.to_string()).join(" and ")
                 ),
                 help: "update the runtime to the askzico that deployed the version".to_string(),
             });
         }
-        serde_json::from_str(text)
-            .map_err(|e| Error::deployed(format!("the query settings do not parse: {e}")))
+        let mut settings: QuerySettings = serde_json::from_str(text)
+            .map_err(|e| Error::deployed(format!("the query settings do not parse: {e}")))?;
+        if format == 1 {
+            settings.retrieval.dialect_verb_weight = 0.0;
+        }
+        Ok(settings)
     }
 
     /// The settings indexed for questions.
@@ -437,6 +447,43 @@ mod tests {
         let e = QuerySettings::parse(r#"{"format": 99}"#).unwrap_err();
         assert_eq!(e.code, "settings-format");
         assert!(e.message.contains("format 99"), "{e}");
+    }
+
+    /// A version deployed before the colloquial verb forms answers as it did: its format-1
+    /// settings, which have no `dialect_verb_weight`, are read with that weight 0.
+    #[test]
+    fn format_1_settings_are_read_without_the_colloquial_verb_forms() {
+        let mut v: serde_json::Value = serde_json::from_str(
+            &QuerySettings {
+                format: SETTINGS_FORMAT,
+                retrieval: Default::default(),
+                normalize: Rules::default(),
+                aliases: Vec::new(),
+                article_stems: true,
+                glossary: Vec::new(),
+                embedding: EmbedderSpec {
+                    provider: "hash".into(),
+                    dims: 8,
+                    model: None,
+                },
+                native_words: String::new(),
+            }
+            .to_json(),
+        )
+        .unwrap();
+        let current = QuerySettings::parse(&v.to_string()).unwrap();
+        assert!(current.retrieval.dialect_verb_weight > 0.0);
+        v["format"] = 1.into();
+        v["retrieval"]
+            .as_object_mut()
+            .unwrap()
+            .remove("dialect_verb_weight");
+        let old = QuerySettings::parse(&v.to_string()).unwrap();
+        assert_eq!(old.retrieval.dialect_verb_weight, 0.0);
+        assert_eq!(
+            old.retrieval.derivation_weight,
+            current.retrieval.derivation_weight
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! no I/O); `aliases` the isolated, additive recall aliases. Evidence `Text` is never changed.
 
 pub mod aliases;
+pub mod dialect;
 pub mod glossary;
 pub mod latin;
 pub mod loanword;

@@ -362,8 +362,9 @@ impl<'a> Ranker<'a> {
 
     /// Drops the terms a question word reached through a loanword key ([`QueryTerm::keyed`]) when
     /// the site uses the word itself as an ordinary word: in at least as many chunks (texts,
-    /// titles or headings of the searched domains, the word or the word without its article) as
-    /// the most frequent of its keyed terms. A word the site writes more often than what its
+    /// titles or headings of the searched domains, the word, the word without its article or,
+    /// for a colloquial verb, its written form: `normalize::dialect`) as the most frequent of
+    /// its keyed terms. A word the site writes more often than what its
     /// consonants could stand for is the site's own word, found by itself (نفسه on a site that
     /// names an invoice once); a loanword the site writes now and then in Arabic letters, and
     /// mostly in Latin ones (السيرفر beside "server"), keeps its bridge.
@@ -380,8 +381,10 @@ impl<'a> Ranker<'a> {
         };
         for w in words.iter_mut().filter(|w| w.terms.iter().any(|t| t.keyed)) {
             let token = w.token.clone();
+            let bases = crate::normalize::dialect::verb_bases(&token);
             let forms = std::iter::once(token.as_str())
-                .chain(crate::normalize::aliases::article_stem(&token));
+                .chain(crate::normalize::aliases::article_stem(&token))
+                .chain(bases.iter().map(String::as_str));
             let mut own = 0;
             for form in forms {
                 // Only a form the plan looked up has its shard read.

@@ -12,7 +12,8 @@ impl Ranker<'_> {
     /// the token and its aliases (`normalize::stem`, matched in `stem_terms`), loanword keys and
     /// English inflections, the glossary's terms in the other language (`glossary_weight`) and
     /// a topic word's siblings: its broken plurals (`broken_plural_weight`), its derivational
-    /// family (`derivation_weight`) and its MSA spellings of ث and ذ (`interdental_weight`). A
+    /// family (`derivation_weight`), its MSA spellings of ث and ذ (`interdental_weight`) and,
+    /// for a colloquial verb, the written form without its affixes (`dialect_verb_weight`). A
     /// word repeated in the question counts once.
     pub fn query_words(&self, question: &str) -> Vec<QueryWord> {
         let s = &self.cfg.retrieval;
@@ -70,9 +71,10 @@ impl Ranker<'_> {
                 }
             }
         }
-        // Siblings of a topic word: its broken plurals, its derivational family and its MSA
-        // spellings of a dialect's stops, each at its own weight.
-        let siblings: [(f64, Siblings); 3] = [
+        // Siblings of a topic word: its broken plurals, its derivational family, its MSA
+        // spellings of a dialect's stops and its written form as a colloquial verb, each at its
+        // own weight.
+        let siblings: [(f64, Siblings); 4] = [
             (
                 s.broken_plural_weight,
                 crate::normalize::stem::broken_plural_siblings,
@@ -85,6 +87,7 @@ impl Ranker<'_> {
                 s.interdental_weight,
                 crate::normalize::stem::interdental_spellings,
             ),
+            (s.dialect_verb_weight, crate::normalize::dialect::verb_bases),
         ];
         for (weight, expand) in siblings {
             if weight <= 0.0 {

@@ -81,6 +81,9 @@ pub struct RetrievalSettings {
     /// Weight of a question word spelled back from a dialect's stops to MSA's interdentals (تلات
     /// → ثلاث: `normalize::stem::interdental_spellings`).
     pub interdental_weight: f64,
+    /// Weight of a question word's colloquial verb read without its present, future or negation
+    /// affixes or its mediopassive prefix (بيشتغل → يشتغل: `normalize::dialect::verb_bases`).
+    pub dialect_verb_weight: f64,
     /// Words of a result's evidence its excerpt shows, around the densest match
     /// (`search::excerpt`).
     pub excerpt_words: usize,
@@ -121,6 +124,7 @@ impl Default for RetrievalSettings {
             broken_plural_weight: 0.6,
             derivation_weight: 0.6,
             interdental_weight: 0.6,
+            dialect_verb_weight: 0.6,
             excerpt_words: 30,
         }
     }
@@ -165,6 +169,7 @@ impl RetrievalSettings {
             ("broken_plural_weight", self.broken_plural_weight),
             ("derivation_weight", self.derivation_weight),
             ("interdental_weight", self.interdental_weight),
+            ("dialect_verb_weight", self.dialect_verb_weight),
         ];
         for (key, v) in non_negative {
             if !(v.is_finite() && v >= 0.0) {
