@@ -492,3 +492,61 @@ fn verify_rejects_lexical_postings_outside_the_document_table() {
         assert!(o.status.success(), "{}", stderr(&o));
     }
 }
+
+/// A page whose text lives in its frontmatter (a fatwa's question and answer, as a Hugo layout
+/// shows them): without `frontmatter_text` it is empty, and the warning names the keys that
+/// hold text; with them, their text is the page's evidence, before its body and in the order
+/// listed, and a question finds the page by it.
+#[test]
+fn frontmatter_text_is_evidence_when_the_library_names_its_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("src/fatwa.md"),
+        "---\ntitle: حكم الصيام\nanswer: |\n  <p>يجوز للمسافر أن يفطر في رمضان ويقضي الأيام بعده.</p>\nquestion: هل يجوز للمسافر الفطر في شهر رمضان إذا طال سفره؟\n---\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/other.md"),
+        "# صفحة أخرى\n\nنص عن الصلاة في السفر وأحكام القصر.\n",
+    )
+    .unwrap();
+    let config = |text: &str| {
+        std::fs::write(
+            root.join("corpus.toml"),
+            format!("[corpus]\nname = \"t\"\n\n[[library]]\nid = \"f\"\nroot = \"src\"\n{text}"),
+        )
+        .unwrap();
+    };
+    config("");
+    let o = run(bin().current_dir(root).args(["build", "--verbose"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("fatwa.md") && err.contains("`answer`, `question`"),
+        "{err}"
+    );
+    assert!(err.contains("frontmatter_text"), "{err}");
+    assert_eq!(chunk_records(&root.join("out"), "manifest.json").len(), 1);
+
+    config("frontmatter_text = [\"question\", \"answer\"]\n");
+    let o = run(bin().current_dir(root).arg("build"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let chunks = chunk_records(&root.join("out"), "manifest.json");
+    let fatwa = chunks
+        .iter()
+        .find(|c| c["doc_id"] == "f:fatwa")
+        .expect("the page is a document");
+    let text = fatwa["text"].as_str().unwrap();
+    let q = text.find("هل يجوز للمسافر").expect("question");
+    let a = text.find("يجوز للمسافر أن يفطر").expect("answer");
+    assert!(q < a, "listed order: {text}");
+    assert!(!text.contains("<p>"), "markup is not evidence: {text}");
+    let o = run(bin()
+        .current_dir(root)
+        .args(["query", "--json", "ممكن افطر وانا مسافر في رمضان"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["hits"][0]["doc_id"], "f:fatwa", "{v}");
+}

@@ -792,6 +792,12 @@ fn settings_project() -> tempfile::TempDir {
         ]}"#,
     )
     .unwrap();
+    // Frontmatter text a page shows only when `frontmatter_text` names its key.
+    std::fs::write(
+        root.join("a/doc0.md"),
+        "---\nsummary: ملخص الصفحة عن النيل والفيضان\nfaq:\n  - question: متى يفيض النيل؟\n    answer: في الصيف.\n---\n# وثيقة 0\n\nنص أول عن النيل والقاهرة رقم 0.\n",
+    )
+    .unwrap();
     std::fs::write(
         root.join("corpus.toml"),
         toml::to_string(&base_settings()).unwrap(),
@@ -885,6 +891,7 @@ fn candidates(key: &askzico::Key) -> Vec<toml::Value> {
         "library.domains" | "inspect.domains" => s(&["x", "y", "z"]),
         "library.url" => s(&["https://e.org/{path}", "/{slug}/", "/d/{dir}/{stem}"]),
         "library.frontmatter_metadata" => s(&["tags", "author"]),
+        "library.frontmatter_text" => s(&["summary", "faq"]),
         "library.records.select" => s(&["*.*", "*", "Tout.*"]),
         "library.records.id" => s(&["{m}-{d}-{n}", "{n}-{m}", "{d}-{n}"]),
         "library.records.id_match.field" => s(&["url", "name"]),

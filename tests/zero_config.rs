@@ -649,5 +649,52 @@ fn main() -> std::process::ExitCode {
             "an_earlier_builds_output_elsewhere_in_the_sources_is_not_read",
             an_earlier_builds_output_elsewhere_in_the_sources_is_not_read,
         ),
+        test(
+            "a_hugo_sites_shown_frontmatter_text_is_evidence",
+            a_hugo_sites_shown_frontmatter_text_is_evidence,
+        ),
     ])
+}
+
+/// A Hugo site whose pages keep their text in frontmatter its layouts show: zero config reads
+/// the keys the layouts name and the pages fill with prose as each page's text, says so, and
+/// leaves a key no layout shows out of the evidence.
+fn a_hugo_sites_shown_frontmatter_text_is_evidence() {
+    let t = tempfile::tempdir().unwrap();
+    let site = t.path().join("site");
+    write(&site, "hugo.toml", "baseURL = \"https://example.org/\"\n");
+    write(
+        &site,
+        "layouts/fatawa/single.html",
+        "{{ with .Params.question }}<div class=\"q\">{{ . }}</div>{{ end }}\n{{ .Params.answer | safeHTML }}\n",
+    );
+    write(
+        &site,
+        "content/fatawa/travel.md",
+        "---\ntitle: الفطر في السفر\nquestion: هل يجوز للمسافر أن يفطر في رمضان إذا كان سفره طويلا؟\nanswer: |\n  <p>يجوز له الفطر ويقضي ما أفطره من أيام بعد رمضان.</p>\nnotes: ملاحظة داخلية لا تعرضها الصفحة ولا يقرؤها الزوار أبدا هنا\n---\n",
+    );
+    write(&site, "content/about.md", &page("عن الموقع"));
+    let o = run(bin()
+        .current_dir(t.path())
+        .args(["build", "--sources", "site", "--out", "out"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("page text: the site's layouts show the frontmatter's `question`, `answer`"),
+        "{err}"
+    );
+    let chunks = chunk_records(&t.path().join("out"), "manifest.json");
+    let fatwa = chunks
+        .iter()
+        .find(|c| c["source"].as_str().unwrap().ends_with("travel.md"))
+        .expect("the page is a document");
+    let text = fatwa["text"].as_str().unwrap();
+    assert!(
+        text.contains("هل يجوز للمسافر") && text.contains("ويقضي ما أفطره"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("ملاحظة داخلية"),
+        "no layout shows `notes`: {text}"
+    );
 }

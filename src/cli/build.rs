@@ -162,6 +162,17 @@ fn print_content_roots(cfg: &crate::config::Config) {
                 lib.id
             );
         }
+        if !lib.frontmatter_text.is_empty() {
+            let keys: Vec<String> = lib
+                .frontmatter_text
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect();
+            eprintln!(
+                "page text: the site's layouts show the frontmatter's {}, read as each page's first text (`frontmatter_text` in a corpus.toml changes it)",
+                keys.join(", ")
+            );
+        }
         if !zc.outside_root.is_empty() {
             let (n, shown) = examples(&zc.outside_root);
             eprintln!(

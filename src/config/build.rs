@@ -272,6 +272,7 @@ fn library(
         url_index: url_index(lib.url_index),
         records: records.flatten(),
         frontmatter_metadata: lib.frontmatter_metadata.unwrap_or_default(),
+        frontmatter_text: lib.frontmatter_text.unwrap_or_default(),
         liquid: lib.liquid.unwrap_or(false),
         generator: lib.generator.unwrap_or_default(),
         slugs: lib.slugs.unwrap_or(match lib.generator {

@@ -4,6 +4,7 @@
 
 mod build;
 mod generator_site;
+mod hugo_params;
 mod jekyll;
 pub(crate) mod keys;
 mod raw;
@@ -58,6 +59,8 @@ pub struct Library {
     pub records: Option<RecordMapping>,
     /// Frontmatter keys copied into chunk metadata.
     pub frontmatter_metadata: Vec<String>,
+    /// Frontmatter keys whose text the page shows: evidence before the body, in this order.
+    pub frontmatter_text: Vec<String>,
     /// Markdown sources are Liquid templates (Jekyll, Eleventy): template code is not evidence.
     pub liquid: bool,
     /// The site generator whose Markdown dialect the pages are written in.
@@ -177,6 +180,7 @@ impl Library {
             extract: crate::extract::ExtractSettings {
                 library: &self.id,
                 frontmatter_metadata: &self.frontmatter_metadata,
+                frontmatter_text: &self.frontmatter_text,
                 records: self.records.as_ref(),
                 liquid: self.liquid,
                 generator: self.generator,
@@ -200,6 +204,7 @@ impl Library {
             url_index,
             records,
             frontmatter_metadata,
+            frontmatter_text,
             liquid,
             generator,
             slugs,
@@ -232,6 +237,9 @@ impl Library {
         }
         if *liquid {
             shape["liquid"] = true.into();
+        }
+        if !frontmatter_text.is_empty() {
+            shape["frontmatter_text"] = serde_json::json!(frontmatter_text);
         }
         if *generator != crate::extract::Generator::Plain {
             shape["generator"] = serde_json::json!(generator);

@@ -203,6 +203,8 @@ pub(super) struct RawLibrary {
     pub url_index: Option<UrlIndex>,
     pub records: Option<RawRecords>,
     pub frontmatter_metadata: Option<Vec<String>>,
+    /// Frontmatter keys whose text the page shows (a Hugo FAQ, a fatwa's question and answer).
+    pub frontmatter_text: Option<Vec<String>>,
     /// Markdown sources are Liquid templates (Jekyll, Eleventy).
     pub liquid: Option<bool>,
     /// The site generator whose Markdown dialect the pages are written in.

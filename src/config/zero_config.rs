@@ -70,6 +70,24 @@ impl Config {
             jekyll.as_ref(),
             docusaurus,
         ));
+        // A Hugo site's pages may keep their text in frontmatter its layouts show.
+        if let Some((folder, "Hugo")) = &root {
+            let prefix = format!("{folder}/");
+            let pages: Vec<String> = survey
+                .sources
+                .iter()
+                .filter(|s| s.starts_with(&prefix))
+                .cloned()
+                .collect();
+            let shown = super::hugo_params::shown_text_params(&canon, &pages);
+            if !shown.is_empty() {
+                let keys: Vec<String> = shown
+                    .iter()
+                    .map(|k| toml::Value::String(k.clone()).to_string())
+                    .collect();
+                text.push_str(&format!("frontmatter_text = [{}]\n", keys.join(", ")));
+            }
+        }
         if let Some(g) = site.as_ref().and_then(|s| s.dialect) {
             text.push_str(&format!("generator = \"{g}\"\n"));
         }

@@ -339,9 +339,75 @@ pub(super) fn apply(
     Ok(())
 }
 
+/// The text of the frontmatter values under `keys` (`[[library]] frontmatter_text`), in that
+/// order, as Markdown for the page's renderer: a string as written; a list's strings, and the
+/// string values of its maps in their order (a FAQ's `question` and `answer`), each as a
+/// paragraph of its own. Other values (numbers, dates, nested lists) show nothing.
+pub(super) fn text_of(fields: &Map<String, Value>, keys: &[String]) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for key in keys {
+        match fields.get(key) {
+            Some(Value::String(s)) => parts.push(s),
+            Some(Value::Array(items)) => {
+                for item in items {
+                    match item {
+                        Value::String(s) => parts.push(s),
+                        Value::Object(m) => parts.extend(m.values().filter_map(Value::as_str)),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    parts
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// Frontmatter keys that hold prose a page may show (a string of eight words or more, or a list
+/// with one), other than `title`: what the help of an empty page names.
+pub(super) fn prose_keys(fields: &Map<String, Value>) -> Vec<String> {
+    let prose = |s: &str| s.split_whitespace().count() >= 8;
+    fields
+        .iter()
+        .filter(|(k, _)| k.as_str() != "title")
+        .filter(|(_, v)| match v {
+            Value::String(s) => prose(s),
+            Value::Array(items) => items.iter().any(|i| match i {
+                Value::String(s) => prose(s),
+                Value::Object(m) => m.values().filter_map(Value::as_str).any(prose),
+                _ => false,
+            }),
+            _ => false,
+        })
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frontmatter_text_reads_strings_lists_and_maps_in_order() {
+        let s = split("---\ntitle: t\nanswer: |\n  <p>الجواب هنا</p>\nquestion: ما السؤال؟\nfaq:\n  - question: س١\n    answer: ج١\n  - س٢\nweight: 3\n---\n").unwrap();
+        let keys = ["question", "answer", "faq", "weight", "missing"].map(String::from);
+        assert_eq!(
+            text_of(&s.fields, &keys),
+            "ما السؤال؟\n\n<p>الجواب هنا</p>\n\nس١\n\nج١\n\nس٢"
+        );
+        assert_eq!(text_of(&s.fields, &[]), "");
+    }
+
+    #[test]
+    fn prose_keys_name_the_fields_that_hold_sentences() {
+        let s = split("---\ntitle: عنوان طويل جدا من ثماني كلمات أو أكثر هنا\nanswer: هذا جواب طويل فيه ثماني كلمات على الأقل يا صديقي\ntags: [a, b]\nfaq:\n  - q: سؤال\n    a: جواب من كلمات كثيرة تكفي لأن يكون نصا يقرأ\n---\n").unwrap();
+        assert_eq!(prose_keys(&s.fields), ["answer", "faq"]);
+    }
 
     #[test]
     fn yaml_and_toml() {

@@ -64,7 +64,18 @@ pub(super) fn extract(
     // it would be unescaped (`\,` read as `,`).
     let math = lib.generator == super::Generator::Obsidian;
     doc.body = render_with(&preprocess_with(&page.text, lib.liquid), math);
+    shown_frontmatter(&mut doc, lib);
     super::finish(file, doc, problems)
+}
+
+/// The text of the frontmatter keys the page shows (`frontmatter_text`), rendered as Markdown,
+/// put before the body.
+pub(super) fn shown_frontmatter(doc: &mut Document, lib: &super::ExtractSettings) {
+    let shown = frontmatter::text_of(&doc.fields, lib.frontmatter_text);
+    if !shown.is_empty() {
+        let first = render_with(&preprocess_with(&shown, lib.liquid), false);
+        doc.body = std::mem::take(&mut doc.body).after(first);
+    }
 }
 
 /// Removes syntax that CommonMark does not know and that would otherwise leak into evidence:

@@ -33,11 +33,13 @@ pub(super) fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> F
             .help("flatten the nesting; the MDX parser is slow on such input"),
         );
         doc.body = super::markdown::render(&strip_mdx_syntax(&pre));
+        super::markdown::shown_frontmatter(&mut doc, lib);
         return super::finish(file, doc, problems);
     }
     // The fast path never panics on any input tried, but a panic must never cost a file.
     if let Some(Some(tree)) = super::guard::quietly(|| super::mdx_fast::to_mdast(&pre)) {
         doc.body = walk(&tree);
+        super::markdown::shown_frontmatter(&mut doc, lib);
         return super::finish(file, doc, problems);
     }
     // markdown-rs 1.0 panics on some inputs (open upstream issues: adjacent setext underlines,
@@ -70,6 +72,7 @@ pub(super) fn extract(file: &str, text: &str, lib: &super::ExtractSettings) -> F
             doc.body = super::markdown::render(&strip_mdx_syntax(&pre));
         }
     }
+    super::markdown::shown_frontmatter(&mut doc, lib);
     super::finish(file, doc, problems)
 }
 

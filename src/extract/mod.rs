@@ -49,6 +49,12 @@ impl Format {
     }
 }
 
+/// The frontmatter keys of a Markdown file's text that hold prose (none when it has no valid
+/// frontmatter): what zero config checks a site's layouts against.
+pub(crate) fn frontmatter_prose_keys(text: &str) -> Vec<String> {
+    frontmatter::split(text).map_or_else(|_| Vec::new(), |s| frontmatter::prose_keys(&s.fields))
+}
+
 /// What extraction reads of a source's library (`config` builds it:
 /// `Library::compile_settings`).
 #[derive(Debug, Clone, Copy)]
@@ -57,6 +63,8 @@ pub struct ExtractSettings<'a> {
     pub library: &'a str,
     /// Frontmatter keys copied into chunk metadata.
     pub frontmatter_metadata: &'a [String],
+    /// Frontmatter keys whose text the page shows: evidence before the body, in this order.
+    pub frontmatter_text: &'a [String],
     /// How a JSON file maps to documents (`[library.records]`).
     pub records: Option<&'a RecordMapping>,
     /// Markdown is a Liquid template (Jekyll, Eleventy): its tags and output are dropped.
@@ -149,6 +157,25 @@ pub(crate) fn without_controls(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 impl Body {
+    /// `first`'s blocks, then this body's, one blank line apart.
+    pub fn after(self, mut first: Body) -> Body {
+        if first.text.is_empty() {
+            return self;
+        }
+        if self.text.is_empty() {
+            return first;
+        }
+        first.text.push_str("\n\n");
+        let shift = first.text.len();
+        first.text.push_str(&self.text);
+        first.blocks.extend(self.blocks.into_iter().map(|b| Block {
+            start: b.start + shift,
+            end: b.end + shift,
+            ..b
+        }));
+        first
+    }
+
     /// Appends a block (trimmed; empty ones are dropped), separated from the previous by a blank line.
     pub fn push(&mut self, kind: BlockKind, s: &str) {
         self.push_anchored(kind, s, None);
@@ -439,13 +466,23 @@ fn finish(file: &str, mut doc: Document, mut problems: Vec<Problem>) -> FileExtr
         };
     }
     if doc.body.is_empty() {
+        let prose = frontmatter::prose_keys(&doc.fields);
+        let help = if prose.is_empty() {
+            "add content, or exclude the file in corpus.toml".to_string()
+        } else {
+            let keys: Vec<String> = prose.iter().map(|k| format!("`{k}`")).collect();
+            format!(
+                "its frontmatter holds text in {}: if the page shows it, list those keys in the library's `frontmatter_text` in corpus.toml (`askzico init` writes one); else add content or exclude the file",
+                keys.join(", ")
+            )
+        };
         problems.push(
             Problem::warning(
                 "empty",
                 "nothing to index (empty, whitespace or frontmatter only): no document",
             )
             .in_file(file.to_string())
-            .help("add content, or exclude the file in corpus.toml"),
+            .help(help),
         );
         return FileExtraction {
             docs: Vec::new(),
