@@ -81,11 +81,7 @@ impl Config {
                 .collect();
             let shown = super::hugo_params::shown_text_params(&canon, &pages);
             if !shown.is_empty() {
-                let keys: Vec<String> = shown
-                    .iter()
-                    .map(|k| toml::Value::String(k.clone()).to_string())
-                    .collect();
-                text.push_str(&format!("frontmatter_text = [{}]\n", keys.join(", ")));
+                text.push_str(&format!("frontmatter_text = {}\n", toml_list(&shown)));
             }
         }
         if let Some(g) = site.as_ref().and_then(|s| s.dialect) {
@@ -175,13 +171,18 @@ fn site_keys(
         exclude.extend(["**/_*.{md,mdx}".to_string(), "**/_*/**".to_string()]);
     }
     if !exclude.is_empty() {
-        let globs: Vec<String> = exclude
-            .iter()
-            .map(|g| toml::Value::String(g.clone()).to_string())
-            .collect();
-        keys.push_str(&format!("exclude = [{}]\n", globs.join(", ")));
+        keys.push_str(&format!("exclude = {}\n", toml_list(&exclude)));
     }
     keys
+}
+
+/// `items` as a TOML array of strings (`["a", "b"]`), each quoted and escaped as TOML writes it.
+fn toml_list(items: &[String]) -> String {
+    let quoted: Vec<String> = items
+        .iter()
+        .map(|i| toml::Value::String(i.clone()).to_string())
+        .collect();
+    format!("[{}]", quoted.join(", "))
 }
 
 /// How the site's generator names headings without an explicit id (`[[library]] anchors`),
