@@ -3,7 +3,7 @@
 //! records keyed by chunk_id), `lexical` (per-domain BM25 shards from search_text only) and
 //! `vectors` (the embedder's vectors, vector ID = chunk_id). The manifest names them all.
 
-mod disk;
+pub(crate) mod disk;
 pub(crate) mod gc;
 mod jsonl;
 pub(crate) mod lexical;

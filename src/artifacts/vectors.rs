@@ -5,6 +5,7 @@
 //! turns it into Vectorize NDJSON.
 
 use std::borrow::Cow;
+use std::io::Read;
 
 const MAGIC: &[u8; 8] = b"AZVEC001";
 
@@ -84,41 +85,58 @@ pub(crate) enum DecodeError {
 
 /// Decodes a vectors file into its dimensions and records; `Err` says what is malformed.
 pub(crate) fn decode(bytes: &[u8]) -> Result<(usize, Vec<VectorRecord>), DecodeError> {
-    if bytes.len() < 16 || &bytes[..8] != MAGIC {
+    let mut out = Vec::new();
+    let dims = visit(bytes, bytes.len() as u64, |id, values| {
+        out.push(VectorRecord {
+            id: id.to_string(),
+            values: values.to_vec(),
+        })
+    })?;
+    Ok((dims, out))
+}
+
+/// Reads a vectors file of `len` bytes from `r` record by record, handing each one's ID and
+/// values to `each`, so a large file is never in memory whole; its dimensions, or what is
+/// malformed (as [`decode`] says it).
+pub(crate) fn visit(
+    r: impl std::io::Read,
+    len: u64,
+    mut each: impl FnMut(&str, &[f32]),
+) -> Result<usize, DecodeError> {
+    let mut r = std::io::BufReader::with_capacity(1 << 16, r);
+    let mut head = [0u8; 16];
+    if len < 16 || r.read_exact(&mut head).is_err() || &head[..8] != MAGIC {
         return Err(DecodeError::BadMagic);
     }
-    let dims = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
-    let count = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let mut pos = 16;
-    let mut out = Vec::with_capacity(count.min(1 << 20));
+    let dims = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes")) as usize;
+    let count = u32::from_le_bytes(head[12..16].try_into().expect("4 bytes")) as usize;
+    let mut pos = 16u64;
+    let mut id = [0u8; 255];
+    let mut raw = vec![0u8; dims * 4];
+    let mut values = vec![0f32; dims];
     for i in 0..count {
-        let len = *bytes.get(pos).ok_or(DecodeError::Truncated { record: i })? as usize;
-        pos += 1;
-        let id = bytes
-            .get(pos..pos + len)
-            .ok_or(DecodeError::TruncatedId { record: i })?;
-        let id = std::str::from_utf8(id)
-            .map_err(|_| DecodeError::IdNotUtf8 { record: i })?
-            .to_string();
-        pos += len;
-        let need = dims * 4;
-        let raw = bytes
-            .get(pos..pos + need)
-            .ok_or(DecodeError::TruncatedValues { record: i })?;
-        let values = raw
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
-            .collect();
-        pos += need;
-        out.push(VectorRecord { id, values });
+        let mut n = [0u8; 1];
+        r.read_exact(&mut n)
+            .map_err(|_| DecodeError::Truncated { record: i })?;
+        let n = n[0] as usize;
+        r.read_exact(&mut id[..n])
+            .map_err(|_| DecodeError::TruncatedId { record: i })?;
+        let id = std::str::from_utf8(&id[..n]).map_err(|_| DecodeError::IdNotUtf8 { record: i })?;
+        r.read_exact(&mut raw)
+            .map_err(|_| DecodeError::TruncatedValues { record: i })?;
+        for (v, b) in values.iter_mut().zip(raw.chunks_exact(4)) {
+            *v = f32::from_le_bytes(b.try_into().expect("4 bytes"));
+        }
+        pos += (1 + n + raw.len()) as u64;
+        each(id, &values);
     }
-    if pos != bytes.len() {
+    if pos != len {
         return Err(DecodeError::Trailing {
-            trailing: bytes.len() - pos,
+            trailing: len.saturating_sub(pos) as usize,
             records: count,
         });
     }
-    Ok((dims, out))
+    Ok(dims)
 }
 
 #[cfg(test)]

@@ -94,7 +94,7 @@ pub(super) fn run(q: QueryArgs) -> Outcome {
         None => {
             let out = cfg.out_dir_or(at.out.as_deref());
             at.read_manifest(&out)
-                .and_then(|m| Searcher::open(settings, &out, m))
+                .and_then(|m| Searcher::open_indexed(settings, &out, m))
         }
     };
     let searcher = opened.map_err(|p| Failure::errors(p, q.json))?;

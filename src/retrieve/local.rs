@@ -24,7 +24,7 @@ pub(super) fn load_err(path: &str, e: impl std::fmt::Display) -> Problem {
 
 /// The version a searcher answers from, to tell a file removed under it (a newer build then
 /// `askzico gc`) from a damaged build.
-struct Version<'m> {
+pub(super) struct Version<'m> {
     out: &'m Path,
     corpus_version: &'m str,
     /// `None` for the default environment's manifest.
@@ -32,7 +32,7 @@ struct Version<'m> {
 }
 
 impl Version<'_> {
-    fn of<'m>(out: &'m Path, m: &'m Manifest) -> Version<'m> {
+    pub(super) fn of<'m>(out: &'m Path, m: &'m Manifest) -> Version<'m> {
         let env = (m.environment != "default").then_some(m.environment.as_str());
         Version {
             out,
@@ -43,7 +43,7 @@ impl Version<'_> {
 
     /// The problem of an artifact that could not be read: when it is gone and the manifest in
     /// place is no longer this version's, the build changed while this command read it.
-    fn read_err(&self, path: &str, e: ArtifactReadError) -> Problem {
+    pub(super) fn read_err(&self, path: &str, e: ArtifactReadError) -> Problem {
         let gone = matches!(&e, ArtifactReadError::Read(r) if r.is_not_found());
         if !gone {
             return load_err(path, e);
@@ -120,11 +120,22 @@ pub(super) struct LocalStore {
     /// (domain, shard) → its artifact.
     lex_paths: HashMap<(String, usize), ArtifactEntry>,
     lookup_files: Vec<ArtifactEntry>,
-    /// chunk ID → where its lookup record lies.
-    lookup: HashMap<String, RecordAt>,
+    /// Where each lookup record lies.
+    lookup: Lookup,
+    /// The chunks files, numbered as the query index numbers them (none without an index).
+    chunk_files: Vec<ArtifactEntry>,
+    /// Each library's filterable fields.
+    filterable: HashMap<String, Vec<String>>,
     vector_files: Vec<ArtifactEntry>,
     /// Read at the first vector ranking (a lexical query never reads them).
     vectors: OnceCell<Vec<(String, Vec<f32>)>>,
+}
+
+/// Where each lookup record lies: every chunk ID's place held, or found in the version's query
+/// index when asked.
+enum Lookup {
+    Held(HashMap<String, RecordAt>),
+    Indexed(super::index::Index),
 }
 
 impl LocalStore {
@@ -150,6 +161,9 @@ impl LocalStore {
         Ok(self.vectors.get_or_init(|| vecs))
     }
 }
+
+/// Each domain's lexical meta.
+type Metas = BTreeMap<String, LexMeta>;
 
 /// What a searcher holds of a version: every chunk's [`ChunkInfo`] and each domain's lexical
 /// meta.
@@ -184,6 +198,31 @@ struct ChunkFactsFields {
     metadata: serde_json::Map<String, serde_json::Value>,
 }
 
+/// The facts of a chunk record's line; only a library with `filterable` fields has its chunks'
+/// metadata read whole.
+fn info_of(line: &str, filterable: &[String]) -> serde_json::Result<ChunkInfo> {
+    let (r, fields) = if filterable.is_empty() {
+        (serde_json::from_str::<ChunkFacts>(line)?, Vec::new())
+    } else {
+        let r: ChunkFactsFields = serde_json::from_str(line)?;
+        let fields = askzico_core::tables::fields_of(&r.metadata, filterable);
+        let mut facts = r.facts;
+        facts.metadata.date = r.metadata.get("date").cloned();
+        (facts, fields)
+    };
+    let date = r.metadata.date.as_ref().and_then(date_of);
+    Ok(ChunkInfo {
+        chunk_id: r.chunk_id,
+        doc_id: r.doc_id,
+        url: r.url,
+        source: r.source,
+        library: r.library,
+        domains: r.domains,
+        date,
+        fields,
+    })
+}
+
 /// The key of a lookup record (the rest is read when the record is).
 #[derive(Deserialize)]
 struct LookupKey {
@@ -193,6 +232,12 @@ struct LookupKey {
 /// Every chunk's [`ChunkInfo`], each domain's lexical meta, and the store of the rest.
 pub(super) fn open(out: &Path, manifest: &Manifest) -> Result<(Held, LocalStore), Problem> {
     test_pause_before_load();
+    read_whole(out, manifest)
+}
+
+/// [`open`] without its test pause: also what a searcher over the query index reads when a
+/// question needs every chunk's facts.
+pub(super) fn read_whole(out: &Path, manifest: &Manifest) -> Result<(Held, LocalStore), Problem> {
     let version = Version::of(out, manifest);
     let mut chunks = BTreeMap::new();
     let mut lookup = HashMap::new();
@@ -210,33 +255,8 @@ pub(super) fn open(out: &Path, manifest: &Manifest) -> Result<(Held, LocalStore)
                     .find(|l| a.library.as_deref() == Some(l.id.as_str()))
                     .map_or(&[], |l| &l.filterable);
                 for line in text.lines() {
-                    // Only a library with filterable fields has its chunks' metadata read whole.
-                    let (r, fields) = if filterable.is_empty() {
-                        let r: ChunkFacts =
-                            serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
-                        (r, Vec::new())
-                    } else {
-                        let r: ChunkFactsFields =
-                            serde_json::from_str(line).map_err(|e| load_err(&a.path, e))?;
-                        let fields = askzico_core::tables::fields_of(&r.metadata, filterable);
-                        let mut facts = r.facts;
-                        facts.metadata.date = r.metadata.get("date").cloned();
-                        (facts, fields)
-                    };
-                    let date = r.metadata.date.as_ref().and_then(date_of);
-                    chunks.insert(
-                        r.chunk_id.clone(),
-                        ChunkInfo {
-                            chunk_id: r.chunk_id,
-                            doc_id: r.doc_id,
-                            url: r.url,
-                            source: r.source,
-                            library: r.library,
-                            domains: r.domains,
-                            date,
-                            fields,
-                        },
-                    );
+                    let info = info_of(line, filterable).map_err(|e| load_err(&a.path, e))?;
+                    chunks.insert(info.chunk_id.clone(), info);
                 }
             }
             Kind::Lookup => {
@@ -276,11 +296,127 @@ pub(super) fn open(out: &Path, manifest: &Manifest) -> Result<(Held, LocalStore)
         environment: manifest.environment.clone(),
         lex_paths,
         lookup_files,
-        lookup,
+        lookup: Lookup::Held(lookup),
+        chunk_files: Vec::new(),
+        filterable: filterable_of(manifest),
         vector_files,
         vectors: OnceCell::new(),
     };
     Ok(((chunks, lex_meta), store))
+}
+
+fn filterable_of(manifest: &Manifest) -> HashMap<String, Vec<String>> {
+    manifest
+        .libraries
+        .iter()
+        .map(|l| (l.id.clone(), l.filterable.clone()))
+        .collect()
+}
+
+/// The version through its query index (`retrieve::index`), made first when it is missing:
+/// each domain's lexical meta without its document table, and the store, which then finds
+/// lookup records and chunk facts in the index. `None` when no index can be made or read (an
+/// output directory askzico cannot write): the caller then reads the version whole ([`open`]).
+pub(super) fn open_indexed(
+    out: &Path,
+    manifest: &Manifest,
+) -> Result<Option<(Metas, LocalStore)>, Problem> {
+    use super::index::{Index, MakeError, make, path_of};
+    test_pause_before_load();
+    let version = Version::of(out, manifest);
+    let path = path_of(out, &manifest.corpus_version);
+    let index = match Index::open(&path, manifest) {
+        Some(i) => i,
+        None => match make(out, manifest, &version) {
+            Ok(made) => match Index::open(&made, manifest) {
+                Some(i) => i,
+                None => return Ok(None),
+            },
+            Err(MakeError::Version(p)) => return Err(p),
+            Err(MakeError::Write) => return Ok(None),
+        },
+    };
+    let metas = index
+        .metas(&BTreeMap::new())
+        .map_err(|e| load_err(&path.display().to_string(), e))?;
+    let entry = |p: &String| -> Option<ArtifactEntry> {
+        manifest.artifacts.iter().find(|a| &a.path == p).cloned()
+    };
+    let (chunk_paths, lookup_paths) = index.files();
+    let chunk_files: Option<Vec<_>> = chunk_paths.iter().map(entry).collect();
+    let lookup_files: Option<Vec<_>> = lookup_paths.iter().map(entry).collect();
+    let (Some(chunk_files), Some(lookup_files)) = (chunk_files, lookup_files) else {
+        return Ok(None);
+    };
+    let of = |k: Kind| manifest.artifacts.iter().filter(move |a| a.kind == k);
+    let lex_paths = of(Kind::Lexical)
+        .filter_map(|a| {
+            let k = crate::artifacts::artifact_name(&a.path)
+                .parse::<usize>()
+                .ok()?;
+            Some(((a.domain.clone().unwrap_or_default(), k), a.clone()))
+        })
+        .collect();
+    let store = LocalStore {
+        out: out.to_path_buf(),
+        corpus_version: manifest.corpus_version.clone(),
+        environment: manifest.environment.clone(),
+        lex_paths,
+        lookup_files,
+        lookup: Lookup::Indexed(index),
+        chunk_files,
+        filterable: filterable_of(manifest),
+        vector_files: of(Kind::Vectors).cloned().collect(),
+        vectors: OnceCell::new(),
+    };
+    Ok(Some((metas, store)))
+}
+
+impl LocalStore {
+    /// The problem of a query index that could not be read.
+    fn index_err(&self, e: std::io::Error) -> Problem {
+        let path = super::index::path_of(&self.out, &self.corpus_version);
+        load_err(&path.display().to_string(), e)
+            .help(format!("remove {} (a cache) and ask again", path.display()))
+    }
+
+    /// The facts of the chunks `ids` that the version has, read from their lines of the chunks
+    /// files where the query index says they lie (none without an index).
+    fn facts_of(&self, ids: &[&str]) -> Result<BTreeMap<String, ChunkInfo>, Problem> {
+        let Lookup::Indexed(index) = &self.lookup else {
+            return Ok(BTreeMap::new());
+        };
+        let mut out = BTreeMap::new();
+        for (id, (at, _)) in index.lines(ids).map_err(|e| self.index_err(e))? {
+            let Some((file, offset, len)) = at else {
+                continue;
+            };
+            let a = self.chunk_files.get(file as usize).ok_or_else(|| {
+                self.index_err(std::io::Error::other(format!("no chunks file #{file}")))
+            })?;
+            let bytes = read_at(&self.out, a, offset, len)
+                .map_err(|e| self.version().read_err(&a.path, e))?;
+            let line = std::str::from_utf8(&bytes).map_err(|e| load_err(&a.path, e))?;
+            let filterable = a
+                .library
+                .as_ref()
+                .and_then(|l| self.filterable.get(l))
+                .map_or(&[][..], Vec::as_slice);
+            let info = info_of(line, filterable).map_err(|e| load_err(&a.path, e))?;
+            if info.chunk_id != id {
+                return Err(self.index_err(std::io::Error::other(format!(
+                    "it places chunk {id} where {} lies",
+                    info.chunk_id
+                ))));
+            }
+            out.insert(id, info);
+        }
+        Ok(out)
+    }
+}
+
+fn read_error(e: std::io::Error) -> ArtifactReadError {
+    ArtifactReadError::Read(crate::fsio::ReadError::Io(e))
 }
 
 /// Reads `len` bytes at `offset` of an artifact, within the size its manifest records.
@@ -300,7 +436,7 @@ fn read_at(
     if offset + u64::from(len) > a.bytes {
         return Err(ArtifactReadError::Changed { recorded: a.bytes });
     }
-    read().map_err(|e| ArtifactReadError::Read(crate::fsio::ReadError::Io(e)))
+    read().map_err(read_error)
 }
 
 impl VersionStore for LocalStore {
@@ -332,31 +468,70 @@ impl VersionStore for LocalStore {
         // Scored as Vectorize scores (f32 values, f64 dot), and taken as a deployed index is
         // read (`deployed::nearest`: its top matches, then the filter), so a question gets the
         // same candidates here as from the deployed version.
-        let scored: Ranking = self
-            .vectors()?
-            .iter()
-            .map(|(id, v)| {
-                (
-                    id.clone(),
-                    v.iter()
-                        .zip(q)
-                        .map(|(a, b)| (*a as f64) * (*b as f64))
-                        .sum::<f64>(),
-                )
-            })
-            .collect();
+        let dot = |v: &[f32]| -> f64 {
+            v.iter()
+                .zip(q)
+                .map(|(a, b)| (*a as f64) * (*b as f64))
+                .sum::<f64>()
+        };
+        let scored: Ranking = if matches!(self.lookup, Lookup::Indexed(_)) {
+            // One question: each file scored as it is read, never held.
+            let mut scored = Vec::new();
+            for a in &self.vector_files {
+                let f = std::fs::File::open(self.out.join(&a.path))
+                    .map_err(|e| self.version().read_err(&a.path, read_error(e)))?;
+                let len = f.metadata().map_err(|e| load_err(&a.path, e))?.len();
+                if len != a.bytes {
+                    let e = ArtifactReadError::Changed { recorded: a.bytes };
+                    return Err(load_err(&a.path, e));
+                }
+                vectors::visit(f, len, |id, v| scored.push((id.to_string(), dot(v))))
+                    .map_err(|e| load_err(&a.path, e))?;
+            }
+            scored
+        } else {
+            self.vectors()?
+                .iter()
+                .map(|(id, v)| (id.clone(), dot(v)))
+                .collect()
+        };
         let top = askzico_core::deployed::top_k(k);
         Ok(askzico_core::deployed::nearest(scored, top, |_| true, keep, k).found)
     }
 
+    fn metas(
+        &self,
+        slots: &BTreeMap<String, std::collections::BTreeSet<u32>>,
+    ) -> Result<Option<BTreeMap<String, LexMeta>>, Problem> {
+        match &self.lookup {
+            Lookup::Held(_) => Ok(None),
+            Lookup::Indexed(index) => index.metas(slots).map(Some).map_err(|e| self.index_err(e)),
+        }
+    }
+
+    fn facts(&self, ids: &[&str]) -> Result<BTreeMap<String, ChunkInfo>, Problem> {
+        self.facts_of(ids)
+    }
+
     /// Each record read from where the index says it lies.
     fn records(&self, ids: &[&str]) -> Result<Vec<Option<LookupRecord>>, Problem> {
+        let found = match &self.lookup {
+            Lookup::Held(_) => None,
+            Lookup::Indexed(index) => Some(index.lines(ids).map_err(|e| self.index_err(e))?),
+        };
         ids.iter()
             .map(|id| {
-                let Some(&(file, offset, len)) = self.lookup.get(*id) else {
+                let at = match (&self.lookup, &found) {
+                    (Lookup::Held(held), _) => held.get(*id).copied(),
+                    (_, Some(found)) => found.get(*id).and_then(|l| l.1),
+                    _ => None,
+                };
+                let Some((file, offset, len)) = at else {
                     return Ok(None);
                 };
-                let a = &self.lookup_files[file as usize];
+                let a = self.lookup_files.get(file as usize).ok_or_else(|| {
+                    self.index_err(std::io::Error::other(format!("no lookup file #{file}")))
+                })?;
                 let bytes = read_at(&self.out, a, offset, len)
                     .map_err(|e| self.version().read_err(&a.path, e))?;
                 serde_json::from_slice(&bytes)
@@ -373,6 +548,11 @@ mod tests {
 
     /// The repository's project built in a temp dir: its output directory and manifest.
     fn built() -> (tempfile::TempDir, PathBuf, Manifest) {
+        built_with(&[])
+    }
+
+    /// As [`built`], with these further source files (path under the project, text).
+    fn built_with(extra: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, Manifest) {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         let t = tempfile::tempdir().unwrap();
         std::fs::copy(repo.join("corpus.toml"), t.path().join("corpus.toml")).unwrap();
@@ -386,6 +566,9 @@ mod tests {
             } else {
                 std::fs::copy(e.path(), &to).unwrap();
             }
+        }
+        for (path, text) in extra {
+            std::fs::write(t.path().join(path), text).unwrap();
         }
         let out = t.path().join("out");
         let req = crate::engine::BuildRequest {
@@ -425,5 +608,138 @@ mod tests {
         let q = vec![1.0; 4096];
         store.nearest(&q, &|_| true, 3).unwrap();
         assert!(store.vectors.get().is_some());
+    }
+
+    /// The config of a project [`built`] in `dir`.
+    fn config(dir: &Path) -> crate::config::Config {
+        crate::config::Config::load(&dir.join("corpus.toml")).unwrap()
+    }
+
+    /// Every fixture question of the repository, as it is and with the filters a visitor can
+    /// set, in every mode: a searcher over the query index answers byte for byte as one that
+    /// reads the version whole, whether the index was made by this query or an earlier one.
+    #[test]
+    fn the_query_index_answers_as_the_whole_version() {
+        use super::super::{Filters, Mode, Searcher};
+        let (t, out, m) = built();
+        let cfg = config(t.path());
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let fixtures = std::fs::read_to_string(repo.join("fixtures.toml")).unwrap();
+        let mut questions: Vec<String> = fixtures
+            .lines()
+            .filter_map(|l| l.strip_prefix("question = "))
+            .map(|q| q.trim_matches('"').to_string())
+            .collect();
+        // A date (the whole tables) and a word of no page.
+        questions.push("ماذا حدث في 15 هاتور".to_string());
+        questions.push("قطعةلاوجودلها".to_string());
+        assert!(questions.len() > 10);
+        let filters = [
+            Filters::default(),
+            Filters::domains(&["culture".to_string()]),
+            Filters {
+                libraries: vec!["articles".to_string()],
+                ..Filters::default()
+            },
+        ];
+        let index = super::super::index::path_of(&out, &m.corpus_version);
+        assert!(!index.exists());
+        let whole = Searcher::open(cfg.search_settings(), &out, m.clone()).unwrap();
+        for round in 0..2 {
+            let indexed = Searcher::open_indexed(cfg.search_settings(), &out, m.clone()).unwrap();
+            assert!(indexed.rows.is_some() && index.exists());
+            for q in &questions {
+                for f in &filters {
+                    for mode in [Mode::Fused, Mode::Lexical, Mode::Vector] {
+                        let want = whole.search(q, f, 5, mode).unwrap();
+                        let got = indexed.search(q, f, 5, mode).unwrap();
+                        assert_eq!(
+                            serde_json::to_string(&got).unwrap(),
+                            serde_json::to_string(&want).unwrap(),
+                            "round {round}, {q}, {f:?}, {mode:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// A question over the query index reads its terms' shards, the index and the lines of the
+    /// records it shows: with every other line of the chunks and lookup files blanked and the
+    /// lexical metas gone, a rare word's answer is the one the intact version gives, where the
+    /// whole read fails.
+    #[test]
+    fn a_rare_word_reads_only_its_own_lines() {
+        use super::super::{Filters, Mode, Searcher};
+        let rare = "زبرجديات";
+        let page = format!("---\ntitle: حجر\n---\n\nفي هذه الصفحة وحدها كلمة {rare} النادرة.\n");
+        let (t, out, m) = built_with(&[("sources/articles/rare.md", &page)]);
+        let cfg = config(t.path());
+        let ask = |s: &Searcher| s.search(rare, &Filters::default(), 5, Mode::Lexical);
+        let intact =
+            ask(&Searcher::open_indexed(cfg.search_settings(), &out, m.clone()).unwrap()).unwrap();
+        assert_eq!(intact.len(), 1);
+        let hit = intact[0].chunk_id.clone();
+        for a in &m.artifacts {
+            let path = out.join(&a.path);
+            match a.kind {
+                Kind::Chunks | Kind::Lookup => {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let blanked: String = text
+                        .split_inclusive('\n')
+                        .map(|l| {
+                            if l.contains(&format!("\"chunk_id\":\"{hit}\"")) {
+                                l.to_string()
+                            } else {
+                                let body = l.trim_end_matches('\n');
+                                " ".repeat(body.len()) + &l[body.len()..]
+                            }
+                        })
+                        .collect();
+                    std::fs::write(&path, blanked).unwrap();
+                }
+                Kind::Lexical if crate::artifacts::artifact_name(&a.path) == "meta" => {
+                    std::fs::remove_file(&path).unwrap();
+                }
+                _ => {}
+            }
+        }
+        let again =
+            ask(&Searcher::open_indexed(cfg.search_settings(), &out, m.clone()).unwrap()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&again).unwrap(),
+            serde_json::to_string(&intact).unwrap()
+        );
+        assert!(Searcher::open(cfg.search_settings(), &out, m).is_err());
+    }
+
+    /// Where the index cannot be written (its folder a symbolic link, which askzico never
+    /// writes through), a query reads the version whole and answers the same.
+    #[test]
+    fn a_query_that_cannot_write_its_index_reads_the_version_whole() {
+        use super::super::{Filters, Mode, Searcher};
+        let (t, out, m) = built();
+        let cfg = config(t.path());
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(out.join("cache")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), out.join("cache/query")).unwrap();
+        let indexed = Searcher::open_indexed(cfg.search_settings(), &out, m.clone()).unwrap();
+        assert!(indexed.rows.is_none());
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+        let whole = Searcher::open(cfg.search_settings(), &out, m).unwrap();
+        let q = "ازاي اتطور الخط الكوفي";
+        let (got, want) = (
+            indexed
+                .search(q, &Filters::default(), 5, Mode::Fused)
+                .unwrap(),
+            whole
+                .search(q, &Filters::default(), 5, Mode::Fused)
+                .unwrap(),
+        );
+        assert!(!got.is_empty());
+        assert_eq!(
+            serde_json::to_string(&got).unwrap(),
+            serde_json::to_string(&want).unwrap()
+        );
     }
 }

@@ -4,14 +4,17 @@
 //! records it names, answer. The ranking is the core's; this module only reads, in one call of
 //! the store per step, and embeds with the configured provider.
 
+mod index;
 pub(crate) mod local;
 
 pub(crate) use askzico_core::search::{
-    Hit, Mode, Ranked, Ranker, Ranking, Records, RetrievalSettings, ShardKey, Shards,
+    Hit, Mode, Plan, Ranked, Ranker, Ranking, Records, RetrievalSettings, ShardKey, Shards,
 };
 pub(crate) use askzico_core::tables::{ChunkInfo, Tables, chunk_date, date_of};
 
-use std::path::Path;
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use crate::artifacts::LookupRecord;
 use crate::artifacts::manifest::Manifest;
@@ -84,6 +87,19 @@ pub(crate) trait VersionStore {
     /// The lookup records of retrieved chunks, in `ids` order, each read once (a store may read
     /// several in one request); `None` for a chunk the version has no record of.
     fn records(&self, ids: &[&str]) -> Result<Vec<Option<LookupRecord>>, Problem>;
+    /// For a searcher that holds only the rows of the tables a question needs (a build read
+    /// through its query index): each domain's lexical meta with the rows of its document
+    /// table that `slots` names; `None` from a store that holds no such index.
+    fn metas(
+        &self,
+        _slots: &BTreeMap<String, BTreeSet<u32>>,
+    ) -> Result<Option<BTreeMap<String, crate::artifacts::lexical::LexMeta>>, Problem> {
+        Ok(None)
+    }
+    /// The facts of the chunks `ids` the version has, for such a searcher.
+    fn facts(&self, _ids: &[&str]) -> Result<BTreeMap<String, ChunkInfo>, Problem> {
+        Ok(BTreeMap::new())
+    }
 }
 
 /// One version, loaded for querying: the core's ranker over its tables, and the store of the
@@ -93,6 +109,17 @@ pub(crate) struct Searcher<'a> {
     ranker: Ranker<'a>,
     embedding: &'a crate::embed::EmbedSettings,
     store: Box<dyn VersionStore + 'a>,
+    /// Set when the searcher holds only a question's rows of the tables (`open_indexed`).
+    rows: Option<Rows>,
+}
+
+/// What a searcher over a build's query index keeps besides its store: the question word
+/// classes of its settings, and the version's tables read whole, once, for the questions that
+/// need every chunk's facts.
+struct Rows {
+    classes: askzico_core::normalize::query_words::WordClasses,
+    out: PathBuf,
+    whole: OnceCell<Tables>,
 }
 
 impl From<askzico_core::Error> for Problem {
@@ -118,6 +145,35 @@ impl<'a> Searcher<'a> {
         ))
     }
 
+    /// The build in `out` that `manifest` names, read through its query index (made by this
+    /// first query of the version): a question reads its terms' shards, the index rows they
+    /// name and the records it returns, not every chunk's facts. A question that filters by
+    /// library or field, names a date, or filters a vector search reads the tables whole. The
+    /// same answers as [`Searcher::open`]; that, where the index cannot be made or read.
+    pub(crate) fn open_indexed(
+        cfg: SearchSettings<'a>,
+        out: &Path,
+        manifest: Manifest,
+    ) -> Result<Self, Problem> {
+        let Some((metas, store)) = local::open_indexed(out, &manifest)? else {
+            let ((chunks, lex_meta), store) = local::read_whole(out, &manifest)?;
+            return Ok(Searcher::new(
+                cfg,
+                manifest,
+                chunks,
+                lex_meta,
+                Box::new(store),
+            ));
+        };
+        let mut s = Searcher::new(cfg, manifest, BTreeMap::new(), metas, Box::new(store));
+        s.rows = Some(Rows {
+            classes: Ranker::classes(&cfg.ranking),
+            out: out.to_path_buf(),
+            whole: OnceCell::new(),
+        });
+        Ok(s)
+    }
+
     /// A version from its chunks, its domains' lexical metas and the store of the rest.
     pub(crate) fn new(
         cfg: SearchSettings<'a>,
@@ -136,6 +192,7 @@ impl<'a> Searcher<'a> {
             ranker: Ranker::new(cfg.ranking, tables),
             embedding: cfg.embedding,
             store,
+            rows: None,
         }
     }
 
@@ -156,7 +213,8 @@ impl<'a> Searcher<'a> {
         domains: &[String],
         mode: Mode,
     ) -> Result<Ranked, Problem> {
-        let scored = self.scored(question, &Filters::domains(domains), mode)?;
+        let plan = self.plan(question, &Filters::domains(domains), mode);
+        let scored = self.scored(&self.ranker, plan, None)?;
         let records = self.read_records(&scored.needs(&self.ranker, None))?;
         Ok(self.ranker.finish(scored, &records))
     }
@@ -176,34 +234,99 @@ impl<'a> Searcher<'a> {
         k: usize,
         mode: Mode,
     ) -> Result<Vec<Hit>, Problem> {
-        let scored = self.scored(question, filters, mode)?;
-        let records = self.read_records(&scored.needs(&self.ranker, Some(k)))?;
-        Ok(self.ranker.answer(scored, &records, k)?)
+        let plan = self.plan(question, filters, mode);
+        let Some(rows) = &self.rows else {
+            return self.answer(&self.ranker, plan, None, k);
+        };
+        let cfg = *self.ranker.settings();
+        let dated = !askzico_core::search::dates::dates_in(question).is_empty();
+        if plan.narrows() || (plan.embedding_input().is_some() && plan.filters()) || dated {
+            let tables = self.whole(rows)?;
+            return self.answer(
+                &Ranker::borrowing(cfg, tables, &rows.classes),
+                plan,
+                None,
+                k,
+            );
+        }
+        // Only the rows this question reads: the documents its terms' postings name, then the
+        // facts of the chunks it shows.
+        let shards = self.store.lex_shards(plan.shards())?;
+        let slots = self.ranker.slots(&plan, &shards)?;
+        let Some(lex_meta) = self.store.metas(&slots)? else {
+            return self.answer(&self.ranker, plan, Some(shards), k);
+        };
+        let mut tables = Tables {
+            corpus_version: self.manifest.corpus_version.clone(),
+            chunks: BTreeMap::new(),
+            lex_meta,
+        };
+        let ranker = Ranker::borrowing(cfg, &tables, &rows.classes);
+        let scored = self.scored(&ranker, plan, Some(shards))?;
+        let needs = scored.needs(&ranker, Some(k));
+        let records = self.read_records(&needs)?;
+        let ids: Vec<&str> = needs.iter().map(String::as_str).collect();
+        tables.chunks = self.store.facts(&ids)?;
+        let ranker = Ranker::borrowing(cfg, &tables, &rows.classes);
+        Ok(ranker.answer(scored, &records, k)?)
     }
 
-    /// The question planned, its shards read, its embedding's nearest vectors read, and ranked.
-    fn scored(
+    /// The version's tables read whole, once.
+    fn whole<'r>(&self, rows: &'r Rows) -> Result<&'r Tables, Problem> {
+        if let Some(t) = rows.whole.get() {
+            return Ok(t);
+        }
+        let ((chunks, lex_meta), _) = local::read_whole(&rows.out, &self.manifest)?;
+        Ok(rows.whole.get_or_init(|| Tables {
+            corpus_version: self.manifest.corpus_version.clone(),
+            chunks,
+            lex_meta,
+        }))
+    }
+
+    /// The top `k` pages of `plan` by `ranker`, hydrated from lookup.
+    fn answer(
         &self,
-        question: &str,
-        filters: &Filters,
-        mode: Mode,
-    ) -> Result<askzico_core::search::Scored, Problem> {
-        let plan = self
-            .ranker
+        ranker: &Ranker<'_>,
+        plan: Plan,
+        shards: Option<Shards>,
+        k: usize,
+    ) -> Result<Vec<Hit>, Problem> {
+        let scored = self.scored(ranker, plan, shards)?;
+        let records = self.read_records(&scored.needs(ranker, Some(k)))?;
+        Ok(ranker.answer(scored, &records, k)?)
+    }
+
+    /// The question analysed under `filters`.
+    fn plan(&self, question: &str, filters: &Filters, mode: Mode) -> Plan {
+        self.ranker
             .plan(question, &filters.domains, mode)
             .in_libraries(&filters.libraries)
-            .with_fields(&filters.fields);
-        let shards = self.store.lex_shards(plan.shards())?;
+            .with_fields(&filters.fields)
+    }
+
+    /// `plan` with its shards read (unless given), its embedding's nearest vectors read, and
+    /// ranked by `ranker`.
+    fn scored(
+        &self,
+        ranker: &Ranker<'_>,
+        plan: Plan,
+        shards: Option<Shards>,
+    ) -> Result<askzico_core::search::Scored, Problem> {
+        let shards = match shards {
+            Some(s) => s,
+            None => self.store.lex_shards(plan.shards())?,
+        };
         let vector = match plan.embedding_input() {
             Some(text) => {
                 let q = self.embed(text.as_str())?;
-                let keep = self.ranker.keeps(&plan);
+                let keep = ranker.keeps(&plan);
                 self.store
-                    .nearest(&q, &keep, self.ranker.settings().retrieval.depth)?
+                    .nearest(&q, &keep, ranker.settings().retrieval.depth)?
             }
             None => Vec::new(),
         };
-        Ok(self.ranker.rank(plan, &shards, vector)?)
+        Ok(ranker.rank(plan, &shards, vector)?)
     }
 
     /// The question's search text embedded by the configured provider.

@@ -189,10 +189,14 @@ impl Ranker<'_> {
         pages
     }
 
-    /// The page a chunk belongs to: its document (a chunk the tables do not know is a page of
-    /// its own, so its missing record is reported rather than hidden).
+    /// The page a chunk belongs to: its document, named by the tables or, for a chunk they do
+    /// not hold (a store that holds only a question's rows), by its ID: a document's ID and
+    /// `:` and its index.
     pub(super) fn page_of<'s>(&'s self, id: &'s str) -> &'s str {
-        self.tables.chunks.get(id).map_or(id, |c| c.doc_id.as_str())
+        self.tables.chunks.get(id).map_or_else(
+            || id.rsplit_once(':').map_or(id, |(doc, _)| doc),
+            |c| c.doc_id.as_str(),
+        )
     }
 }
 

@@ -27,7 +27,7 @@ pub use question::{QueryTerm, QueryWord};
 pub use settings::RetrievalSettings;
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rustc_hash::FxHashMap;
 
@@ -154,8 +154,13 @@ impl Plan {
 
     /// Whether a filter other than the domains applies (the lexical ranking then drops what it
     /// does not keep).
-    fn narrows(&self) -> bool {
+    pub fn narrows(&self) -> bool {
         !self.libraries.is_empty() || !self.fields.is_empty()
+    }
+
+    /// Whether the plan searches only some domains, libraries or documents.
+    pub fn filters(&self) -> bool {
+        !self.domains.is_empty() || self.narrows()
     }
 }
 
@@ -338,6 +343,42 @@ impl<'a> Ranker<'a> {
         }
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         out
+    }
+
+    /// The documents the postings of `plan`'s terms name in `shards`, per searched domain: the
+    /// slots of the lexical metas' document tables a ranking reads ([`Ranker::rank`]), so a
+    /// store can hold only those rows of a large version's tables.
+    pub fn slots(
+        &self,
+        plan: &Plan,
+        shards: &Shards,
+    ) -> Result<BTreeMap<String, BTreeSet<u32>>, Error> {
+        let mut out: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+        if plan.mode == Mode::Vector {
+            return Ok(out);
+        }
+        for (domain, meta) in self.metas(&plan.domains) {
+            let slots = out.entry(domain.clone()).or_default();
+            for t in plan.words.iter().flat_map(|w| &w.terms) {
+                let k = shard_of(&t.term, meta.shards);
+                let Some(shard) = shards.get(&(domain.clone(), k)) else {
+                    continue;
+                };
+                for i in fields_of(t.is_stem) {
+                    let postings = shard.field(i, &t.term).map_err(|e| {
+                        Error::invariant(
+                            format!(
+                                "lexical shard {k} of domain `{domain}`: term {}: {e}",
+                                t.term
+                            ),
+                            "run `askzico verify`; rebuild if it fails",
+                        )
+                    })?;
+                    slots.extend(postings.iter().map(|p| p.chunk.ord));
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Whether chunk `id`'s date is one of `dates`.
@@ -622,10 +663,8 @@ fn postings(
                 "the store must read every shard the plan names",
             )
         })?;
-        for (i, field) in fields.iter_mut().enumerate() {
-            if (i == 3 && !is_stem) || (is_stem && i < 2) {
-                continue;
-            }
+        for i in fields_of(is_stem) {
+            let field = &mut fields[i];
             let postings = shard.field(i, term).map_err(|e| {
                 Error::invariant(
                     format!("lexical shard {k} of domain `{domain}`: term {term}: {e}"),
@@ -649,6 +688,12 @@ fn postings(
         }
     }
     Ok(fields)
+}
+
+/// The lexical fields a term is looked up in (terms, alias, context, stem): a stem key in the
+/// stem field and in titles and headings, other terms everywhere else.
+fn fields_of(is_stem: bool) -> impl Iterator<Item = usize> {
+    (0..4).filter(move |&i| if is_stem { i >= 2 } else { i != 3 })
 }
 
 /// Per lexical field (terms, alias, context, stem): chunk ID → (tf, chunk length).
