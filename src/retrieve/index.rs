@@ -75,6 +75,8 @@ struct Header {
 /// An open query index.
 pub(super) struct Index {
     file: File,
+    /// The file's length, which no entry reaches past.
+    len: u64,
     path: PathBuf,
     header: Header,
 }
@@ -300,6 +302,7 @@ impl Index {
             && header.domains.iter().all(|d| fits(&d.slots));
         ok.then(|| Index {
             file,
+            len,
             path: path.to_path_buf(),
             header,
         })
@@ -419,7 +422,11 @@ impl Index {
     fn read_len_prefixed(&self, pos: u64) -> io::Result<Vec<u8>> {
         let mut n = [0; 4];
         self.file.read_exact_at(&mut n, pos)?;
-        let mut b = vec![0; u32::from_le_bytes(n) as usize];
+        let n = u64::from(u32::from_le_bytes(n));
+        if pos + 4 + n > self.len {
+            return Err(bad(&self.path, "an entry runs past the end of the file"));
+        }
+        let mut b = vec![0; n as usize];
         self.file.read_exact_at(&mut b, pos + 4)?;
         Ok(b)
     }
