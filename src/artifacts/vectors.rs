@@ -110,10 +110,15 @@ pub(crate) fn visit(
     }
     let dims = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes")) as usize;
     let count = u32::from_le_bytes(head[12..16].try_into().expect("4 bytes")) as usize;
+    // A record's values must fit in the file: a damaged `dims` never sizes a buffer.
+    if count > 0 && dims as u64 * 4 > len {
+        return Err(DecodeError::TruncatedValues { record: 0 });
+    }
+    let dims_read = if count > 0 { dims } else { 0 };
     let mut pos = 16u64;
     let mut id = [0u8; 255];
-    let mut raw = vec![0u8; dims * 4];
-    let mut values = vec![0f32; dims];
+    let mut raw = vec![0u8; dims_read * 4];
+    let mut values = vec![0f32; dims_read];
     for i in 0..count {
         let mut n = [0u8; 1];
         r.read_exact(&mut n)
@@ -155,6 +160,13 @@ mod tests {
         assert_eq!(
             decode(&bytes[..bytes.len() - 1]),
             Err(DecodeError::TruncatedValues { record: 1 })
+        );
+        // A damaged dimension count larger than the file is an error, not a buffer that size.
+        let mut huge = bytes.clone();
+        huge[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(
+            decode(&huge),
+            Err(DecodeError::TruncatedValues { record: 0 })
         );
         assert_eq!(
             decode(&[bytes.as_slice(), b"x"].concat())
