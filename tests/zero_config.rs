@@ -132,7 +132,7 @@ fn ignore_files_hidden_folders_and_node_modules_are_left_out_with_or_without_git
 
 fn a_site_layout_roots_the_library_in_its_content_folder() {
     // (files, the root chosen or None, the sources built)
-    let cases: [(&[&str], Option<&str>, &[&str]); 9] = [
+    let cases: [(&[&str], Option<&str>, &[&str]); 11] = [
         (
             &[
                 "README.md",
@@ -172,6 +172,37 @@ fn a_site_layout_roots_the_library_in_its_content_folder() {
             &["docs/one.md", "blog/a.md", "blog/b.md"],
             None,
             &["site/blog/a.md", "site/blog/b.md", "site/docs/one.md"],
+        ),
+        // Most of the Markdown in `docs` roots a site whose HTML beside it is fewer pages…
+        (
+            &[
+                "static/embed.html",
+                "docs/one.md",
+                "docs/two.md",
+                "blog/a.md",
+            ],
+            Some("content root: docs (Docusaurus, VitePress or GitHub Pages layout)"),
+            &["site/one.md", "site/two.md"],
+        ),
+        // …but not a plain HTML site whose `docs` holds the project's notes.
+        (
+            &[
+                "index.html",
+                "about.html",
+                "posts/a.html",
+                "posts/b.html",
+                "docs/plan.md",
+                "docs/audit.md",
+            ],
+            None,
+            &[
+                "site/about.html",
+                "site/docs/audit.md",
+                "site/docs/plan.md",
+                "site/index.html",
+                "site/posts/a.html",
+                "site/posts/b.html",
+            ],
         ),
         // A folder merely named `content`, with no Hugo config or layout, is not Hugo's.
         (

@@ -335,8 +335,9 @@ fn outside(sources: &[String], folder: &str) -> Vec<String> {
 /// (more than half), or most of the Markdown and MDX ones (a site's templates are HTML), are in
 /// it: `src/content/docs` (Astro Starlight; in its one language folder
 /// when every source there is in the same `ar` or `pt-BR`-like folder), `content` (Hugo),
-/// `docs` (Docusaurus, VitePress, GitHub Pages). The folder, relative to the sources directory, and the
-/// layout's name. A folder merely named `content` is Hugo's only with evidence of a Hugo site at
+/// `docs` (Docusaurus, VitePress, GitHub Pages; not when it holds most of the Markdown but
+/// fewer sources than the HTML pages outside it). The folder, relative to the sources
+/// directory, and the layout's name. A folder merely named `content` is Hugo's only with evidence of a Hugo site at
 /// `dir` (`is_hugo_site`): without it, re-rooting would leave the rest of the site out.
 fn content_root(dir: &Path, sources: &[String]) -> Option<(String, &'static str)> {
     const LAYOUTS: [(&str, &str); 3] = [
@@ -358,6 +359,16 @@ fn content_root(dir: &Path, sources: &[String]) -> Option<(String, &'static str)
         let most_markdown = under.iter().filter(|s| markdown(s)).count() * 2
             > sources.iter().filter(|s| markdown(s)).count();
         if !most && !most_markdown {
+            continue;
+        }
+        // A `docs` folder holding most of the Markdown is not the content root of a plain HTML
+        // site whose pages outnumber it there (the folder holds the project's notes).
+        let html_outside = sources
+            .iter()
+            .filter(|s| !s.starts_with(&prefix) && !markdown(s))
+            .count();
+        if layout == "Docusaurus, VitePress or GitHub Pages" && !most && html_outside > under.len()
+        {
             continue;
         }
         if layout == "Hugo" && !is_hugo_site(dir) {

@@ -21,7 +21,8 @@
 //!    else `<main>`/`role=main`, else a readability-style score.
 //! 5. **Walk** (`walk`) the root into blocks (headings, paragraphs, lists, quotes, code,
 //!    tables) with whitespace collapsing, and decide (`page`) Doc vs Skip from the amount
-//!    of non-link prose (≥ [`MIN_PROSE_CHARS`]).
+//!    of non-link prose (≥ [`MIN_PROSE_CHARS`], or ≥ [`MIN_TITLED_PROSE_CHARS`] under an
+//!    opening heading with no link).
 
 mod attrs;
 mod chrome;
@@ -64,6 +65,12 @@ pub(crate) const MAX_DEPTH: usize = 256;
 /// A page needs at least this many characters of non-link, non-heading text in
 /// its main content to become a `Doc`.
 pub(crate) const MIN_PROSE_CHARS: usize = 200;
+
+/// A short page whose main content opens with a heading and holds no link (a procedure's
+/// checklist, an office's address and hours, a glossary entry) needs only this many: such a
+/// page answers in a few lines, as a short Markdown page does, while chrome left around a
+/// missing article rarely opens with a heading and seldom lacks links.
+pub(crate) const MIN_TITLED_PROSE_CHARS: usize = 60;
 
 /// Extract the main article of an HTML page. Never panics, deterministic.
 pub fn extract_html(src: &str) -> HtmlOutcome {

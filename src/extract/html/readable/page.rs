@@ -7,7 +7,7 @@ use super::root::{Choice, choose_root};
 use super::sink::parse;
 use super::tree::*;
 use super::walk::{Acc, Block, Walker, strip_script_urls};
-use super::{BlockKind, HtmlDoc, HtmlOutcome, MIN_PROSE_CHARS};
+use super::{BlockKind, HtmlDoc, HtmlOutcome, MIN_PROSE_CHARS, MIN_TITLED_PROSE_CHARS};
 use crate::extract::is_script_url;
 
 struct PageMeta {
@@ -185,21 +185,17 @@ pub(super) fn extract_inner(src: &str) -> HtmlOutcome {
         }
         Choice::Roots { roots, strict } => (roots, strict),
     };
-    let mut w = Walker::new(&tree, &an);
-    for &r in &roots {
-        w.walk(r);
-    }
-    let links = w.links;
-    let mut blocks = w.blocks;
-    if !strict {
-        // no semantic container: drop link lists and link-only lines
-        blocks.retain(|b| {
-            matches!(b.kind, BlockKind::Heading(_) | BlockKind::Code)
-                || !(b.link * 2 >= b.chars && b.chars - b.link < 40)
-        });
-    }
+    let (mut blocks, links) = walk_roots(&tree, &an, &roots, strict);
     if let Some(reason) = skip_reason(&tree, &meta, &roots, &blocks, links) {
-        return HtmlOutcome::Skip(reason);
+        // A scored root is made for long articles: on a short page it can miss the heading
+        // beside it. The whole page less its chrome is the content when it makes a titled
+        // short page.
+        let whole = [0];
+        let (all, all_links) = walk_roots(&tree, &an, &whole, false);
+        if strict || skip_reason(&tree, &meta, &whole, &all, all_links).is_some() {
+            return HtmlOutcome::Skip(reason);
+        }
+        blocks = all;
     }
     let h1 = blocks
         .iter()
@@ -228,8 +224,26 @@ pub(super) fn extract_inner(src: &str) -> HtmlOutcome {
     })
 }
 
-/// Why the walked blocks do not make a document: too little non-link prose, or mostly links;
-/// the reason names the kind of page (404, search, listing) when it can tell.
+/// The blocks of `roots` and the number of links in them; without a semantic container
+/// (`strict` false), link lists and link-only lines are dropped.
+fn walk_roots(tree: &Tree, an: &Analysis, roots: &[u32], strict: bool) -> (Vec<Block>, usize) {
+    let mut w = Walker::new(tree, an);
+    for &r in roots {
+        w.walk(r);
+    }
+    let mut blocks = w.blocks;
+    if !strict {
+        blocks.retain(|b| {
+            matches!(b.kind, BlockKind::Heading(_) | BlockKind::Code)
+                || !(b.link * 2 >= b.chars && b.chars - b.link < 40)
+        });
+    }
+    (blocks, w.links)
+}
+
+/// Why the walked blocks do not make a document: too little non-link prose (a short page that
+/// opens with a heading and links nowhere is a document), or mostly links; the reason names
+/// the kind of page (404, search, listing) when it can tell.
 fn skip_reason(
     tree: &Tree,
     meta: &PageMeta,
@@ -253,6 +267,9 @@ fn skip_reason(
         .map(|b| b.text.as_str());
     let not_found =
         meta.title.as_deref().is_some_and(is_not_found) || first_heading.is_some_and(is_not_found);
+    let titled = blocks
+        .first()
+        .is_some_and(|b| matches!(b.kind, BlockKind::Heading(_)));
     // a search box inside the chosen content area (not one in a sidebar)
     let search_in_content = roots.iter().any(|&r| {
         let mut found = false;
@@ -264,6 +281,9 @@ fn skip_reason(
         });
         found
     });
+    if titled && links == 0 && prose >= MIN_TITLED_PROSE_CHARS && !not_found && !search_in_content {
+        return None;
+    }
     let reason = if not_found {
         format!("not-found (404) page ({prose} chars of prose)")
     } else if search_in_content && prose < MIN_PROSE_CHARS {

@@ -70,16 +70,9 @@ pub(super) fn choose_root(t: &Tree, an: &Analysis) -> Choice {
         let best = sorted[0];
         if sorted.len() == 1 {
             if (an.prose[best as usize] as usize) < MIN_PROSE_CHARS {
-                // a lone small <article> (a card, a widget) while the prose lives
-                // elsewhere: accept a scored root that neither contains it nor is inside it
-                let alt = scored_roots(t, an);
-                let related = |r: u32| is_ancestor(t, r, best) || is_ancestor(t, best, r);
-                let alt_prose: usize = alt.iter().map(|&r| an.prose[r as usize] as usize).sum();
-                if alt_prose >= MIN_PROSE_CHARS && !alt.iter().any(|&r| related(r)) {
-                    return Choice::Roots {
-                        roots: alt,
-                        strict: false,
-                    };
+                // a lone small <article> (a card, a widget) while the prose lives elsewhere
+                if let Some(alt) = prose_beside(t, an, &articles) {
+                    return alt;
                 }
             }
             return Choice::Roots {
@@ -98,6 +91,10 @@ pub(super) fn choose_root(t: &Tree, an: &Analysis) -> Choice {
                 roots: vec![best],
                 strict: true,
             };
+        }
+        // cards of related posts beside an article not marked as one
+        if let Some(alt) = prose_beside(t, an, &articles) {
+            return alt;
         }
         return Choice::Cards(articles.len());
     }
@@ -121,6 +118,31 @@ pub(super) fn choose_root(t: &Tree, an: &Analysis) -> Choice {
         roots: scored_roots(t, an),
         strict: false,
     }
+}
+
+/// The scored roots when the page's prose lives beside its `<article>` elements (cards or
+/// widgets): roots that neither contain nor sit inside any of them, holding at least
+/// [`MIN_PROSE_CHARS`] of prose and more than all of them together. A listing page's scored
+/// root holds its cards, so it stays a listing.
+fn prose_beside(t: &Tree, an: &Analysis, articles: &[u32]) -> Option<Choice> {
+    let alt = scored_roots(t, an);
+    let related = |r: u32| {
+        articles
+            .iter()
+            .any(|&a| is_ancestor(t, r, a) || is_ancestor(t, a, r))
+    };
+    let alt_prose: usize = alt.iter().map(|&r| an.prose[r as usize] as usize).sum();
+    let cards_prose: usize = articles
+        .iter()
+        .map(|&a| an.prose[a as usize] as usize)
+        .sum();
+    (alt_prose >= MIN_PROSE_CHARS
+        && (articles.len() == 1 || alt_prose > cards_prose)
+        && !alt.iter().any(|&r| related(r)))
+    .then_some(Choice::Roots {
+        roots: alt,
+        strict: false,
+    })
 }
 
 /// Readability-style scoring for pages without semantic containers.

@@ -756,3 +756,85 @@ fn deep_nesting_of_other_shapes_does_not_panic() {
         }
     }
 }
+
+#[test]
+fn a_short_page_that_opens_with_a_heading_and_links_nowhere_is_a_document() {
+    // a procedure's checklist: well under MIN_PROSE_CHARS, all of it content
+    let steps = r##"<div class="container"><h3>استخراج شهادة الميلاد</h3><ol>
+        <li>بطاقة الرقم القومي لأحد الوالدين</li><li>ملء الاستمارة من مكتب الصحة</li>
+        <li>دفع الرسوم المقررة</li></ol></div>"##;
+    let d = doc(&page(steps));
+    assert_eq!(
+        d.blocks[0],
+        (BlockKind::Heading(3), "استخراج شهادة الميلاد".to_string())
+    );
+    assert!(doc_text(&d).contains("دفع الرسوم المقررة"));
+    // the same lines with a link among them, or without the heading, stay below the bar
+    let linked = steps.replace(
+        "دفع الرسوم المقررة",
+        r##"<a href="/fees">دفع الرسوم المقررة</a>"##,
+    );
+    assert!(
+        skip(&page(&linked)).contains("chars of prose"),
+        "{}",
+        skip(&page(&linked))
+    );
+    let untitled = steps.replace("<h3>استخراج شهادة الميلاد</h3>", "");
+    assert!(skip(&page(&untitled)).contains("chars of prose"));
+    // too little even for a titled page
+    let bare = page("<div><h2>شكرا لك</h2><p>وصلتنا رسالتك.</p></div>");
+    assert!(
+        skip(&bare).starts_with("no main content found"),
+        "{}",
+        skip(&bare)
+    );
+}
+
+#[test]
+fn a_short_page_keeps_the_heading_its_scored_part_would_miss() {
+    // an office's card: the readability score picks the address block, beside the heading
+    let card = r##"<div class="container"><div class="title"><h2>مكتب السجل المدني بالمعادي</h2>
+        <p class="subtitle">من هنا تعرف مكان المكتب ومواعيد العمل فيه.</p></div>
+        <div class="row"><div class="details">
+          <div class="where"><p class="label">العنوان</p><p class="value">شارع النصر، المعادي الجديدة، القاهرة</p></div>
+          <div class="when"><p class="label">مواعيد العمل</p><p class="value">من الأحد إلى الخميس، من التاسعة حتى الثانية</p></div>
+        </div></div></div>"##;
+    let d = doc(&page(card));
+    assert_eq!(
+        d.blocks[0],
+        (
+            BlockKind::Heading(2),
+            "مكتب السجل المدني بالمعادي".to_string()
+        )
+    );
+    let text = doc_text(&d);
+    assert!(
+        text.contains("شارع النصر") && text.contains("من الأحد إلى الخميس"),
+        "{text}"
+    );
+    // a page that links somewhere outside its chrome is not read whole
+    let linked = card.replace("شارع النصر", r##"<a href="/map">شارع النصر</a>"##);
+    assert!(skip(&page(&linked)).contains("chars of prose"));
+}
+
+#[test]
+fn related_post_cards_beside_an_unmarked_article_are_not_a_listing() {
+    let mut cards = String::new();
+    for i in 1..=3 {
+        cards.push_str(&format!(
+            r##"<article class="card"><a href="/p/{i}"><h3>مقال مقترح رقم {i}</h3></a>
+                   <p>مقتطف قصير من المقال المقترح يشرح فكرته في سطر</p></article>"##
+        ));
+    }
+    let html = page(&format!(
+        r##"<main><div class="post"><h1>عنوان المقال</h1><div class="body"><p>{P1}</p><p>{P2}</p></div></div>
+            <section class="more"><h2>اقرأ أيضا</h2><div class="grid">{cards}</div></section></main>"##
+    ));
+    let d = doc(&html);
+    let text = doc_text(&d);
+    assert!(text.contains(P1) && text.contains(P2), "{text}");
+    assert!(!text.contains("مقال مقترح"), "{text}");
+    // cards that are the page's whole content are still a listing
+    let r = skip(&page(&format!("<main><h1>المقالات</h1>{cards}</main>")));
+    assert!(r.starts_with("listing page"), "{r}");
+}
