@@ -142,23 +142,20 @@ pub(super) fn rewrite(text: &str, generator: Generator) -> Rewritten<'_> {
 
 /// Whether `text` may hold anything `rewrite` changes: most pages hold none of it.
 fn might_rewrite(text: &str, generator: Generator) -> bool {
-    text.contains("[!")
-        || text.contains("!!!")
-        || text.contains("???")
-        || text.contains("===")
-        || text.contains("[toc]")
-        || text.contains("[TOC]")
-        || text.contains("[[toc]]")
+    // Every page passes here: memchr's substring search, not `str::contains`, which scans
+    // several times slower.
+    let has = |p: &str| memchr::memmem::find(text.as_bytes(), p.as_bytes()).is_some();
+    has("[!")
+        || has("!!!")
+        || has("???")
+        || has("===")
+        || has("[toc]")
+        || has("[TOC]")
+        || has("[[toc]]")
         || match generator {
             Generator::Plain | Generator::Docusaurus => false,
-            Generator::Mdbook => text.contains("{{#") || text.contains("```rust"),
-            Generator::Obsidian => {
-                text.contains("[[")
-                    || text.contains("::")
-                    || text.contains("%%")
-                    || text.contains("```")
-                    || text.contains("~~~")
-            }
+            Generator::Mdbook => has("{{#") || has("```rust"),
+            Generator::Obsidian => has("[[") || has("::") || has("%%") || has("```") || has("~~~"),
         }
 }
 
