@@ -337,8 +337,9 @@ fn outside(sources: &[String], folder: &str) -> Vec<String> {
 /// when every source there is in the same `ar` or `pt-BR`-like folder), `content` (Hugo),
 /// `docs` (Docusaurus, VitePress, GitHub Pages; not when it holds most of the Markdown but
 /// fewer sources than the HTML pages outside it). The folder, relative to the sources
-/// directory, and the layout's name. A folder merely named `content` is Hugo's only with evidence of a Hugo site at
-/// `dir` (`is_hugo_site`): without it, re-rooting would leave the rest of the site out.
+/// directory, and the layout's name. A folder merely named `content` is Hugo's only with
+/// evidence of a Hugo site at `dir` (`is_hugo_site`): without it, re-rooting would leave the
+/// rest of the site out.
 fn content_root(dir: &Path, sources: &[String]) -> Option<(String, &'static str)> {
     const LAYOUTS: [(&str, &str); 3] = [
         ("src/content/docs", "Starlight"),
@@ -367,8 +368,7 @@ fn content_root(dir: &Path, sources: &[String]) -> Option<(String, &'static str)
             .iter()
             .filter(|s| !s.starts_with(&prefix) && !markdown(s))
             .count();
-        if layout == "Docusaurus, VitePress or GitHub Pages" && !most && html_outside > under.len()
-        {
+        if folder == "docs" && !most && html_outside > under.len() {
             continue;
         }
         if layout == "Hugo" && !is_hugo_site(dir) {

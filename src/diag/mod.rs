@@ -349,12 +349,16 @@ fn common_dir<'a>(files: impl Iterator<Item = &'a str>) -> usize {
         common = Some(match common {
             None => dir,
             Some(c) => {
-                let same = c
+                let mut same = c
                     .bytes()
                     .zip(dir.bytes())
                     .take_while(|(a, b)| a == b)
                     .count();
-                // Back to the last `/` of the shared part.
+                // Two Arabic names can share the first byte of a letter (أ and ا both open
+                // with 0xD8): back to a character's start, then to the last `/`.
+                while !c.is_char_boundary(same) {
+                    same -= 1;
+                }
                 c[..same].rfind('/').map_or("", |i| &c[..=i])
             }
         });

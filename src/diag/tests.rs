@@ -248,6 +248,11 @@ fn example_files_keep_their_last_segments() {
     assert_eq!(common_dir(["a/b/c.md", "a/b/d/e.md"].into_iter()), 4);
     assert_eq!(common_dir(["a/bc/x.md", "a/bd/y.md"].into_iter()), 2);
     assert_eq!(common_dir(["x.md", "a/y.md"].into_iter()), 0);
+    // أ and ا share their first byte: the shared part ends at a character, then at its `/`
+    assert_eq!(
+        common_dir(["category/أهمية/index.html", "category/الأعمال/index.html"].into_iter()),
+        "category/".len()
+    );
 }
 
 #[test]

@@ -22,6 +22,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, Problem> {
     finish_text(text)
 }
 
+/// Whether `bytes` open with gzip's magic number: a compressed response saved as the page.
+fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
 /// Whether `decode` read `bytes` as UTF-8 (no UTF-16 BOM) and found them invalid: the one case
 /// a legacy charset may explain.
 fn not_utf8(bytes: &[u8]) -> bool {
@@ -40,7 +45,7 @@ fn not_utf8(bytes: &[u8]) -> bool {
 pub(crate) fn decode_html(bytes: &[u8]) -> Result<Cow<'_, str>, Problem> {
     match decode(bytes) {
         Ok(t) => Ok(t),
-        Err(p) if not_utf8(bytes) => {
+        Err(p) if not_utf8(bytes) && !is_gzip(bytes) => {
             let Some(label) = sniff_meta_charset(bytes) else {
                 return Err(p.help("declare the page's charset with <meta charset=\"windows-1256\"> (or whichever it is), or convert it: `iconv -f WINDOWS-1256 -t UTF-8 page.html > fixed.html`"));
             };
@@ -199,6 +204,15 @@ fn utf8(bytes: &[u8], offset: usize) -> Result<&str, Problem> {
         Err(e) => {
             let at = e.valid_up_to();
             let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            if offset == 0 && is_gzip(bytes) {
+                // A site mirror that saved the server's compressed response as the page.
+                return Err(Problem::error(
+                    "encoding",
+                    "the file is gzip-compressed, not text".to_string(),
+                )
+                .at_line(1)
+                .help("decompress it (e.g. `mv page.html page.html.gz && gunzip page.html.gz`), or leave it out in a .ignore file"));
+            }
             let hint = match utf16_without_bom(bytes) {
                 Some(order) => format!("this looks like {order} without a BOM: re-save it as UTF-8"),
                 None => "re-save the file as UTF-8 (it may be Windows-1256 or Latin-1; e.g. `iconv -f WINDOWS-1256 -t UTF-8`)".to_string(),
@@ -221,6 +235,15 @@ mod tests {
         s.encode_utf16()
             .flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() })
             .collect()
+    }
+
+    #[test]
+    fn a_gzip_compressed_page_is_named_with_how_to_decompress_it() {
+        let e = decode(&[0x1f, 0x8b, 0x08, 0x00, 0xa7, 0xd2, 0xff, 0x00]).unwrap_err();
+        assert!(e.message.contains("gzip-compressed"), "{}", e.message);
+        assert!(e.help.as_deref().unwrap_or("").contains("gunzip"));
+        let e = decode_html(&[0x1f, 0x8b, 0x08, 0x00, 0xa7, 0xd2, 0xff, 0x00]).unwrap_err();
+        assert!(e.help.as_deref().unwrap_or("").contains("gunzip"), "{e:?}");
     }
 
     #[test]

@@ -23,7 +23,19 @@ pub(super) fn make_elem(tag: &Tag) -> Elem {
     };
     let a = &tag.attrs;
     let mut flags = hidden_flags(a);
-    flags |= class_flags(attr(a, "class").unwrap_or(""), attr(a, "id").unwrap_or(""));
+    let class = attr(a, "class").unwrap_or("");
+    // A section's id is its heading's slug (Sphinx, Pandoc, Quarto: `<section id="next-steps">`,
+    // docutils' `<div class="section" id="…">`): words of the content's own title, not chrome.
+    let id = if &*name == "section"
+        || class
+            .split_ascii_whitespace()
+            .any(|c| c.eq_ignore_ascii_case("section"))
+    {
+        ""
+    } else {
+        attr(a, "id").unwrap_or("")
+    };
+    flags |= class_flags(class, id);
     if name.contains('-') {
         // custom elements: <starlight-toc>, <language-picker>, <site-search> …
         flags |= class_flags(&name, "") & (F_CLASS_CHROME | F_CLASS_CONTENT);
@@ -203,6 +215,15 @@ const CHROME_WORDS: &[&str] = &[
     "views", "cta", "announcement", "breaking", "ticker", "marquee",
 ];
 
+/// The words of an Elementor block's type that mark chrome: its icon boxes, image boxes,
+/// counters and testimonials are the page's content.
+#[rustfmt::skip]
+const BUILDER_CHROME_WORDS: &[&str] = &[
+    "nav", "menu", "breadcrumb", "breadcrumbs", "share", "sharing", "social", "search", "sidebar",
+    "footer", "comment", "comments", "login", "pagination", "toc", "copyright", "newsletter",
+    "subscribe", "cookie", "cookies", "popup", "related",
+];
+
 /// Words that mark a content wrapper (protects a chrome-looking element that holds prose,
 /// and counts positively in the fallback score).
 #[rustfmt::skip]
@@ -213,6 +234,14 @@ const CONTENT_WORDS: &[&str] = &[
 
 fn class_flags(class: &str, id: &str) -> u32 {
     let mut flags = 0;
+    // A block of the Elementor page builder: what it is, a text or a menu, is in its type
+    // (`elementor-widget-text-editor`, `elementor-widget-nav-menu`, `elementor-location-footer`);
+    // its other classes are layout and effects (`bdt-icon-type-icon`), and its type is read
+    // with `BUILDER_CHROME_WORDS`. Elementor calls every block and its inner wrapper
+    // (`elementor-widget-container`) a "widget".
+    let builder = class
+        .split_ascii_whitespace()
+        .any(|t| t.eq_ignore_ascii_case("elementor-element"));
     for token in class
         .split_ascii_whitespace()
         .chain(id.split_ascii_whitespace())
@@ -220,11 +249,24 @@ fn class_flags(class: &str, id: &str) -> u32 {
         // Tailwind-style variants: `print:hidden`, `md:text-lg` → the utility part only
         let token = token.rsplit(':').next().unwrap_or(token);
         let lower = token.to_ascii_lowercase();
+        if builder
+            && !(lower.starts_with("elementor-widget-") || lower.starts_with("elementor-location-"))
+        {
+            continue;
+        }
         if CHROME_TOKENS.contains(&lower.as_str()) {
             flags |= F_CLASS_CHROME_TOKEN;
         }
         for w in split_words(token) {
-            if CHROME_WORDS.contains(&w.as_str()) {
+            if lower.starts_with("elementor") && matches!(w.as_str(), "widget" | "widgets") {
+                continue;
+            }
+            let chrome = if builder {
+                BUILDER_CHROME_WORDS.contains(&w.as_str())
+            } else {
+                CHROME_WORDS.contains(&w.as_str())
+            };
+            if chrome {
                 flags |= F_CLASS_CHROME;
             } else if w == "header" {
                 flags |= F_CLASS_HEADER;

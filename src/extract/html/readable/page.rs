@@ -150,6 +150,54 @@ fn is_not_found(text: &str) -> bool {
         || l.contains("لا توجد صفحة")
 }
 
+/// A server's error page (`403`, `500 Internal Server Error`, `Forbidden`) saved as a page: its
+/// title or first heading names an HTTP error status.
+pub(super) fn is_http_error(text: &str) -> bool {
+    let t = text.trim();
+    let l = t.to_lowercase();
+    let status = t
+        .get(..3)
+        .and_then(|d| d.parse::<u16>().ok())
+        .is_some_and(|code| (400..600).contains(&code))
+        && !t[3..].starts_with(|c: char| c.is_ascii_alphanumeric());
+    status
+        || [
+            "forbidden",
+            "access denied",
+            "internal server error",
+            "service unavailable",
+            "bad gateway",
+            "gateway timeout",
+        ]
+        .iter()
+        .any(|w| l.contains(w))
+}
+
+/// An RSS, Atom or RDF feed saved as a page (a WordPress `feed/index.html`): its first element
+/// is the feed's, not `<html>`.
+fn is_feed(src: &str) -> bool {
+    let mut rest = src.trim_start_matches('\u{feff}').trim_start();
+    // past the XML declaration, processing instructions and comments
+    loop {
+        if let Some(r) = rest.strip_prefix("<?") {
+            rest = r.split_once("?>").map_or("", |(_, r)| r).trim_start();
+        } else if let Some(r) = rest.strip_prefix("<!--") {
+            rest = r.split_once("-->").map_or("", |(_, r)| r).trim_start();
+        } else {
+            break;
+        }
+    }
+    let head: String = rest
+        .chars()
+        .take(10)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    ["<rss", "<feed", "<rdf:rdf"].iter().any(|tag| {
+        head.strip_prefix(tag)
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_whitespace() || c == '>'))
+    })
+}
+
 fn sanitize_reason_url(url: &str) -> String {
     if is_script_url(url) {
         return "(script URL dropped)".to_string();
@@ -165,6 +213,9 @@ fn sanitize_reason_url(url: &str) -> String {
 pub(super) fn extract_inner(src: &str) -> HtmlOutcome {
     if src.trim().is_empty() {
         return HtmlOutcome::Skip("empty document".to_string());
+    }
+    if is_feed(src) {
+        return HtmlOutcome::Skip("an RSS or Atom feed, not a page".to_string());
     }
     let tree = parse(src);
     let meta = page_meta(&tree);
@@ -192,7 +243,14 @@ pub(super) fn extract_inner(src: &str) -> HtmlOutcome {
         // short page.
         let whole = [0];
         let (all, all_links) = walk_roots(&tree, &an, &whole, false);
-        if strict || skip_reason(&tree, &meta, &whole, &all, all_links).is_some() {
+        let titled = all
+            .first()
+            .is_some_and(|b| matches!(b.kind, BlockKind::Heading(_)));
+        if strict
+            || !titled
+            || all_links > 0
+            || skip_reason(&tree, &meta, &whole, &all, all_links).is_some()
+        {
             return HtmlOutcome::Skip(reason);
         }
         blocks = all;
@@ -267,6 +325,8 @@ fn skip_reason(
         .map(|b| b.text.as_str());
     let not_found =
         meta.title.as_deref().is_some_and(is_not_found) || first_heading.is_some_and(is_not_found);
+    let http_error = meta.title.as_deref().is_some_and(is_http_error)
+        || first_heading.is_some_and(is_http_error);
     let titled = blocks
         .first()
         .is_some_and(|b| matches!(b.kind, BlockKind::Heading(_)));
@@ -281,11 +341,19 @@ fn skip_reason(
         });
         found
     });
-    if titled && links == 0 && prose >= MIN_TITLED_PROSE_CHARS && !not_found && !search_in_content {
+    if titled
+        && links == 0
+        && prose >= MIN_TITLED_PROSE_CHARS
+        && !not_found
+        && !http_error
+        && !search_in_content
+    {
         return None;
     }
     let reason = if not_found {
         format!("not-found (404) page ({prose} chars of prose)")
+    } else if http_error {
+        format!("a server's error page ({prose} chars of prose)")
     } else if search_in_content && prose < MIN_PROSE_CHARS {
         format!("search page: no indexable content ({prose} chars of prose)")
     } else if links >= 2 || (links > 0 && link >= prose) || mostly_links {
@@ -293,7 +361,10 @@ fn skip_reason(
     } else if prose == 0 {
         "no main content found".to_string()
     } else {
-        format!("no main content found (only {prose} chars of prose, need {MIN_PROSE_CHARS})")
+        format!(
+            "no main content found (only {prose} chars of prose, need {MIN_PROSE_CHARS}, or \
+             {MIN_TITLED_PROSE_CHARS} under an opening heading with no link)"
+        )
     };
     Some(reason)
 }

@@ -838,3 +838,68 @@ fn related_post_cards_beside_an_unmarked_article_are_not_a_listing() {
     let r = skip(&page(&format!("<main><h1>المقالات</h1>{cards}</main>")));
     assert!(r.starts_with("listing page"), "{r}");
 }
+
+#[test]
+fn a_sections_id_is_its_headings_slug_not_chrome() {
+    // Sphinx and Pandoc name each section after its heading: "next steps", "license", "share"
+    let html = page(&format!(
+        r##"<div itemprop="articleBody"><h1>دليل الأدوات</h1><p>{P1}</p>
+            <section id="next-steps"><h2>الخطوات التالية</h2><p>{P2}</p></section>
+            <div class="section" id="license-and-sharing"><h2>الترخيص</h2><p>نص الترخيص الكامل هنا.</p></div>
+            <div id="share-buttons"><a href="/s">شارك</a></div></div>"##
+    ));
+    let text = doc_text(&doc(&html));
+    assert!(
+        text.contains("الخطوات التالية") && text.contains(P2),
+        "{text}"
+    );
+    assert!(text.contains("نص الترخيص الكامل"), "{text}");
+    // a plain element's id still marks chrome
+    assert!(!text.contains("شارك"), "{text}");
+}
+
+#[test]
+fn elementor_blocks_are_content_unless_their_type_is_chrome() {
+    let block = |kind: &str, inner: &str| {
+        format!(
+            r##"<div class="elementor-element elementor-element-5a1 bdt-icon-type-icon elementor-widget elementor-widget-{kind}">
+                <div class="elementor-widget-container">{inner}</div></div>"##
+        )
+    };
+    let html = page(&format!(
+        r##"<article class="page"><div class="entry-content"><div class="elementor elementor-39">{}{}{}{}</div></div></article>"##,
+        block("heading", "<h2>من نحن</h2>"),
+        block("text-editor", &format!("<p>{P1}</p>")),
+        block("icon-box", &format!("<p>{P2}</p>")),
+        block(
+            "nav-menu",
+            r##"<ul><li><a href="/">الرئيسية</a></li><li><a href="/c">اتصل بنا</a></li></ul>"##
+        ),
+    ));
+    let text = doc_text(&doc(&html));
+    assert!(
+        text.contains("من نحن") && text.contains(P1) && text.contains(P2),
+        "{text}"
+    );
+    assert!(!text.contains("اتصل بنا"), "{text}");
+}
+
+#[test]
+fn feeds_and_server_error_pages_are_not_documents() {
+    let rss = r##"<?xml version="1.0" encoding="UTF-8"?><?xml-stylesheet href="s.xsl"?>
+        <rss version="2.0"><channel><title>التعليقات على: مقال</title>
+        <description>وصف الموقع</description></channel></rss>"##;
+    assert_eq!(skip(rss), "an RSS or Atom feed, not a page");
+    let atom = r##"<feed xmlns="http://www.w3.org/2005/Atom"><title>مدونة</title></feed>"##;
+    assert_eq!(skip(atom), "an RSS or Atom feed, not a page");
+    let forbidden = r##"<html><head><title>403</title></head><body><h1>403</h1>
+        <h2>Forbidden</h2><p>Access to this resource on the server is denied!</p></body></html>"##;
+    assert!(
+        skip(forbidden).starts_with("a server's error page"),
+        "{}",
+        skip(forbidden)
+    );
+    // a page about the number 403 is not an error page
+    assert!(!super::page::is_http_error("4030 كيلومترا"));
+    assert!(super::page::is_http_error("500 Internal Server Error"));
+}
