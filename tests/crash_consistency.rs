@@ -365,6 +365,18 @@ fn an_artifact_damaged_in_place_is_rewritten_by_the_next_build() {
         let at = bad.iter().position(|b| b.is_ascii_lowercase()).unwrap();
         bad[at] = if bad[at] == b'a' { b'b' } else { b'a' };
         std::fs::write(&path, &bad).unwrap();
+        // Damaged within the clock tick that stamped the manifest: a file system's coarse
+        // times give it the manifest's very time, and only its content can tell.
+        let sealed = std::fs::metadata(out.join("manifest.json"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(sealed)
+            .unwrap();
         assert!(!verify(), "verify misses the damage");
         if drop_caches {
             std::fs::remove_dir_all(out.join("cache")).unwrap();

@@ -90,8 +90,9 @@ pub(crate) fn finish_writes(known: &Known) -> io::Result<()> {
 
 /// Whether a content-addressed file is already in place. Its name carries the content hash, so
 /// a file of the right size that no one changed since the last build sealed its manifest
-/// (`sealed_at`) is trusted without reading it; one changed since (damaged in place: same name,
-/// other bytes), or any file when nothing is sealed, is hashed, and rewritten when it differs.
+/// (`sealed_at`, see `sealed_before`) is trusted without reading it; one that may have changed
+/// since (damaged in place: same name, other bytes), or any file when nothing is sealed, is
+/// hashed, and rewritten when it differs.
 fn has_content(path: &Path, hash: &str, len: usize, sealed_at: Option<SystemTime>) -> bool {
     let Ok(m) = std::fs::metadata(path) else {
         return false;
@@ -99,10 +100,23 @@ fn has_content(path: &Path, hash: &str, len: usize, sealed_at: Option<SystemTime
     if !m.is_file() || m.len() != len as u64 {
         return false;
     }
-    if sealed_at.is_some_and(|sealed| m.modified().is_ok_and(|t| t <= sealed)) {
+    if sealed_at.is_some_and(|sealed| sealed_before(&m, sealed)) {
         return true;
     }
+    same_content(path, hash)
+}
+
+/// Whether the file at `path` hashes to `hash` (hex blake3).
+pub(crate) fn same_content(path: &Path, hash: &str) -> bool {
     std::fs::read(path).is_ok_and(|b| crate::timings::blake3(&b).to_hex().as_str() == hash)
+}
+
+/// Whether a file's modification time proves it unchanged since a build sealed its manifest at
+/// `sealed`: strictly earlier. File systems keep coarse times, so a file changed just after the
+/// manifest was written can carry the manifest's very time; such a file is "racy" (as git calls
+/// it) and only its content can tell.
+pub(crate) fn sealed_before(m: &std::fs::Metadata, sealed: SystemTime) -> bool {
+    m.modified().is_ok_and(|t| t < sealed)
 }
 
 /// When the last build in `out` sealed its work: the newest modification time of its

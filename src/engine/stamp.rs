@@ -68,13 +68,19 @@ pub(super) fn reusable(
     if manifest.corpus_version != saved.corpus_version {
         return None;
     }
-    // Every artifact in place, of its size, and unchanged since a build sealed its manifest (a
-    // file changed in place since is hashed by the store, and rewritten when damaged).
+    // Every artifact in place, of its size, and unchanged since a build sealed its manifest: older
+    // than the seal, or of the seal's very time and still of its content (a file changed in place
+    // since is hashed by the store, and rewritten when damaged).
     let sealed = store::sealed_at(out)?;
     let complete = manifest.artifacts.iter().all(|a| {
+        let path = out.join(&a.path);
         store::is_safe_artifact_path(&a.path)
-            && std::fs::metadata(out.join(&a.path)).is_ok_and(|m| {
-                m.is_file() && m.len() == a.bytes && m.modified().is_ok_and(|t| t <= sealed)
+            && std::fs::metadata(&path).is_ok_and(|m| {
+                m.is_file()
+                    && m.len() == a.bytes
+                    && (store::sealed_before(&m, sealed)
+                        || m.modified().is_ok_and(|t| t == sealed)
+                            && store::same_content(&path, &a.blake3))
             })
     });
     let warnings = saved
