@@ -385,6 +385,25 @@ fn lang_is_the_nearest_declared_one() {
 }
 
 #[test]
+fn a_single_br_keeps_its_line_and_two_end_the_paragraph() {
+    // Our own verses: a poem's lines and an address's lines stay lines in the evidence.
+    let html = page(&format!(
+        "<article><p>{P1}</p><p>على شاطئ البحر نمشي معا<br>\n  ونحكي الحكايات حتى المسا<br/>ونرجع للدار قبل الظلام</p>\
+         <p>شارع المكتبة، رقم ١٢<br> <br>{P2}</p></article>"
+    ));
+    let d = doc(&html);
+    assert_eq!(
+        d.blocks,
+        vec![
+            para(P1),
+            para("على شاطئ البحر نمشي معا\nونحكي الحكايات حتى المسا\nونرجع للدار قبل الظلام"),
+            para("شارع المكتبة، رقم ١٢"),
+            para(P2),
+        ]
+    );
+}
+
+#[test]
 fn pages_without_semantic_containers_use_scoring() {
     // old-style layout table, menu cell without class names, <br><br> paragraphs
     let html = format!(

@@ -12,6 +12,8 @@ use super::tree::*;
 pub(super) struct Acc {
     pub(super) s: String,
     pub(super) space: bool,
+    /// A `<br>` since the last character: the next one starts a new line.
+    line: bool,
     pub(super) chars: usize,
     pub(super) link: usize,
 }
@@ -26,11 +28,12 @@ impl Acc {
             if c.is_control() || c == '\u{feff}' || c == '\u{200b}' {
                 continue;
             }
-            if self.space && !self.s.is_empty() {
-                self.s.push(' ');
+            if (self.space || self.line) && !self.s.is_empty() {
+                self.s.push(if self.line { '\n' } else { ' ' });
                 self.chars += 1;
             }
             self.space = false;
+            self.line = false;
             self.s.push(c);
             self.chars += 1;
             if in_link {
@@ -40,6 +43,10 @@ impl Acc {
     }
     fn brk(&mut self) {
         self.space = true;
+    }
+    /// A line break kept in the text (a poem's verse, an address's line).
+    fn line_break(&mut self) {
+        self.line = true;
     }
     pub(super) fn take(&mut self) -> Acc {
         std::mem::take(self)
@@ -531,7 +538,7 @@ impl<'a> Walker<'a> {
                     let acc = para.acc.take();
                     self.push(BlockKind::Paragraph, acc);
                 } else {
-                    para.acc.brk();
+                    para.acc.line_break();
                 }
                 false
             }
