@@ -82,7 +82,7 @@ pub(super) fn run(args: NormalizeArgs) -> Outcome {
                     bases.join(", ")
                 );
             }
-            if crate::normalize::native_words::is_native(t) {
+            if crate::normalize::native_words::could_be_native(t) {
                 continue;
             }
             let keys = crate::normalize::loanword::arabic_keys(t);

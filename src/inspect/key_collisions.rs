@@ -99,7 +99,7 @@ pub(crate) fn key_collisions<'a>(
         reaches.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         reaches.dedup();
         let most = reaches.first().map_or(0, |r| r.1);
-        let dropped = if native_words::is_native(w) {
+        let dropped = if native_words::could_be_native(w) {
             Some("everyday word")
         } else if *n >= most {
             Some("the site's own word")

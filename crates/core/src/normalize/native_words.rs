@@ -5,8 +5,8 @@
 //! Arabic words have keys too, and some equal an English word's: نفسه and "invoice", كانت and
 //! "account", التكوين and "token". A question word gets its loanword keys (and the glossary terms
 //! found through them) only when it cannot be a native word: when it is not in this list of
-//! everyday words, and the site does not use it (`search::Ranker::rank` checks the version's own
-//! vocabulary).
+//! everyday words (nor one with an attached pronoun: `could_be_native`), and the site does not
+//! use it (`search::Ranker::rank` checks the version's own vocabulary).
 //!
 //! The list: the words of wordfreq 3.1.1's Arabic list with a Zipf frequency of at least 4 (one
 //! in 100,000 words: the everyday vocabulary) that have a loanword key, in search form under
@@ -38,6 +38,25 @@ pub fn words() -> &'static [&'static str] {
 pub fn is_native(word: &str) -> bool {
     let listed = |w: &str| words().binary_search(&w).is_ok();
     listed(word) || super::aliases::article_stem(word).is_some_and(listed)
+}
+
+/// The pronouns a word can carry at its end (its object or owner: اثبتها، استخدمهم، بياناتي), in
+/// search form, longest first. Not ه: search forms write ة as ه, so ليسته (a list) would read
+/// as ليست with a pronoun.
+const ATTACHED_PRONOUNS: [&str; 11] = [
+    "هما", "كما", "ها", "هم", "هن", "كم", "كن", "نا", "ني", "ك", "ي",
+];
+
+/// Whether `word` (a search form) can be an everyday Arabic word: `is_native` itself, or once
+/// an attached pronoun comes off with at least three letters left (اثبتها "I install it" is
+/// أثبت with its object, not a skeleton of "output"). A word with a pronoun is as native as the
+/// word without it, so a question word gets its loanword keys only when this is false.
+pub fn could_be_native(word: &str) -> bool {
+    is_native(word)
+        || ATTACHED_PRONOUNS.iter().any(|p| {
+            word.strip_suffix(p)
+                .is_some_and(|rest| rest.chars().count() >= 3 && is_native(rest))
+        })
 }
 
 /// How many words the list holds.
@@ -73,5 +92,18 @@ mod tests {
         {
             assert!(!is_native(w), "{w}");
         }
+    }
+
+    #[test]
+    fn a_word_with_an_attached_pronoun_is_as_native_as_the_word() {
+        // Not listed with their pronouns, listed without them.
+        for w in ["اثبتها", "استخدمهم", "بياناتي", "استخدمهما"] {
+            assert!(!is_native(w) && could_be_native(w), "{w}");
+        }
+        // A loanword with a pronoun stays a loanword; a pronoun never leaves under 3 letters.
+        for w in ["سيرفرها", "كومبايلري", "ريكوستك", "ليسته"] {
+            assert!(!could_be_native(w), "{w}");
+        }
+        assert!(!could_be_native("اثه"));
     }
 }

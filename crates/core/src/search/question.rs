@@ -54,7 +54,7 @@ impl Ranker<'_> {
         // cannot be an everyday Arabic word (`native_words`; `rank` also drops them for a word
         // the site itself uses).
         for w in &mut words {
-            let keyed = !crate::normalize::native_words::is_native(&w.token);
+            let keyed = !crate::normalize::native_words::could_be_native(&w.token);
             if keyed && s.loanword_weight > 0.0 {
                 for key in crate::normalize::loanword::arabic_keys(&w.token.clone()) {
                     w.add_keyed(&key, s.loanword_weight);
