@@ -70,6 +70,15 @@ pub(super) fn run(args: NormalizeArgs) -> Outcome {
                 a.direction
             );
         }
+        let tokens: Vec<&str> = primary.split(' ').filter(|t| !t.is_empty()).collect();
+        let classes = crate::normalize::query_words::WordClasses::shipped(&rules);
+        for (i, key) in crate::normalize::loanword::question_compounds(&tokens, &classes) {
+            println!(
+                "loanword (two words as one): {} {} → {key} (Latin words with these consonants)",
+                tokens[i],
+                tokens[i + 1]
+            );
+        }
         for t in primary.split(' ') {
             let other = glossary.expand(t);
             if !other.is_empty() {

@@ -118,6 +118,61 @@ pub fn arabic_keys(word: &str) -> Vec<String> {
     keys
 }
 
+/// The least consonant classes of a compound's key ([`compound_keys`]): two words make a longer
+/// skeleton than one, and a short one would meet too many words.
+const MIN_COMPOUND_CLASSES: usize = 4;
+
+/// The keys of two Arabic search words written as one: a name that Arabic letters spell in two
+/// words and Latin ones in one (فيس بوك ↔ facebook, تيك توك ↔ tiktok, جافا سكريبت ↔ javascript,
+/// انستا جرام ↔ instagram). Only the keys that neither word has alone, of at least
+/// [`MIN_COMPOUND_CLASSES`] consonant classes; empty when either is not Arabic letters.
+pub fn compound_keys(first: &str, second: &str) -> Vec<String> {
+    let arabic =
+        |w: &str| !w.is_empty() && w.chars().all(|c| ('\u{0621}'..='\u{064A}').contains(&c));
+    if !arabic(first) || !arabic(second) {
+        return Vec::new();
+    }
+    let alone: Vec<String> = arabic_keys(first)
+        .into_iter()
+        .chain(arabic_keys(second))
+        .collect();
+    arabic_keys(&format!("{first}{second}"))
+        .into_iter()
+        .filter(|k| classes_of(k) >= MIN_COMPOUND_CLASSES && !alone.contains(k))
+        .collect()
+}
+
+/// The most letters of a word read as one syllable of a name (سكريبت، مايكرو، ستيشن).
+const MAX_COMPOUND_PART_LETTERS: usize = 6;
+
+/// The compound keys of a question's search tokens, each with the index of the first of the two
+/// words, which carries it: [`compound_keys`] of each two in a row that could both be syllables
+/// of a name, no longer than [`MAX_COMPOUND_PART_LETTERS`], neither an interrogative, a filler
+/// or a function word (`classes`) nor an everyday word (`native_words`).
+pub fn question_compounds(
+    tokens: &[&str],
+    classes: &super::query_words::WordClasses,
+) -> Vec<(usize, String)> {
+    let open = |t: &str| {
+        t.chars().count() <= MAX_COMPOUND_PART_LETTERS
+            && classes.class(t) == super::query_words::WordClass::Content
+            && !classes.is_function_word(t)
+            && !super::native_words::could_be_native(t)
+    };
+    let mut out = Vec::new();
+    for (i, pair) in tokens.windows(2).enumerate() {
+        if open(pair[0]) && open(pair[1]) {
+            out.extend(compound_keys(pair[0], pair[1]).into_iter().map(|k| (i, k)));
+        }
+    }
+    out
+}
+
+/// How many consonant classes a key holds (its letters after the mark).
+fn classes_of(key: &str) -> usize {
+    key.chars().filter(|&c| c != MARK).count()
+}
+
 fn arabic_key(w: &str) -> Option<String> {
     let classes = w.chars().enumerate().filter_map(|(i, c)| {
         Some(match c {
@@ -178,6 +233,46 @@ mod tests {
                 latin_key(en)
             );
         }
+    }
+
+    #[test]
+    fn names_written_in_two_words_meet_the_one_latin_word() {
+        for (a, b, en) in [
+            ("فيس", "بوك", "facebook"),
+            ("الفيس", "بوك", "facebook"),
+            ("تيك", "توك", "tiktok"),
+            ("جافا", "سكريبت", "javascript"),
+            ("انستا", "جرام", "instagram"),
+            ("بلاي", "ستيشن", "playstation"),
+        ] {
+            let key = latin_key(en).unwrap();
+            assert!(
+                compound_keys(a, b).contains(&key),
+                "{a} {b} {:?} vs {en} {key}",
+                compound_keys(a, b)
+            );
+        }
+        // Short skeletons make no compound key, nor do keys a word has alone, nor Latin words.
+        assert!(compound_keys("واتس", "اب").is_empty());
+        assert!(compound_keys("سيرفر", "جديد").iter().all(|k| k != "~SRFR"));
+        assert!(compound_keys("face", "book").is_empty());
+    }
+
+    #[test]
+    fn a_question_joins_only_two_words_that_could_be_syllables_of_a_name() {
+        let rules = crate::normalize::Rules::default();
+        let classes = crate::normalize::query_words::WordClasses::shipped(&rules);
+        let q = crate::normalize::normalize(
+            "كيف احذف حساب فيس بوك من تيك توك في جافا سكريبت بالمستعرضات",
+            &rules,
+        );
+        let tokens: Vec<&str> = q.split(' ').collect();
+        let joined: Vec<(&str, &str)> = question_compounds(&tokens, &classes)
+            .iter()
+            .map(|(i, _)| (tokens[*i], tokens[*i + 1]))
+            .collect();
+        // Not من or في (function words), not حساب (everyday), not بالمستعرضات (too long).
+        assert_eq!(joined, [("فيس", "بوك"), ("تيك", "توك"), ("جافا", "سكريبت")]);
     }
 
     #[test]

@@ -32,6 +32,9 @@ struct ClassFile {
 pub struct WordClasses {
     interrogatives: BTreeSet<String>,
     fillers: BTreeSet<String>,
+    /// `function_words.txt`: prepositions, pronouns, particles (scored as content words; what
+    /// never spells a syllable of a name, `loanword::question_compounds`).
+    function_words: BTreeSet<String>,
 }
 
 /// Proclitics a question word may carry (وامتى، فليه).
@@ -48,10 +51,22 @@ impl WordClasses {
                 .filter(|w| !w.is_empty())
                 .collect()
         };
+        let function_words = include_str!("function_words.txt")
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
         WordClasses {
             interrogatives: norm(file.interrogatives),
             fillers: norm(file.fillers),
+            function_words: norm(function_words),
         }
+    }
+
+    /// Whether a search token is a function word of `function_words.txt` (Savoy's Arabic
+    /// stopword list, BSD): من، على، هذا، كان …
+    pub fn is_function_word(&self, token: &str) -> bool {
+        self.function_words.contains(token)
     }
 
     /// The class of a search token (a question word in search form).

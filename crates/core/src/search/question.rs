@@ -71,6 +71,15 @@ impl Ranker<'_> {
                 }
             }
         }
+        // A name written as two words in Arabic letters and as one in Latin ones (فيس بوك ↔
+        // facebook, تيك توك ↔ tiktok): the key of the two written together, on the first, when
+        // neither can be an everyday word.
+        if s.loanword_weight > 0.0 {
+            let tokens: Vec<&str> = primary.split(' ').filter(|t| !t.is_empty()).collect();
+            for (i, key) in crate::normalize::loanword::question_compounds(&tokens, &self.classes) {
+                word_for(&mut words, tokens[i]).add_keyed(&key, s.loanword_weight);
+            }
+        }
         // Siblings of a topic word: its broken plurals, its derivational family, its MSA
         // spellings of a dialect's stops and its written form as a colloquial verb, each at its
         // own weight.
