@@ -61,6 +61,12 @@ struct Piece {
     section_start: bool,
 }
 
+/// The longest heading, in Unicode scalar values, that names its section. A longer one is a
+/// paragraph set as a heading (a converted site can mark a whole article `###`): it stays in
+/// the evidence, but it is no section's name, neither in the heading path a result shows nor
+/// in the search context that weighs titles and headings.
+const MAX_HEADING_CHARS: usize = 200;
+
 fn chars(s: &str) -> usize {
     if s.is_ascii() {
         s.len()
@@ -281,7 +287,11 @@ fn sections(body: &Body, anchors: AnchorRule) -> Vec<Section> {
             start: blocks[first].start,
             end: blocks[i - 1].end,
             blocks: first..i,
-            path: stack.iter().map(|(_, t, ..)| t.clone()).collect(),
+            path: stack
+                .iter()
+                .filter(|(_, t, ..)| chars(t) <= MAX_HEADING_CHARS)
+                .map(|(_, t, ..)| t.clone())
+                .collect(),
             path_anchors: stack
                 .iter()
                 .filter_map(|(_, _, a, _)| a.map(str::to_string))

@@ -105,6 +105,21 @@ fn small_document_is_one_chunk() {
 }
 
 #[test]
+fn a_paragraph_set_as_a_heading_names_no_section() {
+    // A converted page marks a whole paragraph `###`: it stays in the text, not in the path.
+    let long = "جملة طويلة من مقال كامل ".repeat(10); // 240 chars
+    let b = body(&[
+        (BlockKind::Heading(1), "عنوان"),
+        (BlockKind::Heading(3), long.trim()),
+        (BlockKind::Paragraph, "فقرة قصيرة."),
+    ]);
+    let c = chunk(&b, &settings(7000, 10));
+    assert_eq!(c.len(), 1);
+    assert!(b.text[c[0].start..c[0].end].contains(long.trim()));
+    assert_eq!(c[0].heading_path, vec!["عنوان"]);
+}
+
+#[test]
 fn sections_split_at_headings_and_heading_travels_with_content() {
     let para = "كلمة ".repeat(150); // 750 chars
     let b = body(&[
