@@ -243,9 +243,7 @@ pub(super) fn extract_inner(src: &str) -> HtmlOutcome {
         // short page.
         let whole = [0];
         let (all, all_links) = walk_roots(&tree, &an, &whole, false);
-        let titled = all
-            .first()
-            .is_some_and(|b| matches!(b.kind, BlockKind::Heading(_)));
+        let titled = opens_with_heading(&all);
         if strict
             || !titled
             || all_links > 0
@@ -299,6 +297,13 @@ fn walk_roots(tree: &Tree, an: &Analysis, roots: &[u32], strict: bool) -> (Vec<B
     (blocks, w.links)
 }
 
+/// Whether the blocks open with a heading (a titled page).
+fn opens_with_heading(blocks: &[Block]) -> bool {
+    blocks
+        .first()
+        .is_some_and(|b| matches!(b.kind, BlockKind::Heading(_)))
+}
+
 /// Why the walked blocks do not make a document: too little non-link prose (a short page that
 /// opens with a heading and links nowhere is a document), or mostly links; the reason names
 /// the kind of page (404, search, listing) when it can tell.
@@ -327,9 +332,7 @@ fn skip_reason(
         meta.title.as_deref().is_some_and(is_not_found) || first_heading.is_some_and(is_not_found);
     let http_error = meta.title.as_deref().is_some_and(is_http_error)
         || first_heading.is_some_and(is_http_error);
-    let titled = blocks
-        .first()
-        .is_some_and(|b| matches!(b.kind, BlockKind::Heading(_)));
+    let titled = opens_with_heading(blocks);
     // a search box inside the chosen content area (not one in a sidebar)
     let search_in_content = roots.iter().any(|&r| {
         let mut found = false;
