@@ -302,12 +302,18 @@ impl Problems {
                 ));
             }
             if !files.is_empty() {
-                let shown: Vec<String> = files
-                    .iter()
-                    .take(GROUP_EXAMPLES)
-                    .map(|f| short_file(&f[prefix..]))
-                    .collect();
-                let more = if files.len() > GROUP_EXAMPLES {
+                // Distinct as shown: two files can shorten alike (`…/posts/index.html`).
+                let mut shown: Vec<String> = Vec::with_capacity(GROUP_EXAMPLES);
+                for f in &files {
+                    if shown.len() == GROUP_EXAMPLES {
+                        break;
+                    }
+                    let short = short_file(&f[prefix..]);
+                    if !shown.contains(&short) {
+                        shown.push(short);
+                    }
+                }
+                let more = if files.len() > shown.len() {
                     ", …"
                 } else {
                     ""

@@ -233,6 +233,21 @@ fn warnings_are_summarised_one_line_per_kind() {
             .warning_summary()
             .is_empty()
     );
+    // Files that shorten alike are named once each as shown.
+    let mut ps = Problems::default();
+    for dir in ["aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc"] {
+        for sub in ["one", "two"] {
+            ps.push(
+                Problem::warning("empty", "nothing")
+                    .in_file(format!("site/{dir}/{sub}/archive/index.html")),
+            );
+        }
+    }
+    ps.push(Problem::warning("empty", "nothing").in_file("site/x.md"));
+    assert_eq!(
+        ps.warning_summary()[0],
+        "⚠ askzico::empty: 7 warnings, e.g. …/one/archive/index.html, …/two/archive/index.html, x.md, …"
+    );
 }
 
 #[test]
